@@ -1,0 +1,42 @@
+// Lint config. Its main job is @nx/enforce-module-boundaries: the dependency
+// direction of DESIGN.md §3 (core ← shared services ← stages ← pipeline ← cli)
+// is enforced here through project tags, not only described.
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+export const depConstraints = [
+  { sourceTag: 'layer:core', onlyDependOnLibsWithTags: ['layer:core'] },
+  // notebook and runtime are shared services: core, and runtime may use notebook.
+  { sourceTag: 'scope:notebook', onlyDependOnLibsWithTags: ['layer:core'] },
+  { sourceTag: 'scope:runtime', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook'] },
+  // A stage never imports another stage: flows across stages live in pipeline.
+  { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared'] },
+  { sourceTag: 'layer:pipeline', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared', 'layer:domain'] },
+  { sourceTag: 'layer:shell', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared', 'layer:domain', 'layer:pipeline'] },
+];
+
+export default [
+  { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'curated/**', 'raw/**'] },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser },
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allowCircularSelfDependency: false,
+          banTransitiveDependencies: false,
+          depConstraints,
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports (DESIGN.md §7).' },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+];

@@ -1,0 +1,3 @@
+export { main, createProgram } from './main.js';
+export { createProcessContext } from './context.js';
+export type { CliContext } from './context.js';

@@ -1,0 +1,52 @@
+import { Command, CommanderError } from 'commander';
+import { isJunoError, redactSecrets } from '@junobench/core';
+import { createProcessContext, type CliContext } from './context.js';
+import { registerCommands } from './commands/register.js';
+
+export function createProgram(ctx: CliContext): Command {
+  const program = new Command('junobench')
+    .description('Build JunoBench: a benchmark of real crashes in Python ML Jupyter notebooks.')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => ctx.out(s.replace(/\n$/, '')), writeErr: (s) => ctx.err(s.replace(/\n$/, '')) });
+  registerCommands(program, ctx);
+  // Sub-commands inherit exitOverride/output so usage errors come back here.
+  const inherit = (cmd: Command) => {
+    for (const sub of cmd.commands) {
+      sub.exitOverride().configureOutput({ writeOut: (s) => ctx.out(s.replace(/\n$/, '')), writeErr: (s) => ctx.err(s.replace(/\n$/, '')) });
+      sub.showHelpAfterError('(run with --help for usage)');
+      inherit(sub);
+    }
+  };
+  inherit(program);
+  return program;
+}
+
+/**
+ * Run the CLI and return the exit code: 0 success, 1 the work ran and found
+ * failures, 2 bad usage or bad input, 3 the environment lacks something.
+ * Only here are errors printed; user errors never show a stack trace.
+ */
+export async function main(argv: string[], ctx: CliContext = createProcessContext()): Promise<number> {
+  const program = createProgram(ctx);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ctx.exitCode;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      return e.exitCode === 0 ? 0 : 2;
+    }
+    if (isJunoError(e)) {
+      ctx.err(`error [${e.code}]: ${e.describe()}`);
+      if (ctx.env.JUNOBENCH_DEBUG && e.stack) ctx.err(e.stack);
+      return e.exitCode;
+    }
+    const err = e as Error;
+    ctx.err(`internal error: ${redactSecrets(err?.message ?? String(e))}`);
+    ctx.err('This is a bug in junobench; please report it with the command you ran. Set JUNOBENCH_DEBUG=1 for a stack trace.');
+    if (ctx.env.JUNOBENCH_DEBUG && err?.stack) ctx.err(redactSecrets(err.stack));
+    return 1;
+  }
+}

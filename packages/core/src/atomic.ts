@@ -1,0 +1,113 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { once } from 'node:events';
+import { stableStringify } from './hash.js';
+
+/**
+ * Outputs are written to a temporary file beside the target and renamed into
+ * place only when complete, so a crash, an error or Ctrl-C never leaves a
+ * half-written output that a later stage (or Nx's cache) would take as done.
+ */
+function tempPathFor(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = tempPathFor(file);
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Pretty JSON with sorted keys and a final newline: byte-identical for equal values. */
+export function formatJson(value: unknown): string {
+  return `${stableStringify(value, 2)}\n`;
+}
+
+export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  await writeFileAtomic(file, formatJson(value));
+}
+
+/** A file being written in pieces; visible at its path only after commit(). */
+export interface AtomicFile {
+  readonly path: string;
+  write(chunk: string | Uint8Array): Promise<void>;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+export async function openAtomic(file: string): Promise<AtomicFile> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = tempPathFor(file);
+  const stream: WriteStream = createWriteStream(tmp);
+  await once(stream, 'open');
+  let done = false;
+  const close = async () => {
+    if (stream.closed) return;
+    stream.end();
+    await once(stream, 'close');
+  };
+  return {
+    path: file,
+    async write(chunk) {
+      if (done) throw new Error(`write after commit/abort of ${file}`);
+      // Respect backpressure so a million-record stream stays in bounded memory.
+      if (!stream.write(chunk)) await once(stream, 'drain');
+    },
+    async commit() {
+      if (done) return;
+      done = true;
+      await close();
+      await rename(tmp, file);
+    },
+    async abort() {
+      if (done) return;
+      done = true;
+      await close().catch(() => undefined);
+      await rm(tmp, { force: true });
+    },
+  };
+}
+
+/**
+ * Several outputs of one command that must appear together or not at all
+ * (kept records + funnel report + rejects). Commit renames them in order once
+ * everything was written; abort removes every temporary file.
+ */
+export class OutputSet {
+  private readonly files: AtomicFile[] = [];
+
+  async open(file: string): Promise<AtomicFile> {
+    const f = await openAtomic(file);
+    this.files.push(f);
+    return f;
+  }
+
+  async commit(): Promise<void> {
+    for (const f of this.files) await f.commit();
+  }
+
+  async abort(): Promise<void> {
+    await Promise.all(this.files.map((f) => f.abort()));
+  }
+
+  /** Run `work` with this set; commit on success, abort (and rethrow) on failure. */
+  static async run<T>(work: (outputs: OutputSet) => Promise<T>): Promise<T> {
+    const set = new OutputSet();
+    try {
+      const result = await work(set);
+      await set.commit();
+      return result;
+    } catch (e) {
+      await set.abort();
+      throw e;
+    }
+  }
+}

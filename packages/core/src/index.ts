@@ -1,0 +1,27 @@
+export { JunoError, isJunoError, formatLocation, redactSecrets } from './errors.js';
+export type { ErrorCode, ErrorLocation, ExitCode, JunoErrorOptions } from './errors.js';
+export {
+  LIBRARY_NAMES,
+  ROOT_CAUSES,
+  CRASH_TYPES,
+  PIPELINE_STAGES,
+  LABEL_DIMENSIONS,
+  VOCABULARIES,
+  libraryOfModule,
+  canonicalLibrary,
+  isLibraryName,
+} from './taxonomy.js';
+export type { LabelDimension } from './taxonomy.js';
+export { SCHEMAS_DIR, checkSchema, validateOrThrow, formatIssue, pointerToField } from './validate.js';
+export type { SchemaName, SchemaIssue } from './validate.js';
+export { stripAnsi, editDistance, suggestClosest } from './text.js';
+export { sha256, stableStringify, hashValue, hashFile, hashTree, listTree, compareCodePoints } from './hash.js';
+export { createRng } from './rng.js';
+export type { Rng } from './rng.js';
+export { writeFileAtomic, writeJsonAtomic, formatJson, openAtomic, OutputSet } from './atomic.js';
+export type { AtomicFile } from './atomic.js';
+export { readJsonl, readJsonlAll, writeJsonl, JsonlWriter, readJsonFile, assertReadableFile } from './jsonl.js';
+export type { JsonlLine } from './jsonl.js';
+export { noProgress } from './progress.js';
+export type { ProgressEvent, ProgressListener } from './progress.js';
+export type * from './generated/schema-types.js';
