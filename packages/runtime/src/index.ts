@@ -1,1 +1,1 @@
-export {};
+export type { NotebookRun, RunOptions, Runtime } from './runtime.js';

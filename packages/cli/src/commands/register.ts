@@ -1,9 +1,21 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { registerPoolCommand } from './pool.js';
+import { registerVerifyCommand } from './verify.js';
+import { registerSubsampleCommand } from './subsample.js';
+import { registerLabelsCommand } from './labels.js';
+import { registerStatsCommand } from './stats.js';
+import { registerImageCommand } from './image.js';
+import { registerBuildCommand } from './build.js';
 
 // Each verb group lives in its own file and registers itself here, so the
 // command groups can grow independently.
 export function registerCommands(program: Command, ctx: CliContext): void {
-  void program;
-  void ctx;
+  registerPoolCommand(program, ctx);
+  registerVerifyCommand(program, ctx);
+  registerSubsampleCommand(program, ctx);
+  registerLabelsCommand(program, ctx);
+  registerStatsCommand(program, ctx);
+  registerImageCommand(program, ctx);
+  registerBuildCommand(program, ctx);
 }

@@ -1,0 +1,7 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+
+export function registerImageCommand(program: Command, ctx: CliContext): void {
+  void program;
+  void ctx;
+}

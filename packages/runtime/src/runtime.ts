@@ -1,0 +1,46 @@
+import type { RunResult, RuntimeIdentity } from '@junobench/core';
+
+/**
+ * One notebook execution asked of a runtime. Paths are host paths; each
+ * runtime decides how the notebook sees them (the local runtime copies the
+ * instance folder to a scratch folder; the container runtime mounts it
+ * read-only and copies it to a writable scratch folder inside the container).
+ * Either way the notebook runs with (a copy of) the instance folder as its
+ * working directory and can never change the instance itself.
+ */
+export interface NotebookRun {
+  /** Echoed as RunResult.id. */
+  id: string;
+  /** The instance folder (notebooks, data/). */
+  instanceDir: string;
+  /** Notebook path relative to instanceDir, e.g. `reproduced.ipynb`. */
+  notebook: string;
+  /** Code-cell indices in execution order (a repeated index is a re-execution). */
+  cells: number[];
+  cellTimeoutSeconds: number;
+  timeoutSeconds: number;
+  /** Modules imported silently into the fresh kernel before the first cell. */
+  prewarm?: string[];
+}
+
+export interface RunOptions {
+  /** How many notebooks run at once. */
+  jobs?: number;
+  /** Called as each run finishes (in completion order). */
+  onResult?: (result: RunResult, run: NotebookRun) => void;
+  signal?: AbortSignal;
+}
+
+/** A place where notebooks execute in fresh Jupyter kernels: local Python or a container image. */
+export interface Runtime {
+  readonly kind: 'local' | 'docker';
+  /**
+   * Interpreter/image identity and the version of each module (null when it
+   * cannot be imported there). Results are cached per identity.
+   */
+  describe(modules: readonly string[]): Promise<RuntimeIdentity>;
+  /** Execute the runs; results come back in the order of `runs`. Never hangs: timeouts are results. */
+  run(runs: readonly NotebookRun[], options?: RunOptions): Promise<RunResult[]>;
+  /** Release kernels, processes or containers held between calls. */
+  close(): Promise<void>;
+}
