@@ -16,6 +16,164 @@ export interface Annotation {
 }
 
 /**
+ * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ */
+
+export type LibraryName =
+  | 'tensorflow/keras'
+  | 'torch'
+  | 'torchvision'
+  | 'sklearn'
+  | 'numpy'
+  | 'pandas'
+  | 'matplotlib'
+  | 'seaborn'
+  | 'statsmodels'
+  | 'lightgbm'
+  | 'xgboost'
+  | 'catboost'
+  | 'scipy'
+  | 'cv2'
+  | 'transformers'
+  | 'PIL'
+  | 'plotly'
+  | 'nltk'
+  | 'gensim'
+  | 'spacy'
+  | 'librosa'
+  | 'skimage'
+  | 'imblearn'
+  | 'optuna'
+  | 'shap'
+  | 'albumentations'
+  | 'timm'
+  | 'datasets'
+  | 'torchmetrics'
+  | 'wordcloud'
+  | 'missingno'
+  | 'category_encoders'
+  | 'mlxtend'
+  | 'yellowbrick'
+  | 'tqdm'
+  | 'networkx'
+  | 'sympy'
+  | 'folium'
+  | 'bokeh'
+  | 'pyspark'
+  | 'polars'
+  | 'jax'
+  | 'fastai'
+  | 'keras_tuner'
+  | 'hyperopt'
+  | 'None';
+
+export type CrashType =
+  | 'invalid argument'
+  | 'tensor shape mismatch'
+  | 'key error'
+  | 'value error'
+  | 'variable not found'
+  | 'index error'
+  | 'attribute error'
+  | 'data value violation'
+  | 'unsupported broadcast'
+  | 'type error'
+  | 'module not found'
+  | 'runtime error'
+  | 'feature name mismatch'
+  | 'io error'
+  | 'model initialization error';
+
+export type RootCause =
+  'API misuse' | 'data confusion' | 'NB specific' | 'implementation error' | 'ML model confusion' | 'library cause';
+
+export type PipelineStage =
+  'data preparation' | 'data visualization' | 'model construction' | 'training' | 'evaluation/prediction';
+
+export type Outcome =
+  | 'crash-reproduced'
+  | 'crash-mismatch'
+  | 'no-crash'
+  | 'fixed-ok'
+  | 'fixed-crashed'
+  | 'timeout'
+  | 'kernel-died'
+  | 'skipped-env';
+
+/**
+ * curated/benchmark.json: one entry per instance, with final labels and verification status.
+ */
+
+export interface Benchmark {
+  name: string;
+  version?: string;
+  instances: BenchmarkEntry[];
+}
+
+export interface BenchmarkEntry {
+  id: string;
+  source: InstanceSource;
+  crash: ExpectedCrash;
+  execution?: ExecutionSpec;
+  labels: Labels;
+  requires: string[];
+  syntheticData?: boolean;
+  verification: BenchmarkVerification;
+}
+
+export interface InstanceSource {
+  platform: 'kaggle' | 'github' | 'local';
+  notebookUrl?: string;
+  datasets: DatasetRef[];
+}
+
+export interface DatasetRef {
+  title: string;
+  license: string;
+  url?: string;
+}
+
+export interface ExpectedCrash {
+  /**
+   * Exception class; matched exactly, ignoring module prefixes.
+   */
+  ename: string;
+  /**
+   * Matched on the observed evalue according to `match`.
+   */
+  evalue: string;
+  match: 'exact' | 'prefix' | 'regex';
+  /**
+   * Index among the code cells of reproduced.ipynb.
+   */
+  cell: number;
+}
+
+export interface ExecutionSpec {
+  order: 'file' | 'execution-count';
+  cellTimeoutSeconds?: number;
+  timeoutSeconds?: number;
+}
+/**
+ * Labels in the four dimensions, with a natural-language diagnosis.
+ */
+
+export interface Labels {
+  library: LibraryName;
+  crashType: CrashType;
+  rootCause: RootCause;
+  pipelineStage: PipelineStage;
+  diagnosis?: string;
+}
+
+export interface BenchmarkVerification {
+  status: 'verified' | 'not-verified' | 'skipped' | 'flaky' | 'not-run';
+  reproduced?: Outcome;
+  fixed?: Outcome;
+  reason?: string;
+}
+
+/**
  * One crash in the raw pool (DESIGN.md §4).
  */
 
@@ -149,81 +307,6 @@ export interface FieldPredicate {
  * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
  */
 
-export type LibraryName =
-  | 'tensorflow/keras'
-  | 'torch'
-  | 'torchvision'
-  | 'sklearn'
-  | 'numpy'
-  | 'pandas'
-  | 'matplotlib'
-  | 'seaborn'
-  | 'statsmodels'
-  | 'lightgbm'
-  | 'xgboost'
-  | 'catboost'
-  | 'scipy'
-  | 'cv2'
-  | 'transformers'
-  | 'PIL'
-  | 'plotly'
-  | 'nltk'
-  | 'gensim'
-  | 'spacy'
-  | 'librosa'
-  | 'skimage'
-  | 'imblearn'
-  | 'optuna'
-  | 'shap'
-  | 'albumentations'
-  | 'timm'
-  | 'datasets'
-  | 'torchmetrics'
-  | 'wordcloud'
-  | 'missingno'
-  | 'category_encoders'
-  | 'mlxtend'
-  | 'yellowbrick'
-  | 'tqdm'
-  | 'networkx'
-  | 'sympy'
-  | 'folium'
-  | 'bokeh'
-  | 'pyspark'
-  | 'polars'
-  | 'jax'
-  | 'fastai'
-  | 'keras_tuner'
-  | 'hyperopt'
-  | 'None';
-
-export type CrashType =
-  | 'invalid argument'
-  | 'tensor shape mismatch'
-  | 'key error'
-  | 'value error'
-  | 'variable not found'
-  | 'index error'
-  | 'attribute error'
-  | 'data value violation'
-  | 'unsupported broadcast'
-  | 'type error'
-  | 'module not found'
-  | 'runtime error'
-  | 'feature name mismatch'
-  | 'io error'
-  | 'model initialization error';
-
-export type RootCause =
-  'API misuse' | 'data confusion' | 'NB specific' | 'implementation error' | 'ML model confusion' | 'library cause';
-
-export type PipelineStage =
-  'data preparation' | 'data visualization' | 'model construction' | 'training' | 'evaluation/prediction';
-
-/**
- * raw/instances/<id>/instance.json (DESIGN.md §4).
- */
-
 export interface Instance {
   id: string;
   source: InstanceSource;
@@ -235,51 +318,6 @@ export interface Instance {
   requires: string[];
   labels: Labels;
   data?: InstanceData;
-}
-
-export interface InstanceSource {
-  platform: 'kaggle' | 'github' | 'local';
-  notebookUrl?: string;
-  datasets: DatasetRef[];
-}
-
-export interface DatasetRef {
-  title: string;
-  license: string;
-  url?: string;
-}
-
-export interface ExpectedCrash {
-  /**
-   * Exception class; matched exactly, ignoring module prefixes.
-   */
-  ename: string;
-  /**
-   * Matched on the observed evalue according to `match`.
-   */
-  evalue: string;
-  match: 'exact' | 'prefix' | 'regex';
-  /**
-   * Index among the code cells of reproduced.ipynb.
-   */
-  cell: number;
-}
-
-export interface ExecutionSpec {
-  order: 'file' | 'execution-count';
-  cellTimeoutSeconds?: number;
-  timeoutSeconds?: number;
-}
-/**
- * Labels in the four dimensions, with a natural-language diagnosis.
- */
-
-export interface Labels {
-  library: LibraryName;
-  crashType: CrashType;
-  rootCause: RootCause;
-  pipelineStage: PipelineStage;
-  diagnosis?: string;
 }
 
 export interface InstanceData {
@@ -390,20 +428,6 @@ export interface Taxonomy {
 /**
  * This interface was referenced by `VerificationReport`'s JSON-Schema
  * via the `definition` "outcome".
- */
-
-export type Outcome =
-  | 'crash-reproduced'
-  | 'crash-mismatch'
-  | 'no-crash'
-  | 'fixed-ok'
-  | 'fixed-crashed'
-  | 'timeout'
-  | 'kernel-died'
-  | 'skipped-env';
-
-/**
- * curated/verification.json and `verify --json` (DESIGN.md §4).
  */
 
 export interface VerificationReport {
