@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import AjvDraft04, { type ValidateFunction } from 'ajv-draft-04';
+import { JunoError, SCHEMAS_DIR, assertReadableFile } from '@junobench/core';
+import type { Notebook } from './notebook-types.js';
+
+// The official nbformat schemas (draft-04), one per minor version, as
+// nbformat itself validates: a notebook is checked against the schema of its
+// own nbformat_minor (4.5 added cell ids; an older file must not need them).
+const NBFORMAT_DIR = path.join(SCHEMAS_DIR, 'vendor/nbformat');
+const LATEST_MINOR = 5;
+const validators = new Map<number, ValidateFunction>();
+
+function validatorFor(minor: number): ValidateFunction {
+  const m = Math.min(Math.max(minor, 0), LATEST_MINOR);
+  let v = validators.get(m);
+  if (!v) {
+    const schema = JSON.parse(readFileSync(path.join(NBFORMAT_DIR, `nbformat.v4.${m}.schema.json`), 'utf8')) as object;
+    const compiledV = new AjvDraft04.default({ allErrors: false, strict: false }).compile(schema);
+    validators.set(m, compiledV);
+    v = compiledV;
+  }
+  return v;
+}
+
+/** Read and validate an nbformat v4 notebook; errors name the file and what is wrong. */
+export async function readNotebook(file: string): Promise<Notebook> {
+  await assertReadableFile(file);
+  return parseNotebook(await readFile(file, 'utf8'), file);
+}
+
+export function parseNotebook(text: string, file = '<notebook>'): Notebook {
+  if (text.trim() === '') {
+    throw new JunoError('E_NOTEBOOK', 'the notebook file is empty', { location: { file } });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new JunoError('E_NOTEBOOK', `not a notebook: invalid JSON (${(e as Error).message})`, {
+      location: { file },
+      hint: 'an .ipynb file is JSON; open it in Jupyter and save it again, or restore it from the source',
+      cause: e,
+    });
+  }
+  return validateNotebook(value, file);
+}
+
+export function validateNotebook(value: unknown, file = '<notebook>'): Notebook {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new JunoError('E_NOTEBOOK', 'not a notebook: the JSON document is not an object', { location: { file } });
+  }
+  const nb = value as Record<string, unknown>;
+  if (nb.nbformat !== 4) {
+    const v = nb.nbformat === undefined ? 'no nbformat field' : `nbformat ${String(nb.nbformat)}`;
+    throw new JunoError('E_NOTEBOOK', `unsupported notebook format (${v}); only nbformat 4 is supported`, {
+      location: { file, field: 'nbformat' },
+      hint: 'convert it with `jupyter nbconvert --to notebook --nbformat 4 <file>`',
+    });
+  }
+  const minor = typeof nb.nbformat_minor === 'number' ? nb.nbformat_minor : 0;
+  const validate = validatorFor(minor);
+  if (!validate(value)) {
+    const e = validate.errors?.[0];
+    const where = e?.instancePath ?? '';
+    throw new JunoError('E_NOTEBOOK', `not a valid nbformat 4.${minor} notebook: ${where || '(root)'} ${e?.message ?? ''}`.trim(), {
+      location: { file, field: where.replace(/^\./, '') || undefined },
+      hint: 'the notebook must follow the official nbformat v4 schema (https://nbformat.readthedocs.io)',
+    });
+  }
+  return value as unknown as Notebook;
+}
