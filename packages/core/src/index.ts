@@ -25,3 +25,5 @@ export type { JsonlLine } from './jsonl.js';
 export { noProgress } from './progress.js';
 export type { ProgressEvent, ProgressListener } from './progress.js';
 export type * from './generated/schema-types.js';
+export { readInstance, listInstanceIds, INSTANCE_FILE, NOTEBOOK_VERSIONS } from './instance.js';
+export type { NotebookVersion } from './instance.js';

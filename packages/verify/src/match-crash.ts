@@ -1,0 +1,58 @@
+import type { ExpectedCrash } from '@junobench/core';
+
+/**
+ * `tensorflow.python.framework.errors_impl.InvalidArgumentError` →
+ * `InvalidArgumentError`: the class name is what is labelled; where the class
+ * lives moves between library versions.
+ */
+export function normalizeEname(ename: string): string {
+  const trimmed = ename.trim();
+  const dot = trimmed.lastIndexOf('.');
+  return dot >= 0 ? trimmed.slice(dot + 1) : trimmed;
+}
+
+export interface ObservedError {
+  ename: string;
+  evalue: string;
+  cell: number;
+}
+
+export interface CrashMatch {
+  matches: boolean;
+  /** What differs, in words, for the report. Empty when it matches. */
+  differences: string[];
+}
+
+/**
+ * Does an observed error match the labelled crash? `ename` must be equal up to
+ * module prefixes; `evalue` is compared by `match`: `exact` (equal, ignoring
+ * surrounding whitespace), `prefix` (starts with), `regex` (a JavaScript
+ * regular expression searched in the message, like pytest's `match=`); and the
+ * error must happen in the labelled code cell.
+ */
+export function matchExpectedCrash(expected: ExpectedCrash, observed: ObservedError): CrashMatch {
+  const differences: string[] = [];
+  const en = normalizeEname(expected.ename);
+  const on = normalizeEname(observed.ename);
+  if (en !== on) differences.push(`exception ${on} instead of ${en}`);
+  if (!evalueMatches(expected, observed.evalue)) {
+    differences.push(`message ${JSON.stringify(shorten(observed.evalue))} does not match ${expected.match} ${JSON.stringify(shorten(expected.evalue))}`);
+  }
+  if (observed.cell !== expected.cell) differences.push(`raised in code cell ${observed.cell} instead of ${expected.cell}`);
+  return { matches: differences.length === 0, differences };
+}
+
+export function evalueMatches(expected: Pick<ExpectedCrash, 'evalue' | 'match'>, evalue: string): boolean {
+  switch (expected.match) {
+    case 'exact':
+      return evalue.trim() === expected.evalue.trim();
+    case 'prefix':
+      return evalue.trimStart().startsWith(expected.evalue.trimStart());
+    case 'regex':
+      return new RegExp(expected.evalue, 's').test(evalue);
+  }
+}
+
+function shorten(text: string, max = 120): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

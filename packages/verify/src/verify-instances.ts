@@ -1,0 +1,301 @@
+import os from 'node:os';
+import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import {
+  JunoError,
+  hashFile,
+  hashTree,
+  hashValue,
+  checkSchema,
+  listInstanceIds,
+  readInstance,
+  readJsonFile,
+  writeJsonAtomic,
+  type Instance,
+  type InstanceVerification,
+  type ProgressListener,
+  type RuntimeIdentity,
+  type VerificationReport,
+  type VersionResult,
+} from '@junobench/core';
+import { listCodeCells, planExecution, readNotebook } from '@junobench/notebook';
+import { RUNNER_PATH, type NotebookRun, type Runtime } from '@junobench/runtime';
+import { classifyFixed, classifyReproduced, skippedEnv, type NotebookVersionName } from './classify-outcome.js';
+
+/** Bumped when classification changes, so cached verdicts from older logic are not reused. */
+export const VERIFY_LOGIC_VERSION = 1;
+export const DEFAULT_CELL_TIMEOUT_SECONDS = 120;
+export const DEFAULT_TIMEOUT_SECONDS = 600;
+
+export interface VerifyOptions {
+  instancesDir: string;
+  /** Instance ids to verify; default every instance in instancesDir. */
+  ids?: readonly string[];
+  runtime: Runtime;
+  /** Notebooks executed at once; default the number of CPUs. */
+  jobs?: number;
+  /** Runs per version; outcomes that differ between runs make the instance flaky. */
+  repeat?: number;
+  /** Where per-instance results are cached by content hash; undefined = no cache at all. */
+  cacheDir?: string;
+  /** false = ignore cached results (still write fresh ones): `--no-cache`. */
+  useCache?: boolean;
+  /** Import each instance's required modules while its kernel starts (default true). */
+  prewarm?: boolean;
+  cellTimeoutSeconds?: number;
+  timeoutSeconds?: number;
+  onProgress?: ProgressListener;
+  /** Called as each instance is decided (cached ones first). */
+  onInstance?: (v: InstanceVerification) => void;
+  signal?: AbortSignal;
+}
+
+interface PreparedInstance {
+  id: string;
+  dir: string;
+  instance: Instance;
+  cells: Record<NotebookVersionName, number[]>;
+  identity: RuntimeIdentity;
+  missing: string[];
+  contentHash: string;
+}
+
+/** Verify instances: every reproduced notebook must crash as labelled, every fixed one must run. */
+export async function verifyInstances(options: VerifyOptions): Promise<VerificationReport> {
+  const { instancesDir, runtime } = options;
+  const available = await listInstanceIds(instancesDir);
+  const ids = options.ids && options.ids.length > 0 ? [...options.ids] : available;
+  const unknown = ids.filter((id) => !available.includes(id));
+  if (unknown.length > 0) {
+    throw new JunoError('E_INPUT_NOT_FOUND', `no instance named ${unknown.map((u) => `"${u}"`).join(', ')} in ${instancesDir}`, {
+      hint: available.length > 0 ? `available: ${available.join(', ')}` : 'the folder holds no instance (a sub-folder with instance.json)',
+    });
+  }
+  const progress = options.onProgress;
+  let done = 0;
+  const total = ids.length;
+  progress?.({ task: 'verify', done, total });
+
+  const prepared = await prepareInstances(ids.map((id) => path.join(instancesDir, id)), options);
+  const results = new Map<string, InstanceVerification>();
+  const decide = (v: InstanceVerification) => {
+    results.set(v.instance, v);
+    options.onInstance?.(v);
+    progress?.({ task: 'verify', done: ++done, total, item: `${v.instance} ${v.status}` });
+  };
+
+  const toRun: PreparedInstance[] = [];
+  for (const p of prepared) {
+    const cached = options.cacheDir && options.useCache !== false ? await readCached(options.cacheDir, p.contentHash) : undefined;
+    if (cached) {
+      decide({ ...cached, cached: true });
+    } else if (p.missing.length > 0) {
+      const v = summarize(p, [skippedEnv('reproduced', p.missing, p.identity)], [skippedEnv('fixed', p.missing, p.identity)]);
+      if (options.cacheDir) await writeJsonAtomic(cacheFile(options.cacheDir, p.contentHash), v);
+      decide(v);
+    } else {
+      toRun.push(p);
+    }
+  }
+
+  if (toRun.length > 0) await runPrepared(toRun, options, async (v) => {
+    if (options.cacheDir) await writeJsonAtomic(cacheFile(options.cacheDir, v.contentHash), v);
+    decide(v);
+  });
+
+  const instances = ids.map((id) => results.get(id)!);
+  return {
+    runtime: runtime.kind,
+    summary: {
+      total: instances.length,
+      verified: instances.filter((v) => v.status === 'verified').length,
+      notVerified: instances.filter((v) => v.status === 'not-verified').length,
+      skipped: instances.filter((v) => v.status === 'skipped').length,
+      flaky: instances.filter((v) => v.status === 'flaky').length,
+    },
+    instances,
+  };
+}
+
+/**
+ * Verify one instance folder (anywhere, e.g. a staging copy), without cache.
+ * Used to check that subsampled data still reproduces the crash.
+ */
+export async function verifyInstanceDir(
+  instanceDir: string,
+  options: Omit<VerifyOptions, 'instancesDir' | 'ids' | 'cacheDir' | 'useCache' | 'onInstance'>,
+): Promise<InstanceVerification> {
+  const [p] = await prepareInstances([instanceDir], options, { checkFolderName: false });
+  if (p!.missing.length > 0) {
+    return summarize(p!, [skippedEnv('reproduced', p!.missing, p!.identity)], [skippedEnv('fixed', p!.missing, p!.identity)]);
+  }
+  let out: InstanceVerification | undefined;
+  await runPrepared([p!], options, async (v) => {
+    out = v;
+  });
+  return out!;
+}
+
+async function prepareInstances(
+  dirs: string[],
+  options: Pick<VerifyOptions, 'runtime' | 'repeat' | 'cellTimeoutSeconds' | 'timeoutSeconds'>,
+  flags: { checkFolderName?: boolean } = {},
+): Promise<PreparedInstance[]> {
+  const loaded: { dir: string; instance: Instance; cells: Record<NotebookVersionName, number[]> }[] = [];
+  for (const dir of dirs) {
+    const instance = flags.checkFolderName === false ? await readInstanceLoose(dir) : await readInstance(dir);
+    const cells = {} as Record<NotebookVersionName, number[]>;
+    for (const version of ['reproduced', 'fixed'] as const) {
+      const nbFile = path.join(dir, `${version}.ipynb`);
+      const nb = await readNotebook(nbFile);
+      cells[version] = planExecution(nb, instance.execution.order, instance.execution.cells);
+      if (version === 'reproduced') {
+        const count = listCodeCells(nb).length;
+        if (instance.crash.cell >= count) {
+          throw new JunoError('E_INSTANCE', `crash.cell is ${instance.crash.cell} but reproduced.ipynb has ${count} code cells (0–${count - 1})`, {
+            location: { file: path.join(dir, 'instance.json'), field: 'crash.cell' },
+            hint: 'crash.cell counts code cells only, from 0',
+          });
+        }
+      }
+    }
+    if (instance.crash.match === 'regex') {
+      try {
+        new RegExp(instance.crash.evalue, 's');
+      } catch (e) {
+        throw new JunoError('E_INSTANCE', `crash.evalue is not a valid regular expression: ${(e as Error).message}`, {
+          location: { file: path.join(dir, 'instance.json'), field: 'crash.evalue' },
+          cause: e,
+        });
+      }
+    }
+    loaded.push({ dir, instance, cells });
+  }
+  const allModules = [...new Set(loaded.flatMap((l) => l.instance.requires))].sort();
+  const identity = await options.runtime.describe(allModules);
+  const runnerHash = await hashFile(RUNNER_PATH);
+  const out: PreparedInstance[] = [];
+  for (const l of loaded) {
+    const packages = Object.fromEntries(l.instance.requires.map((m) => [m, identity.packages[m] ?? null]));
+    const own: RuntimeIdentity = { ...identity, packages };
+    const missing = l.instance.requires.filter((m) => packages[m] === null);
+    const contentHash = hashValue({
+      instance: await hashTree(l.dir),
+      runtime: own,
+      runner: runnerHash,
+      logic: VERIFY_LOGIC_VERSION,
+      repeat: options.repeat ?? 1,
+      cellTimeout: options.cellTimeoutSeconds ?? null,
+      timeout: options.timeoutSeconds ?? null,
+    });
+    out.push({ id: l.instance.id, dir: l.dir, instance: l.instance, cells: l.cells, identity: own, missing, contentHash });
+  }
+  return out;
+}
+
+async function readInstanceLoose(dir: string): Promise<Instance> {
+  try {
+    return await readInstance(dir);
+  } catch (e) {
+    // A staging copy lives in a folder named differently from the id: accept it.
+    if (e instanceof JunoError && e.code === 'E_INSTANCE' && e.location?.field === 'id') {
+      return readJsonFile<Instance>(path.join(dir, 'instance.json'), { schema: 'instance' });
+    }
+    throw e;
+  }
+}
+
+async function runPrepared(
+  prepared: PreparedInstance[],
+  options: Pick<VerifyOptions, 'runtime' | 'jobs' | 'repeat' | 'prewarm' | 'cellTimeoutSeconds' | 'timeoutSeconds' | 'signal'>,
+  onDecided: (v: InstanceVerification) => Promise<void>,
+): Promise<void> {
+  const repeat = Math.max(1, options.repeat ?? 1);
+  const runs: NotebookRun[] = [];
+  const owner: { p: PreparedInstance; version: NotebookVersionName }[] = [];
+  // Versions of one instance sit next to each other so instances finish (and
+  // are reported) progressively rather than all at the end.
+  for (const p of prepared) {
+    for (let r = 0; r < repeat; r++) {
+      for (const version of ['reproduced', 'fixed'] as const) {
+        const ex = p.instance.execution;
+        runs.push({
+          id: `${p.id}/${version}/${r}`,
+          instanceDir: p.dir,
+          notebook: `${version}.ipynb`,
+          cells: p.cells[version],
+          cellTimeoutSeconds: options.cellTimeoutSeconds ?? ex.cellTimeoutSeconds ?? DEFAULT_CELL_TIMEOUT_SECONDS,
+          timeoutSeconds: options.timeoutSeconds ?? ex.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+          ...(options.prewarm === false ? {} : { prewarm: p.instance.requires }),
+        });
+        owner.push({ p, version });
+      }
+    }
+  }
+  const perInstance = new Map<string, { reproduced: VersionResult[]; fixed: VersionResult[] }>();
+  const pendingWrites: Promise<void>[] = [];
+  await options.runtime.run(runs, {
+    jobs: options.jobs ?? Math.max(1, os.availableParallelism()),
+    ...(options.signal ? { signal: options.signal } : {}),
+    onResult: (result, run) => {
+      const o = owner[runs.indexOf(run)]!;
+      const entry = perInstance.get(o.p.id) ?? { reproduced: [], fixed: [] };
+      perInstance.set(o.p.id, entry);
+      const v =
+        o.version === 'reproduced' ? classifyReproduced(result, o.p.instance.crash, o.p.identity) : classifyFixed(result, o.p.identity);
+      entry[o.version].push(v);
+      if (entry.reproduced.length === repeat && entry.fixed.length === repeat) {
+        pendingWrites.push(onDecided(summarize(o.p, entry.reproduced, entry.fixed)));
+      }
+    },
+  });
+  await Promise.all(pendingWrites);
+}
+
+/** One instance's verdict from its runs (one per repeat and version). */
+export function summarize(
+  p: Pick<PreparedInstance, 'id' | 'contentHash'>,
+  reproduced: VersionResult[],
+  fixed: VersionResult[],
+): InstanceVerification {
+  const first = { reproduced: pickRepresentative(reproduced), fixed: pickRepresentative(fixed) };
+  const flaky = new Set(reproduced.map((r) => r.outcome)).size > 1 || new Set(fixed.map((r) => r.outcome)).size > 1;
+  const skipped = first.reproduced.outcome === 'skipped-env' || first.fixed.outcome === 'skipped-env';
+  const verified = !flaky && first.reproduced.outcome === 'crash-reproduced' && first.fixed.outcome === 'fixed-ok';
+  const status = skipped ? 'skipped' : flaky ? 'flaky' : verified ? 'verified' : 'not-verified';
+  const v: InstanceVerification = {
+    instance: p.id,
+    status,
+    verified,
+    flaky,
+    reproduced: first.reproduced,
+    fixed: first.fixed,
+    contentHash: p.contentHash,
+    cached: false,
+  };
+  if (reproduced.length > 1 || fixed.length > 1) {
+    v.repeats = { reproduced: reproduced.map((r) => r.outcome), fixed: fixed.map((r) => r.outcome) };
+  }
+  return v;
+}
+
+// With repeats, show a run that went wrong when there is one: that is the one to look at.
+function pickRepresentative(results: VersionResult[]): VersionResult {
+  const good = new Set(['crash-reproduced', 'fixed-ok']);
+  return results.find((r) => !good.has(r.outcome)) ?? results[0]!;
+}
+
+function cacheFile(cacheDir: string, hash: string): string {
+  return path.join(cacheDir, 'verify', `${hash}.json`);
+}
+
+async function readCached(cacheDir: string, hash: string): Promise<InstanceVerification | undefined> {
+  try {
+    const v = JSON.parse(await readFile(cacheFile(cacheDir, hash), 'utf8')) as InstanceVerification;
+    // A damaged or outdated cache entry is simply a miss.
+    if (checkSchema('verification', { runtime: 'local', summary: { total: 0, verified: 0, notVerified: 0, skipped: 0, flaky: 0 }, instances: [v] }).length > 0) return undefined;
+    return v.contentHash === hash ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
