@@ -1,5 +1,12 @@
-import taxonomy from '../../../schemas/taxonomy.schema.json' with { type: 'json' };
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { CrashType, LibraryName, PipelineStage, RootCause } from './generated/schema-types.js';
+import { SCHEMAS_DIR } from './validate.js';
+
+interface TaxonomySchema {
+  $defs: Record<'library' | 'rootCause' | 'crashType' | 'pipelineStage', { enum: string[] }>;
+}
+const taxonomy = JSON.parse(readFileSync(path.join(SCHEMAS_DIR, 'taxonomy.schema.json'), 'utf8')) as TaxonomySchema;
 
 // The vocabularies are read from schemas/taxonomy.schema.json so that the
 // schema stays the single source of truth for both validation and code.

@@ -1,7 +1,112 @@
-import type { Command } from 'commander';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { JunoError, writeJsonAtomic, type InstanceVerification, type VerificationReport } from '@junobench/core';
+import { verifyInstances } from '@junobench/verify';
 import type { CliContext } from '../context.js';
+import { createRuntimeFromFlags, addRuntimeOptions, type RuntimeFlags } from './runtime-flags.js';
+import { formatTable, formatDuration, parsePositiveInt } from './format.js';
+
+interface VerifyFlags extends RuntimeFlags {
+  instances: string;
+  jobs?: number;
+  repeat: number;
+  cache: boolean;
+  cacheDir?: string;
+  json?: string;
+  prewarm: boolean;
+  cellTimeout?: number;
+  timeout?: number;
+}
 
 export function registerVerifyCommand(program: Command, ctx: CliContext): void {
-  void program;
-  void ctx;
+  const cmd = program
+    .command('verify')
+    .description('Execute instances in fresh Jupyter kernels: each reproduced notebook must crash as labelled, each fixed one must run.')
+    .argument('[instance-id...]', 'instances to verify (default: all)')
+    .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
+    .option('--jobs <n>', 'notebooks executed at once (default: number of CPUs)', parsePositiveInt)
+    .option('--repeat <n>', 'runs per notebook; differing outcomes flag the instance as flaky', parsePositiveInt, 1)
+    .option('--no-cache', 'ignore cached results and run everything (fresh results are still cached)')
+    .option('--cache-dir <dir>', 'where per-instance results are cached (default: .junobench-cache)')
+    .option('--json <file>', 'write all results as JSON (schemas/verification.schema.json)')
+    .option('--no-prewarm', "don't import required modules while kernels start")
+    .addOption(new Option('--cell-timeout <s>', 'seconds per cell (default: the instance\'s, else 120)').argParser(parsePositiveInt))
+    .addOption(new Option('--timeout <s>', 'seconds per notebook (default: the instance\'s, else 600)').argParser(parsePositiveInt));
+  addRuntimeOptions(cmd);
+  cmd.addHelpText(
+    'after',
+    '\nExit status: 0 all verified (skips allowed), 1 an instance is not verified or flaky, 2 bad input, 3 no usable runtime.\n' +
+      'Examples:\n  junobench verify\n  junobench verify pandas_1 numpy_2 --repeat 3\n  junobench verify --runtime docker --json curated/verification.json',
+  );
+  cmd.action(async (ids: string[], flags: VerifyFlags) => {
+    const report = await runVerify(ids, flags, ctx);
+    ctx.out(formatVerificationSummary(report));
+    if (flags.json) {
+      await writeJsonAtomic(path.resolve(ctx.cwd, flags.json), report);
+      ctx.out(`results written to ${flags.json}`);
+    }
+    ctx.exitCode = report.summary.notVerified + report.summary.flaky > 0 ? 1 : 0;
+  });
+}
+
+async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Promise<VerificationReport> {
+  const runtime = await createRuntimeFromFlags(flags, ctx);
+  const progress = ctx.progress('verify');
+  try {
+    return await verifyInstances({
+      instancesDir: path.resolve(ctx.cwd, flags.instances),
+      ids,
+      runtime,
+      ...(flags.jobs ? { jobs: flags.jobs } : {}),
+      repeat: flags.repeat,
+      cacheDir: path.resolve(ctx.cwd, flags.cacheDir ?? ctx.env.JUNOBENCH_CACHE_DIR ?? '.junobench-cache'),
+      useCache: flags.cache,
+      prewarm: flags.prewarm,
+      ...(flags.cellTimeout ? { cellTimeoutSeconds: flags.cellTimeout } : {}),
+      ...(flags.timeout ? { timeoutSeconds: flags.timeout } : {}),
+      onProgress: progress,
+    });
+  } finally {
+    progress.done();
+    await runtime.close();
+  }
+}
+
+export function formatVerificationSummary(report: VerificationReport): string {
+  const rows = report.instances.map((v) => [
+    v.instance,
+    v.reproduced.outcome,
+    v.fixed.outcome,
+    v.cached ? 'cached' : formatDuration(v.reproduced.durationMs + v.fixed.durationMs),
+    statusWord(v),
+  ]);
+  const table = formatTable(['instance', 'reproduced', 'fixed', 'time', 'status'], rows);
+  const notes = report.instances
+    .filter((v) => v.status !== 'verified')
+    .map((v) => `  ${v.instance}: ${explain(v)}`);
+  const s = report.summary;
+  const line = `${s.verified}/${s.total} verified, ${s.notVerified} not verified, ${s.flaky} flaky, ${s.skipped} skipped (${report.runtime} runtime)`;
+  return [table, ...(notes.length > 0 ? ['', ...notes] : []), '', line].join('\n');
+}
+
+function statusWord(v: InstanceVerification): string {
+  return v.status === 'verified' ? 'ok' : v.status === 'skipped' ? 'SKIP' : v.status === 'flaky' ? 'FLAKY' : 'FAIL';
+}
+
+function explain(v: InstanceVerification): string {
+  if (v.status === 'flaky' && v.repeats) {
+    return `flaky: reproduced ${(v.repeats.reproduced ?? []).join('/')}; fixed ${(v.repeats.fixed ?? []).join('/')}`;
+  }
+  const parts: string[] = [];
+  if (v.reproduced.outcome !== 'crash-reproduced') parts.push(`reproduced ${v.reproduced.outcome}${v.reproduced.reason ? ` (${v.reproduced.reason})` : ''}`);
+  if (v.fixed.outcome !== 'fixed-ok' && !(v.status === 'skipped' && v.fixed.reason === v.reproduced.reason)) {
+    parts.push(`fixed ${v.fixed.outcome}${v.fixed.reason ? ` (${v.fixed.reason})` : ''}`);
+  }
+  return parts.join('; ') || v.status;
+}
+
+export function assertRuntimeKind(kind: string): asserts kind is 'local' | 'docker' {
+  if (kind !== 'local' && kind !== 'docker') {
+    throw new JunoError('E_USAGE', `unknown runtime "${kind}"`, { hint: 'use --runtime local or --runtime docker' });
+  }
 }

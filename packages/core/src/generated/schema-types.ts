@@ -525,6 +525,119 @@ export interface LabelSources {
 }
 
 /**
+ * docker/<profile>.lock.json: every package version resolved inside the built image, read from the image itself after the build (dpkg-query for apt, pip for pip), so a rebuild elsewhere can be compared or pinned.
+ */
+
+export interface ImageLock {
+  profile: string;
+  tag: string;
+  base: string;
+  python: string;
+  /**
+   * Resolved version of each package the recipe asked for.
+   */
+  recipe: {
+    [k: string]: string | undefined;
+  };
+  /**
+   * Every installed package → version (Debian packages, or pip distributions for the pip installer).
+   */
+  installed: {
+    [k: string]: string | undefined;
+  };
+}
+
+/**
+ * docker/profiles/<name>.json: how the benchmark image installs each Python module the instances require (DESIGN.md §6, `junobench image build --profile <name>`). The module → package mapping lives here, in data, not in code.
+ */
+
+export interface ImageProfile {
+  $schema?: string;
+  /**
+   * Profile name; the image tag starts with it.
+   */
+  name: string;
+  description?: string;
+  /**
+   * Base image of the Dockerfile's FROM, e.g. `junobench/base:bookworm` (made offline by tools/setup-engine.sh) or `python:3.11-slim`.
+   */
+  base: string;
+  /**
+   * apt: module packages are Debian packages; pip: module packages are pinned pip requirements.
+   */
+  installer: 'apt' | 'pip';
+  /**
+   * Interpreter inside the image (default `python3` on PATH).
+   */
+  python?: string;
+  /**
+   * Debian packages always installed with apt (shared libraries the pip wheels need, e.g. libgl1 for OpenCV).
+   */
+  system?: string[];
+  /**
+   * Packages of the Jupyter kernel stack the runner needs (ipykernel, jupyter_client), in the installer's terms.
+   *
+   * @minItems 1
+   */
+  kernel: [string, ...string[]];
+  /**
+   * Top-level Python module (as instances' `requires` names it) → the package(s) that provide it, in the installer's terms (`python3-sklearn` for apt, `scikit-learn==1.2.2` for pip).
+   */
+  modules: {
+    [k: string]: (string | [string, ...string[]]) | undefined;
+  };
+  /**
+   * Modules this profile knowingly cannot provide → why. They are left out of the image; instances needing them are skipped-env in it, with this reason.
+   */
+  unavailable?: {
+    [k: string]: string | undefined;
+  };
+}
+
+/**
+ * curated/image.json, written by `junobench image build`: the benchmark image that was built (or found already built) from the instances' recipe.
+ */
+
+export interface ImageRecord {
+  profile: string;
+  /**
+   * Content-hash tag: junobench/benchmark:<profile>-<first 12 hex of sha256(recipe + Dockerfile + runner)>.
+   */
+  tag: string;
+  extraTags?: string[];
+  imageId: string;
+  /**
+   * Image size in bytes as the engine reports it.
+   */
+  size: number;
+  recipeHash: string;
+  base: string;
+  baseImageId?: string;
+  /**
+   * Interpreter version inside the image.
+   */
+  python?: string;
+  /**
+   * Installed version of each package of the recipe (Debian package or pip distribution).
+   */
+  packages: {
+    [k: string]: string | undefined;
+  };
+  /**
+   * Version of each required module as imported inside the image; null when it does not import.
+   */
+  modules: {
+    [k: string]: (string | null) | undefined;
+  };
+  /**
+   * Required modules the profile leaves out → why.
+   */
+  unavailable: {
+    [k: string]: string | undefined;
+  };
+}
+
+/**
  * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
  */
 

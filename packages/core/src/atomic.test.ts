@@ -1,0 +1,40 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { OutputSet, formatJson, openAtomic, writeJsonAtomic } from './atomic.js';
+
+const tmp = () => mkdtemp(path.join(os.tmpdir(), 'jb-atomic-'));
+
+describe('atomic writes', () => {
+  it('makes a file visible only on commit', async () => {
+    const d = await tmp();
+    const f = await openAtomic(path.join(d, 'out.jsonl'));
+    await f.write('{"a":1}\n');
+    expect(await readdir(d)).not.toContain('out.jsonl');
+    await f.commit();
+    expect(await readFile(path.join(d, 'out.jsonl'), 'utf8')).toBe('{"a":1}\n');
+    expect(await readdir(d)).toEqual(['out.jsonl']);
+  });
+
+  it('leaves nothing behind when a multi-file output fails', async () => {
+    const d = await tmp();
+    await expect(
+      OutputSet.run(async (out) => {
+        const a = await out.open(path.join(d, 'kept.jsonl'));
+        await a.write('x\n');
+        const b = await out.open(path.join(d, 'report.json'));
+        await b.write('{');
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await readdir(d)).toEqual([]);
+  });
+
+  it('writes JSON with sorted keys and a final newline', async () => {
+    const d = await tmp();
+    await writeJsonAtomic(path.join(d, 'x.json'), { b: 1, a: [1] });
+    expect(await readFile(path.join(d, 'x.json'), 'utf8')).toBe(formatJson({ a: [1], b: 1 }));
+    expect(formatJson({ b: 1, a: 2 })).toBe('{\n  "a": 2,\n  "b": 1\n}\n');
+  });
+});

@@ -1,0 +1,63 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JunoError } from '@junobench/core';
+import { parseNotebook, readNotebook } from './read-notebook.js';
+
+const valid = {
+  nbformat: 4,
+  nbformat_minor: 5,
+  metadata: {},
+  cells: [
+    { cell_type: 'markdown', id: 'a1', metadata: {}, source: '# Title' },
+    { cell_type: 'code', id: 'a2', metadata: {}, source: ['import pandas as pd\n', 'df = pd.DataFrame()'], execution_count: 1, outputs: [] },
+  ],
+};
+
+describe('parseNotebook', () => {
+  it('accepts a valid nbformat 4.5 notebook', () => {
+    expect(parseNotebook(JSON.stringify(valid)).cells).toHaveLength(2);
+  });
+
+  it('accepts nbformat 4.4 notebooks without cell ids (validated against their own minor)', () => {
+    const nb = { ...valid, nbformat_minor: 4, cells: valid.cells.map(({ id: _id, ...c }) => c) };
+    expect(parseNotebook(JSON.stringify(nb)).nbformat_minor).toBe(4);
+  });
+
+  it.each([
+    ['invalid JSON', '{"cells": [', /invalid JSON/],
+    ['empty file', '', /empty/],
+    ['nbformat 3', JSON.stringify({ nbformat: 3, nbformat_minor: 0, metadata: {}, worksheets: [] }), /nbformat 3.*only nbformat 4/],
+    ['missing cells', JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {} }), /not a valid nbformat 4\.5 notebook.*cells/],
+    ['a JSON array', '[]', /not an object/],
+    ['a code cell without outputs', JSON.stringify({ ...valid, cells: [{ cell_type: 'code', id: 'x', metadata: {}, source: '', execution_count: null }] }), /not a valid nbformat/],
+  ])('rejects %s with a clear error', (_name, text, message) => {
+    let err: unknown;
+    try {
+      parseNotebook(text, 'nb.ipynb');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(JunoError);
+    expect((err as JunoError).code).toBe('E_NOTEBOOK');
+    expect((err as JunoError).message).toMatch(message);
+    expect((err as JunoError).location?.file).toBe('nb.ipynb');
+  });
+
+  it('suggests the conversion command for old notebooks', () => {
+    expect(() => parseNotebook(JSON.stringify({ nbformat: 3, nbformat_minor: 0 }))).toThrow(JunoError);
+    try {
+      parseNotebook(JSON.stringify({ nbformat: 3, nbformat_minor: 0 }));
+    } catch (e) {
+      expect((e as JunoError).hint).toContain('jupyter nbconvert --to notebook --nbformat 4');
+    }
+  });
+
+  it('reads from disk and reports a missing file', async () => {
+    const d = await mkdtemp(path.join(os.tmpdir(), 'jb-nb-'));
+    await writeFile(path.join(d, 'a.ipynb'), JSON.stringify(valid));
+    expect((await readNotebook(path.join(d, 'a.ipynb'))).cells).toHaveLength(2);
+    await expect(readNotebook(path.join(d, 'missing.ipynb'))).rejects.toMatchObject({ code: 'E_INPUT_NOT_FOUND' });
+  });
+});

@@ -1,0 +1,38 @@
+// The dependency direction of the design (core ← notebook ← runtime ← stages ←
+// pipeline ← cli) is enforced by @nx/enforce-module-boundaries with the tags in
+// each package.json. This test runs that rule over every package so a
+// violation fails the test run, and proves the rule really bites.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RULE = '@nx/enforce-module-boundaries';
+
+async function lint(files: string[] | { text: string; filePath: string }) {
+  const eslint = new ESLint({ cwd: root, overrideConfig: [{ rules: { 'no-restricted-syntax': 'off', '@typescript-eslint/no-unused-vars': 'off' } }] });
+  const results = Array.isArray(files) ? await eslint.lintFiles(files) : await eslint.lintText(files.text, { filePath: files.filePath });
+  return results.flatMap((r) => r.messages.filter((m) => m.ruleId === RULE).map((m) => `${path.relative(root, r.filePath)}:${m.line} ${m.message}`));
+}
+
+describe('module boundaries', () => {
+  it('no package imports against the dependency direction', async () => {
+    expect(await lint(['packages/*/src/**/*.ts'])).toEqual([]);
+  }, 120_000);
+
+  it.each([
+    ['a stage importing another stage', 'packages/pool/src/x.ts', "import { verifyInstances } from '@junobench/verify';\nexport const x = verifyInstances;"],
+    ['core importing a domain package', 'packages/core/src/x.ts', "import { readNotebook } from '@junobench/notebook';\nexport const x = readNotebook;"],
+    ['a library importing the CLI', 'packages/pipeline/src/x.ts', "import { main } from '@junobench/cli';\nexport const x = main;"],
+    ['a relative import into a sibling package', 'packages/labels/src/x.ts', "import { filterRecords } from '../../pool/src/filter-records.js';\nexport const x = filterRecords;"],
+  ])('rejects %s', async (_name, filePath, text) => {
+    const errors = await lint({ text, filePath: path.join(root, filePath) });
+    expect(errors.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('allows the designed direction', async () => {
+    const text = "import { verifyInstances } from '@junobench/verify';\nimport { readNotebook } from '@junobench/notebook';\nexport const x = [verifyInstances, readNotebook];";
+    expect(await lint({ text, filePath: path.join(root, 'packages/pipeline/src/x.ts') })).toEqual([]);
+  }, 120_000);
+});
