@@ -10,6 +10,7 @@ Commands:
   run --plan-json JSON | --plan FILE   execute one plan, print one RunResult line
   serve                                RunPlan JSON lines on stdin -> RunResult lines on stdout
   probe MODULE...                      interpreter, kernel stack and module versions as JSON
+  fingerprint                          hash of every installed distribution (no imports)
 
 A plan (schemas/run-plan.schema.json) names the notebook, the code-cell
 indices in execution order, the working directory and the timeouts. Execution
@@ -362,6 +363,16 @@ def probe(modules):
     print(json.dumps(out, sort_keys=True))
 
 
+def fingerprint():
+    """What the installed packages are, cheaply (no imports): changes when any package changes."""
+    import hashlib
+    from importlib.metadata import distributions
+
+    items = sorted({"%s==%s" % ((d.metadata.get("Name") or "?").lower(), d.version) for d in distributions()})
+    digest = hashlib.sha256("\n".join(items).encode()).hexdigest()
+    print(json.dumps({"executable": sys.executable, "version": sys.version.split()[0], "distributions": digest, "count": len(items)}, sort_keys=True))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="junobench_runner", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -372,6 +383,7 @@ def main(argv=None):
     sub.add_parser("serve", help="plans on stdin, results on stdout")
     p = sub.add_parser("probe", help="module versions")
     p.add_argument("modules", nargs="*")
+    sub.add_parser("fingerprint", help="hash of the installed distributions")
     args = ap.parse_args(argv)
     if args.cmd == "run":
         try:
@@ -390,6 +402,9 @@ def main(argv=None):
         return 0
     if args.cmd == "probe":
         probe(args.modules)
+        return 0
+    if args.cmd == "fingerprint":
+        fingerprint()
         return 0
     return 2
 

@@ -192,9 +192,20 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     return results;
   };
 
+  let fingerprintPromise: Promise<string> | undefined;
+  const fingerprint = (): Promise<string> => {
+    fingerprintPromise ??= (async () => {
+      const r = await commandRunner(python, [RUNNER_PATH, 'fingerprint'], { timeoutMs: 60_000 });
+      if (r.exitCode !== 0) throw new JunoError('E_ENV_PYTHON', `cannot list the packages of ${python}: ${r.stderr.trim().split('\n').pop() ?? ''}`);
+      return `local:${r.stdout.trim()}`;
+    })();
+    return fingerprintPromise;
+  };
+
   return {
     kind: 'local',
     describe,
+    fingerprint,
     run,
     async close() {
       for (const p of live) p.kill('SIGKILL');

@@ -39,6 +39,12 @@ export interface Runtime {
    * cannot be imported there). Results are cached per identity.
    */
   describe(modules: readonly string[]): Promise<RuntimeIdentity>;
+  /**
+   * A cheap identity of the whole environment (interpreter and every installed
+   * package, or the image id) without importing anything: a build skips
+   * re-verification only while this is unchanged.
+   */
+  fingerprint?(): Promise<string>;
   /** Execute the runs; results come back in the order of `runs`. Never hangs: timeouts are results. */
   run(runs: readonly NotebookRun[], options?: RunOptions): Promise<RunResult[]>;
   /** Release kernels, processes or containers held between calls. */
