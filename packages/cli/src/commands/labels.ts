@@ -1,7 +1,144 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Command } from 'commander';
+import { compareCodePoints, JunoError, writeFileAtomic, writeJsonAtomic, writeJsonl } from '@junobench/core';
+import {
+  ADJUDICATION_FILE,
+  assertDistinctAnnotators,
+  computeAgreement,
+  DEFAULT_AGREEMENT_SEED,
+  DEFAULT_BOOTSTRAP_RESAMPLES,
+  DEFAULT_MIN_KAPPA,
+  DIMENSION_TITLES,
+  findWeakDimensions,
+  formatAgreementReport,
+  readAdjudications,
+  readAnnotationFolder,
+  readAnnotations,
+  resolveFinalLabels,
+  type AdjudicationLine,
+  type AnnotationSet,
+} from '@junobench/labels';
 import type { CliContext } from '../context.js';
 
+const DEFAULT_ANNOTATIONS_DIR = 'raw/annotations';
+
 export function registerLabelsCommand(program: Command, ctx: CliContext): void {
-  void program;
-  void ctx;
+  const labels = program.command('labels').description('Annotations: validation, inter-annotator agreement, final labels.');
+
+  labels
+    .command('agreement')
+    .description(
+      "Cohen's kappa (per pair, with bootstrap and asymptotic 95% CIs) and Krippendorff's alpha per label dimension, weakest categories and disagreements. " +
+        'Exit 1 when a dimension is below --min-kappa.',
+    )
+    .argument('[files...]', `annotators' .jsonl files, or folders of them (default: ${DEFAULT_ANNOTATIONS_DIR}); ${ADJUDICATION_FILE} is skipped`)
+    .option('--json <file>', 'also write the full report as JSON (schemas/agreement-report.schema.json)')
+    .option('--markdown <file>', 'also write the report as Markdown')
+    .option('--min-kappa <k>', `fail (exit 1) when a dimension's kappa is below this (the paper's threshold)`, String(DEFAULT_MIN_KAPPA))
+    .option('--seed <seed>', 'bootstrap seed', DEFAULT_AGREEMENT_SEED)
+    .option('--bootstrap <n>', 'bootstrap resamples (0 = off)', String(DEFAULT_BOOTSTRAP_RESAMPLES))
+    .option('--max-disagreements <n>', 'print at most this many disagreements (the files get all)', '50')
+    .action(async (files: string[], opts: { json?: string; markdown?: string; minKappa: string; seed: string; bootstrap: string; maxDisagreements: string }) => {
+      const minKappa = parseNumber(opts.minKappa, '--min-kappa', { min: -1, max: 1 });
+      const bootstrap = parseNumber(opts.bootstrap, '--bootstrap', { min: 0, integer: true });
+      const maxDisagreements = parseNumber(opts.maxDisagreements, '--max-disagreements', { min: 0, integer: true });
+      const { sets, skipped } = await loadAnnotations(ctx, files);
+      for (const s of skipped) ctx.err(`note: skipping ${s} (adjudications are not an annotator; see \`junobench labels resolve\`)`);
+      const report = computeAgreement(sets, { seed: opts.seed, bootstrap });
+      ctx.out(formatAgreementReport(report, { minKappa, maxDisagreements }));
+      if (opts.json) await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), report);
+      if (opts.markdown) await writeFileAtomic(path.resolve(ctx.cwd, opts.markdown), formatAgreementReport(report, { minKappa }));
+      const weak = findWeakDimensions(report, minKappa);
+      if (weak.length > 0) {
+        ctx.err(`agreement below κ ${minKappa}: ${weak.map((d) => `${DIMENSION_TITLES[d.dimension]} (κ = ${d.kappa!.toFixed(3)})`).join(', ')}`);
+        ctx.exitCode = 1;
+      }
+    });
+
+  labels
+    .command('check')
+    .alias('validate')
+    .description('Validate annotation files: schema, vocabularies (with "did you mean"), one line per instance.')
+    .argument('[files...]', `.jsonl files or folders (default: ${DEFAULT_ANNOTATIONS_DIR})`)
+    .action(async (files: string[]) => {
+      const { sets, adjudications } = await loadAnnotations(ctx, files);
+      for (const s of sets) ctx.out(`${s.file ?? s.annotator}: ${s.annotations.length} annotations by ${s.annotator}, all valid`);
+      for (const [file, lines] of adjudications) ctx.out(`${file}: ${lines.length} adjudications, all valid`);
+    });
+
+  labels
+    .command('resolve')
+    .description('Final labels: agreed values, else the adjudicated ones; fails (exit 2) listing every unresolved disagreement.')
+    .argument('[files...]', `annotators' .jsonl files and ${ADJUDICATION_FILE}, or folders of them (default: ${DEFAULT_ANNOTATIONS_DIR})`)
+    .option('--adjudicated <file>', `the adjudication file (default: ${ADJUDICATION_FILE} among the inputs)`)
+    .option('-o, --output <file>', 'write the final labels as JSONL (schemas/final-labels.schema.json) instead of printing them')
+    .action(async (files: string[], opts: { adjudicated?: string; output?: string }) => {
+      const loaded = await loadAnnotations(ctx, files);
+      const adjudications = opts.adjudicated ? await readAdjudications(path.resolve(ctx.cwd, opts.adjudicated)) : [...loaded.adjudications.values()].flat();
+      const ids = [...new Set(loaded.sets.flatMap((s) => s.annotations.map((a) => a.instance)))].sort(compareCodePoints);
+      const final = resolveFinalLabels(loaded.sets, adjudications, ids);
+      if (opts.output) {
+        await writeJsonl(path.resolve(ctx.cwd, opts.output), final);
+        ctx.out(`wrote final labels of ${final.length} instances to ${opts.output}`);
+      } else {
+        for (const f of final) ctx.out(JSON.stringify(f));
+      }
+    });
+}
+
+interface LoadedAnnotations {
+  sets: AnnotationSet[];
+  /** Adjudication files among the inputs, by path. */
+  adjudications: Map<string, AdjudicationLine[]>;
+  /** Adjudication files given as annotators' files (e.g. by a shell glob). */
+  skipped: string[];
+}
+
+/** Files and folders → annotation sets; `adjudicated.jsonl` is read as adjudications. */
+async function loadAnnotations(ctx: CliContext, inputs: readonly string[]): Promise<LoadedAnnotations> {
+  const given = inputs.length > 0 ? inputs : [DEFAULT_ANNOTATIONS_DIR];
+  const sets: AnnotationSet[] = [];
+  const adjudications = new Map<string, AdjudicationLine[]>();
+  const skipped: string[] = [];
+  for (const input of given) {
+    const abs = path.resolve(ctx.cwd, input);
+    const isDir = await stat(abs).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (isDir) {
+      const folder = await readAnnotationFolder(abs);
+      sets.push(...folder.sets);
+      if (folder.adjudications.length > 0) adjudications.set(path.join(abs, ADJUDICATION_FILE), folder.adjudications);
+    } else if (path.basename(abs) === ADJUDICATION_FILE) {
+      adjudications.set(abs, await readAdjudications(abs));
+      skipped.push(input);
+    } else {
+      sets.push(await readAnnotations(abs));
+    }
+  }
+  if (sets.length === 0) {
+    throw new JunoError('E_USAGE', `no annotators' files among ${given.join(', ')}`, {
+      hint: `give .jsonl files (one per annotator) or a folder of them, e.g. junobench labels agreement ${DEFAULT_ANNOTATIONS_DIR}`,
+    });
+  }
+  assertDistinctAnnotators(sets);
+  return { sets, adjudications, skipped };
+}
+
+function parseNumber(text: string, flag: string, range: { min?: number; max?: number; integer?: boolean }): number {
+  const value = Number(text);
+  const ok =
+    text.trim() !== '' &&
+    Number.isFinite(value) &&
+    (!range.integer || Number.isInteger(value)) &&
+    (range.min === undefined || value >= range.min) &&
+    (range.max === undefined || value <= range.max);
+  if (!ok) {
+    const kind = range.integer ? 'a whole number' : 'a number';
+    const bounds = [range.min !== undefined ? `≥ ${range.min}` : '', range.max !== undefined ? `≤ ${range.max}` : ''].filter(Boolean).join(' and ');
+    throw new JunoError('E_USAGE', `${flag} must be ${kind}${bounds ? ` ${bounds}` : ''}, got "${text}"`, { location: { field: flag }, hint: `e.g. ${flag} ${range.integer ? '2000' : '0.9'}` });
+  }
+  return value;
 }

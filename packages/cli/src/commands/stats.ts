@@ -1,7 +1,67 @@
+import path from 'node:path';
 import type { Command } from 'commander';
+import { JunoError, writeJsonAtomic } from '@junobench/core';
+import { computeStats, formatStatsMarkdown, readBenchmarkRows, statsRowsFromRecords, writeStats, type StatsRow } from '@junobench/labels';
+import { readPoolRecords } from '@junobench/pool';
 import type { CliContext } from '../context.js';
 
+const DEFAULT_INPUT = 'curated/benchmark.json';
+const DEFAULT_OUT = 'curated/stats';
+
 export function registerStatsCommand(program: Command, ctx: CliContext): void {
-  void program;
-  void ctx;
+  program
+    .command('stats')
+    .description(
+      'Counts and shares per library cause, crash type, root cause and pipeline stage, and the cross-tables library × root cause and pipeline stage × crash type: ' +
+        'Markdown, JSON, and bar charts and heat maps as SVG and PNG.',
+    )
+    .option('--input <file>', `curated benchmark (.json) or a benchmark-description sheet (.xlsx/.csv, read by the pool importer)`, DEFAULT_INPUT)
+    .option('--out <dir>', 'folder for stats.json, stats.md and charts/', DEFAULT_OUT)
+    .option('--json <file>', 'also write the statistics JSON here')
+    .option('--no-charts', 'skip the SVG/PNG charts')
+    .action(async (opts: { input: string; out: string; json?: string; charts: boolean }) => {
+      const input = path.resolve(ctx.cwd, opts.input);
+      const rows = await readStatsInput(input, opts.input === DEFAULT_INPUT);
+      const stats = computeStats(rows);
+      const out = path.resolve(ctx.cwd, opts.out);
+      const written = await writeStats(out, stats, { charts: opts.charts });
+      if (opts.json) await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), stats);
+      ctx.out(formatStatsMarkdown(stats));
+      ctx.err(`wrote ${written.length} files to ${path.relative(ctx.cwd, out) || '.'}${opts.json ? ` and ${opts.json}` : ''}`);
+    });
+}
+
+async function readStatsInput(input: string, isDefault: boolean): Promise<StatsRow[]> {
+  const ext = path.extname(input).toLowerCase();
+  if (ext === '.json') {
+    try {
+      return await readBenchmarkRows(input);
+    } catch (e) {
+      if (isDefault && e instanceof JunoError && e.code === 'E_INPUT_NOT_FOUND') {
+        throw new JunoError('E_INPUT_NOT_FOUND', 'no curated benchmark yet', {
+          location: { file: input },
+          hint: 'run `junobench build` first, or pass --input <benchmark sheet .xlsx/.csv>',
+          cause: e,
+        });
+      }
+      throw e;
+    }
+  }
+  if (ext === '.xlsx' || ext === '.csv' || ext === '.jsonl') {
+    const { records, rejects } = await readPoolRecords(input, { format: ext === '.jsonl' ? 'jsonl' : 'benchmark' });
+    if (rejects.length > 0) {
+      // Counting only the rows that imported would publish wrong numbers.
+      const first = rejects[0]!;
+      throw new JunoError(
+        'E_INPUT_ROW',
+        `${rejects.length} row${rejects.length === 1 ? '' : 's'} could not be read, so the statistics would be incomplete: ${first.reason}`,
+        { location: { file: first.file, row: first.row, field: first.field }, hint: 'fix the rows (`junobench pool import <file> -o pool.jsonl` lists them all in its rejects file)' },
+      );
+    }
+    return statsRowsFromRecords(records, input);
+  }
+  throw new JunoError('E_INPUT_FORMAT', `cannot read statistics from a "${ext || 'extensionless'}" file`, {
+    location: { file: input },
+    hint: 'give curated/benchmark.json, a benchmark-description sheet (.xlsx or .csv), or a JSONL of CrashRecords',
+  });
 }

@@ -678,7 +678,7 @@ export interface SyntheticDataNote {
   reason: string;
   license?: string;
   /**
-   * Paths under data/ whose content is generated, not the original.
+   * Generated files, relative to the instance folder (e.g. data/train.csv).
    */
   files?: string[];
   seed?: string | number;
@@ -1087,6 +1087,53 @@ export interface SubsampleSpecFile {
 /**
  * Where the full data comes from, so a build can redo the subsampling.
  */
+
+/**
+ * Totals of `junobench subsample` over instances (summarizeSubsampleReports in @junobench/subsample), e.g. curated/subsample.json: sizes before/after (full and reduced data of the applied instances), files kept/dropped, time.
+ */
+
+export interface SubsampleSummary {
+  instances: number;
+  applied: number;
+  refused: number;
+  dryRun: number;
+  before: FileCount;
+  after: FileCount;
+  /**
+   * after.bytes / before.bytes (1 when nothing was applied).
+   */
+  ratio: number;
+  filesKept: number;
+  filesDropped: number;
+  /**
+   * Unreadable images reported (kept or dropped per the spec).
+   */
+  corrupt: number;
+  durationMs: number;
+  perInstance: InstanceSubsampleSummary[];
+}
+/**
+ * This interface was referenced by `SubsampleSummary`'s JSON-Schema
+ * via the `definition` "fileCount".
+ */
+
+export interface FileCount {
+  files: number;
+  bytes: number;
+}
+
+export interface InstanceSubsampleSummary {
+  instance: string;
+  status: 'applied' | 'refused' | 'dry-run';
+  before: FileCount;
+  after: FileCount;
+  filesKept: number;
+  filesDropped: number;
+  /**
+   * Why a subsampling was refused: what changed in the verification.
+   */
+  reason?: string;
+}
 
 /**
  * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.

@@ -1,0 +1,79 @@
+// `junobench stats` end to end: the real binary on a fixture benchmark and a
+// fixture benchmark-description sheet (read through the pool importer).
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSchema, listTree, sha256 } from '@junobench/core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = path.join(root, 'packages/cli/bin/junobench.js');
+const fixtures = path.join(root, 'test/fixtures/labels');
+
+async function junobench(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)('node', [bin, ...args], { cwd, env: { ...process.env, CI: '1' }, maxBuffer: 16 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof err.code === 'number' ? err.code : -1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
+  }
+}
+
+async function hashes(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const rel of await listTree(dir)) out[rel] = sha256(await readFile(path.join(dir, rel)));
+  return out;
+}
+
+describe('junobench stats', () => {
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), 'stats-e2e-'));
+  });
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('writes tables, JSON and SVG/PNG charts from a curated benchmark, byte-identical on a rerun', async () => {
+    const r = await junobench(tmp, 'stats', '--input', `${fixtures}/benchmark.json`, '--out', 'out1', '--json', 'stats-copy.json');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('13 instances.');
+    expect(r.stdout).toContain('| API misuse | 6 | 46.2% |');
+    expect(r.stdout).toContain('| None (no library) | 2 | 15.4% |');
+    expect(r.stdout).toContain('## Library cause × root cause');
+    expect(r.stderr).toContain('wrote 20 files to out1');
+    const json = JSON.parse(await readFile(path.join(tmp, 'out1/stats.json'), 'utf8'));
+    expect(checkSchema('stats', json)).toEqual([]);
+    expect(await readFile(path.join(tmp, 'stats-copy.json'), 'utf8')).toBe(await readFile(path.join(tmp, 'out1/stats.json'), 'utf8'));
+    const first = await hashes(path.join(tmp, 'out1'));
+    expect(Object.keys(first)).toContain('charts/pipeline-stage-by-crash-type.png');
+    expect(Object.keys(first)).toContain('charts/library.svg');
+
+    const again = await junobench(tmp, 'stats', '--input', `${fixtures}/benchmark.json`, '--out', 'out2');
+    expect(again.code).toBe(0);
+    expect(await hashes(path.join(tmp, 'out2'))).toEqual(first);
+  });
+
+  it('reads a benchmark-description sheet through the pool importer, with the same numbers', async () => {
+    const r = await junobench(tmp, 'stats', '--input', `${fixtures}/benchmark-desc.csv`, '--out', 'sheet', '--no-charts');
+    expect(r.stderr).toContain('wrote 2 files');
+    expect(r.code).toBe(0);
+    const fromSheet = JSON.parse(await readFile(path.join(tmp, 'sheet/stats.json'), 'utf8'));
+    const fromBenchmark = JSON.parse(await readFile(path.join(tmp, 'out1/stats.json'), 'utf8'));
+    expect(fromSheet).toEqual(fromBenchmark);
+  });
+
+  it.each([
+    { name: 'no curated benchmark yet', args: [], text: ['no curated benchmark yet', 'junobench build'] },
+    { name: 'unknown extension', args: ['--input', `${fixtures}/agree/annotator-a.jsonl.txt`], text: ['cannot read statistics'] },
+    { name: 'invalid benchmark', args: ['--input', `${fixtures}/agree/adjudicated.jsonl`], text: ['not a valid'] },
+  ])('exit 2: $name', async ({ args, text }) => {
+    const r = await junobench(tmp, 'stats', ...args);
+    expect(r.code).toBe(2);
+    for (const t of text) expect(r.stderr).toContain(t);
+  });
+});
