@@ -12,6 +12,7 @@ export function createProgressReporter(
   let bar: cliProgress.SingleBar | undefined;
   let lastLine = 0;
   let last: ProgressEvent | undefined;
+  let lastPrinted: ProgressEvent | undefined;
   const interval = options.intervalMs ?? 2000;
 
   const listener = ((e: ProgressEvent) => {
@@ -19,7 +20,7 @@ export function createProgressReporter(
     if (options.interactive && e.total !== undefined) {
       if (!bar) {
         bar = new cliProgress.SingleBar(
-          { format: `${task} [{bar}] {value}/{total} {item}`, hideCursor: true, clearOnComplete: false, stream: process.stderr },
+          { format: `${e.task || task} [{bar}] {value}/{total} {item}`, hideCursor: true, clearOnComplete: false, stream: process.stderr },
           cliProgress.Presets.shades_classic,
         );
         bar.start(e.total, e.done, { item: e.item ?? '' });
@@ -31,7 +32,8 @@ export function createProgressReporter(
     const now = Date.now();
     if (now - lastLine >= interval) {
       lastLine = now;
-      options.write(`${formatEvent(task, e)}\n`);
+      lastPrinted = e;
+      options.write(`${formatEvent(e.task || task, e)}\n`);
     }
   }) as ProgressListener & { done: () => void };
 
@@ -39,9 +41,12 @@ export function createProgressReporter(
     if (bar) {
       bar.stop();
       bar = undefined;
-    } else if (last && Date.now() - lastLine > 0 && lastLine !== 0) {
-      options.write(`${formatEvent(task, last)}\n`);
+    } else if (last && last !== lastPrinted) {
+      // The final state, when throttling swallowed it.
+      options.write(`${formatEvent(last.task || task, last)}\n`);
     }
+    last = undefined;
+    lastPrinted = undefined;
   };
   return listener;
 }

@@ -22,7 +22,12 @@ export const execaRunner: CommandRunner = async (file, args, options = {}) => {
  */
 export const PYTHON_CANDIDATES = ['/usr/bin/python3', 'python3', 'python'] as const;
 
-const CHECK = 'import ipykernel, jupyter_client, sys; print(sys.executable)';
+// find_spec rather than import: importing ipykernel takes about a second.
+const CHECK = [
+  'import sys, importlib.util as u',
+  'print(sys.executable)',
+  "sys.exit(0 if u.find_spec('ipykernel') and u.find_spec('jupyter_client') else 1)",
+].join('\n');
 
 /**
  * The interpreter that runs kernels: `explicit` (flag), else $JUNOBENCH_PYTHON,

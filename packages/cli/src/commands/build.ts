@@ -1,7 +1,67 @@
+import path from 'node:path';
 import type { Command } from 'commander';
+import { runBuild } from '@junobench/pipeline';
 import type { CliContext } from '../context.js';
+import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
+import { formatDuration, parsePositiveInt } from './format.js';
+
+interface BuildFlags extends RuntimeFlags {
+  raw: string;
+  out: string;
+  jobs?: number;
+  force?: boolean;
+  only?: string;
+  cacheDir?: string;
+}
 
 export function registerBuildCommand(program: Command, ctx: CliContext): void {
-  void program;
-  void ctx;
+  const cmd = program
+    .command('build')
+    .description('The main job: the whole pipeline on raw/ into curated/ (stages that are up to date are skipped).')
+    .option('--raw <dir>', 'the raw inputs: pool/, criteria/, instances/, annotations/', 'raw')
+    .option('--out <dir>', 'where the curated benchmark is written', 'curated')
+    .option('--jobs <n>', 'notebooks executed at once during verification (default: number of CPUs)', parsePositiveInt)
+    .option('--force', 'run every stage even when up to date')
+    .option('--only <stages>', 'run only these stages, comma-separated (their inputs must exist)')
+    .option('--cache-dir <dir>', 'per-instance verification cache (default: .junobench-cache)');
+  addRuntimeOptions(cmd);
+  cmd.addHelpText(
+    'after',
+    '\nStages: pool (import → filter → libcause → resample), verify, labels, benchmark, stats.\n' +
+      'Exit status: 0 built, 1 built but something failed (an instance not verified, agreement below the gate), 2 bad input, 3 no usable runtime.\n' +
+      'Examples:\n  junobench build\n  junobench build --runtime docker\n  junobench build --only verify --force',
+  );
+  cmd.action(async (flags: BuildFlags) => {
+    const root = ctx.cwd;
+    const progress = ctx.progress('build');
+    const t0 = Date.now();
+    try {
+      const report = await runBuild({
+        root,
+        rawDir: flags.raw,
+        curatedDir: flags.out,
+        createRuntime: () => createRuntimeFromFlags(flags, ctx),
+        ...(flags.jobs ? { jobs: flags.jobs } : {}),
+        ...(flags.force ? { force: true } : {}),
+        ...(flags.only ? { only: flags.only.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+        cacheDir: path.resolve(root, flags.cacheDir ?? ctx.env.JUNOBENCH_CACHE_DIR ?? '.junobench-cache'),
+        onProgress: progress,
+        onStage: (e) => {
+          if (!e.result) {
+            if (e.decision.action === 'run') ctx.err(`${e.stage}: ${e.description} (${e.decision.reason})`);
+            return;
+          }
+          const mark = e.result.failed ? 'FAILED' : e.decision.action === 'skip' ? 'up to date' : `done in ${formatDuration(e.result.durationMs)}`;
+          ctx.out(`${e.stage.padEnd(10)} ${mark}: ${e.result.summary}`);
+        },
+      });
+      const ran = report.stages.filter((s) => s.action === 'run').length;
+      ctx.out(
+        `build ${report.failed ? 'finished with failures' : 'complete'}: ${ran} stage(s) ran, ${report.stages.length - ran} up to date, ${formatDuration(Date.now() - t0)} → ${flags.out}/`,
+      );
+      ctx.exitCode = report.failed ? 1 : 0;
+    } finally {
+      progress.done();
+    }
+  });
 }

@@ -1,0 +1,55 @@
+import path from 'node:path';
+import { JunoError, listInstanceIds, readInstance, type Labels } from '@junobench/core';
+import {
+  DEFAULT_MIN_KAPPA,
+  LABELS_FILES,
+  computeAgreement,
+  findWeakDimensions,
+  readAnnotationFolder,
+  resolveFinalLabels,
+  writeAgreementReport,
+} from '@junobench/labels';
+import type { Stage } from './run-build.js';
+
+export interface LabelsStageOptions {
+  annotationsDir: string;
+  instancesDir: string;
+  outDir: string;
+  minKappa?: number;
+}
+
+/**
+ * Inter-annotator agreement over raw/annotations and the final labels: the
+ * agreed value, else the adjudicated one (else the instance's own label). A
+ * disagreement nothing resolves stops the build with the list of them.
+ */
+export function createLabelsStage(o: LabelsStageOptions): Stage {
+  const minKappa = o.minKappa ?? DEFAULT_MIN_KAPPA;
+  return {
+    name: 'labels',
+    description: "annotators' agreement (Cohen's kappa, Krippendorff's alpha) and final labels",
+    inputs: [o.annotationsDir, o.instancesDir],
+    outputs: [path.join(o.outDir, LABELS_FILES.agreementJson), path.join(o.outDir, LABELS_FILES.agreementMarkdown), path.join(o.outDir, LABELS_FILES.finalLabels)],
+    params: { minKappa },
+    async run(io) {
+      const { sets, adjudications } = await readAnnotationFolder(io.abs(o.annotationsDir));
+      if (sets.length === 0) {
+        throw new JunoError('E_LABELS', `no annotator files in ${o.annotationsDir}`, {
+          hint: 'add one <annotator>.jsonl per annotator (see the README, "Annotations")',
+        });
+      }
+      const ids = await listInstanceIds(io.abs(o.instancesDir));
+      const instanceLabels = new Map<string, Labels>();
+      for (const id of ids) instanceLabels.set(id, (await readInstance(path.join(io.abs(o.instancesDir), id))).labels);
+      const report = computeAgreement(sets);
+      const finalLabels = resolveFinalLabels(sets, adjudications, ids, { instanceLabels });
+      await writeAgreementReport(io.abs(o.outDir), report, { finalLabels, minKappa });
+      const weak = findWeakDimensions(report, minKappa);
+      const kappas = report.dimensions.map((d) => `${d.dimension} ${d.kappa === null ? 'n/a' : d.kappa.toFixed(3)}`).join(', ');
+      return {
+        summary: `${finalLabels.length} instances labelled; Cohen's kappa ${kappas}${weak.length > 0 ? `; below ${minKappa}: ${weak.map((w) => w.dimension).join(', ')}` : ''}`,
+        failed: weak.length > 0,
+      };
+    },
+  };
+}
