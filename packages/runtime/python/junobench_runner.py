@@ -239,18 +239,23 @@ def run_plan(plan, kernel=None):
     cells = [{"index": i, "status": "not-run", "durationMs": 0.0} for i in order]
     result["cells"] = cells
     try:
-        if kernel is None:
-            kernel = Kernel(plan)
-        try:
-            kernel.wait_ready(startup)
-        except KernelDied as e:
-            result["status"] = "kernel-died"
-            result["reason"] = str(e)
-            return result
-        except TimeoutError as e:
-            result["status"] = "failed"
-            result["reason"] = str(e)
-            return result
+        # A kernel can die before it is ready for reasons unrelated to the
+        # notebook (another process took one of its randomly chosen ports
+        # between choice and bind): start a fresh one, once, before giving up.
+        for attempt in (1, 2):
+            if kernel is None:
+                kernel = Kernel(plan)
+            try:
+                kernel.wait_ready(startup)
+                break
+            except (KernelDied, TimeoutError) as e:
+                kernel.shutdown()
+                kernel = None
+                if attempt == 2:
+                    result["status"] = "kernel-died" if isinstance(e, KernelDied) else "failed"
+                    result["reason"] = "%s (after a second attempt)" % e
+                    return result
+                log("kernel start failed (%s); retrying with a new kernel" % e)
         result["kernelStartMs"] = round(kernel.ready_ms or 0.0, 1)
         result["status"] = "completed"
         for step, index in enumerate(order):
