@@ -1,0 +1,157 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { once } from 'node:events';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Pack } from 'tar';
+import yazl from 'yazl';
+import { compareCodePoints, JunoError } from '@junobench/core';
+import {
+  assertSafeEntries,
+  detectArchiveKind,
+  openZip,
+  readZipEntries,
+  walkTar,
+  type ArchiveEntry,
+  type ArchiveKind,
+  type ArchiveLimits,
+} from './archive-entries.js';
+import { fractionOf, sampleByGroup } from './select-rows.js';
+
+export interface SampleArchiveOptions extends ArchiveLimits {
+  fraction: number;
+  /** Folder level that groups files (default 1: top-level folders). */
+  depth?: number;
+  /** Entry paths always kept. */
+  keep?: readonly string[];
+  seed: string | number;
+}
+
+export interface ArchiveSampleReport {
+  kind: ArchiveKind;
+  entriesBefore: number;
+  entriesAfter: number;
+  filesBefore: number;
+  filesAfter: number;
+  groups: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  /** Uncompressed content bytes kept. */
+  contentBytesBefore: number;
+  contentBytesAfter: number;
+}
+
+/** The group of an archive file: the first `depth` folder levels of its path (its own folder if shallower). */
+export function groupOfEntry(p: string, depth = 1): string {
+  return p.split('/').slice(0, -1).slice(0, depth).join('/');
+}
+
+/**
+ * Which entries a sampled archive keeps: a fraction of the files of each
+ * group, seeded; the `keep` entries; the targets of kept hard links; and the
+ * folders above kept entries. Pure, so it is tested without archives.
+ */
+export function planArchiveSample(entries: readonly ArchiveEntry[], options: SampleArchiveOptions): Set<string> {
+  const keep = new Set(options.keep ?? []);
+  const files = entries.filter((e) => e.type !== 'directory').map((e) => e.path).sort(compareCodePoints);
+  const chosen = new Set(
+    sampleByGroup(files.filter((f) => !keep.has(f)), (f) => groupOfEntry(f, options.depth), (n) => fractionOf(n, options.fraction), options.seed),
+  );
+  for (const k of keep) if (files.includes(k)) chosen.add(k);
+  for (const e of entries) {
+    if (e.type === 'hardlink' && chosen.has(e.path) && e.linkpath) chosen.add(e.linkpath.replace(/\/+$/, ''));
+  }
+  const dirs = new Set<string>();
+  for (const f of chosen) {
+    const parts = f.split('/');
+    for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  }
+  for (const e of entries) if (e.type === 'directory' && dirs.has(e.path)) chosen.add(e.path);
+  return chosen;
+}
+
+/**
+ * Write a smaller archive of the same kind, keeping a fraction of the files
+ * in each top-level folder — streaming entry by entry, never extracting the
+ * archive. Entries are checked first (zip-slip, links out, size and count
+ * caps). Entry order, names, modes and timestamps are kept, so the same
+ * input and seed give the same bytes.
+ */
+export async function sampleArchive(input: string, output: string, options: SampleArchiveOptions): Promise<ArchiveSampleReport> {
+  const kind = await detectArchiveKind(input);
+  await mkdir(path.dirname(output), { recursive: true });
+  const tmp = `${output}.partial`;
+  let entries: ArchiveEntry[];
+  let chosen: Set<string>;
+  try {
+    if (kind === 'zip') {
+      const zip = await openZip(input);
+      try {
+        const all = await readZipEntries(input, zip);
+        entries = all.map((e) => e.entry);
+        assertSafeEntries(input, entries, options);
+        chosen = planArchiveSample(entries, options);
+        const out = new yazl.ZipFile();
+        const done = pipeline(out.outputStream, createWriteStream(tmp));
+        for (const { entry, raw } of all) {
+          if (!chosen.has(entry.path)) continue;
+          const mode = raw.externalFileAttributes >>> 16 || undefined;
+          // DOS timestamps in local time both ways, and no UT field: the same bytes in every timezone.
+          const mtime = raw.getLastModDate({ timezone: 'local', forceDosFormat: true });
+          if (entry.type === 'directory') {
+            out.addEmptyDirectory(raw.fileName, { mtime, mode, forceDosTimestamp: true });
+            continue;
+          }
+          out.addReadStreamLazy(
+            raw.fileName,
+            { mtime, mode, compress: raw.compressionMethod !== 0, forceDosTimestamp: true, size: raw.uncompressedSize },
+            (cb) => zip.openReadStream(raw, (err, stream) => cb(err, stream)),
+          );
+        }
+        out.end();
+        await done;
+      } finally {
+        zip.close();
+      }
+    } else {
+      entries = [];
+      const list = entries;
+      await walkTar(input, (e, read) => {
+        list.push(e);
+        read.resume();
+      });
+      assertSafeEntries(input, entries, options);
+      chosen = planArchiveSample(entries, options);
+      const pack = new Pack({ gzip: kind === 'tar.gz' ? { level: 6 } : undefined, portable: false, strict: true });
+      const ws = createWriteStream(tmp);
+      const written = once(ws, 'close');
+      pack.pipe(ws);
+      const picked = chosen;
+      await walkTar(input, (e, read) => {
+        if (picked.has(e.path)) pack.add(read);
+        else read.resume();
+      });
+      pack.end();
+      await written;
+    }
+    await rename(tmp, output);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e instanceof JunoError ? e : new JunoError('E_SUBSAMPLE', `could not write the sampled archive: ${(e as Error).message}`, { location: { file: input }, cause: e });
+  }
+  const kept = entries.filter((e) => chosen.has(e.path));
+  const files = (l: ArchiveEntry[]) => l.filter((e) => e.type !== 'directory');
+  const bytes = (l: ArchiveEntry[]) => l.reduce((s, e) => s + e.size, 0);
+  return {
+    kind,
+    entriesBefore: entries.length,
+    entriesAfter: kept.length,
+    filesBefore: files(entries).length,
+    filesAfter: files(kept).length,
+    groups: new Set(files(entries).map((e) => groupOfEntry(e.path, options.depth))).size,
+    bytesBefore: (await stat(input)).size,
+    bytesAfter: (await stat(output)).size,
+    contentBytesBefore: bytes(entries),
+    contentBytesAfter: bytes(kept),
+  };
+}
