@@ -7,6 +7,7 @@ import { createVerifyStage } from './stage-verify.js';
 import { createLabelsStage } from './stage-labels.js';
 import { createBenchmarkStage } from './stage-benchmark.js';
 import { createStatsStage } from './stage-stats.js';
+import { createDataStage } from './stage-data.js';
 
 export interface BuildOptions {
   /** Project root: raw/ and curated/ are resolved from here. */
@@ -40,11 +41,13 @@ export function planStages(options: Pick<BuildOptions, 'rawDir' | 'curatedDir' |
   const instancesDir = path.join(raw, 'instances');
   let runtime: Promise<Runtime> | undefined;
   const getRuntime = () => (runtime ??= options.createRuntime());
+  const cacheDir = options.cacheDir ?? '.junobench-cache';
   return [
+    createDataStage({ instancesDir, output: path.join(out, 'subsample.json'), cacheDir }),
     createVerifyStage({
       instancesDir,
       output: path.join(out, 'verification.json'),
-      cacheDir: options.cacheDir ?? '.junobench-cache',
+      cacheDir,
       ...(options.jobs ? { jobs: options.jobs } : {}),
       runtime: getRuntime,
     }),

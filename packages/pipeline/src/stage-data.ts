@@ -1,0 +1,66 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { hashTree, listInstanceIds, readInstance, writeJsonAtomic } from '@junobench/core';
+import { regenerateInstanceData, summarizeSubsampleReports, type InstanceSubsampleReport } from '@junobench/subsample';
+import type { Stage } from './run-build.js';
+
+export interface DataStageOptions {
+  instancesDir: string;
+  output: string;
+  /** Where generated full-size sources are cached between builds. */
+  cacheDir: string;
+}
+
+/**
+ * Redo every subsampled instance's data/ from its full data with the spec and
+ * seed saved in instance.json, and check it is byte for byte the data the
+ * instance ships. Writes the sizes before/after (curated/subsample.json).
+ */
+export function createDataStage(o: DataStageOptions): Stage {
+  return {
+    name: 'data',
+    description: 'redo subsampled data from the full data and check it byte for byte',
+    inputs: [o.instancesDir],
+    outputs: [o.output],
+    async run(io) {
+      const instancesDir = io.abs(o.instancesDir);
+      const reports: InstanceSubsampleReport[] = [];
+      const checks: { instance: string; reproduced: boolean; detail: string }[] = [];
+      const ids = await listInstanceIds(instancesDir);
+      for (const id of ids) {
+        const dir = path.join(instancesDir, id);
+        const instance = await readInstance(dir);
+        if (!instance.data?.subsample) continue;
+        io.onProgress({ task: 'data', done: checks.length, item: id });
+        const tmp = await mkdtemp(path.join(os.tmpdir(), `junobench-data-${id}-`));
+        try {
+          const t0 = Date.now();
+          const r = await regenerateInstanceData(dir, { cacheDir: io.abs(o.cacheDir), outDir: path.join(tmp, 'data') });
+          const same = (await hashTree(path.join(tmp, 'data'))) === (await hashTree(path.join(dir, 'data')));
+          const reproduced = r.matches !== false && same;
+          checks.push({
+            instance: id,
+            reproduced,
+            detail: reproduced ? 'byte-identical' : r.matches === false ? 'differs from the result recorded in instance.json' : 'differs from the data/ the instance ships',
+          });
+          reports.push({ instance: id, status: 'applied', data: r.report, durationMs: Date.now() - t0 });
+        } finally {
+          await rm(tmp, { recursive: true, force: true });
+        }
+      }
+      const summary = summarizeSubsampleReports(reports);
+      await writeJsonAtomic(io.abs(o.output), { summary, checks });
+      const bad = checks.filter((c) => !c.reproduced);
+      const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
+      return {
+        summary:
+          checks.length === 0
+            ? 'no subsampled instances'
+            : `${checks.length - bad.length}/${checks.length} subsampled instance(s) reproduced byte for byte (${mb(summary.before.bytes)} → ${mb(summary.after.bytes)})` +
+              (bad.length > 0 ? `; NOT reproduced: ${bad.map((b) => `${b.instance} (${b.detail})`).join(', ')}` : ''),
+        failed: bad.length > 0,
+      };
+    },
+  };
+}
