@@ -1,0 +1,469 @@
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  JunoError,
+  OutputSet,
+  assertReadableFile,
+  checkSchema,
+  formatIssue,
+  isJunoError,
+  noProgress,
+  suggestClosest,
+  type CrashRecord,
+  type ProgressListener,
+} from '@junobench/core';
+import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
+import { readNotebook } from '@junobench/notebook';
+import { listNotebookFiles, notebookCrashRecords } from './notebook-records.js';
+import { readSheetRows, type CellValue, type SheetContainer } from './read-sheet-rows.js';
+import {
+  EMPIRICAL_COLUMNS,
+  BENCHMARK_COLUMNS,
+  REQUIRED_COLUMNS,
+  detectSheetKind,
+  missingColumns,
+  parseSheetHeader,
+  rowColumns,
+  sheetRowToRecord,
+  type SheetKind,
+} from './sheet-formats.js';
+
+/** `auto` picks by extension and, for sheets, by columns; `csv` forces CSV parsing with the layout found by columns. */
+export type ImportFormat = 'auto' | 'empirical' | 'benchmark' | 'jsonl' | 'csv' | 'notebooks';
+
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['auto', 'empirical', 'benchmark', 'jsonl', 'csv', 'notebooks'];
+
+/** A row that could not become a CrashRecord, with everything it held. */
+export interface RejectedRow {
+  file: string;
+  /**
+   * Sheet row number (the header is row 1), JSONL line number, or the code
+   * cell of a notebook crash; 0 when the whole file (a notebook in a folder)
+   * could not be read.
+   */
+  row: number;
+  reason: string;
+  field?: string;
+  /** The original cells (sheets), `{ line }` (JSONL) or the error output (notebooks), verbatim. */
+  columns: CrashRecord['columns'];
+}
+
+export interface ImportWarning {
+  file: string;
+  row: number;
+  message: string;
+}
+
+export interface ImportCounts {
+  read: number;
+  imported: number;
+  rejected: number;
+}
+
+export interface ImportInputReport extends ImportCounts {
+  input: string;
+  /** The layout read: a sheet kind, JSONL CrashRecords, or notebooks. */
+  format: SheetKind | 'jsonl' | 'notebooks';
+  container: SheetContainer | 'jsonl' | 'ipynb' | 'folder';
+  warnings: ImportWarning[];
+}
+
+export interface ImportReport {
+  inputs: ImportInputReport[];
+  total: ImportCounts & { warnings: number };
+  output: string;
+  rejects: string;
+}
+
+export interface ImportOptions {
+  format?: ImportFormat;
+  output: string;
+  /** Default: `<output without .jsonl>.rejects.jsonl`. */
+  rejects?: string;
+  onProgress?: ProgressListener;
+}
+
+type ImportItem =
+  | { kind: 'record'; record: CrashRecord; file: string; row: number; /** The JSONL line, kept for a reject. */ line?: string }
+  | { kind: 'layout'; format: SheetKind }
+  | { kind: 'reject'; rejected: RejectedRow }
+  | { kind: 'warning'; warning: ImportWarning };
+
+interface ResolvedInput {
+  input: string;
+  format: ImportInputReport['format'] | 'sheet';
+  container: ImportInputReport['container'];
+  forcedKind?: SheetKind;
+}
+
+export function defaultRejectsPath(output: string): string {
+  return `${output.replace(/\.jsonl$/i, '')}.rejects.jsonl`;
+}
+
+async function sniff(file: string): Promise<string> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(512);
+    const { bytesRead } = await fh.read(buf, 0, 512, 0);
+    return buf.subarray(0, bytesRead).toString('latin1');
+  } finally {
+    await fh.close();
+  }
+}
+
+async function resolveInput(input: string, format: ImportFormat): Promise<ResolvedInput> {
+  let isDir = false;
+  try {
+    isDir = (await stat(input)).isDirectory();
+  } catch (e) {
+    throw new JunoError('E_INPUT_NOT_FOUND', 'no such file or folder', {
+      location: { file: input },
+      hint: 'check the path (relative paths are resolved from the current folder)',
+      cause: e,
+    });
+  }
+  if (isDir) {
+    if (format !== 'auto' && format !== 'notebooks') {
+      throw new JunoError('E_USAGE', `is a folder, but --format ${format} reads a file`, {
+        location: { file: input },
+        hint: 'give the file itself, or use --format notebooks to import every .ipynb in the folder',
+      });
+    }
+    return { input, format: 'notebooks', container: 'folder' };
+  }
+  const ext = path.extname(input).toLowerCase();
+  const xlsxExt = ['.xlsx', '.xlsm', '.xltx'].includes(ext);
+  switch (format) {
+    case 'notebooks':
+      return { input, format: 'notebooks', container: 'ipynb' };
+    case 'jsonl':
+      return { input, format: 'jsonl', container: 'jsonl' };
+    case 'csv':
+      return { input, format: 'sheet', container: 'csv' };
+    case 'empirical':
+    case 'benchmark':
+      return { input, format: 'sheet', container: xlsxExt ? 'xlsx' : 'csv', forcedKind: format };
+    case 'auto':
+      break;
+  }
+  if (ext === '.ipynb') return { input, format: 'notebooks', container: 'ipynb' };
+  if (ext === '.jsonl' || ext === '.ndjson') return { input, format: 'jsonl', container: 'jsonl' };
+  if (xlsxExt) return { input, format: 'sheet', container: 'xlsx' };
+  if (['.csv', '.tsv', '.txt'].includes(ext)) return { input, format: 'sheet', container: 'csv' };
+  await assertReadableFile(input);
+  const head = await sniff(input);
+  if (head.startsWith('PK\u0003\u0004')) return { input, format: 'sheet', container: 'xlsx' };
+  if (/^\s*\{/.test(head)) return { input, format: 'jsonl', container: 'jsonl' };
+  if (head.trim() === '') {
+    throw new JunoError('E_INPUT_EMPTY', 'the file is empty', { location: { file: input }, hint: 'remove it from the inputs or check the export' });
+  }
+  return { input, format: 'sheet', container: 'csv' };
+}
+
+function columnsHint(kind: SheetKind): string {
+  const all = kind === 'empirical' ? EMPIRICAL_COLUMNS : BENCHMARK_COLUMNS;
+  return `${kind === 'empirical' ? 'an empirical-study' : 'a benchmark-description'} sheet has the columns ${all.join(', ')} (required: ${REQUIRED_COLUMNS[kind].join(', ')})`;
+}
+
+async function* sheetItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> {
+  const file = resolved.input;
+  const rows = readSheetRows(file, resolved.container as SheetContainer);
+  const first = await rows.next();
+  if (first.done) {
+    throw new JunoError('E_INPUT_EMPTY', 'the sheet has no rows; expected a header row and one crash per row', {
+      location: { file },
+      hint: 'check that the export finished, or remove the file from the inputs',
+    });
+  }
+  const header = parseSheetHeader(first.value.values);
+  if ('message' in header) {
+    throw new JunoError('E_INPUT_COLUMNS', header.message, { location: { file, row: first.value.row }, hint: header.hint });
+  }
+  const kind = resolved.forcedKind ?? detectSheetKind(header);
+  if (!kind) {
+    throw new JunoError(
+      'E_INPUT_COLUMNS',
+      `cannot tell the sheet's layout from its columns (${header.names.slice(0, 12).join(', ')}${header.names.length > 12 ? ', …' : ''})`,
+      {
+        location: { file, row: first.value.row },
+        hint: `${columnsHint('empirical')}; ${columnsHint('benchmark')}. Fix the header row or pass --format jsonl for CrashRecords`,
+      },
+    );
+  }
+  yield { kind: 'layout', format: kind };
+  const missing = missingColumns(header, kind);
+  if (missing.length > 0) {
+    const guesses = missing
+      .map((m) => [m, suggestClosest(m, header.names)] as const)
+      .filter(([, g]) => g !== undefined)
+      .map(([m, g]) => `"${g}" for "${m}"?`);
+    throw new JunoError(
+      'E_INPUT_COLUMNS',
+      `missing required column${missing.length > 1 ? 's' : ''} ${missing.map((m) => `"${m}"`).join(', ')} for ${kind === 'empirical' ? 'an empirical-study' : 'a benchmark-description'} sheet`,
+      {
+        location: { file, row: first.value.row },
+        hint: `${guesses.length > 0 ? `rename ${guesses.join(' ')} ` : 'add the column to the header row; '}${columnsHint(kind)}`,
+      },
+    );
+  }
+  for await (const { row, values } of rows) {
+    const result = sheetRowToRecord(kind, header, values);
+    if ('problem' in result) {
+      yield {
+        kind: 'reject',
+        rejected: {
+          file,
+          row,
+          reason: result.problem.reason,
+          ...(result.problem.field ? { field: result.problem.field } : {}),
+          columns: rowColumns(header, values),
+        },
+      };
+      continue;
+    }
+    for (const message of result.warnings) yield { kind: 'warning', warning: { file, row, message } };
+    yield { kind: 'record', record: result.record, file, row };
+  }
+}
+
+async function* jsonlItems(file: string): AsyncGenerator<ImportItem> {
+  await assertReadableFile(file);
+  if ((await stat(file)).size === 0) {
+    throw new JunoError('E_INPUT_EMPTY', 'the file is empty; expected one CrashRecord (JSON) per line', {
+      location: { file },
+      hint: 'check that the export finished, or remove the file from the inputs',
+    });
+  }
+  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let line = 0;
+  let nonBlank = 0;
+  for await (const text of rl) {
+    line++;
+    if (text.trim() === '') continue;
+    nonBlank++;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      yield { kind: 'reject', rejected: { file, row: line, reason: `invalid JSON: ${(e as Error).message}`, columns: { line: text } } };
+      continue;
+    }
+    yield { kind: 'record', record: value as CrashRecord, file, row: line, line: text };
+  }
+  if (nonBlank === 0) {
+    throw new JunoError('E_INPUT_EMPTY', 'the file has only blank lines; expected one CrashRecord (JSON) per line', { location: { file } });
+  }
+}
+
+async function* notebookItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> {
+  if (resolved.container === 'ipynb') {
+    // A notebook named on the command line that cannot be read is a whole-input error.
+    const nb = await readNotebook(resolved.input);
+    for (const record of notebookCrashRecords(nb, path.basename(resolved.input))) {
+      yield { kind: 'record', record, file: resolved.input, row: Number(record.columns.cell ?? 0) };
+    }
+    return;
+  }
+  const files = await listNotebookFiles(resolved.input);
+  for (const rel of files) {
+    const abs = path.join(resolved.input, rel);
+    let nb;
+    try {
+      nb = await readNotebook(abs);
+    } catch (e) {
+      if (!isJunoError(e)) throw e;
+      yield { kind: 'reject', rejected: { file: abs, row: 0, reason: e.message, columns: { notebook: rel } } };
+      continue;
+    }
+    for (const record of notebookCrashRecords(nb, rel)) {
+      yield { kind: 'record', record, file: abs, row: Number(record.columns.cell ?? 0) };
+    }
+  }
+}
+
+function itemsOf(resolved: ResolvedInput): AsyncGenerator<ImportItem> {
+  if (resolved.format === 'jsonl') return jsonlItems(resolved.input);
+  if (resolved.format === 'notebooks') return notebookItems(resolved);
+  return sheetItems(resolved);
+}
+
+/**
+ * Validates each record and keeps ids unique across all inputs of one
+ * import; what fails becomes a reject instead of a record.
+ */
+class RecordChecker {
+  // id → where it was first seen, packed as row × 65536 + file index: a
+  // number per id instead of a string keeps a million-record import small.
+  private readonly seen = new Map<string, number>();
+  private readonly files: string[] = [];
+  private readonly fileIndex = new Map<string, number>();
+
+  private locate(file: string, row: number): number {
+    let i = this.fileIndex.get(file);
+    if (i === undefined) {
+      i = this.files.length;
+      this.files.push(file);
+      this.fileIndex.set(file, i);
+    }
+    return i < 65536 ? row * 65536 + i : -1;
+  }
+
+  private describe(packed: number): string {
+    if (packed < 0) return 'an earlier input';
+    return `${path.basename(this.files[packed % 65536]!)} row ${Math.floor(packed / 65536)}`;
+  }
+
+  check(item: Extract<ImportItem, { kind: 'record' }>): RejectedRow | undefined {
+    const { record, file, row } = item;
+    const issues = checkSchema('crash-record', record);
+    if (issues.length > 0) {
+      const first = issues[0]!;
+      const columns =
+        record && typeof record === 'object' && !Array.isArray(record) && isPlainColumns((record as { columns?: unknown }).columns)
+          ? (record as { columns: Record<string, CellValue> }).columns
+          : {};
+      return {
+        file,
+        row,
+        reason: `not a valid CrashRecord: ${issues.slice(0, 3).map(formatIssue).join('; ')}`,
+        ...(first.path ? { field: first.path.split('/').slice(1).join('.') } : {}),
+        columns: item.line !== undefined ? { line: item.line } : columns,
+      };
+    }
+    const previous = this.seen.get(record.id);
+    if (previous !== undefined) {
+      return {
+        file,
+        row,
+        reason: `duplicate id "${record.id}": already imported from ${this.describe(previous)}`,
+        field: 'id',
+        columns: item.line !== undefined ? { line: item.line } : record.columns,
+      };
+    }
+    this.seen.set(record.id, this.locate(file, row));
+    return undefined;
+  }
+}
+
+function isPlainColumns(v: unknown): v is Record<string, CellValue> {
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    !Array.isArray(v) &&
+    Object.values(v).every((x) => x === null || ['string', 'number', 'boolean'].includes(typeof x))
+  );
+}
+
+/**
+ * Import crash sources (sheets, JSONL, notebooks) into one pool JSONL,
+ * streaming file to file. Rows that cannot become valid records go to the
+ * rejects file with their row and reason; both outputs appear together and
+ * only when the whole import succeeded.
+ */
+export async function importPool(inputs: string[], options: ImportOptions): Promise<ImportReport> {
+  if (inputs.length === 0) {
+    throw new JunoError('E_USAGE', 'no input given', { hint: 'name at least one sheet (.xlsx/.csv), .jsonl file, notebook or folder of notebooks' });
+  }
+  const format = options.format ?? 'auto';
+  const output = options.output;
+  const rejects = options.rejects ?? defaultRejectsPath(output);
+  const onProgress = options.onProgress ?? noProgress;
+  const outAbs = path.resolve(output);
+  for (const input of inputs) {
+    if (path.resolve(input) === outAbs || path.resolve(input) === path.resolve(rejects)) {
+      throw new JunoError('E_USAGE', 'an input is also an output of this import', {
+        location: { file: input },
+        hint: 'write the pool to another file with -o',
+      });
+    }
+  }
+  const resolved: ResolvedInput[] = [];
+  for (const input of inputs) resolved.push(await resolveInput(input, format));
+
+  return OutputSet.run(async (set) => {
+    const out = new BufferedJsonlWriter<CrashRecord>(await set.open(output));
+    const rej = new BufferedJsonlWriter<RejectedRow>(await set.open(rejects));
+    const checker = new RecordChecker();
+    const reports: ImportInputReport[] = [];
+    let done = 0;
+    for (const r of resolved) {
+      const report = newInputReport(r);
+      for await (const item of itemsOf(r)) {
+        if (item.kind === 'layout') {
+          report.format = item.format;
+          continue;
+        }
+        if (item.kind === 'warning') {
+          report.warnings.push(item.warning);
+          continue;
+        }
+        report.read++;
+        done++;
+        const rejected = item.kind === 'reject' ? item.rejected : checker.check(item);
+        if (rejected) {
+          report.rejected++;
+          await rej.write(rejected);
+        } else if (item.kind === 'record') {
+          report.imported++;
+          await out.write(item.record);
+        }
+        if (done % 1000 === 0) onProgress({ task: 'pool import', done, item: path.basename(r.input) });
+      }
+      reports.push(report);
+    }
+    await out.flush();
+    await rej.flush();
+    return summarize(reports, output, rejects);
+  });
+}
+
+function newInputReport(r: ResolvedInput): ImportInputReport {
+  return {
+    input: r.input,
+    format: r.format === 'sheet' ? (r.forcedKind ?? 'empirical') : r.format,
+    container: r.container,
+    read: 0,
+    imported: 0,
+    rejected: 0,
+    warnings: [],
+  };
+}
+
+function summarize(inputs: ImportInputReport[], output: string, rejects: string): ImportReport {
+  const total = { read: 0, imported: 0, rejected: 0, warnings: 0 };
+  for (const r of inputs) {
+    total.read += r.read;
+    total.imported += r.imported;
+    total.rejected += r.rejected;
+    total.warnings += r.warnings.length;
+  }
+  return { inputs, total, output, rejects };
+}
+
+/**
+ * Read one small input into memory (for `stats --input sheet.xlsx` and
+ * tests): the records and the rows that could not become records.
+ */
+export async function readPoolRecords(
+  input: string,
+  options: { format?: ImportFormat } = {},
+): Promise<{ records: CrashRecord[]; rejects: RejectedRow[]; warnings: ImportWarning[] }> {
+  const resolved = await resolveInput(input, options.format ?? 'auto');
+  const checker = new RecordChecker();
+  const records: CrashRecord[] = [];
+  const rejects: RejectedRow[] = [];
+  const warnings: ImportWarning[] = [];
+  for await (const item of itemsOf(resolved)) {
+    if (item.kind === 'layout') continue;
+    if (item.kind === 'warning') warnings.push(item.warning);
+    else if (item.kind === 'reject') rejects.push(item.rejected);
+    else {
+      const rejected = checker.check(item);
+      if (rejected) rejects.push(rejected);
+      else records.push(item.record);
+    }
+  }
+  return { records, rejects, warnings };
+}

@@ -1,0 +1,460 @@
+import { isLibraryName, libraryOfModule, type CrashRecord, type LibraryName } from '@junobench/core';
+import { parseImports, parseTraceback, type TracebackFrame } from '@junobench/notebook';
+import {
+  AMBIGUOUS_METHODS,
+  CONVENTIONAL_ALIASES,
+  CONVENTIONAL_VARIABLES,
+  INFRASTRUCTURE_PACKAGES,
+  LIBRARY_EXCEPTIONS,
+  LIBRARY_METHODS,
+  MESSAGE_SIGNATURES,
+  NOTEBOOK_STATE_ERRORS,
+  OBJECT_TYPES,
+  WELL_KNOWN_NAMES,
+} from './library-knowledge.js';
+
+export interface LibraryPrediction {
+  library: LibraryName;
+  /** How much the deciding signal is usually worth, in [0, 1]. */
+  confidence: number;
+  /** The signals found, the deciding one first. */
+  evidence: string[];
+}
+
+/*
+ * Which library caused a crash, from its traceback — the order of signals and why:
+ *
+ * 1. Errors about the notebook's own state (NameError for a name never defined,
+ *    an unexecuted cell) are caused by no library: None.
+ * 2. The library the crashing user line called into: the first library frame
+ *    after the deepest notebook frame of the exception that reached the user.
+ *    This is the API the user used, which is what annotators label — a ValueError
+ *    raised deep in NumPy from `model.fit(...)` is a scikit-learn or Keras
+ *    crash. Pass-through frames are looked through: notebook machinery
+ *    (IPython, ipykernel), decorator wrappers of another library, and
+ *    conversion protocols the interpreter calls implicitly (`__index__`,
+ *    `__iter__`: the user did not call the library there).
+ * 3. Without a library frame (the crash is in the user's line or in C code):
+ *    the exception class when a library owns it; the function named by a
+ *    TypeError, resolved on the crashing line; the object type named by an
+ *    AttributeError; a library-specific message; then the line itself —
+ *    module-alias calls (`plt.`, `np.`) and well-known imported names, the
+ *    object a KeyError/IndexError subscripts, conventional variable names
+ *    (`df`, `ax`, `history.history`); NumPy's generic array messages; finally
+ *    library-specific method names, and ambiguous ones (`fit`) through the
+ *    notebook's imports.
+ * 4. Nothing points at a library: None.
+ */
+export function predictLibrary(record: CrashRecord): LibraryPrediction {
+  return new Analysis(record).decide();
+}
+
+type FrameRole = { role: 'user' } | { role: 'library'; library: LibraryName; name: string } | { role: 'python' } | { role: 'transparent' };
+
+const IMPLICIT_DUNDERS = new Set([
+  '__index__',
+  '__int__',
+  '__float__',
+  '__bool__',
+  '__len__',
+  '__iter__',
+  '__next__',
+  '__array__',
+  '__repr__',
+  '__str__',
+  '__format__',
+  '__hash__',
+  '__contains__',
+  '__del__',
+]);
+
+/** Decorator and dispatch wrappers that only pass a call through to what they wrap. */
+const WRAPPER_FUNCTION =
+  /(^|\.)(wrapper|wrapped|inner|decorated|decorator|new_func|inner_f|wrapper_function|func_wrapper|_wrapper|error_handler)(\(|$|\s)/;
+
+function frameFunctionName(f: TracebackFrame): string {
+  const fn = (f.function ?? '').replace(/\s*\*+$/, '').trim();
+  const name = fn.replace(/\(.*$/s, '');
+  return name.split('.').pop() ?? name;
+}
+
+function classifyFrame(f: TracebackFrame): FrameRole {
+  if (f.kind === 'user') return { role: 'user' };
+  if (f.kind === 'library') {
+    const pkg = f.package ?? '';
+    if (INFRASTRUCTURE_PACKAGES.has(pkg)) return { role: 'transparent' };
+    const lib = libraryOfModule(pkg) ?? (isLibraryName(pkg) && pkg !== 'None' ? pkg : undefined);
+    return lib ? { role: 'library', library: lib, name: f.module ?? pkg } : { role: 'transparent' };
+  }
+  const file = (f.file ?? '').replace(/\\/g, '/');
+  if (/__autograph_generated_file/.test(file)) return { role: 'library', library: 'tensorflow/keras', name: 'tensorflow autograph' };
+  if (/^<__array_function__ internals>/.test(file)) return { role: 'library', library: 'numpy', name: 'numpy' };
+  if (f.module) {
+    const top = f.module.split('.')[0]!;
+    return INFRASTRUCTURE_PACKAGES.has(top) ? { role: 'transparent' } : { role: 'python' };
+  }
+  // Compiled frames: `pandas/_libs/index.pyx`, `mtrand.pyx in numpy.random.mtrand…()`.
+  const seg = /^([A-Za-z_]\w*)\//.exec(file)?.[1];
+  const qual = /^([A-Za-z_]\w*)\./.exec(f.function ?? '')?.[1];
+  for (const m of [seg, qual]) {
+    const lib = m ? libraryOfModule(m) : undefined;
+    if (lib) return { role: 'library', library: lib, name: m! };
+  }
+  if (/^<.*>$/.test(file) || file === '') return { role: 'transparent' };
+  // Any other .py file is the user's own helper module.
+  return /\.py$/.test(file) ? { role: 'user' } : { role: 'transparent' };
+}
+
+interface EntryLibrary {
+  library: LibraryName;
+  frame: TracebackFrame;
+  name: string;
+  /** The library of the deepest library frame (where it was raised). */
+  raisedIn?: LibraryName;
+}
+
+const STRING_LITERAL = /(?:[rbuf]|rb|br)?('''[\s\S]*?'''|"""[\s\S]*?"""|'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*")/gi;
+
+class Analysis {
+  private readonly evidence: string[] = [];
+  private readonly ename: string;
+  private readonly message: string;
+  private readonly frames: TracebackFrame[];
+  private readonly roles: FrameRole[];
+  private readonly aliases = new Map<string, LibraryName>();
+  private readonly statement: string;
+  private readonly code: string;
+  private readonly imports: Set<LibraryName>;
+
+  constructor(private readonly record: CrashRecord) {
+    const parsed = parseTraceback(record.traceback, { ename: record.ename, evalue: record.evalue });
+    // The printed class is module-qualified when a library defines it; trust it only when it is the record's exception.
+    const printed = lastExceptionName(record.traceback);
+    const same = printed !== undefined && printed.split('.').pop()!.toLowerCase() === record.ename.split('.').pop()!.toLowerCase();
+    this.ename = same ? printed : record.ename;
+    this.message = `${record.evalue}\n${lastLine(record.traceback)}`;
+    this.frames = parsed.frames.length > 0 ? parsed.frames : parsed.allFrames;
+    this.roles = this.frames.map(classifyFrame);
+    this.imports = new Set((record.imports ?? []).map((m) => libraryOfModule(m)).filter((l): l is LibraryName => l !== undefined));
+    for (const [alias, lib] of Object.entries(CONVENTIONAL_ALIASES)) this.aliases.set(alias, lib);
+    for (const m of record.imports ?? []) {
+      const lib = libraryOfModule(m);
+      if (lib) this.aliases.set(m, lib);
+    }
+    // Cells shown in the traceback often include their import lines.
+    const shown = parsed.allFrames.filter((f) => f.kind === 'user').flatMap((f) => f.context);
+    for (const imp of safeParseImports(shown.join('\n'))) {
+      const lib = libraryOfModule(imp.module);
+      if (lib && imp.alias !== '*') this.aliases.set(imp.alias, lib);
+    }
+    const crashFrame = this.crashFrameIndex() >= 0 ? this.frames[this.crashFrameIndex()] : undefined;
+    this.statement = crashFrame ? statementOf(crashFrame) : '';
+    // Strings blanked so that names inside them are not taken for calls.
+    this.code = this.statement.replace(STRING_LITERAL, "''");
+  }
+
+  private crashIndex: number | undefined;
+
+  /** The deepest notebook frame (the crashing line), or -1. */
+  private crashFrameIndex(): number {
+    if (this.crashIndex === undefined) {
+      let idx = -1;
+      for (let i = 0; i < this.roles.length; i++) if (this.roles[i]!.role === 'user') idx = i;
+      this.crashIndex = idx;
+    }
+    return this.crashIndex;
+  }
+
+  decide(): LibraryPrediction {
+    const e = this.ename.split('.').pop()!.toLowerCase();
+    if (NOTEBOOK_STATE_ERRORS.has(e)) {
+      return this.result(
+        'None',
+        0.9,
+        `${this.ename}: the notebook's state lacks a name (a cell not run, or run out of order) — no library caused it`,
+      );
+    }
+    if (['syntaxerror', 'indentationerror', 'taberror', 'keyboardinterrupt'].includes(e)) {
+      return this.result('None', 0.85, `${this.ename}: raised by the Python interpreter, not a library`);
+    }
+
+    const entry = this.entryLibrary();
+    if (entry && !entry.implicit) {
+      const raised = entry.raisedIn && entry.raisedIn !== entry.library ? ` (raised inside ${entry.raisedIn})` : '';
+      const conf = entry.raisedIn === entry.library ? 0.9 : 0.8;
+      return this.result(entry.library, conf, `the crashing line calls into ${entry.name}: first library frame after the notebook's frame${raised}`);
+    }
+    if (entry?.raisedIn) this.evidence.push(`raised in ${entry.raisedIn} (deepest library frame)`);
+
+    const byException = this.exceptionLibrary();
+    if (byException) return this.result(byException.library, 0.85, byException.why);
+
+    if (e === 'modulenotfounderror' || e === 'importerror') {
+      const m = /No module named '([\w.]+)'|cannot import name '\w+' from '([\w.]+)'/.exec(this.message);
+      const mod = m?.[1] ?? m?.[2];
+      const lib = mod ? libraryOfModule(mod) : undefined;
+      if (lib) return this.result(lib, 0.7, `the missing module ${mod} belongs to ${lib}`);
+      return this.result('None', 0.6, `the missing module ${mod ?? '(unnamed)'} is not an ML library`);
+    }
+
+    const byFunction = this.namedFunction();
+    if (byFunction) return this.result(byFunction.library, 0.8, byFunction.why);
+
+    const byType = this.objectType();
+    if (byType) return this.result(byType.library, 0.8, byType.why);
+
+    const strong = this.signature('strong');
+    if (strong) return this.result(strong.library, 0.75, strong.why);
+
+    const call = this.aliasCall();
+    if (call) return this.result(call.library, 0.65, call.why);
+
+    const subscript = this.subscriptOrConvention();
+    if (subscript) return this.result(subscript.library, 0.55, subscript.why);
+
+    const weak = this.signature('weak');
+    if (weak) return this.result(weak.library, 0.5, weak.why);
+
+    if (entry) return this.result(entry.library, 0.45, `only an implicit call (${frameFunctionName(entry.frame)}) reached ${entry.name}`);
+
+    const method = this.methodCall();
+    if (method) return this.result(method.library, 0.4, method.why);
+
+    if (this.roles.some((r) => r.role === 'python')) {
+      return this.result('None', 0.35, 'raised inside the Python standard library, with no library involved');
+    }
+    return this.result('None', 0.3, 'nothing in the traceback points at a library');
+  }
+
+  private result(library: LibraryName, confidence: number, why: string): LibraryPrediction {
+    return { library, confidence, evidence: [why, ...this.evidence] };
+  }
+
+  /** First library frame after the crashing notebook frame, looking through pass-through frames. */
+  private entryLibrary(): (EntryLibrary & { implicit: boolean }) | undefined {
+    const start = this.crashFrameIndex() + 1;
+    let raisedIn: LibraryName | undefined;
+    for (let i = this.roles.length - 1; i >= start; i--) {
+      const r = this.roles[i]!;
+      if (r.role === 'library') {
+        raisedIn = r.library;
+        break;
+      }
+    }
+    let implicit: EntryLibrary | undefined;
+    for (let i = start; i < this.roles.length; i++) {
+      const r = this.roles[i]!;
+      if (r.role !== 'library') continue;
+      const f = this.frames[i]!;
+      const fn = frameFunctionName(f);
+      if (IMPLICIT_DUNDERS.has(fn)) {
+        implicit ??= { library: r.library, frame: f, name: r.name, ...(raisedIn ? { raisedIn } : {}) };
+        continue;
+      }
+      if (WRAPPER_FUNCTION.test(f.function ?? '')) {
+        const next = this.roles.slice(i + 1).find((x): x is Extract<FrameRole, { role: 'library' }> => x.role === 'library');
+        if (next && next.library !== r.library) continue;
+      }
+      return { library: r.library, frame: f, name: topName(r.name), implicit: false, ...(raisedIn ? { raisedIn } : {}) };
+    }
+    return implicit ? { ...implicit, name: topName(implicit.name), implicit: true } : undefined;
+  }
+
+  private exceptionLibrary(): { library: LibraryName; why: string } | undefined {
+    const dotted = /^([A-Za-z_]\w*)\./.exec(this.ename)?.[1];
+    const byModule = dotted ? libraryOfModule(dotted) : undefined;
+    if (byModule) return { library: byModule, why: `the exception class ${this.ename} is defined in ${byModule}` };
+    const bare = this.ename.split('.').pop()!.toLowerCase();
+    const lib = LIBRARY_EXCEPTIONS[bare];
+    return lib ? { library: lib, why: `${this.ename.split('.').pop()} is an exception class of ${lib}` } : undefined;
+  }
+
+  /** `f() takes/got/missing …`: resolve f on the crashing line. */
+  private namedFunction(): { library: LibraryName; why: string } | undefined {
+    const m = /(?:^|\s)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\(\) (takes|got|missing|received|argument|must|returned|should)/.exec(this.record.evalue);
+    if (!m) return undefined;
+    const parts = m[1]!.split('.');
+    let fn = parts.pop()!;
+    if (fn === '__init__' || fn === '__call__') {
+      if (parts.length === 0) return undefined;
+      fn = parts.pop()!;
+    }
+    const lib = WELL_KNOWN_NAMES[fn] ?? this.resolveCallee(fn);
+    return lib ? { library: lib, why: `${fn}() named by the ${this.ename} is ${lib}'s (called on the crashing line)` } : undefined;
+  }
+
+  /** The library of `alias.….fn(` or a bare `fn(` on the crashing line. */
+  private resolveCallee(fn: string): LibraryName | undefined {
+    const re = new RegExp(`(?<![\\w.])((?:[A-Za-z_]\\w*\\s*\\.\\s*)*)${escapeRegExp(fn)}\\s*\\(`, 'g');
+    for (const m of this.code.matchAll(re)) {
+      const chain = m[1]!.replace(/\s+/g, '');
+      if (chain === '') {
+        const lib = this.aliases.get(fn);
+        if (lib) return lib;
+        continue;
+      }
+      const root = chain.split('.')[0]!;
+      const lib = this.aliases.get(root);
+      if (lib) return lib;
+    }
+    return undefined;
+  }
+
+  private objectType(): { library: LibraryName; why: string } | undefined {
+    const mod = /module '([\w.]+)' has no attribute/.exec(this.message);
+    if (mod) {
+      const lib = libraryOfModule(mod[1]!);
+      if (lib) return { library: lib, why: `the module ${mod[1]} (${lib}) lacks the attribute used` };
+    }
+    const t = /(?:'([\w.]+)' object|type object '([\w.]+)') (?:has no attribute|is not (?:callable|subscriptable|iterable))/.exec(this.message);
+    const type = t?.[1] ?? t?.[2];
+    if (!type) return undefined;
+    for (const [re, lib] of OBJECT_TYPES) {
+      if (re.test(type)) return { library: lib, why: `the object of type ${type} is ${lib}'s` };
+    }
+    return undefined;
+  }
+
+  private signature(strength: 'strong' | 'weak'): { library: LibraryName; why: string } | undefined {
+    for (const [re, lib, s] of MESSAGE_SIGNATURES) {
+      if (s !== strength) continue;
+      const m = re.exec(this.message);
+      if (m) return { library: lib, why: `the message "${truncate(m[0], 60)}" is ${lib}'s${strength === 'weak' ? ' (a generic array error)' : ''}` };
+    }
+    return undefined;
+  }
+
+  /** Leftmost module-alias expression (`plt.title(`) or well-known imported name on the crashing line. */
+  private aliasCall(): { library: LibraryName; why: string } | undefined {
+    let best: { at: number; library: LibraryName; what: string } | undefined;
+    for (const m of this.code.matchAll(/(?<![\w.])([A-Za-z_]\w*)\s*(\.\s*[A-Za-z_]\w*|\()/g)) {
+      const name = m[1]!;
+      const isCall = m[2] === '(';
+      const lib = isCall ? (WELL_KNOWN_NAMES[name] ?? this.importedName(name)) : this.aliases.get(name);
+      if (!lib) continue;
+      if (!best || m.index! < best.at) best = { at: m.index!, library: lib, what: isCall ? `${name}(` : `${name}${m[2]!.replace(/\s+/g, '')}` };
+    }
+    return best ? { library: best.library, why: `the crashing line uses ${best.what}… (${best.library})` } : undefined;
+  }
+
+  /** A bare name bound by an import shown in the traceback (`from sklearn.metrics import f1_score`). */
+  private importedName(name: string): LibraryName | undefined {
+    const lib = this.aliases.get(name);
+    return lib && !(name in CONVENTIONAL_ALIASES) ? lib : undefined;
+  }
+
+  /** The object a KeyError/IndexError subscripts, or a conventionally named variable on the line. */
+  private subscriptOrConvention(): { library: LibraryName; why: string } | undefined {
+    const e = this.ename.split('.').pop()!.toLowerCase();
+    const receivers: string[] = [];
+    if (e === 'keyerror') {
+      const key = /^\s*['"]?(.*?)['"]?\s*$/s.exec(this.record.evalue)?.[1] ?? '';
+      if (key !== '') {
+        const re = new RegExp(`([A-Za-z_][\\w.]*)\\s*\\[\\s*(?:['"]${escapeRegExp(key)}['"]|${escapeRegExp(key)})\\s*\\]`, 'g');
+        for (const m of this.statement.matchAll(re)) receivers.push(m[1]!);
+      }
+    }
+    if (e === 'indexerror') {
+      const subs = [...this.code.matchAll(/([A-Za-z_][\w.]*)\s*\[/g)].map((m) => m[1]!);
+      if (subs.length === 1) receivers.push(subs[0]!);
+    }
+    for (const r of receivers) {
+      const lib = conventionalLibrary(r);
+      if (lib) return { library: lib, why: `the ${this.ename} comes from subscripting ${r}, conventionally a ${lib} object` };
+    }
+    let best: { at: number; library: LibraryName; name: string } | undefined;
+    for (const m of this.code.matchAll(/(?<![\w.])([A-Za-z_]\w*(?:\.history)?)\s*[.[]/g)) {
+      const lib = conventionalLibrary(m[1]!);
+      if (lib && (!best || m.index! < best.at)) best = { at: m.index!, library: lib, name: m[1]! };
+    }
+    return best ? { library: best.library, why: `the crashing line works on ${best.name}, conventionally a ${best.library} object` } : undefined;
+  }
+
+  private methodCall(): { library: LibraryName; why: string } | undefined {
+    let best: { at: number; library: LibraryName; name: string } | undefined;
+    const ambiguous: Array<{ at: number; name: string }> = [];
+    for (const m of this.code.matchAll(/\.\s*([A-Za-z_]\w*)\s*[([]?/g)) {
+      const name = m[1]!;
+      const lib = LIBRARY_METHODS[name];
+      if (lib) {
+        if (!best || m.index! < best.at) best = { at: m.index!, library: lib, name };
+      } else if (AMBIGUOUS_METHODS[name]) {
+        ambiguous.push({ at: m.index!, name });
+      }
+    }
+    if (best) return { library: best.library, why: `the crashing line calls .${best.name}, a ${best.library} method` };
+    for (const a of ambiguous) {
+      const candidates = AMBIGUOUS_METHODS[a.name]!.filter((l) => this.imports.has(l));
+      if (candidates.length === 1) {
+        return { library: candidates[0]!, why: `.${a.name} is ${candidates[0]}'s among the notebook's imports` };
+      }
+    }
+    return undefined;
+  }
+}
+
+function conventionalLibrary(name: string): LibraryName | undefined {
+  for (const [re, lib] of CONVENTIONAL_VARIABLES) if (re.test(name)) return lib;
+  return undefined;
+}
+
+/** The crashing statement: the arrowed line and its continuation lines until brackets balance. */
+function statementOf(frame: TracebackFrame): string {
+  const code = frame.code ?? '';
+  const i = frame.context.findIndex((l) => l.trim() === code.trim());
+  if (i < 0) return code;
+  const lines = [frame.context[i]!];
+  let depth = bracketDepth(frame.context[i]!);
+  for (let j = i + 1; depth > 0 && j < frame.context.length && lines.length < 12; j++) {
+    lines.push(frame.context[j]!);
+    depth += bracketDepth(frame.context[j]!);
+  }
+  return lines.map((l) => l.trim()).join(' ');
+}
+
+function bracketDepth(line: string): number {
+  let d = 0;
+  for (const c of line.replace(STRING_LITERAL, "''").replace(/#.*$/, '')) {
+    if (c === '(' || c === '[' || c === '{') d++;
+    else if (c === ')' || c === ']' || c === '}') d--;
+  }
+  return d;
+}
+
+function safeParseImports(source: string): Array<{ module: string; alias: string }> {
+  try {
+    return parseImports(source);
+  } catch {
+    return [];
+  }
+}
+
+function lastLine(traceback: readonly string[]): string {
+  for (let i = traceback.length - 1; i >= 0; i--) {
+    const lines = traceback[i]!.split('\n').filter((l) => l.trim() !== '');
+    if (lines.length > 0) return lines[lines.length - 1]!.trim();
+  }
+  return '';
+}
+
+/** The exception class as the last `Name: message` line prints it (module-qualified when it is). */
+function lastExceptionName(traceback: readonly string[]): string | undefined {
+  const lines = traceback.flatMap((t) => t.split('\n'));
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = /^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt))(?::|$)/.exec(lines[i]!.trim());
+    if (m && !/^\s/.test(lines[i]!)) return m[1];
+  }
+  return undefined;
+}
+
+function topName(name: string): string {
+  return name.split('.')[0] ?? name;
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,190 @@
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { parse as parseCsv, CsvError } from 'csv-parse';
+import { JunoError, assertReadableFile } from '@junobench/core';
+
+/** A cell as it appears in the `columns` of a CrashRecord. */
+export type CellValue = string | number | boolean | null;
+
+export interface SheetRow {
+  /** 1-based row number as a spreadsheet shows it (the header is row 1 when it is the first line). */
+  row: number;
+  values: CellValue[];
+}
+
+export type SheetContainer = 'xlsx' | 'csv';
+
+const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+
+/**
+ * Stream the rows of a sheet, header first. Rows whose cells are all empty are
+ * skipped. Whole-file problems (empty file, not a workbook, broken CSV
+ * quoting) throw a JunoError naming the file and what to do.
+ */
+export async function* readSheetRows(file: string, container: SheetContainer): AsyncGenerator<SheetRow> {
+  await assertReadableFile(file);
+  const { size } = await stat(file);
+  if (size === 0) {
+    throw new JunoError('E_INPUT_EMPTY', 'the file is empty; expected a sheet with a header row and one crash per row', {
+      location: { file },
+      hint: 'check that the export finished, or remove the file from the inputs',
+    });
+  }
+  if (container === 'xlsx') yield* readXlsxRows(file);
+  else yield* readCsvRows(file);
+}
+
+async function readHead(file: string, n: number): Promise<Buffer> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(n);
+    const { bytesRead } = await fh.read(buf, 0, n, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Whether a file starts like a zip archive (an .xlsx workbook is one). */
+export async function looksLikeZip(file: string): Promise<boolean> {
+  const head = await readHead(file, 4);
+  return head.length === 4 && ZIP_MAGIC.every((b, i) => head[i] === b);
+}
+
+async function* readXlsxRows(file: string): AsyncGenerator<SheetRow> {
+  if (!(await looksLikeZip(file))) {
+    const head = (await readHead(file, 64)).toString('utf8');
+    const looksText = [...head].every((c) => c === '\t' || c === '\n' || c === '\r' || (c >= ' ' && c !== '\u007f'));
+    throw new JunoError('E_INPUT_FORMAT', 'is not an Excel workbook: an .xlsx file is a zip archive, and this one is not', {
+      location: { file },
+      hint: looksText
+        ? 'it looks like text: if it is CSV, rename it to .csv or pass --format csv'
+        : 'save the sheet again from Excel/LibreOffice as .xlsx (Office Open XML), or export it as .csv',
+    });
+  }
+  // exceljs is large: load it only when a workbook is read.
+  const { default: ExcelJS } = await import('exceljs');
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
+    worksheets: 'emit',
+    sharedStrings: 'cache',
+    hyperlinks: 'ignore',
+    styles: 'ignore',
+    entries: 'emit',
+  });
+  let sawSheet = false;
+  try {
+    // Only the first worksheet is the data; further sheets (notes, configs) are not read.
+    for await (const sheet of reader) {
+      sawSheet = true;
+      for await (const row of sheet) {
+        const raw = (row.values as unknown[]).slice(1);
+        const values = raw.map(normalizeXlsxCell);
+        while (values.length > 0 && values[values.length - 1] === null) values.pop();
+        if (values.length === 0) continue;
+        yield { row: row.number, values };
+      }
+      break;
+    }
+  } catch (e) {
+    if (e instanceof JunoError) throw e;
+    throw new JunoError('E_INPUT_FORMAT', `could not read the workbook: ${(e as Error).message}`, {
+      location: { file },
+      hint: 'the zip archive is not a valid .xlsx workbook; open and save it again in a spreadsheet program, or export it as .csv',
+      cause: e,
+    });
+  }
+  if (!sawSheet) {
+    throw new JunoError('E_INPUT_FORMAT', 'the workbook has no worksheet', {
+      location: { file },
+      hint: 'save the sheet again from a spreadsheet program as .xlsx',
+    });
+  }
+}
+
+/** exceljs cell values → the plain values kept under `columns`. */
+export function normalizeXlsxCell(v: unknown): CellValue {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string') return v === '' ? null : v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
+  if (typeof v === 'boolean') return v;
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (Array.isArray(o.richText)) return (o.richText as Array<{ text?: string }>).map((t) => t.text ?? '').join('');
+    if ('result' in o) return normalizeXlsxCell(o.result);
+    if ('formula' in o || 'sharedFormula' in o) return null;
+    if (typeof o.text === 'string') return o.text;
+    if (typeof o.error === 'string') return o.error;
+  }
+  return String(v);
+}
+
+function sniffDelimiter(firstLine: string): string {
+  const count = (ch: string) => {
+    let n = 0;
+    let quoted = false;
+    for (const c of firstLine) {
+      if (c === '"') quoted = !quoted;
+      else if (!quoted && c === ch) n++;
+    }
+    return n;
+  };
+  const candidates = [',', '\t', ';'];
+  let best = ',';
+  let bestN = 0;
+  for (const c of candidates) {
+    const n = count(c);
+    if (n > bestN) {
+      best = c;
+      bestN = n;
+    }
+  }
+  return best;
+}
+
+async function* readCsvRows(file: string): AsyncGenerator<SheetRow> {
+  const head = (await readHead(file, 64 * 1024)).toString('utf8').replace(/^\ufeff/, '');
+  if (head.trim() === '') {
+    throw new JunoError('E_INPUT_EMPTY', 'the file has no content; expected a header row and one crash per row', {
+      location: { file },
+      hint: 'check that the export finished, or remove the file from the inputs',
+    });
+  }
+  if (head.startsWith('PK\u0003\u0004')) {
+    throw new JunoError('E_INPUT_FORMAT', 'is a zip archive (an .xlsx workbook?), not CSV text', {
+      location: { file },
+      hint: 'rename it to .xlsx or pass --format empirical/benchmark so it is read as a workbook',
+    });
+  }
+  const delimiter = sniffDelimiter(head.split(/\r?\n/, 1)[0] ?? '');
+  const parser = createReadStream(file).pipe(
+    parseCsv({
+      bom: true,
+      delimiter,
+      relax_column_count: true,
+      skip_empty_lines: true,
+    }),
+  );
+  // Records as a spreadsheet numbers its rows (the header is row 1); counted
+  // here rather than with csv-parse's `info`, which costs a copy per record.
+  let record = 0;
+  try {
+    for await (const fields of parser as AsyncIterable<string[]>) {
+      record++;
+      const values: CellValue[] = fields.map((v) => (v === '' ? null : v));
+      while (values.length > 0 && values[values.length - 1] === null) values.pop();
+      if (values.length === 0) continue;
+      yield { row: record, values };
+    }
+  } catch (e) {
+    if (e instanceof CsvError) {
+      const line = (e as CsvError & { lines?: number }).lines;
+      throw new JunoError('E_INPUT_FORMAT', `is not valid CSV: ${e.message}`, {
+        location: { file, ...(line !== undefined ? { line } : { row: record + 1 }) },
+        hint: 'fix the quoting at that line (a field with commas, quotes or line breaks must be in double quotes, with inner quotes doubled)',
+        cause: e,
+      });
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,33 @@
+import { OutputSet, formatJson, noProgress, readJsonl, type CrashRecord, type ProgressListener } from '@junobench/core';
+import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
+import { ResampleAccumulator, type ResampleOptions, type ResampleReport } from './resample-records.js';
+
+export interface ResamplePoolOptions extends ResampleOptions {
+  input: string;
+  output: string;
+  /** Where to write the resample report (JSON); optional. */
+  report?: string;
+  onProgress?: ProgressListener;
+}
+
+/**
+ * Draw the balanced sample from a pool file, streaming: memory holds only the
+ * records drawn so far (at most perLibrary per library), never the pool.
+ */
+export async function resamplePool(options: ResamplePoolOptions): Promise<ResampleReport & { output: string; reportFile?: string }> {
+  const onProgress = options.onProgress ?? noProgress;
+  const acc = new ResampleAccumulator(options);
+  let done = 0;
+  for await (const { value } of readJsonl<CrashRecord>(options.input, { schema: 'crash-record' })) {
+    acc.add(value);
+    if (++done % 10000 === 0) onProgress({ task: 'pool resample', done });
+  }
+  const { selected, report } = acc.result();
+  return OutputSet.run(async (set) => {
+    const out = new BufferedJsonlWriter<CrashRecord>(await set.open(options.output));
+    for (const r of selected) await out.write(r);
+    await out.flush();
+    if (options.report) await (await set.open(options.report)).write(formatJson(report));
+    return { ...report, output: options.output, ...(options.report ? { reportFile: options.report } : {}) };
+  });
+}
