@@ -8,6 +8,7 @@ import { createLabelsStage } from './stage-labels.js';
 import { createBenchmarkStage } from './stage-benchmark.js';
 import { createStatsStage } from './stage-stats.js';
 import { createDataStage } from './stage-data.js';
+import { createPoolStage } from './stage-pool.js';
 
 export interface BuildOptions {
   /** Project root: raw/ and curated/ are resolved from here. */
@@ -43,6 +44,7 @@ export function planStages(options: Pick<BuildOptions, 'rawDir' | 'curatedDir' |
   const getRuntime = () => (runtime ??= options.createRuntime());
   const cacheDir = options.cacheDir ?? '.junobench-cache';
   return [
+    createPoolStage({ poolDir: path.join(raw, 'pool'), criteria: path.join(raw, 'criteria', 'junobench.json'), outDir: path.join(out, 'pool') }),
     createDataStage({ instancesDir, output: path.join(out, 'subsample.json'), cacheDir }),
     createVerifyStage({
       instancesDir,

@@ -7,3 +7,4 @@ export type { BuildLock, StageLockEntry, StageState, StageDecision, PlanOptions 
 export { assembleBenchmark, formatBenchmarkCsv, BENCHMARK_CSV_COLUMNS } from './stage-benchmark.js';
 export { subsampleInstance, withSubsampleSpec, describeVerificationChange } from './subsample-instance.js';
 export type { SubsampleInstanceOptions, SubsampleInstanceResult, VerifyInstanceDir } from './subsample-instance.js';
+export { createPoolStage, POOL_FILES } from './stage-pool.js';
