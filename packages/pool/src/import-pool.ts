@@ -261,7 +261,10 @@ async function* notebookItems(resolved: ResolvedInput): AsyncGenerator<ImportIte
   if (resolved.container === 'ipynb') {
     // A notebook named on the command line that cannot be read is a whole-input error.
     const nb = await readNotebook(resolved.input);
-    for (const record of notebookCrashRecords(nb, path.basename(resolved.input))) {
+    // The path as the user named it (relative to the current folder): several
+    // instances' `original.ipynb` stay apart, and ids do not depend on where the clone lives.
+    const named = path.isAbsolute(resolved.input) ? path.relative(process.cwd(), resolved.input) : resolved.input;
+    for (const record of notebookCrashRecords(nb, named.split(path.sep).join('/'))) {
       yield { kind: 'record', record, file: resolved.input, row: Number(record.columns.cell ?? 0) };
     }
     return;

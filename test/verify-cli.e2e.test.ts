@@ -1,0 +1,73 @@
+// `junobench verify` end to end: summary table, exit codes, --json, and
+// `pool import --format notebooks` mining the embedded originals.
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { checkSchema, listInstanceIds, readInstance, type CrashRecord } from '@junobench/core';
+import { repoRoot, runJunobench } from './run-cli.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'jb-verify-e2e-'));
+  for (const id of ['pandas_1', 'NBspecific_2']) await cp(path.join(repoRoot, 'raw/instances', id), path.join(dir, 'instances', id), { recursive: true });
+});
+
+describe('junobench verify', () => {
+  it('verifies instances, prints a summary table and writes --json', async () => {
+    const json = path.join(dir, 'v.json');
+    const r = await runJunobench(['verify', '--instances', path.join(dir, 'instances'), '--cache-dir', path.join(dir, 'cache'), '--json', json]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^instance\s+reproduced\s+fixed\s+time\s+status/m);
+    expect(r.stdout).toMatch(/^NBspecific_2\s+crash-reproduced\s+fixed-ok/m);
+    expect(r.stdout).toContain('2/2 verified');
+    const report = JSON.parse(await readFile(json, 'utf8'));
+    expect(checkSchema('verification', report)).toEqual([]);
+  }, 300_000);
+
+  it('exits 1 and says why when an instance is not verified', async () => {
+    const inst = path.join(dir, 'instances', 'pandas_1', 'instance.json');
+    const value = JSON.parse(await readFile(inst, 'utf8'));
+    value.crash.evalue = "'something else'";
+    await writeFile(inst, JSON.stringify(value, null, 2));
+    const r = await runJunobench(['verify', 'pandas_1', '--instances', path.join(dir, 'instances'), '--cache-dir', path.join(dir, 'cache')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/pandas_1: reproduced crash-mismatch \(message "'income'" does not match exact "'something else'"\)/);
+  }, 300_000);
+
+  it('exits 2 with a clear message for an unknown instance or a broken instance.json', async () => {
+    const unknown = await runJunobench(['verify', 'nope', '--instances', path.join(dir, 'instances')]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no instance named "nope"[\s\S]*available: NBspecific_2, pandas_1/);
+    const inst = path.join(dir, 'instances', 'NBspecific_2', 'instance.json');
+    await writeFile(inst, (await readFile(inst, 'utf8')).replace('"execution-count"', '"random"'));
+    const broken = await runJunobench(['verify', 'NBspecific_2', '--instances', path.join(dir, 'instances')]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/instance\.json[\s\S]*execution\.order[\s\S]*must be one of: "file", "execution-count"/);
+    expect(broken.stderr).not.toMatch(/at .*\.ts:\d+/);
+  }, 120_000);
+});
+
+describe('mining the embedded originals', () => {
+  it('yields one crash record per instance, matching its instance.json crash', async () => {
+    const out = path.join(dir, 'mined.jsonl');
+    const instancesDir = path.join(repoRoot, 'raw/instances');
+    const ids = await listInstanceIds(instancesDir);
+    // Relative paths, as a user types them: each record's notebook names its instance.
+    const rels = ids.map((id) => `raw/instances/${id}/original.ipynb`);
+    const r = await runJunobench(['pool', 'import', ...rels, '--format', 'notebooks', '-o', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const records = (await readFile(out, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as CrashRecord);
+    expect(records).toHaveLength(ids.length);
+    for (const id of ids) {
+      const inst = await readInstance(path.join(instancesDir, id));
+      const rec = records.find((x) => x.notebook === `raw/instances/${id}/original.ipynb`);
+      expect(rec, id).toBeDefined();
+      expect(rec!.ename.split('.').pop(), id).toBe(inst.crash.ename);
+      if (inst.crash.match === 'exact') expect(rec!.evalue.trim(), id).toBe(inst.crash.evalue.trim());
+      else if (inst.crash.match === 'prefix') expect(rec!.evalue.startsWith(inst.crash.evalue), id).toBe(true);
+      else expect(new RegExp(inst.crash.evalue, 's').test(rec!.evalue), id).toBe(true);
+      expect(typeof rec!.columns.cell, id).toBe('number');
+    }
+  }, 120_000);
+});
