@@ -133,9 +133,30 @@ class Kernel:
             except queue.Empty:
                 continue
             if msg.get("parent_header", {}).get("msg_id") == self.ready_id:
+                self._wait_iopub(deadline)
                 self.ready_ms = now_ms() - self.started_at
                 return
         raise TimeoutError("the kernel did not become ready within %.0f s" % timeout)
+
+    def _wait_iopub(self, deadline):
+        # ZeroMQ's slow joiner: a shell reply does not mean the iopub
+        # subscription is up, and what the kernel publishes before it is (such
+        # as the 'idle' status that ends a cell) is lost: the cell then waits
+        # for its timeout (seen in 1 run of 4 without this). Ask until an
+        # answer arrives on iopub.
+        while time.monotonic() < deadline:
+            msg_id = self.kc.kernel_info()
+            until = time.monotonic() + 0.5
+            while time.monotonic() < until:
+                try:
+                    msg = self.kc.get_iopub_msg(timeout=0.1)
+                except queue.Empty:
+                    continue
+                if msg.get("parent_header", {}).get("msg_id") == msg_id:
+                    return
+            if not self.km.is_alive():
+                raise KernelDied("the kernel process exited during start-up")
+        raise TimeoutError("the kernel's iopub channel did not connect in time")
 
     def shutdown(self):
         try:

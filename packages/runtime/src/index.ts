@@ -4,3 +4,19 @@ export { findPython, execaRunner, PYTHON_CANDIDATES } from './find-python.js';
 export type { CommandRunner } from './find-python.js';
 export { createLocalRuntime } from './local-runtime.js';
 export type { LocalRuntimeOptions } from './local-runtime.js';
+export { createContainerRuntime } from './container-runtime.js';
+export type { ContainerRuntimeOptions } from './container-runtime.js';
+export { connectDockerEngine, parseDockerHost, DEFAULT_ENGINE_SOCKETS } from './container-engine.js';
+export type { EngineAddress } from './container-engine.js';
+export { runContainer, ensureRemoved, engineMessage, CONTAINER_LABEL } from './container-exec.js';
+export type { ContainerSpec, ContainerOutcome } from './container-exec.js';
+export {
+  CONTAINER_LAYOUT,
+  SANDBOX_SCRIPT,
+  planContainerRun,
+  interpretContainerRun,
+  findResultLine,
+  parseMemorySize,
+  formatMemorySize,
+} from './container-sandbox.js';
+export type { ContainerRunSettings } from './container-sandbox.js';

@@ -1,0 +1,260 @@
+import { Writable } from 'node:stream';
+import type Docker from 'dockerode';
+import { JunoError } from '@junobench/core';
+
+/** One command in a fresh, sandboxed, self-removing container. */
+export interface ContainerSpec {
+  image: string;
+  cmd: string[];
+  /** Container user (`0:0`, `junobench`…); default the image's USER. */
+  user?: string;
+  env?: string[];
+  workingDir?: string;
+  /** `host:container[:ro]` bind mounts; nothing else of the host is visible. */
+  binds?: string[];
+  memoryBytes?: number;
+  nanoCpus?: number;
+  pidsLimit?: number;
+  capDrop?: string[];
+  capAdd?: string[];
+  labels?: Record<string, string>;
+  /** Killed (SIGKILL) this many seconds after start. */
+  wallClockSeconds: number;
+  /** Output kept per stream (the tail); default 4 MiB. */
+  maxOutputBytes?: number;
+}
+
+export interface ContainerOutcome {
+  /** Exit status; null when the engine could not tell (the container vanished first). */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** The wall-clock limit killed the container. */
+  timedOut: boolean;
+  /** The caller's signal killed the container. */
+  aborted: boolean;
+  /** create + start, in ms: the per-run cost of a container. */
+  setupMs: number;
+  /** start → exit, in ms. */
+  runMs: number;
+  /** exit → gone (removed), in ms. */
+  teardownMs: number;
+}
+
+/** Label put on every container this toolchain starts (for `podman ps --filter label=…`). */
+export const CONTAINER_LABEL = 'org.junobench.runtime';
+
+/**
+ * Run `spec` in a fresh container and collect its output. The container has
+ * no network, is removed automatically when it ends (AutoRemove) and, to be
+ * sure on engines where auto-removal races with wait (Podman), is removed
+ * again here and waited for until the engine no longer knows it: when this
+ * returns or throws, the container is gone.
+ */
+export async function runContainer(
+  docker: Docker,
+  spec: ContainerSpec,
+  options: { signal?: AbortSignal; onContainer?: (id: string) => void } = {},
+): Promise<ContainerOutcome> {
+  const t0 = Date.now();
+  const max = spec.maxOutputBytes ?? 4 * 1024 * 1024;
+  const stdout = new TailBuffer(max);
+  const stderr = new TailBuffer(max);
+  let container: Docker.Container;
+  try {
+    container = await docker.createContainer({
+      Image: spec.image,
+      Cmd: spec.cmd,
+      ...(spec.user !== undefined ? { User: spec.user } : {}),
+      ...(spec.env ? { Env: spec.env } : {}),
+      ...(spec.workingDir ? { WorkingDir: spec.workingDir } : {}),
+      Labels: { [CONTAINER_LABEL]: 'run', ...spec.labels },
+      NetworkDisabled: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      OpenStdin: false,
+      HostConfig: {
+        AutoRemove: true,
+        NetworkMode: 'none',
+        Binds: spec.binds ?? [],
+        ...(spec.memoryBytes ? { Memory: spec.memoryBytes, MemorySwap: spec.memoryBytes } : {}),
+        ...(spec.nanoCpus ? { NanoCpus: spec.nanoCpus } : {}),
+        ...(spec.pidsLimit ? { PidsLimit: spec.pidsLimit } : {}),
+        ...(spec.capDrop ? { CapDrop: spec.capDrop } : {}),
+        ...(spec.capAdd ? { CapAdd: spec.capAdd } : {}),
+        SecurityOpt: ['no-new-privileges'],
+      },
+    });
+  } catch (e) {
+    throw engineError(e, spec.image, 'create a container');
+  }
+  options.onContainer?.(container.id);
+
+  let timedOut = false;
+  let aborted = false;
+  let timer: NodeJS.Timeout | undefined;
+  let setupMs = 0;
+  let started = 0;
+  let exited = 0;
+  let exitCode: number | null = null;
+  const kill = () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+  const onAbort = () => {
+    aborted = true;
+    void kill();
+  };
+  try {
+    // Attach and wait before start, so neither output nor the exit can be
+    // missed however short the run (and however fast auto-removal is).
+    const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
+    const drained = new Promise<void>((resolve) => {
+      stream.on('end', resolve);
+      stream.on('close', resolve);
+      stream.on('error', () => resolve());
+    });
+    docker.modem.demuxStream(stream, stdout.writable(), stderr.writable());
+    const waited = (container.wait({ condition: 'next-exit' }) as Promise<{ StatusCode?: number }>).then(
+      (r) => (typeof r?.StatusCode === 'number' ? r.StatusCode : null),
+      () => null,
+    );
+    if (options.signal?.aborted) {
+      // Cancelled before it started: it never runs (and is removed below).
+      aborted = true;
+      return { exitCode: null, stdout: '', stderr: '', timedOut: false, aborted, setupMs: Date.now() - t0, runMs: 0, teardownMs: 0 };
+    }
+    await container.start();
+    started = Date.now();
+    setupMs = started - t0;
+    timer = setTimeout(() => {
+      timedOut = true;
+      void kill();
+    }, spec.wallClockSeconds * 1000);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    exitCode = await waited;
+    if (exitCode === null) {
+      // wait() lost a race with auto-removal: the attach stream ends when the container does.
+      await drained;
+      exited = Date.now();
+    } else {
+      exited = Date.now();
+      // Some engines end the wait a moment before the last output arrives.
+      await Promise.race([drained, delay(2000)]);
+    }
+  } catch (e) {
+    if (e instanceof JunoError) throw e;
+    throw engineError(e, spec.image, 'run a container');
+  } finally {
+    if (timer) clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    if (!exited) exited = Date.now();
+    await ensureRemoved(docker, container);
+  }
+  if (exitCode === null) exitCode = exitCodeFromMarker(stderr.text());
+  return {
+    exitCode,
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    timedOut,
+    aborted,
+    setupMs,
+    runMs: started ? exited - started : 0,
+    teardownMs: Date.now() - exited,
+  };
+}
+
+/** `junobench-container: exit=N …`, printed by the sandbox wrapper as its last line. */
+function exitCodeFromMarker(stderr: string): number | null {
+  const m = /junobench-container: exit=(\d+)/.exec(stderr);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Remove the container (force) and wait until the engine no longer lists it.
+ * With AutoRemove the engine may be removing it already: "no such container"
+ * and "removal in progress" both mean it is on its way out.
+ */
+export async function ensureRemoved(docker: Docker, container: Docker.Container, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await container.remove({ force: true, v: true });
+    } catch (e) {
+      if (statusOf(e) !== 404 && statusOf(e) !== 409 && statusOf(e) !== 500) throw engineError(e, '', 'remove a container');
+    }
+    try {
+      await docker.getContainer(container.id).inspect();
+    } catch (e) {
+      if (statusOf(e) === 404) return;
+    }
+    if (Date.now() > deadline) {
+      throw new JunoError('E_RUNTIME', `container ${container.id.slice(0, 12)} could not be removed within ${timeoutMs / 1000} s`, {
+        hint: `remove it by hand (podman rm -f ${container.id.slice(0, 12)}) and check the engine's log`,
+      });
+    }
+    await delay(200);
+  }
+}
+
+export function statusOf(e: unknown): number | undefined {
+  const s = (e as { statusCode?: unknown } | null)?.statusCode;
+  return typeof s === 'number' ? s : undefined;
+}
+
+/** The engine's own message for a failed API call. */
+export function engineMessage(e: unknown): string {
+  const err = e as { json?: { message?: string; cause?: string } | null; reason?: string; message?: string };
+  const text = err?.json?.message ?? err?.message ?? String(e);
+  return text.replace(/^\(HTTP code \d+\) [a-z ]+ - /, '').trim();
+}
+
+function engineError(e: unknown, image: string, what: string): JunoError {
+  const status = statusOf(e);
+  const msg = engineMessage(e);
+  if (status === 404 && image && /image|no such/i.test(msg)) {
+    return new JunoError('E_ENV_ENGINE', `image ${image} is not in the container engine (${msg})`, {
+      hint: 'build it with `junobench image build --profile debian` (it prints the tag), or pass the tag of an image that exists',
+      cause: e,
+    });
+  }
+  const code = (e as { code?: string } | null)?.code;
+  if (code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ECONNRESET') {
+    return new JunoError('E_ENV_ENGINE', `the container engine stopped answering while trying to ${what} (${msg})`, {
+      hint: 'check the engine (run `sh tools/setup-engine.sh` to restart the podman service), then retry',
+      cause: e,
+    });
+  }
+  return new JunoError('E_RUNTIME', `the container engine could not ${what}${image ? ` from ${image}` : ''}: ${msg}`, { cause: e });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref?.());
+}
+
+/** Keeps the last `max` bytes written: a chatty notebook cannot exhaust memory. */
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly max: number) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > this.max && this.chunks.length > 1) {
+      this.size -= this.chunks.shift()!.length;
+    }
+  }
+
+  writable(): Writable {
+    return new Writable({
+      write: (chunk: Buffer, _enc, cb) => {
+        this.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+        cb();
+      },
+    });
+  }
+
+  text(): string {
+    const all = Buffer.concat(this.chunks);
+    return (all.length > this.max ? all.subarray(all.length - this.max) : all).toString('utf8');
+  }
+}

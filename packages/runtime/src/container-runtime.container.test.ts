@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type Docker from 'dockerode';
+import { hashTree } from '@junobench/core';
+import type { NotebookRun, Runtime } from './runtime.js';
+import { connectDockerEngine } from './container-engine.js';
+import { createContainerRuntime } from './container-runtime.js';
+import { ensureSandboxTestImage } from './container-test-image.js';
+
+// Real containers on the engine at DOCKER_HOST (tools/setup-engine.sh starts
+// one): each test writes a tiny purpose-made notebook into a temporary
+// instance folder and runs it in the sandbox image.
+
+let docker: Docker;
+let image: string;
+let tmp: string;
+const prefix = `sandbox-${randomBytes(4).toString('hex')}`;
+const runtimes: Runtime[] = [];
+
+beforeAll(async () => {
+  docker = await connectDockerEngine(process.env);
+  image = await ensureSandboxTestImage(docker);
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'junobench-sandbox-'));
+});
+
+afterAll(async () => {
+  await Promise.all(runtimes.map((r) => r.close()));
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+function runtime(options: Partial<Parameters<typeof createContainerRuntime>[0]> = {}): Runtime {
+  const r = createContainerRuntime({ docker, image, memory: '1g', cpus: 1, ...options });
+  runtimes.push(r);
+  return r;
+}
+
+/** A temporary instance folder holding `notebook.ipynb` with these code cells (and data files). */
+async function instance(name: string, cells: string[], files: Record<string, string> = {}): Promise<string> {
+  const dir = path.join(tmp, name);
+  await mkdir(dir, { recursive: true });
+  const nb = {
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
+    cells: cells.map((source, i) => ({ id: `c${i}`, cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source })),
+  };
+  await writeFile(path.join(dir, 'notebook.ipynb'), JSON.stringify(nb));
+  for (const [rel, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+    await writeFile(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+function runOf(name: string, dir: string, cells: number, extra: Partial<NotebookRun> = {}): NotebookRun {
+  return {
+    id: `${prefix}-${name}`,
+    instanceDir: dir,
+    notebook: 'notebook.ipynb',
+    cells: Array.from({ length: cells }, (_, i) => i),
+    cellTimeoutSeconds: 60,
+    timeoutSeconds: 120,
+    ...extra,
+  };
+}
+
+/** Containers of this test file still known to the engine (running or not). */
+async function leftovers(id: string): Promise<Docker.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [`org.junobench.run=${id}`] } });
+}
+
+describe('container runtime sandbox (real engine)', () => {
+  it('runs a notebook in a fresh container: a crash is reported as the runner reports it, and describe() names the image', async () => {
+    const dir = await instance('crash', ['x = 41 + 1', 'import sys\nprint(sys.version)', 'x / 0']);
+    const rt = runtime();
+    const [r] = await rt.run([runOf('crash', dir, 3)]);
+    expect(r!.status).toBe('error');
+    expect(r!.cells.map((c) => c.status)).toEqual(['ok', 'ok', 'error']);
+    expect(r!.cells[2]).toMatchObject({ ename: 'ZeroDivisionError', evalue: 'division by zero' });
+    const id = await rt.describe(['json', 'no_such_module_xyz']);
+    expect(id.kind).toBe('docker');
+    expect(id.imageId).toMatch(/^(sha256:)?[0-9a-f]{64}$/);
+    expect(id.image).toBe(image);
+    expect(id.pythonVersion).toMatch(/^3\.\d+/);
+    expect(id.packages).toEqual({ json: expect.any(String), no_such_module_xyz: null });
+    expect(await leftovers(r!.id)).toEqual([]);
+  });
+
+  it('a notebook cannot open a network connection, not even to this machine', async () => {
+    // A server on this machine's own address: reachable from any container
+    // with a network, so the test fails if the sandbox has one.
+    const hostIp = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+    const server = net.createServer((s) => s.end('hello\n'));
+    let connections = 0;
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      // Sanity: the server does answer on that address from the host.
+      if (hostIp) {
+        await new Promise<void>((resolve, reject) => {
+          const c = net.connect(port, hostIp, () => {
+            c.end();
+            resolve();
+          });
+          c.on('error', reject);
+        });
+      }
+      const target = hostIp ?? '127.0.0.1';
+      const dir = await instance('network', [
+        'import socket\nnames = [n for _, n in socket.if_nameindex()]\nassert names == ["lo"], names',
+        `import socket\ns = socket.create_connection((${JSON.stringify(target)}, ${port}), timeout=10)\nprint(s.recv(10))`,
+      ]);
+      const [r] = await runtime().run([runOf('network', dir, 2)]);
+      expect(r!.cells[0]!.status).toBe('ok');
+      expect(r!.status).toBe('error');
+      expect(r!.cells[1]!.status).toBe('error');
+      expect(r!.cells[1]!.ename).toMatch(/OSError|ConnectionRefusedError|TimeoutError/);
+      expect(r!.cells[1]!.evalue).toMatch(/unreachable|refused|timed out/i);
+      expect(connections).toBe(hostIp ? 1 : 0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('memory, CPU and process limits are in force inside the container, and the notebook runs unprivileged', async () => {
+    const read = (v1: string, v2: string) =>
+      `(open(${JSON.stringify(v2)}).read().strip() if os.path.exists(${JSON.stringify(v2)}) else open(${JSON.stringify(v1)}).read().strip())`;
+    const dir = await instance('limits', [
+      [
+        'import os',
+        `mem = ${read('/sys/fs/cgroup/memory/memory.limit_in_bytes', '/sys/fs/cgroup/memory.max')}`,
+        `assert mem == str(384 * 1024 ** 2), mem`,
+        `cpu = ${read('/sys/fs/cgroup/cpu/cpu.cfs_quota_us', '/sys/fs/cgroup/cpu.max')}`,
+        // v1: quota in µs per 100 ms period; v2: "quota period".
+        `assert cpu.split()[0] == "50000", cpu`,
+        `pids = ${read('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max')}`,
+        `assert pids == "256", pids`,
+        'assert os.getuid() == 1000 and os.geteuid() == 1000, os.getuid()',
+        "caps = [l for l in open('/proc/self/status') if l.startswith(('CapEff', 'CapBnd'))]",
+        "assert all(l.split()[1] == '0000000000000000' for l in caps), caps",
+        "assert os.getcwd() == '/work', os.getcwd()",
+      ].join('\n'),
+    ]);
+    const [r] = await runtime({ memory: '384m', cpus: 0.5, pidsLimit: 256 }).run([runOf('limits', dir, 1)]);
+    expect(r!.cells[0]).toMatchObject({ status: 'ok' });
+    expect(r!.status).toBe('completed');
+  });
+
+  it('allocating past the memory limit is reported as kernel-died (out of memory)', async () => {
+    const dir = await instance('oom', ['x = 1', "hog = b'\\x01' * (1024 ** 3)\nprint(len(hog))"]);
+    const [r] = await runtime({ memory: '256m' }).run([runOf('oom', dir, 2)]);
+    expect(r!.status).toBe('kernel-died');
+    expect(r!.reason).toMatch(/^out of memory/);
+    expect(r!.reason).toContain('256 MiB');
+    expect(r!.cells.map((c) => c.status)).toEqual(['ok', 'kernel-died']);
+    expect(await leftovers(r!.id)).toEqual([]);
+  });
+
+  it('writing into the inputs changes only the scratch copy, never the instance on the host', async () => {
+    const dir = await instance(
+      'inputs',
+      [
+        // The working copy is writable and really is a copy of the inputs.
+        "print(open('data/input.csv').read())\nopen('data/input.csv', 'w').write('overwritten\\n')\nopen('new-file.txt', 'w').write('x')\nimport os, shutil\nos.remove('notebook.ipynb')\nshutil.rmtree('data')",
+        // The mounted instance itself is read-only.
+        "open('/instance/data/input.csv', 'w').write('overwritten\\n')",
+      ],
+      { 'data/input.csv': 'a,b\n1,2\n' },
+    );
+    // Owner-only permissions on the host (like mkdtemp's) must not stop the copy.
+    await chmod(dir, 0o700);
+    await chmod(path.join(dir, 'data/input.csv'), 0o600);
+    const before = await hashTree(dir);
+    const [r] = await runtime().run([runOf('inputs', dir, 2)]);
+    expect(r!.cells[0]!.status).toBe('ok');
+    expect(r!.cells[1]!.status).toBe('error');
+    expect(r!.cells[1]!.ename).toMatch(/OSError|PermissionError/);
+    expect(r!.cells[1]!.evalue).toMatch(/Read-only file system|Permission denied/);
+    expect(await hashTree(dir)).toBe(before);
+    expect(await readFile(path.join(dir, 'data/input.csv'), 'utf8')).toBe('a,b\n1,2\n');
+    await expect(stat(path.join(dir, 'new-file.txt'))).rejects.toThrow();
+  });
+
+  it('an endless loop is stopped at the cell limit and leaves no container behind', async () => {
+    const dir = await instance('loop', ['while True:\n    pass']);
+    const t0 = Date.now();
+    const [r] = await runtime().run([runOf('loop', dir, 1, { cellTimeoutSeconds: 3, timeoutSeconds: 10 })]);
+    expect(r!.status).toBe('timeout');
+    expect(r!.cells[0]!.status).toBe('timeout');
+    expect(Date.now() - t0).toBeLessThan(60_000);
+    expect(await leftovers(r!.id)).toEqual([]);
+  });
+
+  it('a run past the wall-clock limit has its container killed: timeout, and no container behind', async () => {
+    // The runner's own limits are far away (300 s): only the container kill can end this run.
+    const dir = await instance('wall', ['import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.1)']);
+    const rt = runtime({ wallClockSeconds: () => 12 });
+    const t0 = Date.now();
+    const [r] = await rt.run([runOf('wall', dir, 1, { cellTimeoutSeconds: 300, timeoutSeconds: 300 })]);
+    expect(r!.status).toBe('timeout');
+    expect(r!.reason).toBe('the container ran past its 12 s wall-clock limit and was killed');
+    expect(Date.now() - t0).toBeLessThan(60_000);
+    expect(await leftovers(r!.id)).toEqual([]);
+  });
+
+  it('a container whose runner dies is reported as kernel-died with the reason', async () => {
+    const dir = await instance('dies', ['import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(30)']);
+    const [r] = await runtime().run([runOf('dies', dir, 1)]);
+    expect(r!.status).toBe('kernel-died');
+    expect(r!.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
+    expect(await leftovers(r!.id)).toEqual([]);
+  });
+
+  it('runs several notebooks at once (jobs) and returns their results in order', async () => {
+    const dirs = await Promise.all([0, 1, 2].map((i) => instance(`jobs-${i}`, [`import time\ntime.sleep(1)\nprint(${i})`])));
+    const runs = dirs.map((d, i) => runOf(`jobs-${i}`, d, 1));
+    const results = await runtime({ jobs: 3 }).run(runs, { jobs: 2 });
+    expect(results.map((r) => [r.id, r.status])).toEqual(runs.map((r) => [r.id, 'completed']));
+    for (const r of results) expect(await leftovers(r.id)).toEqual([]);
+  });
+});

@@ -1,0 +1,187 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type Docker from 'dockerode';
+import { JunoError } from '@junobench/core';
+import type { NotebookRun } from './runtime.js';
+import { createContainerRuntime } from './container-runtime.js';
+
+interface Script {
+  stdout?: string;
+  stderr?: string;
+  exitCode?: number;
+  ms?: number;
+}
+
+/**
+ * A stand-in for dockerode with just what the runtime uses. Each container
+ * "runs" for `ms`, prints its script and auto-removes itself, as an engine would.
+ */
+function fakeDocker(script: (cmd: string[]) => Script, options: { images?: string[] } = {}) {
+  const live = new Map<string, { killed: boolean }>();
+  const created: Docker.ContainerCreateOptions[] = [];
+  let running = 0;
+  let maxRunning = 0;
+  let n = 0;
+  const notFound = () => Object.assign(new Error('(HTTP code 404) no such container'), { statusCode: 404 });
+  const docker = {
+    modem: {
+      demuxStream(stream: PassThrough, out: NodeJS.WritableStream, err: NodeJS.WritableStream) {
+        stream.on('data', (chunk: { fd: 1 | 2; text: string }) => (chunk.fd === 1 ? out : err).write(chunk.text));
+      },
+    },
+    getImage(name: string) {
+      return {
+        inspect: async () => {
+          if (!(options.images ?? ['img']).includes(name)) throw Object.assign(new Error('no such image'), { statusCode: 404 });
+          return { Id: 'sha256:feedface', Size: 1 };
+        },
+      };
+    },
+    getContainer(id: string) {
+      return {
+        id,
+        inspect: async () => {
+          if (!live.has(id)) throw notFound();
+          return {};
+        },
+        remove: async () => {
+          if (!live.delete(id)) throw notFound();
+        },
+      };
+    },
+    listContainers: async () => [],
+    async createContainer(opts: Docker.ContainerCreateOptions) {
+      created.push(opts);
+      const id = `c${++n}`;
+      const state = { killed: false };
+      live.set(id, state);
+      const stream = new PassThrough({ objectMode: true });
+      let exit!: (code: number) => void;
+      const exited = new Promise<number>((r) => (exit = r));
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (code: number) => {
+        if (timer) clearTimeout(timer);
+        timer = undefined;
+        running--;
+        stream.end();
+        if (opts.HostConfig?.AutoRemove) live.delete(id);
+        exit(code);
+      };
+      return {
+        id,
+        attach: async () => stream,
+        wait: () => exited.then((StatusCode) => ({ StatusCode })),
+        start: async () => {
+          running++;
+          maxRunning = Math.max(maxRunning, running);
+          const s = script(opts.Cmd as string[]);
+          timer = setTimeout(() => {
+            if (s.stdout) stream.write({ fd: 1, text: s.stdout });
+            if (s.stderr) stream.write({ fd: 2, text: s.stderr });
+            finish(s.exitCode ?? 0);
+          }, s.ms ?? 5);
+        },
+        kill: async () => {
+          state.killed = true;
+          if (timer) finish(137);
+        },
+        remove: async () => {
+          if (!live.delete(id)) throw notFound();
+        },
+      };
+    },
+  };
+  return { docker: docker as unknown as Docker, created, live, stats: () => ({ maxRunning }) };
+}
+
+const runOf = (id: string, extra: Partial<NotebookRun> = {}): NotebookRun => ({
+  id,
+  instanceDir: `/instances/${id}`,
+  notebook: 'fixed.ipynb',
+  cells: [0],
+  cellTimeoutSeconds: 10,
+  timeoutSeconds: 20,
+  ...extra,
+});
+
+const planOf = (cmd: string[]) => JSON.parse(cmd[cmd.length - 1]!) as { id: string };
+const okResult = (cmd: string[]) => `${JSON.stringify({ id: planOf(cmd).id, status: 'completed', cells: [{ index: 0, status: 'ok', durationMs: 1 }], durationMs: 3 })}\n`;
+
+describe('createContainerRuntime (fake engine)', () => {
+  it('runs `jobs` containers at once, returns results in the order of the runs and leaves no container', async () => {
+    const fake = fakeDocker((cmd) => ({ stdout: okResult(cmd), stderr: 'junobench-container: exit=0 oom_kill=0\n', ms: planOf(cmd).id === 'a' ? 400 : 10 }));
+    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', memory: '1g', cpus: 0.5 });
+    const seen: string[] = [];
+    const results = await runtime.run([runOf('a'), runOf('b'), runOf('c'), runOf('d')], { jobs: 2, onResult: (r) => seen.push(r.id) });
+    expect(results.map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(results.every((r) => r.status === 'completed')).toBe(true);
+    expect([...seen].sort()).toEqual(['a', 'b', 'c', 'd']);
+    expect(fake.stats().maxRunning).toBe(2);
+    expect(fake.live.size).toBe(0);
+    const host = fake.created[0]!.HostConfig!;
+    expect(host).toMatchObject({
+      AutoRemove: true,
+      NetworkMode: 'none',
+      Memory: 1024 ** 3,
+      MemorySwap: 1024 ** 3,
+      NanoCpus: 5e8,
+      Binds: ['/instances/a:/instance:ro'],
+      CapDrop: ['ALL'],
+    });
+    expect(fake.created[0]!.NetworkDisabled).toBe(true);
+    await runtime.close();
+  });
+
+  it('kills a container at its wall-clock limit and reports a timeout', async () => {
+    const fake = fakeDocker(() => ({ ms: 60_000 }));
+    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', wallClockSeconds: () => 0.05 });
+    const [r] = await runtime.run([runOf('loop')]);
+    expect(r).toMatchObject({ id: 'loop', status: 'timeout' });
+    expect(fake.live.size).toBe(0);
+  });
+
+  it('a missing image is an environment error that names the build command', async () => {
+    const fake = fakeDocker(() => ({}));
+    const runtime = createContainerRuntime({ docker: fake.docker, image: 'junobench/benchmark:nope' });
+    const err = await runtime.run([runOf('a')]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JunoError);
+    expect(err).toMatchObject({ code: 'E_ENV_ENGINE', hint: expect.stringContaining('junobench image build') });
+    expect(fake.created).toHaveLength(0);
+  });
+
+  it('describe() probes the image once per module set and reports the image id', async () => {
+    let probes = 0;
+    const fake = fakeDocker((cmd) => {
+      probes++;
+      expect(cmd).toContain('probe');
+      return {
+        stdout: `${JSON.stringify({ executable: '/usr/bin/python3', version: '3.11.2', packages: { numpy: '1.24.2', tensorflow: null } })}\n`,
+      };
+    });
+    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
+    const id = await runtime.describe(['tensorflow', 'numpy']);
+    expect(id).toEqual({
+      kind: 'docker',
+      image: 'img',
+      imageId: 'sha256:feedface',
+      python: '/usr/bin/python3',
+      pythonVersion: '3.11.2',
+      packages: { numpy: '1.24.2', tensorflow: null },
+    });
+    await runtime.describe(['numpy', 'tensorflow']);
+    expect(probes).toBe(1);
+  });
+
+  it('a cancelled run kills its container and reports "cancelled"', async () => {
+    const fake = fakeDocker(() => ({ ms: 60_000 }));
+    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 30);
+    const results = await runtime.run([runOf('a'), runOf('b')], { signal: ctl.signal });
+    expect(results.map((r) => [r.id, r.status, r.reason])).toEqual([
+      ['a', 'failed', 'cancelled'],
+      ['b', 'failed', 'cancelled'],
+    ]);
+    expect(fake.live.size).toBe(0);
+  });
+});

@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { JunoError, checkSchema } from '@junobench/core';
+import type { NotebookRun } from './runtime.js';
+import type { ContainerOutcome } from './container-exec.js';
+import {
+  CONTAINER_LAYOUT,
+  defaultWallClockSeconds,
+  findResultLine,
+  formatMemorySize,
+  interpretContainerRun,
+  parseMemorySize,
+  planContainerRun,
+  type ContainerRunSettings,
+} from './container-sandbox.js';
+
+const run: NotebookRun = {
+  id: 'pandas_1/reproduced',
+  instanceDir: '/data/raw/instances/pandas_1',
+  notebook: 'reproduced.ipynb',
+  cells: [0, 1, 2],
+  cellTimeoutSeconds: 120,
+  timeoutSeconds: 600,
+  prewarm: ['pandas'],
+};
+
+const settings: ContainerRunSettings = {
+  image: 'junobench/benchmark:debian-0123456789ab',
+  memoryBytes: 2 * 1024 ** 3,
+  nanoCpus: 1e9,
+  pidsLimit: 1024,
+  python: 'python3',
+  runnerPath: CONTAINER_LAYOUT.runner,
+  user: 'junobench',
+  startupTimeoutSeconds: 60,
+  wallClockSeconds: (r) => defaultWallClockSeconds(r, 60, 30),
+};
+
+const outcome = (o: Partial<ContainerOutcome>): ContainerOutcome => ({
+  exitCode: 0,
+  stdout: '',
+  stderr: '',
+  timedOut: false,
+  aborted: false,
+  setupMs: 50,
+  runMs: 1234,
+  teardownMs: 10,
+  ...o,
+});
+
+describe('parseMemorySize', () => {
+  it.each([
+    ['4g', 4 * 1024 ** 3],
+    ['512m', 512 * 1024 ** 2],
+    ['2GiB', 2 * 1024 ** 3],
+    ['1.5g', 1.5 * 1024 ** 3],
+    ['1048576', 1048576],
+    [268435456, 268435456],
+  ])('%s', (v, bytes) => expect(parseMemorySize(v)).toBe(bytes));
+
+  it.each(['', 'lots', '-1g', 0, '4x'])('%s is refused', (v) => expect(() => parseMemorySize(v)).toThrow(JunoError));
+
+  it.each([
+    [2 * 1024 ** 3, '2 GiB'],
+    [256 * 1024 ** 2, '256 MiB'],
+    [1000, '1000 bytes'],
+  ])('formats %d as %s', (b, s) => expect(formatMemorySize(b)).toBe(s));
+});
+
+describe('planContainerRun', () => {
+  it('runs the plan on the scratch copy, with the instance read-only and nothing else of the host', () => {
+    const { plan, spec } = planContainerRun(run, settings);
+    expect(plan).toEqual({
+      id: run.id,
+      notebook: '/work/reproduced.ipynb',
+      cells: [0, 1, 2],
+      cwd: '/work',
+      cellTimeoutSeconds: 120,
+      timeoutSeconds: 600,
+      startupTimeoutSeconds: 60,
+      prewarm: ['pandas'],
+    });
+    expect(checkSchema('run-plan', plan)).toEqual([]);
+    expect(spec.binds).toEqual(['/data/raw/instances/pandas_1:/instance:ro']);
+    expect(spec.memoryBytes).toBe(2 * 1024 ** 3);
+    expect(spec.nanoCpus).toBe(1e9);
+    expect(spec.capDrop).toEqual(['ALL']);
+    expect(spec.wallClockSeconds).toBe(690);
+    expect(spec.cmd.slice(0, 2)).toEqual(['sh', '-c']);
+    expect(spec.cmd.slice(-4)).toEqual([CONTAINER_LAYOUT.runner, 'run', '--plan-json', JSON.stringify(plan)]);
+    // The in-container backstop fires after the toolchain's own kill.
+    expect(Number(spec.cmd[5])).toBeGreaterThan(spec.wallClockSeconds);
+  });
+
+  it.each(['../other/x.ipynb', '/etc/passwd'])('refuses notebook path %s', (notebook) => {
+    expect(() => planContainerRun({ ...run, notebook }, settings)).toThrow(JunoError);
+  });
+});
+
+const result = (status: string, extra: object = {}) =>
+  JSON.stringify({ id: run.id, status, cells: [{ index: 0, status: 'ok', durationMs: 5 }], durationMs: 900, ...extra });
+
+describe('interpretContainerRun', () => {
+  it('passes the runner\'s result through, ignoring other lines on stdout', () => {
+    const r = interpretContainerRun(run, outcome({ stdout: `noise from C code\n${result('completed')}\n` }), settings);
+    expect(r.status).toBe('completed');
+    expect(r.durationMs).toBe(900);
+  });
+
+  it('a kernel death with an OOM kill in the cgroup → kernel-died "out of memory" at the limit', () => {
+    const r = interpretContainerRun(
+      run,
+      outcome({ stdout: result('kernel-died', { reason: 'the kernel process died while running the cell' }), stderr: 'junobench-container: exit=0 oom_kill=1\n' }),
+      settings,
+    );
+    expect(r.status).toBe('kernel-died');
+    expect(r.reason).toBe("out of memory: the kernel was killed at the container's 2 GiB memory limit (the kernel process died while running the cell)");
+  });
+
+  it('killed at the wall-clock limit, no result → timeout with the limit', () => {
+    const r = interpretContainerRun(run, outcome({ exitCode: 137, timedOut: true }), settings);
+    expect(r).toMatchObject({ status: 'timeout', reason: 'the container ran past its 690 s wall-clock limit and was killed' });
+    expect(r.cells.map((c) => c.status)).toEqual(['not-run', 'not-run', 'not-run']);
+    expect(checkSchema('run-result', r)).toEqual([]);
+  });
+
+  it('the runner itself OOM-killed → kernel-died out of memory', () => {
+    const r = interpretContainerRun(run, outcome({ exitCode: 137, stderr: 'junobench-container: exit=137 oom_kill=2\n' }), settings);
+    expect(r.status).toBe('kernel-died');
+    expect(r.reason).toMatch(/^out of memory: the container hit its 2 GiB memory limit/);
+  });
+
+  it('a container that dies otherwise → kernel-died with its exit code and last words', () => {
+    const r = interpretContainerRun(run, outcome({ exitCode: 137, stderr: 'Traceback...\nSystemError: boom\njunobench-container: exit=137 oom_kill=0\n' }), settings);
+    expect(r.status).toBe('kernel-died');
+    expect(r.reason).toBe('the runner exited with code 137 (killed by signal 9) before printing a result: Traceback... | SystemError: boom');
+  });
+
+  it('the container vanished without the wrapper\'s report → kernel-died, possibly OOM', () => {
+    const r = interpretContainerRun(run, outcome({ exitCode: 137 }), settings);
+    expect(r.reason).toBe('the container was killed (exit 137) before the runner printed a result (possibly out of memory at its 2 GiB limit)');
+  });
+
+  it('the copy into /work failed → failed with the reason', () => {
+    const r = interpretContainerRun(
+      run,
+      outcome({ exitCode: 125, stderr: 'junobench-container: setup-failed: cannot copy /instance to /work: No space left on device\n' }),
+      settings,
+    );
+    expect(r).toMatchObject({ status: 'failed', reason: 'cannot copy /instance to /work: No space left on device' });
+  });
+
+  it('cancelled → failed "cancelled"', () => {
+    expect(interpretContainerRun(run, outcome({ aborted: true, exitCode: 137 }), settings)).toMatchObject({ status: 'failed', reason: 'cancelled' });
+  });
+});
+
+describe('findResultLine', () => {
+  it('takes the last result for the id, skipping others', () => {
+    const other = JSON.stringify({ id: 'other', status: 'completed', cells: [], durationMs: 1 });
+    expect(findResultLine(`${result('error')}\n${other}\n`, run.id)?.status).toBe('error');
+    expect(findResultLine('{"not json', run.id)).toBeUndefined();
+  });
+
+  it('a result that breaks the schema is an error that says to rebuild the image', () => {
+    expect(() => findResultLine(JSON.stringify({ id: run.id, status: 'weird', cells: [], durationMs: 1 }), run.id)).toThrow(expect.objectContaining({ hint: expect.stringContaining('rebuild') }));
+  });
+});

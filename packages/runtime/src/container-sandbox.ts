@@ -1,0 +1,251 @@
+import path from 'node:path';
+import { JunoError, checkSchema, formatIssue, type RunPlan, type RunResult } from '@junobench/core';
+import type { NotebookRun } from './runtime.js';
+import type { ContainerOutcome, ContainerSpec } from './container-exec.js';
+
+/** Where things are inside the benchmark image (the Dockerfile renderer uses the same constants). */
+export const CONTAINER_LAYOUT = {
+  /** The runner, copied into the image. */
+  runner: '/opt/junobench/junobench_runner.py',
+  /** Non-root user that notebooks run as. */
+  user: 'junobench',
+  uid: 1000,
+  /** The writable scratch copy of the instance: the notebook's working directory. */
+  workdir: '/work',
+  /** The instance folder, bind-mounted read-only. */
+  instance: '/instance',
+} as const;
+
+/**
+ * The container's command, run by `sh` as root for its first two steps only:
+ * copy the read-only instance into the writable /work (as root, so host file
+ * modes cannot make inputs unreadable) and hand it to the notebook user; then
+ * run the runner as that user with every capability dropped. `timeout` is a
+ * backstop that ends the container even if the toolchain that started it
+ * dies. Last, it reports the cgroup's OOM-kill count (v1 memory.oom_control or
+ * v2 memory.events), which is how an out-of-memory kill is told apart from
+ * any other death on engines that do not set State.OOMKilled (Podman 4 on
+ * cgroup v1).
+ *
+ * $1 user, $2 seconds for the backstop, $3… the runner command line.
+ */
+export const SANDBOX_SCRIPT = `set -u
+user=$1; limit=$2; shift 2
+if ! cp -R ${CONTAINER_LAYOUT.instance}/. ${CONTAINER_LAYOUT.workdir}/ 2>/tmp/junobench-copy.err; then
+  echo "junobench-container: setup-failed: cannot copy ${CONTAINER_LAYOUT.instance} to ${CONTAINER_LAYOUT.workdir}: $(head -c 600 /tmp/junobench-copy.err)" >&2
+  exit 125
+fi
+uid=$(id -u "$user" 2>/dev/null || echo 65534)
+gid=$(id -g "$user" 2>/dev/null || echo 65534)
+HOME=$(getent passwd "$user" | cut -d: -f6)
+export HOME=\${HOME:-/tmp}
+chown -R "$uid:$gid" ${CONTAINER_LAYOUT.workdir}
+timeout -s KILL "$limit" setpriv --reuid="$uid" --regid="$gid" --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
+rc=$?
+oom=$(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null | head -n 1)
+echo "junobench-container: exit=$rc oom_kill=\${oom:-unknown}" >&2
+exit $rc
+`;
+
+/** Root needs only these to copy, chown and drop to the notebook user; everything else is dropped. */
+const SANDBOX_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETUID', 'SETGID', 'SETPCAP'];
+
+export interface ContainerRunSettings {
+  image: string;
+  memoryBytes: number;
+  nanoCpus: number;
+  pidsLimit: number;
+  /** Interpreter inside the image. */
+  python: string;
+  runnerPath: string;
+  user: string;
+  startupTimeoutSeconds: number;
+  /** Seconds after which the container is killed and the run reported as `timeout`. */
+  wallClockSeconds: (run: NotebookRun) => number;
+  labels?: Record<string, string>;
+}
+
+/** Default wall-clock limit: the notebook's own limit, kernel start-up, and a grace for copying and teardown. */
+export function defaultWallClockSeconds(run: NotebookRun, startupTimeoutSeconds: number, graceSeconds: number): number {
+  return Math.ceil(run.timeoutSeconds + startupTimeoutSeconds + graceSeconds);
+}
+
+/** `4g`, `512m`, `2GiB`, `1073741824` → bytes. */
+export function parseMemorySize(value: string | number): number {
+  if (typeof value === 'number') {
+    if (Number.isFinite(value) && value > 0) return Math.floor(value);
+  } else {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$/i.exec(value);
+    if (m) {
+      const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
+      const bytes = Math.floor(Number(m[1]) * unit);
+      if (bytes > 0) return bytes;
+    }
+  }
+  throw new JunoError('E_USAGE', `invalid memory size ${JSON.stringify(value)}`, {
+    hint: 'give bytes or a number with a unit, e.g. 4g, 512m, 2GiB',
+  });
+}
+
+export function formatMemorySize(bytes: number): string {
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+    if (bytes >= size && bytes % (size / 4) === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/**
+ * The RunPlan the runner gets (paths as the container sees them) and the
+ * container to run it in. Pure: no engine, no file system.
+ */
+export function planContainerRun(run: NotebookRun, settings: ContainerRunSettings): { plan: RunPlan; spec: ContainerSpec } {
+  const notebook = run.notebook.replace(/\\/g, '/');
+  if (path.posix.isAbsolute(notebook) || notebook.split('/').includes('..')) {
+    throw new JunoError('E_USAGE', `notebook path ${JSON.stringify(run.notebook)} must be relative to the instance folder, without ".."`, {
+      location: { file: run.instanceDir },
+    });
+  }
+  const plan: RunPlan = {
+    id: run.id,
+    notebook: path.posix.join(CONTAINER_LAYOUT.workdir, notebook),
+    cells: [...run.cells],
+    cwd: CONTAINER_LAYOUT.workdir,
+    cellTimeoutSeconds: run.cellTimeoutSeconds,
+    timeoutSeconds: run.timeoutSeconds,
+    startupTimeoutSeconds: settings.startupTimeoutSeconds,
+    ...(run.prewarm && run.prewarm.length > 0 ? { prewarm: [...run.prewarm] } : {}),
+  };
+  const wall = settings.wallClockSeconds(run);
+  const spec: ContainerSpec = {
+    image: settings.image,
+    cmd: [
+      'sh',
+      '-c',
+      SANDBOX_SCRIPT,
+      'junobench-sandbox',
+      settings.user,
+      // The in-container backstop fires after the toolchain's own kill would have.
+      String(Math.ceil(wall + 15)),
+      settings.python,
+      settings.runnerPath,
+      'run',
+      '--plan-json',
+      JSON.stringify(plan),
+    ],
+    user: '0:0',
+    env: ['PYTHONUNBUFFERED=1', 'PYTHONDONTWRITEBYTECODE=1', 'LANG=C.UTF-8'],
+    workingDir: CONTAINER_LAYOUT.workdir,
+    binds: [`${path.resolve(run.instanceDir)}:${CONTAINER_LAYOUT.instance}:ro`],
+    memoryBytes: settings.memoryBytes,
+    nanoCpus: settings.nanoCpus,
+    pidsLimit: settings.pidsLimit,
+    capDrop: ['ALL'],
+    capAdd: SANDBOX_CAPABILITIES,
+    labels: { 'org.junobench.run': run.id, ...settings.labels },
+    wallClockSeconds: wall,
+  };
+  return { plan, spec };
+}
+
+/** The OOM-kill count the sandbox wrapper reported, or undefined. */
+export function parseOomKills(stderr: string): number | undefined {
+  const m = /junobench-container: exit=\d+ oom_kill=(\d+)/.exec(stderr);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The RunResult of a finished container. The runner's own result is used
+ * when it printed one; otherwise the container's fate is: killed at the
+ * wall-clock limit → `timeout`; killed for memory or dead for any other
+ * reason → `kernel-died` with why (DESIGN.md §6: not a tool error).
+ */
+export function interpretContainerRun(run: NotebookRun, outcome: ContainerOutcome, settings: Pick<ContainerRunSettings, 'memoryBytes' | 'wallClockSeconds'>): RunResult {
+  const oomKills = parseOomKills(outcome.stderr) ?? 0;
+  const memory = formatMemorySize(settings.memoryBytes);
+  const runnerResult = findResultLine(outcome.stdout, run.id);
+  const durationMs = outcome.runMs;
+  const notRun = () => run.cells.map((index) => ({ index, status: 'not-run' as const, durationMs: 0 }));
+
+  if (runnerResult) {
+    if (runnerResult.status === 'kernel-died' && oomKills > 0) {
+      return {
+        ...runnerResult,
+        reason: `out of memory: the kernel was killed at the container's ${memory} memory limit${runnerResult.reason ? ` (${runnerResult.reason})` : ''}`,
+      };
+    }
+    return runnerResult;
+  }
+  if (outcome.aborted) {
+    return { id: run.id, status: 'failed', reason: 'cancelled', cells: notRun(), durationMs };
+  }
+  if (outcome.timedOut) {
+    return {
+      id: run.id,
+      status: 'timeout',
+      reason: `the container ran past its ${settings.wallClockSeconds(run)} s wall-clock limit and was killed`,
+      cells: notRun(),
+      durationMs,
+    };
+  }
+  const setupFailed = /junobench-container: setup-failed: (.*)/.exec(outcome.stderr);
+  if (setupFailed) {
+    return { id: run.id, status: 'failed', reason: setupFailed[1]!.trim(), cells: notRun(), durationMs };
+  }
+  if (oomKills > 0) {
+    return {
+      id: run.id,
+      status: 'kernel-died',
+      reason: `out of memory: the container hit its ${memory} memory limit and the runner was killed before it could report`,
+      cells: notRun(),
+      durationMs,
+    };
+  }
+  const tail = lastLines(outcome.stderr.replace(/^junobench-container: exit=.*$/m, ''), 5);
+  const marker = /junobench-container: exit=(\d+)/.exec(outcome.stderr);
+  let why: string;
+  if (marker) {
+    // The wrapper outlived the runner: the runner (not the container) ended without a result.
+    const rc = Number(marker[1]);
+    why = `the runner exited with code ${rc}${rc > 128 ? ` (killed by signal ${rc - 128})` : ''} before printing a result`;
+  } else {
+    const code = outcome.exitCode;
+    why =
+      `the container ${code === null ? 'ended' : code === 137 ? 'was killed (exit 137)' : `exited with code ${code}`} before the runner printed a result` +
+      (code === 137 ? ` (possibly out of memory at its ${memory} limit)` : '');
+  }
+  return { id: run.id, status: 'kernel-died', reason: tail ? `${why}: ${tail}` : why, cells: notRun(), durationMs };
+}
+
+/** The runner's result for `id`: the last stdout line that is a valid RunResult (C-level prints from the kernel may share stdout). */
+export function findResultLine(stdout: string, id: string): RunResult | undefined {
+  const lines = stdout.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!.trim();
+    if (!line.startsWith('{')) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if ((value as { id?: unknown }).id !== id) continue;
+    const issues = checkSchema('run-result', value);
+    if (issues.length > 0) {
+      throw new JunoError('E_RUNTIME', `the runner in the image printed an invalid RunResult: ${issues.map(formatIssue).join('; ')}`, {
+        hint: 'the image was built from another runner version: rebuild it with `junobench image build`',
+      });
+    }
+    return value as RunResult;
+  }
+  return undefined;
+}
+
+function lastLines(text: string, n: number): string {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(-n)
+    .join(' | ')
+    .slice(0, 1000);
+}
