@@ -9,6 +9,8 @@ import { createBenchmarkStage } from './stage-benchmark.js';
 import { createStatsStage } from './stage-stats.js';
 import { createDataStage } from './stage-data.js';
 import { createPoolStage } from './stage-pool.js';
+import { createImageStage } from './stage-image.js';
+import type Docker from 'dockerode';
 
 export interface BuildOptions {
   /** Project root: raw/ and curated/ are resolved from here. */
@@ -17,6 +19,8 @@ export interface BuildOptions {
   curatedDir?: string;
   /** Creates the runtime for verification, once, only if the verify stage needs it. */
   createRuntime: () => Promise<Runtime>;
+  /** Verify in containers: the image stage builds (or finds) the benchmark image first. */
+  container?: { docker: () => Promise<Docker>; profile?: string };
   jobs?: number;
   /** Per-instance verification cache. */
   cacheDir?: string;
@@ -36,7 +40,7 @@ export async function computeCodeFingerprint(): Promise<string> {
 }
 
 /** The stages of `junobench build`, in order, with their paths relative to the root. */
-export function planStages(options: Pick<BuildOptions, 'rawDir' | 'curatedDir' | 'createRuntime' | 'jobs' | 'cacheDir'>): Stage[] {
+export function planStages(options: Pick<BuildOptions, 'rawDir' | 'curatedDir' | 'createRuntime' | 'jobs' | 'cacheDir' | 'container'>): Stage[] {
   const raw = options.rawDir ?? 'raw';
   const out = options.curatedDir ?? 'curated';
   const instancesDir = path.join(raw, 'instances');
@@ -46,6 +50,9 @@ export function planStages(options: Pick<BuildOptions, 'rawDir' | 'curatedDir' |
   return [
     createPoolStage({ poolDir: path.join(raw, 'pool'), criteria: path.join(raw, 'criteria', 'junobench.json'), outDir: path.join(out, 'pool') }),
     createDataStage({ instancesDir, output: path.join(out, 'subsample.json'), cacheDir }),
+    ...(options.container
+      ? [createImageStage({ instancesDir, record: path.join(out, 'image.json'), docker: options.container.docker, ...(options.container.profile ? { profile: options.container.profile } : {}) })]
+      : []),
     createVerifyStage({
       instancesDir,
       output: path.join(out, 'verification.json'),

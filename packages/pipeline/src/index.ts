@@ -8,3 +8,5 @@ export { assembleBenchmark, formatBenchmarkCsv, BENCHMARK_CSV_COLUMNS } from './
 export { subsampleInstance, withSubsampleSpec, describeVerificationChange } from './subsample-instance.js';
 export type { SubsampleInstanceOptions, SubsampleInstanceResult, VerifyInstanceDir } from './subsample-instance.js';
 export { createPoolStage, POOL_FILES } from './stage-pool.js';
+export { createImageStage } from './stage-image.js';
+export type { ImageStageOptions } from './stage-image.js';

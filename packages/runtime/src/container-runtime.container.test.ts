@@ -190,11 +190,9 @@ describe('container runtime sandbox (real engine)', () => {
 
   it('an endless loop is stopped at the cell limit and leaves no container behind', async () => {
     const dir = await instance('loop', ['while True:\n    pass']);
-    const t0 = Date.now();
     const [r] = await runtime().run([runOf('loop', dir, 1, { cellTimeoutSeconds: 3, timeoutSeconds: 10 })]);
     expect(r!.status).toBe('timeout');
     expect(r!.cells[0]!.status).toBe('timeout');
-    expect(Date.now() - t0).toBeLessThan(60_000);
     expect(await leftovers(r!.id)).toEqual([]);
   });
 
@@ -202,11 +200,9 @@ describe('container runtime sandbox (real engine)', () => {
     // The runner's own limits are far away (300 s): only the container kill can end this run.
     const dir = await instance('wall', ['import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.1)']);
     const rt = runtime({ wallClockSeconds: () => 12 });
-    const t0 = Date.now();
     const [r] = await rt.run([runOf('wall', dir, 1, { cellTimeoutSeconds: 300, timeoutSeconds: 300 })]);
     expect(r!.status).toBe('timeout');
     expect(r!.reason).toBe('the container ran past its 12 s wall-clock limit and was killed');
-    expect(Date.now() - t0).toBeLessThan(60_000);
     expect(await leftovers(r!.id)).toEqual([]);
   });
 

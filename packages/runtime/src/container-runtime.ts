@@ -168,7 +168,10 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     live.clear();
   };
 
-  return { kind: 'docker', describe, run, close };
+  // The image id is the whole environment: interpreter, packages and runner.
+  const fingerprint = async (): Promise<string> => `docker:${await resolveImageId()}`;
+
+  return { kind: 'docker', describe, fingerprint, run, close };
 }
 
 /** Interpreter, kernel stack and module versions inside the image, from the runner's probe in a throwaway container. */

@@ -44,7 +44,7 @@ export interface Runtime {
    * package, or the image id) without importing anything: a build skips
    * re-verification only while this is unchanged.
    */
-  fingerprint?(): Promise<string>;
+  fingerprint(): Promise<string>;
   /** Execute the runs; results come back in the order of `runs`. Never hangs: timeouts are results. */
   run(runs: readonly NotebookRun[], options?: RunOptions): Promise<RunResult[]>;
   /** Release kernels, processes or containers held between calls. */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { runBuild } from '@junobench/pipeline';
+import { connectDockerEngine } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt } from './format.js';
@@ -27,7 +28,7 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
   addRuntimeOptions(cmd);
   cmd.addHelpText(
     'after',
-    '\nStages: pool (import → filter → libcause → resample), verify, labels, benchmark, stats.\n' +
+    '\nStages: pool (import → filter → libcause → resample), data (subsampled data redone), [image (with --runtime docker)], verify, labels, benchmark, stats.\n' +
       'Exit status: 0 built, 1 built but something failed (an instance not verified, agreement below the gate), 2 bad input, 3 no usable runtime.\n' +
       'Examples:\n  junobench build\n  junobench build --runtime docker\n  junobench build --only verify --force',
   );
@@ -40,7 +41,8 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
         root,
         rawDir: flags.raw,
         curatedDir: flags.out,
-        createRuntime: () => createRuntimeFromFlags(flags, ctx),
+        createRuntime: () => createRuntimeFromFlags(flags, ctx, { imageRecord: path.join(flags.out, 'image.json') }),
+        ...(flags.runtime === 'docker' && !flags.image ? { container: { docker: () => connectDockerEngine(ctx.env) } } : {}),
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         ...(flags.force ? { force: true } : {}),
         ...(flags.only ? { only: flags.only.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
