@@ -22,7 +22,10 @@ export default defineConfig({
           include: slow.map((g) => g.replace('**/', '{packages/*/src,test}/**/')),
           exclude: ['**/node_modules/**'],
           testTimeout: 600_000,
-          hookTimeout: 900_000,
+          hookTimeout: 2_400_000,
+          // Kernels and containers compete for the same few cores: one slow
+          // file at a time keeps their time limits meaningful on small machines.
+          fileParallelism: false,
         },
       },
     ],

@@ -1,26 +1,17 @@
 // `junobench labels …` end to end: the real binary on fixture annotation files.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, runJunobench } from './run-cli.js';
 import { checkSchema } from '@junobench/core';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'packages/cli/bin/junobench.js');
+const root = repoRoot;
 const fixtures = path.join(root, 'test/fixtures/labels');
 
-async function junobench(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)('node', [bin, ...args], { cwd: root, env: { ...process.env, CI: '1' }, maxBuffer: 16 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof err.code === 'number' ? err.code : -1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
-  }
+function junobench(...args: string[]) {
+  return runJunobench(args);
 }
 
 describe('junobench labels agreement', () => {

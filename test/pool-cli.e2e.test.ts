@@ -1,34 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
 
 // The real `junobench` binary on fixtures the project owns (test/fixtures/pool, raw/).
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'packages/cli/bin/junobench.js');
+const root = repoRoot;
 const fixtures = path.join(root, 'test/fixtures/pool');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function junobench(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      { cwd: root, env: { ...process.env, CI: '1' }, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
+function junobench(args: string[]): Promise<CliRun> {
+  return runJunobench(args);
 }
 
 const lines = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter(Boolean);

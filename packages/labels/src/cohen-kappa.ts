@@ -1,4 +1,4 @@
-import { compareCodePoints } from '@junobench/core';
+import { compareCodePoints, type PairAgreement } from '@junobench/core';
 
 /** The two-sided 97.5% standard normal quantile, for 95% asymptotic intervals. */
 export const Z_975 = 1.959963984540054;
@@ -14,35 +14,15 @@ export const Z_975 = 1.959963984540054;
  *   agreement is 1. We do not report 1 "by convention": a dimension on which
  *   nobody ever disagreed *and* nothing varied says nothing about reliability.
  */
-export interface KappaResult {
-  /** Items labelled by both annotators. */
-  n: number;
-  /** Categories either annotator used, in code-point order. */
-  categories: string[];
-  /** p_o: share of items on which the two labels are equal. */
-  observed: number | null;
-  /** p_e = Σ_k p_A(k)·p_B(k): agreement expected from the two marginal distributions. */
-  chance: number | null;
-  /** κ = (p_o − p_e) / (1 − p_e). */
-  kappa: number | null;
-  /** Why kappa is null, when it is. */
-  reason?: string;
-  /**
-   * Asymptotic standard error of κ̂ under the alternative (Fleiss, Cohen &
-   * Everitt 1969, eq. 13; Fleiss, Levin & Paik 2003, eq. 18.15):
-   * Var = [Σ_i p_ii(1 − (p_i. + p_.i)(1 − κ))² + (1 − κ)² Σ_{i≠j} p_ij(p_.i + p_j.)² − (κ − p_e(1 − κ))²] / (n(1 − p_e)²).
-   */
-  se: number | null;
-  /**
-   * Standard error under H0: κ = 0 (same sources):
-   * Var0 = [p_e + p_e² − Σ_i p_i.·p_.i·(p_i. + p_.i)] / (n(1 − p_e)²). Used for `z`.
-   */
-  se0: number | null;
-  /** κ / se0: the test statistic of H0 κ = 0 (null when se0 is 0 or undefined). */
-  z: number | null;
-  /** κ ± 1.96·se, clipped to [−1, 1]. */
-  ciAsymptotic: [number, number] | null;
-}
+/**
+ * Cohen's kappa for one pair of annotators: the fields of a pair in the
+ * agreement report (schemas/agreement-report.schema.json, where each one is
+ * documented with its formula) that depend only on the two label lists.
+ * se: Fleiss, Cohen & Everitt (1969, eq. 13; Fleiss, Levin & Paik 2003, eq.
+ * 18.15), under the alternative; se0: under H0 κ = 0; ciAsymptotic: κ ± 1.96·se
+ * clipped to [−1, 1].
+ */
+export type KappaResult = Omit<PairAgreement, 'annotators' | 'bootstrap' | 'perCategory'>;
 
 /**
  * Cohen's kappa of two parallel label lists (`a[i]` and `b[i]` label the same item).

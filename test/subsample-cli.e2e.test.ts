@@ -1,24 +1,15 @@
 // `junobench subsample …` end to end: the real binary, no kernel (dry run and --check).
-import { execFile } from 'node:child_process';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, runJunobench } from './run-cli.js';
 import { hashTree } from '@junobench/core';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-const bin = path.join(root, 'packages/cli/bin/junobench.js');
+const root = repoRoot;
 
-async function junobench(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)('node', [bin, ...args], { cwd, env: { ...process.env, CI: '1' }, maxBuffer: 16 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof err.code === 'number' ? err.code : -1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
-  }
+function junobench(cwd: string, ...args: string[]) {
+  return runJunobench(args, { cwd });
 }
 
 describe('junobench subsample (e2e)', () => {
