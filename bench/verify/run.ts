@@ -56,7 +56,8 @@ async function main() {
 
     for (const [label, extra] of [
       ['junobench verify --jobs 1', ['--jobs', '1']],
-      ['junobench verify --jobs 1 --no-prewarm', ['--jobs', '1', '--no-prewarm']],
+      ['junobench verify --jobs 1 --no-fork', ['--jobs', '1', '--no-fork']],
+      ['junobench verify --jobs 1 --no-fork --no-prewarm', ['--jobs', '1', '--no-fork', '--no-prewarm']],
       [`junobench verify --jobs ${os.availableParallelism()}`, []],
       ...(withDocker ? [[`junobench verify --runtime docker --jobs ${os.availableParallelism()}`, ['--runtime', 'docker']]] : []),
     ] as [string, string[]][]) {

@@ -8,7 +8,7 @@ Only the standard library, jupyter_client and ipykernel are needed.
 
 Commands:
   run --plan-json JSON | --plan FILE   execute one plan, print one RunResult line
-  serve                                RunPlan JSON lines on stdin -> RunResult lines on stdout
+  serve [--jobs N] [--no-fork]         RunPlan JSON lines on stdin -> RunResult lines on stdout
   probe MODULE...                      interpreter, kernel stack and module versions as JSON
   fingerprint                          hash of every installed distribution (no imports)
 
@@ -16,10 +16,13 @@ A plan (schemas/run-plan.schema.json) names the notebook, the code-cell
 indices in execution order, the working directory and the timeouts. Execution
 stops at the first cell that raises, as "Run all" does in Jupyter.
 
-Why `serve` is fast without sharing kernels: while one notebook executes, the
-kernel for the next queued plan is already launched (and its `prewarm`
-modules imported), so kernel start-up and heavy imports overlap with work.
-Every notebook still gets its own fresh kernel.
+Why `serve` is fast without sharing kernels: kernels are forked from a
+"zygote" process that has ipykernel (and, per set of `prewarm` modules, the
+notebook's heavy libraries) imported already, so a kernel starts in tens of
+milliseconds instead of a second or more; and while one notebook executes, the
+kernel for the next queued plan is already being started. Every notebook still
+gets its own fresh process and namespace (`--no-fork` starts each kernel as a
+new interpreter instead, as jupyter_client does).
 
 Exit status is 0 whenever results were printed, whatever happened inside the
 notebooks (crash, timeout, dead kernel are results, not runner failures).
@@ -30,6 +33,8 @@ import json
 import os
 import queue
 import re
+import signal
+import socket
 import sys
 import threading
 import time
@@ -98,25 +103,106 @@ def read_code_cells(path):
     return cells
 
 
-class Kernel:
-    """A fresh kernel launched for one plan; possibly launched ahead of time."""
+class SpawnedProcess:
+    """A kernel process started the ordinary way: jupyter_client's KernelManager."""
 
     def __init__(self, plan):
         from jupyter_client.manager import KernelManager
 
-        self.plan = plan
-        self.started_at = now_ms()
         self.km = KernelManager(kernel_name="python3")
         self.km.start_kernel(cwd=plan["cwd"], env=kernel_env())
-        self.kc = self.km.client()
+
+    def client(self):
+        return self.km.client()
+
+    def is_alive(self):
+        return self.km.is_alive()
+
+    def interrupt(self):
+        self.km.interrupt_kernel()
+
+    def kill(self):
+        try:
+            # The kernel is thrown away: kill it rather than wait for a polite exit.
+            self.km.shutdown_kernel(now=True)
+        except Exception:  # noqa: BLE001
+            try:
+                self.km.kill_kernel()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+class ForkedProcess:
+    """A kernel process forked from a zygote that has the kernel stack (and the
+    plan's prewarm modules) imported already: start-up costs a fork, not an
+    interpreter start and a second of imports. Still a fresh process with a
+    fresh namespace per notebook."""
+
+    def __init__(self, plan, zygote):
+        import tempfile
+
+        from jupyter_client.connect import write_connection_file
+
+        fd, fname = tempfile.mkstemp(prefix="junobench-kernel-", suffix=".json")
+        os.close(fd)
+        self.connection_file, _ = write_connection_file(fname=fname, ip="127.0.0.1")
+        self.pid = zygote.fork_kernel(self.connection_file, plan["cwd"])
+
+    def client(self):
+        from jupyter_client.blocking import BlockingKernelClient
+
+        kc = BlockingKernelClient(connection_file=self.connection_file)
+        kc.load_connection_file()
+        return kc
+
+    def is_alive(self):
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        try:
+            with open("/proc/%d/stat" % self.pid) as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return True
+
+    def interrupt(self):
+        os.kill(self.pid, signal.SIGINT)
+
+    def kill(self):
+        # The kernel leads its own session: kill it and whatever it started.
+        for kill in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
+            try:
+                kill()
+                break
+            except OSError:
+                pass
+        try:
+            os.unlink(self.connection_file)
+        except OSError:
+            pass
+
+
+class Kernel:
+    """A fresh kernel launched for one plan; possibly launched ahead of time."""
+
+    def __init__(self, plan, zygotes=None):
+        self.plan = plan
+        self.started_at = now_ms()
+        mods = [m for m in plan.get("prewarm") or [] if re.match(r"^[A-Za-z_][\w.]*$", m)]
+        zygote = zygotes.get(mods) if zygotes is not None else None
+        self.proc = ForkedProcess(plan, zygote) if zygote is not None else SpawnedProcess(plan)
+        self.kc = self.proc.client()
         self.kc.start_channels()
         self.ready_ms = None
-        mods = [m for m in plan.get("prewarm") or [] if re.match(r"^[A-Za-z_][\w.]*$", m)]
         # The first request is queued by ZeroMQ until the kernel binds its
         # sockets; its reply proves the kernel is ready. With prewarm modules
         # that request is a silent import (sys.modules only: nothing bound in
         # the user namespace, no history, execution counts untouched), so a
-        # kernel launched ahead of its turn also has its heavy imports done.
+        # kernel launched ahead of its turn also has its heavy imports done
+        # (a forked kernel has them already: the import is then a no-op).
         if mods:
             code = "\n".join("try:\n    __import__(%r)\nexcept BaseException:\n    pass" % m for m in mods)
             self.ready_id = self.kc.execute(code, silent=True, store_history=False)
@@ -126,7 +212,7 @@ class Kernel:
     def wait_ready(self, timeout):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if not self.km.is_alive():
+            if not self.proc.is_alive():
                 raise KernelDied("the kernel process exited during start-up")
             try:
                 msg = self.kc.get_shell_msg(timeout=POLL)
@@ -154,7 +240,7 @@ class Kernel:
                     continue
                 if msg.get("parent_header", {}).get("msg_id") == msg_id:
                     return
-            if not self.km.is_alive():
+            if not self.proc.is_alive():
                 raise KernelDied("the kernel process exited during start-up")
         raise TimeoutError("the kernel's iopub channel did not connect in time")
 
@@ -163,14 +249,7 @@ class Kernel:
             self.kc.stop_channels()
         except Exception:  # noqa: BLE001
             pass
-        try:
-            # The kernel is thrown away: kill it rather than wait for a polite exit.
-            self.km.shutdown_kernel(now=True)
-        except Exception:  # noqa: BLE001
-            try:
-                self.km.kill_kernel()
-            except Exception:  # noqa: BLE001
-                pass
+        self.proc.kill()
 
 
 class KernelDied(Exception):
@@ -179,7 +258,7 @@ class KernelDied(Exception):
 
 def execute_cell(kernel, code, timeout):
     """Run one cell. Returns (status, error dict or None, reason)."""
-    kc, km = kernel.kc, kernel.km
+    kc, proc = kernel.kc, kernel.proc
     msg_id = kc.execute(code, silent=False, store_history=True, allow_stdin=False, stop_on_error=True)
     deadline = time.monotonic() + timeout
     error = None
@@ -192,13 +271,13 @@ def execute_cell(kernel, code, timeout):
             # Interrupt first (a notebook's own KeyboardInterrupt handling stays
             # possible), then kill if it does not come back.
             try:
-                km.interrupt_kernel()
+                proc.interrupt()
             except Exception:  # noqa: BLE001
                 pass
             interrupted_at = time.monotonic()
         if interrupted_at is not None and time.monotonic() - interrupted_at > INTERRUPT_GRACE:
             return "timeout", None, "cell exceeded %.0f s; the kernel did not respond to an interrupt and was killed" % timeout
-        if not km.is_alive():
+        if not proc.is_alive():
             return "kernel-died", None, "the kernel process died while running the cell"
         try:
             msg = kc.get_iopub_msg(timeout=POLL)
@@ -311,13 +390,221 @@ def run_plan(plan, kernel=None):
     return result
 
 
+# --- zygotes: forking kernels from a process that has the imports done ------
+
+def _zygote_serve(sock_path, modules):
+    """Serve fork requests on a unix socket, forever. Runs in a zygote process,
+    which never starts threads or event loops, so forking it is safe."""
+    for m in modules:
+        try:
+            __import__(m)
+        except BaseException:  # noqa: BLE001 - as a prewarm: the notebook's own import will fail visibly
+            pass
+    # Children are reaped by the system: no zombies to confuse liveness checks.
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    tmp = sock_path + ".tmp"
+    srv.bind(tmp)
+    srv.listen(64)
+    os.rename(tmp, sock_path)  # appears only once it accepts
+    while True:
+        conn, _ = srv.accept()
+        with conn:
+            req = json.loads(conn.makefile("r").readline() or "{}")
+            op = req.get("op")
+            if op == "exit":
+                break
+            pid = os.fork()
+            if pid == 0:
+                srv.close()
+                conn.close()
+                if op == "fork-kernel":
+                    _become_kernel(req["connection_file"], req["cwd"])
+                elif op == "fork-zygote":
+                    try:
+                        _zygote_serve(req["socket"], req["modules"])
+                    finally:
+                        os._exit(0)
+                os._exit(0)
+            conn.sendall((json.dumps({"pid": pid}) + "\n").encode())
+    srv.close()
+    os._exit(0)
+
+
+def _become_kernel(connection_file, cwd):
+    """In a forked child: become an IPython kernel exactly as `python -m
+    ipykernel_launcher -f <file>` would, with its own session and cwd."""
+    try:
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.chdir(cwd)
+        # `python -m ipykernel_launcher` starts with the working directory
+        # first on sys.path: a notebook imports its own helper modules from there.
+        sys.path.insert(0, os.getcwd())
+        os.environ["JPY_PARENT_PID"] = str(os.getppid())
+        # A fresh interpreter draws numpy's global seed from the OS; the fork
+        # would otherwise give every kernel the zygote's (Python's `random`
+        # reseeds itself after a fork).
+        np = sys.modules.get("numpy")
+        if np is not None:
+            try:
+                np.random.seed()
+            except Exception:  # noqa: BLE001
+                pass
+        import importlib.util
+
+        launcher = importlib.util.find_spec("ipykernel_launcher")
+        sys.argv = [launcher.origin if launcher else "ipykernel_launcher", "-f", connection_file]
+        from ipykernel.kernelapp import IPKernelApp
+
+        # The parent handle is read from JPY_PARENT_PID when ipykernel is
+        # imported (in the zygote, before it existed): pass it explicitly, so
+        # the kernel exits with its zygote, as a launched kernel does with its parent.
+        IPKernelApp.launch_instance(argv=sys.argv[1:] + ["--IPKernelApp.parent_handle=%d" % os.getppid()])
+    except BaseException as e:  # noqa: BLE001
+        log("forked kernel failed:", repr(e))
+    finally:
+        os._exit(0)
+
+
+def zygote_main(sock_path):
+    # Like `python -m ipykernel_launcher`: the runner's own folder is not on the path
+    # (InteractiveShellApp.init_path puts the working directory back in the kernel).
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != here]
+    import ipykernel.kernelapp  # noqa: F401 - the expensive import every kernel shares
+
+    _zygote_serve(sock_path, [])
+
+
+class Zygote:
+    def __init__(self, sock_path, pid):
+        self.sock_path = sock_path
+        self.pid = pid
+
+    def _request(self, req, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c:
+                    c.settimeout(max(1.0, deadline - time.monotonic()))
+                    c.connect(self.sock_path)
+                    c.sendall((json.dumps(req) + "\n").encode())
+                    return json.loads(c.makefile("r").readline())
+            except (FileNotFoundError, ConnectionRefusedError):
+                if time.monotonic() >= deadline:
+                    raise TimeoutError("the kernel zygote did not come up in time")
+                time.sleep(0.05)
+
+    def fork_kernel(self, connection_file, cwd, timeout=120):
+        return self._request({"op": "fork-kernel", "connection_file": connection_file, "cwd": cwd}, timeout)["pid"]
+
+    def fork_zygote(self, sock_path, modules, timeout=120):
+        return Zygote(sock_path, self._request({"op": "fork-zygote", "socket": sock_path, "modules": modules}, timeout)["pid"])
+
+    def stop(self):
+        for sig in (signal.SIGKILL,):
+            try:
+                os.kill(self.pid, sig)
+            except OSError:
+                pass
+
+
+class Zygotes:
+    """One base zygote (the kernel stack imported) and, forked from it, one per
+    set of prewarm modules (imported once, shared by every kernel that needs
+    the same set: a notebook's reproduced and fixed versions, repeats, other
+    instances with the same requirements)."""
+
+    def __init__(self):
+        import subprocess
+        import tempfile
+
+        self.dir = tempfile.mkdtemp(prefix="junobench-zygote-")
+        base_sock = os.path.join(self.dir, "base.sock")
+        # stdout goes to our stderr: kernels' low-level output must never mix with results.
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "zygote", base_sock],
+            env=kernel_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=sys.stderr,
+            start_new_session=True,
+        )
+        self.base = Zygote(base_sock, self.proc.pid)
+        self.by_modules = {frozenset(): self.base}
+        self.lock = threading.Lock()
+
+    def get(self, modules):
+        key = frozenset(modules)
+        with self.lock:
+            z = self.by_modules.get(key)
+            if z is None:
+                if not key:
+                    z = self.base
+                else:
+                    # Fork from the zygote that already has the most of these
+                    # modules: each module is imported once per run, not once
+                    # per set that contains it.
+                    parent_key = max((k for k in self.by_modules if k <= key), key=len, default=frozenset())
+                    parent = self.by_modules.get(parent_key, self.base)
+                    missing = [m for m in modules if m not in parent_key]
+                    z = parent.fork_zygote(os.path.join(self.dir, "z%d.sock" % len(self.by_modules)), missing)
+                self.by_modules[key] = z
+            return z
+
+    def stop(self):
+        for z in self.by_modules.values():
+            z.stop()
+        try:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        except Exception:  # noqa: BLE001
+            pass
+        import shutil
+
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+
+EMIT_LOCK = threading.Lock()
+
+
 def emit(result):
-    sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
+    line = json.dumps(result, ensure_ascii=False) + "\n"
+    with EMIT_LOCK:
+        sys.stdout.write(line)
+        sys.stdout.flush()
 
 
-def serve():
-    """Plans on stdin, results on stdout, one kernel launched ahead of the one running."""
+class AheadLaunch:
+    """Launch a plan's kernel in the background while the current plan runs."""
+
+    def __init__(self, plan, zygotes):
+        self.plan = plan
+        self.kernel = None
+        self.error = None
+        self.thread = threading.Thread(target=self._launch, args=(zygotes,), daemon=True)
+        self.thread.start()
+
+    def _launch(self, zygotes):
+        try:
+            self.kernel = Kernel(self.plan, zygotes)
+        except Exception as e:  # noqa: BLE001
+            self.error = e
+
+    def take(self):
+        self.thread.join()
+        if self.error is not None:
+            log("could not launch a kernel ahead for", self.plan.get("id"), "-", self.error, "- starting one now")
+        return self.kernel
+
+
+def serve(fork=True, jobs=1):
+    """Plans on stdin, results on stdout. `jobs` workers each execute one plan
+    at a time with the next plan's kernel launched ahead; kernels are forked
+    from zygotes shared by all workers."""
     plans = queue.Queue()
 
     def reader():
@@ -332,37 +619,52 @@ def serve():
         plans.put(None)
 
     threading.Thread(target=reader, daemon=True).start()
-    ahead = None  # (plan, Kernel) launched before its turn
-    while True:
-        if ahead is not None:
-            plan, kernel = ahead
-            ahead = None
-        else:
-            plan = plans.get()
-            if plan is None:
-                break
-            kernel = None
-        # Launch the next queued plan's kernel now, so its start-up and prewarm
-        # imports overlap with this plan's execution.
+    zygotes = None
+    if fork and hasattr(os, "fork"):
         try:
-            nxt = plans.get(timeout=0.05)
-        except queue.Empty:
-            nxt = False
-        if nxt is None:
-            plans.put(None)
-        elif nxt:
+            zygotes = Zygotes()
+        except Exception as e:  # noqa: BLE001
+            log("kernel zygote unavailable, starting kernels the ordinary way:", e)
+
+    def worker():
+        ahead = None  # AheadLaunch of this worker's next plan
+        while True:
+            if ahead is not None:
+                plan, kernel = ahead.plan, ahead.take()
+                ahead = None
+            else:
+                plan = plans.get()
+                if plan is None:
+                    plans.put(None)  # let the other workers see the end too
+                    return
+                kernel = None
+            # Launch the next queued plan's kernel now, so its start-up and
+            # prewarm imports overlap with this plan's execution.
             try:
-                ahead = (nxt, Kernel(nxt))
-            except Exception as e:  # noqa: BLE001
-                log("could not launch a kernel ahead for", nxt.get("id"), e)
-                ahead = (nxt, None)
-        if kernel is None:
-            try:
-                kernel = Kernel(plan)
-            except Exception as e:  # noqa: BLE001
-                emit({"id": plan.get("id", ""), "status": "failed", "reason": "kernel would not start: %s" % e, "cells": [], "durationMs": 0.0, "python": python_info()})
-                continue
-        emit(run_plan(plan, kernel))
+                nxt = plans.get(timeout=0.05)
+            except queue.Empty:
+                nxt = False
+            if nxt is None:
+                plans.put(None)
+            elif nxt:
+                ahead = AheadLaunch(nxt, zygotes)
+            if kernel is None:
+                try:
+                    kernel = Kernel(plan, zygotes)
+                except Exception as e:  # noqa: BLE001
+                    log("kernel start failed for", plan.get("id"), "-", e)
+                    kernel = None  # run_plan starts one the ordinary way
+            emit(run_plan(plan, kernel))
+
+    try:
+        workers = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, jobs))]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    finally:
+        if zygotes is not None:
+            zygotes.stop()
 
 
 def probe(modules):
@@ -406,7 +708,11 @@ def main(argv=None):
     g = r.add_mutually_exclusive_group(required=True)
     g.add_argument("--plan-json")
     g.add_argument("--plan")
-    sub.add_parser("serve", help="plans on stdin, results on stdout")
+    sv = sub.add_parser("serve", help="plans on stdin, results on stdout")
+    sv.add_argument("--no-fork", action="store_true", help="start every kernel as a new interpreter instead of forking it from a zygote")
+    sv.add_argument("--jobs", type=int, default=1, help="notebooks executed at once")
+    z = sub.add_parser("zygote", help=argparse.SUPPRESS)
+    z.add_argument("socket")
     p = sub.add_parser("probe", help="module versions")
     p.add_argument("modules", nargs="*")
     sub.add_parser("fingerprint", help="hash of the installed distributions")
@@ -424,7 +730,10 @@ def main(argv=None):
         emit(run_plan(plan))
         return 0
     if args.cmd == "serve":
-        serve()
+        serve(fork=not args.no_fork, jobs=args.jobs)
+        return 0
+    if args.cmd == "zygote":
+        zygote_main(args.socket)
         return 0
     if args.cmd == "probe":
         probe(args.modules)

@@ -18,18 +18,28 @@ export interface LocalRuntimeOptions {
   startupTimeoutSeconds?: number;
   /** Where scratch copies of instances are made; default the OS temp folder. */
   scratchRoot?: string;
+  /**
+   * Fork kernels from a zygote process that has the kernel stack and the
+   * instance's required modules imported (default), instead of starting a
+   * new interpreter per notebook. Each notebook still gets its own fresh
+   * kernel process.
+   */
+  fork?: boolean;
 }
 
-/** Plans kept in flight per runner process: one executing, one whose kernel starts meanwhile. */
-const IN_FLIGHT_PER_RUNNER = 2;
+/** Plans kept in flight per job: one executing, one whose kernel starts meanwhile. */
+const IN_FLIGHT_PER_JOB = 2;
 /** Extra seconds, beyond a plan's own limits, before a silent runner is declared hung. */
 const WATCHDOG_GRACE_SECONDS = 60;
 
 /**
  * The local runtime: notebooks run in fresh kernels of a local interpreter,
- * through `jobs` long-lived runner processes (`junobench_runner.py serve`).
- * Each runner launches the next plan's kernel while the current one executes,
- * which hides kernel start-up without ever sharing a kernel. Each notebook runs
+ * through one long-lived runner process (`junobench_runner.py serve --jobs N`)
+ * executing up to `jobs` notebooks at once. Each of its workers launches the
+ * next plan's kernel while the current one executes,
+ * which hides kernel start-up without ever sharing a kernel, and forks kernels
+ * from a "zygote" that has imported the kernel stack and the required modules
+ * once, so a kernel costs a fork rather than an interpreter start. Each notebook runs
  * in a scratch copy of its instance folder, so it cannot change the instance.
  */
 export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Promise<Runtime> {
@@ -55,6 +65,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     const results: RunResult[] = new Array(runs.length);
     if (runs.length === 0) return results;
     const jobs = Math.max(1, Math.min(opts.jobs ?? 1, runs.length));
+    const inFlightLimit = IN_FLIGHT_PER_JOB * jobs;
     const pending = runs.map((_, i) => i);
     const attempts = new Map<number, number>();
 
@@ -75,7 +86,9 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
 
     // One runner process; returns when the queue is empty or the process had to be replaced.
     const runWorkerProcess = async (): Promise<void> => {
-      const proc = execa(python, [RUNNER_PATH, 'serve'], {
+      // One runner for all jobs: its workers share the kernel zygotes, so each
+      // set of imports is paid once, not once per job.
+      const proc = execa(python, [RUNNER_PATH, 'serve', '--jobs', String(jobs), ...(options.fork === false ? ['--no-fork'] : [])], {
         env: { ...env, PYTHONUNBUFFERED: '1' },
         extendEnv: false,
         stdin: 'pipe',
@@ -97,7 +110,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
       let closed = false;
 
       const feed = async (): Promise<void> => {
-        while (!closed && inFlight.length < IN_FLIGHT_PER_RUNNER && pending.length > 0) {
+        while (!closed && inFlight.length < inFlightLimit && pending.length > 0) {
           const index = pending.shift()!;
           const r = runs[index]!;
           const scratch = await mkdtemp(path.join(scratchRoot, 'junobench-run-'));
@@ -154,9 +167,11 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
 
       // Never hang: a runner that stays silent past the plan's own limits is killed.
       const watchdog = setInterval(() => {
-        const head = inFlight[0];
-        if (!head) return;
-        if (Date.now() - lastProgress > head.limit * 1000 + (inFlight.length > 1 ? startup * 1000 : 0)) {
+        if (inFlight.length === 0) return;
+        // No result at all for longer than any plan in flight may take (plus a
+        // kernel start-up for the plans launched ahead): the runner is hung.
+        const limit = Math.max(...inFlight.map((f) => f.limit));
+        if (Date.now() - lastProgress > limit * 1000 + startup * 1000) {
           stderrTail += `\n[junobench] runner silent for ${Math.round((Date.now() - lastProgress) / 1000)} s; killed`;
           proc.kill('SIGKILL');
         }
@@ -170,13 +185,14 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
       clearInterval(watchdog);
       opts.signal?.removeEventListener('abort', onAbort);
       live.delete(proc);
-      // Plans still in flight when the process ended: the first was running and is
-      // reported; the rest go back to the queue (twice at most) for a new process.
+      // Plans still in flight when the process ended: the oldest `jobs` were
+      // running and are reported; the rest go back to the queue (twice at most)
+      // for a new process.
       for (const [k, f] of inFlight.entries()) {
         await rm(f.scratch, { recursive: true, force: true });
         const n = (attempts.get(f.index) ?? 0) + 1;
         attempts.set(f.index, n);
-        if (k === 0 || n > 2) {
+        if (k < jobs || n > 2) {
           const reason = opts.signal?.aborted
             ? 'cancelled'
             : `the runner process ended unexpectedly: ${stderrTail.trim().split('\n').slice(-3).join(' | ') || 'no message'}`;
@@ -188,7 +204,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
       }
     };
 
-    await Promise.all(Array.from({ length: jobs }, () => worker()));
+    await worker();
     return results;
   };
 

@@ -18,7 +18,7 @@ import {
   type VerificationReport,
   type VersionResult,
 } from '@junobench/core';
-import { listCodeCells, planExecution, readNotebook } from '@junobench/notebook';
+import { listCodeCells, parseImports, planExecution, readNotebook, type Notebook } from '@junobench/notebook';
 import { RUNNER_PATH, type NotebookRun, type Runtime } from '@junobench/runtime';
 import { classifyFixed, classifyReproduced, skippedEnv, type NotebookVersionName } from './classify-outcome.js';
 
@@ -55,6 +55,7 @@ interface PreparedInstance {
   dir: string;
   instance: Instance;
   cells: Record<NotebookVersionName, number[]>;
+  prewarm: Record<NotebookVersionName, string[]>;
   identity: RuntimeIdentity;
   missing: string[];
   contentHash: string;
@@ -141,14 +142,16 @@ async function prepareInstances(
   options: Pick<VerifyOptions, 'runtime' | 'repeat' | 'cellTimeoutSeconds' | 'timeoutSeconds'>,
   flags: { checkFolderName?: boolean } = {},
 ): Promise<PreparedInstance[]> {
-  const loaded: { dir: string; instance: Instance; cells: Record<NotebookVersionName, number[]> }[] = [];
+  const loaded: { dir: string; instance: Instance; cells: Record<NotebookVersionName, number[]>; prewarm: Record<NotebookVersionName, string[]> }[] = [];
   for (const dir of dirs) {
     const instance = flags.checkFolderName === false ? await readInstanceLoose(dir) : await readInstance(dir);
     const cells = {} as Record<NotebookVersionName, number[]>;
+    const prewarm = {} as Record<NotebookVersionName, string[]>;
     for (const version of ['reproduced', 'fixed'] as const) {
       const nbFile = path.join(dir, `${version}.ipynb`);
       const nb = await readNotebook(nbFile);
       cells[version] = planExecution(nb, instance.execution.order, instance.execution.cells);
+      prewarm[version] = planPrewarm(nb, cells[version], instance.requires);
       if (version === 'reproduced') {
         const count = listCodeCells(nb).length;
         if (instance.crash.cell >= count) {
@@ -169,7 +172,7 @@ async function prepareInstances(
         });
       }
     }
-    loaded.push({ dir, instance, cells });
+    loaded.push({ dir, instance, cells, prewarm });
   }
   const allModules = [...new Set(loaded.flatMap((l) => l.instance.requires))].sort();
   const identity = await options.runtime.describe(allModules);
@@ -188,7 +191,7 @@ async function prepareInstances(
       cellTimeout: options.cellTimeoutSeconds ?? null,
       timeout: options.timeoutSeconds ?? null,
     });
-    out.push({ id: l.instance.id, dir: l.dir, instance: l.instance, cells: l.cells, identity: own, missing, contentHash });
+    out.push({ id: l.instance.id, dir: l.dir, instance: l.instance, cells: l.cells, prewarm: l.prewarm, identity: own, missing, contentHash });
   }
   return out;
 }
@@ -226,7 +229,7 @@ async function runPrepared(
           cells: p.cells[version],
           cellTimeoutSeconds: options.cellTimeoutSeconds ?? ex.cellTimeoutSeconds ?? DEFAULT_CELL_TIMEOUT_SECONDS,
           timeoutSeconds: options.timeoutSeconds ?? ex.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-          ...(options.prewarm === false ? {} : { prewarm: p.instance.requires }),
+          ...(options.prewarm === false ? {} : { prewarm: p.prewarm[version] }),
         });
         owner.push({ p, version });
       }
@@ -250,6 +253,30 @@ async function runPrepared(
     },
   });
   await Promise.all(pendingWrites);
+}
+
+/**
+ * The modules to import while a notebook's kernel starts: what the cells that
+ * will run import (`import matplotlib.pyplot`, `from sklearn import svm` → also
+ * `sklearn.svm` in case it is a module), limited to the instance's declared
+ * `requires`, in the order the notebook imports them. Only sys.modules is
+ * touched; names are bound by the notebook's own import statements.
+ */
+export function planPrewarm(nb: Notebook, cells: readonly number[], requires: readonly string[]): string[] {
+  const allowed = new Set(requires);
+  const code = listCodeCells(nb);
+  const out: string[] = [];
+  const add = (m: string) => {
+    if (allowed.has(m.split('.')[0]!) && !out.includes(m)) out.push(m);
+  };
+  for (const i of cells) {
+    for (const imp of parseImports(code[i]?.source ?? '')) {
+      add(imp.module);
+      if (imp.target !== imp.module && imp.alias !== '*') add(imp.target);
+    }
+  }
+  for (const r of requires) add(r);
+  return out;
 }
 
 /** One instance's verdict from its runs (one per repeat and version). */

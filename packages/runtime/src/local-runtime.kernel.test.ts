@@ -1,0 +1,97 @@
+// The local runtime with real kernels, both ways of starting them: forked from
+// a zygote (default) and as new interpreters (--no-fork). A forked kernel must
+// be indistinguishable from a launched one to the notebook.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '@junobench/core';
+import { createLocalRuntime } from './local-runtime.js';
+import type { NotebookRun, Runtime } from './runtime.js';
+
+let dir: string;
+
+async function notebook(name: string, cells: string[]): Promise<string> {
+  const nb = {
+    nbformat: 4,
+    nbformat_minor: 4,
+    metadata: {},
+    cells: cells.map((source) => ({ cell_type: 'code', metadata: {}, source, execution_count: null, outputs: [] })),
+  };
+  await writeFile(path.join(dir, name), JSON.stringify(nb));
+  return name;
+}
+
+const run = (id: string, nb: string, cells: number[], extra: Partial<NotebookRun> = {}): NotebookRun => ({
+  id,
+  instanceDir: dir,
+  notebook: nb,
+  cells,
+  cellTimeoutSeconds: 30,
+  timeoutSeconds: 120,
+  ...extra,
+});
+
+/** The value printed by the last cell, read back from a deliberate error message. */
+const reported = (r: RunResult) => r.cells.find((c) => c.status === 'error')?.evalue ?? `no error: ${r.status} ${r.reason ?? ''}`;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'jb-local-rt-'));
+  await writeFile(path.join(dir, 'marker.txt'), 'here');
+  // A notebook importing a module that sits beside it, as Kaggle notebooks do with utility scripts.
+  await writeFile(path.join(dir, 'helper.py'), 'VALUE = 42\n');
+  await notebook('env.ipynb', [
+    "import os, sys, numpy, helper\nstate = dict(helper=helper.VALUE, runner_globals_leak=hasattr(sys.modules['__main__'], 'zygote_main'), cwd_has_marker=os.path.exists('marker.txt'), argv1=sys.argv[1], name=__name__, seed=int(numpy.random.randint(0, 2**31)), path0_is_cwd=bool(sys.path) and sys.path[0] == os.getcwd(), hashseed=os.environ.get('PYTHONHASHSEED'))",
+    'raise RuntimeError(repr(sorted(state.items())))',
+  ]);
+  // pandas is prewarmed but never imported by the notebook: `pd` must not exist.
+  await notebook('unbound.ipynb', ['x = 1', 'pd.DataFrame()']);
+  await notebook('loop.ipynb', ['while True:\n    pass']);
+  await notebook('dies.ipynb', ['import os\nos._exit(3)']);
+}, 60_000);
+
+describe.each([
+  ['forked from a zygote', true],
+  ['started as a new interpreter', false],
+])('local runtime, kernels %s', (_name, fork) => {
+  let rt: Runtime;
+  beforeAll(async () => {
+    rt = await createLocalRuntime({ fork });
+  });
+  afterAll(async () => {
+    await rt?.close();
+  });
+
+  it('runs in the working directory, with a normal kernel argv, __main__, hash seed 0, and its own numpy seed', async () => {
+    const [a, b] = await rt.run([run('a', 'env.ipynb', [0, 1], { prewarm: ['numpy'] }), run('b', 'env.ipynb', [0, 1], { prewarm: ['numpy'] })], { jobs: 2 });
+    for (const r of [a!, b!]) {
+      expect(reported(r)).toContain("('argv1', '-f')");
+      expect(reported(r)).toContain("('cwd_has_marker', True)");
+      expect(reported(r)).toContain("('name', '__main__')");
+      expect(reported(r)).toContain("('hashseed', '0')");
+      expect(reported(r)).toContain("('path0_is_cwd', True)");
+      expect(reported(r)).toContain("('helper', 42)");
+      expect(reported(r)).toContain("('runner_globals_leak', False)");
+    }
+    const seed = (r: RunResult) => /'seed', (\d+)/.exec(reported(r))?.[1];
+    expect(seed(a!)).toBeDefined();
+    expect(seed(a!)).not.toBe(seed(b!));
+  }, 300_000);
+
+  it('prewarm imports bind no names', async () => {
+    const [r] = await rt.run([run('u', 'unbound.ipynb', [0, 1], { prewarm: ['pandas'] })]);
+    expect(r!.cells[1]).toMatchObject({ status: 'error', ename: 'NameError', evalue: "name 'pd' is not defined" });
+  }, 300_000);
+
+  it('interrupts a cell past its limit and reports a dead kernel', async () => {
+    const [loop, dies] = await rt.run([run('l', 'loop.ipynb', [0], { cellTimeoutSeconds: 3 }), run('d', 'dies.ipynb', [0])], { jobs: 2 });
+    expect(loop).toMatchObject({ status: 'timeout' });
+    expect(dies).toMatchObject({ status: 'kernel-died' });
+  }, 300_000);
+
+  it('returns results in the order of the runs, with the runs\' ids', async () => {
+    const runs = Array.from({ length: 5 }, (_, i) => run(`r${i}`, 'unbound.ipynb', [0, 1]));
+    const results = await rt.run(runs, { jobs: 2 });
+    expect(results.map((r) => r.id)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
+  }, 300_000);
+});
