@@ -11,7 +11,22 @@ export interface CsvFormat {
   bom: boolean;
 }
 
-/** Delimiter (given, or by extension), line ending and BOM, from the first 64 KiB. */
+/** Table formats that are not delimited text, by extension. */
+const BINARY_TABLES: Record<string, string> = {
+  '.parquet': 'Parquet',
+  '.feather': 'Feather',
+  '.arrow': 'Arrow',
+  '.xlsx': 'Excel',
+  '.xls': 'Excel',
+  '.pkl': 'pickle',
+  '.pickle': 'pickle',
+  '.h5': 'HDF5',
+  '.hdf5': 'HDF5',
+  '.npy': 'NumPy',
+  '.npz': 'NumPy',
+};
+
+/** Delimiter (given, or by extension), line ending and BOM, from the first 64 KiB; refuses binary tables. */
 export async function detectCsvFormat(file: string, delimiter?: string): Promise<CsvFormat> {
   const fh = await open(file, 'r').catch((e: unknown) => {
     throw new JunoError('E_INPUT_NOT_FOUND', 'no such file', { location: { file }, hint: 'check the step path in the subsampling spec', cause: e });
@@ -24,6 +39,14 @@ export async function detectCsvFormat(file: string, delimiter?: string): Promise
     const nl = head.indexOf(0x0a);
     const eol = nl > 0 && head[nl - 1] === 0x0d ? '\r\n' : '\n';
     const ext = path.extname(file).toLowerCase();
+    // A binary table read as CSV would "work" and write garbage: refuse it by name.
+    const binary = head.subarray(0, 4).toString('latin1') === 'PAR1' ? 'Parquet' : BINARY_TABLES[ext] ?? (head.includes(0) ? 'binary' : undefined);
+    if (binary) {
+      throw new JunoError('E_INPUT_FORMAT', `${binary} file: the table method reads delimited text (CSV/TSV) only`, {
+        location: { file },
+        hint: 'convert the table to CSV first (e.g. pandas: pd.read_parquet(f).to_csv(out, index=False)), or subsample its folder with --method archive/images',
+      });
+    }
     return { delimiter: delimiter ?? (ext === '.tsv' || ext === '.tab' ? '\t' : ','), eol, bom };
   } finally {
     await fh.close();

@@ -121,6 +121,22 @@ describe('sampleTable', () => {
     expect((err as { hint: string }).hint).toMatch(hint);
   });
 
+  it.each([
+    ['t.parquet', Buffer.from('PAR1\u0000\u0001rest')],
+    ['t.csv', Buffer.from('PAR1\u0000\u0001rest')],
+    ['t.xlsx', Buffer.from('PK\u0003\u0004')],
+    ['t.dat', Buffer.from([0x61, 0x2c, 0x62, 0x0a, 0x00, 0x01])],
+  ])('refuses a binary table (%s) by name instead of sampling it as text', async (name, bytes) => {
+    const dir = await tempDir();
+    const input = path.join(dir, name);
+    await writeFile(input, bytes);
+    const out = path.join(dir, 'o.csv');
+    const err = await sampleTable(input, out, { rows: 1, seed: 1 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'E_INPUT_FORMAT', location: { file: input } });
+    expect((err as { hint: string }).hint).toMatch(/convert the table to CSV/);
+    await expect(readFile(out)).rejects.toThrow();
+  });
+
   it('names the file and line of a row with too many fields, and writes nothing', async () => {
     const { dir, input } = await fixture('a,b\n1,2\n3,4,5\n');
     const out = path.join(dir, 'o.csv');
