@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
-import { describe, expect, it } from 'vitest';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RULE = '@nx/enforce-module-boundaries';
@@ -15,6 +16,12 @@ async function lint(files: string[] | { text: string; filePath: string }) {
   const results = Array.isArray(files) ? await eslint.lintFiles(files) : await eslint.lintText(files.text, { filePath: files.filePath });
   return results.flatMap((r) => r.messages.filter((m) => m.ruleId === RULE).map((m) => `${path.relative(root, r.filePath)}:${m.line} ${m.message}`));
 }
+
+// The rule reads Nx's cached project graph and silently skips itself when
+// there is none, as in a fresh clone where no nx command has run yet: compute it.
+beforeAll(async () => {
+  await execa(path.join(root, 'node_modules/.bin/nx'), ['show', 'projects'], { cwd: root, env: { NX_DAEMON: 'false' } });
+}, 120_000);
 
 describe('module boundaries', () => {
   it('no package imports against the dependency direction', async () => {
