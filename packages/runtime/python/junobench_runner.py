@@ -392,6 +392,30 @@ def run_plan(plan, kernel=None):
 
 # --- zygotes: forking kernels from a process that has the imports done ------
 
+# The runner process that started the base zygote. Zygotes and the kernels
+# forked from them live while it lives: if it is killed (watchdog, Ctrl-C),
+# they exit within a second instead of lingering, as launched kernels do when
+# their parent dies.
+RUNNER_PID = None
+WATCH_INTERVAL = 1.0
+
+
+def _runner_alive():
+    try:
+        os.kill(RUNNER_PID, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def _watch_runner():
+    while _runner_alive():
+        time.sleep(WATCH_INTERVAL)
+    os._exit(0)
+
+
 def _zygote_serve(sock_path, modules):
     """Serve fork requests on a unix socket, forever. Runs in a zygote process,
     which never starts threads or event loops, so forking it is safe."""
@@ -406,10 +430,17 @@ def _zygote_serve(sock_path, modules):
     tmp = sock_path + ".tmp"
     srv.bind(tmp)
     srv.listen(64)
+    srv.settimeout(WATCH_INTERVAL)
     os.rename(tmp, sock_path)  # appears only once it accepts
     while True:
-        conn, _ = srv.accept()
+        try:
+            conn, _ = srv.accept()
+        except socket.timeout:
+            if not _runner_alive():
+                break
+            continue
         with conn:
+            conn.settimeout(30)
             req = json.loads(conn.makefile("r").readline() or "{}")
             op = req.get("op")
             if op == "exit":
@@ -443,7 +474,11 @@ def _become_kernel(connection_file, cwd):
         # `python -m ipykernel_launcher` starts with the working directory
         # first on sys.path: a notebook imports its own helper modules from there.
         sys.path.insert(0, os.getcwd())
-        os.environ["JPY_PARENT_PID"] = str(os.getppid())
+        # As a launched kernel sees it: its parent is the runner.
+        os.environ["JPY_PARENT_PID"] = str(RUNNER_PID)
+        # Exit with the runner, not with the zygote: a notebook that kills its
+        # parent process must not take the kernels forked next to it along.
+        threading.Thread(target=_watch_runner, name="junobench-runner-watch", daemon=True).start()
         # A fresh interpreter draws numpy's global seed from the OS; the fork
         # would otherwise give every kernel the zygote's (Python's `random`
         # reseeds itself after a fork).
@@ -459,10 +494,9 @@ def _become_kernel(connection_file, cwd):
         sys.argv = [launcher.origin if launcher else "ipykernel_launcher", "-f", connection_file]
         from ipykernel.kernelapp import IPKernelApp
 
-        # The parent handle is read from JPY_PARENT_PID when ipykernel is
-        # imported (in the zygote, before it existed): pass it explicitly, so
-        # the kernel exits with its zygote, as a launched kernel does with its parent.
-        IPKernelApp.launch_instance(argv=sys.argv[1:] + ["--IPKernelApp.parent_handle=%d" % os.getppid()])
+        # ipykernel read JPY_PARENT_PID when the zygote imported it (unset
+        # then), so it starts no parent poller of its own: the thread above is it.
+        IPKernelApp.launch_instance(argv=sys.argv[1:])
     except BaseException as e:  # noqa: BLE001
         log("forked kernel failed:", repr(e))
     finally:
@@ -470,6 +504,8 @@ def _become_kernel(connection_file, cwd):
 
 
 def zygote_main(sock_path):
+    global RUNNER_PID
+    RUNNER_PID = os.getppid()
     # Like `python -m ipykernel_launcher`: the runner's own folder is not on the path
     # (InteractiveShellApp.init_path puts the working directory back in the kernel).
     here = os.path.dirname(os.path.abspath(__file__))
@@ -479,21 +515,43 @@ def zygote_main(sock_path):
     _zygote_serve(sock_path, [])
 
 
+class ZygoteGone(Exception):
+    pass
+
+
 class Zygote:
-    def __init__(self, sock_path, pid):
+    def __init__(self, sock_path, pid, popen=None):
         self.sock_path = sock_path
         self.pid = pid
+        self.popen = popen  # set for the base zygote, our own child
+
+    def alive(self):
+        if self.popen is not None:
+            return self.popen.poll() is None
+        # Forked zygotes are children of the base zygote, which lets the
+        # system reap them: a dead one has no pid any more.
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+        return True
 
     def _request(self, req, timeout):
         deadline = time.monotonic() + timeout
         while True:
+            # A notebook can kill its zygote (it is the kernel's parent):
+            # fail now rather than wait for a socket that never answers.
+            if not self.alive():
+                raise ZygoteGone("the kernel zygote (pid %d) is gone" % self.pid)
             try:
                 with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c:
                     c.settimeout(max(1.0, deadline - time.monotonic()))
                     c.connect(self.sock_path)
                     c.sendall((json.dumps(req) + "\n").encode())
                     return json.loads(c.makefile("r").readline())
-            except (FileNotFoundError, ConnectionRefusedError):
+            except (FileNotFoundError, ConnectionRefusedError, ConnectionResetError, BrokenPipeError, ValueError):
                 if time.monotonic() >= deadline:
                     raise TimeoutError("the kernel zygote did not come up in time")
                 time.sleep(0.05)
@@ -532,14 +590,24 @@ class Zygotes:
             stdout=sys.stderr,
             start_new_session=True,
         )
-        self.base = Zygote(base_sock, self.proc.pid)
+        self.base = Zygote(base_sock, self.proc.pid, popen=self.proc)
         self.by_modules = {frozenset(): self.base}
+        self.forked = 0  # zygotes forked so far: names their sockets
         self.lock = threading.Lock()
 
     def get(self, modules):
+        """The zygote for this module set (forked on first use), or None when
+        kernels must be started the ordinary way (the base zygote is gone)."""
         key = frozenset(modules)
         with self.lock:
+            if not self.base.alive():
+                return None
             z = self.by_modules.get(key)
+            if z is not None and not z.alive():
+                log("a kernel zygote died; forking a new one")
+                for k in [k for k, v in self.by_modules.items() if v is not self.base and not v.alive()]:
+                    del self.by_modules[k]
+                z = None
             if z is None:
                 if not key:
                     z = self.base
@@ -550,7 +618,8 @@ class Zygotes:
                     parent_key = max((k for k in self.by_modules if k <= key), key=len, default=frozenset())
                     parent = self.by_modules.get(parent_key, self.base)
                     missing = [m for m in modules if m not in parent_key]
-                    z = parent.fork_zygote(os.path.join(self.dir, "z%d.sock" % len(self.by_modules)), missing)
+                    self.forked += 1
+                    z = parent.fork_zygote(os.path.join(self.dir, "z%d.sock" % self.forked), missing)
                 self.by_modules[key] = z
             return z
 

@@ -1,6 +1,7 @@
 // The local runtime with real kernels, both ways of starting them: forked from
 // a zygote (default) and as new interpreters (--no-fork). A forked kernel must
 // be indistinguishable from a launched one to the notebook.
+import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +49,8 @@ beforeAll(async () => {
   await notebook('unbound.ipynb', ['x = 1', 'pd.DataFrame()']);
   await notebook('loop.ipynb', ['while True:\n    pass']);
   await notebook('dies.ipynb', ['import os\nos._exit(3)']);
+  // Kills the kernel's parent: the zygote that forked it, or the runner itself.
+  await notebook('patricide.ipynb', ['import os, signal\nos.kill(os.getppid(), signal.SIGKILL)', 'import time\ntime.sleep(1.5)']);
 }, 60_000);
 
 describe.each([
@@ -89,9 +92,48 @@ describe.each([
     expect(dies).toMatchObject({ status: 'kernel-died' });
   }, 300_000);
 
+  it('a notebook that kills its parent process takes no other notebook with it', async () => {
+    const numpy = { prewarm: ['numpy'] };
+    const results = await rt.run([run('k', 'patricide.ipynb', [0, 1], numpy), run('n1', 'unbound.ipynb', [0, 1], numpy), run('n2', 'unbound.ipynb', [0, 1], numpy)], { jobs: 1 });
+    for (const r of results.slice(1)) expect(r!.cells[1]).toMatchObject({ status: 'error', ename: 'NameError' });
+  }, 300_000);
+
+  it('leaves no runner, zygote or kernel process behind, even when the runner is killed mid-run', async () => {
+    const before = await runnerProcesses();
+    const pending = rt.run([run('l', 'loop.ipynb', [0], { cellTimeoutSeconds: 60, prewarm: ['numpy'] })]);
+    let serve: number | undefined;
+    for (let i = 0; i < 100 && serve === undefined; i++) {
+      await sleep(200);
+      serve = (await runnerProcesses()).find((p) => p.args.includes(' serve') && !before.some((b) => b.pid === p.pid))?.pid;
+    }
+    expect(serve).toBeDefined();
+    await sleep(3000); // the loop is running in its kernel by now
+    process.kill(serve!, 'SIGKILL');
+    const [r] = await pending;
+    expect(r!.status).toBe('failed');
+    let left = await runnerProcesses();
+    for (let i = 0; i < 50 && left.length > before.length; i++) {
+      await sleep(200);
+      left = await runnerProcesses();
+    }
+    expect(left.map((p) => p.pid).sort()).toEqual(before.map((p) => p.pid).sort());
+  }, 300_000);
+
   it('returns results in the order of the runs, with the runs\' ids', async () => {
     const runs = Array.from({ length: 5 }, (_, i) => run(`r${i}`, 'unbound.ipynb', [0, 1]));
     const results = await rt.run(runs, { jobs: 2 });
     expect(results.map((r) => r.id)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
   }, 300_000);
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Processes running the runner (serve, zygotes, and the kernels forked from them), and kernels it launched. */
+async function runnerProcesses(): Promise<{ pid: number; args: string }[]> {
+  const out = await new Promise<string>((resolve, reject) => execFile('ps', ['-eo', 'pid=,args='], (e, stdout) => (e ? reject(e) : resolve(stdout))));
+  return out
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null && /junobench_runner\.py|ipykernel_launcher/.test(m[2]!) && !/\bps\b/.test(m[2]!))
+    .map((m) => ({ pid: Number(m[1]), args: m[2]! }));
+}
