@@ -15,17 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { writeFileAtomic } from '@junobench/core';
 import { writeSyntheticPool } from './generate.js';
+import { flag, hasFlag } from '../args.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
-const args = process.argv.slice(2);
-const flag = (name: string, dflt: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1]! : dflt;
-};
 const SIZES = flag('--sizes', '10000,100000,1000000').split(',').map(Number);
 const OUT = path.resolve(flag('--out', path.join(here, 'results.md')));
-const KEEP = args.includes('--keep');
+const KEEP = hasFlag('--keep');
 const STEPS = ['startup', 'import-csv', 'import-jsonl', 'filter', 'libcause', 'resample'] as const;
 
 interface StepResult {

@@ -17,14 +17,10 @@ import { hashTree, listTree, writeFileAtomic } from '@junobench/core';
 import { generateSource, runPool, sampleImages } from '@junobench/subsample';
 // Test fixtures double as bench fixtures (seeded, textured images).
 import { EXTENSION, writeImage, type FixtureKind } from '../../packages/subsample/src/image-fixtures.js';
+import { flag } from '../args.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
-const args = process.argv.slice(2);
-const flag = (name: string, dflt: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1]! : dflt;
-};
 const N_IMAGES = Number(flag('--images', '3000'));
 const CSV_MB = Number(flag('--csv-mb', '1024'));
 const OUT = path.resolve(flag('--out', path.join(here, 'results.md')));

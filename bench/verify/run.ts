@@ -8,17 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { listInstanceIds, readInstance, type VerificationReport } from '@junobench/core';
 import { planExecution, readNotebook } from '@junobench/notebook';
+import { flag, hasFlag } from '../args.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const args = process.argv.slice(2);
-const flag = (name: string, def: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1]! : def;
-};
 const instancesDir = path.resolve(root, flag('--instances', 'raw/instances'));
 const rounds = Number(flag('--rounds', '2'));
 const python = process.env.JUNOBENCH_PYTHON ?? '/usr/bin/python3';
-const withDocker = args.includes('--docker');
+const withDocker = hasFlag('--docker');
 
 const cli = (a: string[]) => execa('node', [path.join(root, 'packages/cli/bin/junobench.js'), ...a], { cwd: root, reject: false, env: { ...process.env, CI: '1' } });
 
