@@ -9,6 +9,11 @@ export const depConstraints = [
   // notebook and runtime are shared services: core, and runtime may use notebook.
   { sourceTag: 'scope:notebook', onlyDependOnLibsWithTags: ['layer:core'] },
   { sourceTag: 'scope:runtime', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook'] },
+  // archive (safe zip/tar reading), suggest (crash knowledge: library cause and
+  // label suggestions) and queue (BullMQ transport beside runtime) are shared too.
+  { sourceTag: 'scope:archive', onlyDependOnLibsWithTags: ['layer:core'] },
+  { sourceTag: 'scope:suggest', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook'] },
+  { sourceTag: 'scope:queue', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
   // A stage never imports another stage: flows across stages live in pipeline.
   { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared'] },
   { sourceTag: 'layer:pipeline', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared', 'layer:domain'] },

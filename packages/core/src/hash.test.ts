@@ -2,7 +2,8 @@ import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareCodePoints, hashTree, hashValue, listTree, stableStringify } from './hash.js';
+import { compareCodePoints, hashValue, listTree, stableStringify } from './hash.js';
+import { hashInstanceTree as hashTree } from './instance-tree.js';
 
 describe('stableStringify', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, lstat, readlink } from 'node:fs/promises';
+import { readdir, lstat } from 'node:fs/promises';
 import path from 'node:path';
 
 export function sha256(data: string | Uint8Array): string {
@@ -35,26 +35,6 @@ export function hashValue(value: unknown): string {
 export async function hashFile(file: string): Promise<string> {
   const h = createHash('sha256');
   for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
-  return h.digest('hex');
-}
-
-/**
- * Hash of a folder's content: relative paths (sorted, `/`-separated), file
- * bytes and symlink targets. Names and content count; timestamps and
- * permissions do not, so a fresh clone hashes the same as the original.
- */
-export async function hashTree(root: string, options: { ignore?: (rel: string) => boolean } = {}): Promise<string> {
-  const h = createHash('sha256');
-  const entries = await listTree(root, options.ignore);
-  for (const rel of entries) {
-    const abs = path.join(root, rel);
-    const st = await lstat(abs);
-    if (st.isSymbolicLink()) {
-      h.update(`L ${rel}\0${await readlink(abs)}\0`);
-    } else {
-      h.update(`F ${rel}\0${await hashFile(abs)}\0`);
-    }
-  }
   return h.digest('hex');
 }
 

@@ -15,7 +15,16 @@ export type { LabelDimension } from './taxonomy.js';
 export { SCHEMAS_DIR, checkSchema, validateOrThrow, formatIssue, pointerToField } from './validate.js';
 export type { SchemaName, SchemaIssue } from './validate.js';
 export { stripAnsi, editDistance, suggestClosest } from './text.js';
-export { sha256, stableStringify, hashValue, hashFile, hashTree, listTree, compareCodePoints } from './hash.js';
+export { sha256, stableStringify, hashValue, hashFile, listTree, compareCodePoints } from './hash.js';
+export {
+  readInstanceTree,
+  copyInstanceTree,
+  hashInstanceTree,
+  hashInstanceTree as hashTree,
+  validateInstanceId,
+  INSTANCE_ID_PATTERN,
+} from './instance-tree.js';
+export type { TreeFile, ReadTreeOptions } from './instance-tree.js';
 export { createRng } from './rng.js';
 export type { Rng } from './rng.js';
 export { writeFileAtomic, writeJsonAtomic, formatJson, openAtomic, OutputSet } from './atomic.js';

@@ -1,8 +1,9 @@
-import { cp, mkdir, mkdtemp, rename, rm, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import {
   JunoError,
+  copyInstanceTree,
   listInstanceIds,
   readInstance,
   readJsonFile,
@@ -144,7 +145,7 @@ async function writeCuratedInstances(srcDir: string, destDir: string, entries: r
   try {
     for (const e of entries) {
       const dest = path.join(tmp, e.id);
-      await cp(path.join(srcDir, e.id), dest, { recursive: true });
+      await copyInstanceTree(path.join(srcDir, e.id), dest);
       const instance = JSON.parse(await readFile(path.join(dest, 'instance.json'), 'utf8')) as Instance;
       instance.labels = e.labels;
       await writeJsonAtomic(path.join(dest, 'instance.json'), instance);

@@ -1,9 +1,9 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { JunoError, checkSchema, formatIssue, type RunPlan, type RunResult, type RuntimeIdentity } from '@junobench/core';
+import { JunoError, checkSchema, copyInstanceTree, formatIssue, type RunPlan, type RunResult, type RuntimeIdentity } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from './runtime.js';
 import { RUNNER_PATH } from './runner-path.js';
 import { execaRunner, findPython, type CommandRunner } from './find-python.js';
@@ -115,7 +115,9 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
           const r = runs[index]!;
           const scratch = await mkdtemp(path.join(scratchRoot, 'junobench-run-'));
           try {
-            await cp(r.instanceDir, scratch, { recursive: true, preserveTimestamps: true });
+            // Links are materialised (never followed back into the instance): a notebook
+            // writing its copy cannot change the instance or anything outside it.
+            await copyInstanceTree(r.instanceDir, scratch);
           } catch (e) {
             await rm(scratch, { recursive: true, force: true });
             finish(index, failedResult(r.id, `cannot copy ${r.instanceDir} to a scratch folder: ${(e as Error).message}`));

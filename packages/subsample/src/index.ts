@@ -13,19 +13,8 @@ export { sampleImages, classOfImage, isImagePath, IMAGE_EXTENSIONS, runPool } fr
 export type { SampleImagesOptions, ImageSampleReport, CorruptImage } from './sample-images.js';
 export { ImageReferenceIndex, filterIndexFile, createSidecarMatcher } from './filter-index-files.js';
 export type { IndexFileReport } from './filter-index-files.js';
-export {
-  listArchiveEntries,
-  detectArchiveKind,
-  assertSafeEntries,
-  unsafeEntryPathReason,
-  linkEscapes,
-  DEFAULT_ARCHIVE_LIMITS,
-} from './archive-entries.js';
-export type { ArchiveEntry, ArchiveKind, ArchiveLimits } from './archive-entries.js';
 export { sampleArchive, planArchiveSample, groupOfEntry } from './sample-archive.js';
 export type { SampleArchiveOptions, ArchiveSampleReport } from './sample-archive.js';
-export { extractArchive } from './extract-archive.js';
-export type { ExtractReport } from './extract-archive.js';
 export { profileTable, synthesizeTable, generateRows, scrambleText } from './synthesize-table.js';
 export type { ColumnKind, ColumnProfile, TableProfile, SynthesizeTableOptions, SyntheticTableReport } from './synthesize-table.js';
 export { generateSource, retailSalesGenerator, SOURCE_GENERATORS } from './generate-source.js';

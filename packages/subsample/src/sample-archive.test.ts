@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { sha256 } from '@junobench/core';
 import { writeTar, writeZip, type FixtureEntry } from './archive-fixtures.js';
-import { linkEscapes, listArchiveEntries, unsafeEntryPathReason } from './archive-entries.js';
-import { extractArchive } from './extract-archive.js';
+import { linkEscapes, listArchiveEntries, unsafeEntryPathReason } from '@junobench/archive';
+import { extractArchive } from '@junobench/archive';
 import { planArchiveSample, sampleArchive } from './sample-archive.js';
 import { useTempDirs } from './test-helpers.js';
 

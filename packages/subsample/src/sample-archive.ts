@@ -15,7 +15,7 @@ import {
   type ArchiveEntry,
   type ArchiveKind,
   type ArchiveLimits,
-} from './archive-entries.js';
+} from '@junobench/archive';
 import { fractionOf, sampleByGroup } from './select-rows.js';
 
 export interface SampleArchiveOptions extends ArchiveLimits {

@@ -7,6 +7,11 @@ import { registerLabelsCommand } from './labels.js';
 import { registerStatsCommand } from './stats.js';
 import { registerImageCommand } from './image.js';
 import { registerBuildCommand } from './build.js';
+import { registerSourcesCommands } from './sources.js';
+import { registerReleaseCommands } from './release.js';
+import { registerScoreCommands } from './score.js';
+import { registerWorkerCommands } from './worker.js';
+import { registerReportCommands } from './report.js';
 
 // Each verb group lives in its own file and registers itself here, so the
 // command groups can grow independently.
@@ -18,4 +23,9 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   registerStatsCommand(program, ctx);
   registerImageCommand(program, ctx);
   registerBuildCommand(program, ctx);
+  registerSourcesCommands(program, ctx);
+  registerReleaseCommands(program, ctx);
+  registerScoreCommands(program, ctx);
+  registerWorkerCommands(program, ctx);
+  registerReportCommands(program, ctx);
 }

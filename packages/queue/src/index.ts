@@ -1,0 +1,2 @@
+// @junobench/queue: named exports only (DESIGN.md §7).
+export {};

@@ -1,0 +1,2 @@
+// @junobench/release: named exports only (DESIGN.md §7).
+export {};

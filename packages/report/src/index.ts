@@ -1,0 +1,2 @@
+// @junobench/report: named exports only (DESIGN.md §7).
+export {};

@@ -1,0 +1,2 @@
+// @junobench/score: named exports only (DESIGN.md §7).
+export {};

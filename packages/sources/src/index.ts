@@ -1,0 +1,2 @@
+// @junobench/sources: named exports only (DESIGN.md §7).
+export {};

@@ -1,0 +1,2 @@
+// @junobench/suggest: named exports only (DESIGN.md §7).
+export {};
