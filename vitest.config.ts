@@ -3,7 +3,16 @@ import { defineConfig } from 'vitest/config';
 // One suite for everything: unit tests, kernel tests (*.kernel.test.ts) and
 // container tests (*.container.test.ts) run together in `npm test`; the
 // `unit` project leaves the slow ones out for a quick inner loop.
-const slow = ['**/*.kernel.test.ts', '**/*.container.test.ts', '**/*.e2e.test.ts'];
+// kernel: a real Jupyter kernel; container: the engine; redis, registry,
+// browser: those real servers; e2e: the CLI end to end.
+const slow = [
+  '**/*.kernel.test.ts',
+  '**/*.container.test.ts',
+  '**/*.redis.test.ts',
+  '**/*.registry.test.ts',
+  '**/*.browser.test.ts',
+  '**/*.e2e.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -1,17 +1,25 @@
 #!/bin/sh
 # `npm test`: everything the test suite needs, then the whole suite.
-# 1. the Python kernel stack (kernel tests), 2. the container engine and its
-# offline base image (container tests), 3. vitest over every package, the CLI
-# end-to-end tests, the module-boundary lint and the type check.
-# Extra arguments go to vitest (e.g. `npm test -- packages/pool`).
+# Every tools/setup-<component>.sh below installs (from Debian's packages) and
+# starts one real component the tests use, idempotently, and prints
+# `export NAME=value` lines for the tests as its last lines of output:
+#   python    the Jupyter kernel stack (kernel tests)
+#   engine    Podman's Docker-compatible engine and the offline base image (container tests)
+#   redis     redis-server on loopback (queue tests)
+#   registry  the Distribution registry on loopback (release publish tests)
+#   browser   Debian's chromium (report tests)
+# Then vitest over every package, the CLI end-to-end tests, the module-boundary
+# lint and the type check. Extra arguments go to vitest (e.g. `npm test -- packages/pool`).
 set -eu
 cd "$(dirname "$0")/.."
 
-sh tools/setup-python.sh
-if [ -f tools/setup-engine.sh ]; then
-  # The engine script prints `export DOCKER_HOST=...` as its last line.
-  eval "$(sh tools/setup-engine.sh | tail -n 1 | grep '^export ' || true)"
-fi
+for component in python engine redis registry browser; do
+  script="tools/setup-$component.sh"
+  [ -f "$script" ] || continue
+  out=$(sh "$script") || { echo "test: $script failed; the tests that need $component cannot run" >&2; exit 1; }
+  printf '%s\n' "$out" | grep -v '^export ' >&2 || true
+  eval "$(printf '%s\n' "$out" | grep '^export ' || true)"
+done
 
 REPORT=${JUNOBENCH_TEST_REPORT:-.junobench-test-report.json}
 exec npx vitest run --reporter=default --reporter=json --outputFile.json="$REPORT" "$@"
