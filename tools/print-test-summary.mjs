@@ -1,20 +1,60 @@
-// Prints the line CI reads, `N passed, N failed`, from vitest's JSON report.
-// A missing or unreadable report counts as a failure: a run that produced no
-// report did not pass.
+// Prints the line CI reads, `N passed, N failed, N skipped` (always the last
+// line), from vitest's JSON report, and exits non-zero when anything failed.
+//
+// What counts as failed, so that no failure hides:
+// - every failed test;
+// - every test file vitest marks failed without a failed test in it: a file
+//   that failed to load, or failed in beforeAll/afterAll (vitest then marks
+//   its tests "skipped", which must not read as a pass);
+// - a run vitest itself reports unsuccessful with nothing above (an unhandled
+//   error), counted once;
+// - a missing or unreadable report (a run that produced no report did not pass).
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
-const file = process.argv[2] ?? '.junobench-test-report.json';
-let passed = 0;
-let failed = 0;
-try {
-  const report = JSON.parse(readFileSync(file, 'utf8'));
-  passed = report.numPassedTests ?? 0;
-  // Suites that failed to load have no tests counted: count each as a failure.
-  const brokenSuites = (report.testResults ?? []).filter((s) => s.status === 'failed' && (s.assertionResults ?? []).length === 0).length;
-  failed = (report.numFailedTests ?? 0) + brokenSuites;
-} catch (e) {
-  console.error(`no readable test report at ${file}: ${e.message}`);
-  failed = 1;
+const SKIPPED = new Set(['skipped', 'pending', 'todo', 'disabled']);
+
+/** { passed, failed, skipped, problems: string[] } from a parsed vitest JSON report. */
+export function summarizeVitestReport(report) {
+  let passed = 0;
+  let failedTests = 0;
+  let skipped = 0;
+  const problems = [];
+  let failedFiles = 0;
+  for (const file of report.testResults ?? []) {
+    const results = file.assertionResults ?? [];
+    let failedHere = 0;
+    for (const a of results) {
+      if (a.status === 'passed') passed++;
+      else if (a.status === 'failed') failedHere++;
+      else if (SKIPPED.has(a.status)) skipped++;
+    }
+    failedTests += failedHere;
+    if (file.status === 'failed' && failedHere === 0) {
+      failedFiles++;
+      const why = (file.message ?? '').split('\n')[0] || (results.length ? 'failed in a hook (beforeAll/afterAll); its tests did not run' : 'failed to load');
+      problems.push(`failed file: ${path.relative(process.cwd(), file.name ?? '?') || file.name}: ${why}`);
+    }
+  }
+  let failed = failedTests + failedFiles;
+  if (report.success === false && failed === 0) {
+    failed = 1;
+    problems.push('vitest reported the run as failed although no test or file failed (an unhandled error?); see its output above');
+  }
+  return { passed, failed, skipped, problems };
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exitCode = failed > 0 ? 1 : 0;
+
+function main() {
+  const file = process.argv[2] ?? '.junobench-test-report.json';
+  let summary;
+  try {
+    summary = summarizeVitestReport(JSON.parse(readFileSync(file, 'utf8')));
+  } catch (e) {
+    summary = { passed: 0, failed: 1, skipped: 0, problems: [`no readable test report at ${file}: ${e.message}`] };
+  }
+  for (const p of summary.problems) console.error(p);
+  console.log(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`);
+  process.exitCode = summary.failed > 0 ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('print-test-summary.mjs')) main();

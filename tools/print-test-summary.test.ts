@@ -1,0 +1,96 @@
+// The summary line CI reads must never hide a failure: a file that fails in
+// beforeAll (vitest marks its tests skipped), a file that fails to load, a
+// failed test, or a missing report all make it non-zero.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'print-test-summary.mjs');
+let dir: string | undefined;
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function run(report: unknown | undefined): Promise<{ code: number; stdout: string; stderr: string }> {
+  return (async () => {
+    dir ??= await mkdtemp(path.join(tmpdir(), 'junobench-summary-'));
+    const file = path.join(dir, `${Math.random().toString(36).slice(2)}.json`);
+    if (report !== undefined) await writeFile(file, typeof report === 'string' ? report : JSON.stringify(report));
+    return new Promise((resolve) =>
+      execFile(process.execPath, [script, file], (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      ),
+    );
+  })();
+}
+
+const lastLine = (s: string) => s.trimEnd().split('\n').at(-1);
+
+type Status = 'passed' | 'failed' | 'skipped' | 'pending' | 'todo';
+// The shape of vitest 4's JSON reporter, as it wrote it for a real run of such files.
+function file(name: string, status: 'passed' | 'failed', tests: Status[], message = '') {
+  return { name, status, message, assertionResults: tests.map((s, i) => ({ title: `t${i}`, fullName: `t${i}`, status: s, failureMessages: [] })) };
+}
+function report(files: ReturnType<typeof file>[]) {
+  const all = files.flatMap((f) => f.assertionResults.map((a) => a.status));
+  return {
+    numTotalTestSuites: files.length,
+    numFailedTestSuites: files.filter((f) => f.status === 'failed').length,
+    numTotalTests: all.length,
+    numPassedTests: all.filter((s) => s === 'passed').length,
+    numFailedTests: all.filter((s) => s === 'failed').length,
+    numPendingTests: all.filter((s) => s === 'skipped' || s === 'pending').length,
+    numTodoTests: all.filter((s) => s === 'todo').length,
+    success: files.every((f) => f.status === 'passed'),
+    testResults: files,
+  };
+}
+
+describe('print-test-summary', () => {
+  it.each([
+    ['all passed', [file('a.test.ts', 'passed', ['passed', 'passed'])], '2 passed, 0 failed, 0 skipped', 0],
+    ['a skipped test is counted, and is not a failure', [file('a.test.ts', 'passed', ['passed', 'skipped', 'todo'])], '1 passed, 0 failed, 2 skipped', 0],
+    ['a failed test', [file('a.test.ts', 'failed', ['passed', 'failed'])], '1 passed, 1 failed, 0 skipped', 1],
+    [
+      'a file failing in beforeAll (its tests marked skipped) counts as failed',
+      [file('a.test.ts', 'failed', ['skipped', 'skipped']), file('b.test.ts', 'passed', ['passed'])],
+      '1 passed, 1 failed, 2 skipped',
+      1,
+    ],
+    ['a file that fails to load (no tests at all)', [file('c.test.ts', 'failed', [], "Cannot find module './x.js'"), file('b.test.ts', 'passed', ['passed'])], '1 passed, 1 failed, 0 skipped', 1],
+    [
+      'failed tests and failed files add up',
+      [file('a.test.ts', 'failed', ['skipped']), file('b.test.ts', 'failed', ['passed', 'skipped', 'failed']), file('c.test.ts', 'failed', [])],
+      '1 passed, 3 failed, 2 skipped',
+      1,
+    ],
+  ])('%s', async (_name, files, line, code) => {
+    const r = await run(report(files));
+    expect(lastLine(r.stdout)).toBe(line);
+    expect(r.code).toBe(code);
+  });
+
+  it('names the files that failed outside their tests', async () => {
+    const r = await run(report([file('/repo/a.test.ts', 'failed', ['skipped'], 'boom in beforeAll')]));
+    expect(r.stderr + r.stdout).toContain('a.test.ts');
+  });
+
+  it('a run vitest reports as unsuccessful is a failure even when no test or file failed (an unhandled error)', async () => {
+    const r = await run({ ...report([file('a.test.ts', 'passed', ['passed'])]), success: false });
+    expect(lastLine(r.stdout)).toBe('1 passed, 1 failed, 0 skipped');
+    expect(r.code).toBe(1);
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['not JSON', '{"numPassedTests": 3'],
+  ])('a %s report is a failure', async (_name, content) => {
+    const r = await run(content);
+    expect(lastLine(r.stdout)).toBe('0 passed, 1 failed, 0 skipped');
+    expect(r.code).toBe(1);
+  });
+});
