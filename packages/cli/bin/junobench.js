@@ -4,5 +4,12 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../src/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+try {
+  const { main } = await import('../src/main.ts');
+  process.exitCode = await main(process.argv.slice(2));
+} catch (e) {
+  // Loading the CLI itself failed (a broken install): an internal error, 70
+  // like any other, never 1 ("the work ran and found failures").
+  process.stderr.write(`internal error: could not start junobench: ${e?.message ?? e}\n`);
+  process.exitCode = 70;
+}

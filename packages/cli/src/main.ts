@@ -23,13 +23,20 @@ export function createProgram(ctx: CliContext): Command {
   return program;
 }
 
+/** Exit code of an internal error (a bug in junobench): EX_SOFTWARE from sysexits.h, distinct from 1 ("found failures"). */
+export const EXIT_INTERNAL = 70;
+
 /**
  * Run the CLI and return the exit code: 0 success, 1 the work ran and found
- * failures, 2 bad usage or bad input, 3 the environment lacks something.
- * Only here are errors printed; user errors never show a stack trace.
+ * failures, 2 bad usage or bad input, 3 the environment lacks something,
+ * 70 an internal error (a bug). Only here are errors printed; user errors
+ * never show a stack trace.
  */
 export async function main(argv: string[], ctx: CliContext = createProcessContext()): Promise<number> {
-  const program = createProgram(ctx);
+  return runProgram(createProgram(ctx), argv, ctx);
+}
+
+export async function runProgram(program: Command, argv: string[], ctx: CliContext): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ctx.exitCode;
@@ -40,6 +47,7 @@ export async function main(argv: string[], ctx: CliContext = createProcessContex
     }
     if (isJunoError(e)) {
       ctx.err(`error [${e.code}]: ${e.describe()}`);
+      if (e.exitCode === EXIT_INTERNAL) ctx.err('This is a bug in junobench; please report it with the command you ran.');
       if (ctx.env.JUNOBENCH_DEBUG && e.stack) ctx.err(e.stack);
       return e.exitCode;
     }
@@ -47,6 +55,6 @@ export async function main(argv: string[], ctx: CliContext = createProcessContex
     ctx.err(`internal error: ${redactSecrets(err?.message ?? String(e))}`);
     ctx.err('This is a bug in junobench; please report it with the command you ran. Set JUNOBENCH_DEBUG=1 for a stack trace.');
     if (ctx.env.JUNOBENCH_DEBUG && err?.stack) ctx.err(redactSecrets(err.stack));
-    return 1;
+    return EXIT_INTERNAL;
   }
 }

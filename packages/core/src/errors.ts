@@ -3,7 +3,8 @@
  *
  * Every error a user can cause or fix carries a stable `code` (for scripts and
  * tests), an `exitCode` (2 = bad usage or bad input, 1 = the work ran and found
- * failures, 3 = the environment is missing something) and a message that says
+ * failures, 3 = the environment is missing something, 70 = an internal error)
+ * and a message that says
  * what failed, where (file, row, field) and how to fix it. Libraries throw
  * these; only the CLI turns them into exit codes and prints them.
  */
@@ -30,7 +31,8 @@ export type ErrorCode =
   | 'E_STATE'
   | 'E_INTERNAL';
 
-export type ExitCode = 1 | 2 | 3;
+/** 70 = EX_SOFTWARE (sysexits.h): an internal error, a bug in the toolchain, never "found failures". */
+export type ExitCode = 1 | 2 | 3 | 70;
 
 export interface JunoErrorOptions {
   cause?: unknown;
@@ -53,7 +55,7 @@ const DEFAULT_EXIT: Partial<Record<ErrorCode, ExitCode>> = {
   E_ENV_ENGINE: 3,
   E_RUNTIME: 1,
   E_IMAGE_BUILD: 1,
-  E_INTERNAL: 1,
+  E_INTERNAL: 70,
   E_SOURCE: 1,
 };
 
