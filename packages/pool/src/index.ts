@@ -31,12 +31,9 @@ export type { FilterPoolOptions } from './filter-pool.js';
 export { validateCriteria, readCriteria, compileCriteria, compilePredicate, readField, FIELD_TESTS, RECORD_FIELDS } from './filter-criteria.js';
 export type { FieldTest, RecordTest, CompiledStep } from './filter-criteria.js';
 
-// pool libcause
-export { predictLibrary } from './predict-library.js';
-export type { LibraryPrediction } from './predict-library.js';
+// pool libcause (the estimator itself lives in @junobench/suggest, shared with `labels suggest`)
 export { predictLibraryBaseline } from './predict-library-baseline.js';
-export { evaluateLibcause, labelledLibrary, LibcauseEvaluator } from './evaluate-libcause.js';
-export type { LibcauseEvaluation, LibraryScore } from './evaluate-libcause.js';
+export type { LibcauseEvaluation } from '@junobench/suggest';
 export { libcausePool } from './libcause-pool.js';
 export type { LibcausePoolOptions, LibcauseReport } from './libcause-pool.js';
 

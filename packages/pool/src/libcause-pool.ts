@@ -1,7 +1,6 @@
 import { OutputSet, compareCodePoints, formatJson, noProgress, readJsonl, type CrashRecord, type ProgressListener } from '@junobench/core';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
-import { LibcauseEvaluator, labelledLibrary, type LibcauseEvaluation } from './evaluate-libcause.js';
-import { predictLibrary } from './predict-library.js';
+import { LibcauseEvaluator, labelledLibrary, predictLibrary, type LibcauseEvaluation } from '@junobench/suggest';
 import { predictLibraryBaseline } from './predict-library-baseline.js';
 
 export interface LibcausePoolOptions {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { JunoError, LIBRARY_NAMES, canonicalLibrary, compareCodePoints, stableStringify, suggestClosest, type CrashRecord } from '@junobench/core';
-import { labelledLibrary } from './evaluate-libcause.js';
+import { labelledLibrary } from '@junobench/suggest';
 
 export interface ResampleOptions {
   /** At most this many records per library. */

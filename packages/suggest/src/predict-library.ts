@@ -13,6 +13,9 @@ import {
   WELL_KNOWN_NAMES,
 } from './library-knowledge.js';
 
+/** What the estimator reads of a crash: a CrashRecord has it all. */
+export type LibraryEvidence = Pick<CrashRecord, 'ename' | 'evalue' | 'traceback' | 'imports'>;
+
 export interface LibraryPrediction {
   library: LibraryName;
   /** How much the deciding signal is usually worth, in [0, 1]. */
@@ -45,7 +48,7 @@ export interface LibraryPrediction {
  *    notebook's imports.
  * 4. Nothing points at a library: None.
  */
-export function predictLibrary(record: CrashRecord): LibraryPrediction {
+export function predictLibrary(record: LibraryEvidence): LibraryPrediction {
   return new Analysis(record).decide();
 }
 
@@ -126,7 +129,7 @@ class Analysis {
   private readonly code: string;
   private readonly imports: Set<LibraryName>;
 
-  constructor(private readonly record: CrashRecord) {
+  constructor(private readonly record: LibraryEvidence) {
     const parsed = parseTraceback(record.traceback, { ename: record.ename, evalue: record.evalue });
     // The printed class is module-qualified when a library defines it; trust it only when it is the record's exception.
     const printed = lastExceptionName(record.traceback);

@@ -949,6 +949,54 @@ export interface SubsampleResult {
 }
 
 /**
+ * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ */
+
+export type SuggestionConfidence = number;
+/**
+ * What the suggestion rests on, the deciding signal first, so an annotator sees why.
+ *
+ * This interface was referenced by `LabelSuggestions`'s JSON-Schema
+ * via the `definition` "evidence".
+ */
+
+export type SuggestionEvidence = string[];
+
+export interface LabelSuggestions {
+  library: LibrarySuggestion;
+  crashType: CrashTypeSuggestion;
+  rootCause: RootCauseSuggestion;
+  pipelineStage: PipelineStageSuggestion;
+}
+/**
+ * The library whose misuse or behaviour caused the crash; "None" when the environment or the notebook's state caused it.
+ */
+
+export interface LibrarySuggestion {
+  value: LibraryName;
+  confidence: SuggestionConfidence;
+  evidence: SuggestionEvidence;
+}
+
+export interface CrashTypeSuggestion {
+  value: CrashType;
+  confidence: SuggestionConfidence;
+  evidence: SuggestionEvidence;
+}
+
+export interface RootCauseSuggestion {
+  value: RootCause;
+  confidence: SuggestionConfidence;
+  evidence: SuggestionEvidence;
+}
+
+export interface PipelineStageSuggestion {
+  value: PipelineStage;
+  confidence: SuggestionConfidence;
+  evidence: SuggestionEvidence;
+}
+
+/**
  * What the Python runner executes: one notebook, in a fresh kernel, cells in the given order (DESIGN.md §6). Sent to the runner as one JSON line.
  */
 
