@@ -28,7 +28,20 @@ export type ErrorCode =
   | 'E_SUBSAMPLE'
   | 'E_UNSAFE_ARCHIVE'
   | 'E_SOURCE'
+  | 'E_SOURCE_AUTH'
+  | 'E_SOURCE_NOT_FOUND'
+  | 'E_SOURCE_FORBIDDEN'
+  | 'E_SOURCE_RATE_LIMIT'
+  | 'E_ENV_KAGGLE'
   | 'E_STATE'
+  | 'E_RELEASE_REFUSED'
+  | 'E_GIT'
+  | 'E_GITHUB'
+  | 'E_REGISTRY'
+  | 'E_QUEUE'
+  | 'E_ENV_QUEUE'
+  | 'E_QUEUE_IDENTITY'
+  | 'E_QUEUE_BLOB_LIMIT'
   | 'E_INTERNAL';
 
 /** 70 = EX_SOFTWARE (sysexits.h): an internal error, a bug in the toolchain, never "found failures". */
@@ -53,10 +66,18 @@ export interface ErrorLocation {
 const DEFAULT_EXIT: Partial<Record<ErrorCode, ExitCode>> = {
   E_ENV_PYTHON: 3,
   E_ENV_ENGINE: 3,
+  E_ENV_QUEUE: 3,
+  E_QUEUE: 1,
   E_RUNTIME: 1,
   E_IMAGE_BUILD: 1,
   E_INTERNAL: 70,
   E_SOURCE: 1,
+  E_SOURCE_AUTH: 3,
+  E_SOURCE_RATE_LIMIT: 1,
+  E_ENV_KAGGLE: 3,
+  E_RELEASE_REFUSED: 1,
+  E_GITHUB: 1,
+  E_REGISTRY: 1,
 };
 
 export class JunoError extends Error {

@@ -59,8 +59,10 @@ export function createBenchmarkStage(o: BenchmarkStageOptions): Stage {
       await writeCuratedInstances(io.abs(o.instancesDir), io.abs(files.instances), benchmark.instances);
       await writeJsonAtomic(io.abs(files.json), benchmark);
       await writeFileAtomic(io.abs(files.csv), formatBenchmarkCsv(benchmark));
-      const excluded = ids.length - benchmark.instances.length;
-      return { summary: `${benchmark.instances.length} instances in the benchmark${excluded > 0 ? ` (${excluded} left out: not verified)` : ''} → ${files.json}, ${files.csv}` };
+      const drafts = instances.filter((i) => i.status === 'draft').map((i) => i.id);
+      const excluded = ids.length - benchmark.instances.length - drafts.length;
+      const left = [...(excluded > 0 ? [`${excluded} not verified`] : []), ...(drafts.length > 0 ? [`${drafts.length} draft${drafts.length > 1 ? 's' : ''}: ${drafts.join(', ')}`] : [])];
+      return { summary: `${benchmark.instances.length} instances in the benchmark${left.length > 0 ? ` (left out: ${left.join('; ')})` : ''} → ${files.json}, ${files.csv}` };
     },
   };
 }
@@ -77,6 +79,8 @@ export function assembleBenchmark(
   for (const inst of instances) {
     const v = byId.get(inst.id);
     const status = v?.status ?? 'not-run';
+    // A draft (`junobench add`) is not labelled or fixed yet: never in the benchmark.
+    if (inst.status === 'draft' || status === 'draft') continue;
     if (!INCLUDED.has(status)) continue;
     const labels = finalLabels[inst.id];
     if (!labels) {

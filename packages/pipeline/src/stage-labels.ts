@@ -38,9 +38,15 @@ export function createLabelsStage(o: LabelsStageOptions): Stage {
           hint: 'add one <annotator>.jsonl per annotator (see the README, "Annotations")',
         });
       }
-      const ids = await listInstanceIds(io.abs(o.instancesDir));
+      // Drafts (`junobench add`) have suggestions, not labels: they are not labelled yet.
+      const ids: string[] = [];
       const instanceLabels = new Map<string, Labels>();
-      for (const id of ids) instanceLabels.set(id, (await readInstance(path.join(io.abs(o.instancesDir), id))).labels);
+      for (const id of await listInstanceIds(io.abs(o.instancesDir))) {
+        const instance = await readInstance(path.join(io.abs(o.instancesDir), id));
+        if (instance.status === 'draft' || !instance.labels) continue;
+        ids.push(id);
+        instanceLabels.set(id, instance.labels);
+      }
       const report = computeAgreement(sets);
       const finalLabels = resolveFinalLabels(sets, adjudications, ids, { instanceLabels });
       await writeAgreementReport(io.abs(o.outDir), report, { finalLabels, minKappa });

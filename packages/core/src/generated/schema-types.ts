@@ -277,6 +277,9 @@ export type RootCause =
 
 export type PipelineStage =
   'data preparation' | 'data visualization' | 'model construction' | 'training' | 'evaluation/prediction';
+/**
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ */
 
 export type Outcome =
   | 'crash-reproduced'
@@ -286,7 +289,8 @@ export type Outcome =
   | 'fixed-crashed'
   | 'timeout'
   | 'kernel-died'
-  | 'skipped-env';
+  | 'skipped-env'
+  | 'absent';
 
 /**
  * curated/benchmark.json: one entry per instance, with final labels and verification status.
@@ -312,6 +316,10 @@ export interface BenchmarkEntry {
 export interface InstanceSource {
   platform: 'kaggle' | 'github' | 'local';
   notebookUrl?: string;
+  /**
+   * Pseudonymous id of the notebook's author (a salted hash; the name itself is not kept in the instance).
+   */
+  authorId?: string;
   datasets: DatasetRef[];
 }
 
@@ -420,6 +428,174 @@ export interface SourceLabels {
   rootCause?: string;
   pipelineStage?: string;
   isMlBug?: boolean;
+}
+
+/**
+ * This interface was referenced by `CroissantDataset`'s JSON-Schema
+ * via the `definition` "dataType".
+ */
+
+export type CroissantDataType =
+  'sc:Text' | 'sc:Integer' | 'sc:Float' | 'sc:Boolean' | 'sc:URL' | 'sc:Date' | 'sc:DateTime' | 'sc:name' | 'cr:Label';
+
+/**
+ * The subset of MLCommons Croissant 1.0 (http://mlcommons.org/croissant/1.0, JSON-LD) that a JunoBench release's croissant.json uses: the dataset's required and recommended schema.org properties, its distribution (FileObjects and FileSets) and record sets whose fields map the columns of benchmark.csv. Other JSON-LD properties are allowed, as the format is open. What a schema cannot say (every referenced @id exists, every column is in the CSV, checksums match the files) is checked by @junobench/release's checkCroissant.
+ */
+
+export interface CroissantDataset {
+  '@context': CroissantContext;
+  '@type': 'sc:Dataset';
+  conformsTo: 'http://mlcommons.org/croissant/1.0';
+  name: string;
+  description: string;
+  license: string | string[];
+  url: string;
+  version: string;
+  citeAs: string;
+  datePublished: string;
+  creator: {
+    '@type': 'sc:Person' | 'sc:Organization';
+    name: string;
+  }[];
+  keywords?: string[];
+  distribution: (CroissantFileObject | CroissantFileSet)[];
+  recordSet: CroissantRecordSet[];
+}
+/**
+ * The JSON-LD context recommended by the Croissant 1.0 specification (its Appendix 1).
+ */
+
+export interface CroissantContext {
+  '@language': 'en';
+  '@vocab': 'https://schema.org/';
+  sc: 'https://schema.org/';
+  cr: 'http://mlcommons.org/croissant/';
+  dct: 'http://purl.org/dc/terms/';
+  rai: 'http://mlcommons.org/croissant/RAI/';
+  citeAs: 'cr:citeAs';
+  column: 'cr:column';
+  conformsTo: 'dct:conformsTo';
+  data: {'@id': 'cr:data'; '@type': '@json'};
+  dataType: {'@id': 'cr:dataType'; '@type': '@vocab'};
+  examples: {'@id': 'cr:examples'; '@type': '@json'};
+  extract: 'cr:extract';
+  field: 'cr:field';
+  fileProperty: 'cr:fileProperty';
+  fileObject: 'cr:fileObject';
+  fileSet: 'cr:fileSet';
+  format: 'cr:format';
+  includes: 'cr:includes';
+  isLiveDataset: 'cr:isLiveDataset';
+  jsonPath: 'cr:jsonPath';
+  key: 'cr:key';
+  md5: 'cr:md5';
+  parentField: 'cr:parentField';
+  path: 'cr:path';
+  recordSet: 'cr:recordSet';
+  references: 'cr:references';
+  regex: 'cr:regex';
+  repeated: 'cr:repeated';
+  replace: 'cr:replace';
+  separator: 'cr:separator';
+  source: 'cr:source';
+  subField: 'cr:subField';
+  transform: 'cr:transform';
+}
+/**
+ * This interface was referenced by `CroissantDataset`'s JSON-Schema
+ * via the `definition` "fileObject".
+ */
+
+export interface CroissantFileObject {
+  '@type': 'cr:FileObject';
+  '@id': string;
+  name: string;
+  description?: string;
+  contentUrl: string;
+  contentSize?: string;
+  encodingFormat: string;
+  sha256: string;
+  containedIn?: CroissantReference;
+}
+/**
+ * This interface was referenced by `CroissantDataset`'s JSON-Schema
+ * via the `definition` "reference".
+ */
+
+export interface CroissantReference {
+  '@id': string;
+}
+/**
+ * This interface was referenced by `CroissantDataset`'s JSON-Schema
+ * via the `definition` "fileSet".
+ */
+
+export interface CroissantFileSet {
+  '@type': 'cr:FileSet';
+  '@id': string;
+  name: string;
+  description?: string;
+  encodingFormat: string;
+  includes: string | string[];
+  excludes?: string | string[];
+  containedIn?: CroissantReference;
+}
+/**
+ * This interface was referenced by `CroissantDataset`'s JSON-Schema
+ * via the `definition` "recordSet".
+ */
+
+export interface CroissantRecordSet {
+  '@type': 'cr:RecordSet';
+  '@id': string;
+  name: string;
+  description?: string;
+  key?: CroissantReference | CroissantReference[];
+  field: CroissantField[];
+}
+/**
+ * This interface was referenced by `CroissantDataset`'s JSON-Schema
+ * via the `definition` "field".
+ */
+
+export interface CroissantField {
+  '@type': 'cr:Field';
+  '@id': string;
+  name: string;
+  description?: string;
+  dataType: CroissantDataType | CroissantDataType[];
+  repeated?: boolean;
+  source: CroissantSource;
+}
+
+export interface CroissantSource {
+  fileObject?: CroissantReference;
+  fileSet?: CroissantReference;
+  extract: CroissantExtract;
+  transform?: {};
+}
+
+export interface CroissantExtract {
+  column?: string;
+  fileProperty?: 'fullpath' | 'filename' | 'content' | 'lines' | 'lineNumbers';
+  jsonPath?: string;
+}
+
+/**
+ * raw/deprecated.json, written by `junobench deprecate`: instances withdrawn from the benchmark. Ids are stable and never reused (as in Defects4J): a deprecated instance stays in raw/instances, is left out of every release from `deprecatedIn` on, is listed in the release's card, manifest and changelog, and `junobench add` skips its id.
+ */
+
+export interface DeprecatedInstances {
+  instances: DeprecatedInstance[];
+}
+
+export interface DeprecatedInstance {
+  id: string;
+  /**
+   * The first release version (semver) that leaves the instance out.
+   */
+  deprecatedIn: string;
+  reason: string;
 }
 
 /**
@@ -657,6 +833,11 @@ export type DataPath = string;
  */
 
 export interface Instance {
+  /**
+   * draft: scaffolded by `junobench add`, not yet labelled or fixed; left out of the benchmark by `build` (default ready). A ready instance must have labels.
+   */
+  status?: 'draft' | 'ready';
+  suggestedLabels?: SuggestedLabels;
   id: string;
   source: InstanceSource;
   crash: ExpectedCrash;
@@ -665,8 +846,37 @@ export interface Instance {
    * Top-level Python modules the notebooks import; missing ones make the instance skipped-env.
    */
   requires: string[];
-  labels: Labels;
+  labels?: Labels;
   data?: InstanceData;
+}
+/**
+ * Label suggestions for a draft (a starting point for annotators, never final labels): per dimension the value, a confidence in [0, 1] and the evidence.
+ *
+ * This interface was referenced by `Instance`'s JSON-Schema
+ * via the `definition` "suggestedLabels".
+ */
+
+export interface SuggestedLabels {
+  library?: {
+    value: LibraryName;
+    confidence: number;
+    evidence: string[];
+  };
+  crashType?: {
+    value: CrashType;
+    confidence: number;
+    evidence: string[];
+  };
+  rootCause?: {
+    value: RootCause;
+    confidence: number;
+    evidence: string[];
+  };
+  pipelineStage?: {
+    value: PipelineStage;
+    confidence: number;
+    evidence: string[];
+  };
 }
 
 export interface InstanceData {
@@ -997,6 +1207,304 @@ export interface PipelineStageSuggestion {
 }
 
 /**
+ * The data of one BullMQ job of the queue runtime (@junobench/queue): a notebook run with a content-addressed reference to its instance's files, or a request for the workers' runtime identity. Written by the coordinator (`verify --queue`), read and checked by `junobench worker`.
+ */
+
+export type QueueJob = QueueRunJob | QueueDescribeJob;
+/**
+ * Relative, '/'-separated, no '.' or '..' segment, no empty segment: it can never leave the folder it is resolved in.
+ */
+
+export type RelativePath = string;
+
+export type Sha256 = string;
+
+export interface QueueRunJob {
+  protocol: 1;
+  type: 'run';
+  run: QueueRun;
+  files: QueueFiles;
+}
+/**
+ * A NotebookRun without its instance folder: the worker supplies the folder from `files`.
+ */
+
+export interface QueueRun {
+  id: string;
+  notebook: RelativePath;
+  cells: number[];
+  cellTimeoutSeconds: number;
+  timeoutSeconds: number;
+  prewarm?: string[];
+}
+/**
+ * The instance folder: its tree hash (core's hashInstanceTree) and either its files as blobs in Redis keyed by sha256, or a path on a folder every worker shares (exactly one of the two).
+ */
+
+export interface QueueFiles {
+  treeHash: Sha256;
+  blobs?: QueueBlobRef[];
+  shared?: QueueSharedFolder;
+}
+
+export interface QueueBlobRef {
+  path: RelativePath;
+  sha256: Sha256;
+  size: number;
+  executable: boolean;
+}
+
+export interface QueueSharedFolder {
+  /**
+   * The shared folder as the coordinator sees it; a worker started with --shared-instances uses its own path instead.
+   */
+  root: string;
+  path: RelativePath;
+}
+
+export interface QueueDescribeJob {
+  protocol: 1;
+  type: 'describe';
+  modules: string[];
+}
+
+/**
+ * What a live `junobench worker` publishes in Redis (refreshed every few seconds, expiring when it stops): its name and runtime identity. Workers with the same `group` run the same environment and toolchain runner; a run uses one group only.
+ */
+
+export interface QueueWorker {
+  protocol: 1;
+  name: string;
+  host: string;
+  pid: number;
+  kind: 'local' | 'docker';
+  /**
+   * Runtime.fingerprint(): the interpreter and every installed package (local), or the image id (docker).
+   */
+  fingerprint: string;
+  /**
+   * sha256 of the toolchain's Python runner on the worker.
+   */
+  runner: string;
+  /**
+   * Hash of protocol, kind, fingerprint and runner: the queue the worker takes jobs from.
+   */
+  group: string;
+  jobs: number;
+  startedAt: string;
+  python?: string;
+  pythonVersion?: string;
+  image?: string;
+  sharedInstances?: string;
+}
+
+/**
+ * This interface was referenced by `ReleaseManifest`'s JSON-Schema
+ * via the `definition` "semver".
+ */
+
+export type Semver = string;
+/**
+ * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ */
+
+export interface ReleaseManifest {
+  /**
+   * Version of this manifest format.
+   */
+  formatVersion: 1;
+  name: string;
+  version: Semver;
+  /**
+   * The git tag of the release: v<version>.
+   */
+  tag: string;
+  /**
+   * From SOURCE_DATE_EPOCH (or the toolchain's commit time): the same for every prepare of the same release.
+   */
+  createdAt: string;
+  /**
+   * Seconds since 1970; also the mtime of every archive entry.
+   */
+  sourceDateEpoch: number;
+  toolchain: ReleaseToolchain;
+  /**
+   * The release the changelog compares against.
+   */
+  previous: ReleasePrevious | null;
+  image: ReleaseImage;
+  verification: ReleaseVerificationSummary;
+  agreement: ReleaseAgreement;
+  instances: ReleaseInstance[];
+  deprecated: DeprecatedInstance[];
+  /**
+   * Every other file of the archive (benchmark, verification, labels, stats, report, image recipe, card, Croissant, changelog).
+   */
+  files: ReleaseFile[];
+  totals: ReleaseTotals;
+}
+
+export interface ReleaseToolchain {
+  name: string;
+  version: string;
+  /**
+   * git commit of the toolchain the release was prepared with; null outside a git checkout.
+   */
+  commit: string | null;
+  /**
+   * Whether that checkout had uncommitted changes; null when unknown.
+   */
+  dirty: boolean | null;
+}
+
+export interface ReleasePrevious {
+  version: Semver;
+}
+
+export interface ReleaseImage {
+  profile: string;
+  /**
+   * Archive paths of the image recipe: rendered Dockerfile, lock file, runner.
+   */
+  recipe: string[];
+  /**
+   * Content-hash tag from `junobench image build`, when it was built.
+   */
+  tag?: string;
+  imageId?: string;
+  recipeHash?: string;
+  registry?: ReleaseImagePush;
+}
+
+export interface ReleaseImagePush {
+  /**
+   * e.g. ghcr.io/org/junobench or 127.0.0.1:5117/junobench/benchmark
+   */
+  repository: string;
+  tag: string;
+  /**
+   * Manifest digest the registry reported for the pushed image.
+   */
+  digest: string;
+  /**
+   * repository@digest: pulls exactly this image.
+   */
+  reference: string;
+}
+
+export interface ReleaseVerificationSummary {
+  runtime: 'local' | 'docker';
+  total: number;
+  verified: number;
+  /**
+   * Released, but not verified: a required module no runtime here had. Never counted as verified.
+   */
+  skippedEnv: number;
+}
+
+export interface ReleaseAgreement {
+  minKappa: number;
+  dimensions: ReleaseAgreementDimension[];
+}
+
+export interface ReleaseAgreementDimension {
+  dimension: string;
+  kappa: number | null;
+  alpha: number | null;
+}
+
+export interface ReleaseInstance {
+  id: string;
+  status: 'verified' | 'skipped-env';
+  /**
+   * Why a skipped-env instance could not be run (the missing module).
+   */
+  reason?: string;
+  labels: Labels;
+  verification: ReleaseInstanceOutcomes;
+  syntheticData: boolean;
+  files: ReleaseFile[];
+}
+/**
+ * Labels in the four dimensions, with a natural-language diagnosis.
+ */
+
+export interface ReleaseInstanceOutcomes {
+  reproduced: Outcome;
+  fixed: Outcome;
+}
+/**
+ * This interface was referenced by `ReleaseManifest`'s JSON-Schema
+ * via the `definition` "file".
+ */
+
+export interface ReleaseFile {
+  /**
+   * Relative to the archive's top folder, `/`-separated.
+   */
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface ReleaseTotals {
+  instances: number;
+  verified: number;
+  skippedEnv: number;
+  deprecated: number;
+  /**
+   * Files listed in this manifest (instances' and others).
+   */
+  files: number;
+  /**
+   * Their total size.
+   */
+  bytes: number;
+}
+
+/**
+ * raw/release.json: what a release says about the dataset as a whole (its dataset card and Croissant file): name, description, home page, licence of the packaging, citation, creators. Per-instance licences come from each instance.json. Every field is optional; the defaults describe JunoBench.
+ */
+
+export interface ReleaseMetadata {
+  /**
+   * Short name; the archive is <lowercased name>-<version>.tar.gz. Default JunoBench.
+   */
+  name?: string;
+  prettyName?: string;
+  description?: string;
+  /**
+   * Home page of the dataset.
+   */
+  url?: string;
+  /**
+   * owner/repo of the GitHub repository whose releases hold the archives (download URLs in the Croissant file).
+   */
+  repository?: string;
+  /**
+   * SPDX id of the licence of the benchmark's own work (labels, diagnoses, reproduced and fixed notebooks' edits, metadata), e.g. CC-BY-4.0.
+   */
+  license?: string;
+  /**
+   * Licence of the notebooks' code as collected (Kaggle notebooks: Apache-2.0).
+   */
+  codeLicense?: string;
+  /**
+   * BibTeX entry to cite the dataset.
+   */
+  citation?: string;
+  /**
+   * @minItems 1
+   */
+  creators?: [string, ...string[]];
+  keywords?: string[];
+  /**
+   * Agreement gate: every label dimension's Cohen's kappa must reach it (default 0.9).
+   */
+  minKappa?: number;
+}
+
+/**
  * What the Python runner executes: one notebook, in a fresh kernel, cells in the given order (DESIGN.md §6). Sent to the runner as one JSON line.
  */
 
@@ -1067,6 +1575,184 @@ export interface RunnerPython {
   version?: string;
   ipykernel?: string;
   jupyterClient?: string;
+}
+
+/**
+ * A `/`-separated relative path without `..`.
+ *
+ * This interface was referenced by `SourceRecord`'s JSON-Schema
+ * via the `definition` "relativePath".
+ */
+
+export interface SourceRecord {
+  platform: 'kaggle' | 'github';
+  /**
+   * The notebook's ref as collected: owner/kernel-slug (Kaggle) or owner/repo:path@ref (GitHub).
+   */
+  ref: string;
+  /**
+   * The notebook's web page (GitHub: at the resolved commit).
+   */
+  url: string;
+  version: SourceVersion;
+  /**
+   * Licence of the notebook's code: an SPDX id, or NOASSERTION when the repository declares none.
+   */
+  codeLicense: string;
+  /**
+   * Where the code licence comes from (the repository's licence file, Kaggle's terms for public notebooks).
+   */
+  codeLicenseBasis?: string;
+  notebook: SourceFile;
+  /**
+   * The platform's metadata file in the record folder (kernel-metadata.json, github-metadata.json).
+   */
+  metadataFile: string;
+  /**
+   * Pseudonymous author id: a salted SHA-256 of the platform and the owner's name.
+   */
+  authorId: string;
+  datasets: SourceDataset[];
+  /**
+   * What a maintainer must act on, e.g. a dataset without a licence.
+   */
+  warnings?: string[];
+}
+/**
+ * This interface was referenced by `SourceRecord`'s JSON-Schema
+ * via the `definition` "sourceVersion".
+ */
+
+export interface SourceVersion {
+  /**
+   * GitHub: the commit the ref resolved to.
+   */
+  commit?: string;
+  /**
+   * GitHub: the branch, tag or SHA asked for.
+   */
+  requestedRef?: string;
+  /**
+   * GitHub: the git blob id of the notebook.
+   */
+  blobSha?: string;
+  /**
+   * Kaggle: the kernel's numeric id (id_no in kernel-metadata.json).
+   */
+  kernelId?: number;
+  /**
+   * Kaggle: the kernel version number, when the metadata has one.
+   */
+  kernelVersion?: number;
+}
+/**
+ * The notebook as fetched (path relative to the record folder).
+ */
+
+export interface SourceFile {
+  path: RelativePath;
+  bytes: number;
+  sha256: Sha256;
+}
+/**
+ * This interface was referenced by `SourceRecord`'s JSON-Schema
+ * via the `definition` "sourceDataset".
+ */
+
+export interface SourceDataset {
+  kind: 'dataset' | 'competition' | 'kernel-output';
+  /**
+   * owner/dataset-slug, competition-slug or owner/kernel-slug.
+   */
+  ref: string;
+  title: string;
+  /**
+   * The data's licence as the platform states it; null when none is declared (the data may not be shared: an instance must use synthetic data).
+   */
+  license: string | null;
+  url: string;
+  /**
+   * Folder the notebook reads it from: /kaggle/input/<mount>/ on Kaggle, data/<mount>/ in an instance.
+   */
+  mount: string;
+  metadataFile?: RelativePath;
+  archive?: SourceFile1;
+  /**
+   * The extracted files (paths relative to the dataset folder).
+   */
+  files?: SourceFile2[];
+  /**
+   * Tree hash (core hashTree) of the extracted files: their folder in the cache, .junobench-cache/sources/datasets/<treeSha256>/.
+   */
+  treeSha256?: string;
+  bytes?: number;
+}
+/**
+ * The downloaded archive (its name and hash; the archive itself is not kept).
+ */
+
+export interface SourceFile1 {
+  path: RelativePath;
+  bytes: number;
+  sha256: Sha256;
+}
+/**
+ * This interface was referenced by `SourceRecord`'s JSON-Schema
+ * via the `definition` "sourceFile".
+ */
+
+export interface SourceFile2 {
+  path: RelativePath;
+  bytes: number;
+  sha256: Sha256;
+}
+
+/**
+ * raw/sources.lock.json: per instance, what its original notebook and full datasets were (refs, versions, sha256). `junobench add` writes entries; `junobench sources fetch` fetches them again and reports any difference as drift, never replacing them.
+ */
+
+export interface SourcesLock {
+  instances: {
+    [k: string]: LockedInstance | undefined;
+  };
+}
+/**
+ * This interface was referenced by `SourcesLock`'s JSON-Schema
+ * via the `definition` "lockedInstance".
+ */
+
+export interface LockedInstance {
+  platform: 'kaggle' | 'github';
+  /**
+   * The source record folder, relative to the lock file's folder (e.g. sources/kaggle/<owner>/<kernel>).
+   */
+  record: string;
+  notebook: LockedNotebook;
+  datasets: LockedDataset[];
+  data?: LockedData;
+}
+
+export interface LockedNotebook {
+  ref: string;
+  url: string;
+  file: string;
+  sha256: string;
+  bytes: number;
+  version?: SourceVersion;
+}
+
+export interface LockedDataset {
+  kind: 'dataset' | 'competition' | 'kernel-output';
+  ref: string;
+  mount: string;
+  treeSha256?: string;
+  files?: SourceFile[];
+}
+
+export interface LockedData {
+  sha256: string;
+  files: number;
+  bytes: number;
 }
 
 /**
@@ -1201,6 +1887,8 @@ export interface Taxonomy {
  */
 
 /**
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ *
  * This interface was referenced by `VerificationReport`'s JSON-Schema
  * via the `definition` "outcome".
  */
@@ -1217,6 +1905,10 @@ export interface VerificationSummary {
   notVerified: number;
   skipped: number;
   flaky: number;
+  /**
+   * Draft instances (not counted as verified or not verified).
+   */
+  drafts?: number;
 }
 /**
  * This interface was referenced by `VerificationReport`'s JSON-Schema
@@ -1225,7 +1917,10 @@ export interface VerificationSummary {
 
 export interface InstanceVerification {
   instance: string;
-  status: 'verified' | 'not-verified' | 'skipped' | 'flaky';
+  /**
+   * draft: the instance is a draft (status draft in instance.json): reported, never a failure.
+   */
+  status: 'verified' | 'not-verified' | 'skipped' | 'flaky' | 'draft';
   verified: boolean;
   flaky: boolean;
   reproduced: VersionResult;
