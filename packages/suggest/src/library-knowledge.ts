@@ -32,6 +32,16 @@ export const INFRASTRUCTURE_PACKAGES: ReadonlySet<string> = new Set([
   'tqdm', // progress bars wrap the iterable they report on
 ]);
 
+/** Packages a library ships or shipped under another top-level name. */
+export const PACKAGE_LIBRARIES: Readonly<Record<string, LibraryName>> = {
+  tensorflow_core: 'tensorflow/keras',
+  tensorflow_estimator: 'tensorflow/keras',
+  keras_preprocessing: 'tensorflow/keras',
+  tf_keras: 'tensorflow/keras',
+  mpl_toolkits: 'matplotlib',
+  sklearn_pandas: 'sklearn',
+};
+
 /** Conventional import aliases (`import numpy as np`) and common names of submodules. */
 export const CONVENTIONAL_ALIASES: Readonly<Record<string, LibraryName>> = {
   np: 'numpy',
@@ -281,6 +291,7 @@ export const OBJECT_TYPES: ReadonlyArray<readonly [RegExp, LibraryName]> = [
   [/^statsmodels\.|^(\w*ResultsWrapper|ARIMA\w*|SARIMAX\w*|OLS|DecomposeResult)$/, 'statsmodels'],
   [/^PIL\.|^(\w*ImageFile|Image)$/, 'PIL'],
   [/^scipy\./, 'scipy'],
+  [/^gensim\.|^(Word2Vec|Doc2Vec|FastText|KeyedVectors|Word2VecKeyedVectors|LdaModel|LdaMulticore)$/, 'gensim'],
   [/^transformers\.|^(\w*Tokenizer(Fast)?|BatchEncoding|Bert\w*|GPT2\w*|Roberta\w*|T5\w*)$/, 'transformers'],
   [/^cv2\.|^(cv2\.)?(Mat|VideoCapture)$/, 'cv2'],
 ];
@@ -467,6 +478,7 @@ export const LIBRARY_METHODS: Readonly<Record<string, LibraryName>> = {
   state_dict: 'torch',
   load_state_dict: 'torch',
   predict_proba: 'sklearn',
+  score: 'sklearn',
   fit_transform: 'sklearn',
   inverse_transform: 'sklearn',
   feature_importances_: 'sklearn',
@@ -490,4 +502,117 @@ export const AMBIGUOUS_METHODS: Readonly<Record<string, readonly LibraryName[]>>
   astype: ['numpy', 'pandas'],
   drop: ['pandas'],
   apply: ['pandas'],
+};
+
+/**
+ * Exception classes that say the notebook's environment failed, not a library:
+ * a file, folder or module that is not there, a permission, the network.
+ * A library that reported one (pandas opening a CSV, h5py a weights file) did
+ * not cause it.
+ */
+export const ENVIRONMENT_EXCEPTIONS: Readonly<Record<string, string>> = {
+  filenotfounderror: 'a file or folder that does not exist',
+  isadirectoryerror: 'a folder given where a file is expected',
+  notadirectoryerror: 'a file given where a folder is expected',
+  permissionerror: 'a permission the environment does not grant',
+  fileexistserror: 'a file that already exists in the environment',
+  modulenotfounderror: 'a module that is not installed',
+  connectionerror: 'a network failure',
+  connectionrefusederror: 'a network failure',
+  connectionreseterror: 'a network failure',
+  connectionabortederror: 'a network failure',
+  urlerror: 'a network failure',
+  httperror: 'a download that the server refused',
+  sslerror: 'a network failure',
+  gaierror: 'a network failure (name resolution)',
+  maxretryerror: 'a network failure',
+  newconnectionerror: 'a network failure',
+  readtimeout: 'a network failure',
+  connecttimeout: 'a network failure',
+  proxyerror: 'a network failure',
+  keyboardinterrupt: 'the user interrupting the kernel',
+};
+
+/**
+ * Messages that say the environment failed, whichever exception carries them
+ * (OSError, ValueError, a library's own class) and wherever in the exception
+ * chain they appear.
+ */
+export const ENVIRONMENT_MESSAGES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/No such file or directory|\[Errno 2\]|errno = 2\b/, 'a file or folder that does not exist'],
+  [/Read-only file system|\[Errno 30\]|errno = 30\b/, 'writing to a read-only file system'],
+  [/Permission denied|\[Errno 13\]|errno = 13\b/, 'a permission the environment does not grant'],
+  [/Is a directory|\[Errno 21\]/, 'a folder given where a file is expected'],
+  [/Not a directory|\[Errno 20\]/, 'a file given where a folder is expected'],
+  [/No space left on device|\[Errno 28\]|Disk quota exceeded/, 'a full disk'],
+  [/No file or directory found at|SavedModel file does not exist|Unable to (?:open|create|synchronously open) file/, 'a model file that does not exist'],
+  [/\bFile b?['"][^'"]+['"] does not exist|\b(?:file|path|directory|folder)\b[^\n]{0,200}\b(?:does not exist|not found|cannot be found)/i, 'a file or folder that does not exist'],
+  [/(?:^|[\s'"])[\w./\\-]+\.(?:csv|tsv|txt|json|jsonl|xlsx?|parquet|feather|pkl|pickle|npy|npz|h5|hdf5|keras|pth?|ckpt|bin|safetensors|model|pb|zip|gz|tar|jpe?g|png|wav|mp3|mp4)['"]? (?:not found|does not exist)/i, 'a file that does not exist'],
+  [/No module named\b/, 'a module that is not installed'],
+  [/DLL load failed|cannot open shared object file|lib\w+\.so(?:\.\d+)*: cannot open/, 'a system library that is missing'],
+  [/Temporary failure in name resolution|Name or service not known|nodename nor servname|getaddrinfo failed|No address associated with hostname/, 'a network failure (name resolution)'],
+  [/URL fetch failure|urlopen error|Max retries exceeded|Failed to establish a new connection|Connection (?:refused|reset|aborted)|Network is unreachable|Read timed out|Remote end closed connection/, 'a network failure'],
+  [/HTTP Error (?:4\d\d|5\d\d)\b|\b(?:403|404|429|500|502|503) (?:Client|Server) Error/, 'a download that the server refused'],
+  [/Resource \S+ not found\.[\s\S]*(?:nltk\.download|NLTK Downloader)/, 'a data package that was not downloaded'],
+  [/Torch not compiled with CUDA enabled|no CUDA-capable device is detected|Found no NVIDIA driver|CUDA driver version is insufficient|No CUDA GPUs are available/, 'a GPU the environment does not have'],
+];
+
+/**
+ * Libraries built on another one: when frames of both are on the way from the
+ * crashing line to the raise, the crash is the more specific library's
+ * (a transformers model runs through torch's Module.__call__; seaborn draws
+ * through matplotlib).
+ */
+export const WRAPPER_LIBRARIES: Readonly<Partial<Record<LibraryName, readonly LibraryName[]>>> = {
+  // Only wrappers that JunoBench's labels name as libraries of their own;
+  // a model zoo such as timm is labelled with the framework it runs on.
+  transformers: ['torch', 'tensorflow/keras', 'numpy'],
+  torchvision: ['torch', 'PIL', 'numpy'],
+  sklearn: ['numpy', 'pandas', 'scipy'],
+  imblearn: ['sklearn', 'numpy', 'pandas'],
+  seaborn: ['matplotlib', 'pandas', 'numpy'],
+  statsmodels: ['numpy', 'pandas', 'scipy'],
+}
+
+/**
+ * Public names of the libraries users most often call through their module
+ * alias (`np.`, `pd.`, `plt.`…). A missing module attribute that is one
+ * letter or only the case away from one of these is the user's typo, not the
+ * library's doing.
+ */
+export const MODULE_PUBLIC_NAMES: Readonly<Partial<Record<LibraryName, readonly string[]>>> = {
+  numpy: [
+    'array', 'asarray', 'zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'reshape', 'concatenate', 'stack', 'vstack', 'hstack',
+    'mean', 'median', 'std', 'sum', 'max', 'min', 'argmax', 'argmin', 'where', 'unique', 'sqrt', 'exp', 'log', 'abs', 'round', 'dot',
+    'matmul', 'transpose', 'expand_dims', 'squeeze', 'clip', 'random', 'linalg', 'isnan', 'nan', 'inf', 'float32', 'float64', 'int32',
+    'int64', 'uint8', 'percentile', 'quantile', 'cumsum', 'sort', 'argsort', 'zeros_like', 'ones_like', 'meshgrid', 'load', 'save',
+    'loadtxt', 'savetxt', 'histogram', 'corrcoef', 'floor', 'ceil', 'power', 'square', 'newaxis', 'ndarray', 'tile', 'repeat', 'flip',
+  ],
+  pandas: [
+    'DataFrame', 'Series', 'read_csv', 'read_excel', 'read_json', 'read_parquet', 'read_sql', 'read_table', 'read_pickle', 'concat',
+    'merge', 'get_dummies', 'to_datetime', 'to_numeric', 'date_range', 'pivot_table', 'crosstab', 'cut', 'qcut', 'isnull', 'isna',
+    'notnull', 'notna', 'melt', 'Timestamp', 'Timedelta', 'Categorical', 'Index', 'MultiIndex', 'set_option', 'options', 'unique',
+    'value_counts', 'json_normalize', 'factorize', 'plotting', 'ExcelWriter', 'NA', 'NaT',
+  ],
+  matplotlib: [
+    'plot', 'figure', 'subplot', 'subplots', 'show', 'title', 'xlabel', 'ylabel', 'legend', 'scatter', 'bar', 'barh', 'hist', 'imshow',
+    'savefig', 'xticks', 'yticks', 'xlim', 'ylim', 'grid', 'tight_layout', 'suptitle', 'axis', 'colorbar', 'pie', 'boxplot', 'text',
+    'annotate', 'fill_between', 'axhline', 'axvline', 'close', 'style', 'rcParams', 'cm', 'gca', 'gcf', 'subplots_adjust', 'contour',
+    'contourf', 'errorbar', 'stem', 'step', 'violinplot', 'semilogy', 'loglog',
+  ],
+  seaborn: [
+    'heatmap', 'countplot', 'barplot', 'boxplot', 'violinplot', 'scatterplot', 'lineplot', 'histplot', 'distplot', 'kdeplot', 'displot',
+    'pairplot', 'jointplot', 'catplot', 'relplot', 'lmplot', 'regplot', 'swarmplot', 'stripplot', 'set', 'set_theme', 'set_style',
+    'set_palette', 'color_palette', 'FacetGrid', 'PairGrid', 'clustermap', 'ecdfplot', 'pointplot', 'load_dataset', 'despine',
+  ],
+  'tensorflow/keras': [
+    'keras', 'constant', 'Variable', 'reshape', 'cast', 'reduce_mean', 'reduce_sum', 'concat', 'stack', 'expand_dims', 'squeeze',
+    'convert_to_tensor', 'data', 'image', 'nn', 'math', 'random', 'config', 'function', 'GradientTape', 'one_hot', 'argmax', 'shape',
+    'float32', 'int32', 'string', 'matmul', 'layers', 'models', 'optimizers', 'losses', 'metrics', 'callbacks', 'Sequential', 'Model',
+  ],
+  torch: [
+    'tensor', 'Tensor', 'zeros', 'ones', 'randn', 'rand', 'arange', 'cat', 'stack', 'no_grad', 'device', 'cuda', 'save', 'load', 'nn',
+    'optim', 'from_numpy', 'manual_seed', 'float32', 'long', 'argmax', 'max', 'sigmoid', 'softmax', 'utils', 'FloatTensor',
+    'LongTensor', 'unsqueeze', 'squeeze', 'flatten', 'matmul', 'mean', 'sum', 'exp', 'log', 'sqrt', 'where', 'clamp', 'empty',
+  ],
 };

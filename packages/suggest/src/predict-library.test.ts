@@ -142,16 +142,102 @@ describe('predictLibrary', () => {
       /NotFittedError is an exception class of sklearn/,
     ],
     [
-      'a missing module of a known library',
+      'a module that is not installed is the environment, even an ML library',
       crash('ModuleNotFoundError', "No module named 'xgboost'", [cell('import xgboost as xgb')]),
-      'xgboost',
-      /missing module xgboost/,
+      'None',
+      /module that is not installed/,
     ],
     [
       'a missing module that is no ML library',
       crash('ModuleNotFoundError', "No module named 'kaggle_datasets'", [cell('import kaggle_datasets')]),
       'None',
-      /not an ML library/,
+      /module that is not installed/,
+    ],
+    [
+      'a submodule the line imports that the library moved or removed',
+      crash('ModuleNotFoundError', "No module named 'keras.wrappers'", [cell('from keras.wrappers.scikit_learn import KerasClassifier')]),
+      'tensorflow/keras',
+      /keras\.wrappers, which tensorflow\/keras does not have/,
+    ],
+    [
+      "a private module the library imports itself: a broken installation",
+      crash('ModuleNotFoundError', "No module named 'statsmodels.tsa._impl'", [
+        cell('from statsmodels.tsa.api import ExponentialSmoothing'),
+        lib('statsmodels/tsa/api.py', '<module>', 'from ._impl import x', 12),
+      ]),
+      'None',
+      /not installed/,
+    ],
+    [
+      'a weights file that does not exist, raised inside keras and h5py',
+      crash('OSError', "Unable to open file (unable to open file: name = 'best.h5', errno = 2, error message = 'No such file or directory')", [
+        cell("model.load_weights('best.h5')"),
+        lib('keras/utils/traceback_utils.py', 'error_handler(*args, **kwargs)', 'raise e.with_traceback(filtered_tb) from None'),
+        lib('h5py/_hl/files.py', 'make_fid(name, mode)', 'fid = h5f.open(name, flags, fapl=fapl)'),
+      ]),
+      'None',
+      /does not exist.*environment, not a library/,
+    ],
+    [
+      'a CSV path that is a folder, raised inside pandas',
+      crash('IsADirectoryError', "[Errno 21] Is a directory: '/kaggle/input/data'", [
+        cell("df = pd.read_csv('/kaggle/input/data')"),
+        lib('pandas/io/common.py', 'get_handle(path_or_buf)', 'handle = open(handle, ioargs.mode)'),
+      ]),
+      'None',
+      /IsADirectoryError means a folder given where a file is expected/,
+    ],
+    [
+      'writing into a read-only file system',
+      crash('OSError', "[Errno 30] Read-only file system: '/kaggle/input/m.h5'", [cell("model.save('/kaggle/input/m.h5')")]),
+      'None',
+      /read-only file system/,
+    ],
+    [
+      'a download that failed, chained under a library exception',
+      {
+        ...crash('Exception', 'URL fetch failure on https://x/w.h5: None -- [Errno -3] Temporary failure in name resolution', [
+          cell("m = ResNet50(weights='imagenet')"),
+          lib('keras/utils/data_utils.py', 'get_file(fname, origin)', 'raise Exception(error_msg.format(origin, e.errno, e.reason))'),
+        ]),
+      },
+      'None',
+      /network failure/,
+    ],
+    [
+      'a misspelt module attribute is the notebook\'s typo',
+      crash('AttributeError', "module 'numpy' has no attribute 'asarry'", [cell('a = np.asarry(x)'), lib('numpy/__init__.py', '__getattr__(attr)', 'raise AttributeError(msg)')]),
+      'None',
+      /misspelling of numpy\.asarray/,
+    ],
+    [
+      'a module attribute the library removed is the library\'s',
+      crash('AttributeError', "module 'numpy' has no attribute 'float'", [cell('x = np.float(3)'), lib('numpy/__init__.py', '__getattr__(attr)', 'raise AttributeError(msg)')]),
+      'numpy',
+      /numpy/,
+    ],
+    [
+      "a None value of the notebook's own, on the crashing line",
+      crash('TypeError', "'NoneType' object is not subscriptable", [cell("plt.plot(res['time'], res['data'])")]),
+      'None',
+      /is None/,
+    ],
+    [
+      'a wrapper library over its base: a transformers model run through torch',
+      crash('RuntimeError', 'mat1 and mat2 shapes cannot be multiplied (4x10 and 3x2)', [
+        cell('out = model(**batch)'),
+        lib('torch/nn/modules/module.py', 'Module._call_impl(self, *args, **kwargs)', 'return forward_call(*args, **kwargs)'),
+        lib('transformers/models/bert/modeling_bert.py', 'BertModel.forward(self, input_ids)', 'x = self.pooler(h)'),
+        lib('torch/nn/functional.py', 'linear(input, weight)', 'return torch._C._nn.linear(input, weight, bias)'),
+      ]),
+      'transformers',
+      /transformers runs on torch/,
+    ],
+    [
+      'calling a module as a function',
+      crash('TypeError', "'module' object is not callable", [cell('sns(df)')]),
+      'seaborn',
+      /calls the module sns \(seaborn\)/,
     ],
     [
       'TypeError naming a seaborn function called on the line',

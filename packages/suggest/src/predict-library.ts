@@ -1,16 +1,21 @@
-import { isLibraryName, libraryOfModule, type CrashRecord, type LibraryName } from '@junobench/core';
+import { editDistance, isLibraryName, libraryOfModule as coreLibraryOfModule, type CrashRecord, type LibraryName } from '@junobench/core';
 import { parseImports, parseTraceback, type TracebackFrame } from '@junobench/notebook';
 import {
   AMBIGUOUS_METHODS,
   CONVENTIONAL_ALIASES,
   CONVENTIONAL_VARIABLES,
+  ENVIRONMENT_EXCEPTIONS,
+  ENVIRONMENT_MESSAGES,
   INFRASTRUCTURE_PACKAGES,
   LIBRARY_EXCEPTIONS,
   LIBRARY_METHODS,
   MESSAGE_SIGNATURES,
+  MODULE_PUBLIC_NAMES,
   NOTEBOOK_STATE_ERRORS,
   OBJECT_TYPES,
   WELL_KNOWN_NAMES,
+  PACKAGE_LIBRARIES,
+  WRAPPER_LIBRARIES,
 } from './library-knowledge.js';
 
 /** What the estimator reads of a crash: a CrashRecord has it all. */
@@ -74,6 +79,11 @@ const IMPLICIT_DUNDERS = new Set([
 /** Decorator and dispatch wrappers that only pass a call through to what they wrap. */
 const WRAPPER_FUNCTION =
   /(^|\.)(wrapper|wrapped|inner|decorated|decorator|new_func|inner_f|wrapper_function|func_wrapper|_wrapper|error_handler)(\(|$|\s)/;
+
+/** The canonical library of a module path, including the packages a library ships under another name (`tensorflow_core`). */
+function libraryOfModule(module: string): LibraryName | undefined {
+  return coreLibraryOfModule(module) ?? PACKAGE_LIBRARIES[module.split('.')[0] ?? ''];
+}
 
 function frameFunctionName(f: TracebackFrame): string {
   const fn = (f.function ?? '').replace(/\s*\*+$/, '').trim();
@@ -181,10 +191,25 @@ class Analysis {
       return this.result('None', 0.85, `${this.ename}: raised by the Python interpreter, not a library`);
     }
 
+    const moved = this.movedSubmodule();
+    if (moved) return this.result(moved.library, 0.7, moved.why);
+    const environment = this.environmentCause();
+    if (environment) return this.result('None', 0.85, environment);
+
+    const typo = this.misspelledModuleAttribute();
+    if (typo) return this.result('None', 0.75, typo);
     const entry = this.entryLibrary();
+    if (!entry || entry.implicit) {
+      const none = this.noneValue();
+      if (none) return this.result('None', 0.7, none);
+    }
     if (entry && !entry.implicit) {
       const raised = entry.raisedIn && entry.raisedIn !== entry.library ? ` (raised inside ${entry.raisedIn})` : '';
       const conf = entry.raisedIn === entry.library ? 0.9 : 0.8;
+      const wrapper = this.wrapperOver(entry.library);
+      if (wrapper) {
+        return this.result(wrapper.library, 0.75, `${wrapper.name} runs on ${entry.library} and its frames are on the way from the crashing line to the raise: the more specific library`);
+      }
       return this.result(entry.library, conf, `the crashing line calls into ${entry.name}: first library frame after the notebook's frame${raised}`);
     }
     if (entry?.raisedIn) this.evidence.push(`raised in ${entry.raisedIn} (deepest library frame)`);
@@ -192,13 +217,14 @@ class Analysis {
     const byException = this.exceptionLibrary();
     if (byException) return this.result(byException.library, 0.85, byException.why);
 
-    if (e === 'modulenotfounderror' || e === 'importerror') {
-      const m = /No module named '([\w.]+)'|cannot import name '\w+' from '([\w.]+)'/.exec(this.message);
-      const mod = m?.[1] ?? m?.[2];
-      const lib = mod ? libraryOfModule(mod) : undefined;
-      if (lib) return this.result(lib, 0.7, `the missing module ${mod} belongs to ${lib}`);
-      return this.result('None', 0.6, `the missing module ${mod ?? '(unnamed)'} is not an ML library`);
+    if (e === 'importerror') {
+      const m = /cannot import name '\w+' from '([\w.]+)'/.exec(this.message);
+      const lib = m ? libraryOfModule(m[1]!) : undefined;
+      if (lib) return this.result(lib, 0.7, `${m![1]} (${lib}) no longer or not yet has the name imported`);
     }
+
+    const calledModule = this.calledModule();
+    if (calledModule) return this.result(calledModule.library, 0.7, calledModule.why);
 
     const byFunction = this.namedFunction();
     if (byFunction) return this.result(byFunction.library, 0.8, byFunction.why);
@@ -227,6 +253,84 @@ class Analysis {
       return this.result('None', 0.35, 'raised inside the Python standard library, with no library involved');
     }
     return this.result('None', 0.3, 'nothing in the traceback points at a library');
+  }
+
+  /**
+   * Evidence that the environment caused the crash: a file, folder, module,
+   * permission, disk or network the notebook needed and did not have. Looked
+   * for in the exception raised to the user and every exception chained to it
+   * (a library's "URL fetch failure" over a name-resolution error).
+   */
+  private environmentCause(): string | undefined {
+    const classes = [this.ename, ...this.chainedExceptionNames()].map((n) => n.split('.').pop()!.toLowerCase());
+    for (const c of classes) {
+      const why = ENVIRONMENT_EXCEPTIONS[c];
+      if (why) return `${c === classes[0] ? this.ename : c} means ${why}: the environment, not a library, caused it`;
+    }
+    const text = this.exceptionText();
+    for (const [re, why] of ENVIRONMENT_MESSAGES) {
+      const m = re.exec(text);
+      if (m) return `"${truncate(m[0].trim(), 60)}" means ${why}: the environment, not a library, caused it (a library that reports it did not cause it)`;
+    }
+    return undefined;
+  }
+
+  /**
+   * `No module named 'lib.sub'` for a submodule the crashing line itself
+   * imports from a library the notebook has: the library moved or removed it
+   * (an API change). A missing top-level module, or one the library imports
+   * internally, is the installation's doing (environmentCause).
+   */
+  private movedSubmodule(): { library: LibraryName; why: string } | undefined {
+    const m = /No module named '([\w.]+)'/.exec(this.message);
+    if (!m || !m[1]!.includes('.')) return undefined;
+    const mod = m[1]!;
+    const lib = libraryOfModule(mod);
+    if (!lib) return undefined;
+    const imported = safeParseImports(this.statement).map((i) => i.module);
+    const asWritten = imported.some((i) => i === mod || mod.startsWith(`${i}.`) || i.startsWith(`${mod}.`));
+    if (!asWritten || mod.split('.').some((part) => part.startsWith('_'))) return undefined;
+    return { library: lib, why: `the crashing line imports ${mod}, which ${lib} does not have (moved or removed by the library)` };
+  }
+
+  /**
+   * Raised in the user's own line on a variable that holds None: the
+   * notebook's state or code, the library was never reached.
+   */
+  private noneValue(): string | undefined {
+    if (/'?NoneType'? object (?:is not (?:callable|subscriptable|iterable)|has no attribute|cannot be interpreted)|unsupported operand type\(s\) for .*'NoneType'/.test(this.record.evalue)) {
+      return `a value of the notebook's own is None (${truncate(this.record.evalue, 60)}) on the crashing line: the notebook's state or code, not a library`;
+    }
+    return undefined;
+  }
+
+  /** A module attribute that misspells one of the library's public names: the notebook's typo, not the library's doing. */
+  private misspelledModuleAttribute(): string | undefined {
+    const typo = /module '([\w.]+)' has no attribute '(\w+)'/.exec(this.message);
+    if (!typo) return undefined;
+    const lib = libraryOfModule(typo[1]!);
+    const near = lib ? MODULE_PUBLIC_NAMES[lib]?.find((name) => isMisspelling(typo[2]!, name)) : undefined;
+    return lib && near ? `${typo[1]}.${typo[2]} is a misspelling of ${typo[1]}.${near}: the notebook's typo, not ${lib}'s doing` : undefined;
+  }
+
+  /** A library built on `base` whose frames lie between the crashing line and the raise. */
+  private wrapperOver(base: LibraryName): { library: LibraryName; name: string } | undefined {
+    for (let i = this.crashFrameIndex() + 1; i < this.roles.length; i++) {
+      const r = this.roles[i]!;
+      if (r.role === 'library' && r.library !== base && WRAPPER_LIBRARIES[r.library]?.includes(base)) return { library: r.library, name: topName(r.name) };
+    }
+    return undefined;
+  }
+
+  /** Exception class names printed for the earlier exceptions of the chain. */
+  private chainedExceptionNames(): string[] {
+    return parseTraceback(this.record.traceback, { ename: this.record.ename, evalue: this.record.evalue }).chained;
+  }
+
+  /** The exception lines of the whole chain (`Name: message`, unindented) and the record's own message. */
+  private exceptionText(): string {
+    const lines = this.record.traceback.flatMap((t) => t.split('\n')).filter((l) => /^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b/.test(l));
+    return [`${this.ename}: ${this.record.evalue}`, ...lines].join('\n');
   }
 
   private result(library: LibraryName, confidence: number, why: string): LibraryPrediction {
@@ -272,6 +376,17 @@ class Analysis {
     return lib ? { library: lib, why: `${this.ename.split('.').pop()} is an exception class of ${lib}` } : undefined;
   }
 
+  /** `'module' object is not callable`: the module alias the crashing line calls (`sns(df)`). */
+  private calledModule(): { library: LibraryName; why: string } | undefined {
+    if (!/'module' object is not callable/.test(this.record.evalue)) return undefined;
+    for (const m of this.code.matchAll(/(?<![\w.])([A-Za-z_][\w.]*)\s*\(/g)) {
+      const root = m[1]!.split('.')[0]!;
+      const lib = this.aliases.get(m[1]!) ?? this.aliases.get(root);
+      if (lib) return { library: lib, why: `the crashing line calls the module ${m[1]} (${lib}) as a function` };
+    }
+    return undefined;
+  }
+
   /** `f() takes/got/missing …`: resolve f on the crashing line. */
   private namedFunction(): { library: LibraryName; why: string } | undefined {
     const m = /(?:^|\s)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\(\) (takes|got|missing|received|argument|must|returned|should)/.exec(this.record.evalue);
@@ -282,7 +397,7 @@ class Analysis {
       if (parts.length === 0) return undefined;
       fn = parts.pop()!;
     }
-    const lib = WELL_KNOWN_NAMES[fn] ?? this.resolveCallee(fn);
+    const lib = WELL_KNOWN_NAMES[fn] ?? LIBRARY_METHODS[fn] ?? this.resolveCallee(fn);
     return lib ? { library: lib, why: `${fn}() named by the ${this.ename} is ${lib}'s (called on the crashing line)` } : undefined;
   }
 
@@ -394,6 +509,14 @@ class Analysis {
     }
     return undefined;
   }
+}
+
+/** `asarry` for `asarray`, `dataframe` for `DataFrame`: one edit or only the case apart, and not a prefix (`float` of `float64`). */
+function isMisspelling(written: string, name: string): boolean {
+  if (written === name) return false;
+  if (written.toLowerCase() === name.toLowerCase()) return true;
+  if (Math.min(written.length, name.length) < 5 || name.startsWith(written)) return false;
+  return editDistance(written, name) === 1;
 }
 
 function conventionalLibrary(name: string): LibraryName | undefined {
