@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { readImageRecord } from '@junobench/image';
-import { connectDockerEngine, createContainerRuntime, createLocalRuntime, type Runtime } from '@junobench/runtime';
+import { connectDockerEngine, createContainerRuntime, createLocalRuntime, parseMemorySize, type Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
-import { parsePositiveNumber } from './format.js';
+import { parsePositiveInt, parsePositiveNumber } from './format.js';
 
 export interface RuntimeFlags {
   runtime: 'local' | 'docker';
@@ -12,11 +12,17 @@ export interface RuntimeFlags {
   memory?: string;
   cpus?: number;
   fork?: boolean;
+  /** redis://host:port: run on `junobench worker` processes instead of here. */
+  queue?: string;
+  sharedInstances?: string;
+  queueBlobLimit?: string;
+  queueWait?: number;
 }
 
-export function addRuntimeOptions(cmd: Command): Command {
+/** --runtime and the options of the local and docker runtimes (also what `junobench worker` takes). */
+export function addRunnerOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--runtime <kind>', 'where notebooks run').choices(['local', 'docker']).default('local'))
+    .addOption(new Option('--runtime <kind>', 'where notebooks run (with --queue: which workers run them)').choices(['local', 'docker']).default('local'))
     .option('--python <interpreter>', 'local runtime: Python with ipykernel (default: $JUNOBENCH_PYTHON, else found automatically)')
     .option('--no-fork', 'local runtime: start each kernel as a new interpreter instead of forking it from a process with the imports done')
     .option('--image <tag>', 'docker runtime: benchmark image (default: the one recorded in curated/image.json by `junobench image build`)')
@@ -24,11 +30,21 @@ export function addRuntimeOptions(cmd: Command): Command {
     .addOption(new Option('--cpus <n>', 'docker runtime: CPU limit per container, e.g. 1.5 (default 1)').argParser(parsePositiveNumber));
 }
 
+export function addRuntimeOptions(cmd: Command): Command {
+  return addRunnerOptions(cmd)
+    .option('--queue <url>', 'run the notebooks on `junobench worker` processes through Redis, e.g. redis://10.0.0.5:6379 (--jobs is then the workers\' own)')
+    .option('--shared-instances <dir>', 'queue: a folder every worker mounts; instances inside it are read there instead of sent through Redis')
+    .option('--queue-blob-limit <size>', 'queue: largest instance file sent through Redis, e.g. 256m (default 64m)')
+    .addOption(new Option('--queue-wait <s>', 'queue: seconds to wait for a live worker (or for Redis) before giving up (default 60)').argParser(parsePositiveInt));
+}
+
 /**
  * The runtime the flags ask for. Docker: the engine at DOCKER_HOST and the
- * image given, else the one `junobench image build` recorded.
+ * image given, else the one `junobench image build` recorded. Queue: workers
+ * reached through Redis (the package is loaded only then).
  */
 export async function createRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext, options: { imageRecord?: string } = {}): Promise<Runtime> {
+  if (flags.queue) return createQueueRuntimeFromFlags(flags, ctx);
   if (flags.runtime === 'local') {
     return createLocalRuntime({ ...(flags.python ? { python: flags.python } : {}), ...(flags.fork === false ? { fork: false } : {}), env: ctx.env });
   }
@@ -39,5 +55,46 @@ export async function createRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContex
     image,
     ...(flags.memory ? { memory: flags.memory } : {}),
     ...(flags.cpus ? { cpus: flags.cpus } : {}),
+  });
+}
+
+async function createQueueRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext): Promise<Runtime> {
+  const { createQueueRuntime } = await import('@junobench/queue');
+  const runtime = await createQueueRuntime({
+    url: flags.queue!,
+    kind: flags.runtime,
+    ...(flags.sharedInstances ? { sharedInstances: path.resolve(ctx.cwd, flags.sharedInstances) } : {}),
+    ...(flags.queueBlobLimit ? { blobLimitBytes: parseMemorySize(flags.queueBlobLimit) } : {}),
+    ...(flags.queueWait ? { waitSeconds: flags.queueWait } : {}),
+    onNotice: (t) => ctx.err(`queue: ${t}`),
+  });
+  ctx.err(`queue: ${runtime.group.workers.length} live ${runtime.kind} worker(s) of identity ${runtime.group.group}: ${runtime.group.workers.map((w) => w.name).join(', ')}`);
+  // Ctrl-C: take this run's waiting jobs off the queue before exiting, so workers do not run them for nobody.
+  const onSignal = (signal: NodeJS.Signals) => {
+    ctx.err(`queue: ${signal}: taking this run's waiting jobs off the queue`);
+    void runtime
+      .cancel()
+      .finally(() => runtime.close())
+      .finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const close = runtime.close.bind(runtime);
+  return Object.assign(runtime, {
+    close: async () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      const s = runtime.stats();
+      const by = Object.entries(s.byWorker)
+        .map(([w, n]) => `${w} ${n}`)
+        .join(', ');
+      if (s.jobs > 0) {
+        ctx.err(
+          `queue: ${s.jobs} job(s)${by ? ` (${by})` : ''}; files: ${s.blobs.uploaded} blob(s) sent, ${s.blobs.reused} already in Redis` +
+            `${s.stalled > 0 ? `; ${s.stalled} taken over from a stopped worker` : ''}${s.resubmitted > 0 ? `; ${s.resubmitted} resubmitted` : ''}`,
+        );
+      }
+      await close();
+    },
   });
 }

@@ -1159,6 +1159,46 @@ export interface SubsampleResult {
 }
 
 /**
+ * dataset-metadata.json as `kaggle datasets metadata` writes it (Kaggle's format; older CLIs also write `id`/`id_no`). Checked before use: it comes from the internet. Only the fields junobench reads are constrained.
+ */
+
+export interface KaggleDatasetMetadata {
+  id?: string;
+  id_no?: number;
+  datasetId?: number;
+  ownerUser?: string;
+  datasetSlug?: string;
+  title: string;
+  subtitle?: string | null;
+  isPrivate?: boolean;
+  licenses?: {
+    name?: string;
+  }[];
+}
+
+/**
+ * kernel-metadata.json as `kaggle kernels pull -m` writes it (Kaggle's format, checked before use: it comes from the internet). Only the fields junobench reads are constrained; others are allowed.
+ */
+
+export interface KaggleKernelMetadata {
+  id: string;
+  id_no?: number;
+  title?: string;
+  /**
+   * A plain file name in the pulled folder.
+   */
+  code_file: string;
+  language?: string;
+  kernel_type?: string;
+  is_private?: boolean | string;
+  dataset_sources: string[];
+  competition_sources: string[];
+  kernel_sources: string[];
+  model_sources?: string[];
+  version_number?: number;
+}
+
+/**
  * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
  */
 
@@ -1204,6 +1244,86 @@ export interface PipelineStageSuggestion {
   value: PipelineStage;
   confidence: SuggestionConfidence;
   evidence: SuggestionEvidence;
+}
+
+/**
+ * One line of a predictions file for `junobench score`: a tool's answer to one task. Several attempts per task (`attempt` 1, 2, …) are scored singly, by majority vote (detect, diagnose) and by pass@k (repair).
+ */
+
+export type Prediction = {
+  [k: string]: unknown | undefined;
+} & {
+  task: TaskKind;
+  /**
+   * The task's id, from the tasks file.
+   */
+  id: string;
+  /**
+   * Which run of the tool this is (default 1).
+   */
+  attempt?: number;
+  answer: {};
+};
+
+export type TaskKind = 'detect' | 'diagnose' | 'repair';
+/**
+ * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ */
+
+export interface DetectAnswer {
+  /**
+   * Whether the target cell raises an exception.
+   */
+  crashes: boolean;
+  /**
+   * The cell (numbered as in the prompt, 1 = first) that crashes, null for none; default: the target when crashes, else null.
+   */
+  cell?: number | null;
+  /**
+   * The exception class, e.g. KeyError (module prefixes are ignored).
+   */
+  exception?: string;
+}
+/**
+ * A dimension left out counts as wrong.
+ *
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "diagnoseAnswer".
+ */
+
+export interface DiagnoseAnswer {
+  library?: LibraryName;
+  crashType?: CrashType;
+  rootCause?: RootCause;
+  pipelineStage?: PipelineStage;
+  /**
+   * Free text; not scored.
+   */
+  diagnosis?: string;
+}
+/**
+ * Exactly one of: the repaired notebook, or the code of its code cells in the order they should run (the harness builds the notebook: for execution-count instances the cells get counts 1, 2, …).
+ *
+ * This interface was referenced by `undefined`'s JSON-Schema
+ * via the `definition` "repairAnswer".
+ */
+
+export interface RepairAnswer {
+  notebook?: NotebookDocument;
+  /**
+   * @minItems 1
+   */
+  cells?: [string, ...string[]];
+}
+/**
+ * An nbformat v4 notebook (checked against the official schema where it is read).
+ */
+
+export interface NotebookDocument {
+  nbformat: 4;
+  nbformat_minor: number;
+  metadata: {};
+  cells: {}[];
 }
 
 /**
@@ -1535,6 +1655,15 @@ export interface RunPlan {
 }
 
 /**
+ * How the notebook's kernel was started: forked from a zygote that has the imports done, launched as a new interpreter (no fork server), or launched because forking one failed.
+ *
+ * This interface was referenced by `RunResult`'s JSON-Schema
+ * via the `definition` "kernelKind".
+ */
+
+export type KernelKind = 'forked' | 'launched' | 'launched-after-failed-fork';
+
+/**
  * What the Python runner prints for one plan: one JSON line.
  */
 
@@ -1548,6 +1677,8 @@ export interface RunResult {
   cells: CellResult[];
   kernelStartMs?: number;
   durationMs: number;
+  kernel?: KernelKind;
+  phases?: RunPhases;
   python?: RunnerPython;
 }
 /**
@@ -1569,12 +1700,394 @@ export interface CellResult {
   traceback?: string[];
   durationMs: number;
 }
+/**
+ * Where one run's time went, in ms. Start, ready and imports may overlap with the previous notebook (the kernel is started ahead); waitMs is what this notebook waited for its kernel.
+ *
+ * This interface was referenced by `RunResult`'s JSON-Schema
+ * via the `definition` "phases".
+ */
+
+export interface RunPhases {
+  /**
+   * Fork or launch of the kernel process.
+   */
+  startMs?: number;
+  /**
+   * From the process start until the kernel answered.
+   */
+  readyMs?: number;
+  /**
+   * The prewarm imports (near zero in a forked kernel: done in the zygote).
+   */
+  importsMs?: number;
+  /**
+   * From the notebook's turn until its kernel was ready.
+   */
+  waitMs?: number;
+  /**
+   * Wall time in cells.
+   */
+  cellsMs?: number;
+  /**
+   * CPU time of the kernel (and its reaped children) in cells.
+   */
+  cellsCpuMs?: number;
+  /**
+   * Minor page faults of the kernel in cells (copy-on-write shows here).
+   */
+  cellsMinorFaults?: number;
+  /**
+   * Kernel shutdown.
+   */
+  teardownMs?: number;
+  /**
+   * Container runtime: creating and starting the notebook's container, on the critical path.
+   */
+  containerMs?: number;
+}
 
 export interface RunnerPython {
   executable?: string;
   version?: string;
   ipykernel?: string;
   jupyterClient?: string;
+}
+
+/**
+ * One line the Python runner prints on stdout (packages/runtime/python/jbrunner/protocol.py). Per plan: `started` once its kernel is ready and its first cell is about to run, then exactly one `result`. `rejected`: an input line that is not a plan.
+ */
+
+export type RunnerMessage = RunnerStarted | RunnerResult | RunnerRejected;
+/**
+ * How the notebook's kernel was started: forked from a zygote that has the imports done, launched as a new interpreter (no fork server), or launched because forking one failed.
+ *
+ * This interface was referenced by `RunResult`'s JSON-Schema
+ * via the `definition` "kernelKind".
+ */
+
+export interface RunnerStarted {
+  type: 'started';
+  id: string;
+  kernel: KernelKind;
+}
+
+export interface RunnerResult {
+  type: 'result';
+  id: string;
+  result: RunResult;
+}
+/**
+ * What the Python runner prints for one plan: one JSON line.
+ */
+
+export interface RunnerRejected {
+  type: 'rejected';
+  /**
+   * The plan's id when the line had one.
+   */
+  id?: string;
+  line: string;
+  reason: string;
+}
+
+/**
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "repairOutcome".
+ */
+
+export type RepairOutcome =
+  | 'resolved'
+  | 'invalid'
+  | 'cells-missing'
+  | 'suppressed'
+  | 'disabled'
+  | 'crashed'
+  | 'timeout'
+  | 'kernel-died'
+  | 'failed'
+  | 'not-executed'
+  | 'no-prediction';
+
+/**
+ * What `junobench score` writes (scorecard.json in --out, and --json): the scores of a predictions file on a set of tasks, with the per-task results behind them.
+ */
+
+export interface Scorecard {
+  tasks: ScorecardTasks;
+  predictions: ScorecardPredictions;
+  runtime?: ScorecardRuntime;
+  detect?: DetectScore;
+  diagnose?: DiagnoseScore;
+  repair?: RepairScore;
+}
+
+export interface ScorecardTasks {
+  detect: number;
+  diagnose: number;
+  repair: number;
+  instances: number;
+}
+
+export interface ScorecardPredictions {
+  /**
+   * Non-blank lines read.
+   */
+  lines: number;
+  scored: number;
+  /**
+   * Lines left out (with --lenient): malformed, unknown task, duplicate.
+   */
+  problems: PredictionProblem[];
+}
+
+export interface PredictionProblem {
+  line: number;
+  message: string;
+}
+/**
+ * Where the repairs ran.
+ */
+
+export interface ScorecardRuntime {
+  kind: 'local' | 'docker';
+  /**
+   * false: repairs (untrusted code) ran with the user's rights in the local runtime.
+   */
+  sandboxed: boolean;
+}
+/**
+ * single: every attempt scored on its own, pooled; majority: the majority answer of the attempts (ties: the earliest attempt's answer).
+ *
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "detectScore".
+ */
+
+export interface DetectScore {
+  tasks: number;
+  attempts: number;
+  single: DetectMetrics;
+  majority: DetectMetrics;
+  confusion: DetectConfusion;
+  results: DetectTaskResult[];
+}
+/**
+ * crash: crash / no crash; cell: the crashing cell (the target, or none); exception: the exception class, on the tasks whose target crashes.
+ *
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "detectMetrics".
+ */
+
+export interface DetectMetrics {
+  crash: Rate;
+  cell: Rate;
+  exception: Rate;
+}
+/**
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "rate".
+ */
+
+export interface Rate {
+  correct: number;
+  total: number;
+  value: number;
+}
+
+export interface DetectConfusion {
+  truePositive: number;
+  falsePositive: number;
+  trueNegative: number;
+  falseNegative: number;
+  missing: number;
+}
+
+export interface DetectTaskResult {
+  task: string;
+  instance: string;
+  version: 'reproduced' | 'fixed';
+  crashes: boolean;
+  exception?: string;
+  predicted: {
+    crashes: boolean | null;
+    cell: number | null;
+    exception: string | null;
+  };
+  /**
+   * Crash / no crash right (majority answer).
+   */
+  correct: boolean;
+}
+/**
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "diagnoseScore".
+ */
+
+export interface DiagnoseScore {
+  tasks: number;
+  attempts: number;
+  dimensions: DiagnoseDimensions;
+  perLibrary: LibraryRow[];
+  results: DiagnoseTaskResult[];
+}
+
+export interface DiagnoseDimensions {
+  library: DimensionScore;
+  crashType: DimensionScore;
+  rootCause: DimensionScore;
+  pipelineStage: DimensionScore;
+}
+/**
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "dimensionScore".
+ */
+
+export interface DimensionScore {
+  single: AccuracyF1;
+  majority: AccuracyF1;
+  classes: ClassScore[];
+}
+/**
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "accuracyF1".
+ */
+
+export interface AccuracyF1 {
+  accuracy: Rate;
+  macroF1: number;
+}
+/**
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "classScore".
+ */
+
+export interface ClassScore {
+  label: string;
+  support: number;
+  predicted: number;
+  precision: number;
+  recall: number;
+  f1: number;
+}
+
+export interface LibraryRow {
+  library: string;
+  tasks: number;
+  accuracy: DimensionRates;
+}
+/**
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "dimensionRates".
+ */
+
+export interface DimensionRates {
+  library: Rate;
+  crashType: Rate;
+  rootCause: Rate;
+  pipelineStage: Rate;
+}
+
+export interface DiagnoseTaskResult {
+  task: string;
+  instance: string;
+  truth: DimensionLabels;
+  predicted: DimensionLabels;
+}
+/**
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "dimensionLabels".
+ */
+
+export interface DimensionLabels {
+  library: string | null;
+  crashType: string | null;
+  rootCause: string | null;
+  pipelineStage: string | null;
+}
+/**
+ * resolved: resolved attempts over all attempts of the scorable tasks; passAtK: mean over the scorable tasks of the unbiased pass@k.
+ *
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "repairScore".
+ */
+
+export interface RepairScore {
+  tasks: number;
+  scorable: number;
+  /**
+   * Tasks whose instance cannot run in this runtime (a required module is missing): never counted as resolved, and left out of the shares.
+   */
+  excluded: ExcludedTask[];
+  attempts: number;
+  resolved: Rate;
+  passAtK: PassAtK[];
+  /**
+   * Attempts per outcome.
+   */
+  outcomes: {
+    [k: string]: number | undefined;
+  };
+  results: RepairAttemptResult[];
+}
+
+export interface ExcludedTask {
+  task: string;
+  instance: string;
+  reason: string;
+}
+
+export interface PassAtK {
+  k: number;
+  value: number;
+}
+/**
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "repairResult".
+ */
+
+export interface RepairAttemptResult {
+  task: string;
+  instance: string;
+  attempt: number;
+  resolved: boolean;
+  outcome: RepairOutcome;
+  reason?: string;
+  /**
+   * Code cells of the crashing notebook judged no longer there.
+   */
+  missing?: MissingCell[];
+  suppressed?: AddedGuard[];
+  disabled?: AddedGuard[];
+  /**
+   * Code cells of the crashing notebook whose counterparts did not run to completion.
+   */
+  notExecuted?: number[];
+  error?: RepairError;
+  crashCell?: RepairCrashCell;
+}
+
+export interface MissingCell {
+  cell: number;
+  how: 'deleted' | 'emptied' | 'commented-out' | 'rewritten';
+}
+/**
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "cellRef".
+ */
+
+export interface AddedGuard {
+  cell: number;
+  what: string;
+}
+
+export interface RepairError {
+  cell: number;
+  ename: string;
+  evalue: string;
+}
+
+export interface RepairCrashCell {
+  counterpart: number | null;
+  ran: boolean;
 }
 
 /**
@@ -1870,6 +2383,97 @@ export interface InstanceSubsampleSummary {
 }
 
 /**
+ * One line of a tasks file (`junobench tasks export`): a detect, diagnose or repair task for a debugging tool. Ids are opaque: a task never names its instance, version or answer; the answers stay with the instances and are recomputed by `junobench score`.
+ */
+
+export type Task = DetectTask | DiagnoseTask | RepairTask;
+
+/**
+ * Will the target cell crash? The code cells executed before it, in execution order, then the target cell; outputs and comments stripped. Half of the tasks (the reproduced notebooks' crash cells) crash, half (the fixed notebooks' corresponding cells) do not.
+ */
+
+export interface DetectTask {
+  id: string;
+  task: 'detect';
+  /**
+   * Code of the cells that ran (without error) before the target, in execution order.
+   */
+  context: string[];
+  /**
+   * Code of the target cell, run next. In the prompt it is cell number context.length + 1.
+   */
+  target: string;
+  /**
+   * Plain-text rendering for language models.
+   */
+  prompt: string;
+}
+/**
+ * The crashing notebook with its error output: name the library that caused the crash, the crash type, the root cause and the ML pipeline stage, each from its vocabulary.
+ */
+
+export interface DiagnoseTask {
+  id: string;
+  task: 'diagnose';
+  notebook: NotebookDocument;
+  error: TaskError;
+  vocabularies: TaskVocabularies;
+  prompt: string;
+}
+/**
+ * An nbformat v4 notebook (checked against the official schema where it is read).
+ */
+
+export interface TaskError {
+  /**
+   * Index among the notebook's code cells.
+   */
+  cell: number;
+  ename: string;
+  evalue: string;
+  /**
+   * ANSI escapes removed.
+   */
+  traceback: string[];
+}
+
+export interface TaskVocabularies {
+  library: string[];
+  crashType: string[];
+  rootCause: string[];
+  pipelineStage: string[];
+}
+/**
+ * The crashing notebook with its error output: return a repaired notebook. It is executed in a fresh kernel in a copy of the instance folder (its data files are listed in `files`), cells in `execution` order.
+ */
+
+export interface RepairTask {
+  id: string;
+  task: 'repair';
+  notebook: NotebookDocument;
+  error: TaskError;
+  execution: RepairExecution;
+  /**
+   * Files of the working folder the notebook runs in (relative, `/`-separated), e.g. data/train.csv.
+   */
+  files: string[];
+  prompt: string;
+}
+
+export interface RepairExecution {
+  /**
+   * file: every code cell top to bottom; execution-count: cells sorted by their saved execution counts, cells without one are not run.
+   */
+  order: 'file' | 'execution-count';
+  /**
+   * An explicit code-cell replay list (then the repair must keep the number of code cells).
+   */
+  cells?: number[];
+  cellTimeoutSeconds: number;
+  timeoutSeconds: number;
+}
+
+/**
  * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
  *
  * This interface was referenced by `Taxonomy`'s JSON-Schema
@@ -1954,6 +2558,8 @@ export interface VersionResult {
   cells: CellResult[];
   kernelStartMs?: number;
   durationMs: number;
+  kernel?: KernelKind;
+  phases?: RunPhases;
   runtime: RuntimeIdentity;
 }
 /**
@@ -1986,4 +2592,12 @@ export interface RuntimeIdentity {
   };
   imageId?: string;
   image?: string;
+  /**
+   * Local runtime: kernels forked from a zygote (default) or launched as new interpreters (--no-fork). Part of the cache key.
+   */
+  kernelStart?: 'fork' | 'launch';
+  /**
+   * Threads per kernel of the OpenMP/BLAS/torch pools (--threads): can change numerical results, so part of the cache key.
+   */
+  threads?: number;
 }

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { RunResult } from '@junobench/core';
+import type { NotebookRun, RunOptions, Runtime } from '@junobench/runtime';
+import { createRunBatcher } from './run-batcher.js';
+
+/** A runtime that records its batches and how many runs execute at once; each run takes `ms`. */
+function createTimedRuntime(ms: number, fail?: (run: NotebookRun) => boolean) {
+  const calls: { ids: string[]; jobs: number }[] = [];
+  let executing = 0;
+  let peak = 0;
+  const runtime: Runtime = {
+    kind: 'local',
+    describe: async () => ({ kind: 'local', packages: {} }),
+    fingerprint: async () => 'local:test',
+    close: async () => undefined,
+    async run(runs: readonly NotebookRun[], opts: RunOptions = {}) {
+      calls.push({ ids: runs.map((r) => r.id), jobs: opts.jobs ?? 1 });
+      if (runs.some((r) => fail?.(r))) throw new Error('engine gone');
+      const results: RunResult[] = new Array(runs.length);
+      let next = 0;
+      const slot = async () => {
+        while (next < runs.length) {
+          const i = next++;
+          executing++;
+          peak = Math.max(peak, executing);
+          await new Promise((r) => setTimeout(r, ms));
+          executing--;
+          const result: RunResult = opts.signal?.aborted
+            ? { id: runs[i]!.id, status: 'failed', reason: 'cancelled', cells: [], durationMs: 0 }
+            : { id: runs[i]!.id, status: 'completed', cells: [], durationMs: ms };
+          results[i] = result;
+          opts.onResult?.(result, runs[i]!);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(opts.jobs ?? 1, runs.length) }, slot));
+      return results;
+    },
+  };
+  return { runtime, calls, peak: () => peak };
+}
+
+const run = (id: string): NotebookRun => ({ id, instanceDir: '/i', notebook: 'fixed.ipynb', cells: [0], cellTimeoutSeconds: 1, timeoutSeconds: 1 });
+
+describe('createRunBatcher', () => {
+  it('puts runs submitted together into one runtime call and answers each', async () => {
+    const t = createTimedRuntime(5);
+    const b = createRunBatcher(t.runtime, { jobs: 2 });
+    const results = await Promise.all(['a', 'b', 'c', 'd'].map((id) => b.submit(run(id))));
+    expect(results.map((r) => `${r.id}:${r.status}`)).toEqual(['a:completed', 'b:completed', 'c:completed', 'd:completed']);
+    expect(t.calls).toEqual([{ ids: ['a', 'b', 'c', 'd'], jobs: 2 }]);
+    expect(b.size).toBe(0);
+  });
+
+  it('starts runs that arrive later in a new batch, never using more than `jobs` slots in all', async () => {
+    const t = createTimedRuntime(20);
+    const b = createRunBatcher(t.runtime, { jobs: 2 });
+    const first = [b.submit(run('a')), b.submit(run('b')), b.submit(run('c'))];
+    await new Promise((r) => setTimeout(r, 5));
+    const later = [b.submit(run('d')), b.submit(run('e'))];
+    await Promise.all([...first, ...later]);
+    expect(t.peak()).toBeLessThanOrEqual(2);
+    expect(t.calls[0]).toEqual({ ids: ['a', 'b', 'c'], jobs: 2 });
+    expect(t.calls.flatMap((c) => c.ids).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(b.batches).toBe(t.calls.length);
+  });
+
+  it('rejects the runs of a batch whose runtime call fails, and goes on with the next', async () => {
+    const t = createTimedRuntime(1, (r) => r.id === 'bad');
+    const b = createRunBatcher(t.runtime, { jobs: 1 });
+    const bad = b.submit(run('bad'));
+    await expect(bad).rejects.toThrow('engine gone');
+    await expect(b.submit(run('good'))).resolves.toMatchObject({ id: 'good', status: 'completed' });
+  });
+
+  it('passes the stop signal to the runtime', async () => {
+    const t = createTimedRuntime(10);
+    const stop = new AbortController();
+    const b = createRunBatcher(t.runtime, { jobs: 1, signal: stop.signal });
+    const p = b.submit(run('a'));
+    stop.abort();
+    await expect(p).resolves.toMatchObject({ status: 'failed', reason: 'cancelled' });
+  });
+});

@@ -1,0 +1,105 @@
+import type { RunResult } from '@junobench/core';
+import type { NotebookRun, Runtime } from '@junobench/runtime';
+
+/**
+ * Runs submitted one at a time (one per queue job) executed in batches: the
+ * runs waiting when an execution slot is free go into one `runtime.run`
+ * call. For the local runtime a batch is one runner process whose kernel
+ * zygotes and look-ahead serve all its runs, instead of one process per job.
+ * A worker holds about twice as many jobs as it runs at once (see runWorker),
+ * so batches usually hold several runs. Batches overlap, but never use more
+ * than `jobs` execution slots together.
+ */
+export interface RunBatcher {
+  submit(run: NotebookRun): Promise<RunResult>;
+  /** Runs submitted and not yet answered. */
+  readonly size: number;
+  /** Batches started so far (for the worker's statistics and tests). */
+  readonly batches: number;
+}
+
+interface Batch {
+  remaining: number;
+  jobs: number;
+}
+
+export function createRunBatcher(runtime: Runtime, options: { jobs: number; signal?: AbortSignal }): RunBatcher {
+  interface Entry {
+    run: NotebookRun;
+    resolve: (r: RunResult) => void;
+    reject: (e: unknown) => void;
+  }
+  const jobs = Math.max(1, options.jobs);
+  let waiting: Entry[] = [];
+  const active = new Set<Batch>();
+  let pending = 0;
+  let batches = 0;
+  let scheduled = false;
+
+  const occupied = (): number => [...active].reduce((n, b) => n + Math.min(b.remaining, b.jobs), 0);
+
+  const pump = (): void => {
+    scheduled = false;
+    const free = jobs - occupied();
+    if (waiting.length === 0 || free <= 0) return;
+    const entries = waiting;
+    waiting = [];
+    const batch: Batch = { remaining: entries.length, jobs: Math.min(free, entries.length) };
+    active.add(batch);
+    batches++;
+    const runs = entries.map((e) => e.run);
+    const answered = new Set<number>();
+    const answer = (i: number, fn: (e: Entry) => void) => {
+      if (answered.has(i)) return;
+      answered.add(i);
+      batch.remaining--;
+      pending--;
+      fn(entries[i]!);
+    };
+    runtime
+      .run(runs, {
+        jobs: batch.jobs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        onResult: (result, run) => {
+          answer(runs.indexOf(run), (e) => e.resolve(result));
+          // A slot of this batch is free: runs that arrived meanwhile may start.
+          schedule();
+        },
+      })
+      .then(
+        (results) => {
+          for (const i of runs.keys()) answer(i, (e) => e.resolve(results[i]!));
+        },
+        (error: unknown) => {
+          for (const i of runs.keys()) answer(i, (e) => e.reject(error));
+        },
+      )
+      .finally(() => {
+        active.delete(batch);
+        schedule();
+      });
+  };
+
+  const schedule = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    // Runs that arrive together (a worker fetching several jobs) join one batch.
+    setImmediate(pump);
+  };
+
+  return {
+    submit(run) {
+      return new Promise<RunResult>((resolve, reject) => {
+        waiting.push({ run, resolve, reject });
+        pending++;
+        schedule();
+      });
+    },
+    get size() {
+      return pending;
+    },
+    get batches() {
+      return batches;
+    },
+  };
+}
