@@ -15,6 +15,8 @@ export type { LabelDimension } from './taxonomy.js';
 export { SCHEMAS_DIR, checkSchema, validateOrThrow, formatIssue, pointerToField } from './validate.js';
 export type { SchemaName, SchemaIssue } from './validate.js';
 export { stripAnsi, editDistance, suggestClosest } from './text.js';
+export { locateInvalidUtf8, Utf8Tracker } from './utf8.js';
+export type { InvalidUtf8 } from './utf8.js';
 export { sha256, stableStringify, hashValue, hashFile, listTree, compareCodePoints } from './hash.js';
 export {
   readInstanceTree,

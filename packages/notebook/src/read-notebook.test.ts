@@ -54,6 +54,20 @@ describe('parseNotebook', () => {
     }
   });
 
+  it('refuses a notebook that is not valid UTF-8, naming the file and the line (bad input, not a kernel death)', async () => {
+    const d = await mkdtemp(path.join(os.tmpdir(), 'jb-nb-'));
+    const file = path.join(d, 'latin1.ipynb');
+    const text = JSON.stringify({ ...valid, cells: [{ cell_type: 'code', id: 'a2', metadata: {}, source: 'x = "caf\u00e9"', execution_count: 1, outputs: [] }] }, null, 1);
+    // The same notebook saved as Latin-1: é is the single byte 0xE9.
+    await writeFile(file, Buffer.from(text, 'latin1'));
+    const err = await readNotebook(file).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(JunoError);
+    expect(err).toMatchObject({ code: 'E_NOTEBOOK', exitCode: 2, location: { file } });
+    const line = text.split('\n').findIndex((l) => l.includes('caf')) + 1;
+    expect((err as JunoError).message).toMatch(new RegExp(`not valid UTF-8 \\(first invalid byte 0xe9 at line ${line}`));
+    expect((err as JunoError).hint).toMatch(/iconv|UTF-8/);
+  });
+
   it('reads from disk and reports a missing file', async () => {
     const d = await mkdtemp(path.join(os.tmpdir(), 'jb-nb-'));
     await writeFile(path.join(d, 'a.ipynb'), JSON.stringify(valid));

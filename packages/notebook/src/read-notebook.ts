@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import AjvDraft04, { type ValidateFunction } from 'ajv-draft-04';
-import { JunoError, SCHEMAS_DIR, assertReadableFile } from '@junobench/core';
+import { JunoError, SCHEMAS_DIR, assertReadableFile, locateInvalidUtf8 } from '@junobench/core';
 import type { Notebook } from './notebook-types.js';
 
 // The official nbformat schemas (draft-04), one per minor version, as
@@ -24,10 +24,23 @@ function validatorFor(minor: number): ValidateFunction {
   return v;
 }
 
-/** Read and validate an nbformat v4 notebook; errors name the file and what is wrong. */
+/**
+ * Read and validate an nbformat v4 notebook; errors name the file and what is
+ * wrong. The file must be UTF-8 (nbformat requires it, and Jupyter would not
+ * open it otherwise): invalid bytes are bad input naming the line, never
+ * replaced silently and never left for the kernel to trip over.
+ */
 export async function readNotebook(file: string): Promise<Notebook> {
   await assertReadableFile(file);
-  return parseNotebook(await readFile(file, 'utf8'), file);
+  const bytes = await readFile(file);
+  const bad = locateInvalidUtf8(bytes);
+  if (bad) {
+    throw new JunoError('E_NOTEBOOK', `not valid UTF-8 (first invalid byte 0x${bytes[bad.offset]!.toString(16).padStart(2, '0')} at line ${bad.line}, byte ${bad.offset}); a notebook file is UTF-8 JSON`, {
+      location: { file, line: bad.line },
+      hint: 'it was probably saved in another encoding: convert it, e.g. `iconv -f latin1 -t utf-8 in.ipynb > out.ipynb`, or restore it from its source',
+    });
+  }
+  return parseNotebook(bytes.toString('utf8'), file);
 }
 
 export function parseNotebook(text: string, file = '<notebook>'): Notebook {

@@ -235,6 +235,24 @@ describe('importPool', () => {
     await expect(readPoolRecords(input, { format: 'benchmark' })).rejects.toThrow(/missing required column "nb_name"/);
   });
 
+  it('warns with the row when a CSV or JSONL input has bytes that are not UTF-8 (they are replaced, not dropped silently)', async () => {
+    // A Latin-1 export: é is the single byte 0xE9 on the third data row.
+    const csv = Buffer.from(empiricalCsv([{ eid: 'a1' }, { eid: 'a2' }, { eid: 'a3', evalue: "'caf\u00e9'" }, { eid: 'a4', evalue: 'real \uFFFD kept' }]), 'latin1');
+    const input = await write('latin1.csv', Buffer.concat([csv.subarray(0, csv.indexOf('real')), Buffer.from('real \uFFFD kept'), csv.subarray(csv.indexOf('real') + 6)]));
+    const report = await importPool([input], { output: path.join(dir, 'p.jsonl') });
+    expect(report.inputs[0]!.imported).toBe(4);
+    expect(report.inputs[0]!.warnings).toEqual([{ file: input, row: 4, message: expect.stringMatching(/not valid UTF-8.*replaced by U\+FFFD/) }]);
+
+    const good: CrashRecord = { id: 'j1', notebook: 'n', source: 'local', ename: 'E', evalue: 'ok', traceback: [], columns: {} };
+    const jsonl = await write(
+      'pool.jsonl',
+      Buffer.concat([Buffer.from(`${JSON.stringify(good)}\n`), Buffer.from(`${JSON.stringify({ ...good, id: 'j2', evalue: 'caf\u00e9' })}\n`, 'latin1')]),
+    );
+    const { records, warnings } = await readPoolRecords(jsonl);
+    expect(records).toHaveLength(2);
+    expect(warnings).toEqual([{ file: jsonl, row: 2, message: expect.stringMatching(/not valid UTF-8/) }]);
+  });
+
   it('reports progress', async () => {
     const rows = Array.from({ length: 2500 }, (_, i) => ({ eid: `p${i}` }));
     const input = await write('big.csv', empiricalCsv(rows));

@@ -15,6 +15,7 @@ import {
   type ProgressListener,
 } from '@junobench/core';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
+import { createUtf8CheckStream, replacedBytesWarning } from './utf8-check-stream.js';
 import { readNotebook } from '@junobench/notebook';
 import { listNotebookFiles, notebookCrashRecords } from './notebook-records.js';
 import { readSheetRows, type CellValue, type SheetContainer } from './read-sheet-rows.js';
@@ -208,7 +209,8 @@ async function* sheetItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> 
       },
     );
   }
-  for await (const { row, values } of rows) {
+  for await (const { row, values, warnings } of rows) {
+    for (const message of warnings ?? []) yield { kind: 'warning', warning: { file, row, message } };
     const result = sheetRowToRecord(kind, header, values);
     if ('problem' in result) {
       yield {
@@ -236,11 +238,14 @@ async function* jsonlItems(file: string): AsyncGenerator<ImportItem> {
       hint: 'check that the export finished, or remove the file from the inputs',
     });
   }
-  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const utf8 = createUtf8CheckStream();
+  const rl = createInterface({ input: createReadStream(file).pipe(utf8.stream).setEncoding('utf8'), crlfDelay: Infinity });
   let line = 0;
   let nonBlank = 0;
   for await (const text of rl) {
     line++;
+    const replaced = replacedBytesWarning(utf8.tracker, [text]);
+    if (replaced) yield { kind: 'warning', warning: { file, row: line, message: replaced } };
     if (text.trim() === '') continue;
     nonBlank++;
     let value: unknown;

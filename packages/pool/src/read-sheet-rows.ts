@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { parse as parseCsv, CsvError } from 'csv-parse';
 import { JunoError, assertReadableFile } from '@junobench/core';
+import { createUtf8CheckStream, replacedBytesWarning } from './utf8-check-stream.js';
 
 /** A cell as it appears in the `columns` of a CrashRecord. */
 export type CellValue = string | number | boolean | null;
@@ -10,6 +11,8 @@ export interface SheetRow {
   /** 1-based row number as a spreadsheet shows it (the header is row 1 when it is the first line). */
   row: number;
   values: CellValue[];
+  /** Problems with the row that do not reject it (e.g. bytes that were not UTF-8, replaced). */
+  warnings?: string[];
 }
 
 export type SheetContainer = 'xlsx' | 'csv';
@@ -157,7 +160,8 @@ async function* readCsvRows(file: string): AsyncGenerator<SheetRow> {
     });
   }
   const delimiter = sniffDelimiter(head.split(/\r?\n/, 1)[0] ?? '');
-  const parser = createReadStream(file).pipe(
+  const utf8 = createUtf8CheckStream();
+  const parser = createReadStream(file).pipe(utf8.stream).pipe(
     parseCsv({
       bom: true,
       delimiter,
@@ -171,10 +175,11 @@ async function* readCsvRows(file: string): AsyncGenerator<SheetRow> {
   try {
     for await (const fields of parser as AsyncIterable<string[]>) {
       record++;
+      const replaced = replacedBytesWarning(utf8.tracker, fields);
       const values: CellValue[] = fields.map((v) => (v === '' ? null : v));
       while (values.length > 0 && values[values.length - 1] === null) values.pop();
       if (values.length === 0) continue;
-      yield { row: record, values };
+      yield replaced ? { row: record, values, warnings: [replaced] } : { row: record, values };
     }
   } catch (e) {
     if (e instanceof CsvError) {
