@@ -136,6 +136,21 @@ describe('verify with a real kernel', () => {
     expect(forced.instances[0]!.cached).toBe(false);
   }, 300_000);
 
+  it('does not trust a cache entry whose status disagrees with its outcomes: it is discarded and the instance re-run', async () => {
+    const cacheDir = path.join(dir, '.cache');
+    const entry = report.instances.find((v) => v.instance === 'fixed-crashes')!;
+    const file = path.join(cacheDir, 'verify', `${entry.contentHash}.json`);
+    const stored = JSON.parse(await readFile(file, 'utf8'));
+    expect(stored.fixed.outcome).toBe('fixed-crashed');
+    await writeFile(file, JSON.stringify({ ...stored, status: 'verified', verified: true }));
+    const events: string[] = [];
+    const again = await verifyInstances({ instancesDir: dir, ids: ['fixed-crashes'], runtime, cacheDir, onProgress: (e) => e.message && events.push(e.message) });
+    expect(again.instances[0]).toMatchObject({ status: 'not-verified', verified: false, cached: false });
+    expect(events.join('\n')).toMatch(/fixed-crashes: cached result discarded .*says verified/);
+    // The re-run replaced the bad entry.
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ status: 'not-verified', verified: false });
+  }, 300_000);
+
   it('flags an instance whose outcomes differ between repeats as flaky', async () => {
     const flag = path.join(dir, 'flaky-state');
     // Crashes on the first run only: the state lives outside the scratch copy.

@@ -6,7 +6,6 @@ import {
   hashFile,
   hashTree,
   hashValue,
-  checkSchema,
   listInstanceIds,
   readInstance,
   readJsonFile,
@@ -19,8 +18,9 @@ import {
   type VersionResult,
 } from '@junobench/core';
 import { listCodeCells, parseImports, planExecution, readNotebook, type Notebook } from '@junobench/notebook';
-import { RUNNER_PATH, type NotebookRun, type Runtime } from '@junobench/runtime';
+import { hashRunnerFiles, type NotebookRun, type Runtime } from '@junobench/runtime';
 import { classifyFixed, classifyReproduced, skippedEnv, type NotebookVersionName } from './classify-outcome.js';
+import { checkCachedVerification, deriveStatus } from './check-cached-verification.js';
 
 /** Bumped when classification changes, so cached verdicts from older logic are not reused. */
 export const VERIFY_LOGIC_VERSION = 1;
@@ -45,6 +45,8 @@ export interface VerifyOptions {
   cellTimeoutSeconds?: number;
   timeoutSeconds?: number;
   onProgress?: ProgressListener;
+  /** Things the user should know that do not stop the work (e.g. a cache entry discarded). */
+  onWarning?: (message: string) => void;
   /** Called as each instance is decided (cached ones first). */
   onInstance?: (v: InstanceVerification) => void;
   signal?: AbortSignal;
@@ -87,7 +89,14 @@ export async function verifyInstances(options: VerifyOptions): Promise<Verificat
 
   const toRun: PreparedInstance[] = [];
   for (const p of prepared) {
-    const cached = options.cacheDir && options.useCache !== false ? await readCached(options.cacheDir, p.contentHash) : undefined;
+    const cached =
+      options.cacheDir && options.useCache !== false
+        ? await readCached(options.cacheDir, p, Math.max(1, options.repeat ?? 1), (reason) => {
+            const message = `${p.id}: cached result discarded (${reason}); running it again`;
+            options.onWarning?.(message);
+            progress?.({ task: 'verify', done, total, message });
+          })
+        : undefined;
     if (cached) {
       decide({ ...cached, cached: true });
     } else if (p.missing.length > 0) {
@@ -176,7 +185,8 @@ async function prepareInstances(
   }
   const allModules = [...new Set(loaded.flatMap((l) => l.instance.requires))].sort();
   const identity = await options.runtime.describe(allModules);
-  const runnerHash = await hashFile(RUNNER_PATH);
+  // Every module of the runner; the runtime identity (`own`) carries fork/launch and threads.
+  const runnerHash = await hashRunnerFiles();
   const out: PreparedInstance[] = [];
   for (const l of loaded) {
     const packages = Object.fromEntries(l.instance.requires.map((m) => [m, identity.packages[m] ?? null]));
@@ -286,10 +296,10 @@ export function summarize(
   fixed: VersionResult[],
 ): InstanceVerification {
   const first = { reproduced: pickRepresentative(reproduced), fixed: pickRepresentative(fixed) };
-  const flaky = new Set(reproduced.map((r) => r.outcome)).size > 1 || new Set(fixed.map((r) => r.outcome)).size > 1;
-  const skipped = first.reproduced.outcome === 'skipped-env' || first.fixed.outcome === 'skipped-env';
-  const verified = !flaky && first.reproduced.outcome === 'crash-reproduced' && first.fixed.outcome === 'fixed-ok';
-  const status = skipped ? 'skipped' : flaky ? 'flaky' : verified ? 'verified' : 'not-verified';
+  const { status, verified, flaky } = deriveStatus(
+    reproduced.map((r) => r.outcome),
+    fixed.map((r) => r.outcome),
+  );
   const v: InstanceVerification = {
     instance: p.id,
     status,
@@ -316,13 +326,29 @@ function cacheFile(cacheDir: string, hash: string): string {
   return path.join(cacheDir, 'verify', `${hash}.json`);
 }
 
-async function readCached(cacheDir: string, hash: string): Promise<InstanceVerification | undefined> {
+async function readCached(
+  cacheDir: string,
+  p: PreparedInstance,
+  repeat: number,
+  onDiscard: (reason: string) => void,
+): Promise<InstanceVerification | undefined> {
+  let text: string;
   try {
-    const v = JSON.parse(await readFile(cacheFile(cacheDir, hash), 'utf8')) as InstanceVerification;
-    // A damaged or outdated cache entry is simply a miss.
-    if (checkSchema('verification', { runtime: 'local', summary: { total: 0, verified: 0, notVerified: 0, skipped: 0, flaky: 0 }, instances: [v] }).length > 0) return undefined;
-    return v.contentHash === hash ? v : undefined;
+    text = await readFile(cacheFile(cacheDir, p.contentHash), 'utf8');
   } catch {
     return undefined;
   }
+  let entry: unknown;
+  try {
+    entry = JSON.parse(text);
+  } catch {
+    onDiscard('not valid JSON');
+    return undefined;
+  }
+  const check = checkCachedVerification(entry, { id: p.id, contentHash: p.contentHash, crash: p.instance.crash, repeat });
+  if (!check.ok) {
+    onDiscard(check.reason);
+    return undefined;
+  }
+  return check.value;
 }

@@ -65,6 +65,7 @@ async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Pr
       ...(flags.cellTimeout ? { cellTimeoutSeconds: flags.cellTimeout } : {}),
       ...(flags.timeout ? { timeoutSeconds: flags.timeout } : {}),
       onProgress: progress,
+      onWarning: (m) => ctx.err(`warning: ${m}`),
     });
   } finally {
     progress.done();
