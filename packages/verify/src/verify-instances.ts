@@ -3,12 +3,12 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import {
   JunoError,
-  hashFile,
   hashTree,
   hashValue,
   listInstanceIds,
   readInstance,
   readJsonFile,
+  validateInstanceId,
   writeJsonAtomic,
   type Instance,
   type InstanceVerification,
@@ -67,7 +67,7 @@ interface PreparedInstance {
 export async function verifyInstances(options: VerifyOptions): Promise<VerificationReport> {
   const { instancesDir, runtime } = options;
   const available = await listInstanceIds(instancesDir);
-  const ids = options.ids && options.ids.length > 0 ? [...options.ids] : available;
+  const ids = options.ids && options.ids.length > 0 ? options.ids.map((id) => validateInstanceId(id)) : available;
   const unknown = ids.filter((id) => !available.includes(id));
   if (unknown.length > 0) {
     throw new JunoError('E_INPUT_NOT_FOUND', `no instance named ${unknown.map((u) => `"${u}"`).join(', ')} in ${instancesDir}`, {

@@ -100,6 +100,25 @@ describe('junobench subsample', () => {
     expect(ctx.stderr.join('\n')).toMatch(/spec\.json, field "steps\[0\]\.method": unknown subsampling method "tabel"/);
   });
 
+  it.each([
+    ['a dry run', ['--method', 'table', '--path', 't.csv', '--rows', '10', '--dry-run']],
+    ['--check', ['--check']],
+  ])('refuses an instance id that leaves --instances (%s): exit 2 naming the id, nothing read or written outside', async (_name, flags) => {
+    const root = await instanceFolder();
+    // The same instance one folder up, outside --instances: `../outside/x_1` must not reach it.
+    await rm(path.join(root, 'outside'), { recursive: true, force: true });
+    await mkdir(path.join(root, 'outside'));
+    const { cp } = await import('node:fs/promises');
+    await cp(path.join(root, 'instances', 'x_1'), path.join(root, 'outside', 'x_1'), { recursive: true });
+    const before = await hashTree(path.join(root, 'outside'));
+    for (const id of ['../outside/x_1', '/abs/x_1', 'a/b', '..']) {
+      const ctx = createTestContext(root);
+      expect(await main(['subsample', id, '--instances', 'instances', '--cache-dir', 'c', ...flags], ctx), id).toBe(2);
+      expect(ctx.stderr.join('\n')).toContain(`"${id}" is not a valid instance id`);
+    }
+    expect(await hashTree(path.join(root, 'outside'))).toBe(before);
+  });
+
   it('exits 2 when the instance has no spec to redo', async () => {
     const root = await instanceFolder();
     const ctx = createTestContext(root);

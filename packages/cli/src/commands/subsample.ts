@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { JunoError, readJsonFile, writeJsonAtomic, type RowFilter, type SubsampleSpec, type SubsampleStep } from '@junobench/core';
+import { JunoError, readJsonFile, validateInstanceId, writeJsonAtomic, type RowFilter, type SubsampleSpec, type SubsampleStep } from '@junobench/core';
 import { subsampleInstance, type SubsampleInstanceResult } from '@junobench/pipeline';
 import { DEFAULT_CACHE_DIR, parseSubsampleSpec, regenerateInstanceData, type SubsampleDataReport } from '@junobench/subsample';
 import { verifyInstanceDir } from '@junobench/verify';
@@ -82,6 +82,8 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
       '  junobench subsample pandas_3 --check',
   );
   cmd.action(async (id: string, flags: SubsampleFlags) => {
+    // An id names a folder directly under --instances: `../x` must not reach outside it.
+    validateInstanceId(id);
     const instanceDir = path.resolve(ctx.cwd, flags.instances, id);
     const cacheDir = path.resolve(ctx.cwd, flags.cacheDir ?? ctx.env.JUNOBENCH_CACHE_DIR ?? DEFAULT_CACHE_DIR);
     const source = flags.source ? path.resolve(ctx.cwd, flags.source) : undefined;

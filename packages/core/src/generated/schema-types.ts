@@ -838,6 +838,9 @@ export interface Instance {
    */
   status?: 'draft' | 'ready';
   suggestedLabels?: SuggestedLabels;
+  /**
+   * The instance folder's name: letters, digits, _ . - (no "..", no separators), at most 200 characters; the same rule as core validateInstanceId.
+   */
   id: string;
   source: InstanceSource;
   crash: ExpectedCrash;
@@ -1212,6 +1215,38 @@ export type SuggestionConfidence = number;
 
 export type SuggestionEvidence = string[];
 
+export interface LabelSuggestionReport {
+  split: SuggestSplit;
+  crashes: SuggestedCrash[];
+  evaluation?: SuggestEvaluationReport;
+}
+/**
+ * The seeded dev/held-out split every crash is assigned to (by its id alone), and which side was evaluated.
+ */
+
+export interface SuggestSplit {
+  seed: string;
+  heldOutFraction: number;
+  evaluated: 'all' | 'dev' | 'held-out';
+}
+
+export interface SuggestedCrash {
+  id: string;
+  kind: 'notebook' | 'instance' | 'pool';
+  /**
+   * Where the crash was read: file, code cell or line.
+   */
+  location: string;
+  ename: string;
+  evalue: string;
+  split: 'dev' | 'held-out';
+  suggestions: LabelSuggestions;
+  labels?: KnownLabels;
+}
+/**
+ * Suggested labels for one crash in the four dimensions (what `junobench labels suggest` and `@junobench/suggest`'s suggestLabels return; `add` writes it into a draft instance as `suggestedLabels`). A suggestion is a starting point for an annotator, never a final label.
+ */
+
 export interface LabelSuggestions {
   library: LibrarySuggestion;
   crashType: CrashTypeSuggestion;
@@ -1245,6 +1280,88 @@ export interface PipelineStageSuggestion {
   confidence: SuggestionConfidence;
   evidence: SuggestionEvidence;
 }
+/**
+ * The crash's own labels in JunoBench's vocabularies (the empirical study's finer ones grouped); absent dimensions are unlabelled or outside the vocabularies.
+ */
+
+export interface KnownLabels {
+  library?: string;
+  crashType?: string;
+  rootCause?: string;
+  pipelineStage?: string;
+}
+/**
+ * With --eval: per label dimension, over the crashes of the evaluated split that carry that label.
+ */
+
+export interface SuggestEvaluationReport {
+  crashes: number;
+  dimensions: DimensionEvaluations;
+  /**
+   * Accuracy per dimension on each side of the split (over every labelled crash read).
+   */
+  bySplit: {
+    dev?: DimensionAccuracies;
+    'held-out'?: DimensionAccuracies;
+  };
+}
+/**
+ * This interface was referenced by `LabelSuggestionReport`'s JSON-Schema
+ * via the `definition` "dimensions".
+ */
+
+export interface DimensionEvaluations {
+  library: DimensionEvaluationReport;
+  crashType: DimensionEvaluationReport;
+  rootCause: DimensionEvaluationReport;
+  pipelineStage: DimensionEvaluationReport;
+}
+/**
+ * This interface was referenced by `LabelSuggestionReport`'s JSON-Schema
+ * via the `definition` "dimension".
+ */
+
+export interface DimensionEvaluationReport {
+  total: number;
+  hits: number;
+  accuracy: number;
+  meanConfidence: number;
+  /**
+   * labelled value → suggested value → count
+   */
+  confusion: {
+    [k: string]:
+      | {
+          [k: string]: number | undefined;
+        }
+      | undefined;
+  };
+  /**
+   * Accuracy among the suggestions at or above each confidence level.
+   */
+  byConfidence: {
+    atLeast: number;
+    total: number;
+    hits: number;
+    accuracy: number;
+  }[];
+}
+/**
+ * This interface was referenced by `LabelSuggestionReport`'s JSON-Schema
+ * via the `definition` "accuracies".
+ */
+
+export interface DimensionAccuracies {
+  crashes: number;
+  library: number;
+  crashType: number;
+  rootCause: number;
+  pipelineStage: number;
+}
+
+/**
+ * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ */
 
 /**
  * One line of a predictions file for `junobench score`: a tool's answer to one task. Several attempts per task (`attempt` 1, 2, …) are scored singly, by majority vote (detect, diagnose) and by pass@k (repair).
