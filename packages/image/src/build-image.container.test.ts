@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Docker from 'dockerode';
 import { JunoError, type ImageLock, type ImageRecord } from '@junobench/core';
-import { RUNNER_PATH, connectDockerEngine } from '@junobench/runtime';
+import { RUNNER_DIR, connectDockerEngine } from '@junobench/runtime';
 import { buildImage } from './build-image.js';
 
 // Real builds through dockerode against the engine at DOCKER_HOST
@@ -74,11 +74,13 @@ describe('buildImage (real engine)', () => {
       profile,
       JSON.stringify({ name: 'buildtest', base: first.tag, installer: 'apt', kernel: ['python3-ipykernel'], modules: { numpy: 'python3-numpy' } }),
     );
-    // A runner that differs by a comment: a new content hash, so a real build.
-    const runnerFile = path.join(tmp, 'junobench_runner.py');
-    await writeFile(runnerFile, `${await readFile(RUNNER_PATH, 'utf8')}\n# build test ${randomBytes(6).toString('hex')}\n`);
+    // A runner whose package differs by a comment in one module: a new content hash, so a real build.
+    const runnerDir = path.join(tmp, 'runner');
+    await cp(RUNNER_DIR, runnerDir, { recursive: true });
+    const module = path.join(runnerDir, 'jbrunner/protocol.py');
+    await writeFile(module, `${await readFile(module, 'utf8')}\n# build test ${randomBytes(6).toString('hex')}\n`);
     const extra = `junobench/build-test:${randomBytes(4).toString('hex')}`;
-    const built = await buildImage({ docker, profile, root, runnerFile, instances: INSTANCES.slice(0, 1), tag: extra });
+    const built = await buildImage({ docker, profile, root, runnerDir, instances: INSTANCES.slice(0, 1), tag: extra });
     cleanup.push(built.tag, extra);
     expect(built.skipped).toBe(false);
     expect(built.tag).toMatch(/^junobench\/benchmark:buildtest-[0-9a-f]{12}$/);

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
@@ -8,6 +8,7 @@ import {
   compareCodePoints,
   noProgress,
   readJsonFile,
+  sha256,
   validateOrThrow,
   writeFileAtomic,
   writeJsonAtomic,
@@ -15,7 +16,7 @@ import {
   type ImageRecord,
   type ProgressListener,
 } from '@junobench/core';
-import { CONTAINER_LAYOUT, RUNNER_PATH, engineMessage, runContainer } from '@junobench/runtime';
+import { CONTAINER_LAYOUT, RUNNER_DIR, engineMessage, readRunnerFiles, runContainer, type RunnerFile } from '@junobench/runtime';
 import { normalizeDistribution, planImageRecipe, requirementName, type ImageRecipe, type InstanceRequirement } from './plan-image-recipe.js';
 import { readInstanceRequirements } from './read-instance-requirements.js';
 import { readProfile } from './read-profile.js';
@@ -28,8 +29,8 @@ export interface ImagePaths {
   instancesDir?: string;
   /** Default `<root>/docker` (profiles/, Dockerfile.<profile>, <profile>.lock.json). */
   dockerDir?: string;
-  /** The runner copied into the image. Default: the runtime package's runner. */
-  runnerFile?: string;
+  /** The runner's folder (junobench_runner.py and jbrunner/) copied into the image. Default: the runtime package's. */
+  runnerDir?: string;
 }
 
 export interface RenderImageOptions extends ImagePaths {
@@ -48,32 +49,34 @@ export interface RenderedImage {
   /** Content-hash tag. */
   tag: string;
   profileFile: string;
-  runnerFile: string;
+  /** The runner's files, as copied into the image. */
+  runner: RunnerFile[];
 }
 
 /** Plan the recipe and write `docker/Dockerfile.<profile>` (atomically); no engine needed. */
 export async function renderImage(options: RenderImageOptions): Promise<RenderedImage> {
   const root = path.resolve(options.root ?? '.');
   const dockerDir = path.resolve(root, options.dockerDir ?? 'docker');
-  const runnerFile = options.runnerFile ?? RUNNER_PATH;
+  const runnerDir = options.runnerDir ?? RUNNER_DIR;
   const { profile, file: profileFile } = await readProfile(options.profile, { dockerDir });
   const instances = options.instances ?? (await readInstanceRequirements(path.resolve(root, options.instancesDir ?? 'raw/instances')));
   const recipe = planImageRecipe(instances, profile, { profileFile: path.relative(root, profileFile) || profileFile });
   const dockerfile = renderDockerfile(recipe);
-  let runner: Buffer;
+  let runner: RunnerFile[];
   try {
-    runner = await readFile(runnerFile);
+    runner = await readRunnerFiles(runnerDir);
   } catch (e) {
     throw new JunoError('E_INPUT_NOT_FOUND', 'the Python runner to copy into the image is missing', {
-      location: { file: runnerFile },
-      hint: 'it ships with @junobench/runtime (packages/runtime/python/junobench_runner.py); restore it',
+      location: { file: runnerDir },
+      hint: 'it ships with @junobench/runtime (packages/runtime/python: junobench_runner.py and jbrunner/); restore it',
       cause: e,
     });
   }
-  const contentHash = hashImageContent(recipe, dockerfile, runner);
+  const runnerHash = sha256(runner.map((f) => `${f.name}\0${sha256(f.content)}`).join('\n'));
+  const contentHash = hashImageContent(recipe, dockerfile, runnerHash);
   const dockerfileFile = path.join(dockerDir, `Dockerfile.${recipe.profile}`);
   await writeFileAtomic(dockerfileFile, dockerfile);
-  return { recipe, dockerfile, dockerfileFile, contentHash, tag: imageTagFor(recipe, contentHash), profileFile, runnerFile };
+  return { recipe, dockerfile, dockerfileFile, contentHash, tag: imageTagFor(recipe, contentHash), profileFile, runner };
 }
 
 export interface BuildImageOptions extends RenderImageOptions {
@@ -259,11 +262,14 @@ async function runBuild(
   const output: string[] = [];
   try {
     await writeFile(path.join(dir, 'Dockerfile'), rendered.dockerfile);
-    await copyFile(rendered.runnerFile, path.join(dir, RUNNER_CONTEXT_NAME));
+    for (const f of rendered.runner) {
+      await mkdir(path.dirname(path.join(dir, RUNNER_CONTEXT_NAME, f.name)), { recursive: true });
+      await writeFile(path.join(dir, RUNNER_CONTEXT_NAME, f.name), f.content);
+    }
     // Fixed modes and owners in the context: the image content depends on the files, not on the checkout.
     const context = pack(dir, {
       entries: ['Dockerfile', RUNNER_CONTEXT_NAME],
-      map: (h) => ({ ...h, uid: 0, gid: 0, mode: 0o644, mtime: new Date(0) }),
+      map: (h) => ({ ...h, uid: 0, gid: 0, mode: h.type === 'directory' ? 0o755 : 0o644, mtime: new Date(0) }),
     });
     let stream: NodeJS.ReadableStream;
     try {

@@ -58,7 +58,8 @@ describe('renderDockerfile', () => {
     expect(text).toContain('apt-get install -y --no-install-recommends');
     for (const p of ['python3-ipykernel', 'python3-jupyter-client', 'python3-numpy', 'python3-sklearn']) expect(lines).toContain(`      ${p} \\`);
     expect(text).not.toContain('tensorflow');
-    expect(text).toContain(`COPY junobench_runner.py ${CONTAINER_LAYOUT.runner}`);
+    expect(text).toContain('COPY runner/ /opt/junobench/');
+    expect(CONTAINER_LAYOUT.runner).toBe('/opt/junobench/junobench_runner.py');
     expect(text).toContain('python3 -c "import ipykernel, jupyter_client, numpy, sklearn"');
     // The import check runs after USER: as the notebook user.
     expect(text.indexOf(`USER ${CONTAINER_LAYOUT.user}`)).toBeLessThan(text.indexOf('-c "import'));

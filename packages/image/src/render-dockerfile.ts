@@ -2,8 +2,8 @@ import { sha256, stableStringify } from '@junobench/core';
 import { CONTAINER_LAYOUT } from '@junobench/runtime';
 import type { ImageRecipe } from './plan-image-recipe.js';
 
-/** File name of the runner inside the build context (next to the Dockerfile). */
-export const RUNNER_CONTEXT_NAME = 'junobench_runner.py';
+/** Folder of the runner's files inside the build context (next to the Dockerfile): copied as is beside CONTAINER_LAYOUT.runner. */
+export const RUNNER_CONTEXT_NAME = 'runner';
 
 /** Repository part of every benchmark image tag. */
 export const IMAGE_REPOSITORY = 'junobench/benchmark';
@@ -61,8 +61,8 @@ export function renderDockerfile(recipe: ImageRecipe): string {
     `RUN (id -u ${CONTAINER_LAYOUT.user} >/dev/null 2>&1 || useradd --create-home --uid ${CONTAINER_LAYOUT.uid} --user-group --shell /bin/sh ${CONTAINER_LAYOUT.user}) \\`,
     ` && mkdir -p ${CONTAINER_LAYOUT.workdir} ${dirname(CONTAINER_LAYOUT.runner)} \\`,
     ` && chown ${CONTAINER_LAYOUT.user}:${CONTAINER_LAYOUT.user} ${CONTAINER_LAYOUT.workdir}`,
-    `COPY ${RUNNER_CONTEXT_NAME} ${CONTAINER_LAYOUT.runner}`,
-    `RUN chmod 0644 ${CONTAINER_LAYOUT.runner}`,
+    `COPY ${RUNNER_CONTEXT_NAME}/ ${dirname(CONTAINER_LAYOUT.runner)}/`,
+    `RUN chmod -R a+rX ${dirname(CONTAINER_LAYOUT.runner)}`,
     '',
     `USER ${CONTAINER_LAYOUT.user}`,
     `WORKDIR ${CONTAINER_LAYOUT.workdir}`,
@@ -83,7 +83,8 @@ function dirname(p: string): string {
 /**
  * sha256 of what the image is made of: the recipe's content (not the list of
  * instances behind it, so adding an instance with the same needs changes
- * nothing), the Dockerfile and the runner.
+ * nothing), the Dockerfile and the runner (every one of its files: give
+ * `hashRunnerFiles()` from @junobench/runtime).
  */
 export function hashImageContent(recipe: ImageRecipe, dockerfile: string, runner: string | Uint8Array): string {
   const content = {

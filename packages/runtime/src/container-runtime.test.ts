@@ -105,7 +105,10 @@ const runOf = (id: string, extra: Partial<NotebookRun> = {}): NotebookRun => ({
 });
 
 const planOf = (cmd: string[]) => JSON.parse(cmd[cmd.length - 1]!) as { id: string };
-const okResult = (cmd: string[]) => `${JSON.stringify({ id: planOf(cmd).id, status: 'completed', cells: [{ index: 0, status: 'ok', durationMs: 1 }], durationMs: 3 })}\n`;
+const okResult = (cmd: string[]) => {
+  const id = planOf(cmd).id;
+  return `${JSON.stringify({ type: 'result', id, result: { id, status: 'completed', cells: [{ index: 0, status: 'ok', durationMs: 1 }], durationMs: 3 } })}\n`;
+};
 
 describe('createContainerRuntime (fake engine)', () => {
   it('runs `jobs` containers at once, returns results in the order of the runs and leaves no container', async () => {

@@ -96,8 +96,10 @@ describe('planContainerRun', () => {
   });
 });
 
+/** The runner's `result` message (schemas/runner-message.schema.json), as one line. */
+const message = (result: { id: string; [key: string]: unknown }) => JSON.stringify({ type: 'result', id: result.id, result });
 const result = (status: string, extra: object = {}) =>
-  JSON.stringify({ id: run.id, status, cells: [{ index: 0, status: 'ok', durationMs: 5 }], durationMs: 900, ...extra });
+  message({ id: run.id, status, cells: [{ index: 0, status: 'ok', durationMs: 5 }], durationMs: 900, ...extra });
 
 describe('interpretContainerRun', () => {
   it('passes the runner\'s result through, ignoring other lines on stdout', () => {
@@ -156,12 +158,16 @@ describe('interpretContainerRun', () => {
 
 describe('findResultLine', () => {
   it('takes the last result for the id, skipping others', () => {
-    const other = JSON.stringify({ id: 'other', status: 'completed', cells: [], durationMs: 1 });
-    expect(findResultLine(`${result('error')}\n${other}\n`, run.id)?.status).toBe('error');
+    const other = message({ id: 'other', status: 'completed', cells: [], durationMs: 1 });
+    const started = JSON.stringify({ type: 'started', id: run.id, kernel: 'launched' });
+    expect(findResultLine(`${started}\n${result('error')}\n${other}\n`, run.id)?.status).toBe('error');
+    expect(findResultLine(started, run.id)).toBeUndefined();
     expect(findResultLine('{"not json', run.id)).toBeUndefined();
+    // A bare RunResult (an image with an older runner) is not a message.
+    expect(findResultLine(JSON.stringify({ id: run.id, status: 'completed', cells: [], durationMs: 1 }), run.id)).toBeUndefined();
   });
 
   it('a result that breaks the schema is an error that says to rebuild the image', () => {
-    expect(() => findResultLine(JSON.stringify({ id: run.id, status: 'weird', cells: [], durationMs: 1 }), run.id)).toThrow(expect.objectContaining({ hint: expect.stringContaining('rebuild') }));
+    expect(() => findResultLine(message({ id: run.id, status: 'weird', cells: [], durationMs: 1 }), run.id)).toThrow(expect.objectContaining({ hint: expect.stringContaining('rebuild') }));
   });
 });

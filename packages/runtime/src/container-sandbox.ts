@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { JunoError, checkSchema, formatIssue, type RunPlan, type RunResult } from '@junobench/core';
+import { JunoError, type RunPlan, type RunResult } from '@junobench/core';
+import { parseRunnerMessage } from './parse-runner-message.js';
 import type { NotebookRun } from './runtime.js';
 import type { ContainerOutcome, ContainerSpec } from './container-exec.js';
 
@@ -216,26 +217,18 @@ export function interpretContainerRun(run: NotebookRun, outcome: ContainerOutcom
   return { id: run.id, status: 'kernel-died', reason: tail ? `${why}: ${tail}` : why, cells: notRun(), durationMs };
 }
 
-/** The runner's result for `id`: the last stdout line that is a valid RunResult (C-level prints from the kernel may share stdout). */
+/** The runner's result for `id`: its last `result` message on stdout (C-level prints from the kernel may share stdout). */
 export function findResultLine(stdout: string, id: string): RunResult | undefined {
   const lines = stdout.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!.trim();
-    if (!line.startsWith('{')) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if ((value as { id?: unknown }).id !== id) continue;
-    const issues = checkSchema('run-result', value);
-    if (issues.length > 0) {
-      throw new JunoError('E_RUNTIME', `the runner in the image printed an invalid RunResult: ${issues.map(formatIssue).join('; ')}`, {
+    const message = parseRunnerMessage(lines[i]!);
+    if (!message || message.id !== id) continue;
+    if ('invalid' in message) {
+      throw new JunoError('E_RUNTIME', `the runner in the image printed an invalid message: ${message.invalid}`, {
         hint: 'the image was built from another runner version: rebuild it with `junobench image build`',
       });
     }
-    return value as RunResult;
+    if (message.type === 'result') return message.result;
   }
   return undefined;
 }

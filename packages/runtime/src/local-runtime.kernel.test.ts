@@ -2,6 +2,7 @@
 // a zygote (default) and as new interpreters (--no-fork). A forked kernel must
 // be indistinguishable from a launched one to the notebook.
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -99,24 +100,30 @@ describe.each([
   }, 300_000);
 
   it('leaves no runner, zygote or kernel process behind, even when the runner is killed mid-run', async () => {
-    const before = await runnerProcesses();
-    const pending = rt.run([run('l', 'loop.ipynb', [0], { cellTimeoutSeconds: 60, prewarm: ['numpy'] })]);
-    let serve: number | undefined;
-    for (let i = 0; i < 100 && serve === undefined; i++) {
-      await sleep(200);
-      serve = (await runnerProcesses()).find((p) => p.args.includes(' serve') && !before.some((b) => b.pid === p.pid))?.pid;
-    }
+    // Only this test file's own processes (descendants of this process):
+    // other runs on the machine come and go and are none of its business.
+    expect(await ownProcesses()).toEqual([]);
+    const signal = path.join(dir, `looping-${fork ? 'forked' : 'launched'}`);
+    await notebook('signal-loop.ipynb', [`open(${JSON.stringify(signal)}, 'w').close()\nwhile True:\n    pass`]);
+    const pending = rt.run([run('l', 'signal-loop.ipynb', [0], { cellTimeoutSeconds: 60, prewarm: ['numpy'] })]);
+    // The notebook says when its loop runs: the runner is killed mid-cell, not before.
+    for (let i = 0; i < 600 && !existsSync(signal); i++) await sleep(100);
+    expect(existsSync(signal)).toBe(true);
+    const running = await ownProcesses();
+    const serve = running.find((p) => p.args.includes(' serve'));
     expect(serve).toBeDefined();
-    await sleep(3000); // the loop is running in its kernel by now
-    process.kill(serve!, 'SIGKILL');
+    // The scope sees the kernel side too, so "none left" below means something.
+    expect(running.some((p) => p.args.includes(fork ? ' zygote ' : 'ipykernel_launcher'))).toBe(true);
+    process.kill(serve!.pid, 'SIGKILL');
     const [r] = await pending;
     expect(r!.status).toBe('failed');
-    let left = await runnerProcesses();
-    for (let i = 0; i < 50 && left.length > before.length; i++) {
+    expect(r!.reason).toMatch(/runner process ended unexpectedly/);
+    let left = await ownProcesses();
+    for (let i = 0; i < 50 && left.length > 0; i++) {
       await sleep(200);
-      left = await runnerProcesses();
+      left = await ownProcesses();
     }
-    expect(left.map((p) => p.pid).sort()).toEqual(before.map((p) => p.pid).sort());
+    expect(left).toEqual([]);
   }, 300_000);
 
   it('returns results in the order of the runs, with the runs\' ids', async () => {
@@ -128,12 +135,40 @@ describe.each([
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Processes running the runner (serve, zygotes, and the kernels forked from them), and kernels it launched. */
-async function runnerProcesses(): Promise<{ pid: number; args: string }[]> {
-  const out = await new Promise<string>((resolve, reject) => execFile('ps', ['-eo', 'pid=,args='], (e, stdout) => (e ? reject(e) : resolve(stdout))));
-  return out
+/**
+ * Runner processes (serve, zygotes, the kernels forked from them) and kernels
+ * it launched, among this process's descendants. A zygote or kernel whose
+ * runner died is reparented away from us, so it is also looked for by the
+ * runner's temporary folder on its command line or in its environment.
+ */
+async function ownProcesses(): Promise<{ pid: number; args: string }[]> {
+  const out = await new Promise<string>((resolve, reject) => execFile('ps', ['-eo', 'pid=,ppid=,args='], (e, stdout) => (e ? reject(e) : resolve(stdout))));
+  const rows = out
     .split('\n')
-    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
-    .filter((m): m is RegExpExecArray => m !== null && /junobench_runner\.py|ipykernel_launcher/.test(m[2]!) && !/\bps\b/.test(m[2]!))
-    .map((m) => ({ pid: Number(m[1]), args: m[2]! }));
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+  const mine = new Set([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of rows) {
+      if (!mine.has(r.pid) && mine.has(r.ppid)) {
+        mine.add(r.pid);
+        grew = true;
+      }
+    }
+  }
+  return rows
+    .filter((r) => r.pid !== process.pid && /junobench_runner\.py|ipykernel_launcher/.test(r.args))
+    .filter((r) => mine.has(r.pid) || startedHere(r.pid))
+    .map(({ pid, args }) => ({ pid, args }));
+}
+
+/** A process (orphaned or not) whose kernel connection file or zygote socket is in this test's run folders. */
+function startedHere(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`${os.tmpdir()}/junobench-${process.pid}-`);
+  } catch {
+    return false;
+  }
 }

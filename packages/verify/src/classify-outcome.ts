@@ -20,6 +20,8 @@ function base(version: NotebookVersionName, result: RunResult, runtime: RuntimeI
     cells: result.cells,
     durationMs: result.durationMs,
     ...(result.kernelStartMs !== undefined ? { kernelStartMs: result.kernelStartMs } : {}),
+    ...(result.kernel !== undefined ? { kernel: result.kernel } : {}),
+    ...(result.phases !== undefined ? { phases: result.phases } : {}),
     runtime,
   };
 }

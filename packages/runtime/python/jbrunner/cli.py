@@ -1,0 +1,78 @@
+"""The runner's command line; `junobench_runner.py` is its entry point.
+
+  run --plan-json JSON | --plan FILE   execute one plan: messages on stdout, the result last
+  serve [--jobs N] [--no-fork]         RunPlan lines on stdin -> messages on stdout
+  probe MODULE...                      interpreter, kernel stack and module versions as JSON
+  fingerprint                          hash of every installed distribution (no imports)
+
+Exit status is 0 whenever results were printed, whatever happened inside the
+notebooks (crash, timeout, dead kernel are results, not runner failures).
+"""
+
+import argparse
+import os
+import sys
+
+from .isolation import kernel_env
+from .protocol import Emitter, failed_result, parse_plan, result_message, started_message
+
+
+def main(argv=None, entry=None):
+    entry = os.path.abspath(entry or sys.argv[0])
+    ap = argparse.ArgumentParser(prog="junobench_runner", description="JunoBench notebook runner")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--threads", type=int, default=1, help="threads per kernel for OpenMP/BLAS/torch pools (default 1)")
+    common.add_argument("--tmp", default=None, help="folder for connection files and zygote sockets (default: the system's)")
+    r = sub.add_parser("run", parents=[common], help="execute one plan")
+    g = r.add_mutually_exclusive_group(required=True)
+    g.add_argument("--plan-json")
+    g.add_argument("--plan")
+    sv = sub.add_parser("serve", parents=[common], help="plans on stdin, messages on stdout")
+    sv.add_argument("--no-fork", action="store_true", help="start every kernel as a new interpreter instead of forking it from a zygote")
+    sv.add_argument("--jobs", type=int, default=1, help="notebooks executed at once")
+    z = sub.add_parser("zygote", help=argparse.SUPPRESS)
+    z.add_argument("socket")
+    p = sub.add_parser("probe", help="module versions")
+    p.add_argument("modules", nargs="*")
+    sub.add_parser("fingerprint", help="hash of the installed distributions")
+    args = ap.parse_args(argv)
+    emit = Emitter()
+
+    if args.cmd == "run":
+        from .execute import run_plan
+        from .kernels import KernelContext
+
+        try:
+            if args.plan_json is not None:
+                plan = parse_plan(args.plan_json)
+            else:
+                with open(args.plan, encoding="utf-8") as f:
+                    plan = parse_plan(f.read())
+        except Exception as e:  # noqa: BLE001
+            emit(result_message(failed_result("", "invalid plan: %s" % e)))
+            return 2
+        ctx = KernelContext(kernel_env(os.environ, args.threads), args.tmp)
+        emit(result_message(run_plan(plan, ctx, on_started=lambda kind: emit(started_message(plan["id"], kind)))))
+        return 0
+    if args.cmd == "serve":
+        from .serve import serve
+
+        serve(emit, sys.stdin, entry, kernel_env(os.environ, args.threads), fork=not args.no_fork, jobs=args.jobs, tmp_dir=args.tmp)
+        return 0
+    if args.cmd == "zygote":
+        from .zygote import zygote_main
+
+        zygote_main(args.socket, os.path.dirname(entry))
+        return 0
+    if args.cmd == "probe":
+        from .probe import probe
+
+        probe(args.modules)
+        return 0
+    if args.cmd == "fingerprint":
+        from .probe import fingerprint
+
+        fingerprint()
+        return 0
+    return 2

@@ -1,0 +1,42 @@
+"""`probe` and `fingerprint`: what the interpreter and its packages are."""
+
+import hashlib
+import importlib
+import json
+import sys
+
+from .protocol import python_info
+
+
+def probe(modules, out=None):
+    """Interpreter, kernel stack and the version of each module (None when it
+    does not import) as one JSON line."""
+    info = dict(python_info())
+    packages = {}
+    for mod in modules:
+        try:
+            m = importlib.import_module(mod)
+            version = getattr(m, "__version__", None)
+            if version is None:
+                try:
+                    from importlib.metadata import packages_distributions, version as dist_version
+
+                    dists = packages_distributions().get(mod.split(".")[0]) or []
+                    version = dist_version(dists[0]) if dists else "unknown"
+                except Exception:  # noqa: BLE001
+                    version = "unknown"
+            packages[mod] = str(version)
+        except BaseException:  # noqa: BLE001 - any import failure means "not available here"
+            packages[mod] = None
+    info["packages"] = packages
+    print(json.dumps(info, sort_keys=True), file=out or sys.stdout)
+
+
+def fingerprint(out=None):
+    """What the installed packages are, cheaply (no imports): changes when any package changes."""
+    from importlib.metadata import distributions
+
+    items = sorted({"%s==%s" % ((d.metadata.get("Name") or "?").lower(), d.version) for d in distributions()})
+    digest = hashlib.sha256("\n".join(items).encode()).hexdigest()
+    line = {"executable": sys.executable, "version": sys.version.split()[0], "distributions": digest, "count": len(items)}
+    print(json.dumps(line, sort_keys=True), file=out or sys.stdout)

@@ -1,0 +1,111 @@
+"""The runner's wire protocol (schemas/runner-message.schema.json).
+
+In: one RunPlan per line (schemas/run-plan.schema.json).
+Out, one JSON message per line, each naming its plan:
+  {"type": "started", "id": ..., "kernel": ...}   the plan's kernel is ready and its
+                                                   first cell is about to run
+  {"type": "result", "id": ..., "result": {...}}  the plan's RunResult; always last
+  {"type": "rejected", "line": ..., "reason": ...} an input line that is not a plan
+The toolchain tells a plan that was executing from one merely queued (or whose
+kernel was started ahead) by `started`: when the runner process dies, only
+executing plans can be to blame.
+"""
+
+import json
+import re
+import sys
+import threading
+import time
+
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+KERNEL_KINDS = ("forked", "launched", "launched-after-failed-fork")
+PLAN_REQUIRED = {
+    "id": str,
+    "notebook": str,
+    "cells": list,
+    "cwd": str,
+    "cellTimeoutSeconds": (int, float),
+    "timeoutSeconds": (int, float),
+}
+
+
+def log(*args):
+    print("[junobench-runner]", *args, file=sys.stderr, flush=True)
+
+
+def strip_ansi(text):
+    return ANSI_RE.sub("", text or "")
+
+
+def now_ms():
+    return time.monotonic() * 1000.0
+
+
+def python_info():
+    info = {"executable": sys.executable, "version": sys.version.split()[0]}
+    # From package metadata: importing ipykernel here would cost ~1 s.
+    try:
+        from importlib.metadata import version
+
+        for key, dist in (("ipykernel", "ipykernel"), ("jupyterClient", "jupyter_client")):
+            try:
+                info[key] = version(dist)
+            except Exception:  # noqa: BLE001 - reported as absent
+                pass
+    except ImportError:
+        pass
+    return info
+
+
+def parse_plan(text):
+    """A RunPlan from one JSON text; ValueError saying what is wrong otherwise."""
+    plan = json.loads(text)
+    if not isinstance(plan, dict):
+        raise ValueError("a plan is a JSON object")
+    for key, kind in PLAN_REQUIRED.items():
+        if key not in plan:
+            raise ValueError("the plan has no %r" % key)
+        if not isinstance(plan[key], kind) or isinstance(plan[key], bool):
+            raise ValueError("the plan's %r has the wrong type" % key)
+    if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in plan["cells"]):
+        raise ValueError("the plan's 'cells' must be code-cell indices (integers >= 0)")
+    return plan
+
+
+def started_message(plan_id, kernel):
+    assert kernel in KERNEL_KINDS, kernel
+    return {"type": "started", "id": plan_id, "kernel": kernel}
+
+
+def result_message(result):
+    return {"type": "result", "id": result["id"], "result": result}
+
+
+def rejected_message(line, reason):
+    message = {"type": "rejected", "line": line[:200], "reason": reason}
+    try:
+        plan_id = json.loads(line).get("id")
+    except (ValueError, AttributeError):
+        plan_id = None
+    if isinstance(plan_id, str):
+        message["id"] = plan_id
+    return message
+
+
+class Emitter:
+    """Writes messages, one line each, whole, from any thread."""
+
+    def __init__(self, stream=None):
+        self.stream = stream
+        self.lock = threading.Lock()
+
+    def __call__(self, message):
+        line = json.dumps(message, ensure_ascii=False) + "\n"
+        stream = self.stream if self.stream is not None else sys.stdout
+        with self.lock:
+            stream.write(line)
+            stream.flush()
+
+
+def failed_result(plan_id, reason):
+    return {"id": plan_id, "status": "failed", "reason": reason, "cells": [], "durationMs": 0.0}

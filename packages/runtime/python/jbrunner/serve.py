@@ -1,0 +1,117 @@
+"""`serve`: RunPlan lines on stdin, messages on stdout. `jobs` workers each
+execute one plan at a time with the next plan's kernel started (and its
+imports done) ahead; kernels are forked from zygotes shared by all workers."""
+
+import os
+import queue
+import threading
+
+from .execute import run_plan
+from .kernels import Kernel, KernelContext
+from .protocol import failed_result, log, now_ms, parse_plan, rejected_message, result_message, started_message
+
+
+class AheadLaunch:
+    """Start a plan's kernel, and wait until it is ready with its imports, in
+    the background while the current plan runs."""
+
+    def __init__(self, plan, ctx):
+        self.plan = plan
+        self.kernel = None
+        self.error = None
+        self.thread = threading.Thread(target=self._launch, args=(ctx,), daemon=True)
+        self.thread.start()
+
+    def _launch(self, ctx):
+        try:
+            self.kernel = Kernel(self.plan, ctx)
+            self.kernel.wait_ready(float(self.plan.get("startupTimeoutSeconds") or 60))
+        except Exception as e:  # noqa: BLE001 - run_plan starts another
+            self.error = e
+            if self.kernel is not None:
+                self.kernel.shutdown()
+                self.kernel = None
+
+    def take(self):
+        """(kernel or None, ms spent waiting for it)."""
+        t0 = now_ms()
+        self.thread.join()
+        if self.error is not None:
+            log("could not start a kernel ahead for", self.plan.get("id"), "-", self.error, "- starting one now")
+        return self.kernel, now_ms() - t0
+
+
+def read_plans(stream, plans, emit):
+    for line in stream:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            plans.put(parse_plan(line))
+        except ValueError as e:
+            emit(rejected_message(line, "invalid plan line: %s" % e))
+    plans.put(None)
+
+
+def serve(emit, stdin, entry, env, fork=True, jobs=1, tmp_dir=None):
+    plans = queue.Queue()
+    threading.Thread(target=read_plans, args=(stdin, plans, emit), daemon=True).start()
+    zygotes = None
+    if fork and hasattr(os, "fork"):
+        from .zygote import Zygotes
+
+        try:
+            zygotes = Zygotes(entry, env, tmp_dir)
+        except Exception as e:  # noqa: BLE001
+            log("kernel zygote unavailable, starting kernels the ordinary way:", e)
+    ctx = KernelContext(env, tmp_dir, zygotes)
+    if fork and zygotes is None:
+        ctx.zygotes = BrokenZygotes()
+
+    def worker():
+        ahead = None  # AheadLaunch of this worker's next plan
+        while True:
+            waited = 0.0
+            if ahead is not None:
+                plan = ahead.plan
+                kernel, waited = ahead.take()
+                ahead = None
+            else:
+                plan = plans.get()
+                if plan is None:
+                    plans.put(None)  # let the other workers see the end too
+                    return
+                kernel = None
+            # Start the next queued plan's kernel now, so its start-up and
+            # prewarm imports overlap with this plan's execution.
+            try:
+                nxt = plans.get(timeout=0.05)
+            except queue.Empty:
+                nxt = False
+            if nxt is None:
+                plans.put(None)
+            elif nxt:
+                ahead = AheadLaunch(nxt, ctx)
+            plan_id = plan.get("id", "")
+            try:
+                result = run_plan(plan, ctx, kernel, on_started=lambda kind: emit(started_message(plan_id, kind)), waited_ms=waited)
+            except Exception as e:  # noqa: BLE001 - never leave a plan without a result
+                result = failed_result(plan_id, "runner error: %s: %s" % (type(e).__name__, e))
+            emit(result_message(result))
+
+    try:
+        workers = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, jobs))]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    finally:
+        if zygotes is not None:
+            zygotes.stop()
+
+
+class BrokenZygotes:
+    """The fork server could not start: every kernel is launched, and says so."""
+
+    def get(self, modules):
+        return None

@@ -1,0 +1,89 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * One temporary folder per runtime, holding everything a run leaves on disk:
+ * scratch copies of instances, kernel connection files (they hold the
+ * kernel's signing key) and zygote sockets. Removed when the runtime closes or
+ * the process exits; a folder whose owner died without either (SIGKILL, power
+ * loss) is swept by the next runtime created on the same root.
+ */
+export interface RunFolder {
+  readonly dir: string;
+  /** Remove the folder now (idempotent). */
+  remove(): void;
+}
+
+export const RUN_FOLDER_PREFIX = 'junobench-';
+const OWNER_FILE = 'owner.json';
+
+interface Owner {
+  pid: number;
+  /** The owner's start time in clock ticks since boot (/proc/<pid>/stat field 22): a reused pid is not the owner. */
+  start?: string;
+}
+
+/** Create the folder under `root` and make sure it goes when this process exits. */
+export function createRunFolder(root: string): RunFolder {
+  const dir = mkdtempSync(path.join(root, `${RUN_FOLDER_PREFIX}${process.pid}-`));
+  const owner: Owner = { pid: process.pid, ...(startTimeOf(process.pid) ? { start: startTimeOf(process.pid)! } : {}) };
+  writeFileSync(path.join(dir, OWNER_FILE), JSON.stringify(owner));
+  let removed = false;
+  const remove = () => {
+    if (removed) return;
+    removed = true;
+    process.off('exit', remove);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('exit', remove);
+  return { dir, remove };
+}
+
+/**
+ * Remove the run folders under `root` whose owner process is gone. Returns
+ * the folders removed. Folders without an owner file are left alone (they
+ * may be half-created by a live process).
+ */
+export function sweepStaleRunFolders(root: string, isOwnerAlive: (owner: Owner) => boolean = ownerAlive): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(RUN_FOLDER_PREFIX) || !/^junobench-\d+-/.test(name)) continue;
+    const dir = path.join(root, name);
+    let owner: Owner;
+    try {
+      owner = JSON.parse(readFileSync(path.join(dir, OWNER_FILE), 'utf8')) as Owner;
+    } catch {
+      continue;
+    }
+    if (typeof owner.pid !== 'number' || isOwnerAlive(owner)) continue;
+    rmSync(dir, { recursive: true, force: true });
+    removed.push(dir);
+  }
+  return removed;
+}
+
+function ownerAlive(owner: Owner): boolean {
+  try {
+    process.kill(owner.pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  // Alive, unless the pid now belongs to another process.
+  const start = startTimeOf(owner.pid);
+  return !(owner.start && start && start !== owner.start);
+}
+
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
