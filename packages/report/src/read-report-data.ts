@@ -1,0 +1,234 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  JunoError,
+  compareCodePoints,
+  isJunoError,
+  listInstanceIds,
+  readInstance,
+  readInstanceTree,
+  readJsonFile,
+  readJsonlAll,
+  validateInstanceId,
+  type Adjudication,
+  type AgreementReport,
+  type Benchmark,
+  type BenchmarkStats,
+  type FinalLabels,
+  type InstanceVerification,
+  type VerificationReport,
+} from '@junobench/core';
+import { readNotebook } from '@junobench/notebook';
+import type { InstanceDisagreement, NotebookSlot, ReportChart, ReportData, ReportInstance, ReportInstanceRecord } from './report-data.js';
+
+export interface ReadReportOptions {
+  /** The curated folder: benchmark.json, verification.json, labels/, stats/, instances/. */
+  from: string;
+  /**
+   * The raw folder, when at hand: adjudicators' notes (annotations/adjudicated.jsonl)
+   * and instances left out of the benchmark (drafts, not verified) come from there.
+   */
+  raw?: string;
+  /** Where the report will be written: links to curated files are made relative to it. */
+  out: string;
+}
+
+/** Most files listed per instance page: the page weight stays bounded whatever data/ holds. */
+export const MAX_LISTED_FILES = 200;
+
+/**
+ * Read what the report shows from curated/ (and raw/ when given). Every file is
+ * validated against its schema; instance folders are read through the one
+ * rule for untrusted folders (readInstanceTree). A missing benchmark.json is an
+ * error naming the command that makes it; other missing parts are left out.
+ */
+export async function readReportData(options: ReadReportOptions): Promise<ReportData> {
+  const from = path.resolve(options.from);
+  const out = path.resolve(options.out);
+  const benchmarkFile = path.join(from, 'benchmark.json');
+  if (!(await exists(benchmarkFile))) {
+    throw new JunoError('E_INPUT_NOT_FOUND', `no benchmark.json in ${options.from}`, {
+      location: { file: benchmarkFile },
+      hint: 'build the curated benchmark first: npx junobench build (or pass --from <curated folder>)',
+      exitCode: 2,
+    });
+  }
+  const benchmark = await readJsonFile<Benchmark>(benchmarkFile, { schema: 'benchmark' });
+  const verification = await readOptionalJson<VerificationReport>(path.join(from, 'verification.json'), 'verification');
+  const agreement = await readOptionalJson<AgreementReport>(path.join(from, 'labels', 'agreement.json'), 'agreement-report');
+  const stats = await readOptionalJson<BenchmarkStats>(path.join(from, 'stats', 'stats.json'), 'stats');
+  const finalLabelsFile = path.join(from, 'labels', 'final-labels.jsonl');
+  const finalLabels = (await exists(finalLabelsFile)) ? await readJsonlAll<FinalLabels>(finalLabelsFile, { schema: 'final-labels' }) : [];
+  const adjudicatedFile = options.raw ? path.join(path.resolve(options.raw), 'annotations', 'adjudicated.jsonl') : undefined;
+  const adjudications = adjudicatedFile && (await exists(adjudicatedFile)) ? await readJsonlAll<Adjudication>(adjudicatedFile, { schema: 'adjudication' }) : [];
+
+  const verificationById = new Map<string, InstanceVerification>((verification?.instances ?? []).map((v) => [v.instance, v]));
+  const finalById = new Map(finalLabels.map((f) => [f.instance, f]));
+  const entries = new Map(benchmark.instances.map((e) => [e.id, e]));
+
+  // Rows: the benchmark's instances, then those verified but left out, then
+  // raw instances no build has verified yet (drafts).
+  const ids = new Set<string>(entries.keys());
+  for (const id of verificationById.keys()) ids.add(id);
+  const rawInstances = options.raw ? path.join(path.resolve(options.raw), 'instances') : undefined;
+  if (rawInstances && (await exists(rawInstances))) for (const id of await listInstanceIds(rawInstances)) ids.add(id);
+
+  const instances: ReportInstance[] = [];
+  for (const id of [...ids].sort(compareCodePoints)) {
+    validateInstanceId(id, { file: benchmarkFile });
+    const entry = entries.get(id);
+    const curatedDir = path.join(from, 'instances', id);
+    const rawDir = rawInstances ? path.join(rawInstances, id) : undefined;
+    const dir = entry || !rawDir || !(await exists(rawDir)) ? curatedDir : rawDir;
+    const v = verificationById.get(id);
+    const fl = finalById.get(id);
+    const r: ReportInstance = {
+      id,
+      inBenchmark: Boolean(entry),
+      ...(entry ? { entry } : {}),
+      ...(fl ? { finalLabels: fl } : {}),
+      ...(v ? { verification: v } : {}),
+      disagreements: disagreementsOf(id, agreement, fl, adjudications),
+      notebooks: {},
+      files: [],
+      problems: [],
+    };
+    await readInstanceFolder(r, dir, out);
+    if (!entry) r.excludedReason = exclusionReason(r);
+    instances.push(r);
+  }
+
+  return {
+    name: benchmark.name,
+    ...(benchmark.version ? { version: benchmark.version } : {}),
+    ...(verification ? { verification: { runtime: verification.runtime, summary: verification.summary } } : {}),
+    instances,
+    ...(agreement ? { agreement } : {}),
+    ...(stats ? { stats } : {}),
+    charts: await readCharts(path.join(from, 'stats', 'charts')),
+    ...(stats ? { statsHref: toPosix(path.relative(out, path.join(from, 'stats'))) } : {}),
+  };
+}
+
+async function readInstanceFolder(r: ReportInstance, dir: string, out: string): Promise<void> {
+  if (!(await exists(path.join(dir, 'instance.json')))) {
+    r.problems.push(`no instance folder at ${dir}`);
+    return;
+  }
+  try {
+    r.instance = (await readInstance(dir)) as ReportInstanceRecord;
+  } catch (e) {
+    r.problems.push(messageOf(e));
+  }
+  let tree;
+  try {
+    tree = await readInstanceTree(dir);
+  } catch (e) {
+    r.problems.push(messageOf(e));
+    return;
+  }
+  r.folderHref = toPosix(path.relative(out, dir));
+  r.files = tree.map((f) => ({ rel: f.rel, size: f.size }));
+  for (const version of ['original', 'reproduced', 'fixed'] as const) {
+    const file = tree.find((f) => f.rel === `${version}.ipynb`);
+    if (!file) continue;
+    let slot: NotebookSlot;
+    try {
+      slot = { notebook: await readNotebook(file.abs) };
+    } catch (e) {
+      slot = { error: messageOf(e) };
+    }
+    r.notebooks[version] = slot;
+  }
+}
+
+function exclusionReason(r: ReportInstance): string {
+  if (r.instance?.status === 'draft') return 'a draft: not yet reviewed and verified, so not in the benchmark';
+  const v = r.verification;
+  if (!v) return 'not verified by this build';
+  if (v.status === 'verified') return 'verified after the benchmark was assembled; rebuild to include it';
+  const why = [v.reproduced, v.fixed].filter((x) => x.reason).map((x) => `${x.version}: ${x.reason}`);
+  return `${v.status}: reproduced ${v.reproduced.outcome}, fixed ${v.fixed.outcome}${why.length > 0 ? ` (${why.join('; ')})` : ''}`;
+}
+
+function disagreementsOf(
+  id: string,
+  agreement: AgreementReport | undefined,
+  fl: FinalLabels | undefined,
+  adjudications: readonly Adjudication[],
+): InstanceDisagreement[] {
+  const out: InstanceDisagreement[] = [];
+  for (const d of agreement?.disagreements ?? []) {
+    if (d.instance !== id) continue;
+    // The last adjudication line that sets this dimension wins, as in the labels stage.
+    const adj = adjudications.filter((a) => a.instance === id && a[d.dimension] !== undefined).at(-1);
+    const final = fl?.labels[d.dimension];
+    out.push({
+      dimension: d.dimension,
+      labels: Object.fromEntries(Object.entries(d.labels).filter((e): e is [string, string] => e[1] !== undefined)),
+      ...(final !== undefined ? { final } : {}),
+      ...(fl ? { source: fl.sources[d.dimension] } : {}),
+      ...(adj?.note ? { note: adj.note } : {}),
+      ...(adj?.annotator ? { adjudicator: adj.annotator } : {}),
+    });
+  }
+  return out;
+}
+
+const CHART_ORDER = ['library', 'crash-type', 'root-cause', 'pipeline-stage'];
+
+async function readCharts(dir: string): Promise<ReportChart[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.svg')).sort(compareCodePoints);
+  } catch {
+    return [];
+  }
+  const charts: ReportChart[] = [];
+  for (const file of names) {
+    const name = file.slice(0, -'.svg'.length);
+    const st = await stat(path.join(dir, file));
+    if (!st.isFile()) continue;
+    const svg = await readFile(path.join(dir, file), 'utf8');
+    let title = name.replace(/-/g, ' ');
+    try {
+      const spec = JSON.parse(await readFile(path.join(dir, `${name}.vl.json`), 'utf8')) as { title?: string | { text?: unknown } };
+      const t = typeof spec.title === 'string' ? spec.title : spec.title?.text;
+      if (typeof t === 'string' && t.trim()) title = t;
+    } catch {
+      // no spec beside the chart: the file name is the title
+    }
+    charts.push({ name, title, svg });
+  }
+  // One dimension at a time in the taxonomy's order, then the cross-tables.
+  const rank = (n: string) => {
+    const i = CHART_ORDER.indexOf(n);
+    return i >= 0 ? i : CHART_ORDER.length;
+  };
+  return charts.sort((a, b) => rank(a.name) - rank(b.name) || compareCodePoints(a.name, b.name));
+}
+
+async function readOptionalJson<T>(file: string, schema: string): Promise<T | undefined> {
+  return (await exists(file)) ? readJsonFile<T>(file, { schema }) : undefined;
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function messageOf(e: unknown): string {
+  if (isJunoError(e)) {
+    const where = e.location?.file ? `${path.basename(e.location.file)}: ` : '';
+    return `${where}${e.message}`;
+  }
+  return e instanceof Error ? e.message : String(e);
+}
+
+function toPosix(p: string): string {
+  return p.split(path.sep).join('/');
+}

@@ -1,0 +1,119 @@
+import { compareCodePoints } from '@junobench/core';
+import { escapeHtml, formatRelativeHref } from './escape-html.js';
+import { FLAG_LABELS, summariseInstance, type IndexFlag, type IndexRow, type ReportData } from './report-data.js';
+import { formatMs, renderBadge, renderPage } from './render-page.js';
+import { INDEX_SCRIPT } from './index-script.js';
+
+const STATUS_ORDER: readonly string[] = ['verified', 'flaky', 'not-verified', 'skipped', 'draft', 'not-run'];
+const FLAG_ORDER: IndexFlag[] = ['draft', 'flaky', 'synthetic-data', 'skipped-env', 'excluded'];
+
+type FilterKey = 'library' | 'crashType' | 'rootCause' | 'pipelineStage' | 'status' | 'flags';
+
+/**
+ * The index: one row per instance, sortable by every column and filterable by
+ * label, status and flag, with counts that follow the filter. The table and
+ * the counts are complete without the script (which only adds sorting and
+ * filtering), so the page reads the same with scripts off.
+ */
+export function renderIndexPage(data: ReportData): string {
+  const rows = data.instances.map(summariseInstance);
+  const title = data.version ? `${data.name} ${data.version}` : data.name;
+  const inBenchmark = data.instances.filter((i) => i.inBenchmark).length;
+  const distinct = (f: (r: IndexRow) => string | undefined) => [...new Set(rows.map(f).filter((v): v is string => Boolean(v)))].sort(compareCodePoints);
+  const statuses = STATUS_ORDER.filter((s) => rows.some((r) => r.status === s));
+  const flags = FLAG_ORDER.filter((f) => rows.some((r) => r.flags.includes(f)));
+
+  const select = (key: FilterKey, label: string, values: readonly string[], text: (v: string) => string = (v) => v) =>
+    `<label for="f-${key}">${label}<select id="f-${key}" data-key="${key}"><option value="">any</option>${values
+      .map((v) => `<option value="${escapeHtml(v)}">${escapeHtml(text(v))}</option>`)
+      .join('')}</select></label>`;
+
+  const filters = [
+    '<form class="filters" id="filters" hidden>',
+    '<label for="f-search">Search<input id="f-search" type="search" placeholder="id, label, exception…" autocomplete="off"></label>',
+    select('library', 'Library', distinct((r) => r.labels?.library)),
+    select('crashType', 'Crash type', distinct((r) => r.labels?.crashType)),
+    select('rootCause', 'Root cause', distinct((r) => r.labels?.rootCause)),
+    select('pipelineStage', 'Pipeline stage', distinct((r) => r.labels?.pipelineStage)),
+    select('status', 'Verification', statuses),
+    select('flags', 'Flag', flags, (f) => FLAG_LABELS[f as IndexFlag]),
+    '<button type="reset" id="f-reset">Clear filters</button>',
+    '</form>',
+  ].join('');
+
+  const countItem = (key: string, label: string, n: number) =>
+    `<span class="count-item">${escapeHtml(label)} <b data-count="${escapeHtml(key)}">${n}</b></span>`;
+  const counts = [
+    `<p class="counts" id="counts" aria-live="polite"><b id="count-shown">${rows.length}</b> of ${rows.length} instances shown`,
+    statuses.length > 0 ? ` · ${statuses.map((s) => countItem(`status:${s}`, s, rows.filter((r) => r.status === s).length)).join(' · ')}` : '',
+    flags.length > 0 ? ` · <span>flags:</span> ${flags.map((f) => countItem(`flag:${f}`, FLAG_LABELS[f], rows.filter((r) => r.flags.includes(f)).length)).join(' · ')}` : '',
+    '</p>',
+  ].join('');
+
+  const headers: [string, boolean][] = [
+    ['Instance', false], ['Library', false], ['Crash type', false], ['Root cause', false], ['Pipeline stage', false],
+    ['Verification', false], ['Reproduced', true], ['Fixed', true], ['Flags', false],
+  ];
+  const thead = `<thead><tr>${headers
+    .map(([h, num], i) => `<th scope="col"${i === 0 ? ' aria-sort="ascending"' : ''}${num ? ' class="num"' : ''}><button type="button" data-col="${i}">${h}</button></th>`)
+    .join('')}</tr></thead>`;
+  const tbody = `<tbody>${rows.map(renderRow).join('\n')}</tbody>`;
+
+  const v = data.verification;
+  const summary = [
+    `${rows.length} instance${rows.length === 1 ? '' : 's'}`,
+    inBenchmark !== rows.length ? `${inBenchmark} in the benchmark` : '',
+    v ? `verified in the ${v.runtime} runtime: ${v.summary.verified} verified, ${v.summary.skipped} skipped, ${v.summary.notVerified} not verified, ${v.summary.flaky} flaky` : '',
+  ].filter(Boolean);
+
+  const body = [
+    `<h1>${escapeHtml(title)}: crashes in ML notebooks</h1>`,
+    `<p class="lead">${escapeHtml(summary.join(' · '))}. Each instance has a notebook that crashes as labelled (reproduced) and one that runs (fixed); open an instance to compare them cell by cell. <a href="stats.html">Statistics and annotator agreement</a>.</p>`,
+    filters,
+    counts,
+    `<div class="table-wrap" role="region" aria-labelledby="instances-caption" tabindex="0"><table class="instances" id="instances"><caption id="instances-caption">Instances (select a column header to sort)</caption>${thead}${tbody}</table></div>`,
+    `<p class="muted">Flags: <b>draft</b> — added but not yet reviewed; <b>flaky</b> — repeated runs disagreed; <b>synthetic data</b> — the licence forbids sharing the data, a generated stand-in is used; <b>skipped-env</b> — a required library is missing in the verification runtime (a skip, never a pass); <b>not in benchmark</b> — verified or drafted but left out.</p>`,
+  ].join('\n');
+  return renderPage({ title, root: '', section: 'index', body, script: INDEX_SCRIPT, benchmark: data.name });
+}
+
+function renderRow(r: IndexRow): string {
+  const l = r.labels;
+  const search = [r.id, r.ename, l?.library, l?.crashType, l?.rootCause, l?.pipelineStage, r.status, ...r.flags.map((f) => FLAG_LABELS[f])]
+    .filter(Boolean)
+    .join(' ')
+    .toLowerCase();
+  const attrs = [
+    ['data-id', r.id],
+    ['data-library', l?.library ?? ''],
+    ['data-crash-type', l?.crashType ?? ''],
+    ['data-root-cause', l?.rootCause ?? ''],
+    ['data-pipeline-stage', l?.pipelineStage ?? ''],
+    ['data-status', r.status],
+    ['data-flags', r.flags.join(' ')],
+    ['data-search', search],
+  ]
+    .map(([k, val]) => `${k}="${escapeHtml(val!)}"`)
+    .join(' ');
+  const label = (v: string | undefined) => (v ? `${escapeHtml(v)}${r.suggested ? ' <span class="sub">suggested</span>' : ''}` : '<span class="muted">—</span>');
+  const version = (x: IndexRow['reproduced']) =>
+    x
+      ? `<td class="num" data-sort="${Number.isFinite(x.durationMs) ? x.durationMs.toFixed(1) : ''}">${renderBadge(x.outcome, outcomeKind(x.outcome))}<span class="sub">${x.outcome === 'skipped-env' ? '' : formatMs(x.durationMs)}</span></td>`
+      : '<td class="num" data-sort=""><span class="muted">not run</span></td>';
+  return [
+    `<tr ${attrs}>`,
+    `<td data-sort="${escapeHtml(r.id)}"><a href="${escapeHtml(formatRelativeHref('instances', `${r.id}.html`))}">${escapeHtml(r.id)}</a>${r.ename ? `<span class="sub mono">${escapeHtml(r.ename)}</span>` : ''}</td>`,
+    `<td>${label(l?.library)}</td><td>${label(l?.crashType)}</td><td>${label(l?.rootCause)}</td><td>${label(l?.pipelineStage)}</td>`,
+    `<td data-sort="${STATUS_ORDER.indexOf(r.status)}">${renderBadge(r.status, r.status)}</td>`,
+    version(r.reproduced),
+    version(r.fixed),
+    `<td data-sort="${escapeHtml(r.flags.join(' '))}">${r.flags.map((f) => renderBadge(FLAG_LABELS[f], f)).join(' ')}</td>`,
+    '</tr>',
+  ].join('');
+}
+
+export function outcomeKind(outcome: string): string {
+  if (outcome === 'crash-reproduced' || outcome === 'fixed-ok') return 'ok';
+  if (outcome === 'skipped-env') return 'skipped-env';
+  return 'bad';
+}

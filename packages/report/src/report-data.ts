@@ -1,0 +1,144 @@
+import type {
+  AgreementReport,
+  BenchmarkEntry,
+  BenchmarkStats,
+  FinalLabels,
+  Instance,
+  InstanceVerification,
+  LabelDimensionName,
+  LabelSource,
+  Labels,
+  Outcome,
+  VerificationSummary,
+} from '@junobench/core';
+import type { Notebook } from '@junobench/notebook';
+
+/**
+ * instance.json as the report reads it. `status` and `suggestedLabels` are
+ * written by `junobench add` for drafts (issue 9); the report shows them when
+ * present and does not need them.
+ */
+export type ReportInstanceRecord = Instance & {
+  status?: string;
+  suggestedLabels?: Partial<Record<LabelDimensionName, { value: string; confidence?: number; evidence?: string[] }>>;
+};
+
+export type NotebookSlot = { notebook: Notebook } | { error: string };
+
+/** An annotators' disagreement on one dimension of one instance, and how it was settled. */
+export interface InstanceDisagreement {
+  dimension: LabelDimensionName;
+  /** Annotator → label. */
+  labels: Record<string, string>;
+  final?: string;
+  source?: LabelSource;
+  /** The adjudicator's reason, from adjudicated.jsonl. */
+  note?: string;
+  adjudicator?: string;
+}
+
+/** Everything the report knows about one instance (curated data in; rendering is pure). */
+export interface ReportInstance {
+  id: string;
+  inBenchmark: boolean;
+  /** Why it is not in the benchmark (a draft, not verified). */
+  excludedReason?: string;
+  instance?: ReportInstanceRecord;
+  entry?: BenchmarkEntry;
+  finalLabels?: FinalLabels;
+  disagreements: InstanceDisagreement[];
+  verification?: InstanceVerification;
+  notebooks: { original?: NotebookSlot; reproduced?: NotebookSlot; fixed?: NotebookSlot };
+  /** The instance folder's files (relative paths, bytes), sorted. */
+  files: { rel: string; size: number }[];
+  /** The instance folder relative to the report's root folder (`/`-separated); unset when it is not on disk. */
+  folderHref?: string;
+  /** Problems reading this instance (shown on its page). */
+  problems: string[];
+}
+
+export interface ReportChart {
+  /** File name without extension, e.g. `library-by-root-cause`. */
+  name: string;
+  title: string;
+  svg: string;
+}
+
+export interface ReportData {
+  name: string;
+  version?: string;
+  verification?: { runtime: 'local' | 'docker'; summary: VerificationSummary };
+  instances: ReportInstance[];
+  agreement?: AgreementReport;
+  stats?: BenchmarkStats;
+  charts: ReportChart[];
+  /** Links from the statistics page to the source files (relative to the report's root), when on disk. */
+  statsHref?: string;
+}
+
+export type IndexFlag = 'draft' | 'flaky' | 'synthetic-data' | 'skipped-env' | 'excluded';
+
+export const FLAG_LABELS: Record<IndexFlag, string> = {
+  draft: 'draft',
+  flaky: 'flaky',
+  'synthetic-data': 'synthetic data',
+  'skipped-env': 'skipped-env',
+  excluded: 'not in benchmark',
+};
+
+/** A verification status as benchmark.json or verification.json give it (drafts included when the schema has them). */
+export type IndexStatus = BenchmarkEntry['verification']['status'] | InstanceVerification['status'];
+
+/** One row of the index: the facts that are shown, sorted and filtered. */
+export interface IndexRow {
+  id: string;
+  labels?: Labels;
+  /** Labels are suggestions (a draft), not annotators' final labels. */
+  suggested: boolean;
+  status: IndexStatus;
+  reproduced?: { outcome: Outcome; durationMs: number };
+  fixed?: { outcome: Outcome; durationMs: number };
+  flags: IndexFlag[];
+  ename?: string;
+}
+
+/** Pure: the index row of an instance. */
+export function summariseInstance(r: ReportInstance): IndexRow {
+  const v = r.verification;
+  const status: IndexStatus = r.entry?.verification.status ?? v?.status ?? 'not-run';
+  const flags: IndexFlag[] = [];
+  if (r.instance?.status === 'draft' || status === 'draft') flags.push('draft');
+  if (v?.flaky || status === 'flaky') flags.push('flaky');
+  if (r.entry?.syntheticData ?? Boolean(r.instance?.data?.synthetic)) flags.push('synthetic-data');
+  const outcomes = [v?.reproduced.outcome ?? r.entry?.verification.reproduced, v?.fixed.outcome ?? r.entry?.verification.fixed];
+  if (outcomes.includes('skipped-env')) flags.push('skipped-env');
+  if (!r.inBenchmark) flags.push('excluded');
+  const labels = r.entry?.labels ?? r.finalLabels?.labels ?? r.instance?.labels ?? suggestedAsLabels(r.instance);
+  const suggested = !r.entry && !r.finalLabels && labels !== undefined && (r.instance?.status === 'draft' || !r.instance?.labels);
+  const version = (x: InstanceVerification['reproduced'] | undefined, fallback: Outcome | undefined) =>
+    x ? { outcome: x.outcome, durationMs: x.durationMs } : fallback ? { outcome: fallback, durationMs: Number.NaN } : undefined;
+  const reproduced = version(v?.reproduced, r.entry?.verification.reproduced);
+  const fixed = version(v?.fixed, r.entry?.verification.fixed);
+  const ename = r.entry?.crash.ename ?? r.instance?.crash.ename;
+  return {
+    id: r.id,
+    ...(labels ? { labels } : {}),
+    suggested,
+    status,
+    ...(reproduced ? { reproduced } : {}),
+    ...(fixed ? { fixed } : {}),
+    flags,
+    ...(ename ? { ename } : {}),
+  };
+}
+
+function suggestedAsLabels(inst: ReportInstanceRecord | undefined): Labels | undefined {
+  const s = inst?.suggestedLabels;
+  if (!s?.library && !s?.crashType && !s?.rootCause && !s?.pipelineStage) return undefined;
+  return {
+    library: (s.library?.value ?? '') as Labels['library'],
+    crashType: (s.crashType?.value ?? '') as Labels['crashType'],
+    rootCause: (s.rootCause?.value ?? '') as Labels['rootCause'],
+    pipelineStage: (s.pipelineStage?.value ?? '') as Labels['pipelineStage'],
+  };
+}

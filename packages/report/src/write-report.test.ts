@@ -1,0 +1,73 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { formatJson, type Benchmark } from '@junobench/core';
+import { generateReport } from './write-report.js';
+import { writeReportFixture, type ReportFixture } from './report-fixture.test-helpers.js';
+
+let tmp: string;
+let fx: ReportFixture;
+
+beforeEach(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'jb-report-write-'));
+  fx = await writeReportFixture(tmp);
+});
+afterEach(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe('generateReport', () => {
+  it('writes the pages and says what it wrote', async () => {
+    const out = path.join(fx.curated, 'report');
+    const events: string[] = [];
+    const r = await generateReport({ from: fx.curated, raw: fx.raw, out, onProgress: (e) => events.push(`${e.task} ${e.done}/${e.total}`) });
+    expect(r).toMatchObject({ out, pages: 6, instances: 4, problems: [] });
+    expect((await readdir(out)).sort()).toEqual(['index.html', 'instances', 'stats.html']);
+    expect((await readdir(path.join(out, 'instances'))).sort()).toEqual(['NBspecific_1.html', 'pandas_1.html', 'tensorflow_1.html', 'torch_1.html']);
+    expect(r.bytes).toBe((await Promise.all(['index.html', 'stats.html', 'instances/NBspecific_1.html', 'instances/pandas_1.html', 'instances/tensorflow_1.html', 'instances/torch_1.html'].map(async (f) => (await stat(path.join(out, f))).size))).reduce((a, b) => a + b, 0));
+    expect((await stat(out)).mode & 0o777).toBe(0o755);
+    expect(events).toEqual(['report 0/4', 'report 4/4']);
+  });
+
+  it('gives byte-identical pages from the same curated/ written elsewhere', async () => {
+    const a = path.join(tmp, 'a');
+    const b = path.join(tmp, 'b');
+    await generateReport({ from: fx.curated, raw: fx.raw, out: a });
+    await generateReport({ from: fx.curated, raw: fx.raw, out: b });
+    for (const f of ['index.html', 'stats.html', 'instances/pandas_1.html']) {
+      expect(await readFile(path.join(b, f), 'utf8'), f).toBe(await readFile(path.join(a, f), 'utf8'));
+    }
+  });
+
+  it('replaces an earlier report whole: a page of a removed instance goes', async () => {
+    const out = path.join(fx.curated, 'report');
+    await generateReport({ from: fx.curated, out });
+    const file = path.join(fx.curated, 'benchmark.json');
+    const b = JSON.parse(await readFile(file, 'utf8')) as Benchmark;
+    b.instances = b.instances.filter((e) => e.id !== 'tensorflow_1');
+    await writeFile(file, formatJson(b));
+    const v = JSON.parse(await readFile(path.join(fx.curated, 'verification.json'), 'utf8')) as { instances: { instance: string }[] };
+    v.instances = v.instances.filter((e) => e.instance !== 'tensorflow_1');
+    await writeFile(path.join(fx.curated, 'verification.json'), formatJson(v));
+    await generateReport({ from: fx.curated, out });
+    expect((await readdir(path.join(out, 'instances'))).sort()).toEqual(['NBspecific_1.html', 'pandas_1.html', 'torch_1.html']);
+    expect((await readdir(fx.curated)).filter((n) => n.startsWith('.report') || n.includes('.old-'))).toEqual([]);
+  });
+
+  it('refuses to replace a folder that is not a report (a mistyped --out), and leaves it as it was', async () => {
+    await expect(generateReport({ from: fx.curated, out: fx.curated })).rejects.toThrow(/refusing to replace .*not a report written by junobench report/);
+    expect(await stat(path.join(fx.curated, 'benchmark.json'))).toBeTruthy();
+    const other = path.join(tmp, 'notes');
+    await mkdir(other);
+    await writeFile(path.join(other, 'index.html'), '<h1>my notes</h1>');
+    await expect(generateReport({ from: fx.curated, out: other })).rejects.toThrow(/refusing to replace/);
+    expect(await readFile(path.join(other, 'index.html'), 'utf8')).toBe('<h1>my notes</h1>');
+  });
+
+  it('reports the instances whose pages show a problem', async () => {
+    await writeFile(path.join(fx.curated, 'instances', 'pandas_1', 'reproduced.ipynb'), 'not json');
+    const r = await generateReport({ from: fx.curated, raw: fx.raw, out: path.join(tmp, 'r') });
+    expect(r.problems).toEqual([{ instance: 'pandas_1', problem: expect.stringMatching(/^reproduced\.ipynb: not a notebook: invalid JSON/) }]);
+  });
+});
