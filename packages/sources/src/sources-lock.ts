@@ -1,0 +1,57 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { JunoError, readJsonFile, validateInstanceId, writeJsonAtomic, type LockedData, type LockedInstance, type SourceRecord, type SourcesLock } from '@junobench/core';
+
+export const SOURCES_LOCK_FILE = 'sources.lock.json';
+
+/** raw/sources.lock.json, schema-checked; an absent file is an empty lock. */
+export async function readSourcesLock(file: string): Promise<SourcesLock> {
+  const exists = await stat(file).then((s) => s.isFile(), () => false);
+  if (!exists) return { instances: {} };
+  const lock = await readJsonFile<SourcesLock>(file, { schema: 'sources-lock' });
+  for (const id of Object.keys(lock.instances)) validateInstanceId(id, { file, field: `instances.${id}` });
+  return lock;
+}
+
+/** Written atomically with sorted keys: the same lock is always the same bytes. */
+export async function writeSourcesLock(file: string, lock: SourcesLock): Promise<void> {
+  await writeJsonAtomic(file, lock);
+}
+
+/**
+ * Pure: the lock entry of an instance made from a source record —
+ * the notebook's ref, version and hash, every dataset's files and tree
+ * hash, and the tree hash of the full data/ assembled from them.
+ */
+export function planLockEntry(record: SourceRecord, recordDir: string, data?: LockedData): LockedInstance {
+  return {
+    platform: record.platform,
+    record: recordDir.split(path.sep).join('/'),
+    notebook: {
+      ref: record.ref,
+      url: record.url,
+      file: record.notebook.path,
+      sha256: record.notebook.sha256,
+      bytes: record.notebook.bytes,
+      version: record.version,
+    },
+    datasets: record.datasets.map((d) => ({
+      kind: d.kind,
+      ref: d.ref,
+      mount: d.mount,
+      ...(d.treeSha256 ? { treeSha256: d.treeSha256 } : {}),
+      ...(d.files ? { files: d.files } : {}),
+    })),
+    ...(data ? { data } : {}),
+  };
+}
+
+/** Pure: the lock with one entry set (a new object; the input is not changed). */
+export function withLockEntry(lock: SourcesLock, id: string, entry: LockedInstance): SourcesLock {
+  if (lock.instances[id]) {
+    throw new JunoError('E_STATE', `${SOURCES_LOCK_FILE} already has an entry for ${id}`, {
+      hint: `an instance id is never reused: remove the stale entry for ${id} from the lock if the instance is gone`,
+    });
+  }
+  return { ...lock, instances: { ...lock.instances, [id]: entry } };
+}
