@@ -1,6 +1,230 @@
-import type { Command } from 'commander';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { JunoError, type TaskKind } from '@junobench/core';
+import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
+import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
+import { formatDuration, parsePositiveInt } from './format.js';
+
+const MAX_PROBLEMS_SHOWN = 20;
+const TASK_CHOICES = ['detect', 'diagnose', 'repair', 'all'] as const;
+
+interface ExportFlags {
+  task: (typeof TASK_CHOICES)[number];
+  instances: string;
+  output: string;
+  seed?: string;
+  workspace?: string;
+}
+
+interface BaselineFlags {
+  tasks: string;
+  output: string;
+  instances: string;
+  seed?: string;
+}
+
+interface ScoreFlags extends RuntimeFlags {
+  tasks?: string;
+  instances: string;
+  seed?: string;
+  jobs?: number;
+  json?: string;
+  out?: string;
+  lenient?: boolean;
+  cellTimeout?: number;
+  timeout?: number;
+}
 
 // Verbs: tasks export, baseline, score (issue 11). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
-export function registerScoreCommands(_program: Command, _ctx: CliContext): void {}
+export function registerScoreCommands(program: Command, ctx: CliContext): void {
+  const resolve = (p: string) => path.resolve(ctx.cwd, p);
+  const show = (p: string) => {
+    const rel = path.relative(ctx.cwd, p);
+    return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
+  };
+
+  const tasks = program.command('tasks').description('Tasks for debugging tools (detect, diagnose, repair), made from the instances.');
+  tasks
+    .command('export')
+    .description(
+      'Write the tasks of the instances as JSONL (schemas/task.schema.json), one per line, shuffled with a fixed seed and with opaque ids: ' +
+        'detect (does the target cell crash? both versions of every instance, so half crash), diagnose (label the crash) and repair (return a repaired notebook). ' +
+        'Each task carries a plain-text prompt for language models. The answers stay with the instances: `junobench score` recomputes them.',
+    )
+    .addOption(new Option('--task <kind>', 'which tasks').choices([...TASK_CHOICES]).default('all'))
+    .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
+    .requiredOption('-o, --output <tasks.jsonl>', 'the tasks file to write')
+    .option('--seed <seed>', 'seed of the task ids and order (score with the same one; default junobench-tasks-1)')
+    .option('--workspace <dir>', 'also write <dir>/<repair task id>/ with the data files and the crashing notebook, for tools that run notebooks')
+    .addHelpText('after', '\nExamples:\n  junobench tasks export --task all -o tasks.jsonl\n  junobench tasks export --task repair -o repair.jsonl --workspace work/')
+    .action(async (flags: ExportFlags) => {
+      const { exportTasks, TASK_KINDS } = await import('@junobench/score');
+      const kinds: readonly TaskKind[] = flags.task === 'all' ? TASK_KINDS : [flags.task];
+      const report = await exportTasks({
+        instancesDir: resolve(flags.instances),
+        output: resolve(flags.output),
+        kinds,
+        ...(flags.seed ? { seed: flags.seed } : {}),
+        ...(flags.workspace ? { workspace: resolve(flags.workspace) } : {}),
+      });
+      for (const s of report.skipped) ctx.err(`skipped ${s.instance}: ${s.reason}`);
+      for (const w of report.warnings) ctx.err(`warning: ${w}`);
+      const counts = kinds.map((k) => `${report.counts[k]} ${k}`).join(', ');
+      ctx.out(`wrote ${show(report.output)}: ${counts} tasks from ${report.instances} instances`);
+      if (report.workspace) ctx.out(`repair workspaces in ${show(report.workspace)}/<task id>/ (notebook.ipynb and the data files)`);
+    });
+
+  program
+    .command('baseline')
+    .description(
+      'Reference predictions for a tasks file, to show the formats and the scale. oracle: the answers from the labels and the fixed notebooks ' +
+        '(scores 100% on every scorable task). heuristic: library from the library-cause estimator, crash type from the exception, ' +
+        'root cause and pipeline stage the most frequent class; detect: "crashes"; repair: none.',
+    )
+    .argument('<which>', 'oracle or heuristic')
+    .requiredOption('--tasks <tasks.jsonl>', 'the tasks file (from `junobench tasks export`)')
+    .requiredOption('-o, --output <predictions.jsonl>', 'the predictions file to write')
+    .option('--instances <dir>', 'oracle: the instances the tasks were exported from', 'raw/instances')
+    .option('--seed <seed>', 'oracle: the seed the tasks were exported with')
+    .addHelpText('after', '\nExamples:\n  junobench baseline oracle --tasks tasks.jsonl -o oracle.jsonl\n  junobench baseline heuristic --tasks tasks.jsonl -o heuristic.jsonl')
+    .action(async (which: string, flags: BaselineFlags) => {
+      const { runBaseline, BASELINES } = await import('@junobench/score');
+      if (!(BASELINES as readonly string[]).includes(which)) {
+        throw new JunoError('E_USAGE', `unknown baseline "${which}"`, { hint: `use one of: ${BASELINES.join(', ')}` });
+      }
+      const report = await runBaseline({
+        baseline: which as (typeof BASELINES)[number],
+        tasks: resolve(flags.tasks),
+        output: resolve(flags.output),
+        instancesDir: resolve(flags.instances),
+        ...(flags.seed ? { seed: flags.seed } : {}),
+      });
+      const c = report.counts;
+      ctx.out(`wrote ${show(report.output)}: ${c.detect} detect, ${c.diagnose} diagnose, ${c.repair} repair predictions for ${report.tasks} tasks`);
+    });
+
+  const score = program
+    .command('score')
+    .description(
+      'Score a predictions file (schemas/prediction.schema.json: {task, id, attempt?, answer}). detect: accuracy of crash / no crash, of the cell ' +
+        'and of the exception class; diagnose: accuracy and macro-F1 per dimension, and per library; repair: every repaired notebook is executed ' +
+        '(resolved = runs to the end without an exception, every code cell still there and executed, the crash cell included); pass@k with several attempts. ' +
+        'A missing prediction counts as wrong. Repairs are untrusted code: they run in the docker runtime when an engine and the benchmark image are available.',
+    )
+    .argument('<predictions.jsonl>', 'the predictions to score')
+    .option('--tasks <tasks.jsonl>', 'the tasks file the predictions answer (default: every task of the instances, of the kinds the predictions use)')
+    .option('--instances <dir>', 'the instances the tasks were exported from', 'raw/instances')
+    .option('--seed <seed>', 'the seed the tasks were exported with')
+    .option('--jobs <n>', 'repaired notebooks executed at once (default: number of CPUs)', parsePositiveInt)
+    .option('--json <file>', 'write the scorecard as JSON (schemas/scorecard.schema.json)')
+    .option('--out <dir>', 'write the scorecard there: scorecard.md, scorecard.json and an SVG chart per dimension')
+    .option('--lenient', 'score the lines that can be scored; report malformed lines and unknown tasks instead of failing')
+    .addOption(new Option('--cell-timeout <s>', "seconds per cell of a repair (default: the instance's, else 120)").argParser(parsePositiveInt))
+    .addOption(new Option('--timeout <s>', "seconds per repaired notebook (default: the instance's, else 600)").argParser(parsePositiveInt));
+  addRuntimeOptions(score);
+  score.addHelpText(
+    'after',
+    '\nExit status: 0 scored, 2 bad input (a malformed prediction line or an unknown task, named by line number, unless --lenient), 3 no usable runtime.\n' +
+      'Examples:\n  junobench score predictions.jsonl --tasks tasks.jsonl --out scorecard/\n  junobench score predictions.jsonl --tasks tasks.jsonl --runtime docker --jobs 2 --json scorecard.json',
+  );
+  score.action(async (predictions: string, flags: ScoreFlags) => {
+    const { runScore, writeScorecard, formatScoreSummary } = await import('@junobench/score');
+    const explicitRuntime = score.getOptionValueSource('runtime') !== 'default';
+    let kind: 'local' | 'docker' | undefined;
+    const createRuntime = async (): Promise<Runtime> => {
+      const chosen = await chooseRuntime(flags, explicitRuntime, ctx);
+      kind = chosen.kind;
+      if (chosen.kind === 'local') {
+        ctx.err(
+          `warning: repairs are untrusted code and run UNSANDBOXED in the local runtime, with your user's rights${chosen.why ? ` (${chosen.why})` : ''}. ` +
+            'To sandbox them: sh tools/setup-engine.sh && npx junobench image build, then score --runtime docker.',
+        );
+      }
+      return chosen.runtime;
+    };
+    const progress = ctx.progress('score');
+    let result;
+    try {
+      result = await runScore({
+        predictions: resolve(predictions),
+        ...(flags.tasks ? { tasks: resolve(flags.tasks) } : {}),
+        instancesDir: resolve(flags.instances),
+        ...(flags.seed ? { seed: flags.seed } : {}),
+        lenient: flags.lenient === true,
+        repair: {
+          createRuntime,
+          get sandboxed() {
+            return kind === 'docker';
+          },
+          ...(flags.jobs ? { jobs: flags.jobs } : {}),
+          ...(flags.cellTimeout ? { cellTimeoutSeconds: flags.cellTimeout } : {}),
+          ...(flags.timeout ? { timeoutSeconds: flags.timeout } : {}),
+        },
+        onProgress: progress,
+      });
+    } finally {
+      progress.done();
+    }
+    const card = result.scorecard;
+    for (const p of card.predictions.problems.slice(0, MAX_PROBLEMS_SHOWN)) ctx.err(`warning: ${show(resolve(predictions))} line ${p.line}: ${p.message} (left out)`);
+    if (card.predictions.problems.length > MAX_PROBLEMS_SHOWN) ctx.err(`warning: … and ${card.predictions.problems.length - MAX_PROBLEMS_SHOWN} more`);
+    ctx.out(formatScoreSummary(card));
+    if (result.repairRuns > 0) {
+      ctx.out(`repairs: ${result.repairRuns} notebook${result.repairRuns > 1 ? 's' : ''} executed in ${formatDuration(result.repairMs)} (${card.runtime?.kind} runtime, ${card.runtime?.sandboxed ? 'sandboxed' : 'not sandboxed'})`);
+    }
+    const written = await writeScorecard(card, {
+      ...(flags.out ? { out: resolve(flags.out) } : {}),
+      ...(flags.json ? { json: resolve(flags.json) } : {}),
+    });
+    if (flags.out) ctx.out(`scorecard written to ${show(resolve(flags.out))}/ (scorecard.md, scorecard.json, ${written.filter((f) => f.endsWith('.svg')).length} charts)`);
+    if (flags.json) ctx.out(`scorecard JSON written to ${show(resolve(flags.json))}`);
+  });
+}
+
+/**
+ * The runtime repairs run in. Asked for explicitly (--runtime, or a queue):
+ * that one. Otherwise the sandbox when it is there — a container engine that
+ * answers and the benchmark image recorded by `junobench image build` present
+ * in it — else the local runtime, with the reason.
+ */
+async function chooseRuntime(flags: ScoreFlags, explicit: boolean, ctx: CliContext): Promise<{ runtime: Runtime; kind: 'local' | 'docker'; why?: string }> {
+  const queued = Boolean((flags as { queue?: unknown }).queue);
+  if (explicit || queued) {
+    const runtime = await createRuntimeFromFlags(flags, ctx);
+    return { runtime, kind: runtime.kind, ...(runtime.kind === 'local' ? { why: '--runtime local' } : {}) };
+  }
+  const why = await dockerUnavailable(flags, ctx);
+  if (!why) {
+    const runtime = await createRuntimeFromFlags({ ...flags, runtime: 'docker' }, ctx);
+    return { runtime, kind: 'docker' };
+  }
+  const runtime = await createRuntimeFromFlags({ ...flags, runtime: 'local' }, ctx);
+  return { runtime, kind: 'local', why };
+}
+
+async function dockerUnavailable(flags: ScoreFlags, ctx: CliContext): Promise<string | undefined> {
+  const { connectDockerEngine } = await import('@junobench/runtime');
+  let docker;
+  try {
+    docker = await connectDockerEngine(ctx.env, { timeoutMs: 3000 });
+  } catch {
+    return 'no container engine answers';
+  }
+  let tag = flags.image;
+  if (!tag) {
+    const { readImageRecord } = await import('@junobench/image');
+    try {
+      tag = (await readImageRecord(path.resolve(ctx.cwd, 'curated/image.json'))).tag;
+    } catch {
+      return 'no benchmark image recorded (junobench image build)';
+    }
+  }
+  try {
+    await docker.getImage(tag).inspect();
+  } catch {
+    return `the benchmark image ${tag} is not in the engine`;
+  }
+  return undefined;
+}

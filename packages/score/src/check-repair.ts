@@ -1,0 +1,203 @@
+import { isJunoError, type AddedGuard, type MissingCell, type RepairAttemptResult, type RepairOutcome, type RunResult } from '@junobench/core';
+import { listCodeCells, planExecution, validateNotebook, type ExecutionOrder, type Notebook } from '@junobench/notebook';
+import { hasComments, isEmptyCell, matchCells, normalizeCell } from './match-cells.js';
+
+export type MissingHow = MissingCell['how'];
+
+/** What can be decided about a repair before running it. */
+export interface RepairCheck {
+  /** The repaired notebook, when it is one. */
+  notebook?: Notebook;
+  /** Code cells of the repaired notebook to execute, in order. */
+  plan: number[];
+  /** For each code cell of the crashing notebook: its counterpart in the repair (null: none / not required). */
+  counterpart: (number | null)[];
+  /** Code cells of the crashing notebook that must still be there and run (the non-empty ones). */
+  required: number[];
+  missing: MissingCell[];
+  suppressed: AddedGuard[];
+  disabled: AddedGuard[];
+  /** Set when the repair fails before execution: invalid, cells missing, suppressed, disabled. */
+  failure?: { outcome: RepairOutcome; reason: string };
+}
+
+export interface RepairExecutionSpec {
+  order: ExecutionOrder;
+  cells?: readonly number[];
+}
+
+/**
+ * Static part of "resolved" (see README, "Score your tool"):
+ *
+ * - the repair is an nbformat v4 notebook whose execution plan exists;
+ * - every non-empty code cell of the crashing notebook is still there: it has
+ *   a counterpart in the repair (identical, or at least CELL_MATCH_THRESHOLD
+ *   similar on its tokens, matched one to one) — a cell deleted, emptied,
+ *   commented out, turned into a string or rewritten beyond recognition has none;
+ * - the repair adds no exception handler (`except`, `contextlib.suppress`) to
+ *   any cell, and no IPython/sys exception hook: catching the crash hides it,
+ *   it does not repair it;
+ * - the repair adds no constant-false guard (`if False:`, `while 0:`) to a
+ *   cell, which would keep its code from running.
+ */
+export function checkRepair(crashing: Notebook, candidate: unknown, execution: RepairExecutionSpec): RepairCheck {
+  const original = listCodeCells(crashing).map((c) => c.source);
+  const originalTokens = original.map(normalizeCell);
+  const required = originalTokens.flatMap((t, i) => (isEmptyCell(t) ? [] : [i]));
+  const base: RepairCheck = { plan: [], counterpart: original.map(() => null), required, missing: [], suppressed: [], disabled: [] };
+
+  let notebook: Notebook;
+  try {
+    notebook = validateNotebook(candidate, 'the repaired notebook');
+  } catch (e) {
+    return { ...base, failure: { outcome: 'invalid', reason: isJunoError(e) ? e.message : String(e) } };
+  }
+  const repaired = listCodeCells(notebook).map((c) => c.source);
+  let plan: number[];
+  try {
+    plan = planExecution(notebook, execution.order, execution.cells);
+  } catch (e) {
+    const reason = isJunoError(e) ? e.message : String(e);
+    return { ...base, notebook, failure: { outcome: 'invalid', reason: `${reason}: with an explicit replay list the repair must keep the number of code cells` } };
+  }
+  const repairedTokens = repaired.map(normalizeCell);
+  const { counterpart } = matchCells(originalTokens, repairedTokens);
+  for (let i = 0; i < counterpart.length; i++) if (!required.includes(i)) counterpart[i] = null;
+
+  const missing = required.filter((i) => counterpart[i] === null).map((i) => ({ cell: i, how: describeMissing(i, counterpart, repaired, repairedTokens) }));
+
+  const suppressed: AddedGuard[] = [];
+  const disabled: AddedGuard[] = [];
+  const from = new Map<number, number>();
+  counterpart.forEach((j, i) => {
+    if (j !== null) from.set(j, i);
+  });
+  repairedTokens.forEach((tokens, j) => {
+    const i = from.get(j);
+    const before = i === undefined ? [] : originalTokens[i]!;
+    const added = (count: (t: readonly string[]) => number) => count(tokens) - count(before);
+    if (added(countHandlers) > 0) suppressed.push({ cell: j, what: 'adds an exception handler (try/except or contextlib.suppress)' });
+    if (added(countHooks) > 0) suppressed.push({ cell: j, what: 'installs an exception hook (set_custom_exc, excepthook, showtraceback)' });
+    if (added(countFalseGuards) > 0) disabled.push({ cell: j, what: 'adds a constant-false guard (if False:, while 0:, …) that keeps code from running' });
+  });
+
+  const check: RepairCheck = { notebook, plan, counterpart, required, missing, suppressed, disabled };
+  if (missing.length > 0) {
+    const list = missing.map((m) => `${m.cell} (${m.how})`).join(', ');
+    check.failure = { outcome: 'cells-missing', reason: `code cell${missing.length > 1 ? 's' : ''} ${list} of the crashing notebook ${missing.length > 1 ? 'are' : 'is'} no longer there` };
+  } else if (suppressed.length > 0) {
+    check.failure = { outcome: 'suppressed', reason: `code cell ${suppressed[0]!.cell} of the repair ${suppressed[0]!.what}` };
+  } else if (disabled.length > 0) {
+    check.failure = { outcome: 'disabled', reason: `code cell ${disabled[0]!.cell} of the repair ${disabled[0]!.what}` };
+  }
+  return check;
+}
+
+// Where the cell was, the repair has: nothing (deleted), an empty cell, a
+// commented-out cell, or different code. "Where it was" is between the
+// counterparts of its nearest matched neighbours.
+function describeMissing(i: number, counterpart: readonly (number | null)[], repaired: readonly string[], tokens: readonly string[][]): MissingHow {
+  let lo = -1;
+  for (let k = i - 1; k >= 0; k--) {
+    if (counterpart[k] !== null) {
+      lo = counterpart[k]!;
+      break;
+    }
+  }
+  let hi = repaired.length;
+  for (let k = i + 1; k < counterpart.length; k++) {
+    if (counterpart[k] !== null) {
+      hi = counterpart[k]!;
+      break;
+    }
+  }
+  const used = new Set(counterpart.filter((j): j is number => j !== null));
+  for (let j = lo + 1; j < hi; j++) {
+    if (used.has(j)) continue;
+    if (isEmptyCell(tokens[j]!)) return hasComments(repaired[j]!) ? 'commented-out' : 'emptied';
+    return 'rewritten';
+  }
+  return 'deleted';
+}
+
+function countHandlers(tokens: readonly string[]): number {
+  let n = 0;
+  for (let k = 0; k < tokens.length; k++) {
+    if (tokens[k] === 'except') n++;
+    else if (tokens[k] === 'suppress' && tokens[k + 1] === '(') n++;
+  }
+  return n;
+}
+
+const HOOKS = new Set(['set_custom_exc', 'excepthook', 'showtraceback', '_showtraceback']);
+function countHooks(tokens: readonly string[]): number {
+  return tokens.filter((t) => HOOKS.has(t)).length;
+}
+
+const FALSY = new Set(['False', '0', 'None', "''", '""', '0.0']);
+function countFalseGuards(tokens: readonly string[]): number {
+  let n = 0;
+  for (let k = 0; k < tokens.length; k++) {
+    if (tokens[k] !== 'if' && tokens[k] !== 'while' && tokens[k] !== 'elif') continue;
+    if (FALSY.has(tokens[k + 1]!) && tokens[k + 2] === ':') n++;
+    else if (tokens[k + 1] === 'not' && (tokens[k + 2] === 'True' || tokens[k + 2] === '1') && tokens[k + 3] === ':') n++;
+  }
+  return n;
+}
+
+/** The verdict on one repaired notebook (a scorecard result without its task, instance and attempt). */
+export type RepairVerdict = Omit<RepairAttemptResult, 'task' | 'instance' | 'attempt'>;
+
+/**
+ * The verdict on a repair from its static check and (when the check passed)
+ * its run: resolved when the run completed, and every required cell's
+ * counterpart — the crash cell's above all — ran without error.
+ */
+export function judgeRepair(check: RepairCheck, crashCell: number, result?: RunResult): RepairVerdict {
+  const statics = {
+    ...(check.missing.length > 0 ? { missing: check.missing } : {}),
+    ...(check.suppressed.length > 0 ? { suppressed: check.suppressed } : {}),
+    ...(check.disabled.length > 0 ? { disabled: check.disabled } : {}),
+  };
+  const crashCounterpart = check.counterpart[crashCell] ?? null;
+  if (check.failure) {
+    return { resolved: false, outcome: check.failure.outcome, reason: check.failure.reason, ...statics, crashCell: { counterpart: crashCounterpart, ran: false } };
+  }
+  if (!result) return { resolved: false, outcome: 'failed', reason: 'the repair was not run' };
+  const ranOk = new Set(result.cells.filter((c) => c.status === 'ok').map((c) => c.index));
+  const crash = { counterpart: crashCounterpart, ran: crashCounterpart !== null && ranOk.has(crashCounterpart) };
+  const errorCell = result.cells.find((c) => c.status === 'error');
+  const error = errorCell ? { cell: errorCell.index, ename: errorCell.ename ?? '', evalue: errorCell.evalue ?? '' } : undefined;
+  const notExecuted = check.required.filter((i) => !ranOk.has(check.counterpart[i]!));
+  const common = { ...statics, crashCell: crash, ...(notExecuted.length > 0 ? { notExecuted } : {}), ...(error ? { error } : {}) };
+  switch (result.status) {
+    case 'timeout':
+      return { resolved: false, outcome: 'timeout', reason: result.reason ?? 'timed out', ...common };
+    case 'kernel-died':
+      return { resolved: false, outcome: 'kernel-died', reason: result.reason ?? 'the kernel died', ...common };
+    case 'failed':
+      return { resolved: false, outcome: 'failed', reason: `the runner could not run the repair: ${result.reason ?? 'unknown reason'}`, ...common };
+    case 'error':
+      return {
+        resolved: false,
+        outcome: 'crashed',
+        reason: error ? `${error.ename}: ${shorten(error.evalue)} in code cell ${error.cell}` : result.reason ?? 'a cell raised',
+        ...common,
+      };
+    default:
+      break;
+  }
+  if (errorCell) {
+    return { resolved: false, outcome: 'crashed', reason: `${error!.ename}: ${shorten(error!.evalue)} in code cell ${error!.cell}`, ...common };
+  }
+  if (notExecuted.length > 0) {
+    const which = notExecuted.includes(crashCell) ? `the crash cell (code cell ${crashCell})` : `code cell${notExecuted.length > 1 ? 's' : ''} ${notExecuted.join(', ')}`;
+    return { resolved: false, outcome: 'not-executed', reason: `${which} of the crashing notebook did not run in the repair (check its execution order/counts)`, ...common };
+  }
+  return { resolved: true, outcome: 'resolved', ...common };
+}
+
+function shorten(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > 160 ? `${one.slice(0, 157)}…` : one;
+}

@@ -1,0 +1,217 @@
+import { LABEL_DIMENSIONS, type LabelDimension, type Rate, type Scorecard } from '@junobench/core';
+
+const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
+const rateText = (r: Rate) => `${pct(r.value)} (${r.correct}/${r.total})`;
+const DIMENSION_NAMES: Record<LabelDimension, string> = {
+  library: 'library',
+  crashType: 'crash type',
+  rootCause: 'root cause',
+  pipelineStage: 'pipeline stage',
+};
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** A few lines for the terminal. */
+export function formatScoreSummary(card: Scorecard): string {
+  const out: string[] = [];
+  const d = card.detect;
+  if (d) {
+    out.push(`detect    ${d.tasks} tasks: crash ${rateText(d.single.crash)} · cell ${rateText(d.single.cell)} · exception ${rateText(d.single.exception)}`);
+    if (d.attempts > 1) {
+      out.push(`          majority of ${d.attempts} attempts: crash ${rateText(d.majority.crash)} · cell ${rateText(d.majority.cell)} · exception ${rateText(d.majority.exception)}`);
+    }
+  }
+  const g = card.diagnose;
+  if (g) {
+    const dims = LABEL_DIMENSIONS.map((k) => `${DIMENSION_NAMES[k]} ${pct(g.dimensions[k].single.accuracy.value)} (F1 ${g.dimensions[k].single.macroF1.toFixed(2)})`);
+    out.push(`diagnose  ${g.tasks} tasks: ${dims.join(' · ')}`);
+    if (g.attempts > 1) {
+      const maj = LABEL_DIMENSIONS.map((k) => `${DIMENSION_NAMES[k]} ${pct(g.dimensions[k].majority.accuracy.value)}`);
+      out.push(`          majority of ${g.attempts} attempts: ${maj.join(' · ')}`);
+    }
+  }
+  const r = card.repair;
+  if (r) {
+    const ks = r.passAtK.map((p) => `pass@${p.k} ${pct(p.value)}`).join(' · ');
+    out.push(`repair    ${r.scorable} scorable tasks: resolved ${rateText(r.resolved)} · ${ks}`);
+    for (const e of r.excluded) out.push(`          excluded ${e.instance} (${e.task}): ${e.reason}`);
+    const unresolved = Object.entries(r.outcomes)
+      .filter(([o]) => o !== 'resolved')
+      .map(([o, n]) => `${o} ${n}`);
+    if (unresolved.length > 0) out.push(`          unresolved attempts: ${unresolved.join(', ')}`);
+  }
+  const p = card.predictions;
+  out.push(`predictions: ${p.lines} lines, ${p.scored} scored${p.problems.length > 0 ? `, ${p.problems.length} left out` : ''}`);
+  return out.join('\n');
+}
+
+/** The scorecard as Markdown, with the charts written beside it. */
+export function renderScorecardMarkdown(card: Scorecard, charts: readonly string[]): string {
+  const t = card.tasks;
+  const out: string[] = [
+    '# Scorecard',
+    '',
+    `Tasks: ${t.detect} detect, ${t.diagnose} diagnose, ${t.repair} repair, from ${t.instances} instances. ` +
+      `Predictions: ${card.predictions.lines} lines, ${card.predictions.scored} scored, ${card.predictions.problems.length} left out. A missing prediction counts as wrong.`,
+    '',
+  ];
+  if (card.runtime) {
+    out.push(`Repairs were executed in the **${card.runtime.kind}** runtime (${card.runtime.sandboxed ? 'sandboxed' : 'not sandboxed'}).`, '');
+  }
+  const d = card.detect;
+  if (d) {
+    out.push(
+      '## Detect',
+      '',
+      `${d.tasks} tasks (half crash by construction), ${d.attempts} attempt${d.attempts > 1 ? 's' : ''} per task.`,
+      '',
+      '| metric | single | majority vote |',
+      '|---|---|---|',
+      `| crash / no crash | ${rateText(d.single.crash)} | ${rateText(d.majority.crash)} |`,
+      `| crashing cell | ${rateText(d.single.cell)} | ${rateText(d.majority.cell)} |`,
+      `| exception class (crashing tasks) | ${rateText(d.single.exception)} | ${rateText(d.majority.exception)} |`,
+      '',
+      `Majority answers: ${d.confusion.truePositive} true positives, ${d.confusion.falsePositive} false positives, ${d.confusion.trueNegative} true negatives, ${d.confusion.falseNegative} false negatives, ${d.confusion.missing} missing.`,
+      '',
+    );
+    if (charts.includes('detect.svg')) out.push('![detect](detect.svg)', '');
+  }
+  const g = card.diagnose;
+  if (g) {
+    out.push(
+      '## Diagnose',
+      '',
+      `${g.tasks} tasks, ${g.attempts} attempt${g.attempts > 1 ? 's' : ''} per task.`,
+      '',
+      '| dimension | accuracy | macro-F1 | accuracy (majority) | macro-F1 (majority) |',
+      '|---|---|---|---|---|',
+      ...LABEL_DIMENSIONS.map((k) => {
+        const s = g.dimensions[k];
+        return `| ${DIMENSION_NAMES[k]} | ${rateText(s.single.accuracy)} | ${s.single.macroF1.toFixed(3)} | ${rateText(s.majority.accuracy)} | ${s.majority.macroF1.toFixed(3)} |`;
+      }),
+      '',
+      '### Per library (majority answers)',
+      '',
+      `| library | tasks | ${LABEL_DIMENSIONS.map((k) => DIMENSION_NAMES[k]).join(' | ')} |`,
+      `|---|---|${LABEL_DIMENSIONS.map(() => '---').join('|')}|`,
+      ...g.perLibrary.map((row) => `| ${cell(row.library)} | ${row.tasks} | ${LABEL_DIMENSIONS.map((k) => rateText(row.accuracy[k])).join(' | ')} |`),
+      '',
+    );
+    for (const k of LABEL_DIMENSIONS) if (charts.includes(`diagnose-${k}.svg`)) out.push(`![${DIMENSION_NAMES[k]}](diagnose-${k}.svg)`, '');
+  }
+  const r = card.repair;
+  if (r) {
+    out.push(
+      '## Repair',
+      '',
+      `${r.tasks} tasks, ${r.scorable} scorable, ${r.attempts} attempt${r.attempts > 1 ? 's' : ''} per task. Resolved: runs to the end without an exception, every code cell of the crashing notebook still there and executed, the crash cell included; no exception handler or constant-false guard added.`,
+      '',
+      '| metric | value |',
+      '|---|---|',
+      `| resolved (all attempts) | ${rateText(r.resolved)} |`,
+      ...r.passAtK.map((p) => `| pass@${p.k} | ${pct(p.value)} |`),
+      '',
+      `Outcomes: ${Object.entries(r.outcomes)
+        .map(([o, n]) => `${o} ${n}`)
+        .join(', ')}.`,
+      '',
+    );
+    if (r.excluded.length > 0) {
+      out.push('Excluded (never counted as resolved; not in the shares):', '', ...r.excluded.map((e) => `- ${e.instance} (${e.task}): ${e.reason}`), '');
+    }
+    const bad = r.results.filter((x) => !x.resolved);
+    if (bad.length > 0) {
+      out.push('### Unresolved attempts', '', '| instance | task | attempt | outcome | reason |', '|---|---|---|---|---|');
+      for (const x of bad) out.push(`| ${cell(x.instance)} | ${x.task} | ${x.attempt} | ${x.outcome} | ${cell(x.reason ?? '')} |`);
+      out.push('');
+    }
+    if (charts.includes('repair.svg')) out.push('![repair](repair.svg)', '');
+  }
+  if (card.predictions.problems.length > 0) {
+    out.push('## Lines left out', '', ...card.predictions.problems.map((p) => `- line ${p.line}: ${p.message}`), '');
+  }
+  return out.join('\n');
+}
+
+export interface Bar {
+  label: string;
+  /** In [0, 1]. */
+  value: number;
+  /** Shown after the value, e.g. the counts. */
+  note?: string;
+  /** Show the value as a score in [0, 1] (F1) rather than a percentage. */
+  decimal?: boolean;
+}
+
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** A horizontal bar chart of shares in [0, 1], as a self-contained SVG (no scripts, no fonts to fetch). */
+export function renderBarChart(title: string, bars: readonly Bar[]): string {
+  const labelWidth = Math.min(260, 12 + 7 * Math.max(8, ...bars.map((b) => b.label.length)));
+  const plot = 360;
+  const row = 22;
+  const top = 40;
+  const valueText = (b: Bar) => `${b.decimal ? b.value.toFixed(3) : pct(b.value)}${b.note ? ` ${b.note}` : ''}`;
+  const width = labelWidth + plot + 16 + Math.ceil(7 * Math.max(8, ...bars.map((b) => valueText(b).length)));
+  const height = top + row * bars.length + 16;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(title)}" font-family="sans-serif" font-size="12">`,
+    `<title>${escapeXml(title)}</title>`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="8" y="22" font-size="14" font-weight="bold" fill="#222222">${escapeXml(title)}</text>`,
+  ];
+  bars.forEach((b, i) => {
+    const y = top + i * row;
+    const w = Math.round(Math.max(0, Math.min(1, b.value)) * plot * 10) / 10;
+    parts.push(
+      `<text x="${labelWidth - 6}" y="${y + 14}" text-anchor="end" fill="#222222">${escapeXml(b.label)}</text>`,
+      `<rect x="${labelWidth}" y="${y + 3}" width="${plot}" height="${row - 6}" fill="#eeeeee"/>`,
+      `<rect x="${labelWidth}" y="${y + 3}" width="${w}" height="${row - 6}" fill="#3b6ea8"/>`,
+      `<text x="${labelWidth + plot + 6}" y="${y + 14}" fill="#222222">${escapeXml(valueText(b))}</text>`,
+    );
+  });
+  parts.push('</svg>');
+  return `${parts.join('\n')}\n`;
+}
+
+/** The charts of a scorecard: file name → SVG. One per detect, per diagnose dimension, and per repair. */
+export function renderScorecardCharts(card: Scorecard): Map<string, string> {
+  const charts = new Map<string, string>();
+  const count = (r: Rate) => `(${r.correct}/${r.total})`;
+  const d = card.detect;
+  if (d) {
+    const bars: Bar[] = [
+      { label: 'crash / no crash', value: d.single.crash.value, note: count(d.single.crash) },
+      { label: 'crashing cell', value: d.single.cell.value, note: count(d.single.cell) },
+      { label: 'exception class', value: d.single.exception.value, note: count(d.single.exception) },
+    ];
+    if (d.attempts > 1) {
+      bars.push(
+        { label: 'crash (majority)', value: d.majority.crash.value, note: count(d.majority.crash) },
+        { label: 'cell (majority)', value: d.majority.cell.value, note: count(d.majority.cell) },
+        { label: 'exception (majority)', value: d.majority.exception.value, note: count(d.majority.exception) },
+      );
+    }
+    charts.set('detect.svg', renderBarChart(`Detect: accuracy on ${d.tasks} tasks`, bars));
+  }
+  const g = card.diagnose;
+  if (g) {
+    for (const k of LABEL_DIMENSIONS) {
+      const s = g.dimensions[k];
+      const bars: Bar[] = [
+        { label: 'accuracy', value: s.single.accuracy.value, note: count(s.single.accuracy) },
+        { label: 'macro-F1', value: s.single.macroF1, decimal: true },
+        ...s.classes.map((c) => ({ label: `F1 ${c.label}`, value: c.f1, decimal: true, note: `(support ${c.support}, predicted ${c.predicted})` })),
+      ];
+      charts.set(`diagnose-${k}.svg`, renderBarChart(`Diagnose: ${DIMENSION_NAMES[k]} (${g.tasks} tasks)`, bars));
+    }
+  }
+  const r = card.repair;
+  if (r) {
+    const bars: Bar[] = [
+      { label: 'resolved', value: r.resolved.value, note: count(r.resolved) },
+      ...r.passAtK.map((p) => ({ label: `pass@${p.k}`, value: p.value })),
+    ];
+    charts.set('repair.svg', renderBarChart(`Repair: ${r.scorable} scorable tasks, ${r.attempts} attempt${r.attempts > 1 ? 's' : ''} each`, bars));
+  }
+  return charts;
+}

@@ -1,0 +1,191 @@
+import {
+  JunoError,
+  readJsonl,
+  stableStringify,
+  type ProgressListener,
+  type RepairAnswer,
+  type Scorecard,
+  type Task,
+  type TaskKind,
+} from '@junobench/core';
+import type { Notebook } from '@junobench/notebook';
+import type { Runtime } from '@junobench/runtime';
+import { checkRepair, judgeRepair, type RepairVerdict } from './check-repair.js';
+import { executeRepairs, planRepairExclusions, type RepairRun } from './execute-repairs.js';
+import { DEFAULT_TASK_SEED, TASK_KINDS, planTasks, type DetectKey, type DiagnoseKey, type PlannedTasks, type RepairKey, type TaskKey } from './plan-tasks.js';
+import { predictionProblemsError, readPredictions, type ParsedPredictions } from './read-predictions.js';
+import { readTaskSources } from './read-task-sources.js';
+import { planAttempts, repairSlot, scoreDetect, scoreDiagnose, scoreRepair } from './score-answers.js';
+
+/** The tasks being scored, in tasks-file order, with their keys. */
+export interface TaskSet {
+  ids: string[];
+  keys: Map<string, TaskKey>;
+  instances: number;
+}
+
+export interface ScoreRepairOptions {
+  /** The runtime repairs execute in; created only when there are repair tasks. */
+  createRuntime: () => Promise<Runtime>;
+  /** Whether the runtime isolates untrusted code (recorded in the scorecard). */
+  sandboxed: boolean;
+  jobs?: number;
+  cellTimeoutSeconds?: number;
+  timeoutSeconds?: number;
+  scratchRoot?: string;
+  signal?: AbortSignal;
+}
+
+export interface ScoreResult {
+  scorecard: Scorecard;
+  /** Wall-clock time of executing the repairs (0 when none ran); kept out of the scorecard so that it stays reproducible. */
+  repairMs: number;
+  /** Repaired notebooks executed. */
+  repairRuns: number;
+}
+
+/**
+ * Score parsed predictions on a task set: detect and diagnose from the
+ * answers, repair by executing each repaired notebook that passes the static
+ * check (checkRepair) through the runtime and judging its run (judgeRepair).
+ */
+export async function scorePredictions(
+  set: TaskSet,
+  parsed: ParsedPredictions,
+  repair: ScoreRepairOptions,
+  onProgress?: ProgressListener,
+): Promise<ScoreResult> {
+  const keysOf = <K extends TaskKey>(kind: K['kind']) => set.ids.map((id) => set.keys.get(id)!).filter((k): k is K => k.kind === kind);
+  const byKind = (kind: TaskKind) => parsed.predictions.filter((p) => p.task === kind);
+  const detectKeys = keysOf<DetectKey>('detect');
+  const diagnoseKeys = keysOf<DiagnoseKey>('diagnose');
+  const repairKeys = keysOf<RepairKey>('repair');
+  const scorecard: Scorecard = {
+    tasks: { detect: detectKeys.length, diagnose: diagnoseKeys.length, repair: repairKeys.length, instances: set.instances },
+    predictions: { lines: parsed.lines, scored: parsed.predictions.length, problems: parsed.problems },
+  };
+  if (detectKeys.length > 0) scorecard.detect = scoreDetect(detectKeys, byKind('detect'));
+  if (diagnoseKeys.length > 0) scorecard.diagnose = scoreDiagnose(diagnoseKeys, byKind('diagnose'));
+  let repairMs = 0;
+  let repairRuns = 0;
+  if (repairKeys.length > 0) {
+    const predictions = byKind('repair');
+    const attempts = planAttempts(predictions);
+    const runtime = await repair.createRuntime();
+    try {
+      scorecard.runtime = { kind: runtime.kind, sandboxed: repair.sandboxed };
+      const excluded = await planRepairExclusions(repairKeys, runtime);
+      const verdicts = new Map<string, RepairVerdict>();
+      const runs: RepairRun[] = [];
+      const checks = new Map<string, ReturnType<typeof checkRepair>>();
+      for (const p of predictions) {
+        const key = set.keys.get(p.id) as RepairKey;
+        if (excluded.has(key.id)) continue;
+        const slot = repairSlot(key.id, p.attempt);
+        const check = checkRepair(key.crashing, buildRepairedNotebook(p.answer as RepairAnswer, key), key.execution);
+        checks.set(slot, check);
+        if (check.failure) verdicts.set(slot, judgeRepair(check, key.crashCell));
+        else runs.push({ slot, attempt: p.attempt, key, notebook: check.notebook!, plan: check.plan });
+      }
+      const started = Date.now();
+      const results = await executeRepairs(runs, {
+        runtime,
+        ...(repair.jobs ? { jobs: repair.jobs } : {}),
+        ...(repair.cellTimeoutSeconds ? { cellTimeoutSeconds: repair.cellTimeoutSeconds } : {}),
+        ...(repair.timeoutSeconds ? { timeoutSeconds: repair.timeoutSeconds } : {}),
+        ...(repair.scratchRoot ? { scratchRoot: repair.scratchRoot } : {}),
+        ...(repair.signal ? { signal: repair.signal } : {}),
+        ...(onProgress ? { onProgress } : {}),
+      });
+      repairMs = runs.length > 0 ? Date.now() - started : 0;
+      repairRuns = runs.length;
+      for (const r of runs) verdicts.set(r.slot, judgeRepair(checks.get(r.slot)!, r.key.crashCell, results.get(r.slot)));
+      scorecard.repair = scoreRepair(repairKeys, attempts, verdicts, excluded);
+    } finally {
+      await runtime.close();
+    }
+  }
+  return { scorecard, repairMs, repairRuns };
+}
+
+/**
+ * The repaired notebook of an answer: the notebook itself, or one built from
+ * a list of code cells (in the order they should run; for execution-count
+ * instances they get counts 1, 2, … so that they run in that order).
+ */
+export function buildRepairedNotebook(answer: RepairAnswer, key: Pick<RepairKey, 'crashing' | 'execution'>): unknown {
+  if (answer.notebook) return answer.notebook;
+  const counted = key.execution.order === 'execution-count';
+  const nb: Notebook = {
+    nbformat: 4,
+    nbformat_minor: 4,
+    metadata: key.crashing.metadata,
+    cells: (answer.cells ?? []).map((source, i) => ({ cell_type: 'code', metadata: {}, source, execution_count: counted ? i + 1 : null, outputs: [] })),
+  };
+  return nb;
+}
+
+export interface RunScoreOptions {
+  predictions: string;
+  /** The tasks file the predictions answer; default: every task of the instances, of the kinds the predictions use. */
+  tasks?: string;
+  instancesDir: string;
+  seed?: string;
+  /** Score the lines that can be scored and report the others, instead of failing (exit 2). */
+  lenient?: boolean;
+  repair: ScoreRepairOptions;
+  onProgress?: ProgressListener;
+}
+
+/** `junobench score`: read the instances, the tasks and the predictions, and score. */
+export async function runScore(options: RunScoreOptions): Promise<ScoreResult> {
+  const { sources } = await readTaskSources(options.instancesDir);
+  const planned = planTasks(sources, { seed: options.seed ?? DEFAULT_TASK_SEED });
+  const set = options.tasks ? await readTaskSet(options.tasks, planned, options) : undefined;
+  const parsed = await readPredictions(options.predictions, set ? set.keys : planned.keys);
+  if (parsed.problems.length > 0 && !options.lenient) throw predictionProblemsError(options.predictions, parsed.problems);
+  const used = new Set(parsed.predictions.map((p) => p.task));
+  const effective = set ?? allTasksOf(planned, TASK_KINDS.filter((k) => used.has(k)), sources.length);
+  return scorePredictions(effective, parsed, options.repair, options.onProgress);
+}
+
+function allTasksOf(planned: PlannedTasks, kinds: readonly TaskKind[], instances: number): TaskSet {
+  const ids = planned.tasks.filter((t) => kinds.includes(t.task)).map((t) => t.id);
+  return { ids, keys: new Map(ids.map((id) => [id, planned.keys.get(id)!])), instances };
+}
+
+/**
+ * The tasks of a tasks file, matched with the tasks planned from the
+ * instances now: each line must be one of them, byte for byte in content,
+ * or the answers could not be known.
+ */
+export async function readTaskSet(file: string, planned: PlannedTasks, options: { instancesDir: string; seed?: string }): Promise<TaskSet> {
+  const byId = new Map(planned.tasks.map((t) => [t.id, t]));
+  const ids: string[] = [];
+  const keys = new Map<string, TaskKey>();
+  const instances = new Set<string>();
+  for await (const { value, line } of readJsonl<Task>(file, { schema: 'task' })) {
+    const now = byId.get(value.id);
+    if (!now) {
+      throw new JunoError('E_INPUT_ROW', `task "${value.id}" is not a task of the instances in ${options.instancesDir}`, {
+        location: { file, line },
+        hint: `export the tasks from the same instances and seed (${options.seed ?? DEFAULT_TASK_SEED}): junobench tasks export --instances ${options.instancesDir} -o ${file}`,
+      });
+    }
+    if (stableStringify(now) !== stableStringify(value)) {
+      throw new JunoError('E_INPUT_ROW', `task "${value.id}" differs from the same task exported from ${options.instancesDir} now (the instances changed since the export)`, {
+        location: { file, line },
+        hint: `re-export the tasks (junobench tasks export --instances ${options.instancesDir} -o ${file}) and run the tool on them again`,
+      });
+    }
+    if (keys.has(value.id)) {
+      throw new JunoError('E_INPUT_ROW', `task "${value.id}" appears twice`, { location: { file, line }, hint: 'each task once per tasks file' });
+    }
+    ids.push(value.id);
+    const key = planned.keys.get(value.id)!;
+    keys.set(value.id, key);
+    instances.add(key.instance);
+  }
+  if (ids.length === 0) throw new JunoError('E_INPUT_EMPTY', 'the tasks file holds no task', { location: { file }, hint: 'junobench tasks export -o tasks.jsonl' });
+  return { ids, keys, instances: instances.size };
+}
