@@ -10,3 +10,9 @@ export type { SubsampleInstanceOptions, SubsampleInstanceResult, VerifyInstanceD
 export { createPoolStage, POOL_FILES } from './stage-pool.js';
 export { createImageStage } from './stage-image.js';
 export type { ImageStageOptions } from './stage-image.js';
+export { prepareRelease, readToolchainIdentity } from './release-prepare.js';
+export type { PrepareReleaseOptions, PreparedRelease } from './release-prepare.js';
+export { verifyRelease } from './release-verify.js';
+export type { VerifyReleaseOptions, ReleaseVerification, ReleaseRerun, RerunDifference } from './release-verify.js';
+export { publishRelease, releaseNotes } from './release-publish.js';
+export type { PublishReleaseOptions, PublishReport, PublishStep } from './release-publish.js';

@@ -1,6 +1,282 @@
+import path from 'node:path';
 import type { Command } from 'commander';
+import { JunoError, writeJsonAtomic } from '@junobench/core';
 import type { CliContext } from '../context.js';
+import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
+import { formatDuration, parsePositiveInt } from './format.js';
 
 // Verbs: release prepare|verify|publish, deprecate (issue 10). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
-export function registerReleaseCommands(_program: Command, _ctx: CliContext): void {}
+
+interface PrepareFlags {
+  from: string;
+  out: string;
+  previous?: string;
+  recipe: string;
+  deprecated: string;
+  metadata: string;
+  profile?: string;
+  minKappa?: string;
+  dryRun?: boolean;
+  json?: string;
+}
+
+interface VerifyFlags extends RuntimeFlags {
+  run: boolean;
+  jobs?: number;
+  json?: string;
+}
+
+interface PublishFlags extends Omit<PrepareFlags, 'json'> {
+  repo: string;
+  remote?: string;
+  github?: string;
+  registry?: string;
+}
+
+interface DeprecateFlags {
+  reason: string;
+  in?: string;
+  instances: string;
+  file: string;
+  out: string;
+}
+
+export function registerReleaseCommands(program: Command, ctx: CliContext): void {
+  const release = program.command('release').description('Versioned releases: a deterministic archive with manifest, checksums, dataset card, Croissant metadata and changelog; verification; git tag, GitHub release, image push.');
+
+  const prepare = release
+    .command('prepare')
+    .description('Write releases/junobench-<version>/: the deterministic archive and, beside it, manifest.json, SHA256SUMS, README.md (dataset card), croissant.json, CHANGELOG.md.')
+    .argument('<version>', 'semantic version, e.g. 0.1.0');
+  addPrepareOptions(prepare)
+    .option('--dry-run', 'print the plan (files, refusals, changelog) and write nothing')
+    .option('--json <file>', 'also write the plan summary as JSON');
+  prepare.addHelpText(
+    'after',
+    '\nRefused (exit 1, every reason listed) when an instance is not verified, flaky or a draft, when agreement is below the gate,\n' +
+      'or when the version is not greater than the previous release. skipped-env instances are released, marked, never counted as verified.\n' +
+      'The archive is byte-for-byte reproducible: entries sorted, modes and owners fixed, mtimes from SOURCE_DATE_EPOCH (default: the\n' +
+      "toolchain's commit time), gzip without name or time.\n" +
+      'Examples:\n  junobench release prepare 0.1.0\n  junobench release prepare 0.2.0 --previous releases/junobench-0.1.0\n  SOURCE_DATE_EPOCH=1767225600 junobench release prepare 0.1.0 --out /tmp/releases',
+  );
+  prepare.action(async (version: string, flags: PrepareFlags) => {
+    const { prepareRelease } = await import('@junobench/pipeline');
+    const t0 = Date.now();
+    const { plan, written } = await prepareRelease({ version, ...prepareInputs(flags, ctx), ...(flags.dryRun ? { dryRun: true } : {}) });
+    for (const w of plan.warnings) ctx.err(`warning: ${w}`);
+    const m = plan.manifest;
+    const changes = plan.changelog;
+    const lines = [
+      `release ${plan.version}: ${m.totals.instances} instances (${m.totals.verified} verified, ${m.totals.skippedEnv} skipped-env${m.deprecated.length ? `, ${m.deprecated.length} deprecated left out` : ''}), ${plan.files.length} files, ${m.totals.bytes} bytes of content`,
+      ...m.instances.filter((i) => i.status === 'skipped-env').map((i) => `  ${i.id}: skipped-env (${i.reason ?? 'a required module is missing'})`),
+      changes.previous
+        ? `changes since ${changes.previous}: ${changes.added.length} added, ${changes.removed.length} removed, ${changes.changed.length} changed`
+        : 'first release: no previous release found',
+    ];
+    if (flags.dryRun) {
+      for (const r of plan.refusals) lines.push(`REFUSED: ${r.message}`);
+      lines.push(`dry run: would write ${path.join(flags.out, plan.name)}/${plan.archiveName} (sha256 known once written) and its files; nothing written`);
+      ctx.out(lines.join('\n'));
+      ctx.exitCode = plan.refusals.length > 0 ? 1 : 0;
+    } else {
+      const w = written!;
+      lines.push(
+        `wrote ${path.relative(ctx.cwd, w.dir) || w.dir}/ in ${formatDuration(Date.now() - t0)}`,
+        `  ${plan.archiveName}  ${w.archive.bytes} bytes  sha256 ${w.archive.sha256}`,
+        `  ${w.sealed.files.map((f) => f.name).join(', ')}`,
+        `check it: npx junobench release verify ${path.relative(ctx.cwd, w.dir) || w.dir}`,
+      );
+      ctx.out(lines.join('\n'));
+    }
+    if (flags.json) {
+      await writeJsonAtomic(path.resolve(ctx.cwd, flags.json), {
+        version: plan.version,
+        refusals: plan.refusals,
+        warnings: plan.warnings,
+        files: plan.files.map((f) => ({ path: f.path, bytes: f.bytes, sha256: f.sha256 })),
+        changelog: plan.changelog,
+        ...(written ? { archive: { path: written.archive.path, bytes: written.archive.bytes, sha256: written.archive.sha256 } } : {}),
+      });
+    }
+  });
+
+  const verify = release
+    .command('verify')
+    .description('Check a release byte for byte (SHA256SUMS, manifest, schemas, Croissant) and re-execute every instance from the extracted files, comparing outcomes with its verification.json.')
+    .argument('<release>', 'a release folder (releases/junobench-<version>), its .tar.gz, or an extracted release')
+    .option('--no-run', 'only the checks; execute nothing')
+    .option('--jobs <n>', 'notebooks executed at once (default: number of CPUs)', parsePositiveInt)
+    .option('--json <file>', 'write the result as JSON');
+  addRuntimeOptions(verify);
+  verify.addHelpText(
+    'after',
+    '\nThe archive is extracted safely into a temporary folder (no entry may leave it) and removed afterwards; nothing is cached.\n' +
+      'With --runtime docker the image is --image, else the one the release names (its pushed digest, else its tag).\n' +
+      'Exit status: 0 everything holds; 1 a difference (each named); 2 not a release; 3 no usable runtime.\n' +
+      'Examples:\n  junobench release verify releases/junobench-0.1.0 --no-run\n  junobench release verify junobench-0.1.0.tar.gz\n  junobench release verify junobench-0.1.0.tar.gz --runtime docker',
+  );
+  verify.action(async (input: string, flags: VerifyFlags) => {
+    const { verifyRelease } = await import('@junobench/pipeline');
+    const t0 = Date.now();
+    const progress = ctx.progress('release verify');
+    let result;
+    try {
+      result = await verifyRelease({
+        input: path.resolve(ctx.cwd, input),
+        run: flags.run,
+        ...(flags.jobs ? { jobs: flags.jobs } : {}),
+        onProgress: progress,
+        createRuntime: (manifest) => {
+          const image = flags.image ?? manifest.image.registry?.reference ?? manifest.image.tag;
+          return createRuntimeFromFlags({ ...flags, ...(flags.runtime === 'docker' && image ? { image } : {}) }, ctx);
+        },
+      });
+    } finally {
+      progress.done();
+    }
+    const lines: string[] = [];
+    const name = result.version ? `release ${result.version}` : 'release';
+    lines.push(`${name}: ${result.filesChecked} files (${result.bytesChecked} bytes) checked against SHA256SUMS and manifest.json${result.archive ? `; archive sha256 ${result.archive.sha256}` : ''}`);
+    for (const p of result.problems) lines.push(`  ${p.code}: ${p.message}`);
+    if (result.rerun) {
+      const r = result.rerun;
+      lines.push(`re-run (${r.runtime} runtime): ${r.instances} instances, ${r.differences.length} differ from verification.json, ${r.unchecked.length} could not run here, ${r.improved.length} now verified`);
+      for (const d of r.differences) lines.push(`  differs: ${d.message}`);
+      for (const u of r.unchecked) lines.push(`  not checked here: ${u.instance} (${u.reason})`);
+      for (const i of r.improved) lines.push(`  verified here (skipped-env in the release): ${i}`);
+    } else if (!flags.run) lines.push('re-run: skipped (--no-run)');
+    lines.push(result.ok ? `OK: the release holds (${formatDuration(Date.now() - t0)})` : `FAILED: ${result.problems.length + (result.rerun?.differences.length ?? 0)} difference(s) (${formatDuration(Date.now() - t0)})`);
+    ctx.out(lines.join('\n'));
+    if (flags.json) {
+      const { rerun, manifest: _m, ...rest } = result;
+      await writeJsonAtomic(path.resolve(ctx.cwd, flags.json), { ...rest, ...(rerun ? { rerun: { ...rerun, report: undefined }, verification: rerun.report } : {}) });
+    }
+    ctx.exitCode = result.ok ? 0 : 1;
+  });
+
+  const publish = release
+    .command('publish')
+    .description('Publish a release: push the image (--registry) and record its digest, prepare the sealed archive, create the annotated tag v<version> (its message carries the archive sha256), push it (--remote), create the GitHub release with the assets (--github).')
+    .argument('<version>', 'semantic version, e.g. 0.1.0');
+  addPrepareOptions(publish)
+    .option('--repo <dir>', 'git repository to tag (must have no uncommitted changes)', '.')
+    .option('--remote <name>', 'push the tag to this remote')
+    .option('--github <owner/repo>', 'create the GitHub release there (GITHUB_API_URL, GITHUB_TOKEN)')
+    .option('--registry <host:port>', 'push the benchmark image there through the Docker Engine API (DOCKER_HOST)')
+    .option('--dry-run', 'print everything it would do; change nothing');
+  publish.addHelpText(
+    'after',
+    '\nOrder: checks (clean tree, tag free, token, image) → image push and digest → sealed archive naming the digest → tag → GitHub release.\n' +
+      'An existing tag is refused (exit 2) unless it names this very archive (a re-run after a failure: the tag is kept, the GitHub\n' +
+      'release reused, assets already uploaded with the same size skipped). GITHUB_TOKEN is never printed.\n' +
+      'Registry credentials, when needed: JUNOBENCH_REGISTRY_USERNAME, JUNOBENCH_REGISTRY_PASSWORD.\n' +
+      'Examples:\n  junobench release publish 0.1.0 --dry-run --github org/junobench --registry ghcr.io/org\n  junobench release publish 0.1.0 --remote origin --github org/junobench --registry 127.0.0.1:5117',
+  );
+  publish.action(async (version: string, flags: PublishFlags) => {
+    const { publishRelease } = await import('@junobench/pipeline');
+    const { createGitHubClient } = await import('@junobench/release');
+    const env = ctx.env;
+    const github = flags.github ? parseGitHubRepo(flags.github) : undefined;
+    const report = await publishRelease({
+      version,
+      ...prepareInputs(flags, ctx),
+      repoDir: path.resolve(ctx.cwd, flags.repo),
+      ...(flags.remote ? { remote: flags.remote } : {}),
+      ...(github
+        ? {
+            github: {
+              ...github,
+              hasToken: Boolean(env.GITHUB_TOKEN),
+              client: () => createGitHubClient({ ...(env.GITHUB_TOKEN ? { token: env.GITHUB_TOKEN } : {}), ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}) }),
+            },
+          }
+        : {}),
+      ...(flags.registry
+        ? {
+            registry: {
+              address: flags.registry,
+              docker: async () => (await import('@junobench/runtime')).connectDockerEngine(env),
+              ...(env.JUNOBENCH_REGISTRY_USERNAME && env.JUNOBENCH_REGISTRY_PASSWORD
+                ? { auth: { username: env.JUNOBENCH_REGISTRY_USERNAME, password: env.JUNOBENCH_REGISTRY_PASSWORD } }
+                : {}),
+            },
+          }
+        : {}),
+      ...(flags.dryRun ? { dryRun: true } : {}),
+      onStep: (m) => ctx.err(m),
+    });
+    const lines = report.steps.map((s) => `${s.status === 'would' ? 'would' : s.status === 'skipped' ? 'kept ' : 'done '}  ${s.what.padEnd(8)} ${s.detail}`);
+    lines.push(
+      report.dryRun
+        ? `dry run: nothing was changed (release ${report.version}, archive sha256 ${report.archive.sha256}${flags.registry ? ' before the image digest is recorded' : ''})`
+        : `published ${report.tag}: ${report.archive.name} sha256 ${report.archive.sha256}${report.github ? ` → ${report.github.url}` : ''}`,
+    );
+    ctx.out(lines.join('\n'));
+  });
+
+  program
+    .command('deprecate')
+    .description('Withdraw an instance from future releases (recorded in raw/deprecated.json): its id stays reserved, never reused; the next release leaves it out and lists it in its card and changelog.')
+    .argument('<instance-id>', 'the instance to deprecate')
+    .requiredOption('--reason <text>', 'why it is withdrawn (printed in the card and the changelog)')
+    .option('--in <version>', 'the first release that leaves it out (default: the next minor version after the latest release in --out, else 0.1.0)')
+    .option('--instances <dir>', 'the instances folder (the id must exist there or in a release)', 'raw/instances')
+    .option('--file <file>', 'the deprecation list', 'raw/deprecated.json')
+    .option('--out <dir>', 'release folders, to find the latest release', 'releases')
+    .addHelpText('after', '\nExamples:\n  junobench deprecate pandas_2 --reason "the input dataset was withdrawn by its author"\n  junobench deprecate torch_1 --reason "duplicate of torch_2" --in 0.3.0')
+    .action(async (id: string, flags: DeprecateFlags) => {
+      const { listInstanceIds } = await import('@junobench/core');
+      const { listReleaseFolders, nextDeprecationVersion, planDeprecation, readDeprecated, readReleaseManifest, writeDeprecated } = await import('@junobench/release');
+      const file = path.resolve(ctx.cwd, flags.file);
+      const known = new Set<string>(await listInstanceIds(path.resolve(ctx.cwd, flags.instances)).catch(() => [] as string[]));
+      const releases = await listReleaseFolders(path.resolve(ctx.cwd, flags.out));
+      for (const r of releases) for (const i of (await readReleaseManifest(r.dir)).instances) known.add(i.id);
+      const version = flags.in ?? nextDeprecationVersion(releases.map((r) => r.version));
+      const next = planDeprecation(await readDeprecated(file), { id, reason: flags.reason, version, known });
+      await writeDeprecated(file, next);
+      ctx.out(`${id} deprecated in ${version}: ${flags.reason.trim()}\n→ ${path.relative(ctx.cwd, file) || file} (${next.instances.length} deprecated); releases from ${version} on leave it out, and its id is never reused`);
+    });
+}
+
+function addPrepareOptions(cmd: Command): Command {
+  return cmd
+    .option('--from <dir>', 'the curated benchmark (`junobench build` output)', 'curated')
+    .option('--out <dir>', 'where release folders are written', 'releases')
+    .option('--previous <release>', 'the release to compare with (folder or .tar.gz; default: the latest in --out)')
+    .option('--recipe <dir>', 'rendered Dockerfiles and lock files of the image', 'docker')
+    .option('--deprecated <file>', 'deprecated instances, left out', 'raw/deprecated.json')
+    .option('--metadata <file>', 'dataset metadata for the card and Croissant file (optional)', 'raw/release.json')
+    .option('--profile <name>', 'image profile (default: the one curated/image.json names, else debian)')
+    .option('--min-kappa <k>', "agreement gate: every dimension's Cohen's kappa must reach it (default 0.9, or raw/release.json's)");
+}
+
+function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliContext) {
+  const abs = (p: string) => path.resolve(ctx.cwd, p);
+  const epoch = ctx.env.SOURCE_DATE_EPOCH;
+  if (epoch !== undefined && !/^\d+$/.test(epoch)) {
+    throw new JunoError('E_USAGE', `SOURCE_DATE_EPOCH must be a whole number of seconds since 1970, not "${epoch}"`, { hint: 'e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)' });
+  }
+  let minKappa: number | undefined;
+  if (flags.minKappa !== undefined) {
+    minKappa = Number(flags.minKappa);
+    if (!Number.isFinite(minKappa) || minKappa < -1 || minKappa > 1) throw new JunoError('E_USAGE', `--min-kappa must be a number from -1 to 1, not "${flags.minKappa}"`);
+  }
+  return {
+    curatedDir: abs(flags.from),
+    outDir: abs(flags.out),
+    ...(flags.previous ? { previous: abs(flags.previous) } : {}),
+    recipeDir: abs(flags.recipe),
+    deprecatedFile: abs(flags.deprecated),
+    metadataFile: abs(flags.metadata),
+    ...(flags.profile ? { profile: flags.profile } : {}),
+    ...(epoch !== undefined ? { sourceDateEpoch: Number(epoch) } : {}),
+    ...(minKappa !== undefined ? { minKappa } : {}),
+  };
+}
+
+function parseGitHubRepo(value: string): { owner: string; repo: string } {
+  const m = /^([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+)$/.exec(value);
+  if (!m) throw new JunoError('E_USAGE', `--github takes owner/repo, not "${value}"`, { hint: 'e.g. --github junobench/junobench' });
+  return { owner: m[1]!, repo: m[2]! };
+}

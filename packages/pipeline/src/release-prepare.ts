@@ -1,0 +1,176 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  formatJson,
+  readJsonFile,
+  writeFileAtomic,
+  type Benchmark,
+  type ReleaseImagePush,
+  type VerificationReport,
+} from '@junobench/core';
+import { computeStats, statsRowsFromBenchmark, writeStats } from '@junobench/labels';
+import {
+  openGitRepository,
+  planRelease,
+  validateReleaseVersion,
+  readDeprecated,
+  readGitIdentity,
+  readReleaseInputs,
+  writeRelease,
+  type ReleasePlan,
+  type WrittenRelease,
+} from '@junobench/release';
+import { RUNNER_CONTEXT_NAME } from '@junobench/image';
+import { RUNNER_DIR, readRunnerFiles } from '@junobench/runtime';
+import { formatBenchmarkCsv } from './stage-benchmark.js';
+
+/** The toolchain's own checkout: its version and commit go into every manifest. */
+const TOOLCHAIN_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export interface PrepareReleaseOptions {
+  version: string;
+  /** The curated benchmark. */
+  curatedDir: string;
+  /** Where release folders live (releases/). */
+  outDir: string;
+  /** Previous release (folder or tarball); default the latest in outDir. */
+  previous?: string;
+  /** Rendered Dockerfiles and lock files (docker/). */
+  recipeDir: string;
+  /** raw/deprecated.json */
+  deprecatedFile: string;
+  /** raw/release.json (optional file) */
+  metadataFile: string;
+  profile?: string;
+  /** SOURCE_DATE_EPOCH when set; else the toolchain's commit time. */
+  sourceDateEpoch?: number;
+  /** The pushed image (publish), named in the manifest. */
+  imagePush?: ReleaseImagePush | null;
+  /** owner/repo of the GitHub releases (download URL in the Croissant file beside the archive). */
+  repository?: string;
+  minKappa?: number;
+  /** Plan only: nothing is written. */
+  dryRun?: boolean;
+  /** Override the toolchain identity (tests). */
+  toolchain?: { version: string; commit: string | null; dirty: boolean | null; commitTime?: number | null };
+}
+
+export interface PreparedRelease {
+  plan: ReleasePlan;
+  written?: WrittenRelease;
+}
+
+/**
+ * `junobench release prepare`: read curated/ (as it would be without the
+ * deprecated instances), the image recipe, the deprecation list and the
+ * previous release; plan the release; write it unless this is a dry run.
+ * Refusals are in the plan; writeRelease turns them into an error listing
+ * each.
+ */
+export async function prepareRelease(o: PrepareReleaseOptions): Promise<PreparedRelease> {
+  validateReleaseVersion(o.version);
+  const toolchain = o.toolchain ?? (await readToolchainIdentity());
+  const warnings: string[] = [];
+  let epoch = o.sourceDateEpoch;
+  if (epoch === undefined) {
+    if (toolchain.commitTime != null) epoch = toolchain.commitTime;
+    else {
+      epoch = 0;
+      warnings.push('no SOURCE_DATE_EPOCH and no commit time: archive entries are dated 1970-01-01');
+    }
+  }
+  const deprecated = (await readDeprecated(o.deprecatedFile)).instances;
+  const view = await writeReleaseView(o.curatedDir, new Set(deprecated.map((d) => d.id)));
+  try {
+    const inputs = await readReleaseInputs({
+      version: o.version,
+      curatedDir: o.curatedDir,
+      overlay: view.overlay,
+      recipeDir: o.recipeDir,
+      // The image's build context beside the Dockerfile, laid out as `image build` lays it out.
+      contextFiles: (await readRunnerFiles()).map((f) => ({ path: `${RUNNER_CONTEXT_NAME}/${f.name}`, abs: path.join(RUNNER_DIR, f.name) })),
+      ...(o.profile ? { profile: o.profile } : {}),
+      deprecatedFile: o.deprecatedFile,
+      metadataFile: o.metadataFile,
+      ...(o.previous ? { previous: o.previous } : {}),
+      outDir: o.outDir,
+      sourceDateEpoch: epoch,
+      toolchain: { name: 'junobench', version: toolchain.version, commit: toolchain.commit, dirty: toolchain.dirty },
+      imagePush: o.imagePush ?? null,
+    });
+    inputs.warnings.push(...warnings);
+    if (o.repository) inputs.metadata.repository = o.repository;
+    if (o.minKappa !== undefined) inputs.metadata.minKappa = o.minKappa;
+    const plan = planRelease(inputs);
+    if (o.dryRun) return { plan };
+    return { plan, written: await writeRelease(plan, o.outDir) };
+  } finally {
+    await view.close();
+  }
+}
+
+/** The toolchain's version (root package.json) and its git commit, dirtiness and commit time. */
+export async function readToolchainIdentity(): Promise<{ version: string; commit: string | null; dirty: boolean | null; commitTime: number | null }> {
+  const pkg = JSON.parse(await readFile(path.join(TOOLCHAIN_ROOT, 'package.json'), 'utf8')) as { version?: string };
+  const git = await readGitIdentity(openGitRepository(TOOLCHAIN_ROOT));
+  return { version: pkg.version ?? '0.0.0', ...git };
+}
+
+/**
+ * curated/ without the deprecated instances, as overlay files: when a
+ * deprecated instance is still in the curated benchmark (it was built
+ * before the deprecation), benchmark.json/.csv, verification.json,
+ * final-labels.jsonl and stats/ are redone without it in a temporary
+ * folder. Nothing to redo: no overlay.
+ */
+async function writeReleaseView(curatedDir: string, deprecated: ReadonlySet<string>): Promise<{ overlay: Record<string, string>; close: () => Promise<void> }> {
+  const none = { overlay: {}, close: async () => undefined };
+  if (deprecated.size === 0) return none;
+  const benchmarkFile = path.join(curatedDir, 'benchmark.json');
+  const verificationFile = path.join(curatedDir, 'verification.json');
+  const benchmark = await readJsonFile<Benchmark>(benchmarkFile, { schema: 'benchmark' }).catch(() => undefined);
+  const verification = await readJsonFile<VerificationReport>(verificationFile, { schema: 'verification' }).catch(() => undefined);
+  if (!benchmark || !verification) return none;
+  const hit = benchmark.instances.some((e) => deprecated.has(e.id)) || verification.instances.some((v) => deprecated.has(v.instance));
+  if (!hit) return none;
+
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'junobench-release-view-'));
+  const close = () => rm(tmp, { recursive: true, force: true });
+  try {
+    const kept: Benchmark = { ...benchmark, instances: benchmark.instances.filter((e) => !deprecated.has(e.id)) };
+    const instances = verification.instances.filter((v) => !deprecated.has(v.instance));
+    const keptVerification: VerificationReport = {
+      ...verification,
+      instances,
+      summary: {
+        total: instances.length,
+        verified: instances.filter((v) => v.status === 'verified').length,
+        notVerified: instances.filter((v) => v.status === 'not-verified').length,
+        skipped: instances.filter((v) => v.status === 'skipped').length,
+        flaky: instances.filter((v) => v.status === 'flaky').length,
+      },
+    };
+    const overlay: Record<string, string> = {
+      'benchmark.json': path.join(tmp, 'benchmark.json'),
+      'benchmark.csv': path.join(tmp, 'benchmark.csv'),
+      'verification.json': path.join(tmp, 'verification.json'),
+      stats: path.join(tmp, 'stats'),
+    };
+    await writeFileAtomic(overlay['benchmark.json']!, formatJson(kept));
+    await writeFileAtomic(overlay['benchmark.csv']!, formatBenchmarkCsv(kept));
+    await writeFileAtomic(overlay['verification.json']!, formatJson(keptVerification));
+    await writeStats(overlay.stats!, computeStats(statsRowsFromBenchmark(kept)));
+    const finalLabels = await readFile(path.join(curatedDir, 'labels', 'final-labels.jsonl'), 'utf8').catch(() => undefined);
+    if (finalLabels !== undefined) {
+      const lines = finalLabels.split('\n').filter((l) => l.trim() && !deprecated.has((JSON.parse(l) as { instance: string }).instance));
+      overlay['labels/final-labels.jsonl'] = path.join(tmp, 'final-labels.jsonl');
+      await writeFileAtomic(overlay['labels/final-labels.jsonl'], lines.map((l) => `${l}\n`).join(''));
+    }
+    return { overlay, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

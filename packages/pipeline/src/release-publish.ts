@@ -1,0 +1,254 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type Docker from 'dockerode';
+import { JunoError, readJsonFile, type ImageRecord, type ReleaseImagePush } from '@junobench/core';
+import {
+  assertCleanTree,
+  checkRelease,
+  createReleaseTag,
+  formatTagMessage,
+  openGitRepository,
+  openRelease,
+  publishGitHubRelease,
+  pushReleaseImage,
+  pushReleaseTag,
+  readGitIdentity,
+  readTag,
+  validateReleaseVersion,
+  writeRelease,
+  RELEASE_FILES,
+  RELEASE_IMAGE_REPOSITORY,
+  type GitHubClient,
+  type GitHubReleaseResult,
+  type ReleasePlan,
+  type WrittenRelease,
+} from '@junobench/release';
+import { prepareRelease, type PrepareReleaseOptions } from './release-prepare.js';
+
+export interface PublishReleaseOptions extends Omit<PrepareReleaseOptions, 'imagePush' | 'repository' | 'dryRun'> {
+  /** The git repository the tag goes into. */
+  repoDir: string;
+  /** Push the tag there. */
+  remote?: string;
+  /** The GitHub release: owner/repo and a client on GITHUB_API_URL with GITHUB_TOKEN. */
+  github?: { owner: string; repo: string; client: () => GitHubClient; hasToken: boolean };
+  /** Push the benchmark image to this registry (host:port) through the engine. */
+  registry?: { address: string; docker: () => Promise<Docker>; auth?: { username: string; password: string }; fetch?: typeof fetch };
+  dryRun?: boolean;
+  onStep?: (message: string) => void;
+}
+
+export interface PublishStep {
+  what: 'check' | 'image' | 'prepare' | 'verify' | 'tag' | 'push-tag' | 'github';
+  /** done | skipped (already so) | would (dry run) */
+  status: 'done' | 'skipped' | 'would';
+  detail: string;
+}
+
+export interface PublishReport {
+  version: string;
+  tag: string;
+  dryRun: boolean;
+  steps: PublishStep[];
+  plan: ReleasePlan;
+  archive: { name: string; bytes: number; sha256: string };
+  image?: ReleaseImagePush;
+  github?: GitHubReleaseResult;
+}
+
+/**
+ * `junobench release publish`, in the only order that lets the archive name
+ * the image it runs in: check everything first (clean tree, tag free or
+ * ours, token, image) → push the image and read its digest back → prepare
+ * the release again with that digest (sealed: the archive's sha256 is final
+ * from here) → check it → annotated tag whose message carries the archive's
+ * sha256, pushed to the remote → GitHub release with the assets. A re-run
+ * after a failure resumes: a tag that names the same archive is kept, the
+ * GitHub release is reused, uploaded assets are skipped. `dryRun` changes
+ * nothing: the archive is written to a temporary folder only to print its
+ * sha256.
+ */
+export async function publishRelease(o: PublishReleaseOptions): Promise<PublishReport> {
+  const version = validateReleaseVersion(o.version);
+  const tag = `v${version}`;
+  const steps: PublishStep[] = [];
+  const step = (s: PublishStep) => {
+    steps.push(s);
+    o.onStep?.(`${s.status === 'would' ? 'would ' : ''}${s.what}: ${s.detail}`);
+  };
+  const dry = Boolean(o.dryRun);
+  const git = openGitRepository(o.repoDir);
+
+  // 1. Everything that can refuse, before anything changes.
+  await assertCleanTree(git, o.repoDir);
+  const head = await readGitIdentity(git);
+  if (!head.commit) throw new JunoError('E_GIT', 'the repository has no commit to tag', { location: { file: o.repoDir }, hint: 'commit first' });
+  const existing = await readTag(git, tag);
+  if (existing.exists && !existing.archiveSha256) {
+    throw new JunoError('E_GIT', `tag ${tag} already exists`, {
+      location: { file: o.repoDir },
+      hint: 'a released version is never re-tagged: choose a greater version (release prepare <next version>)',
+    });
+  }
+  if (o.github && !o.github.hasToken && !dry) {
+    throw new JunoError('E_USAGE', 'GITHUB_TOKEN is not set', { hint: 'export GITHUB_TOKEN=<a token that may write releases of the repository> (it is never printed)' });
+  }
+  let image: ImageRecord | undefined;
+  if (o.registry) {
+    const record = path.join(o.curatedDir, 'image.json');
+    image = await readJsonFile<ImageRecord>(record, { schema: 'image-record' }).catch((e: unknown) => {
+      throw new JunoError('E_USAGE', 'no benchmark image recorded: --registry pushes the image `junobench image build` made', {
+        location: { file: record },
+        hint: 'build it first: `npx junobench image build` (or leave out --registry)',
+        cause: e,
+      });
+    });
+  }
+  step({ what: 'check', status: 'done', detail: `working tree clean at ${head.commit.slice(0, 12)}; tag ${tag} ${existing.exists ? 'exists (from an earlier run of this release)' : 'is free'}` });
+
+  // 2. The image, so that the archive can name its digest.
+  let push: ReleaseImagePush | undefined;
+  if (o.registry && image) {
+    const repository = `${o.registry.address}/${RELEASE_IMAGE_REPOSITORY}`;
+    if (dry) step({ what: 'image', status: 'would', detail: `tag ${image.tag} as ${repository}:${version}, push it and record its digest in manifest.json` });
+    else {
+      push = await pushReleaseImage(await o.registry.docker(), {
+        image: image.tag,
+        registry: o.registry.address,
+        tag: version,
+        ...(o.registry.auth ? { auth: o.registry.auth } : {}),
+        ...(o.registry.fetch ? { fetch: o.registry.fetch } : {}),
+        ...(o.onStep ? { onStep: o.onStep } : {}),
+      });
+      step({ what: 'image', status: 'done', detail: `pushed ${push.reference}` });
+    }
+  }
+
+  // 3. The sealed release.
+  const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
+  const prepareOptions: PrepareReleaseOptions = { ...o, ...(push ? { imagePush: push } : {}), ...(repository ? { repository } : {}) };
+  let written: WrittenRelease;
+  let plan: ReleasePlan;
+  let scratch: string | undefined;
+  if (dry) {
+    // Written aside only to learn the archive's sha256; removed below.
+    scratch = await mkdtemp(path.join(os.tmpdir(), 'junobench-publish-dry-'));
+    const prepared = await prepareRelease({ ...prepareOptions, outDir: o.outDir, dryRun: true });
+    plan = prepared.plan;
+    written = await writeRelease(plan, scratch);
+  } else {
+    const prepared = await prepareRelease(prepareOptions);
+    plan = prepared.plan;
+    written = prepared.written!;
+  }
+  try {
+    const archive = { name: plan.archiveName, bytes: written.archive.bytes, sha256: written.archive.sha256 };
+    step({
+      what: 'prepare',
+      status: dry ? 'would' : 'done',
+      detail: `${dry ? 'write' : 'wrote'} ${path.join(o.outDir, plan.name)}/ (${plan.manifest.totals.instances} instances; ${plan.archiveName} ${archive.bytes} bytes, sha256 ${archive.sha256})${!push && o.registry ? ' — the image digest is only known after the push, so the real archive will differ' : ''}`,
+    });
+
+    const opened = await openRelease(written.dir);
+    try {
+      const check = await checkRelease(opened);
+      if (check.problems.length > 0) {
+        throw new JunoError('E_INTERNAL', `the prepared release does not pass its own checks: ${check.problems.slice(0, 5).map((p) => p.message).join('; ')}`);
+      }
+    } finally {
+      await opened.close();
+    }
+    step({ what: 'verify', status: 'done', detail: `${plan.files.length} files checked (SHA256SUMS, manifest, schemas, Croissant)` });
+
+    // 4. The tag names the sealed archive.
+    if (existing.exists && existing.archiveSha256 !== archive.sha256) {
+      throw new JunoError('E_GIT', `tag ${tag} already exists for another archive (sha256 ${existing.archiveSha256})`, {
+        location: { file: o.repoDir },
+        hint: 'a released version is never re-tagged: choose a greater version',
+      });
+    }
+    const manifestSha = plan.files.find((f) => f.path === RELEASE_FILES.manifest)!.sha256;
+    const message = formatTagMessage({ name: plan.metadata.name, version, archiveName: plan.archiveName, archiveSha256: archive.sha256, manifestSha256: manifestSha, instances: plan.manifest.totals.instances });
+    if (existing.exists) step({ what: 'tag', status: 'skipped', detail: `${tag} already names this archive` });
+    else if (dry) step({ what: 'tag', status: 'would', detail: `create annotated tag ${tag} on ${head.commit.slice(0, 12)}: "${message.split('\n')[0]}" … archive sha256 ${archive.sha256}` });
+    else {
+      await createReleaseTag(git, { tag, message });
+      step({ what: 'tag', status: 'done', detail: `annotated tag ${tag} on ${head.commit.slice(0, 12)} (archive sha256 ${archive.sha256})` });
+    }
+    if (o.remote) {
+      if (dry) step({ what: 'push-tag', status: 'would', detail: `push ${tag} to ${o.remote}` });
+      else {
+        await pushReleaseTag(git, tag, o.remote);
+        step({ what: 'push-tag', status: 'done', detail: `pushed ${tag} to ${o.remote}` });
+      }
+    }
+
+    // 5. The GitHub release.
+    let github: GitHubReleaseResult | undefined;
+    if (o.github) {
+      const assets = [
+        { name: plan.archiveName, path: written.archive.path, bytes: written.archive.bytes, contentType: 'application/gzip' },
+        ...[RELEASE_FILES.sums, RELEASE_FILES.manifest, RELEASE_FILES.croissant].map((name) => {
+          const f = written.sealed.files.find((x) => x.name === name)!;
+          return {
+            name,
+            path: path.join(written.dir, name),
+            bytes: Buffer.byteLength(f.content),
+            contentType: name.endsWith('.json') ? 'application/json' : 'text/plain',
+          };
+        }),
+      ];
+      if (dry) {
+        step({ what: 'github', status: 'would', detail: `create (or reuse) the release ${tag} of ${repository} and upload ${assets.map((a) => `${a.name} (${a.bytes} bytes)`).join(', ')}` });
+      } else {
+        github = await publishGitHubRelease(o.github.client(), {
+          owner: o.github.owner,
+          repo: o.github.repo,
+          tag,
+          name: `${plan.metadata.name} ${version}`,
+          body: releaseNotes(plan, archive),
+          prerelease: /-/.test(version),
+          assets,
+          ...(o.onStep ? { onStep: o.onStep } : {}),
+        });
+        step({
+          what: 'github',
+          status: 'done',
+          detail: `${github.created ? 'created' : 'reused'} ${github.url}; uploaded ${github.uploaded.length}, already there ${github.skipped.length}${github.replaced.length ? `, replaced ${github.replaced.length}` : ''}`,
+        });
+      }
+    }
+    return { version, tag, dryRun: dry, steps, plan, archive, ...(push ? { image: push } : {}), ...(github ? { github } : {}) };
+  } finally {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The GitHub release's body: the changelog, then the card's figures and how to check the release. */
+export function releaseNotes(plan: ReleasePlan, archive: { name: string; sha256: string }): string {
+  const changelog = (plan.files.find((f) => f.path === RELEASE_FILES.changelog) as { content?: string } | undefined)?.content ?? '';
+  const m = plan.manifest;
+  const lines = [
+    changelog.replace(/^# Changelog\n+/, '').trim(),
+    '',
+    '## This release',
+    '',
+    `- ${m.totals.instances} instances: ${m.totals.verified} verified${m.totals.skippedEnv ? `, ${m.totals.skippedEnv} skipped-env (never counted as verified)` : ''}${m.deprecated.length ? `; ${m.deprecated.length} deprecated` : ''}`,
+    ...m.agreement.dimensions.map((d) => `- agreement on ${d.dimension}: Cohen's kappa ${d.kappa === null ? 'n/a' : d.kappa.toFixed(3)}`),
+    ...(m.image.registry ? [`- image: \`${m.image.registry.reference}\``] : []),
+    `- \`${archive.name}\` sha256 \`${archive.sha256}\``,
+    '',
+    'Check and re-run every case:',
+    '',
+    '```sh',
+    'sha256sum -c SHA256SUMS',
+    `npx junobench release verify ${archive.name}${m.image.registry ? ` --runtime docker --image ${m.image.registry.reference}` : ''}`,
+    '```',
+    '',
+    'The dataset card is README.md inside the archive; croissant.json is its MLCommons Croissant 1.0 metadata.',
+  ];
+  const body = lines.join('\n');
+  // GitHub caps a release body at 125,000 characters.
+  return body.length > 120_000 ? `${body.slice(0, 120_000)}\n\n(truncated: see CHANGELOG.md in the archive)` : body;
+}

@@ -1,0 +1,111 @@
+import { simpleGit, type SimpleGit } from 'simple-git';
+import { JunoError } from '@junobench/core';
+
+export type { SimpleGit } from 'simple-git';
+
+/** A simple-git client on a folder (the adapter publish and prepare are given). */
+export function openGitRepository(dir: string): SimpleGit {
+  return simpleGit({ baseDir: dir, trimmed: true, maxConcurrentProcesses: 1 });
+}
+
+export interface GitIdentity {
+  commit: string | null;
+  dirty: boolean | null;
+  /** Committer time of HEAD, seconds since 1970 (the default SOURCE_DATE_EPOCH). */
+  commitTime: number | null;
+}
+
+/** HEAD, whether the working tree has changes, and HEAD's time; nulls outside a git checkout. */
+export async function readGitIdentity(git: SimpleGit): Promise<GitIdentity> {
+  try {
+    if (!(await git.checkIsRepo())) return { commit: null, dirty: null, commitTime: null };
+    const commit = (await git.revparse(['HEAD'])).trim();
+    const time = Number((await git.raw(['log', '-1', '--format=%ct', 'HEAD'])).trim());
+    const status = await git.status();
+    return { commit, dirty: !status.isClean(), commitTime: Number.isFinite(time) ? time : null };
+  } catch {
+    // An empty repository (no HEAD yet) or no git at all: nothing to name.
+    return { commit: null, dirty: null, commitTime: null };
+  }
+}
+
+export interface TagState {
+  exists: boolean;
+  /** The annotated tag's message. */
+  message?: string;
+  /** The archive sha256 the message names, when it is a release tag of ours. */
+  archiveSha256?: string;
+}
+
+export async function readTag(git: SimpleGit, tag: string): Promise<TagState> {
+  const found = (await git.raw(['tag', '--list', tag])).trim();
+  if (found !== tag) return { exists: false };
+  const message = (await git.raw(['tag', '--list', '--format=%(contents)', tag])).trim();
+  const m = /sha256 ([0-9a-f]{64})\b/.exec(message);
+  return m ? { exists: true, message, archiveSha256: m[1]! } : { exists: true, message };
+}
+
+/** The annotated tag's message: what it releases, with the archive's and the manifest's sha256. */
+export function formatTagMessage(o: { name: string; version: string; archiveName: string; archiveSha256: string; manifestSha256: string; instances: number }): string {
+  return [
+    `${o.name} ${o.version}`,
+    '',
+    `${o.instances} instances.`,
+    `archive ${o.archiveName} sha256 ${o.archiveSha256}`,
+    `manifest.json sha256 ${o.manifestSha256}`,
+    '',
+    `Check: sha256sum -c SHA256SUMS; npx junobench release verify ${o.archiveName}`,
+    '',
+  ].join('\n');
+}
+
+/** Refuse a working tree with changes (modified, staged or untracked files): a release names one commit. */
+export async function assertCleanTree(git: SimpleGit, dir: string): Promise<void> {
+  if (!(await git.checkIsRepo().catch(() => false))) {
+    throw new JunoError('E_GIT', 'not a git repository', { location: { file: dir }, hint: 'run publish in the repository the release is tagged in, or pass --repo <dir>' });
+  }
+  const status = await git.status();
+  if (!status.isClean()) {
+    const names = [...status.modified, ...status.staged, ...status.not_added, ...status.deleted, ...status.created, ...status.renamed.map((r) => r.to)];
+    const unique = [...new Set(names)].sort();
+    throw new JunoError('E_GIT', `the working tree has uncommitted changes (${unique.slice(0, 8).join(', ')}${unique.length > 8 ? `, and ${unique.length - 8} more` : ''})`, {
+      location: { file: dir },
+      hint: 'commit or remove them first: a release tag must name exactly the files it was built from',
+    });
+  }
+}
+
+export interface TagRequest {
+  tag: string;
+  message: string;
+  remote?: string;
+}
+
+/** Create the annotated tag on HEAD and push it to `remote` when given. */
+export async function createReleaseTag(git: SimpleGit, req: TagRequest): Promise<void> {
+  try {
+    await git.addAnnotatedTag(req.tag, req.message);
+  } catch (e) {
+    throw new JunoError('E_GIT', `could not create tag ${req.tag}: ${firstLine(e)}`, {
+      hint: 'an annotated tag needs a committer: set git config user.name and user.email',
+      cause: e,
+    });
+  }
+  if (req.remote) await pushReleaseTag(git, req.tag, req.remote);
+}
+
+export async function pushReleaseTag(git: SimpleGit, tag: string, remote: string): Promise<void> {
+  try {
+    await git.push(remote, `refs/tags/${tag}`);
+  } catch (e) {
+    throw new JunoError('E_GIT', `could not push tag ${tag} to ${remote}: ${firstLine(e)}`, {
+      exitCode: 1,
+      hint: `check the remote (git remote -v) and your access, then run publish again (the tag is kept; it is pushed on the next run)`,
+      cause: e,
+    });
+  }
+}
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split('\n').find((l) => l.trim()) ?? 'git failed';
+}

@@ -1,0 +1,87 @@
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { JunoError, formatJson, sha256, writeFileAtomic } from '@junobench/core';
+import { sealCroissant } from './plan-croissant.js';
+import { RELEASE_FILES } from './plan-release.js';
+import { formatSha256Sums } from './sha256sums.js';
+import { writeReleaseArchive, type ArchiveDigest } from './write-release-archive.js';
+import type { ReleasePlan, SealedRelease } from './release-types.js';
+
+/** Where a published archive is downloaded from, when the GitHub repository is known; else its name beside croissant.json. */
+export function archiveDownloadUrl(plan: Pick<ReleasePlan, 'tag' | 'archiveName'>, repository?: string): string {
+  return repository ? `https://github.com/${repository}/releases/download/${plan.tag}/${plan.archiveName}` : plan.archiveName;
+}
+
+/**
+ * The files of the release folder beside the archive, once its digest is
+ * known: manifest.json, README.md and CHANGELOG.md as in the archive,
+ * croissant.json with the archive as a FileObject (its sha256), and
+ * SHA256SUMS over all of them and the archive. Pure.
+ */
+export function sealRelease(plan: ReleasePlan, archive: { bytes: number; sha256: string }): SealedRelease {
+  const content = (p: string) => {
+    const f = plan.files.find((x) => x.path === p);
+    if (!f || f.from !== 'generated') throw new JunoError('E_INTERNAL', `the plan has no generated ${p}`);
+    return f.content;
+  };
+  const croissant = sealCroissant(plan.croissant, {
+    name: plan.archiveName,
+    bytes: archive.bytes,
+    sha256: archive.sha256,
+    url: archiveDownloadUrl(plan, plan.metadata.repository),
+    topFolder: plan.name,
+  });
+  const files: { name: string; content: string }[] = [
+    { name: RELEASE_FILES.manifest, content: content(RELEASE_FILES.manifest) },
+    { name: RELEASE_FILES.card, content: content(RELEASE_FILES.card) },
+    { name: RELEASE_FILES.changelog, content: content(RELEASE_FILES.changelog) },
+    { name: RELEASE_FILES.croissant, content: formatJson(croissant) },
+  ];
+  const sums = formatSha256Sums([{ path: plan.archiveName, sha256: archive.sha256 }, ...files.map((f) => ({ path: f.name, sha256: sha256(f.content) }))]);
+  files.push({ name: RELEASE_FILES.sums, content: sums });
+  return { archive: { name: plan.archiveName, bytes: archive.bytes, sha256: archive.sha256 }, croissant, files };
+}
+
+export interface WrittenRelease {
+  dir: string;
+  archive: { path: string } & ArchiveDigest;
+  sealed: SealedRelease;
+}
+
+/**
+ * Write a planned release: `<outDir>/junobench-<version>/` with the
+ * deterministic archive and the files beside it. Refused (E_RELEASE_REFUSED,
+ * exit 1, every reason listed) when the plan has refusals. The folder is
+ * assembled beside its final place and swapped in whole, so a failure never
+ * leaves half a release.
+ */
+export async function writeRelease(plan: ReleasePlan, outDir: string): Promise<WrittenRelease> {
+  assertReleasable(plan);
+  await mkdir(outDir, { recursive: true });
+  const final = path.join(outDir, plan.name);
+  const tmp = path.join(outDir, `.${plan.name}.partial-${process.pid}`);
+  await rm(tmp, { recursive: true, force: true });
+  await mkdir(tmp, { recursive: true });
+  try {
+    const archivePath = path.join(tmp, plan.archiveName);
+    const digest = await writeReleaseArchive(archivePath, plan.name, plan.files, plan.sourceDateEpoch);
+    const sealed = sealRelease(plan, digest);
+    for (const f of sealed.files) await writeFileAtomic(path.join(tmp, f.name), f.content);
+    const old = path.join(outDir, `.${plan.name}.old-${process.pid}`);
+    await rename(final, old).catch(() => undefined);
+    await rename(tmp, final);
+    await rm(old, { recursive: true, force: true });
+    return { dir: final, archive: { path: path.join(final, plan.archiveName), ...digest }, sealed };
+  } catch (e) {
+    await rm(tmp, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** Throws E_RELEASE_REFUSED listing every refusal of the plan. */
+export function assertReleasable(plan: Pick<ReleasePlan, 'refusals' | 'version'>): void {
+  if (plan.refusals.length === 0) return;
+  throw new JunoError('E_RELEASE_REFUSED', `release ${plan.version} refused (${plan.refusals.length} reason${plan.refusals.length === 1 ? '' : 's'}):\n${plan.refusals.map((r) => `  - ${r.message}`).join('\n')}`, {
+    hint: 'fix each reason (verify the instances again, resolve the agreement, or choose a greater version) and prepare again',
+  });
+}
