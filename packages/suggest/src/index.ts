@@ -7,6 +7,22 @@ export { evaluateLibcause, labelledLibrary, LibcauseEvaluator } from './evaluate
 export type { LibcauseEvaluation, LibraryScore } from './evaluate-libcause.js';
 
 // Label suggestions in the four dimensions.
-export { suggestLabels } from './suggest-labels.js';
-export type { SuggestInput } from './suggest-labels.js';
+export { suggestLabels, suggestLabelsWithRules } from './suggest-labels.js';
+export type { SuggestInput, SuggestionRules } from './suggest-labels.js';
 export type { LabelSuggestions, LibrarySuggestion, CrashTypeSuggestion, RootCauseSuggestion, PipelineStageSuggestion } from '@junobench/core';
+export { RULE_CONFIDENCE } from './rule-confidence.js';
+export type { SuggestionRule, LibraryRule } from './rule-confidence.js';
+
+// Measuring them.
+export { normalizeLabels } from './normalize-labels.js';
+export type { NormalizedLabels } from './normalize-labels.js';
+export { SuggestionEvaluator } from './evaluate-suggestions.js';
+export type { SuggestionEvaluation, DimensionEvaluation, RuleScore } from './evaluate-suggestions.js';
+export { assignSplit, DEFAULT_SPLIT } from './assign-split.js';
+export type { EvalSplit, SplitOptions } from './assign-split.js';
+
+// `labels suggest`: reading notebooks, instances and pools.
+export { readSuggestCases } from './read-suggest-cases.js';
+export type { SuggestCase, ReadSuggestOptions } from './read-suggest-cases.js';
+export { suggestForTargets } from './suggest-for-targets.js';
+export type { SuggestForTargetsOptions } from './suggest-for-targets.js';

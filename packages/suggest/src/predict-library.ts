@@ -17,6 +17,7 @@ import {
   PACKAGE_LIBRARIES,
   WRAPPER_LIBRARIES,
 } from './library-knowledge.js';
+import { RULE_CONFIDENCE, type LibraryRule } from './rule-confidence.js';
 
 /** What the estimator reads of a crash: a CrashRecord has it all. */
 export type LibraryEvidence = Pick<CrashRecord, 'ename' | 'evalue' | 'traceback' | 'imports'>;
@@ -27,6 +28,8 @@ export interface LibraryPrediction {
   confidence: number;
   /** The signals found, the deciding one first. */
   evidence: string[];
+  /** Which rule decided (its measured hit rate is the confidence). */
+  rule: LibraryRule;
 }
 
 /*
@@ -183,76 +186,75 @@ class Analysis {
     if (NOTEBOOK_STATE_ERRORS.has(e)) {
       return this.result(
         'None',
-        0.9,
+        'library.notebook-state',
         `${this.ename}: the notebook's state lacks a name (a cell not run, or run out of order) — no library caused it`,
       );
     }
     if (['syntaxerror', 'indentationerror', 'taberror', 'keyboardinterrupt'].includes(e)) {
-      return this.result('None', 0.85, `${this.ename}: raised by the Python interpreter, not a library`);
+      return this.result('None', 'library.interpreter', `${this.ename}: raised by the Python interpreter, not a library`);
     }
 
     const moved = this.movedSubmodule();
-    if (moved) return this.result(moved.library, 0.7, moved.why);
+    if (moved) return this.result(moved.library, 'library.moved-submodule', moved.why);
     const environment = this.environmentCause();
-    if (environment) return this.result('None', 0.85, environment);
+    if (environment) return this.result('None', 'library.environment', environment);
 
     const typo = this.misspelledModuleAttribute();
-    if (typo) return this.result('None', 0.75, typo);
+    if (typo) return this.result('None', 'library.misspelt-attribute', typo);
     const entry = this.entryLibrary();
     if (!entry || entry.implicit) {
       const none = this.noneValue();
-      if (none) return this.result('None', 0.7, none);
+      if (none) return this.result('None', 'library.none-value', none);
     }
     if (entry && !entry.implicit) {
       const raised = entry.raisedIn && entry.raisedIn !== entry.library ? ` (raised inside ${entry.raisedIn})` : '';
-      const conf = entry.raisedIn === entry.library ? 0.9 : 0.8;
       const wrapper = this.wrapperOver(entry.library);
       if (wrapper) {
-        return this.result(wrapper.library, 0.75, `${wrapper.name} runs on ${entry.library} and its frames are on the way from the crashing line to the raise: the more specific library`);
+        return this.result(wrapper.library, 'library.wrapper', `${wrapper.name} runs on ${entry.library} and its frames are on the way from the crashing line to the raise: the more specific library`);
       }
-      return this.result(entry.library, conf, `the crashing line calls into ${entry.name}: first library frame after the notebook's frame${raised}`);
+      return this.result(entry.library, entry.raisedIn === entry.library ? 'library.entry-same' : 'library.entry', `the crashing line calls into ${entry.name}: first library frame after the notebook's frame${raised}`);
     }
     if (entry?.raisedIn) this.evidence.push(`raised in ${entry.raisedIn} (deepest library frame)`);
 
     const byException = this.exceptionLibrary();
-    if (byException) return this.result(byException.library, 0.85, byException.why);
+    if (byException) return this.result(byException.library, 'library.exception-class', byException.why);
 
     if (e === 'importerror') {
       const m = /cannot import name '\w+' from '([\w.]+)'/.exec(this.message);
       const lib = m ? libraryOfModule(m[1]!) : undefined;
-      if (lib) return this.result(lib, 0.7, `${m![1]} (${lib}) no longer or not yet has the name imported`);
+      if (lib) return this.result(lib, 'library.cannot-import', `${m![1]} (${lib}) no longer or not yet has the name imported`);
     }
 
     const calledModule = this.calledModule();
-    if (calledModule) return this.result(calledModule.library, 0.7, calledModule.why);
+    if (calledModule) return this.result(calledModule.library, 'library.called-module', calledModule.why);
 
     const byFunction = this.namedFunction();
-    if (byFunction) return this.result(byFunction.library, 0.8, byFunction.why);
+    if (byFunction) return this.result(byFunction.library, 'library.named-function', byFunction.why);
 
     const byType = this.objectType();
-    if (byType) return this.result(byType.library, 0.8, byType.why);
+    if (byType) return this.result(byType.library, 'library.object-type', byType.why);
 
     const strong = this.signature('strong');
-    if (strong) return this.result(strong.library, 0.75, strong.why);
+    if (strong) return this.result(strong.library, 'library.strong-message', strong.why);
 
     const call = this.aliasCall();
-    if (call) return this.result(call.library, 0.65, call.why);
+    if (call) return this.result(call.library, 'library.alias-call', call.why);
 
     const subscript = this.subscriptOrConvention();
-    if (subscript) return this.result(subscript.library, 0.55, subscript.why);
+    if (subscript) return this.result(subscript.library, 'library.subscript', subscript.why);
 
     const weak = this.signature('weak');
-    if (weak) return this.result(weak.library, 0.5, weak.why);
+    if (weak) return this.result(weak.library, 'library.weak-message', weak.why);
 
-    if (entry) return this.result(entry.library, 0.45, `only an implicit call (${frameFunctionName(entry.frame)}) reached ${entry.name}`);
+    if (entry) return this.result(entry.library, 'library.implicit', `only an implicit call (${frameFunctionName(entry.frame)}) reached ${entry.name}`);
 
     const method = this.methodCall();
-    if (method) return this.result(method.library, 0.4, method.why);
+    if (method) return this.result(method.library, 'library.method', method.why);
 
     if (this.roles.some((r) => r.role === 'python')) {
-      return this.result('None', 0.35, 'raised inside the Python standard library, with no library involved');
+      return this.result('None', 'library.stdlib', 'raised inside the Python standard library, with no library involved');
     }
-    return this.result('None', 0.3, 'nothing in the traceback points at a library');
+    return this.result('None', 'library.nothing', 'nothing in the traceback points at a library');
   }
 
   /**
@@ -333,8 +335,8 @@ class Analysis {
     return [`${this.ename}: ${this.record.evalue}`, ...lines].join('\n');
   }
 
-  private result(library: LibraryName, confidence: number, why: string): LibraryPrediction {
-    return { library, confidence, evidence: [why, ...this.evidence] };
+  private result(library: LibraryName, rule: LibraryRule, why: string): LibraryPrediction {
+    return { library, confidence: RULE_CONFIDENCE[rule], rule, evidence: [why, ...this.evidence] };
   }
 
   /** First library frame after the crashing notebook frame, looking through pass-through frames. */

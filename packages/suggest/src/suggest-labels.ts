@@ -1,36 +1,43 @@
-import type { CrashType, LabelSuggestions, PipelineStage, RootCause } from '@junobench/core';
-import { predictLibrary } from './predict-library.js';
+import type { LabelSuggestions } from '@junobench/core';
+import { collectCrashFacts, type SuggestInput } from './crash-facts.js';
+import { RULE_CONFIDENCE, type SuggestionRule } from './rule-confidence.js';
+import { suggestCrashType } from './suggest-crash-type.js';
+import { suggestPipelineStage } from './suggest-pipeline-stage.js';
+import { suggestRootCause } from './suggest-root-cause.js';
+import type { RuleDecision } from './suggestion-rule.js';
 
-/** What a new crash has, as far as it is known; only the exception is required. */
-export interface SuggestInput {
-  ename: string;
-  evalue: string;
-  /** Traceback lines as Jupyter stores them (ANSI escapes allowed). */
-  traceback: readonly string[];
-  /** Top-level modules the notebook imports. */
-  imports?: readonly string[];
-  /** Source of the crashing code cell. */
-  cell?: string;
-  /** Sources of the code cells before the crashing one, in notebook order. */
-  cellsBefore?: readonly string[];
-  /** Sources of the code cells after the crashing one. */
-  cellsAfter?: readonly string[];
-}
+export type { SuggestInput } from './crash-facts.js';
+
+/** The rule behind each dimension's suggestion, for calibration and reports. */
+export type SuggestionRules = Record<keyof LabelSuggestions, SuggestionRule>;
 
 /**
  * Suggested labels for a crash in the four dimensions, each with a confidence
- * and the evidence it rests on. Pure.
+ * (the measured hit rate of the rule that decided) and the evidence it rests
+ * on. Reads only what it is given: the traceback alone is enough, the
+ * crashing cell and the cells around it sharpen the notebook-state ones. Pure.
  */
 export function suggestLabels(input: SuggestInput): LabelSuggestions {
-  const lib = predictLibrary({ ename: input.ename, evalue: input.evalue, traceback: [...input.traceback], ...(input.imports ? { imports: [...input.imports] } : {}) });
-  const e = input.ename.split('.').pop()!.toLowerCase();
-  const crashType: CrashType = e === 'nameerror' ? 'variable not found' : e === 'keyerror' ? 'key error' : e === 'indexerror' ? 'index error' : e === 'attributeerror' ? 'attribute error' : e === 'typeerror' ? 'type error' : 'value error';
-  const rootCause: RootCause = lib.library === 'None' ? 'NB specific' : 'API misuse';
-  const pipelineStage: PipelineStage = 'data preparation';
+  return suggestLabelsWithRules(input).suggestions;
+}
+
+export function suggestLabelsWithRules(input: SuggestInput): { suggestions: LabelSuggestions; rules: SuggestionRules } {
+  const facts = collectCrashFacts(input);
+  const lib = facts.library;
+  const crashType = suggestCrashType(facts);
+  const rootCause = suggestRootCause(facts);
+  const stage = suggestPipelineStage(facts);
   return {
-    library: { value: lib.library, confidence: lib.confidence, evidence: lib.evidence },
-    crashType: { value: crashType, confidence: 0.3, evidence: [`the exception is ${input.ename}`] },
-    rootCause: { value: rootCause, confidence: 0.3, evidence: ['the most common root cause'] },
-    pipelineStage: { value: pipelineStage, confidence: 0.3, evidence: ['the most common pipeline stage'] },
+    suggestions: {
+      library: { value: lib.library, confidence: lib.confidence, evidence: lib.evidence },
+      crashType: withConfidence(crashType),
+      rootCause: withConfidence(rootCause),
+      pipelineStage: withConfidence(stage),
+    },
+    rules: { library: lib.rule, crashType: crashType.rule as SuggestionRule, rootCause: rootCause.rule as SuggestionRule, pipelineStage: stage.rule as SuggestionRule },
   };
+}
+
+function withConfidence<V extends string>(d: RuleDecision<V>): { value: V; confidence: number; evidence: string[] } {
+  return { value: d.value, confidence: RULE_CONFIDENCE[d.rule as SuggestionRule] ?? 0.3, evidence: d.evidence };
 }

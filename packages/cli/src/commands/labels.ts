@@ -20,6 +20,7 @@ import {
   type AnnotationSet,
 } from '@junobench/labels';
 import type { CliContext } from '../context.js';
+import { formatTable } from './format.js';
 
 const DEFAULT_ANNOTATIONS_DIR = 'raw/annotations';
 
@@ -85,6 +86,132 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
         for (const f of final) ctx.out(JSON.stringify(f));
       }
     });
+
+  registerLabelsSuggest(labels, ctx);
+}
+
+const DEFAULT_INSTANCES_DIR = 'raw/instances';
+const SUGGEST_DIMENSIONS = ['library', 'crashType', 'rootCause', 'pipelineStage'] as const;
+
+function registerLabelsSuggest(labels: Command, ctx: CliContext): void {
+  labels
+    .command('suggest')
+    .description(
+      'Suggest labels for crashes in the four dimensions (library cause, crash type, root cause, pipeline stage), each with a confidence and the evidence it rests on. ' +
+        'With --eval, compare with the labels the crashes carry: per-dimension accuracy, confusion tables, and the dev/held-out split.',
+    )
+    .argument('<targets...>', 'a notebook (.ipynb, each saved error output), an instance id (looked up in --instances), or a pool of crash records (.jsonl)')
+    .option('--json <file>', 'write every suggestion (and the evaluation) as JSON (schemas/label-suggestion-report.schema.json)')
+    .option('--eval', 'score the suggestions against labelled crashes; the last line is "accuracy: library 0.xxx, crashType 0.xxx, rootCause 0.xxx, pipelineStage 0.xxx"')
+    .option('--split <side>', 'with --eval, score only one side of the seeded split: all, dev or held-out', 'all')
+    .option('--split-seed <seed>', 'seed of the dev/held-out split (crashes are assigned by id)')
+    .option('--held-out <fraction>', 'share of crashes held out, in [0, 1]')
+    .option('--instances <dir>', 'where instance ids are looked up', DEFAULT_INSTANCES_DIR)
+    .option('--show <n>', 'print the suggestions of at most this many crashes (the --json file gets all)', '20')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  junobench labels suggest pandas_1',
+        '  junobench labels suggest raw/instances/NBspecific_1/original.ipynb --json suggestions.json',
+        '  junobench pool import benchmark_desc.xlsx -o /tmp/b.jsonl && junobench labels suggest /tmp/b.jsonl --eval --split held-out',
+      ].join('\n'),
+    )
+    .action(
+      async (
+        targets: string[],
+        opts: { json?: string; eval?: boolean; split: string; splitSeed?: string; heldOut?: string; instances: string; show: string },
+      ) => {
+        if (!['all', 'dev', 'held-out'].includes(opts.split)) {
+          throw new JunoError('E_USAGE', `--split must be all, dev or held-out, got "${opts.split}"`, { location: { field: '--split' }, hint: 'e.g. --split held-out' });
+        }
+        const show = parseNumber(opts.show, '--show', { min: 0, integer: true });
+        const { DEFAULT_SPLIT, suggestForTargets } = await import('@junobench/suggest');
+        const split = {
+          seed: opts.splitSeed ?? DEFAULT_SPLIT.seed,
+          heldOutFraction: opts.heldOut !== undefined ? parseNumber(opts.heldOut, '--held-out', { min: 0, max: 1 }) : DEFAULT_SPLIT.heldOutFraction,
+        };
+        const progress = ctx.progress('labels suggest');
+        let report;
+        try {
+          report = await suggestForTargets({
+            targets: targets.map((t) => (/\.(ipynb|jsonl)$/.test(t) ? path.resolve(ctx.cwd, t) : t)),
+            instancesDir: path.resolve(ctx.cwd, opts.instances),
+            eval: opts.eval === true,
+            evaluate: opts.split as 'all' | 'dev' | 'held-out',
+            split,
+            onProgress: progress,
+          });
+        } finally {
+          progress.done();
+        }
+        for (const c of report.crashes.slice(0, show)) {
+          ctx.out(`${c.id} (${path.relative(ctx.cwd, c.location) || c.location}): ${c.ename}: ${oneLine(c.evalue, 100)}`);
+          ctx.out(
+            formatTable(
+              ['dimension', 'suggested', 'confidence', ...(c.labels ? ['labelled'] : []), 'evidence'],
+              SUGGEST_DIMENSIONS.map((d) => {
+                const s = c.suggestions[d];
+                return [d, s.value, s.confidence.toFixed(2), ...(c.labels ? [c.labels[d] ?? '-'] : []), oneLine(s.evidence.join('; '), 110)];
+              }),
+            ),
+          );
+          ctx.out('');
+        }
+        if (report.crashes.length > show) ctx.out(`… and ${report.crashes.length - show} more crashes (--show <n> prints more; --json <file> writes them all)`);
+        ctx.out(`suggested labels for ${report.crashes.length} crash${report.crashes.length === 1 ? '' : 'es'}`);
+        if (opts.json) {
+          await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), report);
+          ctx.out(`wrote ${opts.json}`);
+        }
+        if (!opts.eval) return;
+        const ev = report.evaluation!;
+        ctx.out('');
+        if (ev.crashes === 0) {
+          ctx.out(`no labelled crash${opts.split === 'all' ? '' : ` on the ${opts.split} side of the split`}: nothing to compare with`);
+        } else {
+          for (const d of SUGGEST_DIMENSIONS) {
+            const e = ev.dimensions[d];
+            if (e.total === 0) continue;
+            ctx.out(`${d}: ${e.accuracy.toFixed(3)} (${e.hits}/${e.total}); confusion (rows: labelled, columns: suggested):`);
+            ctx.out(formatConfusionTable(e.confusion));
+            ctx.out(
+              `  by confidence: ${e.byConfidence
+                .filter((b) => b.total > 0)
+                .map((b) => `≥${b.atLeast.toFixed(1)} ${b.accuracy.toFixed(3)} (${b.hits}/${b.total})`)
+                .join(', ')}`,
+            );
+            ctx.out('');
+          }
+          ctx.out(
+            formatTable(
+              ['split', 'crashes', ...SUGGEST_DIMENSIONS],
+              (['dev', 'held-out'] as const).map((side) => {
+                const a = ev.bySplit[side]!;
+                return [side, String(a.crashes), ...SUGGEST_DIMENSIONS.map((d) => a[d].toFixed(3))];
+              }),
+            ),
+          );
+          ctx.out(`(split: seed ${report.split.seed}, ${report.split.heldOutFraction} held out, by crash id; evaluated: ${report.split.evaluated})`);
+        }
+        ctx.out(`accuracy: ${SUGGEST_DIMENSIONS.map((d) => `${d} ${ev.dimensions[d].accuracy.toFixed(3)}`).join(', ')}`);
+      },
+    );
+}
+
+function formatConfusionTable(confusion: Record<string, Record<string, number | undefined> | undefined>): string {
+  const labelled = Object.keys(confusion).sort(compareCodePoints);
+  const suggested = [...new Set(Object.values(confusion).flatMap((row) => Object.keys(row ?? {})))].sort(compareCodePoints);
+  return formatTable(
+    ['labelled \\ suggested', ...suggested],
+    labelled.map((l) => [l, ...suggested.map((p) => (confusion[l]?.[p] ? String(confusion[l]![p]) : '.'))]),
+  );
+}
+
+function oneLine(text: string, max: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
 interface LoadedAnnotations {

@@ -1,0 +1,122 @@
+import type { CrashRecord } from '@junobench/core';
+import { parseImports, parseTraceback, type TracebackFrame } from '@junobench/notebook';
+import { predictLibrary, type LibraryPrediction } from './predict-library.js';
+
+/** What a new crash has, as far as it is known; only the exception and its traceback are required. */
+export interface SuggestInput {
+  ename: string;
+  evalue: string;
+  /** Traceback lines as Jupyter stores them (ANSI escapes allowed). */
+  traceback: readonly string[];
+  /** Top-level modules the notebook imports. */
+  imports?: readonly string[];
+  /** Source of the crashing code cell. */
+  cell?: string;
+  /** Sources of the code cells before the crashing one, in notebook order. */
+  cellsBefore?: readonly string[];
+  /** Sources of the code cells after the crashing one, in notebook order. */
+  cellsAfter?: readonly string[];
+  /** Saved execution count of the crashing cell (null: never run). */
+  executionCount?: number | null;
+  /** Saved execution counts of cellsBefore / cellsAfter, aligned with them. */
+  executionCountsBefore?: ReadonlyArray<number | null>;
+  executionCountsAfter?: ReadonlyArray<number | null>;
+}
+
+/** The facts about a crash that the suggestions of every dimension read, computed once. */
+export interface CrashFacts {
+  input: SuggestInput;
+  /** Exception class without module prefix, as printed (`KeyError`). */
+  ename: string;
+  /** The same, lowercased. */
+  eclass: string;
+  message: string;
+  /** The raised exception and every exception line of its chain. */
+  exceptionText: string;
+  /** The crashing statement (the deepest notebook frame's arrowed line). */
+  statement: string;
+  /** Arrowed lines of every notebook frame, outermost (the cell's own statement) first. */
+  userLines: string[];
+  /** Code the crash is known to sit in: the crashing cell, else the lines the traceback shows of it. */
+  cellCode: string;
+  /** Library frames between the crashing line and the raise, in call order. */
+  libraryFrames: TracebackFrame[];
+  /** Dotted modules of every library frame of the chain. */
+  libraryModules: string[];
+  library: LibraryPrediction;
+  /** Name a NameError/UnboundLocalError reports missing. */
+  missingName?: string;
+}
+
+export function collectCrashFacts(input: SuggestInput): CrashFacts {
+  const record: Pick<CrashRecord, 'ename' | 'evalue' | 'traceback' | 'imports'> = {
+    ename: input.ename,
+    evalue: input.evalue,
+    traceback: [...input.traceback],
+    ...(input.imports ? { imports: [...input.imports] } : {}),
+  };
+  const parsed = parseTraceback(record.traceback, { ename: input.ename, evalue: input.evalue });
+  const frames = parsed.frames.length > 0 ? parsed.frames : parsed.allFrames;
+  let deepestUser = -1;
+  frames.forEach((f, i) => {
+    if (f.kind === 'user') deepestUser = i;
+  });
+  const userFrames = frames.filter((f) => f.kind === 'user');
+  const ename = printedName(input);
+  const exceptionLines = input.traceback
+    .flatMap((t) => t.split('\n'))
+    .filter((l) => /^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b/.test(l));
+  const shownCell = userFrames.length > 0 ? userFrames[0]!.context.join('\n') : '';
+  const missing = /name '([A-Za-z_]\w*)' is not defined|local variable '([A-Za-z_]\w*)' referenced before assignment|cannot access local variable '([A-Za-z_]\w*)'/.exec(input.evalue);
+  const missingName = missing?.[1] ?? missing?.[2] ?? missing?.[3];
+  return {
+    input,
+    ename,
+    eclass: ename.toLowerCase(),
+    message: input.evalue,
+    exceptionText: [`${ename}: ${input.evalue}`, ...exceptionLines].join('\n'),
+    statement: (deepestUser >= 0 ? frames[deepestUser]!.code : undefined) ?? '',
+    userLines: userFrames.map((f) => f.code ?? '').filter((c) => c !== ''),
+    cellCode: input.cell ?? shownCell,
+    libraryFrames: frames.slice(deepestUser + 1).filter((f) => f.kind === 'library'),
+    libraryModules: parsed.allFrames.filter((f) => f.kind === 'library' && f.module).map((f) => f.module!),
+    library: predictLibrary(record),
+    ...(missingName ? { missingName } : {}),
+  };
+}
+
+function printedName(input: SuggestInput): string {
+  const bare = input.ename.split('.').pop()!;
+  // Sheets lowercase the class (`keyerror`); the traceback prints it as raised.
+  for (const line of [...input.traceback].reverse().flatMap((t) => t.split('\n').reverse())) {
+    const m = /^(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)(?::|$)/.exec(line.trim());
+    if (m && !/^\s/.test(line) && m[1]!.toLowerCase() === bare.toLowerCase()) return m[1]!;
+  }
+  return bare;
+}
+
+/** Names a piece of Python source binds: assignments, for/with/as targets, def/class, imports. */
+export function boundNames(source: string): Set<string> {
+  const names = new Set<string>();
+  for (const imp of safeImports(source)) if (imp.alias !== '*') names.add(imp.alias);
+  for (const m of source.matchAll(/^[ \t]*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/gm)) names.add(m[1]!);
+  for (const m of source.matchAll(/^[ \t]*((?:[A-Za-z_]\w*\s*,\s*)*[A-Za-z_]\w*)\s*(?::[^=\n]+)?(?<![=!<>])=(?!=)/gm)) {
+    for (const n of m[1]!.split(',')) names.add(n.trim());
+  }
+  for (const m of source.matchAll(/^[ \t]*\(?\s*((?:[A-Za-z_]\w*\s*,\s*)+[A-Za-z_]\w*)\s*\)?\s*=(?!=)/gm)) {
+    for (const n of m[1]!.split(',')) names.add(n.trim());
+  }
+  for (const m of source.matchAll(/\bfor\s+\(?([A-Za-z_][\w\s,]*?)\)?\s+in\b/g)) for (const n of m[1]!.split(',')) names.add(n.trim());
+  for (const m of source.matchAll(/\bas\s+([A-Za-z_]\w*)/g)) names.add(m[1]!);
+  for (const m of source.matchAll(/^[ \t]*global\s+([\w\s,]+)/gm)) for (const n of m[1]!.split(',')) names.add(n.trim());
+  names.delete('');
+  return names;
+}
+
+function safeImports(source: string): Array<{ module: string; alias: string }> {
+  try {
+    return parseImports(source);
+  } catch {
+    return [];
+  }
+}
