@@ -78,7 +78,19 @@ describe('deriveStatus', () => {
     [['skipped-env'], ['skipped-env'], 'skipped'],
     [['crash-reproduced', 'no-crash'], ['fixed-ok', 'fixed-ok'], 'flaky'],
     [['crash-reproduced', 'crash-reproduced'], ['fixed-ok', 'timeout'], 'flaky'],
+    // A draft without fixed.ipynb: a draft whatever its reproduced notebook did, never a failure.
+    [['crash-reproduced'], ['absent'], 'draft'],
+    [['no-crash'], ['absent'], 'draft'],
+    [['skipped-env'], ['absent'], 'draft'],
   ])('%j / %j → %s', (r, f, status) => {
     expect(deriveStatus(r as never, f as never).status).toBe(status);
+  });
+});
+
+describe('a cached draft', () => {
+  it('is accepted as it was decided (fixed absent, status draft)', () => {
+    const draft = summarize({ id: 'ok', contentHash: hash }, [version('reproduced', 'crash-reproduced', { observed })], [version('fixed', 'absent', { durationMs: 0 })]);
+    expect(draft.status).toBe('draft');
+    expect(checkCachedVerification(draft, expectation)).toEqual({ ok: true, value: draft });
   });
 });

@@ -2,7 +2,8 @@ import { checkSchema, formatIssue, type ExpectedCrash, type InstanceVerification
 import { matchExpectedCrash } from './match-crash.js';
 
 const REPRODUCED_OUTCOMES: ReadonlySet<Outcome> = new Set(['crash-reproduced', 'crash-mismatch', 'no-crash', 'timeout', 'kernel-died', 'skipped-env']);
-const FIXED_OUTCOMES: ReadonlySet<Outcome> = new Set(['fixed-ok', 'fixed-crashed', 'timeout', 'kernel-died', 'skipped-env']);
+// absent: a draft without fixed.ipynb (`junobench add`), whose reproduced notebook alone is run.
+const FIXED_OUTCOMES: ReadonlySet<Outcome> = new Set(['fixed-ok', 'fixed-crashed', 'timeout', 'kernel-died', 'skipped-env', 'absent']);
 const GOOD: ReadonlySet<Outcome> = new Set(['crash-reproduced', 'fixed-ok']);
 
 /**
@@ -17,7 +18,9 @@ export function deriveStatus(
   const flaky = new Set(reproduced).size > 1 || new Set(fixed).size > 1;
   const skipped = first.reproduced === 'skipped-env' || first.fixed === 'skipped-env';
   const verified = !flaky && first.reproduced === 'crash-reproduced' && first.fixed === 'fixed-ok';
-  const status = skipped ? 'skipped' : flaky ? 'flaky' : verified ? 'verified' : 'not-verified';
+  // A draft without fixed.ipynb is reported as a draft, never as a failure.
+  const draft = first.fixed === 'absent';
+  const status = draft ? 'draft' : skipped ? 'skipped' : flaky ? 'flaky' : verified ? 'verified' : 'not-verified';
   return { status, verified, flaky };
 }
 

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import {
   JunoError,
   hashTree,
@@ -61,6 +61,8 @@ interface PreparedInstance {
   identity: RuntimeIdentity;
   missing: string[];
   contentHash: string;
+  /** A draft without fixed.ipynb. */
+  fixedAbsent?: boolean;
 }
 
 /** Verify instances: every reproduced notebook must crash as labelled, every fixed one must run. */
@@ -100,7 +102,7 @@ export async function verifyInstances(options: VerifyOptions): Promise<Verificat
     if (cached) {
       decide({ ...cached, cached: true });
     } else if (p.missing.length > 0) {
-      const v = summarize(p, [skippedEnv('reproduced', p.missing, p.identity)], [skippedEnv('fixed', p.missing, p.identity)]);
+      const v = summarize(p, [skippedEnv('reproduced', p.missing, p.identity)], [p.fixedAbsent ? absentFixed(p.identity) : skippedEnv('fixed', p.missing, p.identity)]);
       if (options.cacheDir) await writeJsonAtomic(cacheFile(options.cacheDir, p.contentHash), v);
       decide(v);
     } else {
@@ -122,6 +124,7 @@ export async function verifyInstances(options: VerifyOptions): Promise<Verificat
       notVerified: instances.filter((v) => v.status === 'not-verified').length,
       skipped: instances.filter((v) => v.status === 'skipped').length,
       flaky: instances.filter((v) => v.status === 'flaky').length,
+      ...(instances.some((v) => v.status === 'draft') ? { drafts: instances.filter((v) => v.status === 'draft').length } : {}),
     },
     instances,
   };
@@ -137,7 +140,7 @@ export async function verifyInstanceDir(
 ): Promise<InstanceVerification> {
   const [p] = await prepareInstances([instanceDir], options, { checkFolderName: false });
   if (p!.missing.length > 0) {
-    return summarize(p!, [skippedEnv('reproduced', p!.missing, p!.identity)], [skippedEnv('fixed', p!.missing, p!.identity)]);
+    return summarize(p!, [skippedEnv('reproduced', p!.missing, p!.identity)], [p!.fixedAbsent ? absentFixed(p!.identity) : skippedEnv('fixed', p!.missing, p!.identity)]);
   }
   let out: InstanceVerification | undefined;
   await runPrepared([p!], options, async (v) => {
@@ -158,6 +161,12 @@ async function prepareInstances(
     const prewarm = {} as Record<NotebookVersionName, string[]>;
     for (const version of ['reproduced', 'fixed'] as const) {
       const nbFile = path.join(dir, `${version}.ipynb`);
+      if (version === 'fixed' && instance.status === 'draft' && !(await fileExists(nbFile))) {
+        // A draft from `junobench add` has no fixed notebook yet: only reproduced runs.
+        cells.fixed = [];
+        prewarm.fixed = [];
+        continue;
+      }
       const nb = await readNotebook(nbFile);
       cells[version] = planExecution(nb, instance.execution.order, instance.execution.cells);
       prewarm[version] = planPrewarm(nb, cells[version], instance.requires);
@@ -201,7 +210,7 @@ async function prepareInstances(
       cellTimeout: options.cellTimeoutSeconds ?? null,
       timeout: options.timeoutSeconds ?? null,
     });
-    out.push({ id: l.instance.id, dir: l.dir, instance: l.instance, cells: l.cells, prewarm: l.prewarm, identity: own, missing, contentHash });
+    out.push({ id: l.instance.id, dir: l.dir, instance: l.instance, cells: l.cells, prewarm: l.prewarm, identity: own, missing, contentHash, fixedAbsent: l.instance.status === 'draft' && l.cells.fixed.length === 0 && !(await fileExists(path.join(l.dir, 'fixed.ipynb'))) });
   }
   return out;
 }
@@ -228,9 +237,12 @@ async function runPrepared(
   const owner: { p: PreparedInstance; version: NotebookVersionName }[] = [];
   // Versions of one instance sit next to each other so instances finish (and
   // are reported) progressively rather than all at the end.
+  const perInstance = new Map<string, { reproduced: VersionResult[]; fixed: VersionResult[] }>();
   for (const p of prepared) {
+    if (p.fixedAbsent) perInstance.set(p.id, { reproduced: [], fixed: Array.from({ length: repeat }, () => absentFixed(p.identity)) });
     for (let r = 0; r < repeat; r++) {
       for (const version of ['reproduced', 'fixed'] as const) {
+        if (version === 'fixed' && p.fixedAbsent) continue;
         const ex = p.instance.execution;
         runs.push({
           id: `${p.id}/${version}/${r}`,
@@ -245,7 +257,6 @@ async function runPrepared(
       }
     }
   }
-  const perInstance = new Map<string, { reproduced: VersionResult[]; fixed: VersionResult[] }>();
   const pendingWrites: Promise<void>[] = [];
   await options.runtime.run(runs, {
     jobs: options.jobs ?? Math.max(1, os.availableParallelism()),
@@ -314,6 +325,15 @@ export function summarize(
     v.repeats = { reproduced: reproduced.map((r) => r.outcome), fixed: fixed.map((r) => r.outcome) };
   }
   return v;
+}
+
+/** The fixed "run" of a draft without fixed.ipynb: nothing ran, and that is not a failure. */
+function absentFixed(runtime: RuntimeIdentity): VersionResult {
+  return { version: 'fixed', outcome: 'absent', reason: 'a draft without fixed.ipynb: only the reproduced notebook is run', cells: [], durationMs: 0, runtime };
+}
+
+async function fileExists(file: string): Promise<boolean> {
+  return stat(file).then((s) => s.isFile(), () => false);
 }
 
 // With repeats, show a run that went wrong when there is one: that is the one to look at.

@@ -86,12 +86,12 @@ export function formatVerificationSummary(report: VerificationReport): string {
     .filter((v) => v.status !== 'verified')
     .map((v) => `  ${v.instance}: ${explain(v)}`);
   const s = report.summary;
-  const line = `${s.verified}/${s.total} verified, ${s.notVerified} not verified, ${s.flaky} flaky, ${s.skipped} skipped (${report.runtime} runtime)`;
+  const line = `${s.verified}/${s.total} verified, ${s.notVerified} not verified, ${s.flaky} flaky, ${s.skipped} skipped${s.drafts ? `, ${s.drafts} draft${s.drafts > 1 ? 's' : ''}` : ''} (${report.runtime} runtime)`;
   return [table, ...(notes.length > 0 ? ['', ...notes] : []), '', line].join('\n');
 }
 
 function statusWord(v: InstanceVerification): string {
-  return v.status === 'verified' ? 'ok' : v.status === 'skipped' ? 'SKIP' : v.status === 'flaky' ? 'FLAKY' : 'FAIL';
+  return v.status === 'verified' ? 'ok' : v.status === 'skipped' ? 'SKIP' : v.status === 'flaky' ? 'FLAKY' : v.status === 'draft' ? 'DRAFT' : 'FAIL';
 }
 
 function explain(v: InstanceVerification): string {
