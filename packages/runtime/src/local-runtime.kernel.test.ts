@@ -126,6 +126,26 @@ describe.each([
     expect(left).toEqual([]);
   }, 300_000);
 
+  it('when a notebook kills the runner, it is blamed: not a notebook whose kernel was started ahead, not one running beside it', async () => {
+    // JPY_PARENT_PID is the runner, for forked and launched kernels alike.
+    await notebook('kill-runner.ipynb', ['import os, signal, time\ntime.sleep(3)\nos.kill(int(os.environ["JPY_PARENT_PID"]), signal.SIGKILL)\ntime.sleep(60)']);
+    await notebook('ok.ipynb', ['x = 1']);
+    await notebook('slow-ok.ipynb', ['import time\ntime.sleep(8)']);
+    // Two jobs: one worker runs the killer with the next plan's kernel started
+    // ahead, the other runs slow-ok; the runner dies while both execute.
+    const results = await rt.run(
+      [run('killer', 'kill-runner.ipynb', [0]), run('ahead', 'ok.ipynb', [0]), run('beside', 'slow-ok.ipynb', [0]), run('last', 'ok.ipynb', [0])],
+      { jobs: 2 },
+    );
+    expect(results.map((r) => [r.id, r.status])).toEqual([
+      ['killer', 'failed'],
+      ['ahead', 'completed'],
+      ['beside', 'completed'],
+      ['last', 'completed'],
+    ]);
+    expect(results[0]!.reason).toMatch(/runner process ended unexpectedly.*\(while this notebook ran\)/);
+  }, 300_000);
+
   it('returns results in the order of the runs, with the runs\' ids', async () => {
     const runs = Array.from({ length: 5 }, (_, i) => run(`r${i}`, 'unbound.ipynb', [0, 1]));
     const results = await rt.run(runs, { jobs: 2 });

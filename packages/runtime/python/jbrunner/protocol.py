@@ -30,7 +30,10 @@ PLAN_REQUIRED = {
 
 
 def log(*args):
-    print("[junobench-runner]", *args, file=sys.stderr, flush=True)
+    try:
+        print("[junobench-runner]", *args, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass  # nobody reads our stderr any more (the toolchain died): carry on
 
 
 def strip_ansi(text):

@@ -5,6 +5,7 @@ imports done) ahead; kernels are forked from zygotes shared by all workers."""
 import os
 import queue
 import threading
+import time
 
 from .execute import run_plan
 from .kernels import Kernel, KernelContext
@@ -53,6 +54,20 @@ def read_plans(stream, plans, emit):
     plans.put(None)
 
 
+def watch_parent(on_gone, interval=1.0):
+    """Call on_gone() once this process's parent (the toolchain) has died:
+    reparented, the runner would otherwise run its notebooks to their limits
+    for nobody (e.g. after a SIGKILL of the CLI)."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(interval)
+        on_gone()
+
+    threading.Thread(target=watch, name="junobench-parent-watch", daemon=True).start()
+
+
 def serve(emit, stdin, entry, env, fork=True, jobs=1, tmp_dir=None):
     plans = queue.Queue()
     threading.Thread(target=read_plans, args=(stdin, plans, emit), daemon=True).start()
@@ -67,6 +82,18 @@ def serve(emit, stdin, entry, env, fork=True, jobs=1, tmp_dir=None):
     ctx = KernelContext(env, tmp_dir, zygotes)
     if fork and zygotes is None:
         ctx.zygotes = BrokenZygotes()
+
+    def parent_gone():
+        try:
+            log("the process that started this runner is gone; exiting")
+            if zygotes is not None:
+                zygotes.stop()
+        finally:
+            # Forked kernels and zygotes follow within a second (they watch
+            # this process); launched kernels too (ipykernel's parent poller).
+            os._exit(1)
+
+    watch_parent(parent_gone)
 
     def worker():
         ahead = None  # AheadLaunch of this worker's next plan
