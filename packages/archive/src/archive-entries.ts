@@ -1,9 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { open as openFile } from 'node:fs/promises';
+import { open as openFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import yauzl from 'yauzl';
 import { JunoError } from '@junobench/core';
+import { resolveArchiveLinks } from './resolve-archive-links.js';
 
 export type ArchiveKind = 'zip' | 'tar' | 'tar.gz';
 
@@ -20,11 +21,49 @@ export interface ArchiveEntry {
 export interface ArchiveLimits {
   /** Most entries accepted (default 1,000,000). */
   maxEntries?: number;
-  /** Most bytes of file content accepted, in total (default 64 GiB). */
+  /** Most bytes of file content accepted, in total (default 16 GiB). */
   maxBytes?: number;
+  /**
+   * Most bytes of content per byte of archive (default 100): past
+   * `ratioFloorBytes`, an archive may not expand to more than this many times
+   * its own size. Deflate and gzip top out near 1032:1 and real data sets
+   * compress 2–20×; a zip bomb is far past both.
+   */
+  maxRatio?: number;
+  /** Content any archive may expand to whatever its ratio (default 1 GiB): small archives of repetitive data are fine. */
+  ratioFloorBytes?: number;
 }
 
-export const DEFAULT_ARCHIVE_LIMITS: Required<ArchiveLimits> = { maxEntries: 1_000_000, maxBytes: 64 * 1024 ** 3 };
+export const DEFAULT_ARCHIVE_LIMITS: Required<ArchiveLimits> = {
+  maxEntries: 1_000_000,
+  maxBytes: 16 * 1024 ** 3,
+  maxRatio: 100,
+  ratioFloorBytes: 1024 ** 3,
+};
+
+/**
+ * Most content bytes an archive of `archiveBytes` may hold under the limits:
+ * the size cap, or the ratio cap when that is lower (never below the floor).
+ */
+export function contentByteLimit(limits: ArchiveLimits, archiveBytes: number | undefined): { bytes: number; by: 'size' | 'ratio' } {
+  const maxBytes = limits.maxBytes ?? DEFAULT_ARCHIVE_LIMITS.maxBytes;
+  if (archiveBytes === undefined) return { bytes: maxBytes, by: 'size' };
+  const ratio = limits.maxRatio ?? DEFAULT_ARCHIVE_LIMITS.maxRatio;
+  const floor = limits.ratioFloorBytes ?? DEFAULT_ARCHIVE_LIMITS.ratioFloorBytes;
+  const byRatio = Math.max(floor, ratio * archiveBytes);
+  return byRatio < maxBytes ? { bytes: byRatio, by: 'ratio' } : { bytes: maxBytes, by: 'size' };
+}
+
+export function formatBytes(n: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} bytes` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
+}
 
 /** zip, tar or tar.gz, from the first bytes (the extension can lie). */
 export async function detectArchiveKind(file: string): Promise<ArchiveKind> {
@@ -78,31 +117,70 @@ function unsafe(file: string, entry: string, why: string): JunoError {
   });
 }
 
-/** Check every entry (paths, links, counts, sizes); throws E_UNSAFE_ARCHIVE naming the first bad one. */
-export function assertSafeEntries(file: string, entries: readonly ArchiveEntry[], limits: ArchiveLimits = {}): void {
-  const maxEntries = limits.maxEntries ?? DEFAULT_ARCHIVE_LIMITS.maxEntries;
-  const maxBytes = limits.maxBytes ?? DEFAULT_ARCHIVE_LIMITS.maxBytes;
-  let total = 0;
-  entries.forEach((e, i) => {
+/**
+ * Counts entries and content bytes as they are read and throws as soon as a
+ * limit is passed, so a bomb is refused at its first oversized header rather
+ * than after decompressing it.
+ */
+export class ArchiveBudget {
+  private entries = 0;
+  private bytes = 0;
+  private readonly maxEntries: number;
+  private readonly limit: { bytes: number; by: 'size' | 'ratio' };
+
+  constructor(
+    private readonly file: string,
+    limits: ArchiveLimits,
+    private readonly archiveBytes?: number,
+  ) {
+    this.maxEntries = limits.maxEntries ?? DEFAULT_ARCHIVE_LIMITS.maxEntries;
+    this.limit = contentByteLimit(limits, archiveBytes);
+  }
+
+  add(e: ArchiveEntry): void {
+    const { file } = this;
+    if (++this.entries > this.maxEntries) {
+      throw new JunoError('E_UNSAFE_ARCHIVE', `more than ${this.maxEntries} entries (entry "${e.path}" is past the limit)`, {
+        location: { file, field: e.path },
+        hint: 'if the archive is genuine, raise maxEntries (the archive step\'s parameters in the subsampling spec)',
+      });
+    }
+    this.bytes += e.size;
+    if (this.bytes <= this.limit.bytes) return;
+    if (this.limit.by === 'ratio') {
+      throw new JunoError(
+        'E_UNSAFE_ARCHIVE',
+        `the archive (${formatBytes(this.archiveBytes!)}) expands to more than ${formatBytes(this.limit.bytes)}, over ${Math.floor(this.limit.bytes / this.archiveBytes!)} times its size (at entry "${e.path}"): a zip bomb?`,
+        {
+          location: { file, field: e.path },
+          hint: 'nothing was extracted; if the archive is genuine (very repetitive data), raise maxRatio (default 100) or ratioFloorBytes in the archive step\'s parameters',
+        },
+      );
+    }
+    throw new JunoError('E_UNSAFE_ARCHIVE', `files add up to more than ${this.limit.bytes} bytes (${formatBytes(this.limit.bytes)}, at entry "${e.path}")`, {
+      location: { file, field: e.path },
+      hint: 'a zip bomb, or a genuinely large archive: nothing was extracted; raise maxBytes (default 16 GiB) in the archive step\'s parameters if it is genuine',
+    });
+  }
+}
+
+/**
+ * Check every entry (paths, links, counts, sizes, compression ratio when
+ * `archiveBytes` is given) and the archive's link rule (resolveArchiveLinks:
+ * every link, followed through other links, ends at a file inside); throws
+ * E_UNSAFE_ARCHIVE naming the first bad entry.
+ */
+export function assertSafeEntries(file: string, entries: readonly ArchiveEntry[], limits: ArchiveLimits = {}, archiveBytes?: number): void {
+  const budget = new ArchiveBudget(file, limits, archiveBytes);
+  for (const e of entries) {
     const why = unsafeEntryPathReason(e.path);
     if (why) throw unsafe(file, e.path, why);
     if ((e.type === 'symlink' || e.type === 'hardlink') && linkEscapes(e.path, e.linkpath ?? '', e.type)) {
       throw unsafe(file, e.path, `${e.type === 'symlink' ? 'symbolic' : 'hard'} link points outside the target folder (to "${e.linkpath}")`);
     }
-    if (i + 1 > maxEntries) {
-      throw new JunoError('E_UNSAFE_ARCHIVE', `more than ${maxEntries} entries (entry "${e.path}" is past the limit)`, {
-        location: { file, field: e.path },
-        hint: 'raise maxEntries in the step parameters if the archive is genuine',
-      });
-    }
-    total += e.size;
-    if (total > maxBytes) {
-      throw new JunoError('E_UNSAFE_ARCHIVE', `files add up to more than ${maxBytes} bytes (at entry "${e.path}")`, {
-        location: { file, field: e.path },
-        hint: 'a zip bomb, or a genuinely large archive: raise maxBytes in the step parameters if it is genuine',
-      });
-    }
-  });
+    budget.add(e);
+  }
+  resolveArchiveLinks(file, entries);
 }
 
 export function openZip(file: string): Promise<yauzl.ZipFile> {
@@ -189,33 +267,44 @@ export async function walkTar(file: string, onEntry: (entry: ArchiveEntry, read:
   const parser = new Parser({ strict: true });
   let failure: unknown;
   const pending: Promise<void>[] = [];
+  const input = createReadStream(file);
+  let stop: () => void = () => undefined;
+  // The first failure stops reading: a bomb is not decompressed to its end.
+  const fail = (e: unknown) => {
+    failure ??= e;
+    stop();
+  };
   parser.on('entry', (read: ReadEntry) => {
     if (failure) return read.resume();
     const type = TAR_TYPES[read.type];
     const name = read.path.replace(/\/+$/, '');
     if (!type) {
-      failure = unsafe(file, name, `entries of type ${read.type} are not accepted`);
       read.resume();
+      fail(unsafe(file, name, `entries of type ${read.type} are not accepted`));
       return;
     }
     const entry: ArchiveEntry = { path: name, type, size: type === 'file' ? read.size : 0 };
     if (read.linkpath !== undefined && (type === 'symlink' || type === 'hardlink')) entry.linkpath = read.linkpath;
     try {
       const r = onEntry(entry, read);
-      if (r) pending.push(r.catch((e: unknown) => void (failure ??= e)));
+      if (r) pending.push(r.catch(fail));
     } catch (e) {
-      failure ??= e;
       read.resume();
+      fail(e);
     }
   });
   await new Promise<void>((resolve, reject) => {
+    stop = () => {
+      input.unpipe(parser);
+      input.destroy();
+      resolve();
+    };
     parser.on('error', (e: unknown) => reject(tarError(file, e)));
     parser.on('end', () => resolve());
-    const input = createReadStream(file);
     input.on('error', (e) => reject(tarError(file, e)));
     input.pipe(parser);
   });
-  await Promise.all(pending);
+  await Promise.allSettled(pending);
   if (failure) throw failure;
 }
 
@@ -228,9 +317,14 @@ function tarError(file: string, e: unknown): unknown {
   });
 }
 
-/** Every entry of an archive, checked for safety (paths, links, limits). Reads the archive once; extracts nothing. */
+/**
+ * Every entry of an archive, checked for safety (paths, the link rule, entry
+ * count, total size and compression ratio). Reads the archive once; extracts
+ * nothing. A tar stops at the first entry past a limit.
+ */
 export async function listArchiveEntries(file: string, limits: ArchiveLimits = {}): Promise<ArchiveEntry[]> {
   const kind = await detectArchiveKind(file);
+  const archiveBytes = (await stat(file)).size;
   let entries: ArchiveEntry[];
   if (kind === 'zip') {
     const zip = await openZip(file);
@@ -242,11 +336,13 @@ export async function listArchiveEntries(file: string, limits: ArchiveLimits = {
   } else {
     entries = [];
     const list = entries;
+    const budget = new ArchiveBudget(file, limits, archiveBytes);
     await walkTar(file, (entry, read) => {
+      budget.add(entry);
       list.push(entry);
       read.resume();
     });
   }
-  assertSafeEntries(file, entries, limits);
+  assertSafeEntries(file, entries, limits, archiveBytes);
   return entries;
 }

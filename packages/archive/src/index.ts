@@ -10,7 +10,12 @@ export {
   readZipEntries,
   walkTar,
   DEFAULT_ARCHIVE_LIMITS,
+  ArchiveBudget,
+  contentByteLimit,
+  formatBytes,
 } from './archive-entries.js';
+export { resolveArchiveLinks, normalizeEntryPath } from './resolve-archive-links.js';
+export type { ArchiveLayout } from './resolve-archive-links.js';
 export type { ArchiveEntry, ArchiveKind, ArchiveLimits } from './archive-entries.js';
 export { extractArchive } from './extract-archive.js';
 export type { ExtractReport } from './extract-archive.js';

@@ -7,9 +7,11 @@ import { Pack } from 'tar';
 import yazl from 'yazl';
 import { compareCodePoints, JunoError } from '@junobench/core';
 import {
+  ArchiveBudget,
   assertSafeEntries,
   detectArchiveKind,
   openZip,
+  resolveArchiveLinks,
   readZipEntries,
   walkTar,
   type ArchiveEntry,
@@ -48,8 +50,9 @@ export function groupOfEntry(p: string, depth = 1): string {
 
 /**
  * Which entries a sampled archive keeps: a fraction of the files of each
- * group, seeded; the `keep` entries; the targets of kept hard links; and the
- * folders above kept entries. Pure, so it is tested without archives.
+ * group, seeded; the `keep` entries; the file each kept link resolves to and
+ * the links to kept files; and the folders above kept entries. Pure, so it is
+ * tested without archives (the entries must have passed assertSafeEntries).
  */
 export function planArchiveSample(entries: readonly ArchiveEntry[], options: SampleArchiveOptions): Set<string> {
   const keep = new Set(options.keep ?? []);
@@ -58,9 +61,12 @@ export function planArchiveSample(entries: readonly ArchiveEntry[], options: Sam
     sampleByGroup(files.filter((f) => !keep.has(f)), (f) => groupOfEntry(f, options.depth), (n) => fractionOf(n, options.fraction), options.seed),
   );
   for (const k of keep) if (files.includes(k)) chosen.add(k);
-  for (const e of entries) {
-    if (e.type === 'hardlink' && chosen.has(e.path) && e.linkpath) chosen.add(e.linkpath.replace(/\/+$/, ''));
-  }
+  // A kept link keeps the file it resolves to, and every link to a kept file
+  // is kept (links are tiny), so chains of links still resolve in the sample.
+  const { paths, copies } = resolveArchiveLinks('<archive>', entries);
+  const original = new Map(paths.map((p, i) => [p, entries[i]!.path]));
+  for (const c of copies) if (chosen.has(original.get(c.path)!)) chosen.add(original.get(c.from)!);
+  for (const c of copies) if (chosen.has(original.get(c.from)!)) chosen.add(original.get(c.path)!);
   const dirs = new Set<string>();
   for (const f of chosen) {
     const parts = f.split('/');
@@ -79,6 +85,7 @@ export function planArchiveSample(entries: readonly ArchiveEntry[], options: Sam
  */
 export async function sampleArchive(input: string, output: string, options: SampleArchiveOptions): Promise<ArchiveSampleReport> {
   const kind = await detectArchiveKind(input);
+  const archiveBytes = (await stat(input)).size;
   await mkdir(path.dirname(output), { recursive: true });
   const tmp = `${output}.partial`;
   let entries: ArchiveEntry[];
@@ -89,7 +96,7 @@ export async function sampleArchive(input: string, output: string, options: Samp
       try {
         const all = await readZipEntries(input, zip);
         entries = all.map((e) => e.entry);
-        assertSafeEntries(input, entries, options);
+        assertSafeEntries(input, entries, options, archiveBytes);
         chosen = planArchiveSample(entries, options);
         const out = new yazl.ZipFile();
         const done = pipeline(out.outputStream, createWriteStream(tmp));
@@ -116,11 +123,14 @@ export async function sampleArchive(input: string, output: string, options: Samp
     } else {
       entries = [];
       const list = entries;
+      // Counted as read, so a bomb stops at its first oversized header.
+      const budget = new ArchiveBudget(input, options, archiveBytes);
       await walkTar(input, (e, read) => {
+        budget.add(e);
         list.push(e);
         read.resume();
       });
-      assertSafeEntries(input, entries, options);
+      assertSafeEntries(input, entries, options, archiveBytes);
       chosen = planArchiveSample(entries, options);
       const pack = new Pack({ gzip: kind === 'tar.gz' ? { level: 6 } : undefined, portable: false, strict: true });
       const ws = createWriteStream(tmp);
@@ -149,7 +159,7 @@ export async function sampleArchive(input: string, output: string, options: Samp
     filesBefore: files(entries).length,
     filesAfter: files(kept).length,
     groups: new Set(files(entries).map((e) => groupOfEntry(e.path, options.depth))).size,
-    bytesBefore: (await stat(input)).size,
+    bytesBefore: archiveBytes,
     bytesAfter: (await stat(output)).size,
     contentBytesBefore: bytes(entries),
     contentBytesAfter: bytes(kept),

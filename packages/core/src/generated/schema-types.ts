@@ -1105,9 +1105,17 @@ export interface ArchiveSubsampleParameters {
    */
   maxEntries?: number;
   /**
-   * Refuse archives whose files add up to more bytes (default 64 GiB).
+   * Refuse archives whose files add up to more bytes (default 16 GiB).
    */
   maxBytes?: number;
+  /**
+   * Refuse archives that expand to more than this many times their own size, once past ratioFloorBytes (default 100): zip bombs.
+   */
+  maxRatio?: number;
+  /**
+   * Content any archive may expand to whatever its compression ratio (default 1 GiB).
+   */
+  ratioFloorBytes?: number;
 }
 /**
  * Replace a table by generated rows with the same columns, dtypes, ranges, categories and missing values.
