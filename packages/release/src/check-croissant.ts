@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { checkSchema, formatIssue, type CroissantDataset, type CroissantFileObject, type CroissantFileSet } from '@junobench/core';
+import { checkSchema, formatIssue, pointerToField, type CroissantDataset, type CroissantFileObject, type CroissantFileSet } from '@junobench/core';
 
 export interface CroissantIssue {
   /** Where in croissant.json: an @id or a property path. */
@@ -30,7 +30,7 @@ export interface CroissantContext {
  * header and every CSV column is mapped by a field. Returns every issue.
  */
 export function checkCroissant(doc: unknown, ctx: CroissantContext): CroissantIssue[] {
-  const issues: CroissantIssue[] = checkSchema('croissant', doc).map((i) => ({ at: i.path || '/', message: formatIssue(i) }));
+  const issues: CroissantIssue[] = checkSchema('croissant', doc).map((i) => ({ at: pointerToField(i.path) || '(document)', message: formatIssue(i) }));
   if (issues.length > 0) return issues;
   const d = doc as CroissantDataset;
   const add = (at: string, message: string) => issues.push({ at, message });

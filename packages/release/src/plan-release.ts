@@ -25,9 +25,13 @@ export const RELEASE_FILES = {
   changelog: 'CHANGELOG.md',
 } as const;
 
-/** A release version is MAJOR.MINOR.PATCH[-pre][+build], without a leading v (the tag adds it). */
+/**
+ * A release version is MAJOR.MINOR.PATCH or MAJOR.MINOR.PATCH-pre, without a
+ * leading v (the tag adds it). Build metadata (+…) is refused: semver ignores
+ * it when comparing, so 1.0.0+a and 1.0.0+b would be the same release.
+ */
 export function validateReleaseVersion(version: string): string {
-  if (version.startsWith('v') || semver.valid(version) !== version) {
+  if (version.startsWith('v') || version.includes('+') || semver.valid(version) !== version) {
     throw new JunoError('E_USAGE', `"${version}" is not a semantic version`, {
       hint: 'give MAJOR.MINOR.PATCH without a leading v, e.g. `junobench release prepare 0.1.0`',
     });

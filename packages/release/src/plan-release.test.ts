@@ -1,0 +1,256 @@
+import { describe, expect, it } from 'vitest';
+import { checkSchema, sha256, type BenchmarkEntry, type InstanceVerification, type Labels, type ReleaseManifest } from '@junobench/core';
+import { planRelease, planRefusals, validateReleaseVersion } from './plan-release.js';
+import { DEFAULT_RELEASE_METADATA } from './read-release-metadata.js';
+import { agreementFixture } from './release.test-helpers.js';
+import { parseSha256Sums } from './sha256sums.js';
+import type { ReleaseInputs } from './release-types.js';
+
+const LABELS: Labels = { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation', diagnosis: 'wrong column' };
+
+function entry(id: string, status: 'verified' | 'skipped' = 'verified', labels: Partial<Labels> = {}): BenchmarkEntry {
+  return {
+    id,
+    source: { platform: 'kaggle', notebookUrl: `https://kaggle.com/code/x/${id}`, datasets: [{ title: `D ${id}`, license: 'CC0: Public Domain' }] },
+    crash: { ename: 'KeyError', evalue: "'price'", match: 'exact', cell: 2 },
+    execution: { order: 'file' },
+    labels: { ...LABELS, ...labels },
+    requires: ['pandas'],
+    syntheticData: id.endsWith('s'),
+    verification:
+      status === 'verified'
+        ? { status, reproduced: 'crash-reproduced', fixed: 'fixed-ok' }
+        : { status, reproduced: 'skipped-env', fixed: 'skipped-env', reason: 'required module tensorflow not importable' },
+  };
+}
+
+function result(id: string, status: InstanceVerification['status'], reproduced = 'crash-reproduced', fixed = 'fixed-ok'): InstanceVerification {
+  const r = (version: 'reproduced' | 'fixed', outcome: string) => ({ version, outcome, cells: [], durationMs: 1, runtime: { kind: 'local', packages: {} } });
+  return {
+    instance: id,
+    status,
+    verified: status === 'verified',
+    flaky: status === 'flaky',
+    reproduced: { ...r('reproduced', reproduced), ...(reproduced === 'skipped-env' ? { reason: 'required module tensorflow not importable' } : {}) },
+    fixed: r('fixed', fixed),
+    contentHash: id,
+    cached: false,
+  } as InstanceVerification;
+}
+
+const h = (s: string) => sha256(s);
+
+/** A release of two instances (and a skipped-env one), every file literal. */
+function inputs(over: Partial<ReleaseInputs> = {}): ReleaseInputs {
+  const ids = ['numpy_1', 'pandas_1', 'tensorflow_1'];
+  const csv = 'id,library,crash_type,root_cause,pipeline_stage\nnumpy_1,pandas,key error,API misuse,data preparation\n';
+  return {
+    version: '0.1.0',
+    sourceDateEpoch: 1_767_225_600,
+    toolchain: { name: 'junobench', version: '0.1.0', commit: 'c0ffee', dirty: false },
+    metadata: { ...DEFAULT_RELEASE_METADATA },
+    benchmark: { name: 'JunoBench', instances: [entry('numpy_1'), entry('pandas_1'), entry('tensorflow_1', 'skipped')] },
+    benchmarkCsv: csv,
+    verification: {
+      runtime: 'local',
+      summary: { total: 3, verified: 2, notVerified: 0, skipped: 1, flaky: 0 },
+      instances: [result('numpy_1', 'verified'), result('pandas_1', 'verified'), result('tensorflow_1', 'skipped', 'skipped-env', 'skipped-env')],
+    },
+    agreement: agreementFixture(),
+    instances: ids.map((id) => ({
+      id,
+      instance: { id, source: entry(id).source, crash: entry(id).crash, execution: { order: 'file' }, requires: ['pandas'], labels: LABELS },
+      files: [
+        { path: `instances/${id}/fixed.ipynb`, bytes: 10, sha256: h(`${id} fixed`), abs: `/x/${id}/fixed.ipynb` },
+        { path: `instances/${id}/instance.json`, bytes: 20, sha256: h(`${id} json`), abs: `/x/${id}/instance.json` },
+      ],
+    })),
+    files: [
+      { path: 'benchmark.csv', bytes: Buffer.byteLength(csv), sha256: h(csv), abs: '/x/benchmark.csv' },
+      { path: 'benchmark.json', bytes: 100, sha256: h('bj'), abs: '/x/benchmark.json' },
+      { path: 'verification.json', bytes: 100, sha256: h('vj'), abs: '/x/verification.json' },
+    ],
+    image: { profile: 'debian', recipe: [], record: null, push: null },
+    deprecated: [],
+    previous: null,
+    warnings: [],
+    ...over,
+  };
+}
+
+describe('planRelease', () => {
+  it('plans every file of the archive with its size and sha256, sorted, generated files included', () => {
+    const plan = planRelease(inputs());
+    expect(plan.name).toBe('junobench-0.1.0');
+    expect(plan.archiveName).toBe('junobench-0.1.0.tar.gz');
+    expect(plan.tag).toBe('v0.1.0');
+    expect(plan.refusals).toEqual([]);
+    const paths = plan.files.map((f) => f.path);
+    expect(paths).toEqual([...paths].sort());
+    for (const p of ['CHANGELOG.md', 'README.md', 'SHA256SUMS', 'benchmark.csv', 'croissant.json', 'manifest.json', 'instances/pandas_1/fixed.ipynb']) expect(paths).toContain(p);
+    for (const f of plan.files) if (f.from === 'generated') expect(f.sha256).toBe(sha256(f.content));
+  });
+
+  it('writes a schema-valid manifest: skipped-env released with its reason, never counted as verified', () => {
+    const plan = planRelease(inputs());
+    const m = plan.manifest;
+    expect(checkSchema('release-manifest', m)).toEqual([]);
+    expect(m.totals).toMatchObject({ instances: 3, verified: 2, skippedEnv: 1 });
+    expect(m.verification).toEqual({ runtime: 'local', total: 3, verified: 2, skippedEnv: 1 });
+    const tf = m.instances.find((i) => i.id === 'tensorflow_1')!;
+    expect(tf.status).toBe('skipped-env');
+    expect(tf.reason).toMatch(/tensorflow/);
+    expect(m.createdAt).toBe('2026-01-01T00:00:00.000Z');
+    expect(m.toolchain).toEqual({ name: 'junobench', version: '0.1.0', commit: 'c0ffee', dirty: false });
+    // The manifest lists everything but itself and SHA256SUMS.
+    const listed = [...m.instances.flatMap((i) => i.files), ...m.files].map((f) => f.path);
+    expect(listed).not.toContain('manifest.json');
+    expect(listed).toContain('README.md');
+    expect(listed.length).toBe(plan.files.length - 2);
+  });
+
+  it('SHA256SUMS lists every other file with the planned sha256', () => {
+    const plan = planRelease(inputs());
+    const sums = plan.files.find((f) => f.path === 'SHA256SUMS')!;
+    const lines = parseSha256Sums(sums.from === 'generated' ? sums.content : '');
+    expect(lines.map((l) => l.path)).toEqual(plan.files.filter((f) => f.path !== 'SHA256SUMS').map((f) => f.path));
+    for (const l of lines) expect(l.sha256).toBe(plan.files.find((f) => f.path === l.path)!.sha256);
+  });
+
+  it('is a pure function: the same inputs give the same plan', () => {
+    const a = planRelease(inputs());
+    const b = planRelease(inputs());
+    expect(b.files.map((f) => [f.path, f.sha256])).toEqual(a.files.map((f) => [f.path, f.sha256]));
+  });
+
+  it('the dataset card has Hugging Face front matter and the skipped-env instance listed', () => {
+    const card = planRelease(inputs()).files.find((f) => f.path === 'README.md')!;
+    const text = card.from === 'generated' ? card.content : '';
+    expect(text.startsWith('---\nlicense: other\n')).toBe(true);
+    for (const key of ['pretty_name:', 'task_categories:', 'tags:', 'size_categories:', '  - n<1K', 'configs:', '        path: benchmark.csv']) expect(text).toContain(key);
+    for (const section of ['## How it was built', '## Structure', '## Label definitions', '## Agreement', '## Statistics', '## Run every case', '## Licences', '## Citation']) expect(text).toContain(section);
+    expect(text).toMatch(/\| tensorflow_1 \|.*\| skipped-env: required module tensorflow/);
+  });
+
+  it('leaves deprecated instances out, lists them, and the changelog says why they went', () => {
+    const previous = planRelease(inputs()).manifest;
+    const plan = planRelease(inputs({ version: '0.2.0', previous, deprecated: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }] }));
+    expect(plan.refusals).toEqual([]);
+    expect(plan.manifest.instances.map((i) => i.id)).toEqual(['numpy_1', 'tensorflow_1']);
+    expect(plan.manifest.deprecated).toEqual([{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }]);
+    expect(plan.files.some((f) => f.path.startsWith('instances/pandas_1/'))).toBe(false);
+    expect(plan.changelog.removed).toEqual([{ id: 'pandas_1', deprecated: { id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' } }]);
+    const log = plan.files.find((f) => f.path === 'CHANGELOG.md')!;
+    expect(log.from === 'generated' && log.content).toContain('pandas_1 — deprecated in 0.2.0: dataset withdrawn');
+  });
+
+  it('records the changes since the previous release: files, labels, verification', () => {
+    const previous: ReleaseManifest = planRelease(inputs()).manifest;
+    const next = inputs({ version: '0.1.1', previous });
+    next.instances[0]!.files[0] = { ...next.instances[0]!.files[0]!, sha256: h('changed'), bytes: 11 };
+    next.benchmark.instances[1] = entry('pandas_1', 'verified', { crashType: 'value error' });
+    const plan = planRelease(next);
+    expect(plan.changelog.previous).toBe('0.1.0');
+    expect(plan.changelog.changed).toEqual([
+      { id: 'numpy_1', files: { added: [], removed: [], modified: ['fixed.ipynb'] }, labels: [], verification: [] },
+      { id: 'pandas_1', files: { added: [], removed: [], modified: [] }, labels: [{ dimension: 'crashType', from: 'key error', to: 'value error' }], verification: [] },
+    ]);
+    expect(plan.manifest.previous).toEqual({ version: '0.1.0' });
+  });
+
+  it('names the pushed image by digest in the manifest', () => {
+    const push = { repository: '127.0.0.1:5117/junobench/benchmark', tag: '0.1.0', digest: `sha256:${'a'.repeat(64)}`, reference: `127.0.0.1:5117/junobench/benchmark@sha256:${'a'.repeat(64)}` };
+    const plan = planRelease(inputs({ image: { profile: 'debian', recipe: [], record: null, push } }));
+    expect(plan.manifest.image.registry).toEqual(push);
+    const card = plan.files.find((f) => f.path === 'README.md')!;
+    expect(card.from === 'generated' && card.content).toContain(push.reference);
+  });
+});
+
+describe('planRefusals', () => {
+  const cases: [string, (i: ReleaseInputs) => void, string[]][] = [
+    ['a verified, skipped-env benchmark', () => undefined, []],
+    [
+      'an instance not verified (left out of benchmark.json by the build)',
+      (i) => {
+        i.verification.instances.push(result('sklearn_1', 'not-verified', 'crash-mismatch'));
+      },
+      ['not-verified sklearn_1'],
+    ],
+    [
+      'a flaky instance',
+      (i) => {
+        i.verification.instances[0] = { ...result('numpy_1', 'flaky'), repeats: { reproduced: ['crash-reproduced', 'no-crash'], fixed: ['fixed-ok', 'fixed-ok'] } };
+      },
+      ['flaky numpy_1'],
+    ],
+    [
+      'a draft',
+      (i) => {
+        i.instances[1]!.instance.status = 'draft';
+      },
+      ['draft pandas_1'],
+    ],
+    [
+      'an instance never verified',
+      (i) => {
+        i.verification.instances.splice(1, 1);
+      },
+      ['not-run pandas_1'],
+    ],
+    [
+      'agreement below the gate',
+      (i) => {
+        i.agreement = agreementFixture({ rootCause: 0.85 });
+      },
+      ['agreement-below-gate'],
+    ],
+    [
+      'no agreement report',
+      (i) => {
+        i.agreement = null;
+      },
+      ['agreement-missing'],
+    ],
+    [
+      'a version not greater than the previous one',
+      (i) => {
+        i.previous = { ...planRelease(inputs()).manifest, version: '0.1.0' };
+      },
+      ['version-not-greater'],
+    ],
+    [
+      'several reasons at once',
+      (i) => {
+        i.instances[0]!.instance.status = 'draft';
+        i.verification.instances[1] = result('pandas_1', 'not-verified', 'no-crash');
+        i.agreement = agreementFixture({ library: null });
+      },
+      ['draft numpy_1', 'not-verified pandas_1', 'agreement-below-gate'],
+    ],
+  ];
+  it.each(cases)('%s', (_name, mutate, expected) => {
+    const i = inputs();
+    mutate(i);
+    const refusals = planRefusals(i);
+    expect(refusals.map((r) => `${r.code}${r.instance ? ` ${r.instance}` : ''}`)).toEqual(expected);
+    for (const r of refusals) expect(r.message.length).toBeGreaterThan(10);
+  });
+
+  it('explains a not-verified instance with its outcome', () => {
+    const i = inputs();
+    i.verification.instances.push({ ...result('sklearn_1', 'not-verified', 'crash-mismatch'), reproduced: { ...result('sklearn_1', 'not-verified', 'crash-mismatch').reproduced, reason: 'expected KeyError, got ValueError' } });
+    expect(planRefusals(i)[0]!.message).toBe('sklearn_1 is not verified: reproduced crash-mismatch (expected KeyError, got ValueError)');
+  });
+
+  it('a deprecated instance is neither refused nor released', () => {
+    const i = inputs({ deprecated: [{ id: 'sklearn_1', deprecatedIn: '0.1.0', reason: 'broken' }] });
+    i.verification.instances.push(result('sklearn_1', 'not-verified', 'crash-mismatch'));
+    expect(planRefusals(i)).toEqual([]);
+  });
+});
+
+describe('validateReleaseVersion', () => {
+  it.each(['0.1.0', '1.2.3-rc.1', '10.20.30'])('accepts %s', (v) => expect(validateReleaseVersion(v)).toBe(v));
+  it.each(['v0.1.0', '0.1', 'latest', '01.2.3', '', '2.0.0+build.5'])('refuses %j', (v) => expect(() => validateReleaseVersion(v)).toThrow(/not a semantic version/));
+});
