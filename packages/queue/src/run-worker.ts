@@ -144,16 +144,25 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
   await writeWorkerRecord(redis, prefix, record, ttl);
 
   let lost = false;
+  let stopRequested = false;
+  let lastRedisError = '';
+  const markLost = (why: string) => {
+    if (!lost && !stopRequested) emit({ type: 'connection-lost', error: why });
+    lost = true;
+  };
+  redis.on('error', (e: Error) => {
+    lastRedisError = e.message;
+  });
+  redis.on('close', () => markLost(lastRedisError || 'connection closed'));
+  redis.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    emit({ type: 'connection-restored' });
+    // A restarted Redis may have lost every key: publish the record at once.
+    void writeWorkerRecord(redis, prefix, record, ttl).catch(() => undefined);
+  });
   const heartbeat = setInterval(() => {
-    withTimeout(writeWorkerRecord(redis, prefix, record, ttl), heartbeatMs, () => new Error('Redis does not answer'))
-      .then(() => {
-        if (lost) emit({ type: 'connection-restored' });
-        lost = false;
-      })
-      .catch((e: Error) => {
-        if (!lost) emit({ type: 'connection-lost', error: e.message });
-        lost = true;
-      });
+    withTimeout(writeWorkerRecord(redis, prefix, record, ttl), heartbeatMs, () => new Error('Redis does not answer')).catch((e: Error) => markLost(e.message));
   }, heartbeatMs);
 
   const cache = openBlobCache(redis, prefix, options.cacheDir);
@@ -261,6 +270,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
       return stopping;
     }
     emit({ type: 'stopping', mode, running });
+    stopRequested = true;
     stopping = (async () => {
       await worker.pause(true);
       if (mode === 'finish' && running > 0) {

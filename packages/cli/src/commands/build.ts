@@ -42,7 +42,7 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
         rawDir: flags.raw,
         curatedDir: flags.out,
         createRuntime: () => createRuntimeFromFlags(flags, ctx, { imageRecord: path.join(flags.out, 'image.json') }),
-        ...(flags.runtime === 'docker' && !flags.image ? { container: { docker: () => connectDockerEngine(ctx.env) } } : {}),
+        ...(flags.runtime === 'docker' && !flags.image && !flags.queue ? { container: { docker: () => connectDockerEngine(ctx.env) } } : {}),
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         ...(flags.force ? { force: true } : {}),
         ...(flags.only ? { only: flags.only.split(',').map((s) => s.trim()).filter(Boolean) } : {}),

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { readImageRecord } from '@junobench/image';
-import { connectDockerEngine, createContainerRuntime, createLocalRuntime, parseMemorySize, type Runtime } from '@junobench/runtime';
+import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { parsePositiveInt, parsePositiveNumber } from './format.js';
 
@@ -45,10 +44,13 @@ export function addRuntimeOptions(cmd: Command): Command {
  */
 export async function createRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext, options: { imageRecord?: string } = {}): Promise<Runtime> {
   if (flags.queue) return createQueueRuntimeFromFlags(flags, ctx);
+  // Loaded here, not at the top: commands that never run a notebook do not pay for them.
+  const { connectDockerEngine, createContainerRuntime, createLocalRuntime } = await import('@junobench/runtime');
   if (flags.runtime === 'local') {
     return createLocalRuntime({ ...(flags.python ? { python: flags.python } : {}), ...(flags.fork === false ? { fork: false } : {}), env: ctx.env });
   }
   const docker = await connectDockerEngine(ctx.env);
+  const { readImageRecord } = await import('@junobench/image');
   const image = flags.image ?? (await readImageRecord(path.resolve(ctx.cwd, options.imageRecord ?? 'curated/image.json'))).tag;
   return createContainerRuntime({
     docker,
@@ -60,12 +62,14 @@ export async function createRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContex
 
 async function createQueueRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext): Promise<Runtime> {
   const { createQueueRuntime } = await import('@junobench/queue');
+  const { parseMemorySize } = await import('@junobench/runtime');
   const runtime = await createQueueRuntime({
     url: flags.queue!,
     kind: flags.runtime,
     ...(flags.sharedInstances ? { sharedInstances: path.resolve(ctx.cwd, flags.sharedInstances) } : {}),
     ...(flags.queueBlobLimit ? { blobLimitBytes: parseMemorySize(flags.queueBlobLimit) } : {}),
     ...(flags.queueWait ? { waitSeconds: flags.queueWait } : {}),
+    ...(ctx.env.JUNOBENCH_QUEUE_PREFIX ? { prefix: ctx.env.JUNOBENCH_QUEUE_PREFIX } : {}),
     onNotice: (t) => ctx.err(`queue: ${t}`),
   });
   ctx.err(`queue: ${runtime.group.workers.length} live ${runtime.kind} worker(s) of identity ${runtime.group.group}: ${runtime.group.workers.map((w) => w.name).join(', ')}`);

@@ -48,6 +48,8 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
         cacheDir: path.resolve(ctx.cwd, flags.cacheDir ?? path.join(ctx.env.JUNOBENCH_CACHE_DIR ?? '.junobench-cache', 'worker')),
         ...(flags.sharedInstances ? { sharedInstances: path.resolve(ctx.cwd, flags.sharedInstances) } : {}),
         lockDurationMs: flags.lockDuration * 1000,
+        // Keys of one toolchain installation (or one test) apart from another's on a shared Redis.
+        ...(ctx.env.JUNOBENCH_QUEUE_PREFIX ? { prefix: ctx.env.JUNOBENCH_QUEUE_PREFIX } : {}),
         onEvent: (e) => {
           switch (e.type) {
             case 'ready': {

@@ -1,0 +1,236 @@
+// `verify --queue` end to end: real `junobench worker` processes on a real
+// Redis on loopback (tools/setup-redis.sh), the CLI as a user runs it, and
+// the faults the queue must survive.
+import type { ChildProcess } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSchema, type InstanceVerification, type VerificationReport } from '@junobench/core';
+import { repoRoot, runJunobench } from './run-cli.js';
+import {
+  deletePrefix,
+  freePort,
+  requireTestRedis,
+  startOwnRedis,
+  startWorker,
+  stopWorkers,
+  uniquePrefix,
+  type WorkerProcess,
+} from './queue-helpers.js';
+
+const url = requireTestRedis();
+const instances = path.join(repoRoot, 'raw/instances');
+let tmp: string;
+const started: WorkerProcess[] = [];
+const prefixes: string[] = [];
+const ownRedis: ChildProcess[] = [];
+
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'jb-queue-e2e-'));
+});
+afterAll(async () => {
+  await stopWorkers(started);
+  for (const r of ownRedis) r.kill('SIGKILL');
+  for (const p of prefixes) await deletePrefix(url, p);
+  await rm(tmp, { recursive: true, force: true });
+}, 60_000);
+
+function prefix(name: string): string {
+  const p = uniquePrefix(name);
+  prefixes.push(p);
+  return p;
+}
+
+function worker(queueUrl: string, name: string, p: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): WorkerProcess {
+  const w = startWorker(queueUrl, name, { prefix: p, args: ['--cache-dir', path.join(tmp, `cache-${name}`), ...args], env });
+  started.push(w);
+  return w;
+}
+
+async function readReport(file: string): Promise<VerificationReport> {
+  const report = JSON.parse(await readFile(file, 'utf8')) as VerificationReport;
+  expect(checkSchema('verification', report)).toEqual([]);
+  return report;
+}
+
+/** What must not depend on where a notebook ran. */
+function outcomes(v: InstanceVerification) {
+  const version = (r: InstanceVerification['reproduced']) => ({
+    outcome: r.outcome,
+    observed: r.observed ? { ename: r.observed.ename, cell: r.observed.cell } : null,
+    cells: r.cells.map((c) => c.status),
+    runtime: r.runtime,
+  });
+  return { instance: v.instance, status: v.status, contentHash: v.contentHash, reproduced: version(v.reproduced), fixed: version(v.fixed) };
+}
+
+describe('verify --queue with two workers', () => {
+  it('verifies every embedded instance with the outcomes of a local run (and the same cache keys)', async () => {
+    const p = prefix('all');
+    const a = worker(url, 'all-a', p, ['--jobs', '1']);
+    const b = worker(url, 'all-b', p, ['--jobs', '1']);
+    await Promise.all([a.waitFor(/ready: local runtime/), b.waitFor(/ready: local runtime/)]);
+
+    const localJson = path.join(tmp, 'local.json');
+    const local = await runJunobench(['verify', '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-local'), '--jobs', '2', '--json', localJson]);
+    expect(local.code, local.stderr).toBe(0);
+    const queueJson = path.join(tmp, 'queue.json');
+    const queued = await runJunobench(
+      ['verify', '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-queue'), '--queue', url, '--json', queueJson],
+      { env: { JUNOBENCH_QUEUE_PREFIX: p } },
+    );
+    expect(queued.code, queued.stderr).toBe(0);
+    expect(queued.stderr).toMatch(/queue: 2 live local worker\(s\) of identity [0-9a-f]{16}: all-a, all-b/);
+
+    const [l, q] = [await readReport(localJson), await readReport(queueJson)];
+    expect(q.instances.map(outcomes)).toEqual(l.instances.map(outcomes));
+    expect(q.summary).toEqual(l.summary);
+    // Both workers took part, and every run was answered by one of them.
+    const done = (w: WorkerProcess) => (w.stdout().match(/^\S+\/(reproduced|fixed)\/0 \w+/gm) ?? []).length;
+    expect(done(a)).toBeGreaterThan(0);
+    expect(done(b)).toBeGreaterThan(0);
+    const ran = l.instances.filter((v) => v.status !== 'skipped').length * 2;
+    expect(done(a) + done(b)).toBe(ran);
+    // Each file went through Redis once.
+    const sent = Number(queued.stderr.match(/files: (\d+) blob\(s\) sent/)?.[1]);
+    expect(sent).toBeGreaterThan(0);
+    const again = await runJunobench(['verify', 'numpy_1', '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-queue'), '--queue', url], {
+      env: { JUNOBENCH_QUEUE_PREFIX: p },
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/files: 0 blob\(s\) sent, \d+ already in Redis/);
+  }, 1_500_000);
+});
+
+describe('faults', () => {
+  const ids = ['numpy_1', 'numpy_2', 'NBspecific_3'];
+
+  it('a worker killed with SIGKILL mid-job: its job is taken over and the run completes with the same outcomes', async () => {
+    const p = prefix('kill');
+    const a = worker(url, 'kill-a', p, ['--jobs', '1', '--lock-duration', '3']);
+    const b = worker(url, 'kill-b', p, ['--jobs', '1', '--lock-duration', '3']);
+    const group = (await a.waitFor(/identity ([0-9a-f]{16})/))[1]!;
+    await b.waitFor(/ready/);
+    const json = path.join(tmp, 'kill.json');
+    const run = runJunobench(['verify', ...ids, '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-kill'), '--queue', url, '--json', json], {
+      env: { JUNOBENCH_QUEUE_PREFIX: p },
+    });
+    // Kill worker a while Redis says it holds a job.
+    const redis = new Redis(url);
+    try {
+      const deadline = Date.now() + 300_000;
+      let holding = false;
+      while (!holding && Date.now() < deadline) {
+        const active = await redis.lrange(`${p}:run-${group}:active`, 0, -1);
+        for (const id of active) if ((await redis.hget(`${p}:run-${group}:${id}`, 'pb')) === 'kill-a') holding = true;
+        if (!holding) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(holding).toBe(true);
+      a.proc.kill('SIGKILL');
+    } finally {
+      redis.disconnect();
+    }
+    const r = await run;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/its worker stopped answering; the job goes to another worker/);
+    expect(r.stderr).toMatch(/taken over from a stopped worker/);
+    const report = await readReport(json);
+    expect(report.instances.map((v) => [v.instance, v.reproduced.outcome, v.fixed.outcome])).toEqual(
+      ids.map((id) => [id, 'crash-reproduced', 'fixed-ok']),
+    );
+  }, 900_000);
+
+  it('Redis restarted mid-run (every key lost): workers reconnect, lost jobs are submitted again, the run completes', async () => {
+    const port = await freePort();
+    const ownUrl = `redis://127.0.0.1:${port}`;
+    ownRedis.push(await startOwnRedis(port));
+    const p = prefix('restart');
+    const w = worker(ownUrl, 'restart-w', p, ['--jobs', '1', '--lock-duration', '3']);
+    await w.waitFor(/ready/);
+    const json = path.join(tmp, 'restart.json');
+    const run = runJunobench(['verify', ...ids, '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-restart'), '--queue', ownUrl, '--json', json], {
+      env: { JUNOBENCH_QUEUE_PREFIX: p },
+    });
+    await w.waitFor(/^\S+\/(reproduced|fixed)\/0 \w+/m, 600_000);
+    const first = ownRedis.pop()!;
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    await new Promise((r) => setTimeout(r, 1500));
+    ownRedis.push(await startOwnRedis(port));
+    const r = await run;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/vanished from Redis \(restarted without persistence\?\): submitted again/);
+    await w.waitFor(/lost Redis[\s\S]*Redis is back/, 60_000);
+    const report = await readReport(json);
+    expect(report.summary).toMatchObject({ total: 3, verified: 3 });
+  }, 900_000);
+});
+
+describe('identities, limits and file transport', () => {
+  const p = prefix('ident');
+  let a: WorkerProcess;
+
+  it('refuses to run on workers with two runtime identities, naming them', async () => {
+    // Same interpreter, one more installed distribution: another environment.
+    const extra = path.join(tmp, 'extra-site');
+    await mkdir(path.join(extra, 'junobench_identity_probe-1.0.dist-info'), { recursive: true });
+    await writeFile(path.join(extra, 'junobench_identity_probe-1.0.dist-info', 'METADATA'), 'Metadata-Version: 2.1\nName: junobench-identity-probe\nVersion: 1.0\n');
+    a = worker(url, 'ident-a', p, ['--jobs', '1']);
+    const b = worker(url, 'ident-b', p, ['--jobs', '1'], { PYTHONPATH: extra });
+    const [ga, gb] = [(await a.waitFor(/identity ([0-9a-f]{16})/))[1], (await b.waitFor(/identity ([0-9a-f]{16})/))[1]];
+    expect(ga).not.toBe(gb);
+    const r = await runJunobench(['verify', 'numpy_1', '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-ident'), '--queue', url], {
+      env: { JUNOBENCH_QUEUE_PREFIX: p },
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('have 2 different runtime identities');
+    expect(r.stderr).toMatch(new RegExp(`identity ${ga}: ident-a@`));
+    expect(r.stderr).toMatch(new RegExp(`identity ${gb}: ident-b@`));
+    expect(r.stderr).toMatch(/hint: stop the workers of all identities but one/);
+    // A worker stops cleanly on SIGTERM and leaves the registry.
+    b.proc.kill('SIGTERM');
+    expect(await b.exited).toBe(0);
+    expect(b.stdout()).toMatch(/worker ident-b stopped: 0 run\(s\)/);
+  }, 300_000);
+
+  it('a file over the blob limit is refused before anything runs, with both ways out', async () => {
+    const dir = path.join(tmp, 'big', 'instances');
+    await cp(path.join(instances, 'numpy_1'), path.join(dir, 'numpy_1'), { recursive: true });
+    await writeFile(path.join(dir, 'numpy_1', 'data.bin'), Buffer.alloc(100_000, 7));
+    const r = await runJunobench(['verify', '--instances', dir, '--no-cache', '--cache-dir', path.join(tmp, 'c-big'), '--queue', url, '--queue-blob-limit', '64k'], {
+      env: { JUNOBENCH_QUEUE_PREFIX: p },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("data.bin is 97.7 KiB, over the queue's blob limit of 64.0 KiB: it cannot be sent to the workers through Redis");
+    expect(r.stderr).toMatch(/--shared-instances <that folder>[\s\S]*--queue-blob-limit 1m/);
+    expect(a.stdout()).not.toMatch(/numpy_1\/(reproduced|fixed)/);
+  }, 300_000);
+
+  it('--shared-instances: workers read the instances where they are, nothing is sent through Redis', async () => {
+    const shared = path.join(tmp, 'shared');
+    await cp(path.join(instances, 'numpy_2'), path.join(shared, 'instances', 'numpy_2'), { recursive: true });
+    const r = await runJunobench(
+      ['verify', '--instances', path.join(shared, 'instances'), '--shared-instances', shared, '--no-cache', '--cache-dir', path.join(tmp, 'c-shared'), '--queue', url],
+      { env: { JUNOBENCH_QUEUE_PREFIX: p } },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('1/1 verified');
+    expect(r.stderr).toMatch(/files: 0 blob\(s\) sent, 0 already in Redis/);
+    expect(a.stdout()).toMatch(/numpy_2\/fixed\/0 completed/);
+  }, 300_000);
+
+  it('with no live worker, says so after the grace period instead of waiting forever', async () => {
+    a.proc.kill('SIGTERM');
+    expect(await a.exited).toBe(0);
+    const t0 = Date.now();
+    const r = await runJunobench(['verify', 'numpy_1', '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-none'), '--queue', url, '--queue-wait', '2'], {
+      env: { JUNOBENCH_QUEUE_PREFIX: p },
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/no live local worker on redis:\/\/\S+ for 2 s/);
+    expect(r.stderr).toContain('hint: start one: `junobench worker --queue');
+    expect(Date.now() - t0).toBeLessThan(120_000);
+  }, 300_000);
+});
