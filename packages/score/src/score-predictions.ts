@@ -27,13 +27,13 @@ export interface TaskSet {
 export interface ScoreRepairOptions {
   /** The runtime repairs execute in; created only when there are repair tasks. */
   createRuntime: () => Promise<Runtime>;
-  /** Whether the runtime isolates untrusted code (recorded in the scorecard). */
-  sandboxed: boolean;
   jobs?: number;
   cellTimeoutSeconds?: number;
   timeoutSeconds?: number;
   scratchRoot?: string;
   signal?: AbortSignal;
+  /** Called once before repaired notebooks are executed (not when none is), e.g. to say where they run. */
+  onExecute?: (runtime: Runtime, runs: number) => void;
 }
 
 export interface ScoreResult {
@@ -73,7 +73,8 @@ export async function scorePredictions(
     const attempts = planAttempts(predictions);
     const runtime = await repair.createRuntime();
     try {
-      scorecard.runtime = { kind: runtime.kind, sandboxed: repair.sandboxed };
+      // The container runtime is the sandbox (no network, limits, read-only instance); the local one runs with the user's rights.
+      scorecard.runtime = { kind: runtime.kind, sandboxed: runtime.kind === 'docker' };
       const excluded = await planRepairExclusions(repairKeys, runtime);
       const verdicts = new Map<string, RepairVerdict>();
       const runs: RepairRun[] = [];
@@ -87,6 +88,7 @@ export async function scorePredictions(
         if (check.failure) verdicts.set(slot, judgeRepair(check, key.crashCell));
         else runs.push({ slot, attempt: p.attempt, key, notebook: check.notebook!, plan: check.plan });
       }
+      if (runs.length > 0) repair.onExecute?.(runtime, runs.length);
       const started = Date.now();
       const results = await executeRepairs(runs, {
         runtime,

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { JunoError, type TaskKind } from '@junobench/core';
+import type { TaskKind } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
@@ -91,6 +91,7 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExamples:\n  junobench baseline oracle --tasks tasks.jsonl -o oracle.jsonl\n  junobench baseline heuristic --tasks tasks.jsonl -o heuristic.jsonl')
     .action(async (which: string, flags: BaselineFlags) => {
       const { runBaseline, BASELINES } = await import('@junobench/score');
+      const { JunoError } = await import('@junobench/core');
       if (!(BASELINES as readonly string[]).includes(which)) {
         throw new JunoError('E_USAGE', `unknown baseline "${which}"`, { hint: `use one of: ${BASELINES.join(', ')}` });
       }
@@ -132,17 +133,17 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
   score.action(async (predictions: string, flags: ScoreFlags) => {
     const { runScore, writeScorecard, formatScoreSummary } = await import('@junobench/score');
     const explicitRuntime = score.getOptionValueSource('runtime') !== 'default';
-    let kind: 'local' | 'docker' | undefined;
+    let chosen: Awaited<ReturnType<typeof chooseRuntime>> | undefined;
     const createRuntime = async (): Promise<Runtime> => {
-      const chosen = await chooseRuntime(flags, explicitRuntime, ctx);
-      kind = chosen.kind;
-      if (chosen.kind === 'local') {
-        ctx.err(
-          `warning: repairs are untrusted code and run UNSANDBOXED in the local runtime, with your user's rights${chosen.why ? ` (${chosen.why})` : ''}. ` +
-            'To sandbox them: sh tools/setup-engine.sh && npx junobench image build, then score --runtime docker.',
-        );
-      }
+      chosen = await chooseRuntime(flags, explicitRuntime, ctx);
       return chosen.runtime;
+    };
+    const onExecute = (runtime: Runtime, runs: number) => {
+      if (runtime.kind !== 'local') return;
+      ctx.err(
+        `warning: the ${runs} repaired notebook${runs > 1 ? 's are' : ' is'} untrusted code and will run UNSANDBOXED in the local runtime, with your user's rights${chosen?.why ? ` (${chosen.why})` : ''}. ` +
+          'To sandbox them: sh tools/setup-engine.sh && npx junobench image build, then score --runtime docker.',
+      );
     };
     const progress = ctx.progress('score');
     let result;
@@ -155,9 +156,7 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         lenient: flags.lenient === true,
         repair: {
           createRuntime,
-          get sandboxed() {
-            return kind === 'docker';
-          },
+          onExecute,
           ...(flags.jobs ? { jobs: flags.jobs } : {}),
           ...(flags.cellTimeout ? { cellTimeoutSeconds: flags.cellTimeout } : {}),
           ...(flags.timeout ? { timeoutSeconds: flags.timeout } : {}),

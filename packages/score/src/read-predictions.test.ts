@@ -1,0 +1,66 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { TaskKey } from './plan-tasks.js';
+import { parsePredictionLines, predictionProblemsError, readPredictions } from './read-predictions.js';
+
+const D = 'detect-0000000000000001';
+const G = 'diagnose-0000000000000002';
+const R = 'repair-0000000000000003';
+const keys = new Map<string, TaskKey>([
+  [D, { kind: 'detect', id: D, instance: 'a', version: 'reproduced', crashes: true, exception: 'KeyError', cell: 3, target: 3 }],
+  [G, { kind: 'diagnose', id: G, instance: 'a', labels: { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'training' } }],
+  [R, { kind: 'repair', id: R, instance: 'a' } as unknown as TaskKey],
+]);
+const nb = { nbformat: 4, nbformat_minor: 4, metadata: {}, cells: [] };
+
+describe('parsePredictionLines', () => {
+  it.each([
+    ['not JSON', '{"task": "detect", ', /^invalid JSON/],
+    ['no answer', JSON.stringify({ task: 'detect', id: D }), /is missing required property "answer"/],
+    ['a detect answer without crashes', JSON.stringify({ task: 'detect', id: D, answer: { exception: 'KeyError' } }), /answer is missing required property "crashes"/],
+    ['a label outside the vocabulary', JSON.stringify({ task: 'diagnose', id: G, answer: { library: 'Pandas' } }), /answer\.library must be one of/],
+    ['a misspelt dimension', JSON.stringify({ task: 'diagnose', id: G, answer: { crash_type: 'key error' } }), /unknown property "crash_type"/],
+    ['a repair with both forms', JSON.stringify({ task: 'repair', id: R, answer: { notebook: nb, cells: ['x'] } }), /answer/],
+    ['attempt 0', JSON.stringify({ task: 'detect', id: D, attempt: 0, answer: { crashes: true } }), /attempt/],
+    ['an unknown task', JSON.stringify({ task: 'detect', id: 'detect-ffffffffffffffff', answer: { crashes: true } }), /unknown task "detect-ffffffffffffffff"/],
+    ['the wrong kind', JSON.stringify({ task: 'diagnose', id: D, answer: {} }), /is a detect task, but the line says "task": "diagnose"/],
+  ])('%s is reported with its line number', (_name, text, message) => {
+    const { predictions, problems } = parsePredictionLines([{ line: 7, text }], keys);
+    expect(predictions).toEqual([]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.line).toBe(7);
+    expect(problems[0]!.message).toMatch(message);
+  });
+
+  it('keeps good lines, numbers attempts from 1, skips blank lines and reports duplicates', () => {
+    const lines = [
+      JSON.stringify({ task: 'detect', id: D, answer: { crashes: true } }),
+      '',
+      JSON.stringify({ task: 'detect', id: D, attempt: 2, answer: { crashes: false } }),
+      JSON.stringify({ task: 'detect', id: D, attempt: 1, answer: { crashes: false } }),
+      JSON.stringify({ task: 'repair', id: R, answer: { cells: ['x = 1'] } }),
+    ].map((text, i) => ({ line: i + 1, text }));
+    const r = parsePredictionLines(lines, keys);
+    expect(r.lines).toBe(4);
+    expect(r.predictions.map((p) => [p.line, p.id, p.attempt])).toEqual([
+      [1, D, 1],
+      [3, D, 2],
+      [5, R, 1],
+    ]);
+    expect(r.problems).toEqual([{ line: 4, message: `a second answer for task "${D}" attempt 1 (the first is on line 1); number the attempts 1, 2, …` }]);
+  });
+
+  it('reads a file, and the error for problems names the file and the first line', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'jb-pred-'));
+    const file = path.join(dir, 'p.jsonl');
+    await writeFile(file, `${JSON.stringify({ task: 'detect', id: D, answer: { crashes: true } })}\nnot json\n`);
+    const r = await readPredictions(file, keys);
+    expect(r.problems.map((p) => p.line)).toEqual([2]);
+    const e = predictionProblemsError(file, r.problems);
+    expect(e.exitCode).toBe(2);
+    expect(e.describe()).toMatch(/p\.jsonl, line 2: 1 prediction line cannot be scored:\n {2}line 2: invalid JSON/);
+    expect(e.describe()).toMatch(/--lenient/);
+  });
+});

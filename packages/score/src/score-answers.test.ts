@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import type { Labels } from '@junobench/core';
+import type { RepairVerdict } from './check-repair.js';
+import type { DetectKey, DiagnoseKey, RepairKey } from './plan-tasks.js';
+import type { Answer, ParsedPrediction } from './read-predictions.js';
+import { repairSlot, scoreDetect, scoreDiagnose, scoreRepair } from './score-answers.js';
+
+const det = (id: string, crashes: boolean, target: number, exception?: string): DetectKey => ({
+  kind: 'detect',
+  id,
+  instance: `i-${id}`,
+  version: crashes ? 'reproduced' : 'fixed',
+  crashes,
+  ...(exception ? { exception } : {}),
+  cell: crashes ? target : null,
+  target,
+});
+let line = 0;
+const pred = (task: ParsedPrediction['task'], id: string, attempt: number, answer: Answer): ParsedPrediction => ({ line: ++line, task, id, attempt, answer });
+
+describe('scoreDetect', () => {
+  const keys = [det('t1', true, 3, 'KeyError'), det('t2', false, 2), det('t3', true, 1, 'NameError'), det('t4', false, 4)];
+  const predictions = [
+    pred('detect', 't1', 1, { crashes: true, exception: 'KeyError' }),
+    pred('detect', 't2', 1, { crashes: true }),
+    pred('detect', 't3', 1, { crashes: true, exception: 'builtins.NameError' }),
+    // t4 attempt 1 missing: wrong
+    pred('detect', 't1', 2, { crashes: false }),
+    pred('detect', 't2', 2, { crashes: false }),
+    pred('detect', 't3', 2, { crashes: true, exception: 'ValueError', cell: 1 }),
+    pred('detect', 't4', 2, { crashes: false }),
+    pred('detect', 't1', 3, { crashes: true, exception: 'KeyError', cell: 2 }),
+    pred('detect', 't2', 3, { crashes: false }),
+    // t3 attempt 3 missing
+    pred('detect', 't4', 3, { crashes: false }),
+  ];
+  const s = scoreDetect(keys, predictions);
+
+  it('scores every attempt singly (missing = wrong), pooled', () => {
+    expect(s.attempts).toBe(3);
+    expect(s.single.crash).toEqual({ correct: 8, total: 12, value: 8 / 12 });
+    expect(s.single.cell).toEqual({ correct: 7, total: 12, value: 7 / 12 });
+    // the exception counts on the crashing tasks only; module prefixes are ignored
+    expect(s.single.exception).toEqual({ correct: 3, total: 6, value: 0.5 });
+  });
+
+  it('scores the majority vote per field (ties: the earliest attempt)', () => {
+    expect(s.majority.crash).toEqual({ correct: 4, total: 4, value: 1 });
+    expect(s.majority.cell).toEqual({ correct: 4, total: 4, value: 1 });
+    expect(s.majority.exception).toEqual({ correct: 2, total: 2, value: 1 });
+    expect(s.confusion).toEqual({ truePositive: 2, falsePositive: 0, trueNegative: 2, falseNegative: 0, missing: 0 });
+    expect(s.results.find((r) => r.task === 't1')!.predicted).toEqual({ crashes: true, cell: 3, exception: 'KeyError' });
+  });
+
+  it('always answering "crashes" scores 50% on balanced tasks; no predictions score 0', () => {
+    const always = keys.map((k) => pred('detect', k.id, 1, { crashes: true }));
+    expect(scoreDetect(keys, always).single.crash.value).toBe(0.5);
+    const none = scoreDetect(keys, []);
+    expect(none.single.crash).toEqual({ correct: 0, total: 4, value: 0 });
+    expect(none.confusion.missing).toBe(4);
+  });
+});
+
+const diag = (id: string, library: string, crashType: string, rootCause: string, pipelineStage: string): DiagnoseKey => ({
+  kind: 'diagnose',
+  id,
+  instance: `i-${id}`,
+  labels: { library, crashType, rootCause, pipelineStage } as Labels,
+});
+
+describe('scoreDiagnose', () => {
+  const keys = [
+    diag('g1', 'pandas', 'key error', 'API misuse', 'data preparation'),
+    diag('g2', 'numpy', 'index error', 'data confusion', 'training'),
+    diag('g3', 'None', 'variable not found', 'NB specific', 'training'),
+  ];
+  const predictions = [
+    pred('diagnose', 'g1', 1, { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'training' }),
+    pred('diagnose', 'g2', 1, { library: 'numpy', crashType: 'value error' }),
+    pred('diagnose', 'g1', 2, { library: 'pandas' }),
+    pred('diagnose', 'g2', 2, { library: 'sklearn', rootCause: 'data confusion', pipelineStage: 'training' }),
+    pred('diagnose', 'g3', 2, { library: 'None', crashType: 'variable not found', rootCause: 'NB specific', pipelineStage: 'training' }),
+  ];
+  const s = scoreDiagnose(keys, predictions);
+
+  it('accuracy and macro-F1 per dimension, singly (a missing dimension is wrong)', () => {
+    const lib = s.dimensions.library;
+    expect(lib.single.accuracy).toEqual({ correct: 4, total: 6, value: 4 / 6 });
+    // attempt 1: pandas 1, numpy 1, None 0 → 2/3; attempt 2: pandas 1, numpy 0, None 1, sklearn 0 → 1/2
+    expect(lib.single.macroF1).toBeCloseTo((2 / 3 + 1 / 2) / 2, 12);
+    expect(s.dimensions.crashType.single.accuracy).toEqual({ correct: 2, total: 6, value: 2 / 6 });
+  });
+
+  it('majority vote per dimension, with a table per library', () => {
+    // g3 library: [missing, None] is a tie that goes to attempt 1, which gave no answer
+    expect(s.dimensions.library.majority.accuracy).toEqual({ correct: 2, total: 3, value: 2 / 3 });
+    expect(s.dimensions.pipelineStage.majority.accuracy.correct).toBe(0);
+    expect(s.perLibrary.map((r) => [r.library, r.tasks, r.accuracy.library.correct])).toEqual([
+      ['None', 1, 0],
+      ['numpy', 1, 1],
+      ['pandas', 1, 1],
+    ]);
+    expect(s.results[0]).toEqual({
+      task: 'g1',
+      instance: 'i-g1',
+      truth: { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation' },
+      predicted: { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'training' },
+    });
+  });
+});
+
+describe('scoreRepair', () => {
+  const key = (id: string) => ({ kind: 'repair', id, instance: `i-${id}` }) as RepairKey;
+  const keys = [key('r1'), key('r2'), key('r3')];
+  const yes: RepairVerdict = { resolved: true, outcome: 'resolved' };
+  const no: RepairVerdict = { resolved: false, outcome: 'crashed', reason: 'KeyError' };
+  const verdicts = new Map<string, RepairVerdict>([
+    [repairSlot('r1', 1), yes],
+    [repairSlot('r1', 2), no],
+    [repairSlot('r1', 3), yes],
+    [repairSlot('r2', 1), no],
+    // r2 attempt 2: no prediction
+    [repairSlot('r2', 3), no],
+    [repairSlot('r3', 1), yes],
+  ]);
+  const s = scoreRepair(keys, [1, 2, 3], verdicts, new Map([['r3', 'required module tensorflow not importable']]));
+
+  it('pass@k per task (unbiased), averaged over the scorable tasks', () => {
+    expect(s.passAtK).toEqual([
+      { k: 1, value: (2 / 3 + 0) / 2 },
+      { k: 2, value: (1 + 0) / 2 },
+      { k: 3, value: (1 + 0) / 2 },
+    ]);
+    expect(s.resolved).toEqual({ correct: 2, total: 6, value: 2 / 6 });
+  });
+
+  it('never counts an excluded task, and counts a missing attempt as unresolved', () => {
+    expect(s.scorable).toBe(2);
+    expect(s.excluded).toEqual([{ task: 'r3', instance: 'i-r3', reason: 'required module tensorflow not importable' }]);
+    expect(s.results.some((r) => r.task === 'r3')).toBe(false);
+    expect(s.outcomes).toEqual({ resolved: 2, crashed: 3, 'no-prediction': 1 });
+  });
+});
