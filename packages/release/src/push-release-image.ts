@@ -60,7 +60,8 @@ export async function pushReleaseImage(docker: Docker, req: PushImageRequest): P
   const authconfig = req.auth ? { username: req.auth.username, password: req.auth.password, serveraddress: registry } : {};
   let stream: NodeJS.ReadableStream;
   try {
-    stream = (await docker.getImage(`${repository}:${req.tag}`).push({ tag: req.tag, ...(loopback ? { tlsVerify: false } : {}), authconfig })) as NodeJS.ReadableStream;
+    // The engine joins name and tag itself: the name goes without its tag.
+    stream = (await docker.getImage(repository).push({ tag: req.tag, ...(loopback ? { tlsVerify: false } : {}), authconfig })) as NodeJS.ReadableStream;
   } catch (e) {
     throw pushError(repository, req.tag, e);
   }

@@ -1,0 +1,117 @@
+// A small image built through the Docker Engine API (Podman's compatible
+// service here), pushed to the real Distribution registry on loopback that
+// tools/setup-registry.sh starts, and its digest read back from the registry.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Docker from 'dockerode';
+import { create as createTar } from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isJunoError } from '@junobench/core';
+import { digestFromEvents, isLoopbackRegistry, pushReleaseImage, readRegistryDigest } from './push-release-image.js';
+
+const REGISTRY = process.env.JUNOBENCH_TEST_REGISTRY;
+const REPOSITORY = 'junobench/release-test';
+let docker: Docker;
+let dir: string;
+const image = `localhost/junobench-release-test:${randomBytes(4).toString('hex')}`;
+const tags: string[] = [];
+
+function engine(): Docker {
+  const host = process.env.DOCKER_HOST ?? 'unix:///run/podman/podman.sock';
+  if (!host.startsWith('unix://')) throw new Error(`these tests expect a unix socket DOCKER_HOST, got ${host}`);
+  return new Docker({ socketPath: host.slice('unix://'.length) });
+}
+
+beforeAll(async () => {
+  if (!REGISTRY) throw new Error('JUNOBENCH_TEST_REGISTRY is not set: run `sh tools/setup-registry.sh` (as root) and export the line it prints (npm test does both)');
+  docker = engine();
+  await docker.ping().catch((e: unknown) => {
+    throw new Error(`no container engine at DOCKER_HOST: run \`sh tools/setup-engine.sh\` (as root) and export DOCKER_HOST (${(e as Error).message})`);
+  });
+  const probe = await fetch(`http://${REGISTRY}/v2/`).catch((e: unknown) => {
+    throw new Error(`no registry at ${REGISTRY}: run \`sh tools/setup-registry.sh\` (${(e as Error).message})`);
+  });
+  expect(probe.headers.get('docker-distribution-api-version')).toBe('registry/2.0');
+
+  // A tiny image with unique content: every run pushes a manifest the registry has not seen.
+  dir = await mkdtemp(path.join(os.tmpdir(), 'junobench-registry-test-'));
+  await writeFile(path.join(dir, 'Dockerfile'), 'FROM scratch\nCOPY hello.txt /hello.txt\n');
+  await writeFile(path.join(dir, 'hello.txt'), `junobench release test ${image}\n`);
+  const context = createTar({ cwd: dir, portable: true }, ['Dockerfile', 'hello.txt']);
+  const stream = await docker.buildImage(context as unknown as NodeJS.ReadableStream, { t: image, rm: true });
+  const events = await new Promise<Record<string, unknown>[]>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null, out: Record<string, unknown>[]) => (err ? reject(err) : resolve(out))));
+  const failed = events.find((e) => e.error);
+  if (failed) throw new Error(`image build failed: ${String(failed.error)}`);
+  tags.push(image);
+}, 300_000);
+
+afterAll(async () => {
+  for (const t of tags.reverse()) await docker?.getImage(t).remove({ force: true }).catch(() => undefined);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('pushReleaseImage (real engine, real registry)', () => {
+  it('pushes the image and reads back the digest the registry serves for it', async () => {
+    const steps: string[] = [];
+    const pushed = await pushReleaseImage(docker, { image, registry: REGISTRY!, repository: REPOSITORY, tag: '0.1.0', onStep: (s) => steps.push(s) });
+    tags.push(`${REGISTRY}/${REPOSITORY}:0.1.0`);
+    expect(pushed.repository).toBe(`${REGISTRY}/${REPOSITORY}`);
+    expect(pushed.tag).toBe('0.1.0');
+    expect(pushed.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(pushed.reference).toBe(`${REGISTRY}/${REPOSITORY}@${pushed.digest}`);
+    // Independently of the code under test: the registry's own answer.
+    const res = await fetch(`http://${REGISTRY}/v2/${REPOSITORY}/manifests/0.1.0`, {
+      headers: { accept: 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json' },
+    });
+    expect(res.status).toBe(200);
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(res.headers.get('docker-content-digest')).toBe(pushed.digest);
+    const { createHash } = await import('node:crypto');
+    expect(`sha256:${createHash('sha256').update(body).digest('hex')}`).toBe(pushed.digest);
+    // The pinned reference resolves by digest.
+    expect((await fetch(`http://${REGISTRY}/v2/${REPOSITORY}/manifests/${pushed.digest}`, { method: 'HEAD', headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json' } })).status).toBe(200);
+    expect(steps.join('\n')).toContain(`registry serves ${REGISTRY}/${REPOSITORY}:0.1.0 as ${pushed.digest}`);
+
+    // Pushing the same image again (a resumed publish) gives the same digest.
+    const again = await pushReleaseImage(docker, { image, registry: REGISTRY!, repository: REPOSITORY, tag: '0.1.0' });
+    expect(again.digest).toBe(pushed.digest);
+  });
+
+  it('reads the digest of a tag the registry has, and nothing for one it lacks', async () => {
+    await expect(readRegistryDigest({ registry: REGISTRY!, repository: REPOSITORY, tag: 'no-such-tag', secure: false, fetch })).rejects.toThrow(/answered 404/);
+  });
+
+  it('an image the engine does not have is a usage error naming the command that builds it', async () => {
+    const err = await pushReleaseImage(docker, { image: 'localhost/junobench-no-such-image:1', registry: REGISTRY!, tag: '0.1.0' }).catch((e: unknown) => e);
+    expect(isJunoError(err) && err.code).toBe('E_REGISTRY');
+    expect(isJunoError(err) && err.exitCode).toBe(2);
+    expect(isJunoError(err) && err.hint).toContain('junobench image build');
+  });
+
+  it('a registry that does not answer fails the push with E_REGISTRY', async () => {
+    const err = await pushReleaseImage(docker, { image, registry: '127.0.0.1:9', repository: REPOSITORY, tag: '0.1.0' }).catch((e: unknown) => e);
+    tags.push(`127.0.0.1:9/${REPOSITORY}:0.1.0`);
+    expect(isJunoError(err) && err.code).toBe('E_REGISTRY');
+    expect((err as Error).message).toContain(`pushing 127.0.0.1:9/${REPOSITORY}:0.1.0 failed`);
+    expect((err as Error).message).toMatch(/connection refused/);
+  });
+});
+
+describe('push helpers', () => {
+  it.each([
+    ['127.0.0.1:5117', true],
+    ['localhost:5000', true],
+    ['[::1]:5000', true],
+    ['ghcr.io', false],
+    ['registry.example.org:443', false],
+  ])('%s is loopback: %s', (r, loop) => expect(isLoopbackRegistry(r)).toBe(loop));
+
+  it('finds the digest in Docker and Podman push events', () => {
+    const d = `sha256:${'c'.repeat(64)}`;
+    expect(digestFromEvents([{ status: 'Pushing' }, { aux: { Tag: '0.1.0', Digest: d, Size: 420 } }])).toBe(d);
+    expect(digestFromEvents([{ status: 'The push refers to repository [x]' }, { status: `0.1.0: digest: ${d} size: 420` }])).toBe(d);
+    expect(digestFromEvents([{ status: 'nothing' }])).toBeUndefined();
+  });
+});
