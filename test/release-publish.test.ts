@@ -1,0 +1,127 @@
+// `release publish` as a flow (publishRelease): a small curated benchmark,
+// a real git repository with a bare remote, and the local GitHub releases
+// server; the image push has its own test (release-publish.registry.test.ts).
+import { execFileSync } from 'node:child_process';
+import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isJunoError } from '@junobench/core';
+import { publishRelease, type PublishReleaseOptions } from '@junobench/pipeline';
+import { createGitHubClient } from '@junobench/release';
+import { writeCuratedFixture, type Fixture } from '../packages/release/src/release.test-helpers.js';
+import { GithubReleasesServer } from './fakes/github-releases-server.js';
+
+const TOKEN = 'ghp_' + 'p'.repeat(36);
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+let f: Fixture;
+let gh: GithubReleasesServer;
+let repo: string;
+let remote: string;
+let n = 0;
+
+beforeAll(async () => {
+  f = await writeCuratedFixture([{ id: 'numpy_1' }, { id: 'pandas_1' }, { id: 'tensorflow_1', status: 'skipped' }]);
+});
+afterAll(() => rm(f.root, { recursive: true, force: true }));
+
+beforeEach(async () => {
+  gh = await new GithubReleasesServer().start();
+  gh.requireToken = TOKEN;
+  const base = path.join(f.root, `git${n++}`);
+  remote = path.join(base, 'remote.git');
+  repo = path.join(base, 'work');
+  execFileSync('mkdir', ['-p', base]);
+  git(base, 'init', '--bare', '-q', remote);
+  git(base, 'init', '-q', repo);
+  git(repo, 'config', 'user.name', 'Release Tester');
+  git(repo, 'config', 'user.email', 'release@example.org');
+  git(repo, 'remote', 'add', 'origin', remote);
+  await writeFile(path.join(repo, 'README.md'), '# toolchain\n');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-q', '-m', 'toolchain');
+});
+afterEach(() => gh.stop());
+
+function options(over: Partial<PublishReleaseOptions> = {}): PublishReleaseOptions {
+  return {
+    version: '0.1.0',
+    curatedDir: f.curated,
+    outDir: path.join(repo, '..', 'releases'),
+    recipeDir: f.recipe,
+    deprecatedFile: path.join(f.root, 'no-deprecated.json'),
+    metadataFile: path.join(f.root, 'no-release.json'),
+    sourceDateEpoch: 1_767_225_600,
+    toolchain: { version: '0.1.0', commit: 'c0ffee', dirty: false },
+    repoDir: repo,
+    remote: 'origin',
+    github: { owner: 'junobench', repo: 'junobench', hasToken: true, client: () => createGitHubClient({ token: TOKEN, baseUrl: gh.url, retries: 0 }) },
+    ...over,
+  };
+}
+
+describe('publishRelease', { timeout: 120_000 }, () => {
+  it('--dry-run prints every step and changes nothing', async () => {
+    const steps: string[] = [];
+    const report = await publishRelease(options({ dryRun: true, onStep: (s) => steps.push(s) }));
+    expect(report.steps.map((s) => `${s.status} ${s.what}`)).toEqual(['done check', 'would prepare', 'done verify', 'would tag', 'would push-tag', 'would github']);
+    expect(report.archive.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(steps.find((s) => s.startsWith('would tag'))).toContain(report.archive.sha256);
+    expect(git(repo, 'tag', '--list')).toBe('');
+    expect(git(remote, 'tag', '--list')).toBe('');
+    expect(gh.requests).toEqual([]);
+    await expect(stat(path.join(repo, '..', 'releases'))).rejects.toThrow();
+  });
+
+  it('writes the sealed release, tags it (message with the archive sha256), pushes the tag and creates the GitHub release with its assets', async () => {
+    const report = await publishRelease(options());
+    expect(report.steps.map((s) => `${s.status} ${s.what}`)).toEqual(['done check', 'done prepare', 'done verify', 'done tag', 'done push-tag', 'done github']);
+    const dir = path.join(repo, '..', 'releases', 'junobench-0.1.0');
+    const archive = await readFile(path.join(dir, 'junobench-0.1.0.tar.gz'));
+    const { createHash } = await import('node:crypto');
+    expect(createHash('sha256').update(archive).digest('hex')).toBe(report.archive.sha256);
+    expect(git(remote, 'cat-file', '-p', 'v0.1.0')).toContain(`archive junobench-0.1.0.tar.gz sha256 ${report.archive.sha256}`);
+    expect(git(repo, 'rev-list', '-n', '1', 'v0.1.0')).toBe(git(repo, 'rev-parse', 'HEAD'));
+    const rel = gh.release('junobench', 'junobench', 'v0.1.0')!;
+    expect(rel.name).toBe('JunoBench 0.1.0');
+    expect(rel.body).toContain('First release: 3 instances.');
+    expect(rel.body).toContain(`sha256 \`${report.archive.sha256}\``);
+    expect(rel.assets.map((a) => a.name)).toEqual(['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json']);
+    for (const a of rel.assets) expect(a.data.equals(await readFile(path.join(dir, a.name)))).toBe(true);
+    // The Croissant file beside the archive points at the GitHub download.
+    const croissant = JSON.parse(rel.assets.find((a) => a.name === 'croissant.json')!.data.toString('utf8')) as { distribution: { contentUrl: string; sha256?: string }[] };
+    expect(croissant.distribution[0]).toMatchObject({ contentUrl: 'https://github.com/junobench/junobench/releases/download/v0.1.0/junobench-0.1.0.tar.gz', sha256: report.archive.sha256 });
+    // GITHUB_TOKEN went to GitHub and nowhere else.
+    const written = await Promise.all((await readdir(dir)).map((name) => readFile(path.join(dir, name))));
+    expect(written.some((b) => b.includes(TOKEN))).toBe(false);
+    expect(JSON.stringify(report)).not.toContain(TOKEN);
+
+    // Run again (as after a failure): the tag names this archive, the release and its assets are there.
+    const uploadsBefore = gh.requests.filter((r) => r.path.startsWith('/uploads/')).length;
+    const again = await publishRelease(options());
+    expect(again.archive.sha256).toBe(report.archive.sha256);
+    expect(again.steps.map((s) => `${s.status} ${s.what}`)).toEqual(['done check', 'done prepare', 'done verify', 'skipped tag', 'done push-tag', 'done github']);
+    expect(again.github).toMatchObject({ created: false, uploaded: [], skipped: ['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json'] });
+    expect(gh.requests.filter((r) => r.path.startsWith('/uploads/')).length).toBe(uploadsBefore);
+  });
+
+  it.each([
+    ['an existing tag', () => git(repo, 'tag', '-a', 'v0.1.0', '-m', 'someone else'), /tag v0\.1\.0 already exists/],
+    ['uncommitted changes', () => writeFile(path.join(repo, 'README.md'), 'edited\n'), /uncommitted changes \(README\.md\)/],
+  ])('refuses %s (exit 2) before anything changes', async (_n, setup, message) => {
+    await setup();
+    const err = await publishRelease(options()).catch((e: unknown) => e);
+    expect(isJunoError(err) && err.code).toBe('E_GIT');
+    expect(isJunoError(err) && err.exitCode).toBe(2);
+    expect((err as Error).message).toMatch(message);
+    expect(gh.requests).toEqual([]);
+    await expect(stat(path.join(repo, '..', 'releases', 'junobench-0.1.0'))).rejects.toThrow();
+  });
+
+  it('refuses without GITHUB_TOKEN, and a version that is not semver', async () => {
+    const noToken = await publishRelease(options({ github: { owner: 'o', repo: 'r', hasToken: false, client: () => createGitHubClient({ baseUrl: gh.url }) } })).catch((e: unknown) => e);
+    expect(isJunoError(noToken) && noToken.message).toBe('GITHUB_TOKEN is not set');
+    const bad = await publishRelease(options({ version: 'v1' })).catch((e: unknown) => e);
+    expect(isJunoError(bad) && bad.code).toBe('E_USAGE');
+  });
+});
