@@ -1,27 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CrashRecord, LibraryName } from '@junobench/core';
+import { cell, crash, lib } from './crash.test-helpers.js';
+import { RULE_CONFIDENCE } from './rule-confidence.js';
 import { predictLibrary } from './predict-library.js';
-
-const SP = '/opt/conda/lib/python3.10/site-packages';
-
-/** A notebook cell frame as IPython 8 prints it. */
-const cell = (code: string, n = 3, before: string[] = []) =>
-  `Cell In[${n}], line ${before.length + 1}\n${before.map((b, i) => `      ${i + 1} ${b}\n`).join('')}----> ${before.length + 1} ${code}\n`;
-/** A library frame. */
-const lib = (file: string, fn: string, code: string, line = 120) => `File ${SP}/${file}:${line}, in ${fn}\n--> ${line} ${code}\n`;
-
-function crash(ename: string, evalue: string, frames: string[], extra: Partial<CrashRecord> = {}): CrashRecord {
-  return {
-    id: 'x',
-    notebook: 'nb.ipynb',
-    source: 'kaggle',
-    ename,
-    evalue,
-    traceback: ['-'.repeat(75), `${ename}                                 Traceback (most recent call last)`, ...frames, `${ename}: ${evalue}`],
-    columns: {},
-    ...extra,
-  };
-}
 
 describe('predictLibrary', () => {
   it.each<[string, CrashRecord, LibraryName, RegExp]>([
@@ -352,7 +333,7 @@ describe('predictLibrary', () => {
       '/opt/conda/lib/python3.7/site-packages/pandas/core/frame.py in __getitem__(self, key)\n-> 2902             indexer = self.columns.get_loc(key)\n',
       '/opt/conda/lib/python3.7/site-packages/pandas/core/indexes/base.py in get_loc(self, key, method, tolerance)\n-> 2897                 raise KeyError(key) from err\n',
     ]);
-    expect(predictLibrary(record)).toMatchObject({ library: 'pandas', confidence: 0.9 });
+    expect(predictLibrary(record)).toMatchObject({ library: 'pandas', rule: 'library.entry-same', confidence: RULE_CONFIDENCE['library.entry-same'] });
   });
 
   it('is pure: the same record gives the same prediction', () => {

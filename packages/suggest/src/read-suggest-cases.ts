@@ -30,11 +30,7 @@ export interface ReadSuggestOptions {
 export async function readSuggestCases(target: string, options: ReadSuggestOptions): Promise<SuggestCase[]> {
   if (target.endsWith('.ipynb')) return readNotebookCases(target);
   if (target.endsWith('.jsonl')) return readPoolCases(target);
-  const isFile = await stat(target).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-  if (isFile) {
+  if (await isFile(target)) {
     throw new JunoError('E_USAGE', `cannot suggest labels for ${target}: give a notebook (.ipynb), a pool of crash records (.jsonl) or an instance id`, {
       location: { file: target },
       hint: 'e.g. junobench labels suggest raw/instances/pandas_1/original.ipynb, or import a sheet first: junobench pool import sheet.xlsx -o pool.jsonl',
@@ -93,11 +89,7 @@ function notebookContext(nb: Notebook, codeCell: number): Partial<SuggestInput> 
 async function readInstanceCase(id: string, instancesDir: string): Promise<SuggestCase> {
   validateInstanceId(id);
   const dir = path.join(instancesDir, id);
-  const exists = await stat(path.join(dir, INSTANCE_FILE)).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) {
+  if (!(await isFile(path.join(dir, INSTANCE_FILE)))) {
     throw new JunoError('E_INPUT_NOT_FOUND', `no instance "${id}" in ${instancesDir} (and it is not a .ipynb or .jsonl file)`, {
       location: { file: path.join(dir, INSTANCE_FILE) },
       hint: 'give an instance id from the instances folder (--instances <dir>), a notebook (.ipynb) or a pool (.jsonl)',
@@ -107,8 +99,8 @@ async function readInstanceCase(id: string, instancesDir: string): Promise<Sugge
   // The notebook as collected keeps the crash's saved output; the reproduced one names the cell.
   for (const version of ['original', 'reproduced'] as const) {
     const file = path.join(dir, `${version}.ipynb`);
-    const nb = await readNotebook(file).catch(() => undefined);
-    if (!nb) continue;
+    if (!(await isFile(file))) continue;
+    const nb = await readNotebook(file);
     const crash = pickCrash(mineNotebookCrashes(nb), instance);
     if (crash) {
       return {
@@ -135,4 +127,11 @@ async function readInstanceCase(id: string, instancesDir: string): Promise<Sugge
 function pickCrash<T extends { ename: string }>(crashes: T[], instance: Instance): T | undefined {
   const bare = (n: string) => n.split('.').pop()!.toLowerCase();
   return crashes.find((c) => bare(c.ename) === bare(instance.crash.ename)) ?? undefined;
+}
+
+function isFile(file: string): Promise<boolean> {
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }

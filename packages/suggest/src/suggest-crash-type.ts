@@ -1,7 +1,7 @@
 import type { CrashType } from '@junobench/core';
 import { parseImports } from '@junobench/notebook';
 import type { CrashFacts } from './crash-facts.js';
-import { CONVENTIONAL_ALIASES, WELL_KNOWN_NAMES } from './library-knowledge.js';
+import { CONVENTIONAL_ALIASES } from './library-knowledge.js';
 import { decide, truncate, type RuleDecision } from './suggestion-rule.js';
 
 /*
@@ -14,7 +14,7 @@ import { decide, truncate, type RuleDecision } from './suggestion-rule.js';
 const BROADCAST = /could not be broadcast|could not broadcast|not broadcastable|broadcast shapes|broadcastable/i;
 const FEATURE_NAMES = /feature names? (?:should|must|unseen|seen at fit)|feature_names mismatch|features?, but \w+ is expecting|columns are missing|Could not interpret (?:input|value)|not in list of feature names|refers to an Operation, not a Tensor/i;
 const SHAPE =
-  /\bshapes?\b|dimension|\bndim\b|size of tensor|mat1 and mat2|not aligned|Expected \d+D array|inconsistent numbers of samples|incompatible with (?:the )?layer|Incompatible shapes|expected input\[|to have \d+ channels|cannot reshape|same first dimension|size mismatch|must match the size|Input to reshape|value per channel|matrices are not aligned|expected (?:axis|input) .* to have|rank \d|FixedLocator locations|Length of values|Length of passed values|length of index|batch_size \(\d+\) to match|expected sequence of length/i;
+  /\bshapes?\b|dimension|\bndim\b|size of tensor|mat1 and mat2|not aligned|Expected \d+D array|inconsistent numbers of samples|incompatible with (?:the )?layer|Incompatible shapes|expected input\[|to have \d+ channels|cannot reshape|same first dimension|size mismatch|must match the size|Input to reshape|value per channel|matrices are not aligned|expected (?:axis|input) .* to have|rank \d|FixedLocator locations|loading state_dict|batch_size \(\d+\) to match|expected sequence of length/i;
 const DATA_VALUE =
   /contains NaN|NaN, infinity|infinity or a value too large|Unknown label type|continuous(?:-multioutput)? (?:format|values)|previously unseen label|y contains|non-finite|not finite|out of bounds nanosecond|columns overlap|must be non-negative|Negative values|Number of classes, \d+, does not match|contains only one class|only one class|is too large\. It must be less|invalid Matplotlib date|less than \d+ and is an invalid/i;
 const INVALID_ARGUMENT =
@@ -55,10 +55,21 @@ export function suggestCrashType(f: CrashFacts): RuleDecision<CrashType> {
   if ((e === 'oserror' || e === 'valueerror' || e === 'runtimeerror' || e === 'exception') && IO_MESSAGE.test(msg)) {
     return decide('io error', 'crashType.io-message', `"${truncate(IO_MESSAGE.exec(msg)![0], 60)}": reading or writing a file failed`);
   }
+  if (f.library.rule === 'library.environment') {
+    return decide('io error', 'crashType.environment', `${truncate(f.library.evidence[0] ?? '', 100)}: a resource outside the code (a file, a download) was not there`);
+  }
+  if (/OpenCV\(|\(-215:Assertion failed\)/.test(msg)) {
+    return decide('data value violation', 'crashType.opencv-assertion', "an OpenCV assertion on its input: the image or array given does not meet the function's requirements");
+  }
   if (BROADCAST.test(msg)) return decide('unsupported broadcast', 'crashType.broadcast', `"${truncate(BROADCAST.exec(msg)![0], 60)}": arrays that cannot be broadcast together`);
   if (FEATURE_NAMES.test(msg)) return decide('feature name mismatch', 'crashType.feature-names', `"${truncate(FEATURE_NAMES.exec(msg)![0], 60)}": the features or columns named differ from those expected`);
   if (e === 'typeerror') {
     if (INVALID_ARGUMENT.test(msg)) return decide('invalid argument', 'crashType.type-argument', `${f.ename} about a call's arguments: "${truncate(INVALID_ARGUMENT.exec(msg)![0], 60)}"`);
+    if (TYPE_OPERATION.test(msg)) return decide('type error', 'crashType.type-operation', `"${truncate(TYPE_OPERATION.exec(msg)![0], 60)}": an operation on the wrong type`);
+    // Raised inside a library, a TypeError is the library refusing what it was given.
+    if (f.libraryFrames.length > 0 && f.library.library !== 'None') {
+      return decide('invalid argument', 'crashType.type-in-library', `${f.ename} raised inside ${f.library.library}: an argument of a type the API does not take`);
+    }
     return decide('type error', 'crashType.type', `${f.ename}: ${truncate(f.message, 80)}`);
   }
   if (SHAPE.test(msg)) return decide('tensor shape mismatch', 'crashType.shape', `"${truncate(SHAPE.exec(msg)![0], 60)}" in the message: shapes or sizes that do not fit`);
@@ -74,22 +85,31 @@ export function suggestCrashType(f: CrashFacts): RuleDecision<CrashType> {
   return decide('runtime error', 'crashType.other', `${f.ename} has no closer crash type; runtime error is the catch-all`);
 }
 
-/** A name notebooks bind by importing it: a module alias (`np`), a library's well-known name, or one the notebook itself imports. */
+/**
+ * A module a notebook binds by importing it: a conventional module alias
+ * (`np`, `plt`) or a module the notebook itself imports. A missing class or
+ * function imported from a module (`LabelEncoder`) is, in JunoBench's
+ * labels, a variable not found.
+ */
 function isImportedName(name: string, f: CrashFacts): boolean {
-  if (name in CONVENTIONAL_ALIASES || name in WELL_KNOWN_NAMES) return true;
+  if (name in CONVENTIONAL_ALIASES) return true;
   const cells = [...(f.input.cellsBefore ?? []), f.input.cell ?? '', ...(f.input.cellsAfter ?? [])].join('\n');
-  return cells !== '' && importedNames(cells).has(name);
+  return cells !== '' && importedModules(cells).has(name);
 }
 
 function importWhy(name: string, f: CrashFacts): string {
   if (name in CONVENTIONAL_ALIASES) return `the usual alias of ${CONVENTIONAL_ALIASES[name]}`;
-  if (name in WELL_KNOWN_NAMES) return `${WELL_KNOWN_NAMES[name]}'s`;
-  return `imported elsewhere in the notebook${f.input.cellsAfter?.some((c) => importedNames(c).has(name)) ? ', in a later cell' : ''}`;
+  return `a module imported elsewhere in the notebook${f.input.cellsAfter?.some((c) => importedModules(c).has(name)) ? ', in a later cell' : ''}`;
 }
 
-function importedNames(source: string): Set<string> {
+/** Names bound to modules (`import x as y`, `from a import b` when b is a submodule is not told apart: only plain imports count). */
+function importedModules(source: string): Set<string> {
   try {
-    return new Set(parseImports(source).map((i) => i.alias).filter((a) => a !== '*'));
+    return new Set(
+      parseImports(source)
+        .filter((i) => i.target === i.module || i.target === i.module.split('.')[0])
+        .map((i) => i.alias),
+    );
   } catch {
     return new Set();
   }

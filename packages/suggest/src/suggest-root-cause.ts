@@ -101,9 +101,11 @@ function definedEarlierInCell(name: string, f: CrashFacts): boolean {
  */
 function rerunEvidence(f: CrashFacts): string | undefined {
   if (f.eclass !== 'keyerror' && f.eclass !== 'valueerror') return undefined;
-  const cells = [...(f.input.cellsBefore ?? []), f.input.cell ?? ''].join('\n');
+  // The crashing statement itself is left out: a first run of it fails the same way when the column was never there.
+  const ownCell = (f.input.cell ?? '').split('\n').filter((l) => f.statement === '' || l.trim() !== f.statement.trim());
+  const cells = [...(f.input.cellsBefore ?? []), ...ownCell].join('\n');
   if (cells.trim() === '') return undefined;
-  const keys = [...f.message.matchAll(/'([^']+)'|"([^"]+)"/g)].map((m) => m[1] ?? m[2]!).filter((k) => k.length > 0 && k.length < 80);
+  const keys = [...f.message.matchAll(/'([^'\n]+)'/g), ...f.message.matchAll(/"([^"\n]+)"/g)].map((m) => m[1]!).filter((k) => k.length < 80 && !/[[\]]/.test(k));
   for (const key of keys) {
     const k = escapeRegExp(key);
     const removes = new RegExp(`\\.(?:drop|pop)\\([^)]*['"]${k}['"]|del\\s+\\w+\\[['"]${k}['"]\\]|rename\\([^)]*['"]${k}['"]\\s*:|get_dummies\\([^)]*['"]${k}['"]`);
