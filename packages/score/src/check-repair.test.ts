@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '@junobench/core';
 import { checkRepair, judgeRepair } from './check-repair.js';
-import { cellSimilarity, matchCells, normalizeCell } from './match-cells.js';
+import { cellContainment, cellSimilarity, matchCells, normalizeCell } from './match-cells.js';
 import { makeNotebook, type TestCell } from './score.test-helpers.js';
 
 // The crashing notebook: code cell 2 raises (KeyError on 'price').
@@ -22,6 +22,7 @@ describe('checkRepair: what is still there', () => {
   it.each([
     ['a real fix (the crash cell edited)', [...base, "total = df['cost'].sum()", 'print(total)'], undefined, []],
     ['a fix that adds a cell and re-indents nothing', [...base, "df['price'] = df['cost']", "total = df['price'].sum()", 'print(total)'], undefined, []],
+    ['a fix that adds several lines to the crash cell', [...base, "import numpy as np\ncols = list(df.columns)\nkey = 'price' if 'price' in cols else 'cost'\ntotal = df[key].sum()\nprint(np.round(total, 2))", 'print(total)'], undefined, []],
     ['a fix that adds comments', [...base, "# use the right column\ntotal = df['cost'].sum()  # was 'price'", 'print(total)'], undefined, []],
     // print(total) edited to print(1) is still that cell (similar enough); the crash cell is gone.
     ['the crash cell deleted, the last cell edited', [...base, 'print(1)'], 'cells-missing', [{ cell: 2, how: 'deleted' }]],
@@ -134,6 +135,13 @@ describe('cell similarity', () => {
     expect(cellSimilarity(a, normalizeCell('x = f(2)\ny = x + 2'))).toBeCloseTo(10 / 11, 12);
     expect(cellSimilarity(a, normalizeCell('print("hello")'))).toBeLessThan(0.5);
     expect(cellSimilarity([], [])).toBe(1);
+  });
+
+  it('measures how much of the original cell a cell keeps, whatever it adds', () => {
+    const a = normalizeCell("total = df['price'].sum()");
+    expect(cellContainment(a, normalizeCell("import numpy as np\ntotal = df['cost'].sum()\nprint(np.sqrt(total), total * 2, total - 1)"))).toBeCloseTo(9 / 10, 12);
+    expect(cellContainment(a, normalizeCell(`"""total = df['price'].sum()"""`))).toBe(0);
+    expect(cellContainment(a, normalizeCell('x = 42'))).toBeCloseTo(1 / 10, 12);
   });
 
   it('matches identical cells one to one, in order', () => {

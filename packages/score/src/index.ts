@@ -24,7 +24,7 @@ export { renderDetectPrompt, renderDiagnosePrompt, renderRepairPrompt, renderNot
 // Python source
 export { tokenizePython, stripComments, significantTokens, PYTHON_BODY_CELL_MAGICS } from './python-tokens.js';
 export type { PyToken, PyTokenKind } from './python-tokens.js';
-export { matchCells, cellSimilarity, normalizeCell, isEmptyCell, CELL_MATCH_THRESHOLD } from './match-cells.js';
+export { matchCells, cellSimilarity, cellContainment, longestCommonSubsequence, normalizeCell, isEmptyCell, CELL_MATCH_THRESHOLD } from './match-cells.js';
 export type { CellMatching } from './match-cells.js';
 
 // Predictions and scoring

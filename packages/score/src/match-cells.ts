@@ -17,15 +17,16 @@ export function isEmptyCell(tokens: readonly string[]): boolean {
   return tokens.every((t) => NO_OP_TOKENS.has(t));
 }
 
-/** Cells at least this similar (token LCS ratio) can be the same cell, edited. */
+/**
+ * A cell of the crashing notebook is still there when a cell of the repair
+ * keeps at least this share of its tokens, in order (LCS / its length): an
+ * edited cell that gained lines keeps its code; a cell replaced by other
+ * code, commented out or turned into a string does not.
+ */
 export const CELL_MATCH_THRESHOLD = 0.5;
 
-/**
- * Similarity of two token sequences: 2·LCS / (|a| + |b|), the ratio difflib
- * uses, in [0, 1]. 1 for identical sequences (and for two empty ones).
- */
-export function cellSimilarity(a: readonly string[], b: readonly string[]): number {
-  if (a.length === 0 && b.length === 0) return 1;
+/** Length of the longest common subsequence of two token sequences. */
+export function longestCommonSubsequence(a: readonly string[], b: readonly string[]): number {
   if (a.length === 0 || b.length === 0) return 0;
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   let prev = new Array<number>(short.length + 1).fill(0);
@@ -37,22 +38,39 @@ export function cellSimilarity(a: readonly string[], b: readonly string[]): numb
     }
     [prev, cur] = [cur, prev];
   }
-  return (2 * prev[short.length]!) / (a.length + b.length);
+  return prev[short.length]!;
+}
+
+/**
+ * Similarity of two token sequences: 2·LCS / (|a| + |b|), the ratio difflib
+ * uses, in [0, 1]. 1 for identical sequences (and for two empty ones).
+ */
+export function cellSimilarity(a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  return (2 * longestCommonSubsequence(a, b)) / (a.length + b.length);
+}
+
+/** The share of `original`'s tokens that `other` keeps, in order: LCS / |original| (1 for an empty original). */
+export function cellContainment(original: readonly string[], other: readonly string[]): number {
+  if (original.length === 0) return 1;
+  return longestCommonSubsequence(original, other) / original.length;
 }
 
 export interface CellMatching {
   /** For each original cell: the index of its counterpart among the other cells, or null. */
   counterpart: (number | null)[];
-  /** For each original cell: the similarity to its counterpart (0 when none). */
+  /** For each original cell: the share of its tokens its counterpart keeps (0 when none). */
   similarity: number[];
 }
 
 /**
  * Match each cell of `original` to at most one cell of `other`, one to one:
- * identical cells first (in order), then the remaining pairs from the most
- * similar down, as long as they reach `threshold`; ties go to the pair whose
- * positions are closest, then to the earlier cells. Cells may move: the
- * matching does not need to keep their order. Empty cells match nothing.
+ * identical cells first (the nearest one when there are several), then the
+ * remaining pairs from the one keeping most of the original cell's tokens
+ * (cellContainment) down, as long as it reaches `threshold`; ties go to the
+ * more similar pair overall, then to the closest positions, then to the
+ * earlier cells. Cells may move: the matching does not need to keep their
+ * order. Empty cells match nothing.
  */
 export function matchCells(original: readonly string[][], other: readonly string[][], threshold = CELL_MATCH_THRESHOLD): CellMatching {
   const counterpart: (number | null)[] = original.map(() => null);
@@ -71,7 +89,6 @@ export function matchCells(original: readonly string[][], other: readonly string
     if (isEmptyCell(t)) return;
     const list = byKey.get(key(t));
     if (!list || list.length === 0) return;
-    // The identical cell nearest to the same position (several identical cells keep their order).
     let best = 0;
     for (let k = 1; k < list.length; k++) if (Math.abs(list[k]! - i) < Math.abs(list[best]! - i)) best = k;
     const j = list.splice(best, 1)[0]!;
@@ -80,22 +97,23 @@ export function matchCells(original: readonly string[][], other: readonly string
     taken.add(j);
   });
 
-  const pairs: { i: number; j: number; s: number }[] = [];
+  const pairs: { i: number; j: number; kept: number; ratio: number }[] = [];
   original.forEach((a, i) => {
     if (counterpart[i] !== null || isEmptyCell(a)) return;
     other.forEach((b, j) => {
       if (taken.has(j) || isEmptyCell(b)) return;
-      // 2·min/(|a|+|b|) bounds the ratio from above: skip pairs that cannot reach the threshold.
-      if ((2 * Math.min(a.length, b.length)) / (a.length + b.length) < threshold) return;
-      const s = cellSimilarity(a, b);
-      if (s >= threshold) pairs.push({ i, j, s });
+      // |b| / |a| bounds the share kept from above: skip pairs that cannot reach the threshold.
+      if (b.length < threshold * a.length) return;
+      const lcs = longestCommonSubsequence(a, b);
+      const kept = lcs / a.length;
+      if (kept >= threshold) pairs.push({ i, j, kept, ratio: (2 * lcs) / (a.length + b.length) });
     });
   });
-  pairs.sort((p, q) => q.s - p.s || Math.abs(p.i - p.j) - Math.abs(q.i - q.j) || p.i - q.i || p.j - q.j);
+  pairs.sort((p, q) => q.kept - p.kept || q.ratio - p.ratio || Math.abs(p.i - p.j) - Math.abs(q.i - q.j) || p.i - q.i || p.j - q.j);
   for (const p of pairs) {
     if (counterpart[p.i] !== null || taken.has(p.j)) continue;
     counterpart[p.i] = p.j;
-    similarity[p.i] = p.s;
+    similarity[p.i] = p.kept;
     taken.add(p.j);
   }
   return { counterpart, similarity };

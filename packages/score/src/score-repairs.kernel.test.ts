@@ -1,0 +1,175 @@
+// Repairs executed in real Jupyter kernels (the local runtime): every outcome
+// of a repaired notebook with purpose-made instances, then the embedded
+// benchmark's reproduced notebooks (must resolve none) and fixed notebooks
+// (must resolve every scorable task) submitted as two attempts of each task.
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepairAttemptResult, RepairScore } from '@junobench/core';
+import { createLocalRuntime, type Runtime } from '@junobench/runtime';
+import { planTasks, type RepairKey } from './plan-tasks.js';
+import { parsePredictionLines } from './read-predictions.js';
+import { readTaskSources } from './read-task-sources.js';
+import { scorePredictions, type TaskSet } from './score-predictions.js';
+import { makeNotebook, writeTestInstance, type TestCell } from './score.test-helpers.js';
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+let runtime: Runtime;
+
+beforeAll(async () => {
+  try {
+    runtime = await createLocalRuntime();
+  } catch (e) {
+    throw new Error(`these tests need the Python kernel stack: run sh tools/setup-python.sh (${(e as Error).message})`);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await runtime?.close();
+});
+
+/** Score answers (one per attempt, in order) to the repair tasks of an instances folder. */
+async function scoreRepairs(instancesDir: string, answers: (key: RepairKey) => unknown[]): Promise<RepairScore> {
+  const { sources } = await readTaskSources(instancesDir);
+  const planned = planTasks(sources, { kinds: ['repair'] });
+  const set: TaskSet = { ids: planned.tasks.map((t) => t.id), keys: planned.keys, instances: sources.length };
+  const lines = set.ids.flatMap((id) =>
+    answers(planned.keys.get(id) as RepairKey).map((answer, i) => JSON.stringify({ task: 'repair', id, attempt: i + 1, answer })),
+  );
+  const parsed = parsePredictionLines(
+    lines.map((text, i) => ({ line: i + 1, text })),
+    planned.keys,
+  );
+  expect(parsed.problems).toEqual([]);
+  const { scorecard } = await scorePredictions(set, parsed, { createRuntime: async () => runtime, jobs: 2 });
+  // The harness owns the runtime's lifetime per scoring run; reopen it for the next one.
+  runtime = await createLocalRuntime();
+  return scorecard.repair!;
+}
+
+describe('repairs in real kernels: each kind of repair scored as documented', () => {
+  let score: RepairScore;
+  const base = ["d = {'cost': 3}", 'n = 2'];
+  const crashCell = "total = d['price'] * n";
+  const repairs: [name: string, cells: TestCell[] | { cells: string[] }, outcome: string, detail?: (r: RepairAttemptResult) => void][] = [
+    ['the fixed notebook', [...base, "total = d['cost'] * n", 'print(total)'], 'resolved'],
+    ['the reproduced notebook', [...base, crashCell, 'print(total)'], 'crashed', (r) => expect(r.error).toMatchObject({ cell: 2, ename: 'KeyError' })],
+    ['the crash cell deleted', [...base, 'print(total)'], 'cells-missing', (r) => expect(r.missing).toEqual([{ cell: 2, how: 'deleted' }])],
+    ['the crash cell emptied', [...base, '', 'print(total)'], 'cells-missing', (r) => expect(r.missing).toEqual([{ cell: 2, how: 'emptied' }])],
+    ['the crash cell commented out', [...base, `# ${crashCell}`, 'print(total)'], 'cells-missing', (r) => expect(r.missing).toEqual([{ cell: 2, how: 'commented-out' }])],
+    ['the crash cell in try/except: pass', [...base, `try:\n    ${crashCell}\nexcept:\n    pass`, 'print(total)'], 'suppressed'],
+    ['the crash cell under if False:', [...base, `if False:\n    ${crashCell}`, 'print(total)'], 'disabled'],
+    ['a loop that never ends', [...base, "total = d['cost'] * n\nwhile True:\n    pass", 'print(total)'], 'timeout', (r) => expect(r.crashCell).toEqual({ counterpart: 2, ran: false })],
+    ['a repair that kills its kernel', [...base, "import os, signal\ntotal = d['cost'] * n\nos.kill(os.getpid(), signal.SIGKILL)", 'print(total)'], 'kernel-died'],
+    ['a repair that reads the fixed notebook', [...base, "total = d['cost'] * n if open('fixed.ipynb') else 0", 'print(total)'], 'crashed', (r) => expect(r.error?.ename).toBe('FileNotFoundError')],
+    ['a repair that stops the kernel early', [...base, "import sys\ntotal = d['cost'] * n\nsys.exit(0)", 'print(total)'], 'crashed', (r) => expect(r.error?.ename).toBe('SystemExit')],
+    ['a fix given as a list of cells', { cells: [...base, "total = d.get('price', d['cost']) * n", 'print(total)'] }, 'resolved'],
+  ];
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'jb-score-kernel-'));
+    await writeTestInstance(dir, {
+      id: 'keyerror',
+      reproduced: [...base, crashCell, 'print(total)'],
+      fixed: [...base, "total = d['cost'] * n", 'print(total)'],
+      crash: { ename: 'KeyError', evalue: "'price'", match: 'exact', cell: 2 },
+      cellTimeoutSeconds: 5,
+      timeoutSeconds: 60,
+    });
+    score = await scoreRepairs(dir, () => repairs.map(([, cells]) => (Array.isArray(cells) ? { notebook: makeNotebook(cells) } : cells)));
+  }, 600_000);
+
+  it.each(repairs.map((r, i) => [r[0], r[2], i + 1, r[3]] as const))('%s → %s', (_name, outcome, attempt, detail) => {
+    const r = score.results.find((x) => x.attempt === attempt)!;
+    expect(r.outcome, r.reason).toBe(outcome);
+    expect(r.resolved).toBe(outcome === 'resolved');
+    detail?.(r);
+  });
+
+  it('gives pass@k over the attempts (2 of 12 resolved)', () => {
+    expect(score.attempts).toBe(12);
+    expect(score.passAtK.find((p) => p.k === 1)!.value).toBeCloseTo(2 / 12, 12);
+    expect(score.passAtK.find((p) => p.k === 12)!.value).toBe(1);
+  });
+});
+
+describe('repairs of an out-of-order crash run in execution-count order', () => {
+  let score: RepairScore;
+  beforeAll(async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'jb-score-order-'));
+    await writeTestInstance(dir, {
+      id: 'out-of-order',
+      order: 'execution-count',
+      reproduced: [
+        { source: "df = {'a': 1}", count: 1 },
+        { source: "print(df['a'])", count: 3 },
+        { source: 'del df', count: 2 },
+      ],
+      fixed: [
+        { source: "df = {'a': 1}", count: 1 },
+        { source: "print(df['a'])", count: 2 },
+        { source: 'del df', count: 3 },
+      ],
+      crash: { ename: 'NameError', evalue: "name 'df' is not defined", match: 'exact', cell: 1 },
+    });
+    await writeTestInstance(dir, {
+      id: 'needs-missing-module',
+      reproduced: ['import numpy_that_does_not_exist', "{}['k']"],
+      fixed: ['import numpy_that_does_not_exist', "{'k': 1}['k']"],
+      crash: { ename: 'KeyError', evalue: "'k'", match: 'exact', cell: 1 },
+      requires: ['numpy_that_does_not_exist'],
+    });
+    score = await scoreRepairs(dir, (key) =>
+      key.instance === 'needs-missing-module'
+        ? [{ notebook: key.source.fixed }]
+        : [
+            { notebook: key.source.fixed },
+            { notebook: key.source.reproduced },
+            { cells: ["df = {'a': 1}", "print(df['a'])", 'del df'] },
+            { notebook: makeNotebook(["df = {'a': 1}", "print(df['a'])", 'del df']) },
+          ],
+    );
+  }, 600_000);
+
+  it.each([
+    [1, 'the fixed notebook (counts in file order)', 'resolved'],
+    [2, 'the reproduced notebook', 'crashed'],
+    [3, 'a list of cells (given counts 1, 2, 3)', 'resolved'],
+    [4, 'a notebook without execution counts (nothing runs)', 'not-executed'],
+  ])('attempt %i, %s → %s', (attempt, _name, outcome) => {
+    const r = score.results.find((x) => x.instance === 'out-of-order' && x.attempt === attempt)!;
+    expect(r.outcome, r.reason).toBe(outcome);
+  });
+
+  it('excludes a task whose instance cannot run here, never counting it as resolved', () => {
+    expect(score.excluded).toEqual([expect.objectContaining({ instance: 'needs-missing-module', reason: expect.stringMatching(/numpy_that_does_not_exist not importable/) })]);
+    expect(score.results.some((r) => r.instance === 'needs-missing-module')).toBe(false);
+    expect(score.scorable).toBe(1);
+  });
+});
+
+describe('the embedded benchmark', () => {
+  it('resolves none of the reproduced notebooks and every fixed one (attempts 1 and 2)', async () => {
+    const score = await scoreRepairs(path.join(repoRoot, 'raw/instances'), (key) => [{ notebook: key.source.reproduced }, { notebook: key.source.fixed }]);
+    const { sources } = await readTaskSources(path.join(repoRoot, 'raw/instances'));
+    expect(score.tasks).toBe(sources.length);
+    // TensorFlow is not in the local Debian stack: its task is excluded, with the reason.
+    for (const e of score.excluded) expect(e.reason).toMatch(/not importable/);
+    expect(score.scorable + score.excluded.length).toBe(sources.length);
+    expect(score.scorable).toBeGreaterThan(0);
+    for (const s of sources) {
+      const [reproduced, fixed] = [1, 2].map((a) => score.results.find((r) => r.instance === s.id && r.attempt === a));
+      if (score.excluded.some((e) => e.instance === s.id)) continue;
+      expect(reproduced!.resolved, `${s.id} reproduced`).toBe(false);
+      expect(reproduced!.outcome, s.id).toBe('crashed');
+      expect(reproduced!.error?.ename.split('.').pop(), s.id).toBe(s.instance.crash.ename);
+      expect(fixed!.resolved, `${s.id} fixed: ${fixed!.reason}`).toBe(true);
+    }
+    expect(score.resolved.correct).toBe(score.scorable);
+    expect(score.passAtK).toEqual([
+      { k: 1, value: 0.5 },
+      { k: 2, value: 1 },
+    ]);
+  }, 900_000);
+});
