@@ -16,3 +16,16 @@ export { verifyRelease } from './release-verify.js';
 export type { VerifyReleaseOptions, ReleaseVerification, ReleaseRerun, RerunDifference } from './release-verify.js';
 export { publishRelease, releaseNotes } from './release-publish.js';
 export type { PublishReleaseOptions, PublishReport, PublishStep } from './release-publish.js';
+export { addInstance, planAddInstance, readDeprecatedIds } from './add-instance.js';
+export type { AddInstanceOptions, AddInstancePlan, AddInstanceResult } from './add-instance.js';
+export {
+  planReproducedNotebook,
+  rewriteDataPaths,
+  planExpectedCrash,
+  chooseCrash,
+  describeMinedCrashes,
+  idPrefixOfLibrary,
+  nextInstanceId,
+  instanceSourceOf,
+} from './add-instance-plan.js';
+export type { ReproducedPlan } from './add-instance-plan.js';

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { JunoError } from '@junobench/core';
+import { mineNotebookCrashes, planExecution, validateNotebook, type Notebook } from '@junobench/notebook';
+import {
+  chooseCrash,
+  idPrefixOfLibrary,
+  nextInstanceId,
+  planExpectedCrash,
+  planReproducedNotebook,
+  rewriteDataPaths,
+} from './add-instance-plan.js';
+
+type Cell = { src: string; count?: number | null; error?: [string, string]; md?: boolean };
+
+function nb(cells: Cell[]): Notebook {
+  return validateNotebook({
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: {},
+    cells: cells.map((c, i) =>
+      c.md
+        ? { cell_type: 'markdown', id: `m${i}`, metadata: {}, source: c.src }
+        : {
+            cell_type: 'code',
+            id: `c${i}`,
+            metadata: {},
+            execution_count: c.count === undefined ? i + 1 : c.count,
+            source: c.src,
+            outputs: c.error ? [{ output_type: 'error', ename: c.error[0], evalue: c.error[1], traceback: [] }] : [{ output_type: 'stream', name: 'stdout', text: 'x\n' }],
+          },
+    ),
+  });
+}
+
+const codeSources = (n: Notebook) => n.cells.filter((c) => c.cell_type === 'code').map((c) => (Array.isArray(c.source) ? c.source.join('') : c.source));
+
+describe('planReproducedNotebook', () => {
+  it('keeps file order and the cells up to the crash when the session ran top to bottom', () => {
+    const n = nb([{ src: 'a = 1' }, { md: true, src: '# title' }, { src: 'b = a' }, { src: "b['x']", error: ['TypeError', 'no'] }, { src: 'after()' }, { md: true, src: 'end' }]);
+    const p = planReproducedNotebook(n, mineNotebookCrashes(n)[0]!);
+    expect(p.order).toBe('file');
+    expect(codeSources(p.notebook)).toEqual(['a = 1', 'b = a', "b['x']"]);
+    expect(p.notebook.cells.map((c) => c.cell_type)).toEqual(['code', 'markdown', 'code', 'code']);
+    expect(p.crashCell).toBe(2);
+    for (const c of p.notebook.cells) if (c.cell_type === 'code') expect([c.outputs, c.execution_count]).toEqual([[], null]);
+  });
+
+  it('replays by execution count when the saved counts show cells run out of order', () => {
+    // The user ran cell 2 (count 1), then cell 0 (2), then the crash in cell 1 (3); cell 3 never ran.
+    const n = nb([{ src: 'x = 1', count: 2 }, { src: 'y = z', count: 3, error: ['NameError', "name 'z' is not defined"] }, { src: 'del z', count: 1 }, { src: 'z = 0', count: null }]);
+    const p = planReproducedNotebook(n, mineNotebookCrashes(n)[0]!);
+    expect(p.order).toBe('execution-count');
+    expect(codeSources(p.notebook)).toEqual(['x = 1', 'y = z', 'del z']);
+    expect(p.crashCell).toBe(1);
+    // Replay: del z (1), x = 1 (2), then the crash (3).
+    expect(planExecution(p.notebook, 'execution-count')).toEqual([2, 0, 1]);
+  });
+
+  it('replays by execution count when a cell before the crash never ran', () => {
+    const n = nb([{ src: 'import pandas', count: 1 }, { src: 'df = load()', count: null }, { src: 'df.x', count: 2, error: ['NameError', "name 'df' is not defined"] }]);
+    const p = planReproducedNotebook(n, mineNotebookCrashes(n)[0]!);
+    expect(p.order).toBe('execution-count');
+    expect(codeSources(p.notebook)).toEqual(['import pandas', 'df.x']);
+  });
+
+  it('rewrites Kaggle input paths in the kept cells', () => {
+    const n = nb([{ src: "df = pd.read_csv('/kaggle/input/house/train.csv')" }, { src: "df['p']", error: ['KeyError', "'p'"] }]);
+    const p = planReproducedNotebook(n, mineNotebookCrashes(n)[0]!, ['house']);
+    expect(codeSources(p.notebook)[0]).toBe("df = pd.read_csv('data/house/train.csv')");
+    expect(p.rewrites).toEqual(['/kaggle/input/house → data/house']);
+  });
+});
+
+describe('rewriteDataPaths', () => {
+  it.each([
+    ["pd.read_csv('/kaggle/input/house/train.csv')", ['house'], "pd.read_csv('data/house/train.csv')"],
+    ['pd.read_csv("../input/house/train.csv")', ['house'], 'pd.read_csv("data/house/train.csv")'],
+    ["pd.read_csv('../input/train.csv')", ['house'], "pd.read_csv('data/house/train.csv')"],
+    ["pd.read_csv('../input/train.csv')", ['a', 'b'], "pd.read_csv('data/train.csv')"],
+    ["os.listdir('/kaggle/input')", [], "os.listdir('data')"],
+    ["PATH = '../input/'", ['house'], "PATH = 'data/'"],
+    ["df.to_csv('/kaggle/working/submission.csv')", [], "df.to_csv('submission.csv')"],
+    ["os.chdir('/kaggle/working')", [], "os.chdir('.')"],
+    ["x = '/kaggle/inputs/y'", [], "x = '/kaggle/inputs/y'"],
+  ])('%s (%j)', (src, mounts, out) => expect(rewriteDataPaths(src, mounts)).toBe(out));
+});
+
+describe('planExpectedCrash', () => {
+  const mined = (ename: string, evalue: string) => ({ codeCell: 0, executionCount: 1, ename, evalue, traceback: [] });
+  it.each([
+    [mined('KeyError', "'price'"), { ename: 'KeyError', evalue: "'price'", match: 'exact' }],
+    [mined('tensorflow.python.framework.errors_impl.InvalidArgumentError', 'bad'), { ename: 'InvalidArgumentError', evalue: 'bad', match: 'exact' }],
+    [mined('TypeError', "'<' not supported at 0x7f3a2b1c9d00"), { evalue: "^'<' not supported at 0x[0-9a-fA-F]+$", match: 'regex' }],
+    [mined('ValueError', `first line\n${'x'.repeat(400)}`), { evalue: 'first line', match: 'prefix' }],
+  ])('%j', (crash, expected) => expect(planExpectedCrash(crash, 3)).toMatchObject({ ...expected, cell: 3 }));
+});
+
+describe('chooseCrash', () => {
+  const c = (n: number) => ({ codeCell: n, executionCount: n + 1, ename: 'E', evalue: `m${n}`, traceback: [] });
+  it('takes the only one, or the nth (1-based)', () => {
+    expect(chooseCrash([c(0)], undefined, 'x.ipynb').index).toBe(0);
+    expect(chooseCrash([c(0), c(3)], 2, 'x.ipynb').crash.codeCell).toBe(3);
+  });
+  it('lists them when there are several and none is chosen', () => {
+    expect(() => chooseCrash([c(0), c(3)], undefined, 'x.ipynb')).toThrow(/2 saved error outputs; choose one with --crash <n>:\n {2}1: code cell 0 \(In \[1\]\): E: m0\n {2}2: code cell 3 \(In \[4\]\): E: m3/);
+  });
+  it('refuses a notebook without error outputs, and a number out of range', () => {
+    expect(() => chooseCrash([], undefined, 'x.ipynb')).toThrow(/no saved error output/);
+    expect(() => chooseCrash([c(0)], 2, 'x.ipynb')).toThrow(JunoError);
+  });
+});
+
+describe('ids', () => {
+  it.each([
+    ['tensorflow/keras', 'tensorflow'],
+    ['None', 'NBspecific'],
+    [undefined, 'NBspecific'],
+    ['pandas', 'pandas'],
+  ])('prefix of %s is %s', (lib, prefix) => expect(idPrefixOfLibrary(lib)).toBe(prefix));
+
+  it('takes one more than the highest existing or deprecated number', () => {
+    expect(nextInstanceId('pandas', ['pandas_1', 'pandas_3', 'numpy_9'])).toBe('pandas_4');
+    expect(nextInstanceId('pandas', ['pandas_1', 'pandas_7'])).toBe('pandas_8');
+    expect(nextInstanceId('torch', [])).toBe('torch_1');
+    expect(nextInstanceId('a.b', ['axb_5'])).toBe('a.b_1');
+  });
+});

@@ -1,0 +1,189 @@
+import { JunoError, compareCodePoints, type ExpectedCrash, type LibraryName, type SourceDataset, type InstanceSource } from '@junobench/core';
+import { listCodeCells, type CodeCell, type MinedCrash, type Notebook, type NotebookCell } from '@junobench/notebook';
+
+export interface ReproducedPlan {
+  notebook: Notebook;
+  order: 'file' | 'execution-count';
+  /** Index of the crashing cell among the reproduced notebook's code cells. */
+  crashCell: number;
+  /** The original code-cell indices kept, in the reproduced notebook's file order. */
+  keptCells: number[];
+  /** Data paths rewritten: `from → to`, for the report. */
+  rewrites: string[];
+}
+
+/**
+ * Pure: the reproduced notebook for a mined crash — the code cells needed to
+ * reach it, outputs cleared, data paths rewritten to `data/`.
+ *
+ * When the saved execution counts show the session ran the cells before the
+ * crash top to bottom (every one of them run, counts increasing, all before
+ * the crash's), the notebook keeps file order and everything up to the
+ * crashing cell. Otherwise (out-of-order runs, cells skipped or re-run) it
+ * keeps the cells that ran before the crash and the crashing one, with their
+ * counts renumbered 1…k in replay order, and `execution.order` is
+ * `execution-count`, which replays them as the session did.
+ */
+export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, mounts: readonly string[] = []): ReproducedPlan {
+  const cells = listCodeCells(nb);
+  const target = cells[crash.codeCell];
+  if (!target) throw new JunoError('E_INTERNAL', `mined crash names code cell ${crash.codeCell}, which does not exist`);
+  const crashCount = target.executionCount;
+  const before = cells.slice(0, crash.codeCell);
+  const ranBefore = crashCount === null ? [] : cells.filter((c) => c.executionCount !== null && c.executionCount < crashCount);
+  const topToBottom =
+    crashCount === null ||
+    (before.every((c, i) => c.executionCount !== null && c.executionCount < crashCount && (i === 0 || c.executionCount > before[i - 1]!.executionCount!)) &&
+      ranBefore.length === before.length);
+  const order: ReproducedPlan['order'] = topToBottom ? 'file' : 'execution-count';
+  const kept = topToBottom ? [...before.map((c) => c.index), crash.codeCell] : [...ranBefore.map((c) => c.index), crash.codeCell].sort((a, b) => a - b);
+  const keptSet = new Set(kept);
+  const replay = topToBottom ? kept : [...kept].sort((a, b) => cells[a]!.executionCount! - cells[b]!.executionCount! || a - b);
+  const renumber = new Map(replay.map((ci, i) => [ci, i + 1]));
+  const lastPosition = Math.max(...kept.map((ci) => cells[ci]!.cellIndex));
+  const rewrites = new Set<string>();
+
+  const out: NotebookCell[] = [];
+  let codeIndex = -1;
+  nb.cells.forEach((cell, position) => {
+    if (position > lastPosition) return;
+    if (cell.cell_type !== 'code') {
+      out.push(cell);
+      return;
+    }
+    codeIndex++;
+    if (!keptSet.has(codeIndex)) return;
+    const code = cell as CodeCell;
+    const source = Array.isArray(code.source) ? code.source.join('') : code.source;
+    const rewritten = rewriteDataPaths(source, mounts, rewrites);
+    out.push({
+      ...code,
+      source: Array.isArray(code.source) ? splitLines(rewritten) : rewritten,
+      execution_count: order === 'file' ? null : renumber.get(codeIndex)!,
+      outputs: [],
+    });
+  });
+  return {
+    notebook: { ...nb, cells: out },
+    order,
+    crashCell: kept.indexOf(crash.codeCell),
+    keptCells: kept,
+    rewrites: [...rewrites].sort(compareCodePoints),
+  };
+}
+
+function splitLines(text: string): string[] {
+  return text.split(/(?<=\n)/).filter((l) => l !== '');
+}
+
+/**
+ * Pure: Kaggle input paths → the instance's data/ folder, which the notebook
+ * sees as its working directory: `/kaggle/input/<mount>/…` and
+ * `../input/<mount>/…` → `data/<mount>/…`. Old Kaggle kernels with one data
+ * source read its files straight from `../input/<file>`: with exactly one
+ * mount and a name that is not a mount, that becomes `data/<mount>/<file>`.
+ * `/kaggle/working/x` → `x` (the working directory).
+ */
+export function rewriteDataPaths(source: string, mounts: readonly string[] = [], seen?: Set<string>): string {
+  const known = new Set(mounts);
+  let out = source.replace(/(\/kaggle\/input|\.\.\/input)(\/([^/'"\s)\],;]+))?(?=[/'"\s)\],;]|$)/g, (all: string, _base: string, _rest: string | undefined, seg: string | undefined) => {
+    let to: string;
+    if (seg === undefined) to = 'data';
+    else if (known.has(seg) || mounts.length !== 1) to = `data/${seg}`;
+    else to = `data/${mounts[0]}/${seg}`;
+    seen?.add(`${all} → ${to}`);
+    return to;
+  });
+  out = out.replace(/\/kaggle\/working\/(?=[^/'"\s])/g, (all: string) => {
+    seen?.add(`${all} → (working directory)`);
+    return '';
+  });
+  out = out.replace(/\/kaggle\/working(?=['"\s)\],;]|$)/g, (all: string) => {
+    seen?.add(`${all} → .`);
+    return '.';
+  });
+  return out;
+}
+
+/**
+ * Pure: the crash to expect, from the mined one. The exception class without
+ * its module; the message exact, except that memory addresses (which change
+ * every run) become a regular expression, and a long multi-line message
+ * (library errors with their own traceback) is matched on its first line.
+ */
+export function planExpectedCrash(crash: MinedCrash, cell: number): ExpectedCrash {
+  const ename = crash.ename.split('.').pop() || crash.ename;
+  const evalue = crash.evalue;
+  if (/0x[0-9a-fA-F]{6,}/.test(evalue)) {
+    const pattern = evalue
+      .split(/0x[0-9a-fA-F]{6,}/)
+      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('0x[0-9a-fA-F]+');
+    return { ename, evalue: `^${pattern}$`, match: 'regex', cell };
+  }
+  if (evalue.includes('\n') && evalue.length > 300) return { ename, evalue: evalue.split('\n')[0]!, match: 'prefix', cell };
+  return { ename, evalue, match: 'exact', cell };
+}
+
+/** One line per mined crash, as `add` lists them when it must ask which one. */
+export function describeMinedCrashes(crashes: readonly MinedCrash[]): string[] {
+  return crashes.map((c, i) => {
+    const first = c.evalue.split('\n')[0]!;
+    const msg = first.length > 100 ? `${first.slice(0, 97)}…` : first;
+    return `${i + 1}: code cell ${c.codeCell}${c.executionCount !== null ? ` (In [${c.executionCount}])` : ''}: ${c.ename}: ${msg}`;
+  });
+}
+
+/** Pure: the crash `--crash n` (1-based) picks, or an error listing them. */
+export function chooseCrash(crashes: readonly MinedCrash[], n: number | undefined, file: string): { crash: MinedCrash; index: number } {
+  if (crashes.length === 0) {
+    throw new JunoError('E_INPUT_EMPTY', 'the notebook has no saved error output: there is no crash to reproduce', {
+      location: { file },
+      hint: 'add takes a notebook saved with the outputs of a run that crashed (the error output in a code cell)',
+    });
+  }
+  if (n === undefined) {
+    if (crashes.length === 1) return { crash: crashes[0]!, index: 0 };
+    throw new JunoError('E_USAGE', `the notebook has ${crashes.length} saved error outputs; choose one with --crash <n>:\n  ${describeMinedCrashes(crashes).join('\n  ')}`, {
+      location: { file },
+      hint: `e.g. junobench add ${file} --crash 1`,
+    });
+  }
+  if (!Number.isInteger(n) || n < 1 || n > crashes.length) {
+    throw new JunoError('E_USAGE', `--crash ${n} does not name a saved error output (the notebook has ${crashes.length}):\n  ${describeMinedCrashes(crashes).join('\n  ')}`, {
+      location: { file },
+    });
+  }
+  return { crash: crashes[n - 1]!, index: n - 1 };
+}
+
+/** The id prefix of a library, as the benchmark names instances (`tensorflow_1`, `NBspecific_2`). */
+export function idPrefixOfLibrary(library: LibraryName | string | undefined): string {
+  if (!library || library === 'None') return 'NBspecific';
+  if (library === 'tensorflow/keras') return 'tensorflow';
+  return library.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'unknown';
+}
+
+/**
+ * Pure: `<prefix>_<n>` with n one more than the highest number any existing
+ * or deprecated id with that prefix has — ids are never reused, so a
+ * deprecated number is never handed out again.
+ */
+export function nextInstanceId(prefix: string, taken: Iterable<string>): string {
+  let max = 0;
+  const re = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}_(\\d+)$`);
+  for (const id of taken) {
+    const m = re.exec(id);
+    if (m) max = Math.max(max, Number(m[1]));
+  }
+  return `${prefix}_${max + 1}`;
+}
+
+/** Pure: the instance's `source` from a source record — no owner name, no notebook URL (it names the owner). */
+export function instanceSourceOf(record: { platform: 'kaggle' | 'github'; authorId: string; datasets: readonly SourceDataset[] }): InstanceSource {
+  return {
+    platform: record.platform,
+    authorId: record.authorId,
+    datasets: record.datasets.map((d) => ({ title: d.title, license: d.license ?? 'none declared (the data may not be shared: use synthetic data)', url: d.url })),
+  };
+}

@@ -1,0 +1,304 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  JunoError,
+  formatJson,
+  listInstanceIds,
+  readInstanceTree,
+  sha256,
+  validateInstanceId,
+  validateOrThrow,
+  type Instance,
+  type InstanceVerification,
+  type LockedData,
+  type ProgressListener,
+  type SourceRecord,
+  type SuggestedLabels,
+} from '@junobench/core';
+import { mineImports, mineNotebookCrashes, parseNotebook, listCodeCells, type MinedCrash, type Notebook } from '@junobench/notebook';
+import { PYTHON_STDLIB_MODULES } from '@junobench/image';
+import {
+  SOURCE_RECORD_FILE,
+  assembleFullData,
+  datasetCacheDir,
+  planLockEntry,
+  readSourceRecord,
+  readSourcesLock,
+  withLockEntry,
+  writeSourcesLock,
+} from '@junobench/sources';
+import { suggestLabels } from '@junobench/suggest';
+import {
+  chooseCrash,
+  idPrefixOfLibrary,
+  instanceSourceOf,
+  nextInstanceId,
+  planExpectedCrash,
+  planReproducedNotebook,
+  type ReproducedPlan,
+} from './add-instance-plan.js';
+
+export interface AddInstanceOptions {
+  /** A .ipynb file, or a source record folder written by `junobench collect`. */
+  input: string;
+  instancesDir: string;
+  /** raw/sources.lock.json (default: beside the instances folder). */
+  lockFile?: string;
+  /** raw/deprecated.json (default: beside the instances folder). */
+  deprecatedFile?: string;
+  /** Where collected datasets are cached (default `.junobench-cache`). */
+  cacheDir: string;
+  id?: string;
+  /** Which saved error output, 1-based, when there are several. */
+  crash?: number;
+  /** Runs the draft's reproduced notebook; undefined = --no-verify. */
+  verify?: (draftDir: string) => Promise<InstanceVerification>;
+  /** Plan and report without writing anything. */
+  dryRun?: boolean;
+  onProgress?: ProgressListener;
+}
+
+export interface AddInstancePlan {
+  id: string;
+  instance: Instance;
+  original: Buffer;
+  reproduced: ReproducedPlan;
+  crashes: MinedCrash[];
+  chosen: number;
+  /** Source record folder, when the input is one. */
+  record?: { dir: string; value: SourceRecord };
+  /** Datasets to copy into data/ (from the cache), by mount. */
+  data: { mount: string; treeSha256: string }[];
+  warnings: string[];
+}
+
+export interface AddInstanceResult {
+  plan: AddInstancePlan;
+  /** Where the draft was written (absent for a dry run). */
+  dir?: string;
+  verification?: InstanceVerification;
+  /** Whether the crash reproduces as mined (undefined without verification). */
+  reproduces?: boolean;
+  /** What happened instead, when it does not. */
+  instead?: string;
+  lockUpdated: boolean;
+  data?: LockedData;
+}
+
+const STDLIB = new Set<string>(PYTHON_STDLIB_MODULES);
+
+/**
+ * Plan a draft instance from a notebook with a saved crash (pure apart from
+ * reading the inputs): the crash mined from the saved error outputs, the
+ * reproduced notebook, instance.json with status draft and label
+ * suggestions, the id (`<library>_<n>`, skipping existing and deprecated
+ * ids), and the datasets data/ will hold.
+ */
+export async function planAddInstance(options: AddInstanceOptions): Promise<AddInstancePlan> {
+  const input = path.resolve(options.input);
+  const st = await stat(input).catch((e: unknown) => {
+    throw new JunoError('E_INPUT_NOT_FOUND', 'no such notebook or source folder', {
+      location: { file: options.input },
+      hint: 'give a .ipynb file or a folder written by `junobench collect` (raw/sources/<platform>/<owner>/<name>)',
+      cause: e,
+    });
+  });
+  let record: AddInstancePlan['record'];
+  let notebookFile: string;
+  if (st.isDirectory()) {
+    record = { dir: input, value: await readSourceRecord(input) };
+    notebookFile = path.join(input, ...record.value.notebook.path.split('/'));
+  } else {
+    notebookFile = input;
+    // A notebook inside a source record folder brings its record along.
+    const beside = path.join(path.dirname(input), SOURCE_RECORD_FILE);
+    if (await stat(beside).then((s) => s.isFile(), () => false)) {
+      const value = await readSourceRecord(path.dirname(input));
+      if (value.notebook.path === path.basename(input)) record = { dir: path.dirname(input), value };
+    }
+  }
+  const original = await readFile(notebookFile).catch((e: unknown) => {
+    throw new JunoError('E_INPUT_NOT_FOUND', 'the notebook named by the source record is missing', { location: { file: notebookFile }, cause: e });
+  });
+  if (record && sha256(original) !== record.value.notebook.sha256) {
+    throw new JunoError('E_STATE', `${record.value.notebook.path} differs from the notebook recorded in ${SOURCE_RECORD_FILE} (sha256 mismatch)`, {
+      location: { file: notebookFile },
+      hint: `collect it again: junobench collect ${record.value.platform} ${record.value.ref}`,
+    });
+  }
+  const nb: Notebook = parseNotebook(original.toString('utf8'), options.input);
+  const crashes = mineNotebookCrashes(nb);
+  const { crash, index } = chooseCrash(crashes, options.crash, options.input);
+  const warnings: string[] = [...(record?.value.warnings ?? [])];
+
+  const mounts = (record?.value.datasets ?? []).filter((d) => d.kind !== 'kernel-output').map((d) => d.mount);
+  const reproduced = planReproducedNotebook(nb, crash, mounts);
+  const requires = mineImports(reproduced.notebook).filter((m) => !STDLIB.has(m) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(m));
+
+  const code = listCodeCells(nb);
+  const suggestions = suggestLabels({
+    ename: crash.ename,
+    evalue: crash.evalue,
+    traceback: crash.traceback,
+    imports: mineImports(nb),
+    cell: code[crash.codeCell]?.source ?? '',
+    cellsBefore: code.slice(0, crash.codeCell).map((c) => c.source),
+    cellsAfter: code.slice(crash.codeCell + 1).map((c) => c.source),
+  });
+  const suggestedLabels: SuggestedLabels = {
+    library: suggestions.library,
+    crashType: suggestions.crashType,
+    rootCause: suggestions.rootCause,
+    pipelineStage: suggestions.pipelineStage,
+  };
+
+  const data: AddInstancePlan['data'] = [];
+  for (const d of record?.value.datasets ?? []) {
+    if (d.kind === 'kernel-output') continue;
+    const cached = d.treeSha256 && (await stat(datasetCacheDir(options.cacheDir, d.treeSha256)).then(() => true, () => false));
+    if (cached) data.push({ mount: d.mount, treeSha256: d.treeSha256! });
+    else warnings.push(`data/${d.mount}/ is missing: ${d.kind} ${d.ref} was not downloaded (collect with --with-data: junobench collect ${record!.value.platform} ${record!.value.ref} --with-data)`);
+  }
+  if (!record && /\/kaggle\/input|\.\.\/input/.test(reproduced.notebook.cells.map((c) => (Array.isArray(c.source) ? c.source.join('') : c.source)).join('\n'))) {
+    warnings.push('the notebook reads Kaggle input files, but no datasets come with a plain notebook: put them under the draft\'s data/ (or collect it with `junobench collect kaggle <owner>/<kernel> --with-data` and add the source folder)');
+  }
+
+  const id = await chooseId(options, idPrefixOfLibrary(suggestions.library?.value));
+  const instance: Instance = {
+    id,
+    status: 'draft',
+    source: record ? instanceSourceOf(record.value) : { platform: 'local', datasets: [] },
+    crash: planExpectedCrash(crash, reproduced.crashCell),
+    execution: { order: reproduced.order },
+    requires,
+    suggestedLabels,
+  };
+  validateOrThrow<Instance>('instance', instance, { file: path.join(options.instancesDir, id, 'instance.json') });
+  return { id, instance, original, reproduced, crashes, chosen: index, ...(record ? { record } : {}), data, warnings };
+}
+
+async function chooseId(options: AddInstanceOptions, prefix: string): Promise<string> {
+  const instancesDir = path.resolve(options.instancesDir);
+  const existing = await listInstanceIds(instancesDir).catch(() => [] as string[]);
+  const deprecated = await readDeprecatedIds(options.deprecatedFile ?? path.join(path.dirname(instancesDir), 'deprecated.json'));
+  if (options.id !== undefined) {
+    const id = validateInstanceId(options.id);
+    if (existing.includes(id) || (await stat(path.join(instancesDir, id)).then(() => true, () => false))) {
+      throw new JunoError('E_USAGE', `an instance named ${id} already exists in ${options.instancesDir}`, {
+        hint: 'choose another --id, or leave --id out to get the next free <library>_<n>',
+      });
+    }
+    if (deprecated.has(id)) {
+      throw new JunoError('E_USAGE', `${id} is a deprecated instance id: ids are never reused`, {
+        hint: 'choose another --id, or leave --id out to get the next free <library>_<n>',
+      });
+    }
+    return id;
+  }
+  return nextInstanceId(prefix, [...existing, ...deprecated]);
+}
+
+/** The ids in raw/deprecated.json (`{ "instances": [ { "id", … } ] }`); none when the file is absent. */
+export async function readDeprecatedIds(file: string): Promise<Set<string>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return new Set();
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new JunoError('E_INPUT_FORMAT', `not valid JSON: ${(e as Error).message}`, { location: { file }, cause: e });
+  }
+  const list = (value as { instances?: unknown })?.instances;
+  if (!Array.isArray(list) || list.some((x) => typeof (x as { id?: unknown })?.id !== 'string')) {
+    throw new JunoError('E_INPUT_FORMAT', 'expected { "instances": [ { "id": "…", … } ] }', { location: { file, field: 'instances' } });
+  }
+  return new Set(list.map((x) => (x as { id: string }).id));
+}
+
+/**
+ * `junobench add`: plan the draft, write it into a staging folder next to the
+ * instances (original.ipynb as fetched, reproduced.ipynb, instance.json,
+ * data/ from the cached datasets), run its reproduced notebook unless
+ * verification is off, then move it into place in one rename and record its
+ * sources in the lock. Any failure before that leaves the instances folder
+ * and the lock as they were. A crash that does not reproduce still gives the
+ * draft (it is a draft: the maintainer fixes it), with what happened instead.
+ */
+export async function addInstance(options: AddInstanceOptions): Promise<AddInstanceResult> {
+  const progress = options.onProgress;
+  progress?.({ task: 'add', done: 0, message: 'planning the draft' });
+  const plan = await planAddInstance(options);
+  if (options.dryRun) return { plan, lockUpdated: false };
+
+  const instancesDir = path.resolve(options.instancesDir);
+  const lockFile = options.lockFile ?? path.join(path.dirname(instancesDir), 'sources.lock.json');
+  // Read (and check) the lock before writing anything: a broken lock must not leave a half-added instance.
+  const lock = plan.record ? await readSourcesLock(lockFile) : undefined;
+  if (lock?.instances[plan.id]) {
+    throw new JunoError('E_STATE', `${path.basename(lockFile)} already has an entry for ${plan.id}`, {
+      location: { file: lockFile },
+      hint: 'ids are never reused: remove the stale entry, or give another --id',
+    });
+  }
+  await mkdir(instancesDir, { recursive: true });
+  const staging = path.join(instancesDir, `.add-${plan.id}-${randomBytes(4).toString('hex')}`);
+  const final = path.join(instancesDir, plan.id);
+  let moved = false;
+  try {
+    await mkdir(staging);
+    await writeFile(path.join(staging, 'original.ipynb'), plan.original);
+    await writeFile(path.join(staging, 'reproduced.ipynb'), `${JSON.stringify(plan.reproduced.notebook, null, 1)}\n`);
+    let data: LockedData | undefined;
+    if (plan.data.length > 0) {
+      progress?.({ task: 'add', done: 0, message: 'copying the datasets into data/' });
+      const got = await assembleFullData(plan.data, options.cacheDir, { dest: path.join(staging, 'data') });
+      data = { sha256: got.sha256, files: got.files, bytes: got.bytes };
+    }
+    await writeFile(path.join(staging, 'instance.json'), formatJson(plan.instance));
+    // The draft must be self-contained: the same link rule as every instance.
+    await readInstanceTree(staging);
+
+    let verification: InstanceVerification | undefined;
+    if (options.verify) {
+      progress?.({ task: 'add', done: 0, message: `running ${plan.id}'s reproduced notebook` });
+      verification = await options.verify(staging);
+    }
+
+    if (await stat(final).then(() => true, () => false)) {
+      throw new JunoError('E_USAGE', `an instance named ${plan.id} appeared in ${options.instancesDir} meanwhile`, { hint: 'run the command again' });
+    }
+    await rename(staging, final);
+    moved = true;
+    let lockUpdated = false;
+    if (plan.record && lock) {
+      const rel = path.relative(path.dirname(lockFile), plan.record.dir);
+      await writeSourcesLock(lockFile, withLockEntry(lock, plan.id, planLockEntry(plan.record.value, rel, data)));
+      lockUpdated = true;
+    }
+    const reproduces = verification ? verification.reproduced.outcome === 'crash-reproduced' : undefined;
+    return {
+      plan,
+      dir: final,
+      ...(verification ? { verification, reproduces } : {}),
+      ...(verification && !reproduces ? { instead: describeReproduced(verification) } : {}),
+      lockUpdated,
+      ...(data ? { data } : {}),
+    };
+  } catch (e) {
+    if (moved) await rm(final, { recursive: true, force: true });
+    throw e;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+function describeReproduced(v: InstanceVerification): string {
+  const r = v.reproduced;
+  const seen = r.observed ? `${r.observed.ename}: ${r.observed.evalue.split('\n')[0]} (code cell ${r.observed.cell})` : undefined;
+  return [r.outcome, seen, r.reason].filter(Boolean).join(' — ');
+}

@@ -1,0 +1,155 @@
+// The issue's scenario end to end, with real processes: the junobench binary,
+// the test-owned fake `kaggle` CLI, the test-owned GitHub API on 127.0.0.1,
+// and the local runtime (real Jupyter kernels). Collect a Kaggle kernel with
+// its dataset and a GitHub notebook, `add` both as drafts verified in the
+// local runtime, `sources fetch` checks them, then an upstream change is
+// reported as drift.
+import { mkdir, mkdtemp, readFile, readdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSchema, hashInstanceTree, type Instance, type SourcesLock } from '@junobench/core';
+import { runJunobench } from './run-cli.js';
+import { FAKE_KAGGLE_KEY, FakeKaggle } from './fakes/fake-kaggle/fake-kaggle-server.js';
+import { GithubContentsServer } from './fakes/github-contents-server.js';
+import { makeNotebook } from './fakes/notebooks.js';
+
+let proj: string;
+let fake: FakeKaggle;
+let gh: GithubContentsServer;
+let env: NodeJS.ProcessEnv;
+const csv = ['id,area,price', ...Array.from({ length: 200 }, (_, i) => `${i},${50 + (i % 37)},${1000 + i * 7}`)].join('\n') + '\n';
+
+const kaggleNb = makeNotebook([
+  { markdown: true, source: '# House prices' },
+  { source: "import pandas as pd\ndf = pd.read_csv('/kaggle/input/house-prices/train.csv')", count: 1 },
+  { source: 'df.describe()', count: 2 },
+  { source: "df['prize'].mean()", count: 3, error: { ename: 'KeyError', evalue: "'prize'" } },
+  { source: "df['price'].mean()", count: null },
+]);
+// Run out of order: the session defined `scale` after the cell that uses it had failed once… then the crash.
+const githubNb = makeNotebook([
+  { source: 'import numpy as np', count: 1 },
+  { source: 'a = np.zeros(3)', count: 3 },
+  { source: 'b = np.zeros(4)', count: 2 },
+  { source: 'a + b', count: 4, error: { ename: 'ValueError', evalue: 'operands could not be broadcast together with shapes (3,) (4,) ' } },
+]);
+
+beforeAll(async () => {
+  proj = await mkdtemp(path.join(os.tmpdir(), 'jb-sources-e2e-'));
+  await mkdir(path.join(proj, 'raw', 'instances'), { recursive: true });
+  fake = await FakeKaggle.create(path.join(proj, 'kaggle-server'));
+  await fake.addKernel('alice/house-prices-crash', kaggleNb, { dataset_sources: ['datalab/house-prices'], id_no: 31337 });
+  await fake.addDataset('datalab/house-prices', { title: 'House Prices', licenses: [{ name: 'CC0-1.0' }], files: { 'train.csv': csv } });
+  gh = await new GithubContentsServer().start();
+  gh.addRepo('octo/notebooks', { 'eda/broadcast.ipynb': JSON.stringify(githubNb) }, { license: { spdx_id: 'Apache-2.0', name: 'Apache License 2.0', key: 'apache-2.0' } });
+  env = fake.env({ GITHUB_API_URL: gh.url, JUNOBENCH_CACHE_DIR: path.join(proj, 'cache'), JUNOBENCH_AUTHOR_SALT: 'e2e-salt-0123456789abcdef' });
+});
+afterAll(() => gh.stop());
+
+const run = (args: string[]) => runJunobench(args, { cwd: proj, env });
+
+describe('collect → add → verify → sources fetch → drift', () => {
+  it('collects a Kaggle kernel with its dataset', async () => {
+    const r = await run(['collect', 'kaggle', 'alice/house-prices-crash', '--with-data']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('collected kaggle alice/house-prices-crash → raw/sources/kaggle/alice/house-prices-crash');
+    expect(r.stdout).toMatch(/dataset\s+datalab\/house-prices "House Prices" — licence CC0-1\.0 — 1 file/);
+    expect(r.stdout + r.stderr).not.toContain(FAKE_KAGGLE_KEY);
+    const record = JSON.parse(await readFile(path.join(proj, 'raw/sources/kaggle/alice/house-prices-crash/source.json'), 'utf8'));
+    expect(checkSchema('source', record)).toEqual([]);
+  }, 120_000);
+
+  it('collects a GitHub notebook', async () => {
+    const r = await run(['collect', 'github', 'https://github.com/octo/notebooks/blob/main/eda/broadcast.ipynb']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('collected github octo/notebooks:eda/broadcast.ipynb@main → raw/sources/github/octo/notebooks--eda--broadcast');
+    expect(r.stdout).toContain('code licence Apache-2.0');
+  }, 60_000);
+
+  it('adds the Kaggle kernel as a draft whose crash reproduces in the local runtime', async () => {
+    const r = await run(['add', 'raw/sources/kaggle/alice/house-prices-crash']);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toMatch(/^draft pandas_1 written to raw\/instances\/pandas_1$/m);
+    expect(r.stdout).toContain('crash reproduced as mined (local runtime');
+    expect(r.stdout).toContain("/kaggle/input/house-prices → data/house-prices");
+    const dir = path.join(proj, 'raw/instances/pandas_1');
+    expect((await readdir(dir)).sort()).toEqual(['data', 'instance.json', 'original.ipynb', 'reproduced.ipynb']);
+    // original.ipynb is the notebook as fetched, byte for byte.
+    expect(await readFile(path.join(dir, 'original.ipynb'), 'utf8')).toBe(await readFile(path.join(proj, 'raw/sources/kaggle/alice/house-prices-crash/house-prices-crash.ipynb'), 'utf8'));
+    expect(await readFile(path.join(dir, 'data/house-prices/train.csv'), 'utf8')).toBe(csv);
+    const inst = JSON.parse(await readFile(path.join(dir, 'instance.json'), 'utf8')) as Instance;
+    expect(checkSchema('instance', inst)).toEqual([]);
+    expect(inst).toMatchObject({
+      id: 'pandas_1',
+      status: 'draft',
+      crash: { ename: 'KeyError', evalue: "'prize'", match: 'exact', cell: 2 },
+      execution: { order: 'file' },
+      requires: ['pandas'],
+      source: { platform: 'kaggle', datasets: [{ title: 'House Prices', license: 'CC0-1.0', url: 'https://www.kaggle.com/datasets/datalab/house-prices' }] },
+      suggestedLabels: { library: { value: 'pandas' } },
+    });
+    expect(inst.labels).toBeUndefined();
+    // Pseudonymous: the owner's name is nowhere in the instance.
+    expect(JSON.stringify(inst)).not.toMatch(/alice/);
+    expect(inst.source.authorId).toMatch(/^author-[0-9a-f]{16}$/);
+    const reproduced = JSON.parse(await readFile(path.join(dir, 'reproduced.ipynb'), 'utf8'));
+    expect(JSON.stringify(reproduced)).toContain('data/house-prices/train.csv');
+    expect(reproduced.cells.filter((c: { cell_type: string }) => c.cell_type === 'code')).toHaveLength(3);
+    const lock = JSON.parse(await readFile(path.join(proj, 'raw/sources.lock.json'), 'utf8')) as SourcesLock;
+    expect(checkSchema('sources-lock', lock)).toEqual([]);
+    expect(lock.instances.pandas_1).toMatchObject({ platform: 'kaggle', record: 'sources/kaggle/alice/house-prices-crash', notebook: { ref: 'alice/house-prices-crash' } });
+    expect(lock.instances.pandas_1!.data!.sha256).toBe(await hashInstanceTree(path.join(dir, 'data')));
+  }, 300_000);
+
+  it('adds the GitHub notebook replayed by execution count, verified in the local runtime', async () => {
+    const r = await run(['add', 'raw/sources/github/octo/notebooks--eda--broadcast']);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toMatch(/^draft numpy_1 written to raw\/instances\/numpy_1$/m);
+    expect(r.stdout).toContain('order      execution-count');
+    expect(r.stdout).toContain('crash reproduced as mined (local runtime');
+    const inst = JSON.parse(await readFile(path.join(proj, 'raw/instances/numpy_1/instance.json'), 'utf8')) as Instance;
+    expect(inst).toMatchObject({ status: 'draft', execution: { order: 'execution-count' }, source: { platform: 'github' }, crash: { ename: 'ValueError', cell: 3 } });
+  }, 300_000);
+
+  it('verifies the drafts: reproduced only, reported as drafts, not failures', async () => {
+    const r = await run(['verify', '--json', 'v.json']);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toMatch(/^numpy_1\s+crash-reproduced\s+absent\s+.*DRAFT$/m);
+    expect(r.stdout).toMatch(/^pandas_1\s+crash-reproduced\s+absent\s+.*DRAFT$/m);
+    expect(r.stdout).toContain('2 drafts');
+    const report = JSON.parse(await readFile(path.join(proj, 'v.json'), 'utf8'));
+    expect(checkSchema('verification', report)).toEqual([]);
+    expect(report.summary).toMatchObject({ total: 2, verified: 0, notVerified: 0, drafts: 2 });
+  }, 300_000);
+
+  it('sources fetch finds everything as locked and assembles the full data', async () => {
+    const r = await run(['sources', 'fetch']);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toMatch(/^numpy_1\s+notebook\s+octo\/notebooks:eda\/broadcast\.ipynb@main\s+ok/m);
+    expect(r.stdout).toMatch(/^pandas_1\s+dataset\s+datalab\/house-prices\s+ok/m);
+    expect(r.stdout).toContain('3/3 sources as locked');
+    const lock = JSON.parse(await readFile(path.join(proj, 'raw/sources.lock.json'), 'utf8')) as SourcesLock;
+    const full = path.join(proj, 'cache/sources/full', lock.instances.pandas_1!.data!.sha256);
+    expect(await hashInstanceTree(full)).toBe(lock.instances.pandas_1!.data!.sha256);
+  }, 120_000);
+
+  it('reports a changed upstream dataset file and notebook as drift naming the instance and the file (exit 1), changing nothing', async () => {
+    const lockBefore = await readFile(path.join(proj, 'raw/sources.lock.json'), 'utf8');
+    const instBefore = await hashInstanceTree(path.join(proj, 'raw/instances'));
+    await fake.writeDatasetFile('datalab/house-prices', 'train.csv', csv.replace('0,50,1000', '0,50,999'));
+    gh.commit('octo/notebooks', 'main', { 'eda/broadcast.ipynb': JSON.stringify(makeNotebook([{ source: 'print(1)' }])) });
+    const r = await run(['sources', 'fetch']);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(1);
+    expect(r.stdout).toMatch(/^pandas_1\s+dataset\s+datalab\/house-prices\s+DRIFT\s+changed upstream: train\.csv changed/m);
+    expect(r.stdout).toMatch(/drift: pandas_1: dataset datalab\/house-prices: train\.csv changed — locked sha256 [0-9a-f]{12}…, upstream [0-9a-f]{12}…/);
+    expect(r.stdout).toMatch(/^numpy_1\s+notebook\s+octo\/notebooks:eda\/broadcast\.ipynb@main\s+DRIFT\s+changed upstream \(main at [0-9a-f]{12}\)/m);
+    expect(r.stdout).toMatch(/DRIFT in 2 instances: numpy_1, pandas_1 \(the lock and the instances were not changed\)/);
+    expect(await readFile(path.join(proj, 'raw/sources.lock.json'), 'utf8')).toBe(lockBefore);
+    expect(await hashInstanceTree(path.join(proj, 'raw/instances'))).toBe(instBefore);
+    // Only the one instance asked for.
+    const one = await run(['sources', 'fetch', 'pandas_1']);
+    expect(one.code).toBe(1);
+    expect(one.stdout).not.toContain('numpy_1');
+  }, 180_000);
+});
