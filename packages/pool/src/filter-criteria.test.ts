@@ -1,8 +1,9 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkSchema, type CrashRecord, type Predicate } from '@junobench/core';
-import { compilePredicate, readField, validateCriteria } from './filter-criteria.js';
+import { compileCriteria, compilePredicate, readField, validateCriteria } from './filter-criteria.js';
 
 const record: CrashRecord = {
   id: 'r1',
@@ -161,5 +162,67 @@ describe('validateCriteria', () => {
     ['a misspelt test', { field: 'ename', startswith: 'E' }, false],
   ])('the JSON Schema agrees on a predicate with %s', (_name, keep, valid) => {
     expect(checkSchema('filter-criteria', { steps: [{ name: 'x', keep }] }).length === 0).toBe(valid);
+  });
+});
+
+// Crash sheets are data from the internet, and so may be a criteria file: a
+// pattern that backtracks exponentially on a crafted value must not hang the
+// filter. `matches` runs on a linear-time engine (RE2, through re2js).
+describe('matches is linear-time (ReDoS)', () => {
+  const evil = { ...record, evalue: `${'a'.repeat(40)}!` };
+
+  it('^(a+)+$ on 40 "a"s and a "!" finishes (a backtracking engine would run for hours)', async () => {
+    // In a child process with a generous watchdog: a backtracking engine blocks
+    // the thread, so the test could not even time out in-process.
+    const code = `
+      import { compilePredicate } from './packages/pool/src/filter-criteria.ts';
+      const r = { id: 'r', notebook: 'n', source: 'kaggle', ename: 'E', evalue: ${JSON.stringify(evil.evalue)}, traceback: [], columns: {} };
+      for (const p of ['^(a+)+$', '(a|a)*$', '(a|aa)+$', '^(a*)*b', '(\\w+\\s?)*$'])
+        process.stdout.write(String(compilePredicate({ field: 'evalue', matches: p })(r)) + ' ');
+    `;
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    const out = await new Promise<{ stdout: string; error: Error | null }>((resolve) =>
+      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: root, timeout: 120_000, killSignal: 'SIGKILL' }, (error, stdout) =>
+        resolve({ stdout, error }),
+      ),
+    );
+    expect(out.error, 'the patterns did not finish within 120 s (catastrophic backtracking)').toBeNull();
+    // The answers a backtracking engine would give on a short input (an empty match at the end counts).
+    expect(out.stdout.trim()).toBe('false true false false true');
+  }, 150_000);
+
+  it.each<[string, string, boolean]>([
+    ['anchors and classes', '^Key[A-Z]', true],
+    ['alternation', 'TypeError|KeyError', true],
+    ['a counted repeat', '^[A-Za-z]{3}Error', true],
+    ['escapes', '\\bKeyError\\b', true],
+    ['non-greedy', "'p.*?e'", true],
+    ['named group (translated)', '(?<name>Key)Error', true],
+    ['no match', '^ValueError', false],
+  ])('behaves like a JavaScript regular expression: %s', (_n, pattern, want) => {
+    expect(compilePredicate({ field: 'ename', matches: pattern })({ ...record, ename: "KeyError 'price'" })).toBe(want);
+    expect(new RegExp(pattern.replace('(?<name>', '(')).test("KeyError 'price'")).toBe(want);
+  });
+
+  it('honours ignoreCase', () => {
+    expect(compilePredicate({ field: 'ename', matches: '^keyerror$', ignoreCase: true })(record)).toBe(true);
+    expect(compilePredicate({ field: 'ename', matches: '^keyerror$' })(record)).toBe(false);
+  });
+
+  it.each([
+    ['a backreference', '(a)\\1'],
+    ['a lookahead', 'Key(?=Error)'],
+    ['a negative lookahead', '^(?!Value)'],
+  ])('refuses %s (needs backtracking) naming the step, with the reason', (_n, pattern) => {
+    const criteria = { steps: [{ name: 'keep key errors', keep: { field: 'ename', matches: pattern } }] };
+    let err: unknown;
+    try {
+      compileCriteria(criteria, 'c.json');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'E_CRITERIA', exitCode: 2, location: { file: 'c.json', field: 'steps[0].keep.matches' } });
+    expect((err as Error).message).toMatch(/^steps\[0\]\.keep\.matches \(step "keep key errors"\): .*linear-time/);
+    expect((err as { hint: string }).hint).toMatch(/RE2/);
   });
 });

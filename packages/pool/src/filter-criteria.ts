@@ -9,6 +9,7 @@ import {
   type FilterCriteria,
   type Predicate,
 } from '@junobench/core';
+import { compileLinearRegExp, linearRegExpProblem } from './linear-regexp.js';
 
 /** The tests a field predicate can make (DESIGN.md §4). */
 export const FIELD_TESTS = ['equals', 'in', 'notIn', 'startsWith', 'matches', 'exists'] as const;
@@ -82,7 +83,7 @@ function checkField(field: unknown, at: string, file?: string): string {
 }
 
 /** Structural check of one predicate, with errors that point at it (`steps[2].keep.any[0]`). */
-function checkPredicate(p: unknown, at: string, file?: string): void {
+function checkPredicate(p: unknown, at: string, file?: string, step?: string): void {
   if (!isObject(p)) throw criteriaError(at, 'a predicate must be an object such as { "field": "ename", "equals": "KeyError" }', file);
   const keys = Object.keys(p);
   for (const k of keys) {
@@ -109,12 +110,12 @@ function checkPredicate(p: unknown, at: string, file?: string): void {
     }
     const c = combinators[0]!;
     if (c === 'not') {
-      checkPredicate(p.not, `${at}.not`, file);
+      checkPredicate(p.not, `${at}.not`, file, step);
       return;
     }
     const list = p[c];
     if (!Array.isArray(list) || list.length === 0) throw criteriaError(`${at}.${c}`, 'must be a non-empty list of predicates', file);
-    list.forEach((q, i) => checkPredicate(q, `${at}.${c}[${i}]`, file));
+    list.forEach((q, i) => checkPredicate(q, `${at}.${c}[${i}]`, file, step));
     return;
   }
   if (!('field' in p)) throw criteriaError(at, 'a field predicate needs "field" (or use all, any, not)', file);
@@ -148,6 +149,19 @@ function checkPredicate(p: unknown, at: string, file?: string): void {
         new RegExp(v);
       } catch (e) {
         throw criteriaError(`${at}.matches`, `invalid regular expression: ${(e as Error).message}`, file);
+      }
+      {
+        const problem = linearRegExpProblem(v);
+        if (problem) {
+          throw new JunoError(
+            'E_CRITERIA',
+            `${at}.matches${step ? ` (step "${step}")` : ''}: /${v}/ needs a backtracking engine (${problem}); patterns run on a linear-time engine so that no record can hang the filter`,
+            {
+              location: { ...(file ? { file } : {}), field: `${at}.matches` },
+              hint: 'matches uses RE2 syntax: JavaScript regular expressions without backreferences (\\1) or lookarounds ((?=…), (?!…)); express a lookahead with "all"/"not" predicates instead',
+            },
+          );
+        }
       }
       break;
     case 'exists':
@@ -183,7 +197,7 @@ export function validateCriteria(value: unknown, file?: string): FilterCriteria 
     const actions = ['keep', 'drop'].filter((k) => k in step);
     if (actions.length !== 1)
       throw criteriaError(at, actions.length === 0 ? 'needs "keep" or "drop"' : 'has both "keep" and "drop": split it into two steps', file);
-    checkPredicate(step[actions[0]!], `${at}.${actions[0]}`, file);
+    checkPredicate(step[actions[0]!], `${at}.${actions[0]}`, file, step.name);
   });
   const issues = checkSchema('filter-criteria', value);
   if (issues.length > 0) {
@@ -290,7 +304,12 @@ function compileField(p: FieldPredicate): RecordTest {
     return (r) => anyElement(get(r), (x) => x !== null && (ic ? String(x).toLowerCase() : String(x)).startsWith(prefix));
   }
   if (p.matches !== undefined) {
-    const re = new RegExp(p.matches, ic ? 'i' : '');
+    let re: ReturnType<typeof compileLinearRegExp>;
+    try {
+      re = compileLinearRegExp(p.matches, ic);
+    } catch (e) {
+      throw new JunoError('E_CRITERIA', `matches: /${p.matches}/ cannot run on the linear-time engine: ${(e as Error).message}`, { cause: e });
+    }
     return (r) => anyElement(get(r), (x) => x !== null && re.test(String(x)));
   }
   if (p.exists !== undefined) {

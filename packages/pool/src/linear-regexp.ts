@@ -1,0 +1,28 @@
+import { RE2JS } from 're2js';
+
+export interface LinearRegExp {
+  test(text: string): boolean;
+}
+
+/**
+ * A regular expression for `matches`, on RE2 (the re2js port): matching time
+ * is linear in the text whatever the pattern, so a crafted pattern or value
+ * cannot hang the filter (`^(a+)+$` against "aaaa…!" takes hours on a
+ * backtracking engine such as JavaScript's). The syntax is JavaScript's minus
+ * what only backtracking can do — backreferences (`\1`) and lookarounds
+ * (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`) — which throw here with the reason.
+ */
+export function compileLinearRegExp(pattern: string, ignoreCase = false): LinearRegExp {
+  const re = RE2JS.compile(RE2JS.translateRegExp(pattern), ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  return { test: (text) => re.test(text) };
+}
+
+/** Why a pattern cannot run on the linear-time engine, or undefined when it can. */
+export function linearRegExpProblem(pattern: string): string | undefined {
+  try {
+    compileLinearRegExp(pattern);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
