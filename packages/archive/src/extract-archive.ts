@@ -70,7 +70,7 @@ export async function extractArchive(archive: string, targetDir: string, limits:
             );
             // yauzl checks each entry's real size against its declared size, so the total cap holds.
             await pipeline(stream, createWriteStream(dest(i), { flags: 'wx' }));
-            if (((raw.externalFileAttributes >>> 16) & 0o100) !== 0) await chmod(dest(i), 0o755);
+            if (((raw.externalFileAttributes >>> 16) & 0o100) !== 0) await makeExecutable(dest(i));
           }
         }
       } finally {
@@ -87,7 +87,7 @@ export async function extractArchive(archive: string, targetDir: string, limits:
           read.pause();
           await mkdir(path.dirname(dest(i)), { recursive: true });
           await pipeline(read, createWriteStream(dest(i), { flags: 'wx' }));
-          if ((read.mode ?? 0) & 0o100) await chmod(dest(i), 0o755);
+          if ((read.mode ?? 0) & 0o100) await makeExecutable(dest(i));
         } else {
           read.resume();
         }
@@ -114,4 +114,10 @@ export async function extractArchive(archive: string, targetDir: string, limits:
     links: layout.copies.length,
     bytes: entries.reduce((s, e) => s + e.size, 0),
   };
+}
+
+// Executable where readable, as `chmod +x` under the umask: the file was created with the umask's mode.
+async function makeExecutable(file: string): Promise<void> {
+  const { mode } = await stat(file);
+  await chmod(file, (mode | ((mode & 0o444) >> 2)) & 0o777);
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFile, lstat, mkdir, readdir, realpath, stat } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, open, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { JunoError } from './errors.js';
 import { compareCodePoints, hashFile } from './hash.js';
@@ -128,12 +128,15 @@ export async function copyInstanceTree(src: string, dest: string, options: ReadT
       await mkdir(dir, { recursive: true });
       made.add(dir);
     }
+    // The mode a new file gets here (0666 less the umask): copyFile would
+    // carry the source's mode over, and a private raw file must not make a
+    // published copy private.
+    const fh = await open(to, 'wx');
+    const { mode } = await fh.stat();
+    await fh.close();
     // copyFile copies bytes, never the link: the target was resolved above.
     await copyFile(f.abs, to);
-    if (f.executable) {
-      const { chmod } = await import('node:fs/promises');
-      await chmod(to, 0o755);
-    }
+    await chmod(to, (f.executable ? mode | ((mode & 0o444) >> 2) : mode) & 0o777);
   }
   return files;
 }

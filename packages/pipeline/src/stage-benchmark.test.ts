@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -113,6 +113,37 @@ describe('credentials in URLs are not published', () => {
       // The raw instance itself is left as it is (the warning says to fix it).
       expect(await readFile(path.join(dir, 'instance.json'), 'utf8')).toContain('s3cr3t');
     } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('curated/instances permissions', () => {
+  // Published folders are for reading: they follow the umask (755/644 under
+  // the usual 022), whatever the modes of the raw files or of temporary folders.
+  it.each([
+    ['022', 0o022, 0o755, 0o644],
+    ['027', 0o027, 0o750, 0o640],
+  ])('under umask %s: folders and files get the umask\'s modes', async (_name, umask, dirMode, fileMode) => {
+    const root = await mkdtemp(path.join(tmpdir(), 'junobench-stage-benchmark-'));
+    const old = process.umask(umask);
+    try {
+      const dir = path.join(root, 'raw/instances/a');
+      await mkdir(path.join(dir, 'data/sub'), { recursive: true });
+      await writeFile(path.join(dir, 'instance.json'), formatJson(instance('a')));
+      await writeFile(path.join(dir, 'data/sub/t.csv'), 'a\n1\n');
+      // A private raw file and folder must not make the published copy private.
+      await chmod(path.join(dir, 'data/sub/t.csv'), 0o600);
+      await chmod(path.join(dir, 'data/sub'), 0o700);
+      await writeFile(path.join(root, 'verification.json'), formatJson({ ...report, summary: { total: 1, verified: 1, notVerified: 0, skipped: 0, flaky: 0 }, instances: [verdict('a', 'verified')] }));
+      await writeFile(path.join(root, 'final-labels.jsonl'), `${JSON.stringify({ instance: 'a', labels, sources: { library: 'agreed', crashType: 'agreed', rootCause: 'agreed', pipelineStage: 'agreed' } })}\n`);
+      const stage = createBenchmarkStage({ instancesDir: 'raw/instances', verification: 'verification.json', finalLabels: 'final-labels.jsonl', outDir: 'curated' });
+      await stage.run({ root, abs: (p) => path.resolve(root, p), onProgress: () => undefined });
+      const mode = async (rel: string) => (await stat(path.join(root, rel))).mode & 0o777;
+      for (const d of ['curated', 'curated/instances', 'curated/instances/a', 'curated/instances/a/data', 'curated/instances/a/data/sub']) expect((await mode(d)).toString(8), d).toBe(dirMode.toString(8));
+      for (const f of ['curated/benchmark.json', 'curated/benchmark.csv', 'curated/instances/a/instance.json', 'curated/instances/a/data/sub/t.csv']) expect((await mode(f)).toString(8), f).toBe(fileMode.toString(8));
+    } finally {
+      process.umask(old);
       await rm(root, { recursive: true, force: true });
     }
   });

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, rename, rm, readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import {
@@ -175,7 +176,9 @@ export function formatBenchmarkCsv(b: Benchmark): string {
 // into a temporary folder and swap it in whole, so curated/instances is never half-written.
 async function writeCuratedInstances(srcDir: string, destDir: string, entries: readonly BenchmarkEntry[]): Promise<void> {
   await mkdir(path.dirname(destDir), { recursive: true });
-  const tmp = await mkdtemp(path.join(path.dirname(destDir), '.instances-'));
+  // mkdir, not mkdtemp: mkdtemp makes the folder private (0700), and it is renamed into the published place.
+  const tmp = path.join(path.dirname(destDir), `.instances-${process.pid}-${randomUUID()}`);
+  await mkdir(tmp);
   try {
     for (const e of entries) {
       const dest = path.join(tmp, e.id);
