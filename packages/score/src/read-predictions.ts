@@ -66,7 +66,7 @@ export function parsePredictionLines(lines: Iterable<{ line: number; text: strin
     const p = value as { task: TaskKind; id: string; attempt?: number; answer: Answer };
     const key = keys.get(p.id);
     if (!key) {
-      problems.push({ line, message: `unknown task "${p.id}": no task of the tasks file has this id` });
+      problems.push({ line, message: `unknown task "${p.id}": none of the tasks being scored has this id` });
       continue;
     }
     if (key.kind !== p.task) {

@@ -1,0 +1,103 @@
+// `junobench tasks export`, `baseline` and `score` end to end on the embedded
+// benchmark: the issue's done-when chain (the oracle scores perfectly), the
+// heuristic baseline, byte-identical exports, and bad prediction lines.
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { checkSchema, type Scorecard } from '@junobench/core';
+import { runJunobench } from './run-cli.js';
+
+let dir: string;
+const tasks = () => path.join(dir, 't.jsonl');
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'jb-score-e2e-'));
+  const r = await runJunobench(['tasks', 'export', '--task', 'all', '-o', tasks()]);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/: 32 detect, 16 diagnose, 16 repair tasks from 16 instances/);
+}, 300_000);
+
+describe('junobench tasks export / baseline oracle / score', () => {
+  it('the oracle scores a perfect scorecard; repairs whose environment is missing are excluded with the reason', async () => {
+    const p = path.join(dir, 'p.jsonl');
+    const oracle = await runJunobench(['baseline', 'oracle', '--tasks', tasks(), '-o', p]);
+    expect(oracle.code, oracle.stderr).toBe(0);
+    expect(oracle.stdout).toContain('32 detect, 16 diagnose, 16 repair predictions for 64 tasks');
+    const out = path.join(dir, 'card');
+    const r = await runJunobench(['score', p, '--tasks', tasks(), '--out', out, '--jobs', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^detect {4}32 tasks: crash 100\.0% \(32\/32\) · cell 100\.0% \(32\/32\) · exception 100\.0% \(16\/16\)$/m);
+    expect(r.stdout).toMatch(/^diagnose {2}16 tasks: library 100\.0% \(F1 1\.00\) · crash type 100\.0% \(F1 1\.00\) · root cause 100\.0% \(F1 1\.00\) · pipeline stage 100\.0% \(F1 1\.00\)$/m);
+    expect(r.stdout).toMatch(/^repair {4}(\d+) scorable tasks: resolved 100\.0% \((\d+)\/\1\) · pass@1 100\.0%$/m);
+    const card = JSON.parse(await readFile(path.join(out, 'scorecard.json'), 'utf8')) as Scorecard;
+    expect(checkSchema('scorecard', card)).toEqual([]);
+    expect(card.repair!.resolved.correct).toBe(card.repair!.scorable);
+    expect(card.repair!.scorable + card.repair!.excluded.length).toBe(16);
+    for (const e of card.repair!.excluded) {
+      expect(e.reason).toMatch(/not importable/);
+      expect(r.stdout).toContain(`excluded ${e.instance} (${e.task}): ${e.reason}`);
+    }
+    if (card.runtime!.kind === 'local') {
+      // TensorFlow is not in Debian's stack; the local runtime says plainly that repairs ran unsandboxed.
+      expect(card.repair!.excluded.map((e) => e.instance)).toContain('tensorflow_1');
+      expect(r.stderr).toMatch(/UNSANDBOXED in the local runtime/);
+      expect(card.runtime!.sandboxed).toBe(false);
+    }
+    expect((await readdir(out)).sort()).toEqual([
+      'detect.svg',
+      'diagnose-crashType.svg',
+      'diagnose-library.svg',
+      'diagnose-pipelineStage.svg',
+      'diagnose-rootCause.svg',
+      'repair.svg',
+      'scorecard.json',
+      'scorecard.md',
+    ]);
+  }, 1_200_000);
+
+  it('exports byte-identical tasks for the same instances and seed, other ids for another seed', async () => {
+    const again = path.join(dir, 't2.jsonl');
+    expect((await runJunobench(['tasks', 'export', '-o', again])).code).toBe(0);
+    expect(await readFile(again, 'utf8')).toBe(await readFile(tasks(), 'utf8'));
+    const seeded = path.join(dir, 't3.jsonl');
+    expect((await runJunobench(['tasks', 'export', '--task', 'detect', '--seed', 'other', '-o', seeded])).code).toBe(0);
+    const ids = (f: string) => readFile(f, 'utf8').then((t) => t.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id));
+    const original = new Set(await ids(tasks()));
+    expect((await ids(seeded)).filter((id) => original.has(id))).toEqual([]);
+  }, 300_000);
+
+  it('the heuristic baseline scores 50% on detect (balanced by construction)', async () => {
+    const p = path.join(dir, 'h.jsonl');
+    expect((await runJunobench(['baseline', 'heuristic', '--tasks', tasks(), '-o', p])).code).toBe(0);
+    // Without --tasks the task set is every task of the kinds the predictions use: no repair runs here.
+    const r = await runJunobench(['score', p, '--json', path.join(dir, 'h.json')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('detect    32 tasks: crash 50.0% (16/32)');
+    expect(r.stdout).not.toMatch(/^repair/m);
+    const card = JSON.parse(await readFile(path.join(dir, 'h.json'), 'utf8')) as Scorecard;
+    expect(card.diagnose!.dimensions.library.single.accuracy.value).toBeGreaterThan(0.5);
+  }, 300_000);
+
+  it('exits 2 naming malformed lines and unknown tasks; --lenient scores the rest', async () => {
+    const first = (await readFile(tasks(), 'utf8')).split('\n')[0]!;
+    const id = (JSON.parse(first) as { id: string }).id;
+    const p = path.join(dir, 'bad.jsonl');
+    await writeFile(
+      p,
+      [
+        JSON.stringify({ task: 'detect', id, answer: { crashes: true } }),
+        '{"task": "detect",',
+        JSON.stringify({ task: 'detect', id: 'detect-0123456789abcdef', answer: { crashes: true } }),
+      ].join('\n'),
+    );
+    const strict = await runJunobench(['score', p]);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toMatch(/bad\.jsonl, line 2: 2 prediction lines cannot be scored:\n {2}line 2: invalid JSON[\s\S]*line 3: unknown task "detect-0123456789abcdef"/);
+    expect(strict.stderr).toMatch(/--lenient/);
+    const lenient = await runJunobench(['score', p, '--lenient']);
+    expect(lenient.code, lenient.stderr).toBe(0);
+    expect(lenient.stderr).toMatch(/line 3: unknown task "detect-0123456789abcdef": none of the tasks being scored has this id \(left out\)/);
+    expect(lenient.stdout).toMatch(/detect {4}32 tasks: crash \d+\.\d% \([01]\/32\)/);
+    expect(lenient.stdout).toContain('predictions: 3 lines, 1 scored, 2 left out');
+  }, 300_000);
+});
