@@ -30,7 +30,7 @@ beforeAll(async () => {
 describe('junobench build', () => {
   it('runs every stage and succeeds', () => {
     expect(first.code, first.stderr).toBe(0);
-    for (const stage of ['pool', 'data', 'verify', 'labels', 'benchmark', 'stats']) expect(first.stdout).toMatch(new RegExp(`^${stage}\\s+done in`, 'm'));
+    for (const stage of ['pool', 'data', 'verify', 'labels', 'benchmark', 'stats', 'report']) expect(first.stdout).toMatch(new RegExp(`^${stage}\\s+done in`, 'm'));
   });
 
   it('verifies every embedded instance except TensorFlow, skipped with its reason', async () => {
@@ -42,7 +42,7 @@ describe('junobench build', () => {
 
   it('writes the curated benchmark, labels, stats and pool outputs', async () => {
     const files = await listTree(path.join(a, 'curated'));
-    for (const f of ['benchmark.json', 'benchmark.csv', 'verification.json', 'subsample.json', 'labels/agreement.json', 'labels/final-labels.jsonl', 'stats/stats.md', 'stats/charts/library.svg', 'stats/charts/library.png', 'pool/funnel.json', 'pool/sample.jsonl', 'instances/pandas_1/instance.json']) {
+    for (const f of ['benchmark.json', 'benchmark.csv', 'verification.json', 'subsample.json', 'labels/agreement.json', 'labels/final-labels.jsonl', 'stats/stats.md', 'stats/charts/library.svg', 'stats/charts/library.png', 'pool/funnel.json', 'pool/sample.jsonl', 'instances/pandas_1/instance.json', 'report/index.html', 'report/stats.html', 'report/instances/pandas_1.html']) {
       expect(files).toContain(f);
     }
     const bench = JSON.parse(await readFile(path.join(a, 'curated/benchmark.json'), 'utf8')) as Benchmark;
@@ -52,7 +52,7 @@ describe('junobench build', () => {
   it('skips every stage on a second build with nothing changed', async () => {
     const again = await runJunobench(['build', '--cache-dir', cache], { cwd: a });
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/0 stage\(s\) ran, 6 up to date/);
+    expect(again.stdout).toMatch(/0 stage\(s\) ran, 7 up to date/);
   }, 300_000);
 
   it('re-runs only what a change touches', async () => {

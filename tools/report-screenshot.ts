@@ -2,6 +2,7 @@
 // browser download), optimised for committing (docs/report-index.png):
 //   npx tsx tools/report-screenshot.ts curated/report/index.html docs/report-index.png [--width 1280] [--height 800] [--full]
 // Needs JUNOBENCH_CHROMIUM or /usr/bin/chromium (sh tools/setup-browser.sh).
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -28,7 +29,7 @@ try {
   const png = await p.screenshot({ fullPage: args.includes('--full') });
   // A 64-colour palette keeps text crisp on the report's flat colours at a fraction of the size.
   await sharp(png).png({ palette: true, colours: 64, compressionLevel: 9, effort: 10 }).toFile(out);
-  console.log(`${out}: ${(await sharp(out).metadata()).size ?? ''} bytes`);
+  console.log(`${out}: ${(await stat(out)).size} bytes`);
 } finally {
   await browser.close();
 }

@@ -10,6 +10,7 @@ import { createStatsStage } from './stage-stats.js';
 import { createDataStage } from './stage-data.js';
 import { createPoolStage } from './stage-pool.js';
 import { createImageStage } from './stage-image.js';
+import { createReportStage } from './stage-report.js';
 import type Docker from 'dockerode';
 
 export interface BuildOptions {
@@ -68,6 +69,7 @@ export function planStages(options: Pick<BuildOptions, 'rawDir' | 'curatedDir' |
       outDir: out,
     }),
     createStatsStage({ benchmark: path.join(out, 'benchmark.json'), outDir: path.join(out, 'stats') }),
+    createReportStage({ curatedDir: out, rawDir: raw, outDir: path.join(out, 'report') }),
   ];
 }
 

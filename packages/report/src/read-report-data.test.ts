@@ -55,11 +55,18 @@ describe('readReportData', () => {
     expect(summariseInstance(torch).flags).toEqual(['flaky', 'excluded']);
   });
 
-  it('without raw/: the left-out instance is still listed, its page says its folder is missing', async () => {
+  it('without raw/: the left-out instance is still listed, its page says where its folder is', async () => {
     const data = await read({ raw: false });
     const torch = data.instances.find((i) => i.id === 'torch_1')!;
-    expect(torch.problems).toEqual([expect.stringMatching(/^no instance folder at .*curated\/instances\/torch_1$/)]);
+    expect(torch.problems).toEqual([]);
+    expect(torch.notes).toEqual([expect.stringMatching(/not in the curated benchmark: run `junobench report --raw/)]);
     expect(data.instances.find((i) => i.id === 'pandas_1')!.disagreements[0]!.note).toBeUndefined();
+  });
+
+  it('names a benchmark instance whose curated folder is missing as a problem', async () => {
+    await rm(path.join(fx.curated, 'instances', 'pandas_1'), { recursive: true });
+    const pandas = (await read()).instances.find((i) => i.id === 'pandas_1')!;
+    expect(pandas.problems).toEqual([expect.stringMatching(/^no instance folder at .*curated\/instances\/pandas_1$/)]);
   });
 
   it('lists a draft from raw/ with its suggested labels', async () => {
@@ -102,6 +109,10 @@ describe('readReportData', () => {
     expect(pandas.problems).toEqual([expect.stringMatching(/data\/leak\.csv.*outside the instance folder/)]);
     expect(pandas.files).toEqual([]);
     expect(pandas.notebooks).toEqual({});
+  });
+
+  it('fails on a --raw folder that does not exist', async () => {
+    await expect(readReportData({ from: fx.curated, raw: path.join(tmp, 'nope'), out: path.join(tmp, 'r') })).rejects.toThrow(/no such folder: .*nope/);
   });
 
   it('fails on a missing benchmark.json with the command that makes it', async () => {

@@ -53,6 +53,12 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
       exitCode: 2,
     });
   }
+  if (options.raw !== undefined && !(await exists(options.raw))) {
+    throw new JunoError('E_INPUT_NOT_FOUND', `no such folder: ${options.raw}`, {
+      location: { file: path.resolve(options.raw) },
+      hint: 'pass --raw with the raw inputs folder (annotations/, instances/), or --no-raw',
+    });
+  }
   const benchmark = await readJsonFile<Benchmark>(benchmarkFile, { schema: 'benchmark' });
   const verification = await readOptionalJson<VerificationReport>(path.join(from, 'verification.json'), 'verification');
   const agreement = await readOptionalJson<AgreementReport>(path.join(from, 'labels', 'agreement.json'), 'agreement-report');
@@ -112,7 +118,9 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
 
 async function readInstanceFolder(r: ReportInstance, dir: string, out: string): Promise<void> {
   if (!(await exists(path.join(dir, 'instance.json')))) {
-    r.problems.push(`no instance folder at ${dir}`);
+    // curated/ holds only the benchmark's instances: the others' folders are in raw/.
+    if (r.inBenchmark) r.problems.push(`no instance folder at ${dir}`);
+    else r.notes = ['Its folder is not in the curated benchmark: run `junobench report --raw <raw folder>` to show its notebooks.'];
     return;
   }
   try {

@@ -41,6 +41,7 @@ export function renderInstancePage(r: ReportInstance, benchmark: string): string
       : '',
     r.excludedReason ? `<p class="problem">Not in the benchmark: ${escapeHtml(r.excludedReason)}</p>` : '',
     ...r.problems.map((p) => `<p class="problem">${escapeHtml(p)}</p>`),
+    ...(r.notes ?? []).map((n) => `<p class="muted">${escapeHtml(n)}</p>`),
     renderLabels(r, row.suggested),
     renderVerification(r.verification),
     renderSource(r),

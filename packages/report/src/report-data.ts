@@ -53,8 +53,10 @@ export interface ReportInstance {
   files: { rel: string; size: number }[];
   /** The instance folder relative to the report's root folder (`/`-separated); unset when it is not on disk. */
   folderHref?: string;
-  /** Problems reading this instance (shown on its page). */
+  /** Problems reading this instance (shown on its page, and reported by generateReport). */
   problems: string[];
+  /** Things a reader should know that are not problems (shown on its page). */
+  notes?: string[];
 }
 
 export interface ReportChart {

@@ -28,7 +28,7 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
   addRuntimeOptions(cmd);
   cmd.addHelpText(
     'after',
-    '\nStages: pool (import → filter → libcause → resample), data (subsampled data redone), [image (with --runtime docker)], verify, labels, benchmark, stats.\n' +
+    '\nStages: pool (import → filter → libcause → resample), data (subsampled data redone), [image (with --runtime docker)], verify, labels, benchmark, stats, report (curated/report/index.html).\n' +
       'Exit status: 0 built, 1 built but something failed (an instance not verified, agreement below the gate), 2 bad input, 3 no usable runtime.\n' +
       'Examples:\n  junobench build\n  junobench build --runtime docker\n  junobench build --only verify --force',
   );

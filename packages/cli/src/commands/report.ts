@@ -1,6 +1,63 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
+interface ReportFlags {
+  from: string;
+  out?: string;
+  raw?: string | false;
+}
+
 // Verbs: report (issue 15). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
-export function registerReportCommands(_program: Command, _ctx: CliContext): void {}
+export function registerReportCommands(program: Command, ctx: CliContext): void {
+  program
+    .command('report')
+    .description(
+      'A browsable HTML report of the curated benchmark that opens from disk (no server, no network): an index of every instance (sortable, filterable), ' +
+        'a page per instance (reproduced and fixed notebooks side by side with the changed cells as a diff, the crash cell with its traceback, labels, ' +
+        "the annotators' disagreements and how they were resolved, source, datasets and licences, verification and runtime) and a statistics page.",
+    )
+    .option('--from <dir>', 'the curated folder', 'curated')
+    .option('--out <dir>', 'where the report goes (replaced whole; default: <from>/report)')
+    .option('--raw <dir>', "raw inputs: adjudicators' notes and instances left out of the benchmark (default: raw, when it exists)")
+    .option('--no-raw', 'read the curated folder only')
+    .addHelpText('after', '\nExamples:\n  junobench report\n  junobench report --from curated --out /tmp/junobench-report\nThen open <out>/index.html in a browser.')
+    .action(async (flags: ReportFlags) => {
+      const { generateReport } = await import('@junobench/report');
+      const from = path.resolve(ctx.cwd, flags.from);
+      const out = path.resolve(ctx.cwd, flags.out ?? path.join(flags.from, 'report'));
+      let raw: string | undefined;
+      // An explicit --raw must exist (generateReport says so); the default is used only when present.
+      if (typeof flags.raw === 'string') raw = path.resolve(ctx.cwd, flags.raw);
+      else if (flags.raw !== false && (await isDir(path.resolve(ctx.cwd, 'raw')))) raw = path.resolve(ctx.cwd, 'raw');
+      const progress = ctx.progress('report');
+      let result;
+      try {
+        result = await generateReport({ from, out, ...(raw ? { raw } : {}), onProgress: progress });
+      } finally {
+        progress.done();
+      }
+      for (const p of result.problems) ctx.err(`warning: ${p.instance}: ${p.problem}`);
+      const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
+      const largest = result.largestInstancePage ? `; largest instance page ${kb(result.largestInstancePage.bytes)} (${result.largestInstancePage.path})` : '';
+      ctx.out(`wrote ${show(ctx, out)}/: ${result.pages} pages for ${result.instances} instances, ${kb(result.bytes)}${largest}`);
+      ctx.out(`open ${pathToFileURL(path.join(out, 'index.html')).href}`);
+      if (result.problems.length > 0) ctx.exitCode = 1;
+    });
+}
+
+async function isDir(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function show(ctx: CliContext, p: string): string {
+  const rel = path.relative(ctx.cwd, p);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
+}
