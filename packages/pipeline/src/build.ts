@@ -29,6 +29,7 @@ export interface BuildOptions {
   only?: readonly string[];
   onStage?: (event: StageEvent) => void;
   onProgress?: ProgressListener;
+  onWarning?: (message: string) => void;
 }
 
 /** The toolchain's own code and schemas: a change to them re-runs every stage. */
@@ -87,6 +88,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildReport> {
       ...(options.only ? { only: options.only } : {}),
       ...(options.onStage ? { onStage: options.onStage } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
     });
   } finally {
     await created?.close();

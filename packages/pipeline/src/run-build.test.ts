@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { access, mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -86,5 +87,100 @@ describe('runStages', () => {
   it('rejects an unknown --only stage with the list of stages', async () => {
     const root = await project();
     await expect(runStages(stages([]), { root, lockFile: 'l.json', codeFingerprint: 'c', only: ['nope'] })).rejects.toThrow(/unknown build stage "nope"/);
+  });
+});
+
+describe('one build at a time per output folder', () => {
+  const blocking = (gate: Promise<void>, started: () => void): Stage => ({
+    name: 'slow',
+    description: 'waits',
+    inputs: ['raw/in.txt'],
+    outputs: ['out/slow.txt'],
+    async run(io) {
+      started();
+      await gate;
+      await mkdir(io.abs('out'), { recursive: true });
+      await writeFile(io.abs('out/slow.txt'), 'x');
+      return { summary: 'slow' };
+    },
+  });
+
+  it('refuses a second build while one runs, naming the holder; the lock goes when the first ends', async () => {
+    const root = await project();
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    const opts = { root, lockFile: 'out/.build-lock.json', codeFingerprint: 'c' };
+    const first = runStages([blocking(gate, started)], opts);
+    await running;
+    const err = await runStages(stages([]), opts).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'E_STATE', location: { file: path.join(root, 'out', '.build-in-progress.json') } });
+    expect((err as Error).message).toMatch(new RegExp(`out is being built by another junobench build \\(pid ${process.pid} on ${os.hostname()}, started `));
+    expect((err as { hint: string }).hint).toMatch(/wait for it to finish/);
+    open();
+    expect((await first).stages[0]!.action).toBe('run');
+    await expect(access(path.join(root, 'out', '.build-in-progress.json'))).rejects.toThrow();
+    // Free again.
+    expect((await runStages(stages([]), opts)).failed).toBe(false);
+  });
+
+  it('releases the lock when a stage throws', async () => {
+    const root = await project();
+    const boom: Stage = { name: 'boom', description: 'x', inputs: [], outputs: ['out/x'], run: async () => Promise.reject(new Error('stage crashed')) };
+    await expect(runStages([boom], { root, lockFile: 'out/.build-lock.json', codeFingerprint: 'c' })).rejects.toThrow(/stage crashed/);
+    await expect(access(path.join(root, 'out', '.build-in-progress.json'))).rejects.toThrow();
+  });
+
+  it('takes over a stale lock (its process is gone) and says so', async () => {
+    const root = await project();
+    // A real pid that no longer runs: a process that has exited.
+    const child = spawn(process.execPath, ['-e', '']);
+    const deadPid = child.pid!;
+    await new Promise((r) => child.on('exit', r));
+    await mkdir(path.join(root, 'out'));
+    await writeFile(path.join(root, 'out', '.build-in-progress.json'), JSON.stringify({ pid: deadPid, host: os.hostname(), startedAt: '2020-01-01T00:00:00.000Z', command: 'junobench build' }));
+    const warnings: string[] = [];
+    const report = await runStages(stages([]), { root, lockFile: 'out/.build-lock.json', codeFingerprint: 'c', onWarning: (w) => warnings.push(w) });
+    expect(report.stages.map((s) => s.action)).toEqual(['run', 'run']);
+    expect(warnings).toEqual([expect.stringMatching(new RegExp(`stale build lock .*pid ${deadPid} on ${os.hostname()}.*no longer running`))]);
+    await expect(access(path.join(root, 'out', '.build-in-progress.json'))).rejects.toThrow();
+  });
+
+  it('a lock held on another machine is not taken over (its process cannot be checked from here)', async () => {
+    const root = await project();
+    await mkdir(path.join(root, 'out'));
+    await writeFile(path.join(root, 'out', '.build-in-progress.json'), JSON.stringify({ pid: 1, host: 'elsewhere.example', startedAt: new Date().toISOString(), command: 'junobench build' }));
+    await expect(runStages(stages([]), { root, lockFile: 'out/.build-lock.json', codeFingerprint: 'c' })).rejects.toMatchObject({
+      code: 'E_STATE',
+      message: expect.stringMatching(/pid 1 on elsewhere\.example/),
+      hint: expect.stringMatching(/remove .*\.build-in-progress\.json/),
+    });
+  });
+});
+
+describe('a corrupt build lock', () => {
+  it.each([
+    ['not JSON', '{"version": 1, "stages": {'],
+    ['the wrong shape', JSON.stringify({ version: 1, stages: { upper: 'x' } })],
+    ['another version', JSON.stringify({ version: 7, stages: {} })],
+  ])('(%s) rebuilds every stage and says so', async (_name, text) => {
+    const root = await project();
+    const runs: string[] = [];
+    const opts = { root, lockFile: 'out/.build-lock.json', codeFingerprint: 'c' };
+    await runStages(stages(runs), opts);
+    await writeFile(path.join(root, 'out/.build-lock.json'), text);
+    const warnings: string[] = [];
+    const report = await runStages(stages(runs), { ...opts, onWarning: (w) => warnings.push(w) });
+    expect(report.stages.map((s) => [s.action, s.reason])).toEqual([
+      ['run', 'never built'],
+      ['run', 'never built'],
+    ]);
+    expect(warnings).toEqual([expect.stringMatching(/out\/\.build-lock\.json is not a valid build lock \(.+\): ignored, every stage runs again/)]);
+    expect(report.warnings).toEqual(warnings);
+    // Rewritten whole: the next build is quiet and skips.
+    const quiet: string[] = [];
+    expect((await runStages(stages(runs), { ...opts, onWarning: (w) => quiet.push(w) })).stages.map((s) => s.action)).toEqual(['skip', 'skip']);
+    expect(quiet).toEqual([]);
   });
 });

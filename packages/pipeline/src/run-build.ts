@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { JunoError, hashFile, hashTree, hashValue, writeJsonAtomic, type ProgressListener } from '@junobench/core';
+import { JunoError, checkSchema, formatIssue, hashFile, hashTree, hashValue, writeJsonAtomic, type ProgressListener } from '@junobench/core';
+import { acquireBuildMutex } from './build-mutex.js';
 import { emptyLock, planBuild, type BuildLock, type StageDecision } from './plan-build.js';
 
 /** One stage of the build: what it reads, what it writes, and how to run it. */
@@ -44,6 +45,8 @@ export interface StageEvent {
 export interface BuildReport {
   stages: { stage: string; action: 'run' | 'skip'; reason: string; summary: string; failed: boolean; durationMs: number }[];
   failed: boolean;
+  /** Things the build noticed that did not stop it (a corrupt build lock, a stale lock taken over). */
+  warnings: string[];
 }
 
 export interface RunStagesOptions {
@@ -57,24 +60,60 @@ export interface RunStagesOptions {
   only?: readonly string[];
   onStage?: (event: StageEvent) => void;
   onProgress?: ProgressListener;
+  /** Called as soon as the build notices something that does not stop it. */
+  onWarning?: (message: string) => void;
+  /** Shown to a second build of the same folder, naming this one (default `junobench build`). */
+  command?: string;
 }
 
 /**
  * Run stages in order, skipping each one whose fingerprint and outputs match
  * the build lock. The lock is updated after every successful stage, so an
  * interrupted build resumes where it stopped.
+ *
+ * One build at a time per output folder (the build lock's folder): an
+ * exclusive `.build-in-progress.json` there names the holder to a second
+ * build, which is refused; one left by a process that is gone is taken over
+ * with a warning. A build lock that is not valid is ignored — every stage runs
+ * again — with a warning saying so.
  */
 export async function runStages(stages: readonly Stage[], options: RunStagesOptions): Promise<BuildReport> {
   const abs = (rel: string) => path.resolve(options.root, rel);
   const lockPath = abs(options.lockFile);
-  const lock = await readLock(lockPath);
+  const warnings: string[] = [];
+  const warn = (message: string) => {
+    warnings.push(message);
+    options.onWarning?.(message);
+  };
+  const release = await acquireBuildMutex(path.dirname(lockPath), {
+    command: options.command ?? 'junobench build',
+    onWarning: warn,
+    label: path.dirname(options.lockFile) || '.',
+  });
+  try {
+    return await runLocked(stages, options, abs, lockPath, warnings, warn);
+  } finally {
+    await release();
+  }
+}
+
+async function runLocked(
+  stages: readonly Stage[],
+  options: RunStagesOptions,
+  abs: (rel: string) => string,
+  lockPath: string,
+  warnings: string[],
+  warn: (message: string) => void,
+): Promise<BuildReport> {
+  const { lock, problem } = await readLock(lockPath);
+  if (problem) warn(`${options.lockFile} is not a valid build lock (${problem}): ignored, every stage runs again`);
   const known = new Set(stages.map((s) => s.name));
   for (const name of options.only ?? []) {
     if (!known.has(name)) {
       throw new JunoError('E_USAGE', `unknown build stage "${name}"`, { hint: `stages: ${stages.map((s) => s.name).join(', ')}` });
     }
   }
-  const report: BuildReport = { stages: [], failed: false };
+  const report: BuildReport = { stages: [], failed: false, warnings };
   for (const stage of stages) {
     if (options.only && options.only.length > 0 && !options.only.includes(stage.name)) continue;
     const fingerprint = hashValue({
@@ -111,13 +150,24 @@ export async function runStages(stages: readonly Stage[], options: RunStagesOpti
   return report;
 }
 
-async function readLock(file: string): Promise<BuildLock> {
+/** The build lock, or an empty one: missing is normal (never built), anything unreadable is a problem to report. */
+async function readLock(file: string): Promise<{ lock: BuildLock; problem?: string }> {
+  let text: string;
   try {
-    const lock = JSON.parse(await readFile(file, 'utf8')) as BuildLock;
-    return lock.version === 1 && lock.stages ? lock : emptyLock();
-  } catch {
-    return emptyLock();
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { lock: emptyLock() };
+    return { lock: emptyLock(), problem: (e as Error).message };
   }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { lock: emptyLock(), problem: `not JSON: ${(e as Error).message}` };
+  }
+  const issues = checkSchema('build-lock', value);
+  if (issues.length > 0) return { lock: emptyLock(), problem: formatIssue(issues[0]!) };
+  return { lock: value as BuildLock };
 }
 
 /** Content hash of each path (file or folder); a missing input hashes as missing, not as an error. */

@@ -1,7 +1,5 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { runBuild } from '@junobench/pipeline';
-import { connectDockerEngine } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt } from './format.js';
@@ -29,10 +27,13 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
   cmd.addHelpText(
     'after',
     '\nStages: pool (import → filter → libcause → resample), data (subsampled data redone), [image (with --runtime docker)], verify, labels, benchmark, stats, report (curated/report/index.html).\n' +
-      'Exit status: 0 built, 1 built but something failed (an instance not verified, agreement below the gate), 2 bad input, 3 no usable runtime.\n' +
+      'One build at a time per --out folder: a second one is refused, naming the build that holds <out>/.build-in-progress.json.\n' +
+      'Exit status: 0 built, 1 built but something failed (an instance not verified, agreement below the gate), 2 bad input or the folder is being built, 3 no usable runtime.\n' +
       'Examples:\n  junobench build\n  junobench build --runtime docker\n  junobench build --only verify --force',
   );
   cmd.action(async (flags: BuildFlags) => {
+    const { runBuild } = await import('@junobench/pipeline');
+    const { connectDockerEngine } = await import('@junobench/runtime');
     const root = ctx.cwd;
     const progress = ctx.progress('build');
     const t0 = Date.now();
@@ -48,6 +49,7 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
         ...(flags.only ? { only: flags.only.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
         cacheDir: path.resolve(root, flags.cacheDir ?? ctx.env.JUNOBENCH_CACHE_DIR ?? '.junobench-cache'),
         onProgress: progress,
+        onWarning: (w) => ctx.err(`warning: ${w}`),
         onStage: (e) => {
           if (!e.result) {
             if (e.decision.action === 'run') ctx.err(`${e.stage}: ${e.description} (${e.decision.reason})`);

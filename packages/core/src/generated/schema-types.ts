@@ -376,6 +376,53 @@ export interface BenchmarkVerification {
 }
 
 /**
+ * curated/.build-in-progress.json: the exclusive lock of a build on its output folder, created atomically when the build starts and removed when it ends. It names its holder so that a second build can say who holds it, and so that a lock left by a process that no longer runs (on this machine) can be recognised as stale and taken over.
+ */
+
+export interface BuildInProgress {
+  pid: number;
+  /**
+   * os.hostname() of the machine running the build.
+   */
+  host: string;
+  startedAt: string;
+  /**
+   * The command line, for people reading the message.
+   */
+  command?: string;
+  /**
+   * The holder's start time as the kernel records it (/proc/<pid>/stat, field 22), when known: a reused pid is not mistaken for the holder.
+   */
+  processStart?: string;
+}
+
+/**
+ * curated/.build-lock.json: per build stage, the fingerprint of what it read and the hash of what it wrote after its last successful run (written by @junobench/pipeline; a stage whose fingerprint and outputs still match is skipped).
+ */
+
+export interface BuildLock {
+  version: 1;
+  stages: {
+    [k: string]: StageLockEntry | undefined;
+  };
+}
+
+export interface StageLockEntry {
+  /**
+   * Fingerprint of everything the stage read (inputs, parameters, code, environment).
+   */
+  fingerprint: string;
+  /**
+   * Hash of everything the stage wrote, to notice outputs changed or deleted by hand.
+   */
+  outputs: string;
+  /**
+   * What the stage reported last time, shown again when it is skipped.
+   */
+  summary: string;
+}
+
+/**
  * One crash in the raw pool (DESIGN.md §4).
  */
 
