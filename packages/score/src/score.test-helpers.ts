@@ -46,7 +46,7 @@ export async function writeTestInstance(instancesDir: string, spec: TestInstance
     crash: spec.crash,
     execution: {
       order: spec.order ?? 'file',
-      ...(spec.cells ? { cells: spec.cells } : {}),
+      ...(spec.cells && spec.cells.length > 0 ? { cells: spec.cells as [number, ...number[]] } : {}),
       ...(spec.cellTimeoutSeconds ? { cellTimeoutSeconds: spec.cellTimeoutSeconds } : {}),
       ...(spec.timeoutSeconds ? { timeoutSeconds: spec.timeoutSeconds } : {}),
     },
