@@ -53,6 +53,8 @@ export interface PrepareReleaseOptions {
   minKappa?: number;
   /** Plan only: nothing is written. */
   dryRun?: boolean;
+  /** Write the release folder here instead of outDir (outDir is still where the previous release is looked for). */
+  writeDir?: string;
   /** Override the toolchain identity (tests). */
   toolchain?: { version: string; commit: string | null; dirty: boolean | null; commitTime?: number | null };
 }
@@ -105,7 +107,8 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
     if (o.minKappa !== undefined) inputs.metadata.minKappa = o.minKappa;
     const plan = planRelease(inputs);
     if (o.dryRun) return { plan };
-    return { plan, written: await writeRelease(plan, o.outDir) };
+    // Written while the view's files exist: the plan points at them.
+    return { plan, written: await writeRelease(plan, o.writeDir ?? o.outDir) };
   } finally {
     await view.close();
   }

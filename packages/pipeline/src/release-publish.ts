@@ -16,7 +16,6 @@ import {
   readGitIdentity,
   readTag,
   validateReleaseVersion,
-  writeRelease,
   RELEASE_FILES,
   RELEASE_IMAGE_REPOSITORY,
   type GitHubClient,
@@ -127,16 +126,16 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
 
   // 3. The sealed release.
   const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
-  const prepareOptions: PrepareReleaseOptions = { ...o, ...(push ? { imagePush: push } : {}), ...(repository ? { repository } : {}) };
+  const prepareOptions: PrepareReleaseOptions = { ...o, dryRun: false, ...(push ? { imagePush: push } : {}), ...(repository ? { repository } : {}) };
   let written: WrittenRelease;
   let plan: ReleasePlan;
   let scratch: string | undefined;
   if (dry) {
     // Written aside only to learn the archive's sha256; removed below.
     scratch = await mkdtemp(path.join(os.tmpdir(), 'junobench-publish-dry-'));
-    const prepared = await prepareRelease({ ...prepareOptions, outDir: o.outDir, dryRun: true });
+    const prepared = await prepareRelease({ ...prepareOptions, writeDir: scratch });
     plan = prepared.plan;
-    written = await writeRelease(plan, scratch);
+    written = prepared.written!;
   } else {
     const prepared = await prepareRelease(prepareOptions);
     plan = prepared.plan;

@@ -1,0 +1,137 @@
+// Releases end to end through the CLI, on a curated benchmark built from a copy
+// of the embedded raw/ (one build, real kernels): prepare, verify without and
+// with a real re-run in the local runtime, tamper detection, deprecation and
+// the next release's changelog, the refusal of a version not greater than the
+// last, and publish --dry-run.
+import { execFileSync } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ReleaseManifest } from '@junobench/core';
+import { GithubReleasesServer } from './fakes/github-releases-server.js';
+import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
+
+let work: string;
+let releases: string;
+let prepared: CliRun;
+const env = { SOURCE_DATE_EPOCH: '1767225600' };
+const recipe = path.join(repoRoot, 'docker');
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(os.tmpdir(), 'jb-release-e2e-'));
+  await cp(path.join(repoRoot, 'raw'), path.join(work, 'raw'), { recursive: true });
+  // The build is only the fixture here (test/build.e2e.test.ts proves a fresh one): the project's
+  // content-addressed verification cache may answer. The re-run below never uses a cache.
+  const build = await runJunobench(['build', '--cache-dir', path.join(repoRoot, '.junobench-cache')], { cwd: work });
+  if (build.code === 3) throw new Error(`no Python kernel stack: run \`sh tools/setup-python.sh\` first\n${build.stderr}`);
+  expect(build.code, build.stderr).toBe(0);
+  releases = path.join(work, 'releases');
+  prepared = await runJunobench(['release', 'prepare', '0.1.0', '--recipe', recipe], { cwd: work, env });
+}, 1_800_000);
+
+const manifestOf = async (version: string) => JSON.parse(await readFile(path.join(releases, `junobench-${version}`, 'manifest.json'), 'utf8')) as ReleaseManifest;
+
+describe('junobench release', () => {
+  it('prepare writes the release folder: archive, manifest, SHA256SUMS, card, Croissant, changelog', async () => {
+    expect(prepared.code, prepared.stderr).toBe(0);
+    expect(prepared.stdout).toMatch(/release 0\.1\.0: 16 instances \(15 verified, 1 skipped-env\)/);
+    expect(prepared.stdout).toMatch(/tensorflow_1: skipped-env \(required module tensorflow/);
+    const dir = path.join(releases, 'junobench-0.1.0');
+    expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' }).match(/: OK/g)).toHaveLength(5);
+    const m = await manifestOf('0.1.0');
+    expect(m.totals).toMatchObject({ instances: 16, verified: 15, skippedEnv: 1 });
+    expect(m.instances.find((i) => i.id === 'tensorflow_1')).toMatchObject({ status: 'skipped-env' });
+    expect(m.image.recipe).toContain('image/Dockerfile.debian');
+    const card = await readFile(path.join(dir, 'README.md'), 'utf8');
+    expect(card).toMatch(/^---\nlicense: other\n/);
+    expect(card).toContain('npx junobench release verify junobench-0.1.0.tar.gz');
+  });
+
+  it('verify --no-run passes on the release folder', async () => {
+    const r = await runJunobench(['release', 'verify', path.join(releases, 'junobench-0.1.0'), '--no-run']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^release 0\.1\.0: \d+ files .* checked against SHA256SUMS and manifest\.json/m);
+    expect(r.stdout).toMatch(/^OK: the release holds/m);
+  });
+
+  it('verify re-executes every instance from the extracted archive and finds the released outcomes', async () => {
+    const r = await runJunobench(['release', 'verify', path.join(releases, 'junobench-0.1.0', 'junobench-0.1.0.tar.gz'), '--json', path.join(work, 'verify.json')]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/re-run \(local runtime\): 16 instances, 0 differ from verification\.json, 1 could not run here/);
+    expect(r.stdout).toMatch(/not checked here: tensorflow_1/);
+    const result = JSON.parse(await readFile(path.join(work, 'verify.json'), 'utf8')) as { ok: boolean; verification: { instances: { cached: boolean }[] } };
+    expect(result.ok).toBe(true);
+    // A real re-run: nothing came from a cache.
+    expect(result.verification.instances.every((i) => i.cached === false)).toBe(true);
+  }, 1_200_000);
+
+  it('a tampered release fails, naming the file and the instance', async () => {
+    const x = path.join(work, 'tampered');
+    await mkdir(x);
+    execFileSync('tar', ['-xzf', path.join(releases, 'junobench-0.1.0', 'junobench-0.1.0.tar.gz'), '-C', x]);
+    const file = path.join(x, 'junobench-0.1.0', 'instances', 'pandas_1', 'instance.json');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/"rootCause": "[^"]+"/, '"rootCause": "library cause"'));
+    const r = await runJunobench(['release', 'verify', path.join(x, 'junobench-0.1.0'), '--no-run']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('checksum-mismatch: instances/pandas_1/instance.json: sha256 differs from SHA256SUMS');
+    expect(r.stdout).toMatch(/label-mismatch: pandas_1: label rootCause is "library cause" in instances\/pandas_1\/instance\.json/);
+    expect(r.stdout).toMatch(/^FAILED/m);
+  });
+
+  it('deprecate records the instance; the next release leaves it out and says so; the version must grow', async () => {
+    const d = await runJunobench(['deprecate', 'pandas_2', '--reason', 'the input dataset was withdrawn by its author'], { cwd: work });
+    expect(d.code, d.stderr).toBe(0);
+    expect(d.stdout).toMatch(/^pandas_2 deprecated in 0\.2\.0/);
+    expect(JSON.parse(await readFile(path.join(work, 'raw', 'deprecated.json'), 'utf8'))).toEqual({
+      instances: [{ id: 'pandas_2', deprecatedIn: '0.2.0', reason: 'the input dataset was withdrawn by its author' }],
+    });
+    const again = await runJunobench(['deprecate', 'pandas_2', '--reason', 'twice'], { cwd: work });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already deprecated/);
+
+    const next = await runJunobench(['release', 'prepare', '0.2.0', '--recipe', recipe], { cwd: work, env });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toMatch(/15 instances .*1 deprecated left out/);
+    expect(next.stdout).toMatch(/changes since 0\.1\.0: 0 added, 1 removed, 0 changed/);
+    const m = await manifestOf('0.2.0');
+    expect(m.instances.map((i) => i.id)).not.toContain('pandas_2');
+    expect(m.deprecated).toEqual([{ id: 'pandas_2', deprecatedIn: '0.2.0', reason: 'the input dataset was withdrawn by its author' }]);
+    expect(m.previous).toEqual({ version: '0.1.0' });
+    const dir = path.join(releases, 'junobench-0.2.0');
+    expect(await readFile(path.join(dir, 'CHANGELOG.md'), 'utf8')).toContain('- pandas_2 — deprecated in 0.2.0: the input dataset was withdrawn by its author');
+    expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toContain('## Deprecated instances');
+    const v = await runJunobench(['release', 'verify', dir, '--no-run']);
+    expect(v.code, v.stdout).toBe(0);
+
+    const older = await runJunobench(['release', 'prepare', '0.1.1', '--recipe', recipe], { cwd: work, env });
+    expect(older.code).toBe(1);
+    expect(older.stderr).toMatch(/release 0\.1\.1 refused \(1 reason\):\n\s+- version 0\.1\.1 is not greater than the previous release 0\.2\.0/);
+  }, 300_000);
+
+  it('publish --dry-run prints every step, changes nothing and never prints the token', async () => {
+    const repo = path.join(work, 'repo');
+    await mkdir(repo);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+    git('init', '-q');
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.org', 'commit', '-q', '--allow-empty', '-m', 'start');
+    const gh = await new GithubReleasesServer().start();
+    const token = 'ghp_' + 'e'.repeat(36);
+    try {
+      const r = await runJunobench(['release', 'publish', '0.3.0', '--recipe', recipe, '--repo', repo, '--github', 'junobench/junobench', '--dry-run'], {
+        cwd: work,
+        env: { ...env, GITHUB_TOKEN: token, GITHUB_API_URL: gh.url },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^would\s+tag\s+create annotated tag v0\.3\.0/m);
+      expect(r.stdout).toMatch(/^would\s+github\s+create \(or reuse\) the release v0\.3\.0 of junobench\/junobench/m);
+      expect(r.stdout).toMatch(/^dry run: nothing was changed/m);
+      expect(r.stdout + r.stderr).not.toContain(token);
+      expect(git('tag', '--list').trim()).toBe('');
+      expect(gh.requests).toEqual([]);
+      await expect(readFile(path.join(releases, 'junobench-0.3.0', 'manifest.json'))).rejects.toThrow();
+    } finally {
+      await gh.stop();
+    }
+  });
+});
