@@ -1,0 +1,187 @@
+// Bad input to `collect` and `add`, end to end: each gives a clear message and
+// an exit code, and leaves raw/ exactly as it was.
+import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashInstanceTree, type Instance } from '@junobench/core';
+import { runJunobench, type CliRun } from './run-cli.js';
+import { FAKE_KAGGLE_BINARY, FAKE_KAGGLE_KEY, FakeKaggle } from './fakes/fake-kaggle/fake-kaggle-server.js';
+import { GithubContentsServer } from './fakes/github-contents-server.js';
+import { makeNotebook } from './fakes/notebooks.js';
+
+let proj: string;
+let fake: FakeKaggle;
+let gh: GithubContentsServer;
+let env: NodeJS.ProcessEnv;
+const crashing = makeNotebook([{ source: 'import pandas as pd\ndf = pd.DataFrame({"a": [1]})' }, { source: "df['b']", error: { ename: 'KeyError', evalue: "'b'" } }]);
+
+beforeAll(async () => {
+  proj = await mkdtemp(path.join(os.tmpdir(), 'jb-add-e2e-'));
+  await mkdir(path.join(proj, 'raw', 'instances'), { recursive: true });
+  fake = await FakeKaggle.create(path.join(proj, 'kaggle-server'));
+  await fake.addKernel('bob/secret-kernel', crashing, { is_private: true });
+  await fake.addKernel('alice/evil-data-crash', crashing, { dataset_sources: ['mallory/evil'] });
+  await fake.addDataset('mallory/evil', { title: 'Evil', licenses: [{ name: 'CC0-1.0' }], files: { 'ok.csv': 'a\n1\n' }, zipExtra: [{ name: '../../../escaped.txt', content: 'pwned' }] });
+  await fake.addKernel('alice/unlicensed-crash', crashing, { dataset_sources: ['carol/scraped'] });
+  await fake.addDataset('carol/scraped', { title: 'Scraped prices', licenses: [], files: { 'prices.csv': 'a\n1\n' } });
+  gh = await new GithubContentsServer().start();
+  gh.addRepo('octo/nbs', { 'notes.ipynb': '# not a notebook\n' });
+  env = fake.env({ GITHUB_API_URL: gh.url, JUNOBENCH_CACHE_DIR: path.join(proj, 'cache'), JUNOBENCH_AUTHOR_SALT: 'e2e-salt-0123456789abcdef' });
+  await writeFile(path.join(proj, 'no-error.ipynb'), JSON.stringify(makeNotebook([{ source: 'x = 1' }])));
+  await writeFile(path.join(proj, 'two-errors.ipynb'), JSON.stringify(makeNotebook([
+    { source: 'import numpy as np' },
+    { source: 'np.zeros(2) + np.zeros(3)', error: { ename: 'ValueError', evalue: 'operands could not be broadcast together with shapes (2,) (3,) ' } },
+    { source: 'y', error: { ename: 'NameError', evalue: "name 'y' is not defined" } },
+  ])));
+  await writeFile(path.join(proj, 'crash.ipynb'), JSON.stringify(crashing));
+  await writeFile(path.join(proj, 'not-a-notebook.ipynb'), '{"cells": "nope"}');
+});
+afterAll(() => gh.stop());
+
+const run = (args: string[], extra: NodeJS.ProcessEnv = {}) => runJunobench(args, { cwd: proj, env: { ...env, ...extra } });
+const rawHash = () => hashInstanceTree(path.join(proj, 'raw'));
+
+/** Runs the command and checks that raw/ is byte for byte what it was. */
+async function unchanged(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  const before = await rawHash();
+  const r = await run(args, extra);
+  expect(await rawHash(), `raw/ changed by: junobench ${args.join(' ')}`).toBe(before);
+  expect(r.stderr + r.stdout).not.toContain(FAKE_KAGGLE_KEY);
+  expect(r.stderr).not.toMatch(/at .*\.ts:\d+/);
+  return r;
+}
+
+describe('bad input to collect', () => {
+  it('an unknown Kaggle kernel or GitHub file: exit 2, named', async () => {
+    const k = await unchanged(['collect', 'kaggle', 'alice/no-such-kernel']);
+    expect(k.code).toBe(2);
+    expect(k.stderr).toMatch(/Kaggle kernel alice\/no-such-kernel was not found on Kaggle \(404\)/);
+    const g = await unchanged(['collect', 'github', 'octo/nbs:missing.ipynb@main']);
+    expect(g.code).toBe(2);
+    expect(g.stderr).toMatch(/octo\/nbs:missing\.ipynb@main was not found on GitHub/);
+    const bad = await unchanged(['collect', 'github', 'octo/nbs:../x.ipynb@main']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/is not a valid GitHub notebook ref: the path must be relative/);
+  }, 120_000);
+
+  it('a private kernel: exit 2, says so', async () => {
+    const r = await unchanged(['collect', 'kaggle', 'bob/secret-kernel']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Kaggle refused access to Kaggle kernel bob\/secret-kernel \(403 Forbidden\): the kernel is private/);
+  }, 60_000);
+
+  it('a GitHub .ipynb that is not a notebook: exit 2', async () => {
+    const r = await unchanged(['collect', 'github', 'octo/nbs:notes.ipynb@main']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/error \[E_NOTEBOOK\].*not a notebook: invalid JSON/);
+  }, 60_000);
+
+  it('an archive entry escaping the target folder: exit 2, nothing extracted', async () => {
+    const r = await unchanged(['collect', 'kaggle', 'alice/evil-data-crash', '--with-data']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/E_UNSAFE_ARCHIVE.*mallory\/evil is unsafe: unsafe archive entry "\.\.\/\.\.\/\.\.\/escaped\.txt"/);
+    await expect(readFile(path.join(proj, 'escaped.txt'))).rejects.toThrow();
+    await expect(readFile(path.join(proj, 'cache', 'escaped.txt'))).rejects.toThrow();
+  }, 60_000);
+
+  it('credentials absent: exit 3 with where they go; no kaggle CLI: exit 3 with how to install it', async () => {
+    const home = path.join(proj, 'empty-home');
+    await mkdir(home, { recursive: true });
+    const r = await unchanged(['collect', 'kaggle', 'alice/unlicensed-crash'], { KAGGLE_USERNAME: '', KAGGLE_KEY: '', HOME: home, KAGGLE_CONFIG_DIR: path.join(home, 'nope') });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/not authenticated with Kaggle .*You must authenticate/);
+    expect(r.stderr).toMatch(/hint: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle\.json/);
+    const none = await unchanged(['collect', 'kaggle', 'alice/unlicensed-crash'], { PATH: path.dirname(process.execPath) });
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(/the Kaggle CLI \(`kaggle`\) was not found on PATH[\s\S]*pip install kaggle/);
+  }, 60_000);
+
+  it('finds the CLI through --kaggle too', async () => {
+    const r = await run(['collect', 'kaggle', 'alice/unlicensed-crash', '--kaggle', FAKE_KAGGLE_BINARY], { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` });
+    expect(r.code, r.stderr).toBe(0);
+  }, 60_000);
+
+  it('a dataset without a licence is collected and flagged: its data must be synthetic', async () => {
+    const r = await run(['collect', 'kaggle', 'alice/unlicensed-crash', '--with-data']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/carol\/scraped "Scraped prices" — licence NONE \(data must be synthetic\)/);
+    expect(r.stdout).toMatch(/warning: dataset carol\/scraped declares no licence: its data may not be shared.*synthetic data/);
+    const a = await run(['add', 'raw/sources/kaggle/alice/unlicensed-crash', '--no-verify', '--id', 'unlicensed_1']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stdout).toMatch(/Scraped prices \(none declared \(the data may not be shared: use synthetic data\)\)/);
+  }, 120_000);
+});
+
+describe('bad input to add', () => {
+  it('a notebook with no error output: exit 2', async () => {
+    const r = await unchanged(['add', 'no-error.ipynb', '--no-verify']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no-error\.ipynb: the notebook has no saved error output: there is no crash to reproduce/);
+  }, 60_000);
+
+  it('several errors without --crash: exit 2 listing them with cell, exception and message; --crash chooses', async () => {
+    const r = await unchanged(['add', 'two-errors.ipynb', '--no-verify']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the notebook has 2 saved error outputs; choose one with --crash <n>:');
+    expect(r.stderr).toContain('1: code cell 1 (In [2]): ValueError: operands could not be broadcast together with shapes (2,) (3,)');
+    expect(r.stderr).toContain("2: code cell 2 (In [3]): NameError: name 'y' is not defined");
+    const ok = await run(['add', 'two-errors.ipynb', '--crash', '2', '--no-verify']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const id = /^draft (\S+) written to/m.exec(ok.stdout)?.[1];
+    expect(id, ok.stdout).toBeDefined();
+    const inst = JSON.parse(await readFile(path.join(proj, 'raw/instances', id!, 'instance.json'), 'utf8')) as Instance;
+    expect(inst.crash).toEqual({ ename: 'NameError', evalue: "name 'y' is not defined", match: 'exact', cell: 2 });
+  }, 60_000);
+
+  it('a file that is not a notebook, or no file at all: exit 2', async () => {
+    const r = await unchanged(['add', 'not-a-notebook.ipynb', '--no-verify']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/E_NOTEBOOK.*not a valid nbformat 4\.0 notebook|E_NOTEBOOK.*unsupported notebook format/);
+    const missing = await unchanged(['add', 'nope.ipynb', '--no-verify']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/nope\.ipynb: no such notebook or source folder/);
+  }, 60_000);
+
+  it('the default id skips deprecated ids; an existing or deprecated --id is refused (exit 2); --dry-run writes nothing', async () => {
+    // The prefix is the suggested library's: ask for the draft first (a dry run writes nothing).
+    const dry = await unchanged(['add', 'crash.ipynb', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const m = /^dry run: draft (\S+)_(\d+) would be written to raw\/instances\/\1_\2$/m.exec(dry.stdout);
+    expect(m, dry.stdout).not.toBeNull();
+    const [prefix, n] = [m![1]!, Number(m![2])];
+    // Deprecate that id (issue 10's raw/deprecated.json): it is never handed out again.
+    await writeFile(path.join(proj, 'raw', 'deprecated.json'), JSON.stringify({ instances: [{ id: `${prefix}_${n}`, deprecatedIn: '0.2.0', reason: 'duplicate' }] }));
+    const first = await run(['add', 'crash.ipynb', '--no-verify']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`draft ${prefix}_${n + 1} written to raw/instances/${prefix}_${n + 1}`);
+    const taken = await unchanged(['add', 'crash.ipynb', '--id', `${prefix}_${n + 1}`, '--no-verify']);
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toContain(`an instance named ${prefix}_${n + 1} already exists in raw/instances`);
+    const deprecated = await unchanged(['add', 'crash.ipynb', '--id', `${prefix}_${n}`, '--no-verify']);
+    expect(deprecated.code).toBe(2);
+    expect(deprecated.stderr).toContain(`${prefix}_${n} is a deprecated instance id: ids are never reused`);
+    const invalid = await unchanged(['add', 'crash.ipynb', '--id', '../evil', '--no-verify']);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/"\.\.\/evil" is not a valid instance id/);
+  }, 180_000);
+
+  it('a runtime that cannot start leaves nothing behind (exit 3)', async () => {
+    const r = await unchanged(['add', 'crash.ipynb', '--python', path.join(proj, 'no-python')]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/E_ENV_PYTHON/);
+  }, 60_000);
+
+  it('an unreadable sources lock stops add before anything is written', async () => {
+    await run(['collect', 'kaggle', 'alice/unlicensed-crash']);
+    const lock = path.join(proj, 'raw', 'sources.lock.json');
+    const before = await readFile(lock, 'utf8').catch(() => undefined);
+    await writeFile(lock, '{"instances": {"x": {"platform": "svn"}}}');
+    const r = await unchanged(['add', 'raw/sources/kaggle/alice/unlicensed-crash', '--no-verify']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/sources\.lock\.json.*not a valid sources-lock/);
+    if (before === undefined) await writeFile(lock, '{"instances": {}}\n');
+    else await writeFile(lock, before);
+    await chmod(lock, 0o644);
+  }, 60_000);
+});
