@@ -77,6 +77,8 @@ export interface QueueRuntime extends Runtime {
 
 interface Tracked {
   data: QueueJob;
+  /** In Redis (addBulk answered): only then can it be missing from there. */
+  submitted: boolean;
   manifest?: InstanceManifest;
   resolve: (answer: QueueJobAnswer) => void;
   reject: (error: unknown) => void;
@@ -137,8 +139,13 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
       hint: 'see the workers\' output; the job stays in Redis as failed for 7 days (queue ' + queueName + ', job ' + jobId + ')',
     });
   };
-  events.on('completed', ({ jobId, returnvalue }) => settle(jobId, (t) => t.resolve(returnvalue as unknown as QueueJobAnswer)));
+  let lastEventAt = Date.now();
+  events.on('completed', ({ jobId, returnvalue }) => {
+    lastEventAt = Date.now();
+    settle(jobId, (t) => t.resolve(returnvalue as unknown as QueueJobAnswer));
+  });
   events.on('failed', ({ jobId, failedReason }) => {
+    lastEventAt = Date.now();
     const error = failure(jobId, failedReason);
     settle(jobId, (t) => t.reject(error));
   });
@@ -156,6 +163,9 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
   let lostNoticed = false;
   const otherWorkersSeen = new Set<string>();
   let polling = false;
+  let lastFullCheck = Date.now();
+  let reconnected = false;
+  redis.on('ready', () => (reconnected = true));
   let pollFailure: ((e: JunoError) => void) | undefined;
 
   const failAll = (error: JunoError) => {
@@ -174,7 +184,13 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     polling = true;
     try {
       if (redis.status !== 'ready') throw new Error(`connection ${redis.status}`);
-      await withTimeout(checkJobs(), Math.max(5000, pollMs), () => new Error('Redis does not answer'));
+      // Reading every job's state costs Redis work per job: do it when the events
+      // have gone quiet, after a reconnection, and every 30 s in any case.
+      if (Date.now() - lastEventAt >= pollMs || reconnected || Date.now() - lastFullCheck >= 30_000) {
+        reconnected = false;
+        await withTimeout(checkJobs(), Math.max(5000, pollMs), () => new Error('Redis does not answer'));
+        lastFullCheck = Date.now();
+      }
       const workers = await withTimeout(readLiveWorkers(redis, prefix), 5000, () => new Error('Redis does not answer'));
       if (lostNoticed) notice(`Redis at ${address.display} answers again`);
       lostNoticed = false;
@@ -213,7 +229,7 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
   };
 
   const checkJobs = async (): Promise<void> => {
-    const ids = [...tracked.keys()];
+    const ids = [...tracked.entries()].filter(([, t]) => t.submitted).map(([id]) => id);
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
       const pipe = redis.pipeline();
@@ -250,12 +266,17 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     const promises = items.map(
       ({ jobId, data, manifest }) =>
         new Promise<QueueJobAnswer>((resolve, reject) => {
-          tracked.set(jobId, { data, resolve, reject, ...(manifest ? { manifest } : {}) });
+          tracked.set(jobId, { data, submitted: false, resolve, reject, ...(manifest ? { manifest } : {}) });
         }),
     );
     for (const p of promises) p.catch(() => undefined);
     for (let i = 0; i < items.length; i += 1000) {
-      await queue.addBulk(items.slice(i, i + 1000).map(({ jobId, data }) => ({ name: data.type, data, opts: { ...jobOptions, jobId } })));
+      const chunk = items.slice(i, i + 1000);
+      await queue.addBulk(chunk.map(({ jobId, data }) => ({ name: data.type, data, opts: { ...jobOptions, jobId } })));
+      for (const { jobId } of chunk) {
+        const t = tracked.get(jobId);
+        if (t) t.submitted = true;
+      }
     }
     stats.jobs += items.length;
     return promises;

@@ -1,0 +1,163 @@
+// The queue runtime and workers in one process on the real test Redis, with
+// runtimes that answer at once (injected): what the queue itself must do with
+// timeouts, failures, stopping workers and identities, in seconds.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JunoError, type RunResult } from '@junobench/core';
+import type { NotebookRun, RunOptions, Runtime } from '@junobench/runtime';
+import { createQueueRuntime, type QueueRuntime } from './queue-runtime.js';
+import { runWorker, type WorkerHandle } from './run-worker.js';
+import { deletePrefix, requireTestRedis, uniquePrefix } from './queue.test-helpers.js';
+
+const url = requireTestRedis();
+let dir: string;
+const prefixes: string[] = [];
+const handles: WorkerHandle[] = [];
+const runtimes: QueueRuntime[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'jb-queue-rt-'));
+  await writeFile(path.join(dir, 'fixed.ipynb'), '{}');
+});
+afterAll(async () => {
+  for (const r of runtimes) await r.close();
+  await Promise.all(handles.map((h) => h.stop('return', 0)));
+  for (const p of prefixes) await deletePrefix(url, p);
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A runtime whose runs take `ms` (stopping early when told) and answer with `answer(run)`, or throw. */
+function fakeRuntime(opts: { fingerprint?: string; ms?: number; answer?: (run: NotebookRun) => RunResult['status'] | Error }) {
+  const calls: string[] = [];
+  const runtime: Runtime = {
+    kind: 'local',
+    describe: async (modules) => ({ kind: 'local', python: '/fake/python3', packages: Object.fromEntries(modules.map((m) => [m, '1.0'])) }),
+    fingerprint: async () => opts.fingerprint ?? 'local:fake',
+    close: async () => undefined,
+    async run(runs: readonly NotebookRun[], o: RunOptions = {}) {
+      const out: RunResult[] = [];
+      for (const r of runs) {
+        calls.push(r.id);
+        const answer = opts.answer?.(r) ?? 'completed';
+        if (answer instanceof Error) throw answer;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, opts.ms ?? 0);
+          o.signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        });
+        const result: RunResult = o.signal?.aborted
+          ? { id: r.id, status: 'failed', reason: 'cancelled', cells: [], durationMs: 0 }
+          : { id: r.id, status: answer, cells: [{ index: 0, status: answer === 'timeout' ? 'timeout' : 'ok', durationMs: 1 }], durationMs: 1 };
+        out.push(result);
+        o.onResult?.(result, r);
+      }
+      return out;
+    },
+  };
+  return { runtime, calls };
+}
+
+async function setup(name: string, workers: Parameters<typeof fakeRuntime>[0][], jobs = 1) {
+  const prefix = uniquePrefix(name);
+  prefixes.push(prefix);
+  const fakes = workers.map((w) => fakeRuntime(w));
+  const ws = await Promise.all(
+    fakes.map((f, i) => runWorker({ url, prefix, name: `${name}-${i}`, runtime: f.runtime, jobs, cacheDir: path.join(dir, `cache-${name}-${i}`), lockDurationMs: 2000, heartbeatMs: 500 })),
+  );
+  handles.push(...ws);
+  return { prefix, fakes, workers: ws };
+}
+
+async function coordinator(prefix: string, extra: Partial<Parameters<typeof createQueueRuntime>[0]> = {}) {
+  const rt = await createQueueRuntime({ url, prefix, waitSeconds: 5, pollMs: 200, backoffMs: 100, ...extra });
+  runtimes.push(rt);
+  return rt;
+}
+
+const runs = (n: number): NotebookRun[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `inst_${i}/fixed/0`, instanceDir: dir, notebook: 'fixed.ipynb', cells: [0], cellTimeoutSeconds: 5, timeoutSeconds: 5 }));
+
+describe('queue runtime', () => {
+  it('answers each run in order with the workers\' results and their runtime identity', async () => {
+    const { prefix } = await setup('basic', [{}, {}]);
+    const rt = await coordinator(prefix);
+    expect(rt.kind).toBe('local');
+    expect(await rt.fingerprint()).toBe('local:fake');
+    expect(await rt.describe(['numpy'])).toEqual({ kind: 'local', python: '/fake/python3', packages: { numpy: '1.0' } });
+    const seen: string[] = [];
+    const results = await rt.run(runs(6), { onResult: (r) => seen.push(r.id) });
+    expect(results.map((r) => [r.id, r.status])).toEqual(runs(6).map((r) => [r.id, 'completed']));
+    expect(seen.sort()).toEqual(runs(6).map((r) => r.id).sort());
+    expect(Object.values(rt.stats().byWorker).reduce((a, b) => a + b, 0)).toBe(7);
+  });
+
+  it('a timeout is an outcome: answered once, never retried', async () => {
+    const { prefix, fakes } = await setup('timeout', [{ answer: () => 'timeout' }]);
+    const rt = await coordinator(prefix);
+    const [r] = await rt.run(runs(1));
+    expect(r).toMatchObject({ status: 'timeout' });
+    expect(fakes[0]!.calls).toEqual(['inst_0/fixed/0']);
+  });
+
+  it('a job the worker fails is retried a bounded number of times with backoff, then the run fails saying why', async () => {
+    const { prefix, fakes } = await setup('fail', [{ answer: (r) => (r.id.startsWith('inst_1') ? new Error('engine unreachable') : 'completed') }]);
+    const rt = await coordinator(prefix, { attempts: 3 });
+    const t0 = Date.now();
+    const error = (await rt.run(runs(2)).catch((e: unknown) => e)) as JunoError;
+    expect(error).toBeInstanceOf(JunoError);
+    expect(error.code).toBe('E_QUEUE');
+    expect(error.message).toMatch(/run inst_1\/fixed\/0 failed on the workers \(after at most 3 tries\): engine unreachable/);
+    expect(fakes[0]!.calls.filter((id) => id.startsWith('inst_1'))).toHaveLength(3);
+    // Backoff 100 ms, then 200 ms: the tries were spread out, not immediate.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+  });
+
+  it('a worker stopped with "return" hands its running job back, and another worker completes it', async () => {
+    const { prefix, workers, fakes } = await setup('return', [{ ms: 60_000 }]);
+    const rt = await coordinator(prefix);
+    const done = rt.run(runs(1));
+    for (let i = 0; i < 200 && fakes[0]!.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fakes[0]!.calls).toEqual(['inst_0/fixed/0']);
+    const fast = fakeRuntime({ ms: 10 });
+    handles.push(await runWorker({ url, prefix, name: 'return-fast', runtime: fast.runtime, jobs: 1, cacheDir: path.join(dir, 'cache-return-fast'), heartbeatMs: 500 }));
+    await workers[0]!.stop('return', 0);
+    // Its second slot may fetch the job again while it stops: returned again, never run or lost.
+    expect(workers[0]!.stats().returned).toBeGreaterThanOrEqual(1);
+    expect(workers[0]!.stats().completed).toBe(0);
+    const [r] = await done;
+    expect(r).toMatchObject({ id: 'inst_0/fixed/0', status: 'completed' });
+    expect(fast.calls).toEqual(['inst_0/fixed/0']);
+    expect(rt.stats().byWorker).toEqual({ 'return-fast': 1 });
+  });
+
+  it('never mixes identities: a worker of another environment takes none of the jobs', async () => {
+    const { prefix, fakes } = await setup('mix', [{}]);
+    const rt = await coordinator(prefix);
+    const other = fakeRuntime({ fingerprint: 'local:another-environment' });
+    const late = await runWorker({ url, prefix, name: 'mix-other', runtime: other.runtime, jobs: 2, cacheDir: path.join(dir, 'cache-mix-other'), heartbeatMs: 500 });
+    handles.push(late);
+    expect(late.record.group).not.toBe(rt.group.group);
+    const results = await rt.run(runs(8));
+    expect(results.every((r) => r.status === 'completed')).toBe(true);
+    expect(other.calls).toEqual([]);
+    expect(fakes[0]!.calls).toHaveLength(8);
+    // And a new coordinator refuses to start while both are live.
+    const refused = (await createQueueRuntime({ url, prefix, waitSeconds: 5 }).catch((e: unknown) => e)) as JunoError;
+    expect(refused.code).toBe('E_QUEUE_IDENTITY');
+    expect(refused.exitCode).toBe(3);
+    expect(refused.message).toMatch(/2 different runtime identities/);
+  });
+
+  it('fails after the grace period when its workers are gone, naming what it waited for', async () => {
+    const { prefix, workers } = await setup('gone', [{ ms: 60_000 }]);
+    const rt = await coordinator(prefix, { waitSeconds: 2 });
+    const done = rt.run(runs(1)).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    await workers[0]!.stop('return', 0);
+    const error = (await done) as JunoError;
+    expect(error.code).toBe('E_ENV_QUEUE');
+    expect(error.exitCode).toBe(3);
+    expect(error.message).toMatch(/no live local worker of identity [0-9a-f]{16} on redis:\/\/\S+ for 2 s; 1 job\(s\) unfinished/);
+  });
+});
