@@ -403,7 +403,6 @@ export const MESSAGE_SIGNATURES: ReadonlyArray<readonly [RegExp, LibraryName, Si
   [/Invalid type for cat_feature/, 'catboost', 'strong'],
   // OpenCV, PIL, transformers
   [/OpenCV\(\d|\(-215:Assertion failed\)/, 'cv2', 'strong'],
-  [/cannot identify image file/, 'PIL', 'strong'],
   [/cannot write mode \w+ as (JPEG|PNG)/, 'PIL', 'strong'],
   [/Asking to pad but the tokenizer does not have a padding token/, 'transformers', 'strong'],
   // NumPy's generic array errors
@@ -554,6 +553,8 @@ export const ENVIRONMENT_MESSAGES: ReadonlyArray<readonly [RegExp, string]> = [
   [/URL fetch failure|urlopen error|Max retries exceeded|Failed to establish a new connection|Connection (?:refused|reset|aborted)|Network is unreachable|Read timed out|Remote end closed connection/, 'a network failure'],
   [/HTTP Error (?:4\d\d|5\d\d)\b|\b(?:403|404|429|500|502|503) (?:Client|Server) Error/, 'a download that the server refused'],
   [/Resource \S+ not found\.[\s\S]*(?:nltk\.download|NLTK Downloader)/, 'a data package that was not downloaded'],
+  [/cannot identify image file/, 'a file that is not a readable image (corrupt, or not an image at all)'],
+  [/can't start new thread|Resource temporarily unavailable|Too many open files/, 'the system running out of threads or file handles'],
   [/Torch not compiled with CUDA enabled|no CUDA-capable device is detected|Found no NVIDIA driver|CUDA driver version is insufficient|No CUDA GPUs are available/, 'a GPU the environment does not have'],
 ];
 

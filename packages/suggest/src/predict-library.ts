@@ -88,6 +88,9 @@ function libraryOfModule(module: string): LibraryName | undefined {
   return coreLibraryOfModule(module) ?? PACKAGE_LIBRARIES[module.split('.')[0] ?? ''];
 }
 
+/** A base library's call machinery, which hands the call to the object's own code. */
+const DISPATCH_FUNCTION = /^(?:_call_impl|_wrapped_call_impl|__call__|error_handler|forward_call|wrapper|_method_wrapper|decorate_context)$/;
+
 function frameFunctionName(f: TracebackFrame): string {
   const fn = (f.function ?? '').replace(/\s*\*+$/, '').trim();
   const name = fn.replace(/\(.*$/s, '');
@@ -201,6 +204,8 @@ class Analysis {
 
     const typo = this.misspelledModuleAttribute();
     if (typo) return this.result('None', 'library.misspelt-attribute', typo);
+    const other = this.otherPackageEntry();
+    if (other) return this.result('None', 'library.other-package', other);
     const entry = this.entryLibrary();
     if (!entry || entry.implicit) {
       const none = this.noneValue();
@@ -210,7 +215,7 @@ class Analysis {
       const raised = entry.raisedIn && entry.raisedIn !== entry.library ? ` (raised inside ${entry.raisedIn})` : '';
       const wrapper = this.wrapperOver(entry.library);
       if (wrapper) {
-        return this.result(wrapper.library, 'library.wrapper', `${wrapper.name} runs on ${entry.library} and its frames are on the way from the crashing line to the raise: the more specific library`);
+        return this.result(wrapper.library, 'library.wrapper', `the crashing line calls a ${wrapper.name} object through ${entry.library}'s call machinery: ${wrapper.name} runs on ${entry.library}, the more specific library`);
       }
       return this.result(entry.library, entry.raisedIn === entry.library ? 'library.entry-same' : 'library.entry', `the crashing line calls into ${entry.name}: first library frame after the notebook's frame${raised}`);
     }
@@ -315,11 +320,29 @@ class Analysis {
     return lib && near ? `${typo[1]}.${typo[2]} is a misspelling of ${typo[1]}.${near}: the notebook's typo, not ${lib}'s doing` : undefined;
   }
 
-  /** A library built on `base` whose frames lie between the crashing line and the raise. */
+  /**
+   * A library built on `base` that `base` dispatched straight into: the
+   * crashing line called an object of the wrapper (a transformers model, a
+   * torchvision network) through the base's call machinery
+   * (`Module._call_impl`, Keras's `error_handler`). A wrapper reached later,
+   * through the base's own work (a DataLoader fetching from a torchvision
+   * dataset, a Keras training step running a transformers layer), leaves the
+   * crash the base's.
+   */
   private wrapperOver(base: LibraryName): { library: LibraryName; name: string } | undefined {
-    for (let i = this.crashFrameIndex() + 1; i < this.roles.length; i++) {
+    let i = this.crashFrameIndex() + 1;
+    while (i < this.roles.length && this.roles[i]!.role !== 'library') i++;
+    let dispatched = false;
+    for (; i < this.roles.length; i++) {
       const r = this.roles[i]!;
-      if (r.role === 'library' && r.library !== base && WRAPPER_LIBRARIES[r.library]?.includes(base)) return { library: r.library, name: topName(r.name) };
+      if (r.role === 'transparent') continue;
+      if (r.role !== 'library') return undefined;
+      if (r.library === base && DISPATCH_FUNCTION.test(frameFunctionName(this.frames[i]!))) {
+        dispatched = true;
+        continue;
+      }
+      if (dispatched && r.library !== base && WRAPPER_LIBRARIES[r.library]?.includes(base)) return { library: r.library, name: topName(r.name) };
+      return undefined;
     }
     return undefined;
   }
@@ -337,6 +360,20 @@ class Analysis {
 
   private result(library: LibraryName, rule: LibraryRule, why: string): LibraryPrediction {
     return { library, confidence: RULE_CONFIDENCE[rule], rule, evidence: [why, ...this.evidence] };
+  }
+
+  /**
+   * The crashing line called an installed package that is none of the
+   * libraries JunoBench labels (a PDF reader, a cloud client, a game
+   * environment) and no ML library ran below it: the crash is that package's
+   * or the notebook's, not an ML library's.
+   */
+  private otherPackageEntry(): string | undefined {
+    const start = this.crashFrameIndex() + 1;
+    const first = this.frames.slice(start).find((f) => f.kind === 'library' && !INFRASTRUCTURE_PACKAGES.has(f.package ?? ''));
+    if (!first?.package || libraryOfModule(first.package) || (isLibraryName(first.package) && first.package !== 'None')) return undefined;
+    if (this.roles.slice(start).some((r) => r.role === 'library')) return undefined;
+    return `the crashing line calls ${first.package}, which is none of the ML libraries, and no ML library runs below it`;
   }
 
   /** First library frame after the crashing notebook frame, looking through pass-through frames. */

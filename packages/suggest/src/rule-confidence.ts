@@ -6,12 +6,12 @@
  * `npx tsx bench/suggest/calibrate.ts <labelled pools…>` after changing a rule.
  */
 export const RULE_CONFIDENCE = {
-  // 364 dev crashes; accuracy library 0.871, crashType 0.915, rootCause 0.588, pipelineStage 0.682
+  // 364 dev crashes; accuracy library 0.879, crashType 0.912, rootCause 0.588, pipelineStage 0.682
   'crashType.argument': 0.57, // 3/5
   'crashType.attribute': 0.89, // 30/33
   'crashType.broadcast': 0.8, // 3/3
   'crashType.data-value': 0.89, // 7/7
-  'crashType.environment': 0.4, // 1/3
+  'crashType.environment': 0.33, // 1/4
   'crashType.feature-names': 0.8, // 3/3
   'crashType.import': 0.94, // 16/16
   'crashType.index': 0.94, // 15/15
@@ -23,7 +23,7 @@ export const RULE_CONFIDENCE = {
   'crashType.name-is-import': 0.92, // 10/10
   'crashType.opencv-assertion': 0.6, // 2/3
   'crashType.other': 0.33, // 0/1
-  'crashType.runtime': 0.8, // 3/3
+  'crashType.runtime': 0.75, // 2/2
   'crashType.shape': 0.89, // 23/25
   'crashType.tf-invalid-argument': 0.43, // 2/5
   'crashType.type': 0.5, // 2/4
@@ -35,9 +35,9 @@ export const RULE_CONFIDENCE = {
   'library.alias-call': 0.71, // 9/12
   'library.called-module': 0.67, // 1/1
   'library.cannot-import': 0.5, // never fired
-  'library.entry': 0.77, // 9/11
-  'library.entry-same': 0.81, // 79/97
-  'library.environment': 0.98, // 58/58
+  'library.entry': 0.83, // 9/10
+  'library.entry-same': 0.82, // 79/96
+  'library.environment': 0.98, // 60/60
   'library.exception-class': 0.5, // never fired
   'library.implicit': 0.5, // never fired
   'library.interpreter': 0.75, // 2/2
@@ -47,10 +47,11 @@ export const RULE_CONFIDENCE = {
   'library.named-function': 0.9, // 8/8
   'library.none-value': 0.71, // 4/5
   'library.notebook-state': 0.99, // 91/91
-  'library.nothing': 0.76, // 31/40
+  'library.nothing': 0.76, // 24/31
+  'library.other-package': 0.69, // 8/11
   'library.object-type': 0.69, // 10/14
   'library.stdlib': 0.5, // never fired
-  'library.strong-message': 0.56, // 4/7
+  'library.strong-message': 0.71, // 4/5
   'library.subscript': 0.67, // 1/1
   'library.weak-message': 0.46, // 5/11
   'library.wrapper': 0.6, // 2/3
