@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { JunoError, type QueueBlobRef } from '@junobench/core';
 import type { InstanceManifest } from './instance-manifest.js';
+import { withTimeout } from './redis-connection.js';
 
 /** Blobs expire unless a run touches them again: Redis is a transport here, not an archive. */
 export const BLOB_TTL_SECONDS = 7 * 24 * 3600;
@@ -32,9 +33,13 @@ export async function writeBlobs(
   redis: Redis,
   prefix: string,
   manifests: readonly InstanceManifest[],
-  options: { ttlSeconds?: number } = {},
+  options: { ttlSeconds?: number; /** Per Redis command: a Redis that stops answering is an error, not a hang. */ timeoutMs?: number } = {},
 ): Promise<BlobUploadStats> {
   const ttl = options.ttlSeconds ?? BLOB_TTL_SECONDS;
+  const guard = <T>(p: Promise<T>): Promise<T> =>
+    options.timeoutMs === undefined
+      ? p
+      : withTimeout(p, options.timeoutMs, () => new JunoError('E_ENV_QUEUE', `Redis did not answer within ${Math.round(options.timeoutMs! / 1000)} s while instance files were being sent`, { hint: 'check that Redis is running and reachable, then run again' }));
   const wanted = new Map<string, { manifest: InstanceManifest; blob: QueueBlobRef }>();
   for (const m of manifests) for (const b of m.blobs) if (!wanted.has(b.sha256)) wanted.set(b.sha256, { manifest: m, blob: b });
   const shas = [...wanted.keys()];
@@ -44,7 +49,7 @@ export async function writeBlobs(
     // EXPIRE answers 1 for a key that exists (and renews it), 0 for a missing one.
     const pipe = redis.pipeline();
     for (const sha of chunk) pipe.expire(blobKey(prefix, sha), ttl);
-    const answers = (await pipe.exec()) ?? [];
+    const answers = (await guard(pipe.exec())) ?? [];
     for (const [k, sha] of chunk.entries()) {
       const [err, exists] = answers[k] ?? [null, 0];
       if (err) throw err;
@@ -61,7 +66,7 @@ export async function writeBlobs(
           hint: 'run again once nothing writes to the instance folder',
         });
       }
-      await redis.set(blobKey(prefix, sha), bytes, 'EX', ttl);
+      await guard(redis.set(blobKey(prefix, sha), bytes, 'EX', ttl));
       stats.uploaded++;
       stats.uploadedBytes += bytes.length;
     }

@@ -254,7 +254,7 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
   const resubmit = async (ids: string[]): Promise<void> => {
     const items = ids.map((id) => [id, tracked.get(id)] as const).filter((x): x is readonly [string, Tracked] => x[1] !== undefined);
     const manifests = [...new Set(items.map(([, t]) => t.manifest).filter((m): m is InstanceManifest => m !== undefined))];
-    if (manifests.length > 0) await writeBlobs(redis, prefix, manifests);
+    if (manifests.length > 0) await writeBlobs(redis, prefix, manifests, { timeoutMs: waitMs });
     await queue.addBulk(items.map(([jobId, t]) => ({ name: t.data.type, data: t.data, opts: { ...jobOptions, jobId } })));
     stats.resubmitted += items.length;
     notice(`${items.length} job(s) vanished from Redis (restarted without persistence?): submitted again`);
@@ -272,7 +272,17 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     for (const p of promises) p.catch(() => undefined);
     for (let i = 0; i < items.length; i += 1000) {
       const chunk = items.slice(i, i + 1000);
-      await queue.addBulk(chunk.map(({ jobId, data }) => ({ name: data.type, data, opts: { ...jobOptions, jobId } })));
+      await withTimeout(
+        queue.addBulk(chunk.map(({ jobId, data }) => ({ name: data.type, data, opts: { ...jobOptions, jobId } }))),
+        waitMs,
+        () =>
+          new JunoError('E_ENV_QUEUE', `Redis at ${address.display} did not take the jobs within ${Math.round(waitMs / 1000)} s`, {
+            hint: 'check that Redis is running and reachable, then run again',
+          }),
+      ).catch((e: unknown) => {
+        for (const { jobId } of items) tracked.delete(jobId);
+        throw e;
+      });
       for (const { jobId } of chunk) {
         const t = tracked.get(jobId);
         if (t) t.submitted = true;
@@ -383,7 +393,7 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
       manifests.push(m);
       out.set(dir, { files: { treeHash: m.treeHash, blobs: m.blobs }, manifest: m });
     }
-    const s = await writeBlobs(redis, prefix, manifests);
+    const s = await writeBlobs(redis, prefix, manifests, { timeoutMs: waitMs });
     stats.blobs.blobs += s.blobs;
     stats.blobs.uploaded += s.uploaded;
     stats.blobs.uploadedBytes += s.uploadedBytes;
