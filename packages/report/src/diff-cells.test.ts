@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffLines, planCellDiff, splitLines, type DiffCell } from './diff-cells.js';
+import { diffLines, findReorderedPairs, planCellDiff, splitLines, type DiffCell } from './diff-cells.js';
 
 const code = (source: string): DiffCell => ({ kind: 'code', source });
 const md = (source: string): DiffCell => ({ kind: 'markdown', source });
@@ -58,5 +58,25 @@ describe('diffLines', () => {
     const ops = diffLines(a, b);
     expect(ops.filter((o) => o.op === 'del')).toHaveLength(3000);
     expect(ops.filter((o) => o.op === 'ins')).toHaveLength(3000);
+  });
+});
+
+describe('findReorderedPairs', () => {
+  const cells = (n: number) => Array.from({ length: n }, (_, i) => code(`c${i}`));
+  const run = (order: number[]) => new Map(order.map((cell, pos) => [cell, pos]));
+
+  it.each([
+    ['same order', [0, 1, 2, 3], [0, 1, 2, 3], []],
+    ['two cells swapped', [0, 2, 1, 3], [0, 1, 2, 3], [1, 2]],
+    ['a cell never run on one side', [0, 1, 2], [0, 1, 2, 3], [3]],
+    ['never run on both sides is no change', [0, 1], [0, 1], []],
+  ])('%s', (_name, left, right, expected) => {
+    const pairs = planCellDiff(cells(4), cells(4));
+    expect([...findReorderedPairs(pairs, run(left), run(right))].sort()).toEqual(expected);
+  });
+
+  it('does not call every later cell moved when the fix adds a cell', () => {
+    const pairs = planCellDiff([code('a'), code('b'), code('c')], [code('a'), code('new'), code('b'), code('c')]);
+    expect(findReorderedPairs(pairs, run([0, 1, 2]), run([0, 1, 2, 3])).size).toBe(0);
   });
 });

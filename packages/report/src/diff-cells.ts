@@ -130,3 +130,25 @@ function longestCommonSubsequence(a: readonly string[], b: readonly string[]): [
   }
   return pairs;
 }
+
+/**
+ * The aligned pairs (indices into `pairs`) whose cells run in a different
+ * order in the two notebooks: out-of-order crashes are fixed by the order
+ * alone, with every source the same. `leftRun`/`rightRun` give each cell's
+ * position in its notebook's run (cells missing never run). Ranks are taken
+ * among the cells both notebooks have, so an added cell does not make every
+ * later cell look moved.
+ */
+export function findReorderedPairs(pairs: readonly CellPair[], leftRun: ReadonlyMap<number, number>, rightRun: ReadonlyMap<number, number>): Set<number> {
+  const matched = pairs.flatMap((p, i) => (p.left !== undefined && p.right !== undefined ? [{ i, l: p.left, r: p.right }] : []));
+  const ranks = (side: 'l' | 'r', run: ReadonlyMap<number, number>) =>
+    new Map(
+      matched
+        .filter((x) => run.has(x[side]))
+        .sort((a, b) => run.get(a[side])! - run.get(b[side])!)
+        .map((x, rank) => [x.i, rank]),
+    );
+  const lr = ranks('l', leftRun);
+  const rr = ranks('r', rightRun);
+  return new Set(matched.filter((x) => lr.get(x.i) !== rr.get(x.i)).map((x) => x.i));
+}

@@ -1,11 +1,14 @@
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatJson, isJunoError } from '@junobench/core';
 import { readReportData } from './read-report-data.js';
 import { summariseInstance } from './report-data.js';
 import { fixtureNotebook, writeReportFixture, type ReportFixture } from './report-fixture.test-helpers.js';
+
+// Fixture folders and whole reports on a shared, busy machine: generous limits, never timings.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let tmp: string;
 let fx: ReportFixture;

@@ -1,5 +1,5 @@
 import { LABEL_DIMENSIONS, type InstanceVerification, type Labels, type RuntimeIdentity, type VersionResult } from '@junobench/core';
-import type { Notebook } from '@junobench/notebook';
+import { planExecution, type Notebook } from '@junobench/notebook';
 import { convertAnsiToHtml } from './ansi-to-html.js';
 import { escapeHtml, formatRelativeHref, parseExternalUrl } from './escape-html.js';
 import { FLAG_LABELS, summariseInstance, type ReportInstance } from './report-data.js';
@@ -209,10 +209,26 @@ function renderNotebooks(r: ReportInstance): string {
 
   const repNb: Notebook | undefined = rep && 'notebook' in rep ? rep.notebook : undefined;
   const fixNb: Notebook | undefined = fix && 'notebook' in fix ? fix.notebook : undefined;
+  // The run order verification uses for both versions: out-of-order crashes live there, not in the sources.
+  const exec = r.entry?.execution ?? r.instance?.execution;
+  const showRunOrder = Boolean(exec && (exec.order === 'execution-count' || exec.cells));
+  const runOrderText: string[] = [];
+  for (const [nb, marks, name] of [[repNb, left, 'reproduced.ipynb'], [fixNb, right, 'fixed.ipynb']] as const) {
+    if (!nb || !exec) continue;
+    try {
+      marks.runOrder = planExecution(nb, exec.order, exec.cells);
+      marks.showRunOrder = showRunOrder;
+      if (showRunOrder) runOrderText.push(`${name} runs code cells ${marks.runOrder.join(', ') || 'none'}`);
+    } catch (e) {
+      out.push(`<p class="problem">${escapeHtml(name)}: ${escapeHtml(e instanceof Error ? e.message : String(e))}</p>`);
+    }
+  }
   if (repNb && fixNb) {
     const { html, summary } = renderNotebookDiff(repNb, fixNb, { left, right });
+    const how = exec?.cells ? 'in the explicit replay order of instance.json' : 'in the order of their saved execution counts (cells never run are not replayed)';
     out.push(
-      `<p>${summary.changed} changed, ${summary.added} added and ${summary.removed} removed cell${summary.changed + summary.added + summary.removed === 1 ? '' : 's'}; ${summary.same} the same. Removed lines are struck on the left, added lines marked on the right.</p>`,
+      `<p>${summary.changed} changed, ${summary.added} added and ${summary.removed} removed cell${summary.changed + summary.added + summary.removed === 1 ? '' : 's'}; ${summary.same} the same${summary.reordered > 0 ? ` in source; ${summary.reordered} run in a different order` : ''}. Removed lines are struck on the left, added lines marked on the right.</p>`,
+      showRunOrder ? `<p>Cells run ${how}: ${escapeHtml(runOrderText.join('; '))}.</p>` : '',
       '<input type="checkbox" id="only-changed"><label class="toggle" for="only-changed"> Show only the cells that differ</label>',
       `<div class="nb"><div class="nb-head" aria-hidden="true"><h3>reproduced.ipynb (crashes)</h3><h3>fixed.ipynb (runs)</h3></div>${html}</div>`,
     );

@@ -1,7 +1,7 @@
 import { cellSource, type CellOutput, type Notebook, type NotebookCell } from '@junobench/notebook';
 import type { CellResult } from '@junobench/core';
 import { convertAnsiToHtml } from './ansi-to-html.js';
-import { diffLines, planCellDiff, type CellPair, type DiffCell } from './diff-cells.js';
+import { diffLines, findReorderedPairs, planCellDiff, type CellPair, type DiffCell } from './diff-cells.js';
 import { escapeHtml } from './escape-html.js';
 import { formatMs, renderBadge } from './render-page.js';
 
@@ -20,6 +20,10 @@ export interface NotebookMarks {
   observed?: { cell: number; traceback?: readonly string[]; ename: string; evalue: string };
   /** Element id of the crash cell, for links to it (unique per page). */
   anchor?: string;
+  /** Code-cell indices in the order the notebook is run (planExecution). */
+  runOrder?: readonly number[];
+  /** Show each cell's place in the run (the order is not simply top to bottom). */
+  showRunOrder?: boolean;
 }
 
 export interface NotebookDiffSummary {
@@ -27,6 +31,8 @@ export interface NotebookDiffSummary {
   changed: number;
   added: number;
   removed: number;
+  /** Pairs run in a different order (counted besides same/changed). */
+  reordered: number;
 }
 
 /** Cells of a notebook with their code-cell numbering (what crash.cell counts). */
@@ -52,18 +58,32 @@ export function renderNotebookDiff(
   const l = indexCells(left);
   const r = indexCells(right);
   const pairs = planCellDiff(toDiffCells(left), toDiffCells(right));
-  const summary: NotebookDiffSummary = { same: 0, changed: 0, added: 0, removed: 0 };
-  const rows = pairs.map((p) => {
+  const reordered = findReorderedPairs(pairs, runPositions(l, marks.left.runOrder), runPositions(r, marks.right.runOrder));
+  const summary: NotebookDiffSummary = { same: 0, changed: 0, added: 0, removed: 0, reordered: reordered.size };
+  const rows = pairs.map((p, i) => {
     summary[p.status]++;
-    return renderPair(p, l, r, marks);
+    return renderPair(p, l, r, marks, reordered.has(i));
   });
   return { html: rows.join('\n'), summary };
+}
+
+/** Cell index (among all cells) → position in the run, from code-cell indices in run order. */
+function runPositions(cells: ReturnType<typeof indexCells>, order: readonly number[] | undefined): Map<number, number> {
+  const byCode = new Map<number, number>();
+  (order ?? []).forEach((code, pos) => {
+    if (!byCode.has(code)) byCode.set(code, pos);
+  });
+  const out = new Map<number, number>();
+  cells.forEach((c, i) => {
+    if (c.codeIndex !== undefined && byCode.has(c.codeIndex)) out.set(i, byCode.get(c.codeIndex)!);
+  });
+  return out;
 }
 
 /** One notebook alone (when the other version is missing). */
 export function renderNotebookAlone(nb: Notebook, marks: NotebookMarks): string {
   return indexCells(nb)
-    .map((c) => `<div class="nb-row same">${renderCell(c, undefined, marks, 'same')}</div>`)
+    .map((c) => `<div class="nb-row same">${renderCell(c, undefined, marks, 'same', false)}</div>`)
     .join('\n');
 }
 
@@ -72,6 +92,7 @@ function renderPair(
   l: ReturnType<typeof indexCells>,
   r: ReturnType<typeof indexCells>,
   marks: { left: NotebookMarks; right: NotebookMarks },
+  reordered: boolean,
 ): string {
   const lc = p.left !== undefined ? l[p.left]! : undefined;
   const rc = p.right !== undefined ? r[p.right]! : undefined;
@@ -85,21 +106,33 @@ function renderPair(
   }
   const empty = (side: string) => `<div class="cell empty"><div class="cell-head">no cell in ${side}</div></div>`;
   return [
-    `<div class="nb-row ${p.status}">`,
-    lc ? renderCell(lc, lLines, marks.left, p.status) : empty('reproduced'),
-    rc ? renderCell(rc, rLines, marks.right, p.status) : empty('fixed'),
+    // A reordered row is not "same": "show only the cells that differ" keeps it.
+    `<div class="nb-row ${p.status === 'same' && reordered ? 'reordered' : p.status}">`,
+    lc ? renderCell(lc, lLines, marks.left, p.status, reordered) : empty('reproduced'),
+    rc ? renderCell(rc, rLines, marks.right, p.status, reordered) : empty('fixed'),
     '</div>',
   ].join('');
 }
 
-function renderCell(c: { cell: NotebookCell; codeIndex?: number }, diffHtml: string | undefined, marks: NotebookMarks, status: CellPair['status']): string {
+function renderCell(
+  c: { cell: NotebookCell; codeIndex?: number },
+  diffHtml: string | undefined,
+  marks: NotebookMarks,
+  status: CellPair['status'],
+  reordered: boolean,
+): string {
   const { cell, codeIndex } = c;
   const head: string[] = [];
   if (cell.cell_type === 'code') {
     head.push(`<span>code cell ${codeIndex}</span>`);
     if (cell.execution_count !== null && cell.execution_count !== undefined) head.push(`<span class="mono">[${cell.execution_count}]</span>`);
   } else head.push(`<span>${cell.cell_type}</span>`);
+  if (marks.showRunOrder && codeIndex !== undefined) {
+    const pos = marks.runOrder?.indexOf(codeIndex) ?? -1;
+    head.push(`<span>${pos >= 0 ? `runs ${ordinal(pos + 1)}` : 'not replayed'}</span>`);
+  }
   if (status !== 'same') head.push(renderBadge(status, status));
+  if (reordered) head.push(renderBadge('run order changed', 'changed'));
   const runs = codeIndex !== undefined ? (marks.cells ?? []).filter((x) => x.index === codeIndex) : [];
   const lastRun = runs.at(-1);
   if (lastRun) {
@@ -148,6 +181,11 @@ export function renderOutput(o: CellOutput): string {
 function joinText(t: string | string[] | unknown): string {
   if (Array.isArray(t)) return t.map(String).join('');
   return typeof t === 'string' ? t : String(t);
+}
+
+function ordinal(n: number): string {
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
 }
 
 export function truncate(s: string, max = MAX_OUTPUT_CHARS): string {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readReportData } from './read-report-data.js';
 import type { ReportData, ReportInstance } from './report-data.js';
 import { renderIndexPage } from './render-index.js';
@@ -9,6 +9,9 @@ import { renderInstancePage } from './render-instance.js';
 import { renderStatsPage } from './render-stats.js';
 import { sha256Base64 } from './render-page.js';
 import { HOSTILE, PANDAS_ADDED_LINE, writeReportFixture } from './report-fixture.test-helpers.js';
+
+// Fixture folders and whole reports on a shared, busy machine: generous limits, never timings.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let tmp: string;
 let data: ReportData;

@@ -52,7 +52,7 @@ dl.facts dt{font-weight:600;color:var(--muted)}dl.facts dd{margin:0}
 .cell{border:1px solid var(--line);border-radius:6px;min-width:0;background:var(--bg)}
 .cell.empty{border-style:dashed;background:var(--soft)}
 .cell .cell-head{display:flex;flex-wrap:wrap;gap:6px;align-items:center;font-size:.8rem;color:var(--muted);padding:3px 8px;border-bottom:1px solid var(--line);background:var(--soft);border-radius:6px 6px 0 0}
-.nb-row.changed .cell{border-color:var(--chg)}
+.nb-row.changed .cell,.nb-row.reordered .cell{border-color:var(--chg)}
 .nb-row.removed .cell:not(.empty){border-color:var(--bad)}
 .nb-row.added .cell:not(.empty){border-color:var(--ok)}
 .cell.crash{border:2px solid var(--bad)}

@@ -1,10 +1,13 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatJson, type Benchmark } from '@junobench/core';
 import { generateReport } from './write-report.js';
 import { writeReportFixture, type ReportFixture } from './report-fixture.test-helpers.js';
+
+// Fixture folders and whole reports on a shared, busy machine: generous limits, never timings.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let tmp: string;
 let fx: ReportFixture;
