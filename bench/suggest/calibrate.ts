@@ -4,8 +4,7 @@
 // their confidences. Usage: npx tsx bench/suggest/calibrate.ts <pool.jsonl>...
 // (pools as `junobench pool import` writes them, e.g. of benchmark_desc.xlsx).
 import { readJsonlAll, type CrashRecord } from '@junobench/core';
-import { DEFAULT_SPLIT, SuggestionEvaluator, assignSplit, normalizeLabels, suggestLabelsWithRules } from '@junobench/suggest';
-import { RULE_CONFIDENCE } from '../../packages/suggest/src/rule-confidence.js';
+import { DEFAULT_SPLIT, RULE_CONFIDENCE, SuggestionEvaluator, assignSplit, normalizeLabels, suggestLabelsWithRules } from '@junobench/suggest';
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
