@@ -147,7 +147,7 @@ function registerLabelsSuggest(labels: Command, ctx: CliContext): void {
           progress.done();
         }
         for (const c of report.crashes.slice(0, show)) {
-          ctx.out(`${c.id} (${path.relative(ctx.cwd, c.location) || c.location}): ${c.ename}: ${oneLine(c.evalue, 100)}`);
+          ctx.out(`${c.id} (${showPath(ctx.cwd, c.location)}): ${c.ename}: ${oneLine(c.evalue, 100)}`);
           ctx.out(
             formatTable(
               ['dimension', 'suggested', 'confidence', ...(c.labels ? ['labelled'] : []), 'evidence'],
@@ -207,6 +207,12 @@ function formatConfusionTable(confusion: Record<string, Record<string, number | 
     ['labelled \\ suggested', ...suggested],
     labelled.map((l) => [l, ...suggested.map((p) => (confusion[l]?.[p] ? String(confusion[l]![p]) : '.'))]),
   );
+}
+
+/** A location under the working directory relative to it, anything else as it is. */
+function showPath(cwd: string, location: string): string {
+  const rel = path.relative(cwd, location);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? location : rel;
 }
 
 function oneLine(text: string, max: number): string {
