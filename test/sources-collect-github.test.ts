@@ -9,7 +9,7 @@ import { collectGithubNotebooks, createGithubClient, pseudonymizeAuthor } from '
 import { GithubContentsServer } from './fakes/github-contents-server.js';
 import { makeNotebook } from './fakes/notebooks.js';
 
-vi.setConfig({ testTimeout: 60_000 });
+vi.setConfig({ testTimeout: 300_000 });
 
 let tmp: string;
 let gh: GithubContentsServer;

@@ -51,7 +51,7 @@ describe('data stage with full data from the sources', () => {
     expect(r.stdout + r.stderr).toMatch(/not checked \(pandas_9: full data not fetched: run `junobench sources fetch pandas_9`\)/);
     const report = JSON.parse(await readFile(path.join(proj, 'curated', 'subsample.json'), 'utf8'));
     expect(report.skipped).toEqual([{ instance: 'pandas_9', detail: 'full data not fetched: run `junobench sources fetch pandas_9`' }]);
-  }, 120_000);
+  }, 600_000);
 
   it('with the full data in the cache under its tree hash: the stage runs again and redoes data/ byte for byte', async () => {
     await cp(full, path.join(proj, '.junobench-cache', 'sources', 'full', sha), { recursive: true });
@@ -60,7 +60,7 @@ describe('data stage with full data from the sources', () => {
     expect(r.stdout + r.stderr).toMatch(/1\/1 subsampled instance\(s\) reproduced byte for byte/);
     const report = JSON.parse(await readFile(path.join(proj, 'curated', 'subsample.json'), 'utf8'));
     expect(report.checks).toEqual([{ instance: 'pandas_9', reproduced: true, detail: 'byte-identical' }]);
-  }, 120_000);
+  }, 600_000);
 
   it('notices a data/ that the full data no longer gives', async () => {
     const csv = path.join(proj, 'raw', 'instances', 'pandas_9', 'data', 'house-prices', 'train.csv');
@@ -68,5 +68,5 @@ describe('data stage with full data from the sources', () => {
     const r = await build();
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toMatch(/NOT reproduced: pandas_9 \(differs from the data\/ the instance ships\)/);
-  }, 120_000);
+  }, 600_000);
 });

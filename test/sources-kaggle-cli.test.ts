@@ -11,7 +11,7 @@ import { FAKE_KAGGLE_BINARY, FAKE_KAGGLE_KEY, FakeKaggle } from './fakes/fake-ka
 import { makeNotebook } from './fakes/notebooks.js';
 
 // Each call starts the fake CLI as a real process: allow for a busy machine.
-vi.setConfig({ testTimeout: 60_000 });
+vi.setConfig({ testTimeout: 300_000 });
 
 let tmp: string;
 let fake: FakeKaggle;

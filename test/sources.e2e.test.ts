@@ -61,14 +61,14 @@ describe('collect → add → verify → sources fetch → drift', () => {
     expect(r.stdout + r.stderr).not.toContain(FAKE_KAGGLE_KEY);
     const record = JSON.parse(await readFile(path.join(proj, 'raw/sources/kaggle/alice/house-prices-crash/source.json'), 'utf8'));
     expect(checkSchema('source', record)).toEqual([]);
-  }, 120_000);
+  }, 900_000);
 
   it('collects a GitHub notebook', async () => {
     const r = await run(['collect', 'github', 'https://github.com/octo/notebooks/blob/main/eda/broadcast.ipynb']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('collected github octo/notebooks:eda/broadcast.ipynb@main → raw/sources/github/octo/notebooks--eda--broadcast');
     expect(r.stdout).toContain('code licence Apache-2.0');
-  }, 60_000);
+  }, 900_000);
 
   it('adds the Kaggle kernel as a draft whose crash reproduces in the local runtime', async () => {
     const r = await run(['add', 'raw/sources/kaggle/alice/house-prices-crash']);
@@ -104,7 +104,7 @@ describe('collect → add → verify → sources fetch → drift', () => {
     expect(checkSchema('sources-lock', lock)).toEqual([]);
     expect(lock.instances[kaggleId]).toMatchObject({ platform: 'kaggle', record: 'sources/kaggle/alice/house-prices-crash', notebook: { ref: 'alice/house-prices-crash' } });
     expect(lock.instances[kaggleId]!.data!.sha256).toBe(await hashInstanceTree(path.join(dir, 'data')));
-  }, 300_000);
+  }, 900_000);
 
   it('adds the GitHub notebook replayed by execution count, verified in the local runtime', async () => {
     const r = await run(['add', 'raw/sources/github/octo/notebooks--eda--broadcast']);
@@ -115,7 +115,7 @@ describe('collect → add → verify → sources fetch → drift', () => {
     expect(r.stdout).toContain('crash reproduced as mined (local runtime');
     const inst = JSON.parse(await readFile(path.join(proj, 'raw/instances', githubId, 'instance.json'), 'utf8')) as Instance;
     expect(inst).toMatchObject({ status: 'draft', execution: { order: 'execution-count' }, source: { platform: 'github' }, crash: { ename: 'ValueError', cell: 3 } });
-  }, 300_000);
+  }, 900_000);
 
   it('verifies the drafts: reproduced only, reported as drafts, not failures', async () => {
     const r = await run(['verify', '--json', 'v.json']);
@@ -125,7 +125,7 @@ describe('collect → add → verify → sources fetch → drift', () => {
     const report = JSON.parse(await readFile(path.join(proj, 'v.json'), 'utf8'));
     expect(checkSchema('verification', report)).toEqual([]);
     expect(report.summary).toMatchObject({ total: 2, verified: 0, notVerified: 0, drafts: 2 });
-  }, 300_000);
+  }, 900_000);
 
   it('sources fetch finds everything as locked and assembles the full data', async () => {
     const r = await run(['sources', 'fetch']);
@@ -136,7 +136,7 @@ describe('collect → add → verify → sources fetch → drift', () => {
     const lock = JSON.parse(await readFile(path.join(proj, 'raw/sources.lock.json'), 'utf8')) as SourcesLock;
     const full = path.join(proj, 'cache/sources/full', lock.instances[kaggleId]!.data!.sha256);
     expect(await hashInstanceTree(full)).toBe(lock.instances[kaggleId]!.data!.sha256);
-  }, 120_000);
+  }, 900_000);
 
   it('reports a changed upstream dataset file and notebook as drift naming the instance and the file (exit 1), changing nothing', async () => {
     const lockBefore = await readFile(path.join(proj, 'raw/sources.lock.json'), 'utf8');
@@ -155,5 +155,5 @@ describe('collect → add → verify → sources fetch → drift', () => {
     const one = await run(['sources', 'fetch', kaggleId]);
     expect(one.code).toBe(1);
     expect(one.stdout).not.toContain(githubId);
-  }, 180_000);
+  }, 900_000);
 });
