@@ -13,7 +13,7 @@ describe('renderOutput', () => {
     ['a huge image is named, not embedded', { output_type: 'display_data', metadata: {}, data: { 'image/png': 'A'.repeat(MAX_IMAGE_BASE64 + 4) } }, /\[image\/png output of 220 KB not embedded\]/],
     ['HTML and JavaScript outputs are never rendered', { output_type: 'display_data', metadata: {}, data: { 'text/html': '<script>x()</script>', 'application/javascript': 'x()' } }, /^<div class="output"><p class="muted">\[application\/javascript, text\/html output not shown\]<\/p><\/div>$/],
     ['text/plain beside HTML is what shows', { output_type: 'execute_result', execution_count: 3, metadata: {}, data: { 'text/html': '<table>', 'text/plain': '   a\n0  1' } }, /<pre class="ansi"> {3}a\n0 {2}1<\/pre>/],
-    ['an error output: its traceback, coloured', { output_type: 'error', ename: 'KeyError', evalue: "'x'", traceback: ['\u001b[0;31mKeyError\u001b[0m: <x>'] }, /<h4>KeyError<\/h4><pre class="ansi"><span class="ansi-fg-1">KeyError<\/span>: &lt;x&gt;<\/pre>/],
+    ['an error output: its traceback, coloured', { output_type: 'error', ename: 'KeyError', evalue: "'x'", traceback: ['\u001b[0;31mKeyError\u001b[0m: <x>'] }, /<p class="tb-title">KeyError<\/p><pre class="ansi"><span class="ansi-fg-1">KeyError<\/span>: &lt;x&gt;<\/pre>/],
   ])('%s', (_name, output, expected) => {
     expect(renderOutput(output)).toMatch(expected);
   });

@@ -152,7 +152,7 @@ function renderCell(
   if (isObserved && marks.observed) {
     const o = marks.observed;
     const lines = o.traceback && o.traceback.length > 0 ? o.traceback.join('\n') : `${o.ename}: ${o.evalue}`;
-    traceback = `<div class="traceback"><h4>Observed in verification: ${escapeHtml(o.ename)}</h4><pre class="ansi scroll" tabindex="0">${convertAnsiToHtml(truncate(lines))}</pre></div>`;
+    traceback = `<div class="traceback"><p class="tb-title">Observed in verification: ${escapeHtml(o.ename)}</p><pre class="ansi scroll" tabindex="0">${convertAnsiToHtml(truncate(lines))}</pre></div>`;
   }
   return `<div class="cell${isObserved ? ' crash' : ''}"${id}><div class="cell-head">${head.join('')}</div>${body}${outputs}${traceback}</div>`;
 }
@@ -161,7 +161,7 @@ function renderCell(
 export function renderOutput(o: CellOutput): string {
   if (o.output_type === 'stream') return `<div class="output"><pre class="ansi">${convertAnsiToHtml(truncate(joinText(o.text)))}</pre></div>`;
   if (o.output_type === 'error') {
-    return `<div class="output traceback"><h4>${escapeHtml(o.ename)}</h4><pre class="ansi">${convertAnsiToHtml(truncate(o.traceback.join('\n')))}</pre></div>`;
+    return `<div class="output traceback"><p class="tb-title">${escapeHtml(o.ename)}</p><pre class="ansi">${convertAnsiToHtml(truncate(o.traceback.join('\n')))}</pre></div>`;
   }
   const data = o.data ?? {};
   for (const mime of ['image/png', 'image/jpeg'] as const) {

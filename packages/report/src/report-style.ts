@@ -66,7 +66,7 @@ dl.facts dt{font-weight:600;color:var(--muted)}dl.facts dd{margin:0}
 .output{border-top:1px dashed var(--line)}
 .output img{max-width:100%;height:auto;display:block;padding:6px}
 .traceback{background:#fff8f8;border-top:1px solid var(--del-line)}
-.traceback h4{margin:0;padding:4px 8px;font-size:.8rem;color:var(--bad)}
+.traceback .tb-title{margin:0;padding:4px 8px;font-size:.8rem;font-weight:700;color:var(--bad)}
 pre.ansi{font-size:.8rem;line-height:1.35}
 pre.scroll{max-height:28em;overflow:auto}
 .table-wrap{overflow-x:auto}
