@@ -1,27 +1,46 @@
 // bench/verify: our verifier against the obvious sequential alternative
-// (nbclient, one notebook at a time, fresh kernel each), on the same machine
-// in the same run. Usage: npx tsx bench/verify/run.ts [--instances raw/instances] [--rounds 2]
+// (nbclient, one notebook at a time, fresh kernel each) and against the floor
+// (the cells' own work, imports done first, spread over the cores), on the
+// same machine in the same round. Each round runs every row once; the table
+// shows the median over rounds and the spread (min–max), because the machine
+// may be shared. Usage:
+//   npx tsx bench/verify/run.ts [--instances raw/instances] [--rounds 3] [--docker] [--jobs 2]
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { listInstanceIds, readInstance, type VerificationReport } from '@junobench/core';
+import { listInstanceIds, readInstance, type RunPhases, type VerificationReport, type VersionResult } from '@junobench/core';
 import { planExecution, readNotebook } from '@junobench/notebook';
+import { planPrewarm } from '@junobench/verify';
 import { flag, hasFlag } from '../args.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const instancesDir = path.resolve(root, flag('--instances', 'raw/instances'));
-const rounds = Number(flag('--rounds', '2'));
+const rounds = Number(flag('--rounds', '3'));
+const cores = os.availableParallelism();
+const jobs = Number(flag('--jobs', String(cores)));
 const python = process.env.JUNOBENCH_PYTHON ?? '/usr/bin/python3';
 const withDocker = hasFlag('--docker');
 
 const cli = (a: string[]) => execa('node', [path.join(root, 'packages/cli/bin/junobench.js'), ...a], { cwd: root, reject: false, env: { ...process.env, CI: '1' } });
 
+type PhaseName = Exclude<keyof RunPhases, 'cellsMinorFaults'>;
+const PHASES: PhaseName[] = ['containerMs', 'startMs', 'readyMs', 'importsMs', 'waitMs', 'cellsMs', 'cellsCpuMs', 'teardownMs'];
+
+interface Measure {
+  wallMs: number;
+  cellsMs: number;
+  phases: Partial<Record<PhaseName, number>>;
+  kernels: Record<string, number>;
+  jobs: number;
+  failures: number;
+}
+
 async function main() {
-  // TensorFlow instances are skipped locally: leave them out of both sides.
+  // TensorFlow instances are skipped locally: leave them out of every row.
   const ids: string[] = [];
-  const items: { notebook: string; cwd: string; cells: number[] }[] = [];
+  const items: { notebook: string; cwd: string; cells: number[]; prewarm: string[] }[] = [];
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'jb-bench-verify-'));
   for (const id of await listInstanceIds(instancesDir)) {
     const inst = await readInstance(path.join(instancesDir, id));
@@ -33,63 +52,124 @@ async function main() {
       const dir = path.join(scratch, `${id}-${v}`);
       await cp(path.join(instancesDir, id), dir, { recursive: true });
       const nb = await readNotebook(path.join(dir, `${v}.ipynb`));
-      items.push({ notebook: path.join(dir, `${v}.ipynb`), cwd: dir, cells: planExecution(nb, inst.execution.order, inst.execution.cells) });
+      const cells = planExecution(nb, inst.execution.order, inst.execution.cells);
+      items.push({ notebook: path.join(dir, `${v}.ipynb`), cwd: dir, cells, prewarm: planPrewarm(nb, cells, inst.requires) });
     }
   }
   const n = items.length;
-  console.log(`bench/verify: ${ids.length} instances, ${n} notebooks, ${os.availableParallelism()} CPUs, ${rounds} round(s)`);
+  const loadStart = os.loadavg();
+  console.log(`bench/verify: ${ids.length} instances, ${n} notebooks, ${cores} CPUs, --jobs ${jobs}, ${rounds} round(s); load ${loadStart.map((x) => x.toFixed(1)).join(' ')}`);
 
-  const results: Record<string, number[]> = {};
-  const cellTimes: Record<string, number[]> = {};
-  const add = (k: string, ms: number) => (results[k] ??= []).push(ms);
+  const rows: [string, string[]][] = [
+    ['junobench verify --jobs 1', ['--jobs', '1']],
+    ['junobench verify --jobs 1 --no-fork', ['--jobs', '1', '--no-fork']],
+    [`junobench verify --jobs ${jobs}`, ['--jobs', String(jobs)]],
+    [`junobench verify --jobs ${jobs} --no-fork`, ['--jobs', String(jobs), '--no-fork']],
+    ...(withDocker ? ([[`junobench verify --runtime docker --jobs ${jobs}`, ['--runtime', 'docker', '--jobs', String(jobs)]]] as [string, string[]][]) : []),
+  ];
+  const measures: Record<string, Measure[]> = {};
+  const add = (k: string, m: Measure) => (measures[k] ??= []).push(m);
+  const loads: number[] = [];
 
   for (let r = 0; r < rounds; r++) {
     const t0 = Date.now();
     const b = await execa(python, [path.join(root, 'bench/verify/nbclient_baseline.py')], { input: JSON.stringify(items) });
-    add('nbclient sequential', Date.now() - t0);
     const base = JSON.parse(b.stdout) as { notebooks: { cellsMs: number }[] };
-    (cellTimes['nbclient sequential'] ??= []).push(base.notebooks.reduce((s, x) => s + x.cellsMs, 0));
+    add('nbclient one by one', { wallMs: Date.now() - t0, cellsMs: sum(base.notebooks.map((x) => x.cellsMs)), phases: {}, kernels: {}, jobs: 1, failures: 0 });
+    const f = await execa(python, [path.join(root, 'bench/verify/nbclient_baseline.py'), '--floor'], { input: JSON.stringify(items) });
+    const floorCells = sum((JSON.parse(f.stdout) as { notebooks: { cellsMs: number }[] }).notebooks.map((x) => x.cellsMs));
+    // The floor: the cells' own work (imports done before, one thread per kernel) spread perfectly over the jobs.
+    add(`floor: cells only, imports first, ÷ ${jobs}`, { wallMs: floorCells / jobs, cellsMs: floorCells, phases: {}, kernels: {}, jobs, failures: 0 });
 
-    for (const [label, extra] of [
-      ['junobench verify --jobs 1', ['--jobs', '1']],
-      ['junobench verify --jobs 1 --no-fork', ['--jobs', '1', '--no-fork']],
-      ['junobench verify --jobs 1 --no-fork --no-prewarm', ['--jobs', '1', '--no-fork', '--no-prewarm']],
-      [`junobench verify --jobs ${os.availableParallelism()}`, []],
-      ...(withDocker ? [[`junobench verify --runtime docker --jobs ${os.availableParallelism()}`, ['--runtime', 'docker']]] : []),
-    ] as [string, string[]][]) {
+    for (const [label, extra] of rows) {
       const json = path.join(scratch, 'v.json');
       const t1 = Date.now();
       const res = await cli(['verify', ...ids, '--instances', instancesDir, '--no-cache', '--json', json, ...extra]);
-      add(label, Date.now() - t1);
+      const wallMs = Date.now() - t1;
       if (res.exitCode !== 0) console.error(`${label} exited ${res.exitCode}: ${res.stderr.slice(-500)}`);
       const rep = JSON.parse(await readFile(json, 'utf8')) as VerificationReport;
-      const inCells = rep.instances.reduce((s, v) => s + [v.reproduced, v.fixed].reduce((a, x) => a + x.cells.reduce((c, cell) => c + cell.durationMs, 0), 0), 0);
-      (cellTimes[label] ??= []).push(inCells);
+      const versions: VersionResult[] = rep.instances.flatMap((v) => [v.reproduced, v.fixed]);
+      const phases: Partial<Record<PhaseName, number>> = {};
+      for (const p of PHASES) {
+        const xs = versions.map((v) => v.phases?.[p]).filter((x): x is number => typeof x === 'number');
+        if (xs.length > 0) phases[p] = sum(xs);
+      }
+      const kernels: Record<string, number> = {};
+      for (const v of versions) if (v.kernel) kernels[v.kernel] = (kernels[v.kernel] ?? 0) + 1;
+      add(label, {
+        wallMs,
+        cellsMs: sum(versions.map((v) => sum(v.cells.map((c) => c.durationMs)))),
+        phases,
+        kernels,
+        jobs: Number(extra[extra.indexOf('--jobs') + 1]),
+        failures: rep.instances.filter((v) => v.status !== 'verified').length,
+      });
     }
+    loads.push(os.loadavg()[0]!);
+    console.log(`round ${r + 1}/${rounds} done; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const baseline = median(results['nbclient sequential']!);
+
+  const baseline = measures['nbclient one by one']!;
+  const localJobs = measures[`junobench verify --jobs ${jobs}`]!;
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const lines = [
-    `# bench/verify`,
+    '# bench/verify',
     '',
-    `${ids.length} embedded instances (${n} notebooks: reproduced + fixed), ${os.availableParallelism()} CPUs, median of ${rounds} round(s), ${new Date().toISOString().slice(0, 10)}.`,
-    'Wall time for the whole set; "in cells" = summed execution time of the cells as the runner measured them; "overhead/notebook" = (wall − in cells) / notebooks, for the sequential runs.',
-    'Read the two together: with prewarm or forked kernels the notebooks\' imports are done before their first cell, so they leave "in cells" and the overhead that remains is what is not hidden.',
+    `${ids.length} embedded instances (${n} notebooks: reproduced + fixed; TensorFlow ones are skipped locally and left out), ${cores} CPUs, ${rounds} round(s), ${new Date().toISOString().slice(0, 10)}.`,
+    `Load average (1 min) at the start ${loadStart[0]!.toFixed(1)}, after each round ${loads.map((x) => x.toFixed(1)).join(', ')} — the machine is shared: compare rows of the same round (speed-ups are per round), not runs.`,
     '',
-    '| runner | wall | per notebook | in cells | overhead/notebook | speed-up vs nbclient |',
+    'Wall time for the whole set: median of the rounds [min–max]. "speed-up" is nbclient\'s wall time divided by the row\'s, in the same round (median [min–max]).',
+    '"outside cells / notebook" = (wall × jobs − time in cells) / notebooks: what each notebook costs beyond its own cells, per job slot.',
+    '',
+    '| runner | wall | speed-up vs nbclient | in cells | outside cells / notebook | verified all |',
     '|---|---:|---:|---:|---:|---:|',
   ];
-  for (const [label, xs] of Object.entries(results)) {
-    const wall = median(xs);
-    const cells = median(cellTimes[label]!);
-    const sequential = label.includes('--jobs 1') || label.startsWith('nbclient');
-    lines.push(`| ${label} | ${(wall / 1000).toFixed(1)} s | ${(wall / n / 1000).toFixed(2)} s | ${(cells / 1000).toFixed(1)} s | ${sequential ? `${((wall - cells) / n / 1000).toFixed(2)} s` : '—'} | ${(baseline / wall).toFixed(2)}× |`);
+  for (const [label, ms] of Object.entries(measures)) {
+    const walls = ms.map((m) => m.wallMs);
+    const ups = ms.map((m, i) => baseline[i]!.wallMs / m.wallMs);
+    const outside = ms.map((m) => (m.wallMs * m.jobs - m.cellsMs) / n);
+    const floorRow = label.startsWith('floor');
+    lines.push(
+      `| ${label} | ${s(median(walls))} [${s(Math.min(...walls))}–${s(Math.max(...walls))}] | ${median(ups).toFixed(2)}× [${Math.min(...ups).toFixed(2)}–${Math.max(...ups).toFixed(2)}] | ${s(median(ms.map((m) => m.cellsMs)))} | ${floorRow ? '—' : `${(median(outside) / 1000).toFixed(2)} s`} | ${floorRow || label.startsWith('nbclient') ? '—' : ms.every((m) => m.failures === 0) ? 'yes' : `no (${ms.map((m) => m.failures).join(', ')} not verified)`} |`,
+    );
   }
-  lines.push('', `Load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} (the machine may be shared: compare rows of the same run, not runs).`);
+  lines.push('', '## Where the time goes (median round, summed over the notebooks, s)', '');
+  lines.push(`| runner | ${PHASES.join(' | ')} | kernels |`, `|---|${PHASES.map(() => '---:').join('|')}|---|`);
+  for (const [label, ms] of Object.entries(measures)) {
+    if (!label.startsWith('junobench')) continue;
+    const mid = ms[indexOfMedian(ms.map((m) => m.wallMs))]!;
+    lines.push(`| ${label} | ${PHASES.map((p) => (mid.phases[p] !== undefined ? (mid.phases[p]! / 1000).toFixed(1) : '—')).join(' | ')} | ${Object.entries(mid.kernels).map(([k, c]) => `${k} ${c}`).join(', ')} |`);
+  }
+  lines.push(
+    '',
+    'Phases (see README, verify): containerMs create + start of the container; startMs fork or launch of the kernel; readyMs until it answers; importsMs prewarm imports; waitMs what the notebook waited for its kernel after its turn came (start, ready and imports overlap the previous notebook when the kernel is started ahead); cellsMs / cellsCpuMs wall / CPU in cells; teardownMs kernel shutdown.',
+    '',
+    '## Targets (issue 16)',
+    '',
+    `- local \`--jobs ${jobs}\` ≥ 5× nbclient one by one: median ${median(localJobs.map((m, i) => baseline[i]!.wallMs / m.wallMs)).toFixed(2)}×.`,
+    `- outside cells ≤ 0.3 s per notebook at \`--jobs ${jobs}\`: median ${(median(localJobs.map((m) => (m.wallMs * m.jobs - m.cellsMs) / n)) / 1000).toFixed(2)} s.`,
+  );
+  if (withDocker) {
+    const docker = measures[`junobench verify --runtime docker --jobs ${jobs}`]!;
+    lines.push(`- docker ≤ 1.3× local at \`--jobs ${jobs}\`: median ${median(docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}× [${Math.min(...docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}–${Math.max(...docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}].`);
+  }
   const text = lines.join('\n') + '\n';
   console.log(text);
   await writeFile(path.join(root, 'bench/verify/results.md'), text);
   await rm(scratch, { recursive: true, force: true });
+}
+
+function sum(xs: number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
+}
+
+function median(xs: number[]): number {
+  return xs[indexOfMedian(xs)]!;
+}
+
+function indexOfMedian(xs: number[]): number {
+  const order = xs.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
+  return order[Math.floor(order.length / 2)]![1];
 }
 
 await main();

@@ -18,7 +18,17 @@ export interface ContainerSpec {
   capDrop?: string[];
   capAdd?: string[];
   labels?: Record<string, string>;
-  /** Killed (SIGKILL) this many seconds after start. */
+  /** The root file system is read-only; only `tmpfs` mounts (and binds) are writable. */
+  readonlyRootfs?: boolean;
+  /** Size-limited in-memory file systems: path → bytes. */
+  tmpfs?: Record<string, number>;
+  /**
+   * The container's stdin stays open (attached) until `go()`: its command can
+   * prepare (start a kernel, import) and wait for the line "go". When the
+   * toolchain goes away, stdin closes (end of file) and the command can exit.
+   */
+  waitForGo?: boolean;
+  /** Killed (SIGKILL) this many seconds after start (after `go()` with waitForGo). */
   wallClockSeconds: number;
   /** Output kept per stream (the tail); default 4 MiB. */
   maxOutputBytes?: number;
@@ -35,7 +45,9 @@ export interface ContainerOutcome {
   aborted: boolean;
   /** create + start, in ms: the per-run cost of a container. */
   setupMs: number;
-  /** start → exit, in ms. */
+  /** start → go, in ms: how long it was ready ahead of its turn (waitForGo). */
+  waitMs?: number;
+  /** go (or start) → exit, in ms. */
   runMs: number;
   /** exit → gone (removed), in ms. */
   teardownMs: number;
@@ -44,22 +56,33 @@ export interface ContainerOutcome {
 /** Label put on every container this toolchain starts (for `podman ps --filter label=…`). */
 export const CONTAINER_LABEL = 'org.junobench.runtime';
 
+/** A started container whose command may be waiting for `go()` (ContainerSpec.waitForGo). */
+export interface LaunchedContainer {
+  id: string;
+  /** Let it proceed (write "go" to its stdin) and start its wall-clock limit. Idempotent. */
+  go(): void;
+  /** Its outcome, once it has ended and the engine no longer knows it. Rejects with a JunoError on engine failures. */
+  done: Promise<ContainerOutcome>;
+}
+
 /**
- * Run `spec` in a fresh container and collect its output. The container has
- * no network, is removed automatically when it ends (AutoRemove) and, to be
- * sure on engines where auto-removal races with wait (Podman), is removed
- * again here and waited for until the engine no longer knows it: when this
- * returns or throws, the container is gone.
+ * Create, attach to and start a fresh container for `spec`; resolves once it
+ * runs (`done` then follows its fate). The container has no network, is
+ * removed automatically when it ends (AutoRemove) and, to be sure on engines
+ * where auto-removal races with wait (Podman), is removed again and waited
+ * for until the engine no longer knows it: when `done` settles, it is gone.
+ * A container that cannot be started is removed before this rejects.
  */
-export async function runContainer(
+export async function launchContainer(
   docker: Docker,
   spec: ContainerSpec,
   options: { signal?: AbortSignal; onContainer?: (id: string) => void } = {},
-): Promise<ContainerOutcome> {
+): Promise<LaunchedContainer> {
   const t0 = Date.now();
   const max = spec.maxOutputBytes ?? 4 * 1024 * 1024;
   const stdout = new TailBuffer(max);
   const stderr = new TailBuffer(max);
+  const stdin = Boolean(spec.waitForGo);
   let container: Docker.Container;
   try {
     container = await docker.createContainer({
@@ -70,10 +93,13 @@ export async function runContainer(
       ...(spec.workingDir ? { WorkingDir: spec.workingDir } : {}),
       Labels: { [CONTAINER_LABEL]: 'run', ...spec.labels },
       NetworkDisabled: true,
+      AttachStdin: stdin,
       AttachStdout: true,
       AttachStderr: true,
       Tty: false,
-      OpenStdin: false,
+      OpenStdin: stdin,
+      // The toolchain's attachment is the only writer: when it ends, stdin closes.
+      StdinOnce: stdin,
       HostConfig: {
         AutoRemove: true,
         NetworkMode: 'none',
@@ -83,6 +109,8 @@ export async function runContainer(
         ...(spec.pidsLimit ? { PidsLimit: spec.pidsLimit } : {}),
         ...(spec.capDrop ? { CapDrop: spec.capDrop } : {}),
         ...(spec.capAdd ? { CapAdd: spec.capAdd } : {}),
+        ...(spec.readonlyRootfs ? { ReadonlyRootfs: true } : {}),
+        ...(spec.tmpfs ? { Tmpfs: Object.fromEntries(Object.entries(spec.tmpfs).map(([p, bytes]) => [p, `rw,nosuid,nodev,size=${bytes},mode=1777`])) } : {}),
         SecurityOpt: ['no-new-privileges'],
       },
     });
@@ -96,70 +124,106 @@ export async function runContainer(
   let timer: NodeJS.Timeout | undefined;
   let setupMs = 0;
   let started = 0;
-  let exited = 0;
-  let exitCode: number | null = null;
+  let wentAt = 0;
   const kill = () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
   const onAbort = () => {
     aborted = true;
     void kill();
   };
+  let stream: NodeJS.ReadWriteStream;
+  let waited: Promise<number | null>;
+  let drained: Promise<void>;
   try {
     // Attach and wait before start, so neither output nor the exit can be
     // missed however short the run (and however fast auto-removal is).
-    const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
-    const drained = new Promise<void>((resolve) => {
+    stream = (await container.attach({ stream: true, stdout: true, stderr: true, ...(stdin ? { stdin: true, hijack: true } : {}) })) as NodeJS.ReadWriteStream;
+    drained = new Promise<void>((resolve) => {
       stream.on('end', resolve);
       stream.on('close', resolve);
       stream.on('error', () => resolve());
     });
     docker.modem.demuxStream(stream, stdout.writable(), stderr.writable());
-    const waited = (container.wait({ condition: 'next-exit' }) as Promise<{ StatusCode?: number }>).then(
+    waited = (container.wait({ condition: 'next-exit' }) as Promise<{ StatusCode?: number }>).then(
       (r) => (typeof r?.StatusCode === 'number' ? r.StatusCode : null),
       () => null,
     );
-    if (options.signal?.aborted) {
-      // Cancelled before it started: it never runs (and is removed below).
-      aborted = true;
-      return { exitCode: null, stdout: '', stderr: '', timedOut: false, aborted, setupMs: Date.now() - t0, runMs: 0, teardownMs: 0 };
+    if (options.signal?.aborted) aborted = true;
+    else {
+      await container.start();
+      started = Date.now();
+      setupMs = started - t0;
     }
-    await container.start();
-    started = Date.now();
-    setupMs = started - t0;
+  } catch (e) {
+    await ensureRemoved(docker, container).catch(() => undefined);
+    if (e instanceof JunoError) throw e;
+    throw engineError(e, spec.image, 'start a container');
+  }
+  const go = () => {
+    if (wentAt || aborted) return;
+    wentAt = Date.now();
     timer = setTimeout(() => {
       timedOut = true;
       void kill();
     }, spec.wallClockSeconds * 1000);
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    exitCode = await waited;
-    if (exitCode === null) {
-      // wait() lost a race with auto-removal: the attach stream ends when the container does.
-      await drained;
-      exited = Date.now();
-    } else {
-      exited = Date.now();
-      // Some engines end the wait a moment before the last output arrives.
-      await Promise.race([drained, delay(2000)]);
-    }
-  } catch (e) {
-    if (e instanceof JunoError) throw e;
-    throw engineError(e, spec.image, 'run a container');
-  } finally {
-    if (timer) clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-    if (!exited) exited = Date.now();
-    await ensureRemoved(docker, container);
-  }
-  if (exitCode === null) exitCode = exitCodeFromMarker(stderr.text());
-  return {
-    exitCode,
-    stdout: stdout.text(),
-    stderr: stderr.text(),
-    timedOut,
-    aborted,
-    setupMs,
-    runMs: started ? exited - started : 0,
-    teardownMs: Date.now() - exited,
+    // On a line of its own: some engines deliver the attach request's body on stdin first.
+    if (stdin) stream.write('\ngo\n');
   };
+  const done = (async (): Promise<ContainerOutcome> => {
+    let exited = 0;
+    let exitCode: number | null = null;
+    try {
+      if (aborted) {
+        // Cancelled before it started: it never runs (and is removed below).
+        return { exitCode: null, stdout: '', stderr: '', timedOut: false, aborted, setupMs, runMs: 0, teardownMs: 0 };
+      }
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      exitCode = await waited;
+      if (exitCode === null) {
+        // wait() lost a race with auto-removal: the attach stream ends when the container does.
+        await drained;
+        exited = Date.now();
+      } else {
+        exited = Date.now();
+        // Some engines end the wait a moment before the last output arrives.
+        await Promise.race([drained, delay(2000)]);
+      }
+    } catch (e) {
+      if (e instanceof JunoError) throw e;
+      throw engineError(e, spec.image, 'run a container');
+    } finally {
+      if (timer) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (!exited) exited = Date.now();
+      if (stdin) stream.end();
+      await ensureRemoved(docker, container);
+    }
+    if (exitCode === null) exitCode = exitCodeFromMarker(stderr.text());
+    return {
+      exitCode,
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      timedOut,
+      aborted,
+      setupMs,
+      waitMs: wentAt && started ? Math.max(0, wentAt - started) : 0,
+      runMs: started ? exited - (wentAt || started) : 0,
+      teardownMs: Date.now() - exited,
+    };
+  })();
+  // Without waitForGo there is nothing to wait for.
+  if (!stdin) go();
+  return { id: container.id, go, done };
+}
+
+/** Run `spec` in a fresh container and collect its output (launchContainer, at once). */
+export async function runContainer(
+  docker: Docker,
+  spec: ContainerSpec,
+  options: { signal?: AbortSignal; onContainer?: (id: string) => void } = {},
+): Promise<ContainerOutcome> {
+  const launched = await launchContainer(docker, spec, options);
+  launched.go();
+  return launched.done;
 }
 
 /** `junobench-container: exit=N …`, printed by the sandbox wrapper as its last line. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -66,6 +67,22 @@ function runOf(name: string, dir: string, cells: number, extra: Partial<Notebook
     timeoutSeconds: 120,
     ...extra,
   };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Thread counts of the IPython kernels on this host (a container's processes are visible from the host). */
+function kernelThreadCounts(): number[] {
+  const counts: number[] = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('ipykernel_launcher')) continue;
+      counts.push(Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return counts;
 }
 
 /** Containers of this test file still known to the engine (running or not). */
@@ -142,7 +159,8 @@ describe('container runtime sandbox (real engine)', () => {
         `assert cpu.split()[0] == "50000", cpu`,
         `pids = ${read('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max')}`,
         `assert pids == "256", pids`,
-        'assert os.getuid() == 1000 and os.geteuid() == 1000, os.getuid()',
+        // Its own uid, not the image user's: no per-user limit shared with other containers.
+        'assert os.getuid() >= 200000 and os.geteuid() == os.getuid(), os.getuid()',
         "caps = [l for l in open('/proc/self/status') if l.startswith(('CapEff', 'CapBnd'))]",
         "assert all(l.split()[1] == '0000000000000000' for l in caps), caps",
         "assert os.getcwd() == '/work', os.getcwd()",
@@ -212,6 +230,62 @@ describe('container runtime sandbox (real engine)', () => {
     expect(r!.status).toBe('kernel-died');
     expect(r!.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
     expect(await leftovers(r!.id)).toEqual([]);
+  });
+
+  it('the scratch disk is bounded (--disk): writing past it fails in the notebook and the reason names the limit; nothing else is writable', async () => {
+    const dir = await instance('disk', [
+      [
+        'import os, errno',
+        "for p in ('/opt/x', '/var/x', '/home/junobench/x', '/x'):",
+        '    try:',
+        "        open(p, 'w').write('x')",
+        "        raise AssertionError('writable: ' + p)",
+        '    except OSError as e:',
+        '        assert e.errno in (errno.EROFS, errno.EACCES), (p, e)',
+        "open(os.path.expanduser('~/ok'), 'w').write('home is writable')",
+        "open('/tmp/ok', 'w').write('tmp is writable')",
+      ].join('\n'),
+      "with open('big.bin', 'wb') as f:\n    for _ in range(100):\n        f.write(b'\\0' * 1024 ** 2)",
+    ]);
+    const [r] = await runtime({ memory: '512m', disk: '64m' }).run([runOf('disk', dir, 2)]);
+    expect(r!.cells[0]!.status).toBe('ok');
+    expect(r!.cells[1]).toMatchObject({ status: 'error', ename: 'OSError', evalue: expect.stringContaining('No space left on device') });
+    expect(r!.reason).toBe('the notebook filled its scratch disk (64 MiB for /work and for /tmp: --disk)');
+    expect(await leftovers(r!.id)).toEqual([]);
+  });
+
+  it('a notebook holding hundreds of threads does not make another container fail to start threads (no shared per-user limit)', async () => {
+    const hogDir = await instance('hog', [
+      [
+        'import os, threading, time',
+        'ev = threading.Event()',
+        'ts = [threading.Thread(target=ev.wait) for _ in range(900)]',
+        'for t in ts:\n    t.start()',
+        "while not os.path.exists('/instance/stop'):\n    time.sleep(0.1)",
+        'ev.set()',
+        'for t in ts:\n    t.join()',
+      ].join('\n'),
+    ]);
+    const otherDir = await instance('other', [
+      'import subprocess, threading\nts = [threading.Thread(target=lambda: None) for _ in range(200)]\nfor t in ts:\n    t.start()\nfor t in ts:\n    t.join()\nsubprocess.run(["true"], check=True)',
+    ]);
+    const rt = runtime({ pidsLimit: 4096 });
+    const hog = rt.run([runOf('hog', hogDir, 1)]);
+    try {
+      // The hog's kernel holds its threads (seen from the host) before the other notebook starts.
+      let held = false;
+      for (let i = 0; i < 1200 && !held; i++) {
+        held = kernelThreadCounts().some((n) => n >= 900);
+        if (!held) await sleep(100);
+      }
+      expect(held).toBe(true);
+      const [other] = await rt.run([runOf('other', otherDir, 1)]);
+      expect(other!.status, JSON.stringify(other)).toBe('completed');
+    } finally {
+      await writeFile(path.join(hogDir, 'stop'), '');
+    }
+    const [h] = await hog;
+    expect(h!.status).toBe('completed');
   });
 
   it('runs several notebooks at once (jobs) and returns their results in order', async () => {

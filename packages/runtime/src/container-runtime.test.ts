@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type Docker from 'dockerode';
 import { JunoError } from '@junobench/core';
@@ -13,19 +13,22 @@ interface Script {
 }
 
 /**
- * A stand-in for dockerode with just what the runtime uses. Each container
- * "runs" for `ms`, prints its script and auto-removes itself, as an engine would.
+ * A stand-in for dockerode with just what the runtime uses. A container with
+ * stdin waits for "go" on it; then it "runs" for `ms`, prints its script and
+ * auto-removes itself, as an engine would.
  */
 function fakeDocker(script: (cmd: string[]) => Script, options: { images?: string[] } = {}) {
   const live = new Map<string, { killed: boolean }>();
   const created: Docker.ContainerCreateOptions[] = [];
   let running = 0;
   let maxRunning = 0;
+  let alive = 0;
+  let maxAlive = 0;
   let n = 0;
   const notFound = () => Object.assign(new Error('(HTTP code 404) no such container'), { statusCode: 404 });
   const docker = {
     modem: {
-      demuxStream(stream: PassThrough, out: NodeJS.WritableStream, err: NodeJS.WritableStream) {
+      demuxStream(stream: Duplex, out: NodeJS.WritableStream, err: NodeJS.WritableStream) {
         stream.on('data', (chunk: { fd: 1 | 2; text: string }) => (chunk.fd === 1 ? out : err).write(chunk.text));
       },
     },
@@ -55,15 +58,28 @@ function fakeDocker(script: (cmd: string[]) => Script, options: { images?: strin
       const id = `c${++n}`;
       const state = { killed: false };
       live.set(id, state);
-      const stream = new PassThrough({ objectMode: true });
       let exit!: (code: number) => void;
       const exited = new Promise<number>((r) => (exit = r));
       let timer: NodeJS.Timeout | undefined;
+      let isRunning = false;
+      let ended = false;
+      let go: () => void = () => undefined;
+      const stream = new Duplex({
+        objectMode: true,
+        read: () => undefined,
+        write(chunk: Buffer | string, _enc, cb) {
+          if (String(chunk).split('\n').includes('go')) go();
+          cb();
+        },
+      });
       const finish = (code: number) => {
+        if (ended) return;
+        ended = true;
         if (timer) clearTimeout(timer);
         timer = undefined;
-        running--;
-        stream.end();
+        if (isRunning) running--;
+        alive--;
+        stream.push(null);
         if (opts.HostConfig?.AutoRemove) live.delete(id);
         exit(code);
       };
@@ -72,18 +88,25 @@ function fakeDocker(script: (cmd: string[]) => Script, options: { images?: strin
         attach: async () => stream,
         wait: () => exited.then((StatusCode) => ({ StatusCode })),
         start: async () => {
-          running++;
-          maxRunning = Math.max(maxRunning, running);
-          const s = script(opts.Cmd as string[]);
-          timer = setTimeout(() => {
-            if (s.stdout) stream.write({ fd: 1, text: s.stdout });
-            if (s.stderr) stream.write({ fd: 2, text: s.stderr });
-            finish(s.exitCode ?? 0);
-          }, s.ms ?? 5);
+          alive++;
+          maxAlive = Math.max(maxAlive, alive);
+          go = () => {
+            if (isRunning || ended) return;
+            isRunning = true;
+            running++;
+            maxRunning = Math.max(maxRunning, running);
+            const s = script(opts.Cmd as string[]);
+            timer = setTimeout(() => {
+              if (s.stdout) stream.push({ fd: 1, text: s.stdout });
+              if (s.stderr) stream.push({ fd: 2, text: s.stderr });
+              finish(s.exitCode ?? 0);
+            }, s.ms ?? 5);
+          };
+          if (!opts.OpenStdin) go();
         },
         kill: async () => {
           state.killed = true;
-          if (timer) finish(137);
+          finish(137);
         },
         remove: async () => {
           if (!live.delete(id)) throw notFound();
@@ -91,7 +114,7 @@ function fakeDocker(script: (cmd: string[]) => Script, options: { images?: strin
       };
     },
   };
-  return { docker: docker as unknown as Docker, created, live, stats: () => ({ maxRunning }) };
+  return { docker: docker as unknown as Docker, created, live, stats: () => ({ maxRunning, maxAlive }) };
 }
 
 const runOf = (id: string, extra: Partial<NotebookRun> = {}): NotebookRun => ({
@@ -119,7 +142,8 @@ describe('createContainerRuntime (fake engine)', () => {
     expect(results.map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
     expect(results.every((r) => r.status === 'completed')).toBe(true);
     expect([...seen].sort()).toEqual(['a', 'b', 'c', 'd']);
-    expect(fake.stats().maxRunning).toBe(2);
+    // Two notebooks run at once; the next two wait, started, for their turn.
+    expect(fake.stats()).toEqual({ maxRunning: 2, maxAlive: 4 });
     expect(fake.live.size).toBe(0);
     const host = fake.created[0]!.HostConfig!;
     expect(host).toMatchObject({
@@ -170,6 +194,8 @@ describe('createContainerRuntime (fake engine)', () => {
       python: '/usr/bin/python3',
       pythonVersion: '3.11.2',
       packages: { numpy: '1.24.2', tensorflow: null },
+      kernelStart: 'launch',
+      threads: 1,
     });
     await runtime.describe(['numpy', 'tensorflow']);
     expect(probes).toBe(1);

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type Docker from 'dockerode';
 import { JunoError, type RunResult, type RuntimeIdentity } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from './runtime.js';
-import { CONTAINER_LABEL, ensureRemoved, engineMessage, runContainer, statusOf } from './container-exec.js';
+import { CONTAINER_LABEL, ensureRemoved, engineMessage, launchContainer, runContainer, statusOf, type ContainerOutcome, type LaunchedContainer } from './container-exec.js';
 import {
   CONTAINER_LAYOUT,
   defaultWallClockSeconds,
@@ -11,6 +11,7 @@ import {
   planContainerRun,
   type ContainerRunSettings,
 } from './container-sandbox.js';
+import { currentOwner, isOwnerGone } from './run-folder.js';
 
 export interface ContainerRuntimeOptions {
   /** A dockerode client (see connectDockerEngine); injected, never created here. */
@@ -19,12 +20,16 @@ export interface ContainerRuntimeOptions {
   image: string;
   /** Memory limit per notebook container (no swap beyond it): bytes or `4g`, `512m`… Default 4g. */
   memory?: number | string;
+  /** Size of each scratch file system of a container (/work and /tmp; in memory, so it counts toward `memory` too). Default 4g. */
+  disk?: number | string;
   /** CPUs per notebook container. Default 1. */
   cpus?: number;
   /** Default number of containers at once when run() is not told. Default 1. */
   jobs?: number;
-  /** Processes/threads per container. Default 1024. */
+  /** Processes/threads per container (the pids cgroup). Default 1024. */
   pidsLimit?: number;
+  /** Threads per kernel for the OpenMP/BLAS/torch pools. Default 1. */
+  threads?: number;
   /** Seconds a kernel may take to start. Default 60. */
   startupTimeoutSeconds?: number;
   /** Seconds beyond timeoutSeconds + start-up before the container is killed. Default 30. */
@@ -35,18 +40,32 @@ export interface ContainerRuntimeOptions {
   python?: string;
   /** Runner path inside the image. */
   runnerPath?: string;
-  /** User the notebooks run as inside the image. */
+  /** The image's notebook user (its home is copied for each run). */
   user?: string;
 }
+
+/** Label naming the process that started a container (`<host>:<pid>:<start time>`): stale ones are removed. */
+export const OWNER_LABEL = 'org.junobench.owner';
+/** Notebook uids are drawn from here, one per container, never the image user's. */
+const UID_RANGE = [200_000, 1_200_000] as const;
 
 /**
  * The docker runtime (DESIGN.md §6): every NotebookRun in a fresh container
  * of the benchmark image, started through the Docker Engine API — no network,
- * memory (without swap), CPU and process limits, the instance folder mounted
- * read-only and copied to a writable scratch /work, no other host path, all
- * capabilities dropped for the notebook, auto-removed, and killed at a
- * wall-clock limit. A run whose container is killed for memory or dies is a
- * `kernel-died` result with the reason; engine failures are errors.
+ * memory (without swap), CPU and process limits, a read-only root with
+ * size-limited scratch (/work, /tmp), its own uid (no per-user limit shared
+ * with other containers), the instance folder mounted read-only and copied to
+ * /work, no other host path, all capabilities dropped for the notebook,
+ * auto-removed, and killed at a wall-clock limit. A run whose container is
+ * killed for memory or dies is a `kernel-died` result with the reason; engine
+ * failures are errors.
+ *
+ * Containers are never reused, but each job starts the next notebook's
+ * container while the current one runs: the copy, the kernel start and the
+ * notebook's imports happen there before its turn, and the container waits
+ * for "go" on its stdin before the first cell. If the toolchain dies, the
+ * stdin closes and the container ends; containers of a dead owner still known
+ * to the engine are removed when the next runtime starts.
  */
 export function createContainerRuntime(options: ContainerRuntimeOptions): Runtime {
   const { docker, image } = options;
@@ -56,22 +75,31 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   if (!(cpus > 0) || !Number.isFinite(cpus)) {
     throw new JunoError('E_USAGE', `invalid CPU limit ${cpus}`, { hint: 'give a positive number of CPUs, e.g. 1 or 0.5' });
   }
+  const threads = options.threads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new JunoError('E_USAGE', `invalid number of threads per kernel: ${threads}`, { hint: 'give a whole number ≥ 1, e.g. --threads 1' });
+  }
   // One label value per runtime object: close() can find exactly its own containers.
   const session = randomBytes(6).toString('hex');
   const settings: ContainerRunSettings = {
     image,
     memoryBytes: parseMemorySize(options.memory ?? '4g'),
+    diskBytes: parseMemorySize(options.disk ?? '4g'),
     nanoCpus: Math.round(cpus * 1e9),
     pidsLimit: options.pidsLimit ?? 1024,
+    threads,
     python: options.python ?? 'python3',
     runnerPath: options.runnerPath ?? CONTAINER_LAYOUT.runner,
     user: options.user ?? CONTAINER_LAYOUT.user,
     startupTimeoutSeconds: startup,
     wallClockSeconds: options.wallClockSeconds ?? ((run) => defaultWallClockSeconds(run, startup, grace)),
-    labels: { [`${CONTAINER_LABEL}.session`]: session },
+    labels: { [`${CONTAINER_LABEL}.session`]: session, [OWNER_LABEL]: currentOwner() },
   };
+  let uid = randomInt(UID_RANGE[0], UID_RANGE[1]);
+  const nextUid = () => (uid = uid + 1 >= UID_RANGE[1] ? UID_RANGE[0] : uid + 1);
   const probes = new Map<string, Promise<RuntimeIdentity>>();
   let imageId: Promise<string> | undefined;
+  let swept: Promise<void> | undefined;
   const live = new Set<string>();
   const closing = new AbortController();
 
@@ -96,22 +124,17 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
       );
     return imageId;
   };
-
-  const runOne = async (run: NotebookRun, signal: AbortSignal): Promise<RunResult> => {
-    const { spec } = planContainerRun(run, settings);
-    const outcome = await runContainer(docker, spec, {
-      signal,
-      onContainer: (id) => live.add(id),
-    });
-    return interpretContainerRun(run, outcome, settings);
-  };
+  // Containers a killed toolchain left behind (created and never started, or still running) go first.
+  const sweep = (): Promise<void> => (swept ??= removeStaleContainers(docker).then(() => undefined));
 
   const describe = (modules: readonly string[]): Promise<RuntimeIdentity> => {
     const mods = [...new Set(modules)].sort();
     const key = mods.join(',');
     let p = probes.get(key);
     if (!p) {
-      p = probeImage(docker, image, mods, settings, resolveImageId);
+      p = sweep()
+        .then(() => probeImage(docker, image, mods, settings, resolveImageId))
+        .then((id) => ({ ...id, kernelStart: 'launch' as const, threads }));
       probes.set(key, p);
       p.catch(() => probes.delete(key));
     }
@@ -122,34 +145,66 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     const results: RunResult[] = new Array(runs.length);
     if (runs.length === 0) return results;
     await resolveImageId();
+    await sweep();
     const jobs = Math.max(1, Math.min(opts.jobs ?? options.jobs ?? 1, runs.length));
     // An engine failure in one run stops the others (their containers are killed) before it is thrown.
     const failure = new AbortController();
     const signal = AbortSignal.any([closing.signal, failure.signal, ...(opts.signal ? [opts.signal] : [])]);
     let error: unknown;
     let next = 0;
+    const outcomes: Promise<unknown>[] = [];
+    const mine = new Set<string>();
+    const launch = (i: number): Promise<LaunchedContainer> => {
+      const { spec } = planContainerRun(runs[i]!, settings, nextUid());
+      const onContainer = (id: string) => {
+        live.add(id);
+        mine.add(id);
+      };
+      const p = launchContainer(docker, spec, { signal, onContainer });
+      // Every container is awaited to its removal before run() returns, used or not.
+      outcomes.push(p.then((c) => c.done).catch(() => undefined));
+      return p;
+    };
+    const finish = (i: number, result: RunResult) => {
+      results[i] = result;
+      opts.onResult?.(result, runs[i]!);
+    };
+    const cancelled = (i: number): RunResult => ({ id: runs[i]!.id, status: 'failed', reason: 'cancelled', cells: [], durationMs: 0 });
     const worker = async (): Promise<void> => {
+      let ahead: { i: number; container: Promise<LaunchedContainer> } | undefined;
       for (;;) {
-        const i = next++;
-        if (i >= runs.length) return;
-        const r = runs[i]!;
-        let result: RunResult;
-        if (signal.aborted) {
-          result = { id: r.id, status: 'failed', reason: 'cancelled', cells: [], durationMs: 0 };
-        } else {
-          try {
-            result = await runOne(r, signal);
-          } catch (e) {
-            error ??= e;
-            failure.abort();
-            return;
+        let current = ahead;
+        ahead = undefined;
+        if (!current) {
+          const i = next++;
+          if (i >= runs.length) return;
+          if (signal.aborted) {
+            finish(i, cancelled(i));
+            continue;
           }
+          current = { i, container: launch(i) };
         }
-        results[i] = result;
-        opts.onResult?.(result, r);
+        // The next notebook's container starts (copy, kernel, imports) while this one runs.
+        if (next < runs.length && !signal.aborted) {
+          const j = next++;
+          ahead = { i: j, container: launch(j) };
+        }
+        try {
+          const c = await current.container;
+          c.go();
+          const outcome: ContainerOutcome = await c.done;
+          finish(current.i, interpretContainerRun(runs[current.i]!, outcome, settings));
+        } catch (e) {
+          error ??= e;
+          failure.abort();
+          if (ahead) finish(ahead.i, cancelled(ahead.i));
+          return;
+        }
       }
     };
     await Promise.all(Array.from({ length: jobs }, () => worker()));
+    await Promise.all(outcomes);
+    for (const id of mine) live.delete(id);
     if (error !== undefined) throw error;
     return results;
   };
@@ -168,10 +223,26 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     live.clear();
   };
 
-  // The image id is the whole environment: interpreter, packages and runner.
-  const fingerprint = async (): Promise<string> => `docker:${await resolveImageId()}`;
+  // The image id is the whole environment: interpreter, packages and runner; threads can change results.
+  const fingerprint = async (): Promise<string> => `docker:${await resolveImageId()}:threads=${threads}`;
 
   return { kind: 'docker', describe, fingerprint, run, close };
+}
+
+/**
+ * Remove the containers whose owner (OWNER_LABEL) was a process of this host
+ * that is gone: what a killed toolchain left. Returns their ids.
+ */
+export async function removeStaleContainers(docker: Docker): Promise<string[]> {
+  let all: Docker.ContainerInfo[];
+  try {
+    all = await docker.listContainers({ all: true, filters: { label: [OWNER_LABEL] } });
+  } catch {
+    return [];
+  }
+  const stale = all.filter((c) => isOwnerGone(c.Labels?.[OWNER_LABEL] ?? ''));
+  await Promise.all(stale.map((c) => ensureRemoved(docker, docker.getContainer(c.Id)).catch(() => undefined)));
+  return stale.map((c) => c.Id);
 }
 
 /** Interpreter, kernel stack and module versions inside the image, from the runner's probe in a throwaway container. */
@@ -190,6 +261,8 @@ async function probeImage(
     nanoCpus: settings.nanoCpus,
     pidsLimit: settings.pidsLimit,
     capDrop: ['ALL'],
+    readonlyRootfs: true,
+    tmpfs: { '/tmp': settings.diskBytes },
     labels: { 'org.junobench.probe': 'describe', ...settings.labels },
     wallClockSeconds: 300,
   });

@@ -4,6 +4,7 @@ import type { NotebookRun } from './runtime.js';
 import type { ContainerOutcome } from './container-exec.js';
 import {
   CONTAINER_LAYOUT,
+  SANDBOX_SCRIPT,
   defaultWallClockSeconds,
   findResultLine,
   formatMemorySize,
@@ -26,8 +27,10 @@ const run: NotebookRun = {
 const settings: ContainerRunSettings = {
   image: 'junobench/benchmark:debian-0123456789ab',
   memoryBytes: 2 * 1024 ** 3,
+  diskBytes: 1024 ** 3,
   nanoCpus: 1e9,
   pidsLimit: 1024,
+  threads: 1,
   python: 'python3',
   runnerPath: CONTAINER_LAYOUT.runner,
   user: 'junobench',
@@ -86,9 +89,21 @@ describe('planContainerRun', () => {
     expect(spec.capDrop).toEqual(['ALL']);
     expect(spec.wallClockSeconds).toBe(690);
     expect(spec.cmd.slice(0, 2)).toEqual(['sh', '-c']);
-    expect(spec.cmd.slice(-4)).toEqual([CONTAINER_LAYOUT.runner, 'run', '--plan-json', JSON.stringify(plan)]);
-    // The in-container backstop fires after the toolchain's own kill.
-    expect(Number(spec.cmd[5])).toBeGreaterThan(spec.wallClockSeconds);
+    expect(spec.cmd.slice(-10)).toEqual(['python3', CONTAINER_LAYOUT.runner, 'run', '--threads', '1', '--tmp', '/tmp', '--wait-go', '--plan-json', JSON.stringify(plan)]);
+    expect(spec.cmd.slice(4, 6)).toEqual(['junobench', String(CONTAINER_LAYOUT.uid)]);
+    // The in-container backstop fires after the toolchain's own kill, even for a container started ahead of its turn.
+    expect(Number(spec.cmd[6])).toBeGreaterThan(2 * spec.wallClockSeconds + 60);
+    // Nothing writable but the bounded scratch: a notebook cannot fill the host's disk.
+    expect(spec.readonlyRootfs).toBe(true);
+    expect(spec.tmpfs).toEqual({ '/work': 1024 ** 3, '/tmp': 1024 ** 3 });
+    expect(spec.waitForGo).toBe(true);
+  });
+
+  it('runs each container under the uid it is given: concurrent containers share no per-user process limit', () => {
+    const a = planContainerRun(run, settings, 200_001).spec;
+    const b = planContainerRun(run, settings, 200_002).spec;
+    expect([a.cmd[5], b.cmd[5]]).toEqual(['200001', '200002']);
+    expect(SANDBOX_SCRIPT).toContain('setpriv --reuid="$uid" --regid="$uid"');
   });
 
   it.each(['../other/x.ipynb', '/etc/passwd'])('refuses notebook path %s', (notebook) => {
@@ -149,6 +164,15 @@ describe('interpretContainerRun', () => {
       settings,
     );
     expect(r).toMatchObject({ status: 'failed', reason: 'cannot copy /instance to /work: No space left on device' });
+  });
+
+  it('a full scratch disk is named in the reason, with the --disk limit', () => {
+    const full = 'junobench-container: exit=0 oom_kill=0 disk_full=1\n';
+    const crashed = interpretContainerRun(run, outcome({ stdout: result('error'), stderr: full }), settings);
+    expect(crashed).toMatchObject({ status: 'error', reason: 'the notebook filled its scratch disk (1 GiB for /work and for /tmp: --disk)' });
+    const oom = interpretContainerRun(run, outcome({ stdout: result('kernel-died'), stderr: full.replace('oom_kill=0', 'oom_kill=1') }), settings);
+    expect(oom.reason).toMatch(/^out of memory: .*; the notebook filled its scratch disk .*, which counts toward memory$/);
+    expect(interpretContainerRun(run, outcome({ stdout: result('completed'), stderr: full.replace('disk_full=1', 'disk_full=0') }), settings).reason).toBeUndefined();
   });
 
   it('cancelled → failed "cancelled"', () => {

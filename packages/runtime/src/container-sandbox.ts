@@ -15,36 +15,48 @@ export const CONTAINER_LAYOUT = {
   workdir: '/work',
   /** The instance folder, bind-mounted read-only. */
   instance: '/instance',
+  /** The notebook user's home during a run: a writable copy of the image user's, on the /tmp tmpfs. */
+  home: '/tmp/home',
 } as const;
 
 /**
- * The container's command, run by `sh` as root for its first two steps only:
+ * The container's command, run by `sh` as root for its first steps only:
  * copy the read-only instance into the writable /work (as root, so host file
- * modes cannot make inputs unreadable) and hand it to the notebook user; then
- * run the runner as that user with every capability dropped. `timeout` is a
- * backstop that ends the container even if the toolchain that started it
- * dies. Last, it reports the cgroup's OOM-kill count (v1 memory.oom_control or
- * v2 memory.events), which is how an out-of-memory kill is told apart from
- * any other death on engines that do not set State.OOMKilled (Podman 4 on
- * cgroup v1).
+ * modes cannot make inputs unreadable), give the notebook user a writable
+ * home (a copy of the image user's, whose caches the image build warmed) on
+ * /tmp, and hand both to the notebook's uid; then run the runner as that uid
+ * with every capability dropped. The root file system is read-only: /work and
+ * /tmp are size-limited tmpfs mounts (--disk), so a notebook cannot fill the
+ * host's disk. `timeout` is a backstop that ends the container even if the
+ * toolchain that started it dies. Last, it reports the cgroup's OOM-kill count
+ * (v1 memory.oom_control or v2 memory.events), which is how an out-of-memory
+ * kill is told apart from any other death on engines that do not set
+ * State.OOMKilled (Podman 4 on cgroup v1), and whether a scratch file system
+ * is full.
  *
- * $1 user, $2 seconds for the backstop, $3… the runner command line.
+ * The uid is the container's own (not the image user's 1000): per-user
+ * process limits (RLIMIT_NPROC counts every process of a uid on the host)
+ * are then not shared between concurrent containers.
+ *
+ * $1 image user (whose home is copied), $2 uid, $3 seconds for the backstop, $4… the runner command line.
  */
 export const SANDBOX_SCRIPT = `set -u
-user=$1; limit=$2; shift 2
+user=$1; uid=$2; limit=$3; shift 3
 if ! cp -R ${CONTAINER_LAYOUT.instance}/. ${CONTAINER_LAYOUT.workdir}/ 2>/tmp/junobench-copy.err; then
   echo "junobench-container: setup-failed: cannot copy ${CONTAINER_LAYOUT.instance} to ${CONTAINER_LAYOUT.workdir}: $(head -c 600 /tmp/junobench-copy.err)" >&2
   exit 125
 fi
-uid=$(id -u "$user" 2>/dev/null || echo 65534)
-gid=$(id -g "$user" 2>/dev/null || echo 65534)
-HOME=$(getent passwd "$user" | cut -d: -f6)
-export HOME=\${HOME:-/tmp}
-chown -R "$uid:$gid" ${CONTAINER_LAYOUT.workdir}
-timeout -s KILL "$limit" setpriv --reuid="$uid" --regid="$gid" --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
+rm -f /tmp/junobench-copy.err
+home=$(getent passwd "$user" | cut -d: -f6)
+mkdir -p ${CONTAINER_LAYOUT.home}
+[ -n "$home" ] && [ -d "$home" ] && cp -R "$home"/. ${CONTAINER_LAYOUT.home}/ 2>/dev/null
+chown -R "$uid:$uid" ${CONTAINER_LAYOUT.workdir} ${CONTAINER_LAYOUT.home}
+export HOME=${CONTAINER_LAYOUT.home} USER="$user" LOGNAME="$user"
+timeout -s KILL "$limit" setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
 rc=$?
 oom=$(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null | head -n 1)
-echo "junobench-container: exit=$rc oom_kill=\${oom:-unknown}" >&2
+full=$(df -Pk ${CONTAINER_LAYOUT.workdir} /tmp 2>/dev/null | awk 'NR > 1 && $4 < 1024 { f = 1 } END { print f + 0 }')
+echo "junobench-container: exit=$rc oom_kill=\${oom:-unknown} disk_full=\${full:-0}" >&2
 exit $rc
 `;
 
@@ -54,11 +66,16 @@ const SANDBOX_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETUID', 'SETG
 export interface ContainerRunSettings {
   image: string;
   memoryBytes: number;
+  /** Size of each scratch file system (/work and /tmp, in memory: it counts toward memoryBytes too). */
+  diskBytes: number;
   nanoCpus: number;
   pidsLimit: number;
+  /** Threads per kernel for the OpenMP/BLAS/torch pools. */
+  threads: number;
   /** Interpreter inside the image. */
   python: string;
   runnerPath: string;
+  /** The image's notebook user, whose home is copied for the run. */
   user: string;
   startupTimeoutSeconds: number;
   /** Seconds after which the container is killed and the run reported as `timeout`. */
@@ -99,7 +116,7 @@ export function formatMemorySize(bytes: number): string {
  * The RunPlan the runner gets (paths as the container sees them) and the
  * container to run it in. Pure: no engine, no file system.
  */
-export function planContainerRun(run: NotebookRun, settings: ContainerRunSettings): { plan: RunPlan; spec: ContainerSpec } {
+export function planContainerRun(run: NotebookRun, settings: ContainerRunSettings, uid: number = CONTAINER_LAYOUT.uid): { plan: RunPlan; spec: ContainerSpec } {
   const notebook = run.notebook.replace(/\\/g, '/');
   if (path.posix.isAbsolute(notebook) || notebook.split('/').includes('..')) {
     throw new JunoError('E_USAGE', `notebook path ${JSON.stringify(run.notebook)} must be relative to the instance folder, without ".."`, {
@@ -125,11 +142,19 @@ export function planContainerRun(run: NotebookRun, settings: ContainerRunSetting
       SANDBOX_SCRIPT,
       'junobench-sandbox',
       settings.user,
-      // The in-container backstop fires after the toolchain's own kill would have.
-      String(Math.ceil(wall + 15)),
+      String(uid),
+      // The in-container backstop fires after the toolchain's own kill would
+      // have, counting the time the container may wait for its turn (its
+      // kernel started ahead) and its start-up.
+      String(Math.ceil(2 * wall + settings.startupTimeoutSeconds + 15)),
       settings.python,
       settings.runnerPath,
       'run',
+      '--threads',
+      String(settings.threads),
+      '--tmp',
+      '/tmp',
+      '--wait-go',
       '--plan-json',
       JSON.stringify(plan),
     ],
@@ -142,6 +167,9 @@ export function planContainerRun(run: NotebookRun, settings: ContainerRunSetting
     pidsLimit: settings.pidsLimit,
     capDrop: ['ALL'],
     capAdd: SANDBOX_CAPABILITIES,
+    readonlyRootfs: true,
+    tmpfs: { [CONTAINER_LAYOUT.workdir]: settings.diskBytes, '/tmp': settings.diskBytes },
+    waitForGo: true,
     labels: { 'org.junobench.run': run.id, ...settings.labels },
     wallClockSeconds: wall,
   };
@@ -154,27 +182,41 @@ export function parseOomKills(stderr: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** Whether the sandbox wrapper found a scratch file system (/work, /tmp) full at the end. */
+export function parseDiskFull(stderr: string): boolean {
+  return /junobench-container: exit=\d+ oom_kill=\S+ disk_full=1/.test(stderr);
+}
+
 /**
  * The RunResult of a finished container. The runner's own result is used
  * when it printed one; otherwise the container's fate is: killed at the
  * wall-clock limit → `timeout`; killed for memory or dead for any other
  * reason → `kernel-died` with why (DESIGN.md §6: not a tool error).
  */
-export function interpretContainerRun(run: NotebookRun, outcome: ContainerOutcome, settings: Pick<ContainerRunSettings, 'memoryBytes' | 'wallClockSeconds'>): RunResult {
+export function interpretContainerRun(
+  run: NotebookRun,
+  outcome: ContainerOutcome,
+  settings: Pick<ContainerRunSettings, 'memoryBytes' | 'wallClockSeconds'> & Partial<Pick<ContainerRunSettings, 'diskBytes'>>,
+): RunResult {
   const oomKills = parseOomKills(outcome.stderr) ?? 0;
   const memory = formatMemorySize(settings.memoryBytes);
   const runnerResult = findResultLine(outcome.stdout, run.id);
   const durationMs = outcome.runMs;
   const notRun = () => run.cells.map((index) => ({ index, status: 'not-run' as const, durationMs: 0 }));
+  const disk = parseDiskFull(outcome.stderr)
+    ? `the notebook filled its scratch disk (${settings.diskBytes ? formatMemorySize(settings.diskBytes) : 'its limit'} for /work and for /tmp: --disk)`
+    : undefined;
 
   if (runnerResult) {
+    const withContainer = { ...runnerResult, phases: { ...runnerResult.phases, containerMs: outcome.setupMs } };
     if (runnerResult.status === 'kernel-died' && oomKills > 0) {
       return {
-        ...runnerResult,
-        reason: `out of memory: the kernel was killed at the container's ${memory} memory limit${runnerResult.reason ? ` (${runnerResult.reason})` : ''}`,
+        ...withContainer,
+        reason: `out of memory: the kernel was killed at the container's ${memory} memory limit${runnerResult.reason ? ` (${runnerResult.reason})` : ''}${disk ? `; ${disk}, which counts toward memory` : ''}`,
       };
     }
-    return runnerResult;
+    if (disk) return { ...withContainer, reason: runnerResult.reason ? `${runnerResult.reason}; ${disk}` : disk };
+    return withContainer;
   }
   if (outcome.aborted) {
     return { id: run.id, status: 'failed', reason: 'cancelled', cells: notRun(), durationMs };

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -66,6 +67,22 @@ export function sweepStaleRunFolders(root: string, isOwnerAlive: (owner: Owner) 
     removed.push(dir);
   }
   return removed;
+}
+
+/** This process as an owner: pid and start time, as `<host>:<pid>:<start>` for container labels. */
+export function currentOwner(): string {
+  return `${os.hostname()}:${process.pid}:${startTimeOf(process.pid) ?? ''}`;
+}
+
+/**
+ * Whether the owner named by a `currentOwner()` value is gone: it ran on this
+ * host and its process no longer exists (or its pid was reused). An owner on
+ * another host is never declared gone.
+ */
+export function isOwnerGone(value: string): boolean {
+  const m = /^(.*):(\d+):(\d*)$/.exec(value);
+  if (!m || m[1] !== os.hostname()) return false;
+  return !ownerAlive({ pid: Number(m[2]), ...(m[3] ? { start: m[3] } : {}) });
 }
 
 function ownerAlive(owner: Owner): boolean {

@@ -3,6 +3,6 @@
 // nothing of its own clean-up runs. argv: scratch root, instance folder.
 import { createLocalRuntime } from '../src/local-runtime.js';
 
-const [scratchRoot, instanceDir] = process.argv.slice(2);
-const rt = await createLocalRuntime({ scratchRoot: scratchRoot! });
-await rt.run([{ id: 'loop', instanceDir: instanceDir!, notebook: 'loop.ipynb', cells: [0], cellTimeoutSeconds: 300, timeoutSeconds: 300, prewarm: ['numpy'] }]);
+const [scratchRoot = '', instanceDir = ''] = process.argv.slice(2);
+const rt = await createLocalRuntime({ scratchRoot });
+await rt.run([{ id: 'loop', instanceDir, notebook: 'loop.ipynb', cells: [0], cellTimeoutSeconds: 300, timeoutSeconds: 300, prewarm: ['numpy'] }]);

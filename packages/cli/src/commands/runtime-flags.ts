@@ -11,6 +11,9 @@ export interface RuntimeFlags {
   memory?: string;
   cpus?: number;
   fork?: boolean;
+  threads?: number;
+  disk?: string;
+  pidsLimit?: number;
   /** redis://host:port: run on `junobench worker` processes instead of here. */
   queue?: string;
   sharedInstances?: string;
@@ -26,7 +29,10 @@ export function addRunnerOptions(cmd: Command): Command {
     .option('--no-fork', 'local runtime: start each kernel as a new interpreter instead of forking it from a process with the imports done')
     .option('--image <tag>', 'docker runtime: benchmark image (default: the one recorded in curated/image.json by `junobench image build`)')
     .option('--memory <size>', 'docker runtime: memory limit per container, e.g. 2g (default 4g)')
-    .addOption(new Option('--cpus <n>', 'docker runtime: CPU limit per container, e.g. 1.5 (default 1)').argParser(parsePositiveNumber));
+    .addOption(new Option('--cpus <n>', 'docker runtime: CPU limit per container, e.g. 1.5 (default 1)').argParser(parsePositiveNumber))
+    .option('--disk <size>', 'docker runtime: size of each container\'s scratch (/work and /tmp, in memory), e.g. 2g (default 4g)')
+    .addOption(new Option('--pids-limit <n>', 'docker runtime: processes and threads per container (default 1024)').argParser(parsePositiveInt))
+    .addOption(new Option('--threads <n>', 'threads per kernel for OpenMP/BLAS/torch (default 1; part of the runtime identity)').argParser(parsePositiveInt));
 }
 
 export function addRuntimeOptions(cmd: Command): Command {
@@ -47,7 +53,12 @@ export async function createRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContex
   // Loaded here, not at the top: commands that never run a notebook do not pay for them.
   const { connectDockerEngine, createContainerRuntime, createLocalRuntime } = await import('@junobench/runtime');
   if (flags.runtime === 'local') {
-    return createLocalRuntime({ ...(flags.python ? { python: flags.python } : {}), ...(flags.fork === false ? { fork: false } : {}), env: ctx.env });
+    return createLocalRuntime({
+      ...(flags.python ? { python: flags.python } : {}),
+      ...(flags.fork === false ? { fork: false } : {}),
+      ...(flags.threads ? { threads: flags.threads } : {}),
+      env: ctx.env,
+    });
   }
   const docker = await connectDockerEngine(ctx.env);
   const { readImageRecord } = await import('@junobench/image');
@@ -57,6 +68,9 @@ export async function createRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContex
     image,
     ...(flags.memory ? { memory: flags.memory } : {}),
     ...(flags.cpus ? { cpus: flags.cpus } : {}),
+    ...(flags.disk ? { disk: flags.disk } : {}),
+    ...(flags.pidsLimit ? { pidsLimit: flags.pidsLimit } : {}),
+    ...(flags.threads ? { threads: flags.threads } : {}),
   });
 }
 

@@ -19,6 +19,9 @@ from .protocol import Emitter, failed_result, parse_plan, result_message, starte
 
 def main(argv=None, entry=None):
     entry = os.path.abspath(entry or sys.argv[0])
+    # jupyter_client imports ipykernel (for the python3 kernel spec), which loads
+    # debugpy, which warns about frozen modules whenever it is imported.
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     ap = argparse.ArgumentParser(prog="junobench_runner", description="JunoBench notebook runner")
     sub = ap.add_subparsers(dest="cmd", required=True)
     common = argparse.ArgumentParser(add_help=False)
@@ -28,6 +31,7 @@ def main(argv=None, entry=None):
     g = r.add_mutually_exclusive_group(required=True)
     g.add_argument("--plan-json")
     g.add_argument("--plan")
+    r.add_argument("--wait-go", action="store_true", help="start the kernel, then wait for the line 'go' on stdin before the first cell")
     sv = sub.add_parser("serve", parents=[common], help="plans on stdin, messages on stdout")
     sv.add_argument("--no-fork", action="store_true", help="start every kernel as a new interpreter instead of forking it from a zygote")
     sv.add_argument("--jobs", type=int, default=1, help="notebooks executed at once")
@@ -53,6 +57,10 @@ def main(argv=None, entry=None):
             emit(result_message(failed_result("", "invalid plan: %s" % e)))
             return 2
         ctx = KernelContext(kernel_env(os.environ, args.threads), args.tmp)
+        if args.wait_go:
+            from .serve import run_after_go
+
+            return 0 if run_after_go(plan, ctx, sys.stdin, emit) is not None else 1
         emit(result_message(run_plan(plan, ctx, on_started=lambda kind: emit(started_message(plan["id"], kind)))))
         return 0
     if args.cmd == "serve":

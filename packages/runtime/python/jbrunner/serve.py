@@ -142,3 +142,46 @@ class BrokenZygotes:
 
     def get(self, modules):
         return None
+
+
+def run_after_go(plan, ctx, stdin, emit):
+    """`run --wait-go`: start the plan's kernel and do its imports now, then
+    wait for the line "go" on stdin before the first cell (the container
+    runtime starts containers ahead of their turn). End of stdin, before or
+    during the run, means the toolchain is gone: stop, print nothing."""
+    kernel = None
+    try:
+        kernel = Kernel(plan, ctx)
+        kernel.wait_ready(float(plan.get("startupTimeoutSeconds") or 60))
+    except Exception as e:  # noqa: BLE001 - run_plan starts another, and reports
+        log("could not start the kernel ahead:", e)
+        if kernel is not None:
+            kernel.shutdown()
+            kernel = None
+    # Lines before "go" are ignored: an engine's attach may deliver request
+    # bytes of its own first.
+    went = False
+    for line in iter(stdin.readline, ""):
+        if line.strip() == "go":
+            went = True
+            break
+    if not went:
+        if kernel is not None:
+            kernel.shutdown()
+        return None
+
+    def exit_on_eof():
+        for _ in stdin:
+            pass
+        log("stdin closed: the toolchain is gone; exiting")
+        try:
+            if kernel is not None:
+                kernel.shutdown()
+        finally:
+            os._exit(1)
+
+    threading.Thread(target=exit_on_eof, name="junobench-stdin-watch", daemon=True).start()
+    plan_id = plan["id"]
+    result = run_plan(plan, ctx, kernel, on_started=lambda kind: emit(started_message(plan_id, kind)))
+    emit(result_message(result))
+    return result
