@@ -253,6 +253,28 @@ describe('importPool', () => {
     expect(warnings).toEqual([{ file: jsonl, row: 2, message: expect.stringMatching(/not valid UTF-8/) }]);
   });
 
+  it('keeps a bounded part of an absurdly long traceback cell, with a marker and a warning naming the row', async () => {
+    const frame = String.raw`\x1b[0;32m  File "/opt/conda/lib/python3.7/site-packages/pandas/core/frame.py", line 2800, in __getitem__\x1b[0m`;
+    const items = Array.from({ length: 40_000 }, (_, i) => `'${frame} ${i}'`);
+    const huge = `['Traceback (most recent call last)', ${items.join(', ')}, "KeyError: 'price'"]`;
+    expect(huge.length).toBeGreaterThan(4_000_000);
+    const input = await write('huge.csv', empiricalCsv([{ eid: 'ok' }, { eid: 'huge', traceback: huge }]));
+    const report = await importPool([input], { output: path.join(dir, 'p.jsonl') });
+    expect(report.inputs[0]).toMatchObject({ imported: 2, rejected: 0 });
+    const [, rec] = await readJsonlAll<CrashRecord>(path.join(dir, 'p.jsonl'));
+    expect(rec!.traceback[0]).toBe('Traceback (most recent call last)');
+    expect(rec!.traceback.at(-1)).toBe("KeyError: 'price'");
+    expect(rec!.traceback.some((l) => /^… \[junobench: [\d,]+ traceback lines \(.*\) left out here\] …$/.test(l))).toBe(true);
+    expect(rec!.traceback.join('\n').length).toBeLessThan(1.1 * 1024 * 1024);
+    // The verbatim cell is bounded the same way.
+    expect(String(rec!.columns.traceback).length).toBeLessThan(1.1 * 1024 * 1024);
+    expect(String(rec!.columns.traceback)).toMatch(/characters of this cell left out/);
+    expect(report.inputs[0]!.warnings.filter((w) => w.row === 3).map((w) => w.message)).toEqual([
+      expect.stringMatching(/^traceback too long \(40,002 lines, [\d,]+ characters\): kept [\d,]+ lines from its start and end/),
+      expect.stringMatching(/^cell traceback \([\d,]+ characters\) too long/),
+    ]);
+  }, 120_000);
+
   it('reports progress', async () => {
     const rows = Array.from({ length: 2500 }, (_, i) => ({ eid: `p${i}` }));
     const input = await write('big.csv', empiricalCsv(rows));

@@ -16,7 +16,8 @@ import {
 } from '@junobench/core';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
 import { createUtf8CheckStream, replacedBytesWarning } from './utf8-check-stream.js';
-import { readNotebook } from '@junobench/notebook';
+import { readNotebookLean } from '@junobench/notebook';
+import { capTraceback } from './cap-traceback.js';
 import { listNotebookFiles, notebookCrashRecords } from './notebook-records.js';
 import { readSheetRows, type CellValue, type SheetContainer } from './read-sheet-rows.js';
 import {
@@ -265,13 +266,12 @@ async function* jsonlItems(file: string): AsyncGenerator<ImportItem> {
 async function* notebookItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> {
   if (resolved.container === 'ipynb') {
     // A notebook named on the command line that cannot be read is a whole-input error.
-    const nb = await readNotebook(resolved.input);
+    // Read lean: only code, counts and saved errors are kept (outputs are not held in memory).
+    const nb = await readNotebookLean(resolved.input);
     // The path as the user named it (relative to the current folder): several
     // instances' `original.ipynb` stay apart, and ids do not depend on where the clone lives.
     const named = path.isAbsolute(resolved.input) ? path.relative(process.cwd(), resolved.input) : resolved.input;
-    for (const record of notebookCrashRecords(nb, named.split(path.sep).join('/'))) {
-      yield { kind: 'record', record, file: resolved.input, row: Number(record.columns.cell ?? 0) };
-    }
+    for (const record of notebookCrashRecords(nb, named.split(path.sep).join('/'))) yield* boundedRecord(record, resolved.input);
     return;
   }
   const files = await listNotebookFiles(resolved.input);
@@ -279,16 +279,28 @@ async function* notebookItems(resolved: ResolvedInput): AsyncGenerator<ImportIte
     const abs = path.join(resolved.input, rel);
     let nb;
     try {
-      nb = await readNotebook(abs);
+      nb = await readNotebookLean(abs);
     } catch (e) {
       if (!isJunoError(e)) throw e;
       yield { kind: 'reject', rejected: { file: abs, row: 0, reason: e.message, columns: { notebook: rel } } };
       continue;
     }
-    for (const record of notebookCrashRecords(nb, rel)) {
-      yield { kind: 'record', record, file: abs, row: Number(record.columns.cell ?? 0) };
-    }
+    for (const record of notebookCrashRecords(nb, rel)) yield* boundedRecord(record, abs);
   }
+}
+
+/** A notebook's crash record with its traceback within TRACEBACK_LIMITS (and a warning when it was cut). */
+function* boundedRecord(record: CrashRecord, file: string): Generator<ImportItem> {
+  const row = Number(record.columns.cell ?? 0);
+  const capped = capTraceback(record.traceback);
+  if (capped.omitted) {
+    yield {
+      kind: 'warning',
+      warning: { file, row, message: `traceback too long (${record.traceback.length.toLocaleString('en')} lines): kept ${(capped.lines.length - 1).toLocaleString('en')} lines from its start and end, a marker line says what was left out` },
+    };
+    record = { ...record, traceback: capped.lines };
+  }
+  yield { kind: 'record', record, file, row };
 }
 
 function itemsOf(resolved: ResolvedInput): AsyncGenerator<ImportItem> {

@@ -1,5 +1,6 @@
 import { canonicalLibrary, sha256, type CrashRecord, type SourceLabels } from '@junobench/core';
 import { parseTracebackCell } from './parse-traceback-cell.js';
+import { TRACEBACK_LIMITS, capCellText, capTraceback } from './cap-traceback.js';
 import { PythonLiteralError } from './parse-python-string-list.js';
 import type { CellValue } from './read-sheet-rows.js';
 
@@ -119,10 +120,22 @@ export function hashCrashId(notebook: string, ename: string, evalue: string, ext
 }
 
 /** Map a row's values to `columns` by header name (every column, verbatim). */
-export function rowColumns(header: SheetHeader, values: readonly CellValue[]): Record<string, CellValue> {
+/**
+ * The row's cells by column name, verbatim — except a cell longer than
+ * TRACEBACK_LIMITS.maxChars (1 M characters; Excel itself stops at 32,767),
+ * kept as its head and tail with a marker so that one absurd cell cannot cost
+ * the import hundreds of MB. `capped` names such columns.
+ */
+export function rowColumns(header: SheetHeader, values: readonly CellValue[], capped?: string[]): Record<string, CellValue> {
   const columns: Record<string, CellValue> = {};
   header.names.forEach((name, i) => {
-    columns[name] = values[i] ?? null;
+    const v = values[i] ?? null;
+    if (typeof v === 'string' && v.length > TRACEBACK_LIMITS.maxChars) {
+      columns[name] = capCellText(v);
+      capped?.push(`${name} (${v.length.toLocaleString('en')} characters)`);
+    } else {
+      columns[name] = v;
+    }
   });
   return columns;
 }
@@ -182,7 +195,13 @@ function traceback(header: SheetHeader, values: readonly CellValue[], ename: str
           `traceback list literal ends before its closing "]" (cut short at ${v.length} characters); the ${parsed.traceback.length} items read were kept`,
         ]
       : [];
-    return { lines: parsed.traceback, warnings };
+    const capped = capTraceback(parsed.traceback);
+    if (capped.omitted) {
+      warnings.push(
+        `traceback too long (${parsed.traceback.length.toLocaleString('en')} lines, ${v.length.toLocaleString('en')} characters): kept ${(capped.lines.length - 1).toLocaleString('en')} lines from its start and end, a marker line says what was left out`,
+      );
+    }
+    return { lines: capped.lines, warnings };
   } catch (e) {
     if (e instanceof PythonLiteralError) {
       throw new RowError(`unparseable traceback: ${e.message} (at character ${e.offset + 1})`, 'traceback');
@@ -276,6 +295,7 @@ export function sheetRowToRecord(kind: SheetKind, header: SheetHeader, values: r
     const ev = cell(header, values, 'evalue');
     const evalue = ev === null ? '' : String(ev);
     const tb = traceback(header, values, ename);
+    const cappedColumns: string[] = [];
     const eid = optionalText(header, values, 'eid');
     const id = eid ?? hashCrashId(notebook, ename, evalue);
 
@@ -307,9 +327,10 @@ export function sheetRowToRecord(kind: SheetKind, header: SheetHeader, values: r
       evalue,
       traceback: tb.lines,
       ...(labels ? { labels } : {}),
-      columns: rowColumns(header, values),
+      columns: rowColumns(header, values, cappedColumns),
     };
-    return { record, warnings: tb.warnings };
+    const cellWarnings = cappedColumns.length > 0 ? [`cell${cappedColumns.length > 1 ? 's' : ''} ${cappedColumns.join(', ')} too long: kept its start and end under columns, with a marker`] : [];
+    return { record, warnings: [...tb.warnings, ...cellWarnings] };
   } catch (e) {
     if (e instanceof RowError) return { problem: { reason: e.reason, ...(e.field ? { field: e.field } : {}) } };
     throw e;
