@@ -1,7 +1,8 @@
 // bench/queue: the queue runtime against the local runtime on the same
 // notebooks in the same run, throughput with 1 and 2 workers, and the
 // ceiling: no-op jobs per second the coordinator and Redis sustain.
-// Usage: npx tsx bench/queue/run.ts [--redis redis://127.0.0.1:6417] [--instances raw/instances] [--noop 3000]
+// Usage: npx tsx bench/queue/run.ts [--redis redis://127.0.0.1:6417] [--instances raw/instances] [--noop 3000] [--ceiling-only]
+// (--ceiling-only measures the no-op ceiling again and replaces that part of results.md)
 // Needs Redis (sh tools/setup-redis.sh) and the Python stack (sh tools/setup-python.sh).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,7 +15,7 @@ import { Redis } from 'ioredis';
 import { listInstanceIds, readInstance, type VerificationReport } from '@junobench/core';
 import { createQueueRuntime } from '@junobench/queue';
 import type { NotebookRun } from '@junobench/runtime';
-import { flag } from '../args.js';
+import { flag, hasFlag } from '../args.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const url = flag('--redis', process.env.JUNOBENCH_TEST_REDIS ?? 'redis://127.0.0.1:6417');
@@ -95,7 +96,39 @@ async function noopCeiling(workers: number, jobsPerWorker: number, scratch: stri
   }
 }
 
+function formatCeiling(ceilings: { workers: number; jobs: number; ms: number }[]): string[] {
+  return [
+    `Ceiling: no-op jobs (a runtime that answers at once; the coordinator, Redis and the workers on these ${os.availableParallelism()} CPUs), ${noopJobs} jobs per row, after a warm-up:`,
+    '',
+    '| no-op workers (8 jobs each) | jobs/s |',
+    '|---:|---:|',
+    ...ceilings.map((c) => `| ${c.workers} | ${((c.jobs / c.ms) * 1000).toFixed(0)} |`),
+    '',
+    `Load average at the end: ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} (the machine may be shared: compare rows of the same run, not runs).`,
+  ];
+}
+
+async function ceilingOnly() {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'jb-bench-queue-'));
+  try {
+    const ceilings = [await noopCeiling(1, 8, scratch), await noopCeiling(2, 8, scratch), await noopCeiling(4, 8, scratch)];
+    const out = path.join(root, 'bench/queue/results.md');
+    const previous = await readFile(out, 'utf8');
+    const start = previous.indexOf('Ceiling: no-op jobs');
+    const notes = previous.indexOf('\n## Notes');
+    const text = previous.slice(0, start) + formatCeiling(ceilings).join('\n') + `\n(ceiling measured again on ${new Date().toISOString().slice(0, 10)})\n` + (notes >= 0 ? previous.slice(notes) : '');
+    console.log(formatCeiling(ceilings).join('\n'));
+    await writeFile(out, text);
+  } finally {
+    await cleanup(scratch);
+  }
+}
+
 async function main() {
+  if (hasFlag('--ceiling-only')) return ceilingOnly();
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'jb-bench-queue-'));
   // Instances that run locally (TensorFlow is skipped there): the same set on every side.
   const ids: string[] = [];
@@ -139,16 +172,7 @@ async function main() {
         return `| ${r.label} | ${(r.wallMs / 1000).toFixed(1)} s | ${((r.notebooks / r.wallMs) * 60_000).toFixed(1)} | ${(r.cellsMs / 1000).toFixed(1)} s | ${over} |`;
       }),
       '',
-      `Ceiling: no-op jobs (a runtime that answers at once; the coordinator, Redis and the workers on these ${os.availableParallelism()} CPUs), ${noopJobs} jobs per row, after a warm-up:`,
-      '',
-      '| no-op workers (8 jobs each) | jobs/s |',
-      '|---:|---:|',
-      ...ceilings.map((c) => `| ${c.workers} | ${((c.jobs / c.ms) * 1000).toFixed(0)} |`),
-      '',
-      `Load average at the end: ${os
-        .loadavg()
-        .map((x) => x.toFixed(1))
-        .join(' ')} (the machine may be shared: compare rows of the same run, not runs).`,
+      ...formatCeiling(ceilings),
     ];
     const text = lines.join('\n') + '\n';
     console.log(text);
@@ -158,17 +182,21 @@ async function main() {
     const notes = previous.indexOf('\n## Notes');
     await writeFile(out, text + (notes >= 0 ? previous.slice(notes) : ''));
   } finally {
-    await stop(children);
-    const redis = new Redis(url);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    redis.disconnect();
-    await rm(scratch, { recursive: true, force: true });
+    await cleanup(scratch);
   }
+}
+
+async function cleanup(scratch: string): Promise<void> {
+  await stop(children);
+  const redis = new Redis(url);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  redis.disconnect();
+  await rm(scratch, { recursive: true, force: true });
 }
 
 async function redisVersion(): Promise<string> {
