@@ -22,7 +22,7 @@ let n = 0;
 
 beforeAll(async () => {
   f = await writeCuratedFixture([{ id: 'numpy_1' }, { id: 'pandas_1' }, { id: 'tensorflow_1', status: 'skipped' }]);
-});
+}, 60_000);
 afterAll(() => rm(f.root, { recursive: true, force: true }));
 
 beforeEach(async () => {
@@ -40,7 +40,7 @@ beforeEach(async () => {
   await writeFile(path.join(repo, 'README.md'), '# toolchain\n');
   git(repo, 'add', '.');
   git(repo, 'commit', '-q', '-m', 'toolchain');
-});
+}, 60_000);
 afterEach(() => gh.stop());
 
 function options(over: Partial<PublishReleaseOptions> = {}): PublishReleaseOptions {

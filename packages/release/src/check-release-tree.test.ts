@@ -6,6 +6,7 @@ import { extractArchive } from '@junobench/archive';
 import { formatJson, isJunoError, sha256, type ReleaseManifest } from '@junobench/core';
 import { checkRelease, openRelease } from './open-release.js';
 import { planRelease } from './plan-release.js';
+import { findPreviousRelease, readReleaseManifest } from './read-release-manifest.js';
 import { readFixtureInputs, writeCuratedFixture, type Fixture } from './release.test-helpers.js';
 import { formatSha256Sums, parseSha256Sums } from './sha256sums.js';
 import { writeRelease, type WrittenRelease } from './write-release.js';
@@ -20,7 +21,7 @@ beforeAll(async () => {
   release = await writeRelease(planRelease(await readFixtureInputs(f, '0.1.0')), f.releases);
   pristine = path.join(f.root, 'pristine');
   await extractArchive(release.archive.path, pristine);
-});
+}, 60_000);
 afterAll(() => rm(f.root, { recursive: true, force: true }));
 
 let n = 0;
@@ -59,11 +60,20 @@ async function rehash(dir: string, rel: string): Promise<void> {
   await writeFile(path.join(dir, 'SHA256SUMS'), formatSha256Sums(lines));
 }
 
-describe('release checks (verify --no-run)', () => {
+// Real files and archives: generous limits for a loaded machine.
+describe('release checks (verify --no-run)', { timeout: 60_000 }, () => {
   it('a release as written passes every check, as a folder, a tarball and extracted', async () => {
     expect(await problemsOf(release.dir)).toEqual([]);
     expect(await problemsOf(release.archive.path)).toEqual([]);
     expect(await problemsOf(path.join(pristine, 'junobench-0.1.0'))).toEqual([]);
+  });
+
+  it('the manifest reads the same from the release folder and from the tarball; the latest release is found as the previous one', async () => {
+    const fromTarball = await readReleaseManifest(release.archive.path);
+    expect(fromTarball).toEqual(await readReleaseManifest(release.dir));
+    expect(fromTarball.version).toBe('0.1.0');
+    expect(await findPreviousRelease(f.releases, '0.2.0')).toBe(release.dir);
+    expect(await findPreviousRelease(f.releases, '0.1.0')).toBeUndefined();
   });
 
   it('a tampered file is reported by name (SHA256SUMS and manifest.json)', async () => {

@@ -24,12 +24,12 @@ beforeEach(async () => {
   await writeFile(path.join(repo, 'README.md'), '# data\n');
   git(repo, 'add', 'README.md');
   git(repo, 'commit', '-q', '-m', 'first');
-});
+}, 60_000);
 afterEach(() => rm(root, { recursive: true, force: true }));
 
 const message = formatTagMessage({ name: 'JunoBench', version: '0.1.0', archiveName: 'junobench-0.1.0.tar.gz', archiveSha256: 'a'.repeat(64), manifestSha256: 'b'.repeat(64), instances: 16 });
 
-describe('git release steps', () => {
+describe('git release steps', { timeout: 60_000 }, () => {
   it('reads HEAD, its time and whether the tree is clean', async () => {
     const id = await readGitIdentity(openGitRepository(repo));
     expect(id.commit).toBe(git(repo, 'rev-parse', 'HEAD'));

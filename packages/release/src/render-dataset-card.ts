@@ -96,8 +96,8 @@ export function renderDatasetCard(input: DatasetCardInput): string {
       '(the crash checked to survive), inputs whose licence forbids sharing were replaced by synthetic data.',
     '',
     `Every instance was then executed in fresh Jupyter kernels (${m.verification.runtime} runtime): the reproduced notebook must raise the labelled ` +
-      'exception in the labelled cell and the fixed notebook must run through. Two annotators labelled every instance independently in four ' +
-      'dimensions; disagreements were adjudicated. The release was prepared by the JunoBench toolchain ' +
+      'exception in the labelled cell and the fixed notebook must run through. ' +
+      `${annotatorsSentence(input.agreement)} The release was prepared by the JunoBench toolchain ` +
       `${m.toolchain.version}${m.toolchain.commit ? ` (commit ${m.toolchain.commit.slice(0, 12)}${m.toolchain.dirty ? ', with uncommitted changes' : ''})` : ''}` +
       `, dated ${m.createdAt} (SOURCE_DATE_EPOCH ${m.sourceDateEpoch}).`,
     '',
@@ -236,6 +236,12 @@ export function renderDatasetCard(input: DatasetCardInput): string {
 
   out.push('## Citation', '', '```bibtex', meta.citation.trim(), '```', '');
   return out.join('\n');
+}
+
+function annotatorsSentence(a: AgreementReport | null): string {
+  if (!a || a.annotators.length === 0) return 'Labels were assigned in four dimensions.';
+  const k = a.annotators.length;
+  return `${k === 2 ? 'Two' : k} annotator${k === 1 ? '' : 's'} labelled the instances independently in four dimensions; disagreements were adjudicated.`;
 }
 
 function sizeCategory(n: number): string {

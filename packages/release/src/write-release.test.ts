@@ -10,7 +10,7 @@ import { writeRelease } from './write-release.js';
 
 const INSTANCES = [{ id: 'numpy_1' }, { id: 'pandas_1', data: { 'a-very-long-file-name-that-does-not-fit-into-the-hundred-bytes-of-a-ustar-name-field-on-its-own.csv': 'x\n1\n' } }, { id: 'tensorflow_1', status: 'skipped' as const }];
 
-describe('writeRelease: the archive is byte-for-byte reproducible', () => {
+describe('writeRelease: the archive is byte-for-byte reproducible', { timeout: 60_000 }, () => {
   let a: Fixture;
   let b: Fixture;
   beforeAll(async () => {
@@ -18,7 +18,7 @@ describe('writeRelease: the archive is byte-for-byte reproducible', () => {
     // Written later, elsewhere: different folder names, inode order and file times.
     await new Promise((r) => setTimeout(r, 1100));
     b = await writeCuratedFixture([...INSTANCES].reverse());
-  });
+  }, 60_000);
   afterAll(async () => {
     await rm(a.root, { recursive: true, force: true });
     await rm(b.root, { recursive: true, force: true });
