@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -147,5 +147,41 @@ describe('describeVerificationChange', () => {
   it('says what the fixed notebook did', () => {
     const v = { ...verification(true), verified: false, fixed: version('fixed', 'fixed-crashed', { ename: 'KeyError', evalue: "'rare'", cell: 2 }) };
     expect(describeVerificationChange(INSTANCE.crash, v)).toBe("fixed: fixed-crashed — KeyError: 'rare' (cell 2); data/ was left as it was");
+  });
+});
+
+describe('links in the instance (the one link rule)', () => {
+  it('stages links inside the instance as copies of their content: no link in staging points back into the instance', async () => {
+    const { dir, cache } = await makeInstance();
+    await writeFile(path.join(dir, 'notes.txt'), 'notes\n');
+    await symlink('notes.txt', path.join(dir, 'notes-link.txt'));
+    let staged: { link: boolean; text: string } | undefined;
+    const r = await subsampleInstance({
+      instanceDir: dir,
+      spec: SPEC,
+      cacheDir: cache,
+      verify: async (staging) => {
+        const st = await lstat(path.join(staging, 'notes-link.txt'));
+        staged = { link: st.isSymbolicLink(), text: await readFile(path.join(staging, 'notes-link.txt'), 'utf8') };
+        return verification(true);
+      },
+    });
+    expect(r.status).toBe('applied');
+    expect(staged).toEqual({ link: false, text: 'notes\n' });
+  });
+
+  it.each([
+    ['an instance file', 'leak.txt'],
+    ['a data file', 'data/leak.csv'],
+  ])('refuses %s that links outside the instance, naming it, and changes nothing', async (_n, rel) => {
+    const { root, dir, cache } = await makeInstance();
+    await writeFile(path.join(root, 'secret.txt'), 'outside\n');
+    await symlink(path.join(root, 'secret.txt'), path.join(dir, rel));
+    const before = await hashTree(path.join(root, 'instances'), { ignore: (p) => p.endsWith('leak.txt') || p.endsWith('leak.csv') });
+    const verify = vi.fn(async () => verification(true));
+    const err = await subsampleInstance({ instanceDir: dir, spec: SPEC, cacheDir: cache, verify }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'E_INSTANCE', message: expect.stringMatching(/leak\.(txt|csv) is a symbolic link to a path outside/) });
+    expect(verify).not.toHaveBeenCalled();
+    expect(await hashTree(path.join(root, 'instances'), { ignore: (p) => p.endsWith('leak.txt') || p.endsWith('leak.csv') })).toBe(before);
   });
 });

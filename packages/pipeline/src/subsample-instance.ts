@@ -1,8 +1,9 @@
-import { cp, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
   JunoError,
+  copyInstanceTree,
   formatJson,
   noProgress,
   readJsonFile,
@@ -86,11 +87,9 @@ export async function subsampleInstance(options: SubsampleInstanceOptions): Prom
   const staging = path.join(stagingRoot, path.basename(instanceDir));
   try {
     progress({ task: 'subsample', done: 0, item: instance.id, message: 'staging' });
-    await mkdir(staging, { recursive: true });
-    for (const name of await readdir(instanceDir)) {
-      if (name === 'data') continue;
-      await cp(path.join(instanceDir, name), path.join(staging, name), { recursive: true });
-    }
+    // The instance (without data/, which the steps write) under the one link rule:
+    // links inside become their content, anything leaving the instance is refused.
+    await copyInstanceTree(instanceDir, staging, { ignore: (rel) => rel === 'data' || rel.startsWith('data/') });
     const data = await subsampleData({ sourceDir: source.dir, outDir: path.join(staging, 'data'), spec, onProgress: options.onProgress, sharp: options.sharp });
     saved.result = data.result;
     const updated = withSubsampleSpec(instance, saved);
@@ -166,8 +165,8 @@ async function swapData(instanceDir: string, staging: string, keepOldAt: string 
   try {
     await rename(aside, keepOldAt);
   } catch {
-    // Another file system: copy, then remove.
-    await cp(aside, keepOldAt, { recursive: true });
+    // Another file system: copy (links as their content, as everywhere), then remove.
+    await copyInstanceTree(aside, keepOldAt);
     await rm(aside, { recursive: true, force: true });
   }
   return keepOldAt;

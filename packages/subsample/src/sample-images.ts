@@ -1,6 +1,6 @@
 import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { compareCodePoints, listTree, noProgress, type ProgressListener } from '@junobench/core';
+import { compareCodePoints, noProgress, readInstanceTree, type ProgressListener } from '@junobench/core';
 import { reencodeImage, type SharpFactory } from './reencode-image.js';
 import { fractionOf, sampleByGroup } from './select-rows.js';
 
@@ -70,7 +70,8 @@ export function classOfImage(rel: string, classDepth?: number): string {
  */
 export async function sampleImages(inputDir: string, outputDir: string, options: SampleImagesOptions): Promise<ImageSampleReport> {
   const progress = options.onProgress ?? noProgress;
-  const files = await listTree(inputDir, options.exclude);
+  // Under the one link rule: links inside are read as their content, links out are refused by name.
+  const files = (await readInstanceTree(inputDir, options.exclude ? { ignore: options.exclude } : {})).map((f) => f.rel);
   const images = files.filter(isImagePath);
   const others = files.filter((f) => !isImagePath(f));
   const keepSet = new Set(options.keep ?? []);

@@ -1,13 +1,13 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { checkSchema, listTree, type SubsampleSpec } from '@junobench/core';
-import { writeZip } from './archive-fixtures.js';
+import { writeZip } from './archive-fixtures.test-helpers.js';
 import { generateSource } from './generate-source.js';
 import { parseSubsampleSpec } from './spec.js';
 import { subsampleData } from './subsample-data.js';
 import { summarizeSubsampleReports } from './summarize-reports.js';
-import { useTempDirs } from './test-helpers.js';
+import { useTempDirs } from './temp-dirs.test-helpers.js';
 
 // Generated fixtures and real encoders: slow on a loaded machine, so a generous per-test limit.
 vi.setConfig({ testTimeout: 60_000 });
@@ -65,6 +65,23 @@ describe('subsampleData', () => {
       hint: expect.stringContaining('train.csv'),
     });
     expect((await listTree(dir)).some((f) => f.startsWith('o'))).toBe(false);
+  });
+
+  it('reads the full data under the link rule: a link inside is its content, a link outside is refused by name', async () => {
+    const dir = await tempDir();
+    const src = await fullData(dir);
+    await symlink('extra/notes.txt', path.join(src, 'notes-link.txt'));
+    const a = await subsampleData({ sourceDir: src, outDir: path.join(dir, 'a'), spec });
+    expect((await lstat(path.join(dir, 'a/notes-link.txt'))).isSymbolicLink()).toBe(false);
+    expect(await readFile(path.join(dir, 'a/notes-link.txt'), 'utf8')).toBe('hello\n');
+    expect(a.filesKept).toBe(5);
+    await writeFile(path.join(dir, 'secret.txt'), 'outside\n');
+    await symlink(path.join(dir, 'secret.txt'), path.join(src, 'extra/leak.txt'));
+    await expect(subsampleData({ sourceDir: src, outDir: path.join(dir, 'b'), spec })).rejects.toMatchObject({
+      code: 'E_INSTANCE',
+      message: expect.stringMatching(/^extra\/leak\.txt is a symbolic link to a path outside/),
+    });
+    expect((await listTree(dir)).some((f) => f.startsWith('b'))).toBe(false);
   });
 
   it('summarizes reports for curated/', async () => {

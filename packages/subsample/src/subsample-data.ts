@@ -5,6 +5,7 @@ import {
   compareCodePoints,
   hashTree,
   listTree,
+  readInstanceTree,
   noProgress,
   suggestClosest,
   type ProgressListener,
@@ -82,9 +83,12 @@ export async function subsampleData(options: SubsampleDataOptions): Promise<Subs
   if (await stat(outDir).then(() => true, () => false)) {
     throw new JunoError('E_USAGE', 'the output folder already exists', { location: { file: outDir }, hint: 'subsample into a new folder' });
   }
-  const srcFiles = await listTree(sourceDir);
-  const sizes = new Map<string, number>();
-  for (const f of srcFiles) sizes.set(f, (await stat(path.join(sourceDir, f))).size);
+  // The full data under the one link rule (core readInstanceTree): a link inside
+  // stands for its content (read through it, copied as a file), a link leaving
+  // the folder, a dangling one or a FIFO is refused by name before anything is read.
+  const tree = await readInstanceTree(sourceDir);
+  const srcFiles = tree.map((f) => f.rel);
+  const sizes = new Map<string, number>(tree.map((f) => [f.rel, f.size]));
   const claimed = new Map<string, number>();
   const claim = (rel: string, step: number, field: string) => {
     const prev = claimed.get(rel);

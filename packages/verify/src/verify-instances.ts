@@ -154,8 +154,12 @@ async function prepareInstances(
   options: Pick<VerifyOptions, 'runtime' | 'repeat' | 'cellTimeoutSeconds' | 'timeoutSeconds'>,
   flags: { checkFolderName?: boolean } = {},
 ): Promise<PreparedInstance[]> {
-  const loaded: { dir: string; instance: Instance; cells: Record<NotebookVersionName, number[]>; prewarm: Record<NotebookVersionName, string[]> }[] = [];
+  const loaded: { dir: string; instance: Instance; cells: Record<NotebookVersionName, number[]>; prewarm: Record<NotebookVersionName, string[]>; tree: string }[] = [];
   for (const dir of dirs) {
+    // The link rule before anything is read: a link leaving the instance (or
+    // dangling, or a FIFO) is refused by name, exit 2; links inside count as
+    // their targets' content in the cache key.
+    const tree = await hashTree(dir);
     const instance = flags.checkFolderName === false ? await readInstanceLoose(dir) : await readInstance(dir);
     const cells = {} as Record<NotebookVersionName, number[]>;
     const prewarm = {} as Record<NotebookVersionName, string[]>;
@@ -190,7 +194,7 @@ async function prepareInstances(
         });
       }
     }
-    loaded.push({ dir, instance, cells, prewarm });
+    loaded.push({ dir, instance, cells, prewarm, tree });
   }
   const allModules = [...new Set(loaded.flatMap((l) => l.instance.requires))].sort();
   const identity = await options.runtime.describe(allModules);
@@ -202,7 +206,7 @@ async function prepareInstances(
     const own: RuntimeIdentity = { ...identity, packages };
     const missing = l.instance.requires.filter((m) => packages[m] === null);
     const contentHash = hashValue({
-      instance: await hashTree(l.dir),
+      instance: l.tree,
       runtime: own,
       runner: runnerHash,
       logic: VERIFY_LOGIC_VERSION,

@@ -1,3 +1,4 @@
+// Test-only (a *.test-helpers.ts module): imported by tests and benchmarks, never from index.ts or library code.
 import type { CliContext } from './context.js';
 
 /** A CliContext that records output instead of printing, for tests. */
