@@ -43,6 +43,8 @@ export interface PrepareReleaseOptions {
   deprecatedFile: string;
   /** raw/release.json (optional file) */
   metadataFile: string;
+  /** raw/instances: drafts there are refused even when the build left them out. */
+  rawInstancesDir?: string;
   profile?: string;
   /** SOURCE_DATE_EPOCH when set; else the toolchain's commit time. */
   sourceDateEpoch?: number;
@@ -96,6 +98,7 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
       ...(o.profile ? { profile: o.profile } : {}),
       deprecatedFile: o.deprecatedFile,
       metadataFile: o.metadataFile,
+      ...(o.rawInstancesDir ? { rawInstancesDir: o.rawInstancesDir } : {}),
       ...(o.previous ? { previous: o.previous } : {}),
       outDir: o.outDir,
       sourceDateEpoch: epoch,

@@ -72,6 +72,7 @@ function inputs(over: Partial<ReleaseInputs> = {}): ReleaseInputs {
     ],
     image: { profile: 'debian', recipe: [], record: null, push: null },
     deprecated: [],
+    drafts: [],
     previous: null,
     warnings: [],
     ...over,
@@ -190,6 +191,14 @@ describe('planRefusals', () => {
         i.instances[1]!.instance.status = 'draft';
       },
       ['draft pandas_1'],
+    ],
+    [
+      'a draft in raw/instances that the build left out',
+      (i) => {
+        i.drafts = ['sklearn_9'];
+        i.verification.instances.push(result('sklearn_9', 'verified'));
+      },
+      ['draft sklearn_9'],
     ],
     [
       'an instance never verified',

@@ -40,6 +40,8 @@ export interface ReadReleaseInputsOptions {
   profile?: string;
   deprecatedFile?: string;
   metadataFile?: string;
+  /** raw/instances: a draft there (left out of curated/ by the build) is still a reason to refuse. */
+  rawInstancesDir?: string;
   /** Previous release (folder or tarball); default the latest release in outDir other than this version. */
   previous?: string;
   outDir: string;
@@ -153,6 +155,20 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
     instances.push({ id, instance, files: list });
   }
 
+  const drafts = new Set(instances.filter((i) => i.instance.status === 'draft').map((i) => i.id));
+  if (o.rawInstancesDir) {
+    for (const id of await listInstanceIds(o.rawInstancesDir).catch(() => [] as string[])) {
+      if (deprecatedIds.has(id)) continue;
+      // Only the status is needed, and a draft may be incomplete: no schema check here.
+      const raw = await readFile(path.join(o.rawInstancesDir, id, 'instance.json'), 'utf8').catch(() => '{}');
+      try {
+        if ((JSON.parse(raw) as { status?: unknown }).status === 'draft') drafts.add(id);
+      } catch {
+        // Not JSON: the build reports that instance; a release of it is refused as not verified.
+      }
+    }
+  }
+
   const previousSource = o.previous ?? (await findPreviousRelease(o.outDir, o.version));
   const previous: ReleaseManifest | null = previousSource ? await readReleaseManifest(previousSource) : null;
 
@@ -169,6 +185,7 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
     files: files.sort((a, b) => compareCodePoints(a.path, b.path)),
     image: { profile, recipe, record, push: o.imagePush ?? null },
     deprecated,
+    drafts: [...drafts].sort(compareCodePoints),
     previous,
     warnings,
   };

@@ -58,6 +58,8 @@ export interface ReleaseInputs {
     push: ReleaseImagePush | null;
   };
   deprecated: DeprecatedInstance[];
+  /** Instances whose instance.json (raw or curated) says `"status": "draft"`: a release refuses them. */
+  drafts: string[];
   previous: ReleaseManifest | null;
   /** Notes found while reading (a missing optional file…), carried into the plan's warnings. */
   warnings: string[];

@@ -1,12 +1,16 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { JunoError, writeJsonAtomic } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt } from './format.js';
 
-// Verbs: release prepare|verify|publish, deprecate (issue 10). Library packages are imported inside each action
-// (`await import('@junobench/...')`) so that other commands do not pay for loading them.
+// @junobench/core is loaded lazily here too: other command files load it lazily, and a library is
+// either always or never lazily loaded within the CLI (the module-boundary rule).
+type Core = typeof import('@junobench/core');
+const loadCore = (): Promise<Core> => import('@junobench/core');
+
+// Verbs: release prepare|verify|publish, deprecate (issue 10). The pipeline and release packages are
+// imported inside each action, so that other commands do not pay for loading them (octokit, simple-git, tar).
 
 interface PrepareFlags {
   from: string;
@@ -15,6 +19,7 @@ interface PrepareFlags {
   recipe: string;
   deprecated: string;
   metadata: string;
+  instances: string;
   profile?: string;
   minKappa?: string;
   dryRun?: boolean;
@@ -62,8 +67,9 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
   );
   prepare.action(async (version: string, flags: PrepareFlags) => {
     const { prepareRelease } = await import('@junobench/pipeline');
+    const core = await loadCore();
     const t0 = Date.now();
-    const { plan, written } = await prepareRelease({ version, ...prepareInputs(flags, ctx), ...(flags.dryRun ? { dryRun: true } : {}) });
+    const { plan, written } = await prepareRelease({ version, ...prepareInputs(flags, ctx, core), ...(flags.dryRun ? { dryRun: true } : {}) });
     for (const w of plan.warnings) ctx.err(`warning: ${w}`);
     const m = plan.manifest;
     const changes = plan.changelog;
@@ -90,7 +96,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       ctx.out(lines.join('\n'));
     }
     if (flags.json) {
-      await writeJsonAtomic(path.resolve(ctx.cwd, flags.json), {
+      await core.writeJsonAtomic(path.resolve(ctx.cwd, flags.json), {
         version: plan.version,
         refusals: plan.refusals,
         warnings: plan.warnings,
@@ -118,6 +124,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
   );
   verify.action(async (input: string, flags: VerifyFlags) => {
     const { verifyRelease } = await import('@junobench/pipeline');
+    const { writeJsonAtomic } = await loadCore();
     const t0 = Date.now();
     const progress = ctx.progress('release verify');
     let result;
@@ -176,11 +183,12 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
   publish.action(async (version: string, flags: PublishFlags) => {
     const { publishRelease } = await import('@junobench/pipeline');
     const { createGitHubClient } = await import('@junobench/release');
+    const core = await loadCore();
     const env = ctx.env;
-    const github = flags.github ? parseGitHubRepo(flags.github) : undefined;
+    const github = flags.github ? parseGitHubRepo(flags.github, core) : undefined;
     const report = await publishRelease({
       version,
-      ...prepareInputs(flags, ctx),
+      ...prepareInputs(flags, ctx, core),
       repoDir: path.resolve(ctx.cwd, flags.repo),
       ...(flags.remote ? { remote: flags.remote } : {}),
       ...(github
@@ -226,7 +234,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     .option('--out <dir>', 'release folders, to find the latest release', 'releases')
     .addHelpText('after', '\nExamples:\n  junobench deprecate pandas_2 --reason "the input dataset was withdrawn by its author"\n  junobench deprecate torch_1 --reason "duplicate of torch_2" --in 0.3.0')
     .action(async (id: string, flags: DeprecateFlags) => {
-      const { listInstanceIds } = await import('@junobench/core');
+      const { listInstanceIds } = await loadCore();
       const { listReleaseFolders, nextDeprecationVersion, planDeprecation, readDeprecated, readReleaseManifest, writeDeprecated } = await import('@junobench/release');
       const file = path.resolve(ctx.cwd, flags.file);
       const known = new Set<string>(await listInstanceIds(path.resolve(ctx.cwd, flags.instances)).catch(() => [] as string[]));
@@ -246,12 +254,13 @@ function addPrepareOptions(cmd: Command): Command {
     .option('--previous <release>', 'the release to compare with (folder or .tar.gz; default: the latest in --out)')
     .option('--recipe <dir>', 'rendered Dockerfiles and lock files of the image', 'docker')
     .option('--deprecated <file>', 'deprecated instances, left out', 'raw/deprecated.json')
+    .option('--instances <dir>', 'the raw instances (a draft there is refused even when the build left it out)', 'raw/instances')
     .option('--metadata <file>', 'dataset metadata for the card and Croissant file (optional)', 'raw/release.json')
     .option('--profile <name>', 'image profile (default: the one curated/image.json names, else debian)')
     .option('--min-kappa <k>', "agreement gate: every dimension's Cohen's kappa must reach it (default 0.9, or raw/release.json's)");
 }
 
-function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliContext) {
+function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliContext, { JunoError }: Core) {
   const abs = (p: string) => path.resolve(ctx.cwd, p);
   const epoch = ctx.env.SOURCE_DATE_EPOCH;
   if (epoch !== undefined && !/^\d+$/.test(epoch)) {
@@ -268,6 +277,7 @@ function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliCon
     ...(flags.previous ? { previous: abs(flags.previous) } : {}),
     recipeDir: abs(flags.recipe),
     deprecatedFile: abs(flags.deprecated),
+    rawInstancesDir: abs(flags.instances),
     metadataFile: abs(flags.metadata),
     ...(flags.profile ? { profile: flags.profile } : {}),
     ...(epoch !== undefined ? { sourceDateEpoch: Number(epoch) } : {}),
@@ -275,7 +285,7 @@ function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliCon
   };
 }
 
-function parseGitHubRepo(value: string): { owner: string; repo: string } {
+function parseGitHubRepo(value: string, { JunoError }: Core): { owner: string; repo: string } {
   const m = /^([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+)$/.exec(value);
   if (!m) throw new JunoError('E_USAGE', `--github takes owner/repo, not "${value}"`, { hint: 'e.g. --github junobench/junobench' });
   return { owner: m[1]!, repo: m[2]! };
