@@ -1,0 +1,69 @@
+// The CLI end to end on hostile or broken inputs (issue 12): each is bad input,
+// exit 2, with a message naming the file, link or id — never a run, a cache
+// entry or a file touched outside the folders given.
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashTree } from '@junobench/core';
+import { repoRoot, runJunobench } from './run-cli.js';
+
+let dir: string;
+const instances = () => path.join(dir, 'instances');
+const cache = () => path.join(dir, 'cache');
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'jb-hardening-e2e-'));
+  await cp(path.join(repoRoot, 'raw/instances/pandas_1'), path.join(instances(), 'pandas_1'), { recursive: true });
+});
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function copyAs(id: string): Promise<string> {
+  const to = path.join(instances(), id);
+  await cp(path.join(instances(), 'pandas_1'), to, { recursive: true });
+  const file = path.join(to, 'instance.json');
+  await writeFile(file, (await readFile(file, 'utf8')).replace('"id": "pandas_1"', `"id": "${id}"`));
+  return to;
+}
+
+describe('hostile instances and ids', () => {
+  it('verify refuses an instance with a link leaving its folder: exit 2 naming the link, nothing run or cached', async () => {
+    const inst = await copyAs('leaky_1');
+    await writeFile(path.join(dir, 'secret.txt'), 'secret\n');
+    await symlink(path.join(dir, 'secret.txt'), path.join(inst, 'data', 'secret.txt'));
+    const r = await runJunobench(['verify', 'leaky_1', '--instances', instances(), '--cache-dir', cache()]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${path.join(inst, 'data', 'secret.txt')}: data/secret.txt is a symbolic link to a path outside the instance folder`);
+    expect(await readdir(path.join(cache(), 'verify')).catch(() => [])).toEqual([]);
+    await rm(inst, { recursive: true });
+  }, 300_000);
+
+  it('verify refuses a notebook that is not valid UTF-8: exit 2 naming the file and line, nothing cached', async () => {
+    const inst = await copyAs('latin1_1');
+    const nb = path.join(inst, 'reproduced.ipynb');
+    const text = await readFile(nb, 'utf8');
+    await writeFile(nb, Buffer.from(text.replace('"cells": [', '"metadata_note": "caf\u00e9",\n "cells": ['), 'latin1'));
+    const r = await runJunobench(['verify', 'latin1_1', '--instances', instances(), '--cache-dir', cache()]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`${nb.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}, line \\d+: not valid UTF-8 \\(first invalid byte 0xe9`));
+    expect(await readdir(path.join(cache(), 'verify')).catch(() => [])).toEqual([]);
+    await rm(inst, { recursive: true });
+  }, 300_000);
+
+  it.each([['../outside/pandas_1'], ['/tmp'], ['a/b']])('subsample and verify refuse the id %s (exit 2), nothing outside --instances touched', async (id) => {
+    await mkdir(path.join(dir, 'outside'), { recursive: true });
+    await cp(path.join(instances(), 'pandas_1'), path.join(dir, 'outside', 'pandas_1'), { recursive: true });
+    const before = await hashTree(path.join(dir, 'outside'));
+    for (const args of [
+      ['subsample', id, '--instances', instances(), '--method', 'table', '--path', 'x.csv', '--rows', '1', '--dry-run', '--cache-dir', cache()],
+      ['verify', id, '--instances', instances(), '--cache-dir', cache()],
+    ]) {
+      const r = await runJunobench(args);
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`"${id}" is not a valid instance id`);
+    }
+    expect(await hashTree(path.join(dir, 'outside'))).toBe(before);
+  }, 300_000);
+});
