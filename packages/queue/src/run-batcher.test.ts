@@ -53,7 +53,7 @@ describe('createRunBatcher', () => {
 
   it('starts runs that arrive later in a new batch, never using more than `jobs` slots in all', async () => {
     const t = createTimedRuntime(20);
-    const b = createRunBatcher(t.runtime, { jobs: 2 });
+    const b = createRunBatcher(t.runtime, { jobs: 2, gatherMs: 0 });
     const first = [b.submit(run('a')), b.submit(run('b')), b.submit(run('c'))];
     await new Promise((r) => setTimeout(r, 5));
     const later = [b.submit(run('d')), b.submit(run('e'))];
@@ -62,6 +62,20 @@ describe('createRunBatcher', () => {
     expect(t.calls[0]).toEqual({ ids: ['a', 'b', 'c'], jobs: 2 });
     expect(t.calls.flatMap((c) => c.ids).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(b.batches).toBe(t.calls.length);
+  });
+
+  it('lets a lone run wait a moment for others, then starts it anyway', async () => {
+    const t = createTimedRuntime(1);
+    const b = createRunBatcher(t.runtime, { jobs: 2, gatherMs: 30 });
+    const first = b.submit(run('a'));
+    await new Promise((r) => setTimeout(r, 5));
+    const second = b.submit(run('b'));
+    await Promise.all([first, second]);
+    expect(t.calls).toEqual([{ ids: ['a', 'b'], jobs: 2 }]);
+    const t0 = Date.now();
+    await b.submit(run('c'));
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(25);
+    expect(t.calls[1]).toEqual({ ids: ['c'], jobs: 1 });
   });
 
   it('rejects the runs of a batch whose runtime call fails, and goes on with the next', async () => {

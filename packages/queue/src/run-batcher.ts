@@ -23,7 +23,7 @@ interface Batch {
   jobs: number;
 }
 
-export function createRunBatcher(runtime: Runtime, options: { jobs: number; signal?: AbortSignal }): RunBatcher {
+export function createRunBatcher(runtime: Runtime, options: { jobs: number; signal?: AbortSignal; /** How long a small batch waits for more runs (default 200 ms). */ gatherMs?: number }): RunBatcher {
   interface Entry {
     run: NotebookRun;
     resolve: (r: RunResult) => void;
@@ -35,13 +35,26 @@ export function createRunBatcher(runtime: Runtime, options: { jobs: number; sign
   let pending = 0;
   let batches = 0;
   let scheduled = false;
+  let gathering: NodeJS.Timeout | undefined;
+  const gatherMs = options.gatherMs ?? 200;
 
   const occupied = (): number => [...active].reduce((n, b) => n + Math.min(b.remaining, b.jobs), 0);
 
-  const pump = (): void => {
+  const pump = (force = false): void => {
     scheduled = false;
     const free = jobs - occupied();
     if (waiting.length === 0 || free <= 0) return;
+    // A batch of one run would start a runner for one notebook: give the jobs
+    // the worker is fetching a moment to arrive (the runner's start costs far more).
+    if (!force && waiting.length < 2 * free && !options.signal?.aborted) {
+      gathering ??= setTimeout(() => {
+        gathering = undefined;
+        pump(true);
+      }, gatherMs);
+      return;
+    }
+    clearTimeout(gathering);
+    gathering = undefined;
     const entries = waiting;
     waiting = [];
     const batch: Batch = { remaining: entries.length, jobs: Math.min(free, entries.length) };
@@ -84,7 +97,7 @@ export function createRunBatcher(runtime: Runtime, options: { jobs: number; sign
     if (scheduled) return;
     scheduled = true;
     // Runs that arrive together (a worker fetching several jobs) join one batch.
-    setImmediate(pump);
+    setImmediate(() => pump());
   };
 
   return {

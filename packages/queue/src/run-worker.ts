@@ -240,8 +240,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
     connection: planRedisOptions(address, `junobench-worker:${name}:bullmq`),
     prefix,
     name,
-    // Twice the slots: the next runs are at hand when a slot frees (see createRunBatcher).
-    concurrency: jobs * 2,
+    // More jobs held than slots: the next runs are at hand when a slot frees, and
+    // batches hold several runs (see createRunBatcher).
+    concurrency: Math.max(4, jobs * 2),
     lockDuration: lockDurationMs,
     stalledInterval: lockDurationMs,
     // A job whose worker died twice is failed, not passed on forever.
