@@ -279,7 +279,7 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
   if (p.reproduced.rewrites.length > 0) lines.push(`  paths      ${p.reproduced.rewrites.join('; ')}`);
   lines.push(`  requires   ${i.requires.join(', ') || '(nothing beyond the standard library)'}`);
   lines.push(`  source     ${i.source.platform}${i.source.authorId ? `, author ${i.source.authorId}` : ''}${i.source.datasets.length > 0 ? `, datasets: ${i.source.datasets.map((d) => `${d.title} (${d.license})`).join('; ')}` : ''}`);
-  if (r.data) lines.push(`  data       ${r.data.files} files, ${formatSize(r.data.bytes)} (tree ${r.data.sha256.slice(0, 12)}…)`);
+  if (r.data) lines.push(`  data       ${r.data.files} file${r.data.files === 1 ? '' : 's'}, ${formatSize(r.data.bytes)} (tree ${r.data.sha256.slice(0, 12)}…)`);
   const s = i.suggestedLabels ?? {};
   const sug = [
     s.library && `library ${s.library.value} (${s.library.confidence.toFixed(2)})`,
