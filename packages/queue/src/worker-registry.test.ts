@@ -47,6 +47,11 @@ describe('planWorkerGroups', () => {
     expect(describeWorkerGroup(groups[0]!)).toBe(`local runtime, Python 3.11.2 (/usr/bin/python3), 3 packages abcdef012345, runner rrrrrrrrrrrr, identity ${a1.group}: a1@h1, a2@h2`);
   });
 
+  it('names the runtime settings that follow the package hash', () => {
+    const w = worker('t', { fingerprint: 'local:{"count": 9, "distributions": "0123456789abcdef"}:fork:threads=2' });
+    expect(describeWorkerGroup(planWorkerGroups([w])[0]!)).toContain('9 packages 0123456789ab fork threads=2, runner');
+  });
+
   it('describes docker groups by image', () => {
     const d = worker('d', { kind: 'docker', fingerprint: 'docker:sha256:0123456789abcdef0123', image: 'junobench/bench:debian-1' });
     expect(describeWorkerGroup(planWorkerGroups([d])[0]!)).toMatch(/^docker runtime, image junobench\/bench:debian-1 \(sha256:0123456789ab/);

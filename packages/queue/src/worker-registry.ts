@@ -90,9 +90,11 @@ export function describeWorkerGroup(g: WorkerGroup): string {
 
 // The local fingerprint is the runner's JSON: name the package set by its hash and size.
 function describePackages(fingerprint: string): string {
+  const m = /^local:(\{.*\})(.*)$/.exec(fingerprint);
   try {
-    const f = JSON.parse(fingerprint.replace(/^local:/, '')) as { distributions?: string; count?: number };
-    if (f.distributions) return `${f.count ?? '?'} packages ${f.distributions.slice(0, 12)}`;
+    const f = JSON.parse(m?.[1] ?? '') as { distributions?: string; count?: number };
+    // What follows the JSON is the runtime's own settings (e.g. ":fork:threads=1").
+    if (f.distributions) return `${f.count ?? '?'} packages ${f.distributions.slice(0, 12)}${m![2]!.replace(/:/g, ' ')}`;
   } catch {
     // not JSON: show it as it is
   }
