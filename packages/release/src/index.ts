@@ -49,6 +49,7 @@ export { createGitHubClient, publishGitHubRelease } from './github-release.js';
 export type { GitHubClient, GitHubClientOptions, GitHubReleaseRequest, GitHubReleaseResult, ReleaseAsset } from './github-release.js';
 export {
   pushReleaseImage,
+  pullReleaseImage,
   readRegistryDigest,
   digestFromEvents,
   isLoopbackRegistry,

@@ -9,7 +9,7 @@ import Docker from 'dockerode';
 import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJunoError } from '@junobench/core';
-import { digestFromEvents, isLoopbackRegistry, pushReleaseImage, readRegistryDigest } from './push-release-image.js';
+import { digestFromEvents, isLoopbackRegistry, pullReleaseImage, pushReleaseImage, readRegistryDigest } from './push-release-image.js';
 
 const REGISTRY = process.env.JUNOBENCH_TEST_REGISTRY;
 const REPOSITORY = 'junobench/release-test';
@@ -96,6 +96,29 @@ describe('pushReleaseImage (real engine, real registry)', () => {
     expect(isJunoError(err) && err.code).toBe('E_REGISTRY');
     expect((err as Error).message).toContain(`pushing 127.0.0.1:9/${REPOSITORY}:0.1.0 failed`);
     expect((err as Error).message).toMatch(/connection refused/);
+  });
+});
+
+describe('pullReleaseImage (real engine, real registry)', () => {
+  it('pulls the image a release names by digest when the engine lacks it, and leaves a present one alone', async () => {
+    const pushed = await pushReleaseImage(docker, { image, registry: REGISTRY!, repository: REPOSITORY, tag: '0.1.1' });
+    // A researcher's machine: no local copy under any name.
+    const id = (await docker.getImage(image).inspect()).Id;
+    await docker.getImage(id).remove({ force: true });
+    await expect(docker.getImage(pushed.reference).inspect()).rejects.toThrow();
+    const steps: string[] = [];
+    expect(await pullReleaseImage(docker, pushed.reference, { onStep: (m) => steps.push(m) })).toBe(pushed.reference);
+    tags.push(pushed.reference);
+    expect((await docker.getImage(pushed.reference).inspect()).Id).toBe(id);
+    expect(steps).toEqual([`pulling ${pushed.reference}`]);
+    // Present now: nothing is pulled again.
+    steps.length = 0;
+    await pullReleaseImage(docker, pushed.reference, { onStep: (m) => steps.push(m) });
+    expect(steps).toEqual([]);
+    const missing = pushed.reference.replace(/@sha256:[0-9a-f]{64}$/, `@sha256:${'0'.repeat(64)}`);
+    const err = await pullReleaseImage(docker, missing).catch((e: unknown) => e);
+    expect(isJunoError(err) && err.code).toBe('E_REGISTRY');
+    expect(isJunoError(err) && err.exitCode).toBe(3);
   });
 });
 

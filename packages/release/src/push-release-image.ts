@@ -89,6 +89,62 @@ export async function pushReleaseImage(docker: Docker, req: PushImageRequest): P
   return { repository, tag: req.tag, digest, reference: `${repository}@${digest}` };
 }
 
+/**
+ * Make sure the engine has a release's image: a reference pinned by digest
+ * (registry/repository@sha256:…) that the engine lacks is pulled, exactly
+ * that digest. Anything else is left to the runtime (a local tag).
+ */
+export async function pullReleaseImage(docker: Docker, reference: string, options: { auth?: { username: string; password: string }; onStep?: (m: string) => void } = {}): Promise<string> {
+  const have = await docker.getImage(reference).inspect().then(() => true, () => false);
+  const m = /^([^/]+)\/(.+)@(sha256:[0-9a-f]{64})$/.exec(reference);
+  if (have || !m) return reference;
+  const registry = m[1]!;
+  options.onStep?.(`pulling ${reference}`);
+  const authconfig = options.auth ? { username: options.auth.username, password: options.auth.password, serveraddress: registry } : {};
+  let stream: NodeJS.ReadableStream;
+  try {
+    // Podman's compatible pull has no way to skip TLS for a plain-HTTP loopback registry; its own API has.
+    stream =
+      isLoopbackRegistry(registry) && (await isPodman(docker))
+        ? await dialStream(docker, { path: '/v4.0.0/libpod/images/pull?', method: 'POST', options: { reference, tlsVerify: false }, authconfig })
+        : ((await docker.pull(reference, { authconfig })) as NodeJS.ReadableStream);
+  } catch (e) {
+    throw pullError(reference, e);
+  }
+  const events = await new Promise<Record<string, unknown>[]>((resolve, reject) =>
+    docker.modem.followProgress(stream, (err: Error | null, out: Record<string, unknown>[]) => (err ? reject(pullError(reference, err)) : resolve(out))),
+  );
+  const failure = events.find((ev) => ev.error || ev.errorDetail);
+  if (failure) throw pullError(reference, new Error(String((failure.errorDetail as { message?: string })?.message ?? failure.error)));
+  await docker.getImage(reference).inspect().catch((e: unknown) => {
+    throw pullError(reference, e);
+  });
+  return reference;
+}
+
+async function isPodman(docker: Docker): Promise<boolean> {
+  const v = (await docker.version().catch(() => undefined)) as { Components?: { Name?: string }[] } | undefined;
+  return Boolean(v?.Components?.some((c) => /podman/i.test(c.Name ?? '')));
+}
+
+function dialStream(docker: Docker, opts: { path: string; method: string; options: Record<string, unknown>; authconfig: object }): Promise<NodeJS.ReadableStream> {
+  return new Promise((resolve, reject) =>
+    (docker.modem as unknown as { dial: (o: object, cb: (err: Error | null, data: unknown) => void) => void }).dial(
+      { ...opts, isStream: true, statusCodes: { 200: true, 400: 'bad parameter', 404: 'no such image', 500: 'server error' } },
+      (err, data) => (err ? reject(err) : resolve(data as NodeJS.ReadableStream)),
+    ),
+  );
+}
+
+function pullError(reference: string, e: unknown): JunoError {
+  const msg = String((e as Error)?.message ?? e).split('\n')[0] ?? '';
+  return new JunoError('E_REGISTRY', `pulling the release's image ${reference} failed: ${msg}`, {
+    exitCode: 3,
+    hint: 'check that the registry is reachable (and JUNOBENCH_REGISTRY_USERNAME/PASSWORD if it needs them), or pass --image <a local tag> to run in another image',
+    cause: e,
+  });
+}
+
 /** The manifest digest from a push's progress events (Docker: aux.Digest; Podman: a "digest: sha256:…" status line). */
 export function digestFromEvents(events: readonly Record<string, unknown>[]): string | undefined {
   for (const ev of events) {

@@ -134,8 +134,18 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
         run: flags.run,
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         onProgress: progress,
-        createRuntime: (manifest) => {
-          const image = flags.image ?? manifest.image.registry?.reference ?? manifest.image.tag;
+        createRuntime: async (manifest) => {
+          let image = flags.image ?? manifest.image.registry?.reference ?? manifest.image.tag;
+          if (flags.runtime === 'docker' && image && !flags.image && manifest.image.registry) {
+            // The image the release names, pulled by its digest when the engine lacks it.
+            const { pullReleaseImage } = await import('@junobench/release');
+            const { connectDockerEngine } = await import('@junobench/runtime');
+            const env = ctx.env;
+            image = await pullReleaseImage(await connectDockerEngine(env), image, {
+              ...(env.JUNOBENCH_REGISTRY_USERNAME && env.JUNOBENCH_REGISTRY_PASSWORD ? { auth: { username: env.JUNOBENCH_REGISTRY_USERNAME, password: env.JUNOBENCH_REGISTRY_PASSWORD } } : {}),
+              onStep: (m) => ctx.err(m),
+            });
+          }
           return createRuntimeFromFlags({ ...flags, ...(flags.runtime === 'docker' && image ? { image } : {}) }, ctx);
         },
       });
