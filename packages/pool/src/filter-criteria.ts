@@ -11,7 +11,7 @@ import {
 } from '@junobench/core';
 import { compileLinearRegExp, linearRegExpProblem } from './linear-regexp.js';
 
-/** The tests a field predicate can make (DESIGN.md §4). */
+/** The tests a field predicate can make (docs/formats.md, "Filter criteria"). */
 export const FIELD_TESTS = ['equals', 'in', 'notIn', 'startsWith', 'matches', 'exists'] as const;
 export type FieldTest = (typeof FIELD_TESTS)[number];
 
@@ -51,7 +51,7 @@ export interface CompiledStep {
 function criteriaError(at: string, message: string, file?: string, hint?: string): JunoError {
   return new JunoError('E_CRITERIA', `${at}: ${message}`, {
     location: { ...(file ? { file } : {}), field: at },
-    hint: hint ?? 'see schemas/filter-criteria.schema.json and DESIGN.md §4 for the criteria format',
+    hint: hint ?? 'see docs/formats.md ("Filter criteria") and schemas/filter-criteria.schema.json for the criteria format',
   });
 }
 

@@ -10,7 +10,7 @@ export interface FunnelStep {
   removed: number;
 }
 
-/** Per step of the criteria: records in, kept and removed (DESIGN.md §4). */
+/** Per step of the criteria: records in, kept and removed (docs/formats.md). */
 export interface FunnelReport {
   input: number;
   kept: number;

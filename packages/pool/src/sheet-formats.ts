@@ -4,7 +4,7 @@ import { TRACEBACK_LIMITS, capCellText, capTraceback } from './cap-traceback.js'
 import { PythonLiteralError } from './parse-python-string-list.js';
 import type { CellValue } from './read-sheet-rows.js';
 
-/** The two sheet layouts DESIGN.md §4 names. */
+/** The two sheet layouts pool import reads (docs/formats.md). */
 export type SheetKind = 'empirical' | 'benchmark';
 
 /** Columns of the prior empirical study's published sheets. */
@@ -112,7 +112,7 @@ export interface RowProblem {
 
 export type RowResult = { record: CrashRecord; warnings: string[] } | { problem: RowProblem };
 
-/** Stable id for rows without an eid (DESIGN.md §4): a hash of notebook, ename and evalue. */
+/** Stable id for rows without an eid (docs/formats.md): a hash of notebook, ename and evalue. */
 export function hashCrashId(notebook: string, ename: string, evalue: string, extra?: string): string {
   const parts = [notebook, ename, evalue];
   if (extra !== undefined) parts.push(extra);

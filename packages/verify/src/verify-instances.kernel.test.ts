@@ -1,4 +1,4 @@
-// Real Jupyter kernels (the local runtime): every outcome class of DESIGN.md §4
+// Real Jupyter kernels (the local runtime): every outcome class of docs/formats.md
 // with a purpose-made notebook, execution-count replay, caching and flakiness.
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';

@@ -56,7 +56,7 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
 
   pool
     .command('filter')
-    .description('Keep the records that pass every step of a criteria file (keep/drop steps, DESIGN.md §4), with a funnel report.')
+    .description('Keep the records that pass every step of a criteria file (keep/drop steps; see docs/formats.md), with a funnel report.')
     .requiredOption('-i, --input <pool.jsonl>', 'the pool to filter')
     .requiredOption('--criteria <criteria.json>', 'the criteria file (e.g. raw/criteria/junobench.json)')
     .requiredOption('-o, --output <kept.jsonl>', 'where the kept records go')

@@ -190,7 +190,7 @@ export interface LabelDisagreement {
 }
 
 /**
- * One line of raw/annotations/<annotator>.jsonl (DESIGN.md §4). Vocabulary checks (with suggestions) are done by @junobench/labels.
+ * One line of raw/annotations/<annotator>.jsonl (docs/formats.md). Vocabulary checks (with suggestions) are done by @junobench/labels.
  */
 
 export interface Annotation {
@@ -423,7 +423,7 @@ export interface StageLockEntry {
 }
 
 /**
- * One crash in the raw pool (DESIGN.md §4).
+ * One crash in the raw pool (docs/formats.md).
  */
 
 export interface CrashRecord {
@@ -653,7 +653,7 @@ export interface DeprecatedInstance {
 export type Predicate = AllPredicate | AnyPredicate | NotPredicate | FieldPredicate;
 
 /**
- * Ordered keep/drop steps over CrashRecords (DESIGN.md §4).
+ * Ordered keep/drop steps over CrashRecords (docs/formats.md).
  */
 
 export interface FilterCriteria {
@@ -771,7 +771,7 @@ export interface ImageLock {
 }
 
 /**
- * docker/profiles/<name>.json: how the benchmark image installs each Python module the instances require (DESIGN.md §6, `junobench image build --profile <name>`). The module → package mapping lives here, in data, not in code.
+ * docker/profiles/<name>.json: how the benchmark image installs each Python module the instances require (README, "verify"; `junobench image build --profile <name>`). The module → package mapping lives here, in data, not in code.
  */
 
 export interface ImageProfile {
@@ -876,7 +876,7 @@ export type SubsampleStep =
 export type DataPath = string;
 
 /**
- * raw/instances/<id>/instance.json (DESIGN.md §4).
+ * raw/instances/<id>/instance.json (docs/formats.md).
  */
 
 export interface Instance {
@@ -1797,7 +1797,7 @@ export interface ReleaseMetadata {
 }
 
 /**
- * What the Python runner executes: one notebook, in a fresh kernel, cells in the given order (DESIGN.md §6). Sent to the runner as one JSON line.
+ * What the Python runner executes: one notebook, in a fresh kernel, cells in the given order (README, "verify"). Sent to the runner as one JSON line.
  */
 
 export interface RunPlan {
