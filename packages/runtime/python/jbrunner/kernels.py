@@ -31,6 +31,20 @@ class KernelContext:
         self.zygotes = zygotes
 
 
+# The gc module named in code: `import gc`, `gc.collect()`, `from gc import …`, `__import__("gc")`.
+GC_RE = re.compile(r"(?<![\w.])gc\b")
+
+
+def uses_gc(plan):
+    """Whether the plan's notebook may look at the garbage collector (over-
+    approximated from its source; True when it cannot be read)."""
+    try:
+        with open(plan["notebook"], encoding="utf-8") as f:
+            return bool(GC_RE.search(f.read()))
+    except (OSError, ValueError, KeyError):
+        return True
+
+
 def prewarm_modules(plan):
     return [m for m in plan.get("prewarm") or [] if isinstance(m, str) and MODULE_RE.match(m)]
 
@@ -107,7 +121,7 @@ class ForkedProcess:
 
         self.connection_file, _ = write_connection_file(fname=_new_connection_file(ctx.tmp_dir), ip="127.0.0.1")
         try:
-            self.pid = zygote.fork_kernel(self.connection_file, plan["cwd"])
+            self.pid = zygote.fork_kernel(self.connection_file, plan["cwd"], unfreeze=uses_gc(plan))
         except BaseException:
             self._remove_connection_file()
             raise
