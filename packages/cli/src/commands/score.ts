@@ -125,6 +125,12 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .addOption(new Option('--cell-timeout <s>', "seconds per cell of a repair (default: the instance's, else 120)").argParser(parsePositiveInt))
     .addOption(new Option('--timeout <s>', "seconds per repaired notebook (default: the instance's, else 600)").argParser(parsePositiveInt));
   addRuntimeOptions(score);
+  // Repairs are untrusted: here the default is the sandbox when there is one (see chooseRuntime).
+  const runtimeOption = score.options.find((o) => o.long === '--runtime');
+  if (runtimeOption) {
+    runtimeOption.description = 'where repaired notebooks run';
+    runtimeOption.defaultValueDescription = 'docker when an engine answers and the benchmark image is in it, else local';
+  }
   score.addHelpText(
     'after',
     '\nExit status: 0 scored, 2 bad input (a malformed prediction line or an unknown task, named by line number, unless --lenient), 3 no usable runtime.\n' +
@@ -192,7 +198,8 @@ async function chooseRuntime(flags: ScoreFlags, explicit: boolean, ctx: CliConte
   const queued = Boolean((flags as { queue?: unknown }).queue);
   if (explicit || queued) {
     const runtime = await createRuntimeFromFlags(flags, ctx);
-    return { runtime, kind: runtime.kind, ...(runtime.kind === 'local' ? { why: '--runtime local' } : {}) };
+    const why = queued ? 'queue workers with the local runtime' : '--runtime local';
+    return { runtime, kind: runtime.kind, ...(runtime.kind === 'local' ? { why } : {}) };
   }
   const why = await dockerUnavailable(flags, ctx);
   if (!why) {
