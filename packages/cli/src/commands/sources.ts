@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import type { FetchOutcome, SourcesFetchReport } from '@junobench/sources';
 import type { AddInstanceResult } from '@junobench/pipeline';
 import type { SourceRecord } from '@junobench/core';
+// Static: commands/verify.ts loads it at start-up anyway (and the boundary rule forbids mixing).
+import { verifyInstanceDir } from '@junobench/verify';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, formatTable, parsePositiveInt } from './format.js';
@@ -191,7 +193,6 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
     let result: AddInstanceResult;
     const started = Date.now();
     try {
-      const { verifyInstanceDir } = await import('@junobench/verify');
       result = await addInstance({
         input: path.resolve(ctx.cwd, input),
         instancesDir: path.resolve(ctx.cwd, flags.instances),
