@@ -154,6 +154,14 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     }
     const lines: string[] = [];
     const name = result.version ? `release ${result.version}` : 'release';
+    if (result.rerun && result.manifest?.toolchain.commit) {
+      // The runner inside an image speaks the protocol of the toolchain that built it.
+      const { readToolchainIdentity } = await import('@junobench/pipeline');
+      const here = await readToolchainIdentity();
+      if (here.commit && here.commit !== result.manifest.toolchain.commit) {
+        ctx.err(`note: the release was prepared by the toolchain at commit ${result.manifest.toolchain.commit.slice(0, 12)}; this is ${here.commit.slice(0, 12)}. If outcomes differ, re-run with that commit checked out.`);
+      }
+    }
     lines.push(`${name}: ${result.filesChecked} files (${result.bytesChecked} bytes) checked against SHA256SUMS and manifest.json${result.archive ? `; archive sha256 ${result.archive.sha256}` : ''}`);
     for (const p of result.problems) lines.push(`  ${p.code}: ${p.message}`);
     if (result.rerun) {
