@@ -4,10 +4,11 @@ import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt } from './format.js';
 
-// @junobench/core is loaded lazily here too: other command files load it lazily, and a library is
-// either always or never lazily loaded within the CLI (the module-boundary rule).
-type Core = typeof import('@junobench/core');
-const loadCore = (): Promise<Core> => import('@junobench/core');
+// @junobench/core is small and every command needs it: it is imported statically in every command
+// file (a library is either always or never lazily loaded within the CLI: the module-boundary rule).
+import * as coreModule from '@junobench/core';
+type Core = typeof coreModule;
+const loadCore = async (): Promise<Core> => coreModule;
 
 // Verbs: release prepare|verify|publish, deprecate (issue 10). The pipeline and release packages are
 // imported inside each action, so that other commands do not pay for loading them (octokit, simple-git, tar).

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import type { TaskKind } from '@junobench/core';
+import { JunoError, type TaskKind } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
@@ -91,7 +91,6 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExamples:\n  junobench baseline oracle --tasks tasks.jsonl -o oracle.jsonl\n  junobench baseline heuristic --tasks tasks.jsonl -o heuristic.jsonl')
     .action(async (which: string, flags: BaselineFlags) => {
       const { runBaseline, BASELINES } = await import('@junobench/score');
-      const { JunoError } = await import('@junobench/core');
       if (!(BASELINES as readonly string[]).includes(which)) {
         throw new JunoError('E_USAGE', `unknown baseline "${which}"`, { hint: `use one of: ${BASELINES.join(', ')}` });
       }
@@ -224,7 +223,7 @@ async function dockerUnavailable(flags: ScoreFlags, ctx: CliContext): Promise<st
     try {
       tag = (await readImageRecord(path.resolve(ctx.cwd, 'curated/image.json'))).tag;
     } catch {
-      return 'no benchmark image recorded (junobench image build)';
+      return 'no benchmark image recorded yet';
     }
   }
   try {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { FetchOutcome, SourcesFetchReport } from '@junobench/sources';
 import type { AddInstanceResult } from '@junobench/pipeline';
-import type { SourceRecord } from '@junobench/core';
+import { JunoError, listInstanceIds, validateInstanceId, type SourceRecord } from '@junobench/core';
 // Static: commands/verify.ts loads it at start-up anyway (and the boundary rule forbids mixing).
 import { verifyInstanceDir } from '@junobench/verify';
 import type { CliContext } from '../context.js';
@@ -127,7 +127,6 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       'Examples:\n  junobench sources fetch\n  junobench sources fetch pandas_4 --kaggle ~/.local/bin/kaggle',
   );
   fetch.action(async (ids: string[], flags: FetchFlags) => {
-    const { JunoError, listInstanceIds, validateInstanceId } = await import('@junobench/core');
     const { KaggleCli, createGithubClient, fetchLockedSources, findKaggleBinary, planSourcesFetch, readSourcesLock } = await import('@junobench/sources');
     const instancesDir = path.resolve(ctx.cwd, flags.instances);
     const lockFile = flags.lock ? path.resolve(ctx.cwd, flags.lock) : path.join(path.dirname(instancesDir), 'sources.lock.json');
