@@ -61,6 +61,8 @@ export interface LaunchedContainer {
   id: string;
   /** Let it proceed (write "go" to its stdin) and start its wall-clock limit. Idempotent. */
   go(): void;
+  /** Its outcome, once it has ended and its output is read (removal may still be under way). Rejects with a JunoError on engine failures. */
+  exited: Promise<ContainerOutcome>;
   /** Its outcome, once it has ended and the engine no longer knows it. Rejects with a JunoError on engine failures. */
   done: Promise<ContainerOutcome>;
 }
@@ -168,9 +170,22 @@ export async function launchContainer(
     // On a line of its own: some engines deliver the attach request's body on stdin first.
     if (stdin) stream.write('\ngo\n');
   };
+  let reportExit!: (o: ContainerOutcome) => void;
+  const exitedOutcome = new Promise<ContainerOutcome>((resolve) => (reportExit = resolve));
   const done = (async (): Promise<ContainerOutcome> => {
     let exited = 0;
     let exitCode: number | null = null;
+    const outcomeNow = (): ContainerOutcome => ({
+      exitCode: exitCode ?? exitCodeFromMarker(stderr.text()),
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      timedOut,
+      aborted,
+      setupMs,
+      waitMs: wentAt && started ? Math.max(0, wentAt - started) : 0,
+      runMs: started ? exited - (wentAt || started) : 0,
+      teardownMs: 0,
+    });
     try {
       if (aborted) {
         // Cancelled before it started: it never runs (and is removed below).
@@ -187,6 +202,8 @@ export async function launchContainer(
         // Some engines end the wait a moment before the last output arrives.
         await Promise.race([drained, delay(2000)]);
       }
+      // The result is known: the caller may go on while the container is removed.
+      reportExit(outcomeNow());
     } catch (e) {
       if (e instanceof JunoError) throw e;
       throw engineError(e, spec.image, 'run a container');
@@ -212,7 +229,13 @@ export async function launchContainer(
   })();
   // Without waitForGo there is nothing to wait for.
   if (!stdin) go();
-  return { id: container.id, go, done };
+  // A failure or an early return settles `exited` with whatever `done` settles with.
+  done.then(reportExit, () => undefined);
+  const exitedOrFailed = Promise.race([exitedOutcome, done.then(() => exitedOutcome)]);
+  // Handled here too: a container started ahead may never be asked for its outcome.
+  exitedOrFailed.catch(() => undefined);
+  done.catch(() => undefined);
+  return { id: container.id, go, exited: exitedOrFailed, done };
 }
 
 /** Run `spec` in a fresh container and collect its output (launchContainer, at once). */

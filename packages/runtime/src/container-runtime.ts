@@ -192,7 +192,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
         try {
           const c = await current.container;
           c.go();
-          const outcome: ContainerOutcome = await c.done;
+          // On as soon as the result is known; the removal finishes in the background (awaited before run() returns).
+          const outcome: ContainerOutcome = await c.exited;
           finish(current.i, interpretContainerRun(runs[current.i]!, outcome, settings));
         } catch (e) {
           error ??= e;
