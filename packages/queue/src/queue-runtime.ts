@@ -251,11 +251,30 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     }
   };
 
+  // A resubmitted job gets a new id: a worker may still hold the old one (from
+  // before the restart), and two live jobs of one id confuse BullMQ's locks.
+  const successor = new Map<string, string>();
+  const chain = (id: string): string[] => {
+    const ids = [id];
+    for (let next = successor.get(id); next !== undefined; next = successor.get(next)) ids.push(next);
+    return ids;
+  };
   const resubmit = async (ids: string[]): Promise<void> => {
-    const items = ids.map((id) => [id, tracked.get(id)] as const).filter((x): x is readonly [string, Tracked] => x[1] !== undefined);
+    const items: [string, Tracked][] = [];
+    for (const id of ids) {
+      const t = tracked.get(id);
+      if (!t) continue;
+      const next = `${id.replace(/~.*$/, '')}~${randomBytes(3).toString('hex')}`;
+      tracked.delete(id);
+      successor.set(id, next);
+      t.submitted = false;
+      tracked.set(next, t);
+      items.push([next, t]);
+    }
     const manifests = [...new Set(items.map(([, t]) => t.manifest).filter((m): m is InstanceManifest => m !== undefined))];
     if (manifests.length > 0) await writeBlobs(redis, prefix, manifests, { timeoutMs: waitMs });
     await queue.addBulk(items.map(([jobId, t]) => ({ name: t.data.type, data: t.data, opts: { ...jobOptions, jobId } })));
+    for (const [, t] of items) t.submitted = true;
     stats.resubmitted += items.length;
     notice(`${items.length} job(s) vanished from Redis (restarted without persistence?): submitted again`);
   };
@@ -329,8 +348,12 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     } finally {
       signal?.removeEventListener('abort', onAbort);
       pollFailure = undefined;
-      for (const id of jobIds) tracked.delete(id);
-      await removeJobs(jobIds);
+      const all = jobIds.flatMap(chain);
+      for (const id of all) {
+        tracked.delete(id);
+        successor.delete(id);
+      }
+      await removeJobs(all);
     }
     if (failed !== undefined) throw failed;
   };
