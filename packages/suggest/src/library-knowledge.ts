@@ -277,7 +277,9 @@ export const OBJECT_TYPES: ReadonlyArray<readonly [RegExp, LibraryName]> = [
     /^(tensorflow|keras|tf)\.|^(Sequential|Functional|History|KerasTensor|EagerTensor|Dense|Conv2D|LSTM|Embedding|ImageDataGenerator|DirectoryIterator|BatchDataset|PrefetchDataset|MapDataset|TensorSliceDataset|_BatchDataset|_PrefetchDataset|ResourceVariable)$/,
     'tensorflow/keras',
   ],
-  [/^torch\.|^(Tensor|Parameter|DataLoader|Linear|Conv2d|Sequential_torch|ModuleList|ModuleDict|Dataset|Subset|TensorDataset)$/, 'torch'],
+  // A bare `Dataset` is not torch's: its Dataset is a base class users subclass under their own
+  // names, while Hugging Face's datasets and users' own classes print as `Dataset`.
+  [/^torch\.|^(Tensor|Parameter|DataLoader|Linear|Conv2d|Sequential_torch|ModuleList|ModuleDict|Subset|TensorDataset)$/, 'torch'],
   [/^torchvision\./, 'torchvision'],
   [/^(XGB\w*|Booster)$|^xgboost\./, 'xgboost'],
   [/^(LGBM\w*)$|^lightgbm\./, 'lightgbm'],

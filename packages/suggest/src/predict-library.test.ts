@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CrashRecord, LibraryName } from '@junobench/core';
-import { cell, crash, lib } from './crash.test-helpers.js';
+import { cell, crash, file, lib } from './crash.test-helpers.js';
 import { RULE_CONFIDENCE } from './rule-confidence.js';
 import { predictLibrary } from './predict-library.js';
 
@@ -55,7 +55,7 @@ describe('predictLibrary', () => {
       /calls into statsmodels/,
     ],
     [
-      'the deepest notebook frame decides, through user callbacks',
+      'a user forward called back by torch is torch\'s, through the user callback',
       crash('RuntimeError', 'mat1 and mat2 shapes cannot be multiplied (64x100 and 50x10)', [
         cell('out = model(x)'),
         lib('torch/nn/modules/module.py', 'Module._call_impl(self, *args, **kwargs)', 'return forward_call(*args, **kwargs)'),
@@ -63,7 +63,7 @@ describe('predictLibrary', () => {
         lib('torch/nn/modules/linear.py', 'Linear.forward(self, input)', 'return F.linear(input, self.weight, self.bias)'),
       ]),
       'torch',
-      /calls into torch/,
+      /called torch, which called back into the notebook's own code/,
     ],
     [
       'an implicit conversion (__index__) is not a call into the library',
@@ -291,10 +291,16 @@ describe('predictLibrary', () => {
       /subscripting ax/,
     ],
     [
-      'a generic numpy message on a plain line',
-      crash('ValueError', 'operands could not be broadcast together with shapes (3,) (4,)', [cell('d = a - b')]),
+      'a generic numpy message with NumPy in the cell shown',
+      crash('ValueError', 'operands could not be broadcast together with shapes (3,) (4,)', [cell('d = a - b', 3, ['a = np.ones(3)'])]),
       'numpy',
       /generic array error/,
+    ],
+    [
+      'a generic numpy message with no NumPy in sight names no library',
+      crash('ValueError', 'operands could not be broadcast together with shapes (3,) (4,)', [cell('d = a - b')]),
+      'None',
+      /nothing in the traceback/,
     ],
     ['a library method on an unknown object', crash('KeyError', "'x'", [cell("res = data.groupby('x')")]), 'pandas', /\.groupby, a pandas method/],
     [
@@ -325,6 +331,156 @@ describe('predictLibrary', () => {
     expect(p.evidence[0]).toMatch(evidence);
     expect(p.confidence).toBeGreaterThan(0);
     expect(p.confidence).toBeLessThanOrEqual(1);
+  });
+
+  // Round 2 of issue 13: classes of crashes, each with rows that must and must not fire.
+  it.each<[string, CrashRecord, LibraryName, string]>([
+    [
+      'a collate function of the notebook called back by transformers (through torch) is transformers\'s',
+      crash('KeyError', "'labels'", [
+        cell('trainer.train()', 30),
+        lib('transformers/trainer.py', 'Trainer.train(self, resume_from_checkpoint)', 'return inner_training_loop('),
+        lib('torch/utils/data/dataloader.py', '_BaseDataLoaderIter.__next__(self)', 'data = self._next_data()'),
+        lib('transformers/trainer_utils.py', 'RemoveColumnsCollator.__call__(self, features)', 'return self.data_collator(features)'),
+        cell('labels = [f["labels"] for f in features]', 28, [], [], 'collate(features)'),
+      ]),
+      'transformers',
+      'library.callback',
+    ],
+    [
+      "a user's module wrapping a transformers model, called through torch, is torch's (the library the line called)",
+      crash('OutOfMemoryError', 'CUDA out of memory. Tried to allocate 20.00 MiB', [
+        cell('out = model(ids, mask)'),
+        lib('torch/nn/modules/module.py', 'Module._call_impl(self, *input, **kwargs)', 'return forward_call(*input, **kwargs)'),
+        cell('h = self.bert(ids, attention_mask=mask)', 5, [], [], 'Classifier.forward(self, ids, mask)'),
+        lib('torch/nn/modules/module.py', 'Module._call_impl(self, *input, **kwargs)', 'return forward_call(*input, **kwargs)'),
+        lib('transformers/models/bert/modeling_bert.py', 'BertModel.forward(self, input_ids)', 'scores = scores / math.sqrt(d)'),
+      ]),
+      'torch',
+      'library.callback',
+    ],
+    [
+      'an optuna objective that crashes in sklearn is optuna\'s',
+      crash('ValueError', 'Input contains NaN', [
+        cell('study.optimize(objective, n_trials=20)'),
+        lib('optuna/study/study.py', 'Study.optimize(self, func, n_trials)', '_optimize('),
+        lib('optuna/study/_optimize.py', '_run_trial(study, func, catch)', 'value_or_values = func(trial)'),
+        cell('for tr, va in cv.split(X, y):', 12, [], [], 'objective(trial)'),
+        lib('sklearn/model_selection/_split.py', 'StratifiedKFold.split(self, X, y)', 'y = check_array(y, ensure_2d=False)'),
+      ]),
+      'optuna',
+      'library.callback',
+    ],
+    [
+      'iterating a DataLoader is not a call: the crash in the dataset is the library that dataset code called',
+      crash('KeyError', "'path'", [
+        cell('for xb, yb in loader:'),
+        lib('torch/utils/data/dataloader.py', '_BaseDataLoaderIter.__next__(self)', 'data = self._next_data()'),
+        cell("row = self.df.loc[i, 'path']", 4, [], [], 'ImageSet.__getitem__(self, i)'),
+        lib('pandas/core/indexing.py', '_LocIndexer.__getitem__(self, key)', 'return self._getitem_tuple(key)'),
+      ]),
+      'pandas',
+      'library.entry-same',
+    ],
+    [
+      "helper functions of the notebook calling each other are no callback",
+      crash('KeyError', "'x'", [
+        cell('run(df)'),
+        cell("return df['x'] * 2", 2, [], [], 'run(df)'),
+        lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)'),
+      ]),
+      'pandas',
+      'library.entry-same',
+    ],
+    [
+      "a library run from a torch hub cache (outside site-packages) is still that library",
+      crash('TypeError', 'pic should be PIL Image or ndarray', [
+        cell('sample = transform(sample)'),
+        file('~/.cache/torch/hub/pytorch_vision_v0.10.0/torchvision/transforms/transforms.py', '__call__(self, img)', 'img = t(img)'),
+      ]),
+      'torchvision',
+      'library.entry-same',
+    ],
+    [
+      "a user's module in a folder named like a library package's everyday word (datasets/) stays the user's",
+      crash('TypeError', "can only concatenate str (not \"int\") to str", [
+        cell('load_all(root)'),
+        file('/kaggle/working/datasets/loader.py', 'load_all(root)', "name = root + 1"),
+      ]),
+      'None',
+      'library.nothing',
+    ],
+    [
+      'a KeyError on a column that a later line of the same cell drops: the cell ran again',
+      crash('KeyError', "'Amount'", [
+        cell("df['scaled'] = scaler.fit_transform(df[['Amount']])", 17, ['scaler = StandardScaler()'], ["df = df.drop(['Amount'], axis=1)"]),
+        lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)'),
+      ]),
+      'None',
+      'library.rerun',
+    ],
+    [
+      'the same, with the later line deleting the column (del) or encoding it away (get_dummies)',
+      crash('KeyError', "\"None of [Index(['city'], dtype='object')] are in the [columns]\"", [
+        cell("df = pd.get_dummies(df, columns=['city'])", 9, [], ["del df['city']"]),
+        lib('pandas/core/reshape/encoding.py', 'get_dummies(data, columns)', 'data_to_encode = data[columns]'),
+      ]),
+      'None',
+      'library.rerun',
+    ],
+    [
+      'a column an earlier line of the cell drops fails on the first run too: no rerun',
+      crash('KeyError', "'Amount'", [
+        cell("x = df['Amount']", 4, ["df = df.drop(['Amount'], axis=1)"]),
+        lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)'),
+      ]),
+      'pandas',
+      'library.entry-same',
+    ],
+    [
+      'a drop inside a loop can remove the column within one run: no rerun',
+      crash('KeyError', "'a'", [
+        cell("total += df['a'].sum()", 4, ['for df in frames:'], ["    df.drop(columns=['a'], inplace=True)"]),
+        lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)'),
+      ]),
+      'pandas',
+      'library.entry-same',
+    ],
+    [
+      'a KeyError inside a function the cell defines is no rerun of the cell',
+      crash('KeyError', "'a'", [
+        cell('f(df)', 5),
+        cell("y = df['a']", 5, [], ["df.pop('a')"], 'f(df)'),
+        lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)'),
+      ]),
+      'pandas',
+      'library.entry-same',
+    ],
+    [
+      'a KeyError whose key no later line removes is the library the line called',
+      crash('KeyError', "'Amount'", [
+        cell("m = df['Amount'].mean()", 4, [], ["df = df.drop(['Time'], axis=1)"]),
+        lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)'),
+      ]),
+      'pandas',
+      'library.entry-same',
+    ],
+    [
+      "a bare Dataset object is nobody's in particular (users and Hugging Face name their classes so)",
+      crash('AttributeError', "'Dataset' object has no attribute 'draw_shape'", [cell('img = ds.draw_shape(img)')]),
+      'None',
+      'library.nothing',
+    ],
+    [
+      "torch's own dataset classes still name torch",
+      crash('AttributeError', "'TensorDataset' object has no attribute 'shape'", [cell('n = ds.shape')]),
+      'torch',
+      'library.object-type',
+    ],
+  ])('%s', (_name, record, library, rule) => {
+    const p = predictLibrary(record);
+    expect({ library: p.library, rule: p.rule }).toEqual({ library, rule });
+    expect(p.confidence).toBe(RULE_CONFIDENCE[p.rule]);
   });
 
   it('reads IPython 7 tracebacks (ipython-input frames, "path in function" library frames)', () => {

@@ -17,6 +17,7 @@ import {
   PACKAGE_LIBRARIES,
   WRAPPER_LIBRARIES,
 } from './library-knowledge.js';
+import { quotedKeys, removesKey } from './removed-keys.js';
 import { RULE_CONFIDENCE, type LibraryRule } from './rule-confidence.js';
 
 /** What the estimator reads of a crash: a CrashRecord has it all. */
@@ -88,6 +89,9 @@ function libraryOfModule(module: string): LibraryName | undefined {
   return coreLibraryOfModule(module) ?? PACKAGE_LIBRARIES[module.split('.')[0] ?? ''];
 }
 
+/** Library package names that users also give their own folders. */
+const GENERIC_FOLDER_NAMES: ReadonlySet<string> = new Set(['datasets']);
+
 /** A base library's call machinery, which hands the call to the object's own code. */
 const DISPATCH_FUNCTION = /^(?:_call_impl|_wrapped_call_impl|__call__|error_handler|forward_call|wrapper|_method_wrapper|decorate_context)$/;
 
@@ -120,6 +124,19 @@ function classifyFrame(f: TracebackFrame): FrameRole {
     if (lib) return { role: 'library', library: lib, name: m! };
   }
   if (/^<.*>$/.test(file) || file === '') return { role: 'transparent' };
+  // A library's code run from outside site-packages — a torch hub cache
+  // (`~/.cache/torch/hub/pytorch_vision_v0.10.0/torchvision/transforms.py`),
+  // a zipped or checked-out copy (`spark/python/lib/pyspark.zip/pyspark/rdd.py`) —
+  // sits in a folder named after the library's top-level package.
+  // Folder names that are also everyday words (a user's `datasets/` folder) do not count.
+  const folders = file.split('/').slice(0, -1);
+  for (let i = folders.length - 1; i >= 0; i--) {
+    const folder = folders[i]!;
+    if (GENERIC_FOLDER_NAMES.has(folder)) continue;
+    if (INFRASTRUCTURE_PACKAGES.has(folder)) return { role: 'transparent' };
+    const lib = libraryOfModule(folder);
+    if (lib) return { role: 'library', library: lib, name: folders.slice(i).join('.') };
+  }
   // Any other .py file is the user's own helper module.
   return /\.py$/.test(file) ? { role: 'user' } : { role: 'transparent' };
 }
@@ -202,8 +219,19 @@ class Analysis {
     const environment = this.environmentCause();
     if (environment) return this.result('None', 'library.environment', environment);
 
+    const rerun = this.rerunCell();
+    if (rerun) return this.result('None', 'library.rerun', rerun);
+
     const typo = this.misspelledModuleAttribute();
     if (typo) return this.result('None', 'library.misspelt-attribute', typo);
+    const driver = this.callbackDriver();
+    if (driver) {
+      return this.result(
+        driver.library,
+        'library.callback',
+        `the notebook's line called ${driver.name}, which called back into the notebook's own code (${driver.callback}) where it crashed: the code ran under ${driver.library}'s protocol`,
+      );
+    }
     const other = this.otherPackageEntry();
     if (other) return this.result('None', 'library.other-package', other);
     const entry = this.entryLibrary();
@@ -249,7 +277,10 @@ class Analysis {
     if (subscript) return this.result(subscript.library, 'library.subscript', subscript.why);
 
     const weak = this.signature('weak');
-    if (weak) return this.result(weak.library, 'library.weak-message', weak.why);
+    if (weak) {
+      if (this.showsLibrary(weak.library)) return this.result(weak.library, 'library.weak-message', weak.why);
+      this.evidence.push(`${weak.why}, but no code the traceback shows uses ${weak.library}: the array could come from anywhere`);
+    }
 
     if (entry) return this.result(entry.library, 'library.implicit', `only an implicit call (${frameFunctionName(entry.frame)}) reached ${entry.name}`);
 
@@ -309,6 +340,29 @@ class Analysis {
       return `a value of the notebook's own is None (${truncate(this.record.evalue, 60)}) on the crashing line: the notebook's state or code, not a library`;
     }
     return undefined;
+  }
+
+  /**
+   * A KeyError for a key that a later line of the crashing cell removes
+   * (`df = df.drop(['Amount'], axis=1)` below `df['Amount']`): the cell's
+   * first run removed it, so the crash is the cell running again on data it
+   * had already changed — the notebook's state, whichever library raised it.
+   * Only top-level lines of the cell count: a removal inside a loop or a
+   * function can take the key away within a single run.
+   */
+  private rerunCell(): string | undefined {
+    if (this.ename.split('.').pop()!.toLowerCase() !== 'keyerror') return undefined;
+    const i = this.crashFrameIndex();
+    const frame = i >= 0 ? this.frames[i] : undefined;
+    if (!frame || frame.kind !== 'user' || !/^(?:<module>|<cell line: \d+>.*)?$/.test((frame.function ?? '').trim())) return undefined;
+    const code = frame.code ?? '';
+    const at = frame.context.findIndex((l) => l.trim() === code.trim());
+    if (at < 0 || /^\s/.test(frame.context[at]!)) return undefined;
+    const later = frame.context.slice(at + 1).filter((l) => !/^\s/.test(l)).join('\n');
+    const key = quotedKeys(this.record.evalue).find((k) => removesKey(later, k));
+    return key === undefined
+      ? undefined
+      : `a later line of the crashing cell removes '${key}': the cell ran before and is running again on data it already changed — the notebook's state, not a library`;
   }
 
   /** A module attribute that misspells one of the library's public names: the notebook's typo, not the library's doing. */
@@ -374,6 +428,33 @@ class Analysis {
     if (!first?.package || libraryOfModule(first.package) || (isLibraryName(first.package) && first.package !== 'None')) return undefined;
     if (this.roles.slice(start).some((r) => r.role === 'library')) return undefined;
     return `the crashing line calls ${first.package}, which is none of the ML libraries, and no ML library runs below it`;
+  }
+
+  /**
+   * The library the notebook's line called when that library called back into
+   * the user's own code (a model's `forward`, a transform, a collate function,
+   * an objective) and the crash happened there or below: the user's code ran
+   * under that library's protocol, and annotators label the library the
+   * notebook called. Iteration and conversion protocols (`for x in loader`)
+   * are not calls the line made, and a decorator wrapper that hands over to
+   * another library is looked through, as for the entry library.
+   */
+  private callbackDriver(): { library: LibraryName; name: string; callback: string } | undefined {
+    const outer = this.roles.findIndex((r) => r.role === 'user');
+    const deep = this.crashFrameIndex();
+    if (outer < 0 || deep <= outer) return undefined;
+    for (let i = outer + 1; i < deep; i++) {
+      const r = this.roles[i]!;
+      if (r.role !== 'library') continue;
+      const f = this.frames[i]!;
+      if (IMPLICIT_DUNDERS.has(frameFunctionName(f))) return undefined;
+      if (WRAPPER_FUNCTION.test(f.function ?? '')) {
+        const next = this.roles.slice(i + 1, deep).find((x): x is Extract<FrameRole, { role: 'library' }> => x.role === 'library');
+        if (next && next.library !== r.library) continue;
+      }
+      return { library: r.library, name: topName(r.name), callback: frameFunctionName(this.frames[deep]!) || 'a function of its own' };
+    }
+    return undefined;
   }
 
   /** First library frame after the crashing notebook frame, looking through pass-through frames. */
@@ -492,6 +573,26 @@ class Analysis {
       if (!best || m.index! < best.at) best = { at: m.index!, library: lib, what: isCall ? `${name}(` : `${name}${m[2]!.replace(/\s+/g, '')}` };
     }
     return best ? { library: best.library, why: `the crashing line uses ${best.what}… (${best.library})` } : undefined;
+  }
+
+  /**
+   * Whether the code the traceback shows (the notebook's lines and the user's
+   * own modules) uses `library` through one of its aliases (`np.`) or imports
+   * it. A generic array message raised in the user's own line is NumPy's only
+   * with NumPy in sight: the study counts a crash as a library's when the code
+   * imports or calls it, or the library raised it.
+   */
+  private showsLibrary(library: LibraryName): boolean {
+    const code = this.frames
+      .filter((_, i) => this.roles[i]!.role === 'user')
+      .flatMap((f) => f.context)
+      .join('\n')
+      .replace(STRING_LITERAL, "''");
+    if (safeParseImports(code).some((imp) => libraryOfModule(imp.module) === library)) return true;
+    for (const [alias, lib] of this.aliases) {
+      if (lib === library && new RegExp(`(?<![\\w.])${escapeRegExp(alias)}\\s*\\.`).test(code)) return true;
+    }
+    return false;
   }
 
   /** A bare name bound by an import shown in the traceback (`from sklearn.metrics import f1_score`). */

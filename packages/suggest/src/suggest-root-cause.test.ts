@@ -65,6 +65,15 @@ describe('suggestRootCause', () => {
       'data confusion',
       /not in the data/,
     ],
+    [
+      'a column a later line of the crashing cell drops, traceback only: a re-run',
+      crash('KeyError', "'Amount'", [
+        cell("x = df['Amount'] * 2", 5, [], ["df = df.drop(['Amount'], axis=1)"]),
+        lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)'),
+      ]),
+      'NB specific',
+      /running again/,
+    ],
     ['a missing column, traceback only', crash('KeyError', "'price'", [cell("df['price']"), lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)')]), 'data confusion', /not in the data/],
     ['strings where numbers are expected', crash('ValueError', "could not convert string to float: 'male'", [cell('m.fit(X, y)'), lib('sklearn/base.py', 'fit(self, X)', 'X = check_array(X)')]), 'data confusion', /could not convert/],
     ['a library called the wrong way', crash('TypeError', "fit() got an unexpected keyword argument 'epoch'", [cell('m.fit(X, epoch=3)'), lib('sklearn/base.py', 'fit(self, X)', 'return self._fit(X)')]), 'API misuse', /unexpected keyword/],

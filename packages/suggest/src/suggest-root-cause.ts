@@ -1,6 +1,7 @@
 import type { RootCause } from '@junobench/core';
 import { boundNames, type CrashFacts } from './crash-facts.js';
 import { CONVENTIONAL_ALIASES, WELL_KNOWN_NAMES } from './library-knowledge.js';
+import { quotedKeys, removesKey } from './removed-keys.js';
 import { decide, truncate, type RuleDecision } from './suggestion-rule.js';
 
 /*
@@ -38,7 +39,8 @@ export function suggestRootCause(f: CrashFacts): RuleDecision<RootCause> {
   }
   if (lib.rule === 'library.misspelt-attribute' || lib.rule === 'library.none-value') return decide('implementation error', 'rootCause.own-code', lib.evidence[0]!);
   if (lib.rule === 'library.moved-submodule' || lib.rule === 'library.cannot-import') return decide('library cause', 'rootCause.removed-api', lib.evidence[0]!);
-  const rerun = rerunEvidence(f);
+  // The library estimate already saw the re-run in the traceback's own cell lines.
+  const rerun = lib.rule === 'library.rerun' ? lib.evidence[0]! : rerunEvidence(f);
   if (rerun) return decide('NB specific', 'rootCause.rerun', rerun);
   const outOfOrder = outOfOrderEvidence(f);
   if (outOfOrder && (e === 'keyerror' || e === 'attributeerror' || e === 'valueerror' || e === 'indexerror' || e === 'typeerror')) {
@@ -105,11 +107,8 @@ function rerunEvidence(f: CrashFacts): string | undefined {
   const ownCell = (f.input.cell ?? '').split('\n').filter((l) => f.statement === '' || l.trim() !== f.statement.trim());
   const cells = [...(f.input.cellsBefore ?? []), ...ownCell].join('\n');
   if (cells.trim() === '') return undefined;
-  const keys = [...f.message.matchAll(/'([^'\n]+)'/g), ...f.message.matchAll(/"([^"\n]+)"/g)].map((m) => m[1]!).filter((k) => k.length < 80 && !/[[\]]/.test(k));
-  for (const key of keys) {
-    const k = escapeRegExp(key);
-    const removes = new RegExp(`\\.(?:drop|pop)\\([^)]*['"]${k}['"]|del\\s+\\w+\\[['"]${k}['"]\\]|rename\\([^)]*['"]${k}['"]\\s*:|get_dummies\\([^)]*['"]${k}['"]`);
-    if (removes.test(cells)) return `the notebook already removes or renames '${key}' (a drop, del, pop, rename or get_dummies): the cell ran again on data it had changed`;
+  for (const key of quotedKeys(f.message)) {
+    if (removesKey(cells, key)) return `the notebook already removes or renames '${key}' (a drop, del, pop, rename or get_dummies): the cell ran again on data it had changed`;
   }
   return undefined;
 }
@@ -122,8 +121,4 @@ function outOfOrderEvidence(f: CrashFacts): string | undefined {
   const earlierAfter = (f.input.executionCountsAfter ?? []).filter((c): c is number => c !== null && c < n).length;
   if (laterBefore + earlierAfter === 0) return undefined;
   return `the cells ran out of order (the crashing cell is [${n}]; ${laterBefore} cell(s) above it ran later, ${earlierAfter} below it ran earlier)`;
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
