@@ -28,9 +28,9 @@ const rec = (id: string, library: string | undefined, ename: string, evalue: str
 
 const pool = [
   rec('a', 'None', 'NameError', "name 'df' is not defined", "df['x']"),
-  rec('b', 'numpy', 'ValueError', 'operands could not be broadcast together with shapes (2,) (3,)', 'c = a + b'),
+  rec('b', 'numpy', 'ValueError', 'operands could not be broadcast together with shapes (2,) (3,)', 'c = np.asarray(a) + b'),
   rec('c', 'seaborn', 'TypeError', 'barplot() takes from 0 to 1 positional arguments but 2 were given', 'sns.barplot(x, y)'),
-  rec('d', 'pandas', 'ValueError', 'operands could not be broadcast together with shapes (2,) (3,)', 'c = a + b'),
+  rec('d', 'pandas', 'ValueError', 'operands could not be broadcast together with shapes (2,) (3,)', 'c = np.asarray(a) + b'),
   rec('e', undefined, 'AttributeError', "'DataFrame' object has no attribute 'ix'", 'df.ix[0]'),
 ];
 
