@@ -1,7 +1,5 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { buildImage, renderImage } from '@junobench/image';
-import { connectDockerEngine } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { formatDuration } from './format.js';
 
@@ -45,6 +43,8 @@ export function registerImageCommand(program: Command, ctx: CliContext): void {
         'Examples:\n  junobench image build\n  junobench image build --profile debian --tag junobench:dev',
     )
     .action(async (flags: BuildFlags) => {
+      const { buildImage } = await import('@junobench/image');
+      const { connectDockerEngine } = await import('@junobench/runtime');
       const docker = await connectDockerEngine(ctx.env);
       const progress = ctx.progress('image build');
       try {
@@ -85,6 +85,7 @@ export function registerImageCommand(program: Command, ctx: CliContext): void {
       .command('render')
       .description('Only render docker/Dockerfile.<profile> and print its content-hash tag (no engine needed; e.g. for the pypi profile on a machine without PyPI).'),
   ).action(async (flags: ImageFlags) => {
+    const { renderImage } = await import('@junobench/image');
     const r = await renderImage({ profile: flags.profile, root: ctx.cwd, instancesDir: flags.instances, dockerDir: flags.dockerDir });
     ctx.out(`rendered ${path.relative(ctx.cwd, r.dockerfileFile) || r.dockerfileFile} (tag ${r.tag})`);
     ctx.out(`  ${r.recipe.installer} packages: ${[...r.recipe.kernel, ...r.recipe.packages].join(' ')}`);

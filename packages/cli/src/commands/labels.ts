@@ -2,25 +2,18 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { compareCodePoints, JunoError, writeFileAtomic, writeJsonAtomic, writeJsonl } from '@junobench/core';
-import {
-  ADJUDICATION_FILE,
-  assertDistinctAnnotators,
-  computeAgreement,
-  DEFAULT_AGREEMENT_SEED,
-  DEFAULT_BOOTSTRAP_RESAMPLES,
-  DEFAULT_MIN_KAPPA,
-  DIMENSION_TITLES,
-  findWeakDimensions,
-  formatAgreementReport,
-  readAdjudications,
-  readAnnotationFolder,
-  readAnnotations,
-  resolveFinalLabels,
-  type AdjudicationLine,
-  type AnnotationSet,
-} from '@junobench/labels';
+import type { AdjudicationLine, AnnotationSet } from '@junobench/labels';
 import type { CliContext } from '../context.js';
 import { formatTable } from './format.js';
+
+// @junobench/labels is imported inside the actions (CONTRIBUTING.md: imports in the CLI), so other
+// verbs do not load it. The defaults the help texts show are copied here; their types are the
+// package's literal types, so a change there fails the type check until this copy follows.
+type Labels = typeof import('@junobench/labels');
+const ADJUDICATION_FILE: Labels['ADJUDICATION_FILE'] = 'adjudicated.jsonl';
+const DEFAULT_AGREEMENT_SEED: Labels['DEFAULT_AGREEMENT_SEED'] = 'junobench';
+const DEFAULT_BOOTSTRAP_RESAMPLES: Labels['DEFAULT_BOOTSTRAP_RESAMPLES'] = 2000;
+const DEFAULT_MIN_KAPPA: Labels['DEFAULT_MIN_KAPPA'] = 0.9;
 
 const DEFAULT_ANNOTATIONS_DIR = 'raw/annotations';
 
@@ -44,6 +37,7 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
       const minKappa = parseNumber(opts.minKappa, '--min-kappa', { min: -1, max: 1 });
       const bootstrap = parseNumber(opts.bootstrap, '--bootstrap', { min: 0, integer: true });
       const maxDisagreements = parseNumber(opts.maxDisagreements, '--max-disagreements', { min: 0, integer: true });
+      const { computeAgreement, DIMENSION_TITLES, findWeakDimensions, formatAgreementReport } = await import('@junobench/labels');
       const { sets, skipped } = await loadAnnotations(ctx, files);
       for (const s of skipped) ctx.err(`note: skipping ${s} (adjudications are not an annotator; see \`junobench labels resolve\`)`);
       const report = computeAgreement(sets, { seed: opts.seed, bootstrap });
@@ -76,6 +70,7 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
     .option('-o, --output <file>', 'write the final labels as JSONL (schemas/final-labels.schema.json) instead of printing them')
     .action(async (files: string[], opts: { adjudicated?: string; output?: string }) => {
       const loaded = await loadAnnotations(ctx, files);
+      const { readAdjudications, resolveFinalLabels } = await import('@junobench/labels');
       const adjudications = opts.adjudicated ? await readAdjudications(path.resolve(ctx.cwd, opts.adjudicated)) : [...loaded.adjudications.values()].flat();
       const ids = [...new Set(loaded.sets.flatMap((s) => s.annotations.map((a) => a.instance)))].sort(compareCodePoints);
       const final = resolveFinalLabels(loaded.sets, adjudications, ids);
@@ -231,6 +226,7 @@ interface LoadedAnnotations {
 /** Files and folders → annotation sets; `adjudicated.jsonl` is read as adjudications. */
 async function loadAnnotations(ctx: CliContext, inputs: readonly string[]): Promise<LoadedAnnotations> {
   const given = inputs.length > 0 ? inputs : [DEFAULT_ANNOTATIONS_DIR];
+  const { assertDistinctAnnotators, readAdjudications, readAnnotationFolder, readAnnotations } = await import('@junobench/labels');
   const sets: AnnotationSet[] = [];
   const adjudications = new Map<string, AdjudicationLine[]>();
   const skipped: string[] = [];

@@ -1,9 +1,15 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { compareCodePoints } from '@junobench/core';
-import { IMPORT_FORMATS, filterPool, importPool, libcausePool, resamplePool, type ImportFormat, type LibcauseEvaluation } from '@junobench/pool';
+import type { ImportFormat, LibcauseEvaluation } from '@junobench/pool';
 import type { CliContext } from '../context.js';
 import { formatTable, parsePositiveInt } from './format.js';
+
+// @junobench/pool (and exceljs behind it) is imported inside the actions (CONTRIBUTING.md: imports in
+// the CLI). The --format choices the help shows are its IMPORT_FORMATS, copied: the type check fails
+// when a format is missing here.
+const IMPORT_FORMATS = ['auto', 'empirical', 'benchmark', 'jsonl', 'csv', 'notebooks'] as const satisfies readonly ImportFormat[];
+const _everyFormat: [Exclude<ImportFormat, (typeof IMPORT_FORMATS)[number]>] extends [never] ? true : never = true;
 
 const MAX_WARNINGS_SHOWN = 20;
 
@@ -32,6 +38,7 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     )
     .option('--rejects <file>', 'where rejected rows go (default: <output>.rejects.jsonl)')
     .action(async (inputs: string[], opts: { output: string; format: ImportFormat; rejects?: string }) => {
+      const { importPool } = await import('@junobench/pool');
       const progress = ctx.progress('pool import');
       const report = await withProgress(progress, (onProgress) =>
         importPool(inputs.map(resolve), {
@@ -62,6 +69,7 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     .requiredOption('-o, --output <kept.jsonl>', 'where the kept records go')
     .option('--report <funnel.json>', 'also write the funnel report as JSON')
     .action(async (opts: { input: string; criteria: string; output: string; report?: string }) => {
+      const { filterPool } = await import('@junobench/pool');
       const progress = ctx.progress('pool filter');
       const result = await withProgress(progress, (onProgress) =>
         filterPool({
@@ -93,6 +101,7 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     .option('--eval', 'score the estimate against labelled records; the last line is "accuracy: 0.xxx (hits/total)"')
     .option('--report <file>', 'also write the library estimate report as JSON')
     .action(async (opts: { input: string; output: string; eval?: boolean; report?: string }) => {
+      const { libcausePool } = await import('@junobench/pool');
       const progress = ctx.progress('pool libcause');
       const result = await withProgress(progress, (onProgress) =>
         libcausePool({
@@ -150,6 +159,7 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     .requiredOption('-o, --output <sample.jsonl>', 'where the sample goes')
     .option('--report <file>', 'also write the resample report as JSON')
     .action(async (opts: { input: string; perLibrary: number; libraries?: string; seed: string; output: string; report?: string }) => {
+      const { resamplePool } = await import('@junobench/pool');
       const progress = ctx.progress('pool resample');
       const result = await withProgress(progress, (onProgress) =>
         resamplePool({

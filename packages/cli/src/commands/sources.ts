@@ -3,8 +3,6 @@ import type { Command } from 'commander';
 import type { FetchOutcome, SourcesFetchReport } from '@junobench/sources';
 import type { AddInstanceResult } from '@junobench/pipeline';
 import { JunoError, listInstanceIds, validateInstanceId, type SourceRecord } from '@junobench/core';
-// Static: commands/verify.ts loads it at start-up anyway (and the boundary rule forbids mixing).
-import { verifyInstanceDir } from '@junobench/verify';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, formatTable, parsePositiveInt } from './format.js';
@@ -186,6 +184,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
   );
   add.action(async (input: string, flags: AddFlags) => {
     const { addInstance } = await import('@junobench/pipeline');
+    const { verifyInstanceDir } = await import('@junobench/verify');
     const cacheDir = resolveCache(flags.cacheDir, ctx);
     const progress = ctx.progress('add');
     const runtime = flags.verify && !flags.dryRun ? await createRuntimeFromFlags(flags, ctx) : undefined;

@@ -1,8 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { JunoError, writeJsonAtomic } from '@junobench/core';
-import { computeStats, formatStatsMarkdown, readBenchmarkRows, statsRowsFromRecords, writeStats, type StatsRow } from '@junobench/labels';
-import { readPoolRecords } from '@junobench/pool';
+import type { StatsRow } from '@junobench/labels';
 import type { CliContext } from '../context.js';
 
 const DEFAULT_INPUT = 'curated/benchmark.json';
@@ -20,6 +19,7 @@ export function registerStatsCommand(program: Command, ctx: CliContext): void {
     .option('--json <file>', 'also write the statistics JSON here')
     .option('--no-charts', 'skip the SVG/PNG charts')
     .action(async (opts: { input: string; out: string; json?: string; charts: boolean }) => {
+      const { computeStats, formatStatsMarkdown, writeStats } = await import('@junobench/labels');
       const input = path.resolve(ctx.cwd, opts.input);
       const rows = await readStatsInput(input, opts.input === DEFAULT_INPUT);
       const stats = computeStats(rows);
@@ -33,6 +33,7 @@ export function registerStatsCommand(program: Command, ctx: CliContext): void {
 
 async function readStatsInput(input: string, isDefault: boolean): Promise<StatsRow[]> {
   const ext = path.extname(input).toLowerCase();
+  const { readBenchmarkRows, statsRowsFromRecords } = await import('@junobench/labels');
   if (ext === '.json') {
     try {
       return await readBenchmarkRows(input);
@@ -48,6 +49,7 @@ async function readStatsInput(input: string, isDefault: boolean): Promise<StatsR
     }
   }
   if (ext === '.xlsx' || ext === '.csv' || ext === '.jsonl') {
+    const { readPoolRecords } = await import('@junobench/pool');
     const { records, rejects } = await readPoolRecords(input, { format: ext === '.jsonl' ? 'jsonl' : 'benchmark' });
     if (rejects.length > 0) {
       // Counting only the rows that imported would publish wrong numbers.

@@ -2,12 +2,15 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { JunoError, readJsonFile, validateInstanceId, writeJsonAtomic, type RowFilter, type SubsampleSpec, type SubsampleStep } from '@junobench/core';
-import { subsampleInstance, type SubsampleInstanceResult } from '@junobench/pipeline';
-import { DEFAULT_CACHE_DIR, parseSubsampleSpec, regenerateInstanceData, type SubsampleDataReport } from '@junobench/subsample';
-import { verifyInstanceDir } from '@junobench/verify';
+import type { SubsampleInstanceResult } from '@junobench/pipeline';
+import type { SubsampleDataReport } from '@junobench/subsample';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, formatTable, parsePositiveInt, parsePositiveNumber } from './format.js';
+
+// @junobench/pipeline, subsample and verify are imported inside the action (CONTRIBUTING.md: imports in
+// the CLI). The default the help shows is @junobench/subsample's, copied: its literal type keeps them equal.
+const DEFAULT_CACHE_DIR: (typeof import('@junobench/subsample'))['DEFAULT_CACHE_DIR'] = '.junobench-cache';
 
 export interface SubsampleFlags extends RuntimeFlags {
   instances: string;
@@ -89,6 +92,7 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
     const source = flags.source ? path.resolve(ctx.cwd, flags.source) : undefined;
     const progress = ctx.progress('subsample');
     if (flags.check) {
+      const { regenerateInstanceData } = await import('@junobench/subsample');
       try {
         const r = await regenerateInstanceData(instanceDir, { cacheDir, sourceDir: source, onProgress: progress });
         // Only the hash matters here: drop the regenerated copy (a temporary folder).
@@ -109,6 +113,8 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
       return;
     }
     const spec = await specFromFlags(flags, ctx);
+    const { subsampleInstance } = await import('@junobench/pipeline');
+    const { verifyInstanceDir } = await import('@junobench/verify');
     const runtime = flags.dryRun ? undefined : await createRuntimeFromFlags(flags, ctx);
     let result: SubsampleInstanceResult;
     try {
@@ -139,6 +145,7 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
 
 /** The spec to apply: --spec file, or a one-step spec from flags, or undefined (the one saved in instance.json). */
 export async function specFromFlags(flags: SubsampleFlags, ctx: Pick<CliContext, 'cwd'>): Promise<SubsampleSpec | undefined> {
+  const { parseSubsampleSpec } = await import('@junobench/subsample');
   if (flags.spec && flags.method) {
     throw new JunoError('E_USAGE', 'give either --spec or --method, not both');
   }

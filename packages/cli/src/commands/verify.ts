@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { JunoError, writeJsonAtomic, type InstanceVerification, type VerificationReport } from '@junobench/core';
-import { verifyInstances } from '@junobench/verify';
 import type { CliContext } from '../context.js';
 import { createRuntimeFromFlags, addRuntimeOptions, type RuntimeFlags } from './runtime-flags.js';
 import { formatTable, formatDuration, parsePositiveInt } from './format.js';
@@ -50,6 +49,7 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
 }
 
 async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Promise<VerificationReport> {
+  const { verifyInstances } = await import('@junobench/verify');
   const runtime = await createRuntimeFromFlags(flags, ctx);
   const progress = ctx.progress('verify');
   try {
