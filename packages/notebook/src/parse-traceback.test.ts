@@ -92,6 +92,19 @@ describe('parseTraceback', () => {
   });
 });
 
+describe('IPython 7 frame headers', () => {
+  it.each([
+    ['/opt/conda/lib/python3.7/site-packages/pandas/_libs/hashtable_class_helper.pxi in pandas._libs.hashtable.PyObjectHashTable.get_item()', 'pandas', 'pandas._libs.hashtable.PyObjectHashTable.get_item()'],
+    ['/Users/Jane Doe/anaconda3/lib/python3.8/site-packages/sklearn/base.py in fit(self, X, y)', 'sklearn', 'fit(self, X, y)'],
+    ['C:\\Users\\Jane Doe\\Anaconda3\\lib\\site-packages\\torch\\nn\\modules\\module.py in _call_impl(self, *input)', 'torch', '_call_impl(self, *input)'],
+    ['/opt/conda/lib/python3.7/site-packages/pandas/_libs/parsers.pyx in pandas._libs.parsers.TextReader.__cinit__()', 'pandas', 'pandas._libs.parsers.TextReader.__cinit__()'],
+  ])('%s', (header, pkg, fn) => {
+    const t = parseTraceback(['KeyError Traceback (most recent call last)', '<ipython-input-3-0123abcd> in <module>', '----> 1 f()', '', header, '    120 x', "KeyError: 'a'"]);
+    expect(t.frames).toHaveLength(2);
+    expect(t.raisingFrame).toMatchObject({ kind: 'library', package: pkg, function: fn });
+  });
+});
+
 describe('classifyFile', () => {
   it.each([
     ['/opt/conda/lib/python3.7/site-packages/keras/engine/training.py', 'library', 'keras.engine.training'],
@@ -99,6 +112,9 @@ describe('classifyFile', () => {
     ['/usr/local/lib/python3.10/site-packages/tensorflow/__init__.py', 'library', 'tensorflow'],
     ['/usr/lib/python3.11/json/decoder.py', 'other', 'json.decoder'],
     ['/tmp/ipykernel_27/1513200142.py', 'user', undefined],
+    ['/opt/conda/lib/python3.7/site-packages/pandas/_libs/hashtable_class_helper.pxi', 'library', 'pandas._libs.hashtable_class_helper'],
+    ['/opt/conda/lib/python3.7/site-packages/pandas/_libs/parsers.pyx', 'library', 'pandas._libs.parsers'],
+    ['/usr/lib/python3/dist-packages/numpy/core/fromnumeric.pyc', 'library', 'numpy.core.fromnumeric'],
   ])('%s', (file, kind, module) => {
     const c = classifyFile(file);
     expect(c.kind).toBe(kind);

@@ -43,7 +43,12 @@ const CELL_IN = /^Cell In\s*\[(\d+)\],\s*line (\d+)(?:,\s*in (.+))?$/;
 const INPUT_IN = /^Input In\s*\[(\d+)\],\s*in (.+)$/;
 const IPYTHON_INPUT = /^<ipython-input-(\d+)-[0-9a-f]+>\s+in\s+(.+)$/;
 const FILE_COLON = /^File (.+?):(\d+)(?:,\s*in (.+))?$/;
-const PATH_IN = /^((?:[A-Za-z]:)?[~./\\][^\s]*?\.pyx?|\S+\.pyx?)\s+in\s+(.+)$/;
+// Source files a frame can point at: Python, Cython (.pyx and its include files
+// .pxi/.pxd, e.g. pandas' hashtable helpers) and compiled modules (.pyc). An
+// absolute path may contain spaces (`/Users/Jane Doe/anaconda3/...`).
+const SOURCE_EXT = String.raw`\.(?:py|pyx|pxi|pxd|pyc|pyi)`;
+const LIBRARY_FILE = new RegExp(String.raw`(?:site|dist)-packages/(.+?)${SOURCE_EXT}$`);
+const PATH_IN = new RegExp(String.raw`^((?:[A-Za-z]:)?[~./\\].*?${SOURCE_EXT}|\S+${SOURCE_EXT})\s+in\s+(.+)$`);
 const PLAIN_PY = /^\s*File "(.+?)", line (\d+)(?:, in (.+))?$/;
 const ARROW_LINE = /^\s*-*>\s*(\d+)\s?(.*)$/;
 const CONTEXT_LINE = /^\s+(\d+)\s?(.*)$/;
@@ -151,7 +156,7 @@ export function parseTraceback(traceback: readonly string[], hint: { ename?: str
 export function classifyFile(file: string): Pick<TracebackFrame, 'kind' | 'file' | 'module' | 'package'> {
   const norm = file.replace(/\\/g, '/');
   if (IPYKERNEL_TMP.test(norm) || /^<ipython-input-/.test(norm)) return { kind: 'user', file };
-  const lib = /(?:site|dist)-packages\/(.+?)\.pyx?$/.exec(norm);
+  const lib = LIBRARY_FILE.exec(norm);
   if (lib) {
     const parts = lib[1]!.split('/').filter((p) => p !== '__init__');
     return { kind: 'library', file, module: parts.join('.'), package: parts[0]! };
