@@ -35,11 +35,11 @@ async function sheet(): Promise<string> {
       HEADER,
       row('NBspecific_1', 'nameerror', 'name x is not defined', ['Cell In[1], line 1\n----> 1 x.shape\n', 'NameError: name x is not defined']),
       row('numpy_1', 'valueerror', 'operands could not be broadcast together with shapes (2,) (3,)', [
-        'Cell In[2], line 1\n----> 1 c = a + b\n',
+        'Cell In[2], line 1\n----> 1 c = np.asarray(a) + b\n',
         'ValueError: operands could not be broadcast together',
       ]),
       row('pandas_1', 'valueerror', 'operands could not be broadcast together with shapes (2,) (3,)', [
-        'Cell In[3], line 1\n----> 1 c = a + b\n',
+        'Cell In[3], line 1\n----> 1 c = np.asarray(a) + b\n',
         'ValueError: operands',
       ]),
       'broken_1,id-b,valueerror,x,"[\'a\' x]",API misuse,',
