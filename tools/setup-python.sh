@@ -12,7 +12,7 @@ set -eu
 PACKAGES="python3-ipykernel python3-nbclient python3-numpy python3-pandas python3-sklearn python3-matplotlib python3-seaborn python3-statsmodels python3-torch python3-torchvision python3-pyflakes"
 PY=${JUNOBENCH_PYTHON:-/usr/bin/python3}
 
-if "$PY" -c "import ipykernel, jupyter_client, nbclient, numpy, pandas, sklearn, matplotlib, seaborn, statsmodels, torch, torchvision" >/dev/null 2>&1; then
+if "$PY" -c "import ipykernel, jupyter_client, nbclient, numpy, pandas, sklearn, matplotlib, seaborn, statsmodels, torch, torchvision, pyflakes" >/dev/null 2>&1; then
   echo "setup-python: kernel stack present ($PY)"
   exit 0
 fi
