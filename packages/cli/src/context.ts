@@ -16,6 +16,14 @@ export interface CliContext {
 }
 
 export function createProcessContext(): CliContext {
+  // `junobench … | head` closes our stdout early: that is the reader's choice,
+  // not an error, so end quietly as other command-line tools do.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0);
+      throw error;
+    });
+  }
   const interactive = Boolean(process.stderr.isTTY) && !process.env.CI;
   const ctx: CliContext = {
     cwd: process.cwd(),
