@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'E_LABELS'
   | 'E_ENV_PYTHON'
   | 'E_ENV_ENGINE'
+  | 'E_ENV_IMAGE'
   | 'E_RUNTIME'
   | 'E_IMAGE_BUILD'
   | 'E_PROFILE'
@@ -66,6 +67,7 @@ export interface ErrorLocation {
 const DEFAULT_EXIT: Partial<Record<ErrorCode, ExitCode>> = {
   E_ENV_PYTHON: 3,
   E_ENV_ENGINE: 3,
+  E_ENV_IMAGE: 3,
   E_ENV_QUEUE: 3,
   E_QUEUE: 1,
   E_RUNTIME: 1,

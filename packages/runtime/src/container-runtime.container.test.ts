@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Docker from 'dockerode';
+import { pack } from 'tar-fs';
 import { hashTree } from '@junobench/core';
 import type { NotebookRun, Runtime } from './runtime.js';
 import { connectDockerEngine } from './container-engine.js';
@@ -286,6 +287,28 @@ describe('container runtime sandbox (real engine)', () => {
     }
     const [h] = await hog;
     expect(h!.status).toBe('completed');
+  });
+
+  it('an image whose runner is not this toolchain\'s is refused before any notebook runs (exit 3, what to do)', async () => {
+    // Another toolchain commit's image: the same image with one runner module changed.
+    const tag = `junobench/sandbox-test-other-runner:${image.split(':')[1]}`;
+    const dockerfile = `FROM ${image}\nUSER root\nRUN printf '\\n# another toolchain\\n' >> /opt/junobench/jbrunner/protocol.py\nUSER junobench\n`;
+    const context = path.join(tmp, 'other-runner-image');
+    await mkdir(context, { recursive: true });
+    await writeFile(path.join(context, 'Dockerfile'), dockerfile);
+    const stream = await docker.buildImage(pack(context), { t: tag, networkmode: 'host', rm: true, forcerm: true });
+    await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
+    try {
+      const dir = await instance('other-runner', ['print(1)']);
+      const rt = runtime({ image: tag });
+      const refused = { code: 'E_ENV_IMAGE', exitCode: 3, message: expect.stringMatching(/this toolchain's runner is [0-9a-f]{12}/) };
+      await expect(rt.describe(['json'])).rejects.toMatchObject(refused);
+      await expect(runtime({ image: tag }).run([runOf('other-runner', dir, 1)])).rejects.toMatchObject(refused);
+      // The image built from this checkout's runner passes the same check.
+      await expect(runtime().describe(['json'])).resolves.toMatchObject({ image });
+    } finally {
+      await docker.getImage(tag).remove({ force: true }).catch(() => undefined);
+    }
   });
 
   it('runs several notebooks at once (jobs) and returns their results in order', async () => {

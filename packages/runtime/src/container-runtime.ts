@@ -12,6 +12,7 @@ import {
   type ContainerRunSettings,
 } from './container-sandbox.js';
 import { currentOwner, isOwnerGone } from './run-folder.js';
+import { hashRunnerFiles } from './runner-path.js';
 
 export interface ContainerRuntimeOptions {
   /** A dockerode client (see connectDockerEngine); injected, never created here. */
@@ -98,6 +99,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   let uid = randomInt(UID_RANGE[0], UID_RANGE[1]);
   const nextUid = () => (uid = uid + 1 >= UID_RANGE[1] ? UID_RANGE[0] : uid + 1);
   const probes = new Map<string, Promise<RuntimeIdentity>>();
+  let runnerChecked = false;
   let imageId: Promise<string> | undefined;
   let swept: Promise<void> | undefined;
   const live = new Set<string>();
@@ -134,7 +136,10 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     if (!p) {
       p = sweep()
         .then(() => probeImage(docker, image, mods, settings, resolveImageId))
-        .then((id) => ({ ...id, kernelStart: 'launch' as const, threads }));
+        .then((id) => {
+          runnerChecked = true;
+          return { ...id, kernelStart: 'launch' as const, threads };
+        });
       probes.set(key, p);
       p.catch(() => probes.delete(key));
     }
@@ -146,6 +151,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     if (runs.length === 0) return results;
     await resolveImageId();
     await sweep();
+    // A probe checks the image's runner against ours (see probeImage); callers usually describe() first.
+    if (!runnerChecked) await describe([]);
     const jobs = Math.max(1, Math.min(opts.jobs ?? options.jobs ?? 1, runs.length));
     // An engine failure in one run stops the others (their containers are killed) before it is thrown.
     const failure = new AbortController();
@@ -272,7 +279,7 @@ async function probeImage(
     .map((l) => l.trim())
     .filter((l) => l.startsWith('{'))
     .pop();
-  let probe: { executable?: string; version?: string; packages?: Record<string, string | null> } | undefined;
+  let probe: { executable?: string; version?: string; packages?: Record<string, string | null>; runner?: string } | undefined;
   try {
     probe = line ? JSON.parse(line) : undefined;
   } catch {
@@ -282,6 +289,19 @@ async function probeImage(
     throw new JunoError('E_RUNTIME', `the runner's probe failed in image ${image} (exit ${outcome.exitCode}): ${outcome.stderr.trim().slice(-800)}`, {
       hint: 'rebuild the image with `junobench image build`; it must contain the runner at ' + settings.runnerPath,
     });
+  }
+  // The toolchain and the runner in the image speak one protocol version: an
+  // image built by another toolchain commit (a release's pinned image, an old
+  // tag) would fail every notebook as `kernel-died` with an argparse message.
+  const expected = await hashRunnerFiles();
+  if (probe.runner !== expected) {
+    throw new JunoError(
+      'E_ENV_IMAGE',
+      `image ${image} holds ${probe.runner ? `runner ${probe.runner.slice(0, 12)}` : 'a runner older than this check'}, but this toolchain's runner is ${expected.slice(0, 12)}: the two do not speak the same protocol`,
+      {
+        hint: 'build the image from this checkout with `junobench image build` (it prints the tag), or check out the toolchain commit that built the image (a release names it in manifest.json, toolchain.commit)',
+      },
+    );
   }
   const packages: Record<string, string | null> = {};
   for (const m of modules) packages[m] = probe.packages?.[m] ?? null;

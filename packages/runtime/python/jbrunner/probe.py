@@ -3,6 +3,7 @@
 import hashlib
 import importlib
 import json
+import os
 import sys
 
 from .protocol import python_info
@@ -29,6 +30,7 @@ def probe(modules, out=None):
         except BaseException:  # noqa: BLE001 - any import failure means "not available here"
             packages[mod] = None
     info["packages"] = packages
+    info["runner"] = runner_hash()
     print(json.dumps(info, sort_keys=True), file=out or sys.stdout)
 
 
@@ -40,3 +42,16 @@ def fingerprint(out=None):
     digest = hashlib.sha256("\n".join(items).encode()).hexdigest()
     line = {"executable": sys.executable, "version": sys.version.split()[0], "distributions": digest, "count": len(items)}
     print(json.dumps(line, sort_keys=True), file=out or sys.stdout)
+
+
+def runner_hash(root=None):
+    """sha256 over this runner's files, names included: the same value as
+    hashRunnerFiles() on the toolchain's side (runner-path.ts), so the toolchain
+    can refuse an image whose runner speaks another version of the protocol."""
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    names = ["junobench_runner.py"] + ["jbrunner/" + f for f in os.listdir(os.path.join(root, "jbrunner")) if f.endswith(".py")]
+    lines = []
+    for name in sorted(names):
+        with open(os.path.join(root, name), "rb") as fh:
+            lines.append("%s\0%s" % (name, hashlib.sha256(fh.read()).hexdigest()))
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
