@@ -39,7 +39,9 @@ describe('module boundaries', () => {
   }, 120_000);
 
   it('allows the designed direction', async () => {
-    const text = "import { verifyInstances } from '@junobench/verify';\nimport { readNotebook } from '@junobench/notebook';\nexport const x = [verifyInstances, readNotebook];";
+    // The pipeline loads stage packages lazily (a build with nothing to do loads none of them) and shared ones statically.
+    const text =
+      "import { readNotebook } from '@junobench/notebook';\nexport async function x() {\n  const { verifyInstances } = await import('@junobench/verify');\n  return [verifyInstances, readNotebook];\n}";
     expect(await lint({ text, filePath: path.join(root, 'packages/pipeline/src/x.ts') })).toEqual([]);
   }, 120_000);
 });

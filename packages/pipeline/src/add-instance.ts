@@ -17,18 +17,6 @@ import {
   type SuggestedLabels,
 } from '@junobench/core';
 import { mineImports, mineNotebookCrashes, parseNotebook, listCodeCells, type MinedCrash, type Notebook } from '@junobench/notebook';
-import { PYTHON_STDLIB_MODULES } from '@junobench/image';
-import {
-  SOURCE_RECORD_FILE,
-  assembleFullData,
-  datasetCacheDir,
-  planLockEntry,
-  readSourceRecord,
-  readSourcesLock,
-  withLockEntry,
-  writeSourcesLock,
-} from '@junobench/sources';
-import { suggestLabels } from '@junobench/suggest';
 import {
   chooseCrash,
   idPrefixOfLibrary,
@@ -86,8 +74,6 @@ export interface AddInstanceResult {
   data?: LockedData;
 }
 
-const STDLIB = new Set<string>(PYTHON_STDLIB_MODULES);
-
 /**
  * Plan a draft instance from a notebook with a saved crash (pure apart from
  * reading the inputs): the crash mined from the saved error outputs, the
@@ -96,6 +82,9 @@ const STDLIB = new Set<string>(PYTHON_STDLIB_MODULES);
  * ids), and the datasets data/ will hold.
  */
 export async function planAddInstance(options: AddInstanceOptions): Promise<AddInstancePlan> {
+  const { SOURCE_RECORD_FILE, datasetCacheDir, readSourceRecord } = await import('@junobench/sources');
+  const { suggestLabels } = await import('@junobench/suggest');
+  const STDLIB = new Set<string>((await import('@junobench/image')).PYTHON_STDLIB_MODULES);
   const input = path.resolve(options.input);
   const st = await stat(input).catch((e: unknown) => {
     throw new JunoError('E_INPUT_NOT_FOUND', 'no such notebook or source folder', {
@@ -230,6 +219,7 @@ export async function readDeprecatedIds(file: string): Promise<Set<string>> {
  * draft (it is a draft: the maintainer fixes it), with what happened instead.
  */
 export async function addInstance(options: AddInstanceOptions): Promise<AddInstanceResult> {
+  const { assembleFullData, planLockEntry, readSourcesLock, withLockEntry, writeSourcesLock } = await import('@junobench/sources');
   const progress = options.onProgress;
   progress?.({ task: 'add', done: 0, message: 'planning the draft' });
   const plan = await planAddInstance(options);

@@ -10,20 +10,7 @@ import {
   type ReleaseImagePush,
   type VerificationReport,
 } from '@junobench/core';
-import { computeStats, statsRowsFromBenchmark, writeStats } from '@junobench/labels';
-import {
-  openGitRepository,
-  planRelease,
-  validateReleaseVersion,
-  readDeprecated,
-  readGitIdentity,
-  readReleaseInputs,
-  writeRelease,
-  type ReleasePlan,
-  type WrittenRelease,
-} from '@junobench/release';
-import { RUNNER_CONTEXT_NAME } from '@junobench/image';
-import { RUNNER_DIR, readRunnerFiles } from '@junobench/runtime';
+import type { ReleasePlan, WrittenRelease } from '@junobench/release';
 import { formatBenchmarkCsv } from './stage-benchmark.js';
 
 /** The toolchain's own checkout: its version and commit go into every manifest. */
@@ -74,6 +61,9 @@ export interface PreparedRelease {
  * each.
  */
 export async function prepareRelease(o: PrepareReleaseOptions): Promise<PreparedRelease> {
+  const { planRelease, validateReleaseVersion, readDeprecated, readReleaseInputs, writeRelease } = await import('@junobench/release');
+  const { RUNNER_CONTEXT_NAME } = await import('@junobench/image');
+  const { RUNNER_DIR, readRunnerFiles } = await import('@junobench/runtime');
   validateReleaseVersion(o.version);
   const toolchain = o.toolchain ?? (await readToolchainIdentity());
   const warnings: string[] = [];
@@ -119,6 +109,7 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
 
 /** The toolchain's version (root package.json) and its git commit, dirtiness and commit time. */
 export async function readToolchainIdentity(): Promise<{ version: string; commit: string | null; dirty: boolean | null; commitTime: number | null }> {
+  const { openGitRepository, readGitIdentity } = await import('@junobench/release');
   const pkg = JSON.parse(await readFile(path.join(TOOLCHAIN_ROOT, 'package.json'), 'utf8')) as { version?: string };
   const git = await readGitIdentity(openGitRepository(TOOLCHAIN_ROOT));
   return { version: pkg.version ?? '0.0.0', ...git };
@@ -132,6 +123,7 @@ export async function readToolchainIdentity(): Promise<{ version: string; commit
  * folder. Nothing to redo: no overlay.
  */
 async function writeReleaseView(curatedDir: string, deprecated: ReadonlySet<string>): Promise<{ overlay: Record<string, string>; close: () => Promise<void> }> {
+  const { computeStats, statsRowsFromBenchmark, writeStats } = await import('@junobench/labels');
   const none = { overlay: {}, close: async () => undefined };
   if (deprecated.size === 0) return none;
   const benchmarkFile = path.join(curatedDir, 'benchmark.json');

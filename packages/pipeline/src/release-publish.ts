@@ -3,26 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import { JunoError, readJsonFile, type ImageRecord, type ReleaseImagePush } from '@junobench/core';
-import {
-  assertCleanTree,
-  checkRelease,
-  createReleaseTag,
-  formatTagMessage,
-  openGitRepository,
-  openRelease,
-  publishGitHubRelease,
-  pushReleaseImage,
-  pushReleaseTag,
-  readGitIdentity,
-  readTag,
-  validateReleaseVersion,
-  RELEASE_FILES,
-  RELEASE_IMAGE_REPOSITORY,
-  type GitHubClient,
-  type GitHubReleaseResult,
-  type ReleasePlan,
-  type WrittenRelease,
-} from '@junobench/release';
+import type { GitHubClient, GitHubReleaseResult, ReleasePlan, WrittenRelease } from '@junobench/release';
 import { prepareRelease, type PrepareReleaseOptions } from './release-prepare.js';
 
 export interface PublishReleaseOptions extends Omit<PrepareReleaseOptions, 'imagePush' | 'repository' | 'dryRun'> {
@@ -69,6 +50,22 @@ export interface PublishReport {
  * sha256.
  */
 export async function publishRelease(o: PublishReleaseOptions): Promise<PublishReport> {
+  const {
+    assertCleanTree,
+    checkRelease,
+    createReleaseTag,
+    formatTagMessage,
+    openGitRepository,
+    openRelease,
+    publishGitHubRelease,
+    pushReleaseImage,
+    pushReleaseTag,
+    readGitIdentity,
+    readTag,
+    validateReleaseVersion,
+    RELEASE_FILES,
+    RELEASE_IMAGE_REPOSITORY,
+  } = await import('@junobench/release');
   const version = validateReleaseVersion(o.version);
   const tag = `v${version}`;
   const steps: PublishStep[] = [];
@@ -225,8 +222,11 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
 }
 
 /** The GitHub release's body: the changelog, then the card's figures and how to check the release. */
+// The release's changelog file, copied (typed by the package's constant) so this function needs no load of @junobench/release.
+const CHANGELOG_FILE: (typeof import('@junobench/release'))['RELEASE_FILES']['changelog'] = 'CHANGELOG.md';
+
 export function releaseNotes(plan: ReleasePlan, archive: { name: string; sha256: string }): string {
-  const changelog = (plan.files.find((f) => f.path === RELEASE_FILES.changelog) as { content?: string } | undefined)?.content ?? '';
+  const changelog = (plan.files.find((f) => f.path === CHANGELOG_FILE) as { content?: string } | undefined)?.content ?? '';
   const m = plan.manifest;
   const lines = [
     changelog.replace(/^# Changelog\n+/, '').trim(),

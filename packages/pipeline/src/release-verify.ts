@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { readJsonFile, type ProgressListener, type ReleaseManifest, type VerificationReport } from '@junobench/core';
-import { checkRelease, openRelease, type ReleaseProblem } from '@junobench/release';
+import type { ReleaseProblem } from '@junobench/release';
 import type { Runtime } from '@junobench/runtime';
-import { verifyInstances } from '@junobench/verify';
 
 export interface VerifyReleaseOptions {
   /** A release folder, its .tar.gz, or an extracted release. */
@@ -56,6 +55,7 @@ export interface ReleaseVerification {
  * cache, and compare the outcomes with the release's verification.json.
  */
 export async function verifyRelease(o: VerifyReleaseOptions): Promise<ReleaseVerification> {
+  const { checkRelease, openRelease } = await import('@junobench/release');
   const opened = await openRelease(o.input, o.tmpDir ? { tmpDir: o.tmpDir } : {});
   try {
     const check = await checkRelease(opened);
@@ -79,6 +79,7 @@ export async function verifyRelease(o: VerifyReleaseOptions): Promise<ReleaseVer
 }
 
 async function rerunRelease(top: string, manifest: ReleaseManifest, o: VerifyReleaseOptions): Promise<ReleaseRerun> {
+  const { verifyInstances } = await import('@junobench/verify');
   const released = await readJsonFile<VerificationReport>(path.join(top, 'verification.json'), { schema: 'verification' }).catch(() => undefined);
   const expectedById = new Map((released?.instances ?? []).map((v) => [v.instance, v]));
   const runtime = await o.createRuntime!(manifest);

@@ -2,8 +2,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { hashTree, listInstanceIds, readInstance, writeJsonAtomic, type SubsampleSource } from '@junobench/core';
-import { fullDataCacheDir } from '@junobench/sources';
-import { regenerateInstanceData, summarizeSubsampleReports, type InstanceSubsampleReport } from '@junobench/subsample';
+import type { InstanceSubsampleReport } from '@junobench/subsample';
 import type { Stage } from './run-build.js';
 
 export interface DataStageOptions {
@@ -30,6 +29,7 @@ export function createDataStage(o: DataStageOptions): Stage {
       return `full-data:${dirs.filter((d) => /^[0-9a-f]{64}$/.test(d)).sort().join(',')}`;
     },
     async run(io) {
+      const { regenerateInstanceData, summarizeSubsampleReports } = await import('@junobench/subsample');
       const instancesDir = io.abs(o.instancesDir);
       const reports: InstanceSubsampleReport[] = [];
       const checks: { instance: string; reproduced: boolean; detail: string }[] = [];
@@ -89,6 +89,7 @@ export function createDataStage(o: DataStageOptions): Stage {
 async function findFullData(cacheDir: string, id: string, source: SubsampleSource): Promise<string | null | undefined> {
   if (source.kind === 'generator') return undefined;
   if (!source.sha256) return null;
+  const { fullDataCacheDir } = await import('@junobench/sources');
   for (const dir of [fullDataCacheDir(cacheDir, source.sha256), path.join(cacheDir, 'originals', `${id}-${source.sha256.slice(0, 16)}`)]) {
     if (await stat(dir).then((s) => s.isDirectory(), () => false)) return dir;
   }

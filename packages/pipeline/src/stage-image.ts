@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type Docker from 'dockerode';
-import { buildImage } from '@junobench/image';
 import type { Stage } from './run-build.js';
 
 export interface ImageStageOptions {
@@ -27,6 +26,7 @@ export function createImageStage(o: ImageStageOptions): Stage {
     outputs: [o.record],
     params: { profile },
     async run(io) {
+      const { buildImage } = await import('@junobench/image');
       const r = await buildImage({
         docker: await o.docker(),
         profile,

@@ -1,14 +1,16 @@
 import path from 'node:path';
 import { JunoError, listInstanceIds, readInstance, type Labels } from '@junobench/core';
-import {
-  DEFAULT_MIN_KAPPA,
-  LABELS_FILES,
-  computeAgreement,
-  findWeakDimensions,
-  readAnnotationFolder,
-  resolveFinalLabels,
-  writeAgreementReport,
-} from '@junobench/labels';
+
+// The stage's outputs and default gate are needed to plan a build, which must
+// not load @junobench/labels (its charts pull in vega and sharp) when nothing
+// is to be done: copied here, typed by the package's own constants so the type
+// check fails when they drift.
+const LABELS_FILES: (typeof import('@junobench/labels'))['LABELS_FILES'] = {
+  agreementJson: 'agreement.json',
+  agreementMarkdown: 'agreement.md',
+  finalLabels: 'final-labels.jsonl',
+};
+const DEFAULT_MIN_KAPPA: (typeof import('@junobench/labels'))['DEFAULT_MIN_KAPPA'] = 0.9;
 import type { Stage } from './run-build.js';
 
 export interface LabelsStageOptions {
@@ -32,6 +34,7 @@ export function createLabelsStage(o: LabelsStageOptions): Stage {
     outputs: [path.join(o.outDir, LABELS_FILES.agreementJson), path.join(o.outDir, LABELS_FILES.agreementMarkdown), path.join(o.outDir, LABELS_FILES.finalLabels)],
     params: { minKappa },
     async run(io) {
+      const { computeAgreement, findWeakDimensions, readAnnotationFolder, resolveFinalLabels, writeAgreementReport } = await import('@junobench/labels');
       const { sets, adjudications } = await readAnnotationFolder(io.abs(o.annotationsDir));
       if (sets.length === 0) {
         throw new JunoError('E_LABELS', `no annotator files in ${o.annotationsDir}`, {

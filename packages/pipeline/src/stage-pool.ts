@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { readdir } from 'node:fs/promises';
 import { JunoError, compareCodePoints } from '@junobench/core';
-import { filterPool, importPool, libcausePool, resamplePool } from '@junobench/pool';
 import type { Stage } from './run-build.js';
 
 export interface PoolStageOptions {
@@ -37,6 +36,7 @@ export function createPoolStage(o: PoolStageOptions): Stage {
     outputs: Object.keys(POOL_FILES).map((k) => out(k as keyof typeof POOL_FILES)),
     params: { perLibrary, seed },
     async run(io) {
+      const { filterPool, importPool, libcausePool, resamplePool } = await import('@junobench/pool');
       // Sheets and JSONL files of the pool folder, in a stable order (a folder
       // given to `pool import` would be read as a folder of notebooks).
       const names = (await readdir(io.abs(o.poolDir))).filter((n) => SHEET.test(n)).sort(compareCodePoints);

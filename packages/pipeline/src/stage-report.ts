@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { generateReport } from '@junobench/report';
 import type { Stage } from './run-build.js';
 
 export interface ReportStageOptions {
@@ -19,6 +18,7 @@ export function createReportStage(o: ReportStageOptions): Stage {
     inputs: [c('benchmark.json'), c('verification.json'), c('labels'), c('stats'), c('instances'), path.join(o.rawDir, 'annotations'), path.join(o.rawDir, 'instances')],
     outputs: [o.outDir],
     async run(io) {
+      const { generateReport } = await import('@junobench/report');
       const r = await generateReport({ from: io.abs(o.curatedDir), raw: io.abs(o.rawDir), out: io.abs(o.outDir), onProgress: io.onProgress });
       const kb = (n: number) => `${Math.round(n / 1024)} KB`;
       const problems = r.problems.length > 0 ? `; ${r.problems.length} problem(s): ${r.problems.map((p) => `${p.instance}: ${p.problem}`).join('; ')}` : '';

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { readJsonFile, type Benchmark } from '@junobench/core';
-import { STATS_FILES, computeStats, statsRowsFromBenchmark, writeStats } from '@junobench/labels';
 import type { Stage } from './run-build.js';
 
 export interface StatsStageOptions {
@@ -16,6 +15,8 @@ export function createStatsStage(o: StatsStageOptions): Stage {
     inputs: [o.benchmark],
     outputs: [o.outDir],
     async run(io) {
+      // Loaded when the stage runs (the charts' vega and sharp are heavy): a build with nothing to do never pays for it.
+      const { STATS_FILES, computeStats, statsRowsFromBenchmark, writeStats } = await import('@junobench/labels');
       const benchmark = await readJsonFile<Benchmark>(io.abs(o.benchmark), { schema: 'benchmark' });
       const stats = computeStats(statsRowsFromBenchmark(benchmark));
       const written = await writeStats(io.abs(o.outDir), stats);

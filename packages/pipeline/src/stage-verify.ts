@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { writeJsonAtomic } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
-import { verifyInstances } from '@junobench/verify';
 import type { Stage } from './run-build.js';
 
 export interface VerifyStageOptions {
@@ -26,6 +25,8 @@ export function createVerifyStage(o: VerifyStageOptions): Stage {
       return rt.fingerprint ? rt.fingerprint() : rt.kind;
     },
     async run(io) {
+      // Loaded when the stage runs: a build with nothing to do never pays for it.
+      const { verifyInstances } = await import('@junobench/verify');
       const runtime = await o.runtime();
       const report = await verifyInstances({
         instancesDir: io.abs(o.instancesDir),

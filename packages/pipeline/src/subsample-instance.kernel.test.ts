@@ -6,9 +6,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashTree, type Instance, type SubsampleSpec } from '@junobench/core';
-import { createLocalRuntime, type Runtime } from '@junobench/runtime';
-import { verifyInstanceDir } from '@junobench/verify';
+import type { Runtime } from '@junobench/runtime';
 import { subsampleInstance } from './subsample-instance.js';
+
+// Loaded as the pipeline's own modules load them (lazily: the module-boundary rule wants one way per package).
+const { createLocalRuntime } = await import('@junobench/runtime');
+const { verifyInstanceDir } = await import('@junobench/verify');
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 let runtime: Runtime;

@@ -17,14 +17,7 @@ import {
   type SyntheticDataNote,
   type VersionResult,
 } from '@junobench/core';
-import {
-  DEFAULT_CACHE_DIR,
-  parseSubsampleSpec,
-  resolveSubsampleSource,
-  subsampleData,
-  type InstanceSubsampleReport,
-  type SharpFactory,
-} from '@junobench/subsample';
+import type { InstanceSubsampleReport, SharpFactory } from '@junobench/subsample';
 
 /** Verifies an instance folder (notebooks, data/, instance.json); injected so tests need no kernel. */
 export type VerifyInstanceDir = (instanceDir: string) => Promise<InstanceVerification>;
@@ -61,6 +54,7 @@ export interface SubsampleInstanceResult extends InstanceSubsampleReport {
  * the instance is left exactly as it was and the result says what changed.
  */
 export async function subsampleInstance(options: SubsampleInstanceOptions): Promise<SubsampleInstanceResult> {
+  const { DEFAULT_CACHE_DIR, parseSubsampleSpec, resolveSubsampleSource, subsampleData } = await import('@junobench/subsample');
   const started = Date.now();
   const progress = options.onProgress ?? noProgress;
   const instanceDir = path.resolve(options.instanceDir);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { JunoError } from '@junobench/core';
 
 /** Where the Docker Engine API answers: a unix socket or an http(s) address. */
@@ -66,8 +66,11 @@ export async function connectDockerEngine(
   options: { timeoutMs?: number } = {},
 ): Promise<Docker> {
   const address = parseDockerHost(env.DOCKER_HOST);
+  // Loaded here, not at the top: dockerode brings gRPC and ssh2 (~500 modules), which
+  // every command loading this package (e.g. a build with nothing to do) would pay for.
+  const { default: DockerClient } = await import('dockerode');
   // No request timeout on the client: builds and waits legitimately take minutes.
-  const docker = new Docker(
+  const docker = new DockerClient(
     address.socketPath ? { socketPath: address.socketPath } : { host: address.host, port: address.port, protocol: address.protocol },
   );
   try {
