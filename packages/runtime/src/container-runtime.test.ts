@@ -4,6 +4,12 @@ import type Docker from 'dockerode';
 import { JunoError } from '@junobench/core';
 import type { NotebookRun } from './runtime.js';
 import { createContainerRuntime } from './container-runtime.js';
+import { hashRunnerFiles } from './runner-path.js';
+
+/** What the runner in an image built from this checkout reports: the runtime refuses any other. */
+const RUNNER = await hashRunnerFiles();
+const probeLine = (extra: Record<string, unknown> = {}) =>
+  `${JSON.stringify({ executable: '/usr/bin/python3', version: '3.11.2', packages: {}, runner: RUNNER, ...extra })}\n`;
 
 interface Script {
   stdout?: string;
@@ -17,7 +23,7 @@ interface Script {
  * stdin waits for "go" on it; then it "runs" for `ms`, prints its script and
  * auto-removes itself, as an engine would.
  */
-function fakeDocker(script: (cmd: string[]) => Script, options: { images?: string[] } = {}) {
+function fakeDocker(script: (cmd: string[]) => Script, options: { images?: string[]; probe?: (cmd: string[]) => Script } = {}) {
   const live = new Map<string, { killed: boolean }>();
   const created: Docker.ContainerCreateOptions[] = [];
   let running = 0;
@@ -95,7 +101,9 @@ function fakeDocker(script: (cmd: string[]) => Script, options: { images?: strin
             isRunning = true;
             running++;
             maxRunning = Math.max(maxRunning, running);
-            const s = script(opts.Cmd as string[]);
+            // The runner's probe (describe(), and the runner check before a first run) answers as an image of this checkout would.
+            const cmd = opts.Cmd as string[];
+            const s = cmd.includes('probe') ? (options.probe ?? (() => ({ stdout: probeLine() })))(cmd) : script(cmd);
             timer = setTimeout(() => {
               if (s.stdout) stream.push({ fd: 1, text: s.stdout });
               if (s.stderr) stream.push({ fd: 2, text: s.stderr });
@@ -145,7 +153,11 @@ describe('createContainerRuntime (fake engine)', () => {
     // Two notebooks run at once; the next two wait, started, for their turn.
     expect(fake.stats()).toEqual({ maxRunning: 2, maxAlive: 4 });
     expect(fake.live.size).toBe(0);
-    const host = fake.created[0]!.HostConfig!;
+    // The first container is the runner check's probe; then one per notebook.
+    const notebooks = fake.created.filter((c) => !(c.Cmd as string[]).includes('probe'));
+    expect(fake.created.length - notebooks.length).toBe(1);
+    expect(notebooks).toHaveLength(4);
+    const host = notebooks[0]!.HostConfig!;
     expect(host).toMatchObject({
       AutoRemove: true,
       NetworkMode: 'none',
@@ -155,7 +167,7 @@ describe('createContainerRuntime (fake engine)', () => {
       Binds: ['/instances/a:/instance:ro'],
       CapDrop: ['ALL'],
     });
-    expect(fake.created[0]!.NetworkDisabled).toBe(true);
+    expect(notebooks[0]!.NetworkDisabled).toBe(true);
     await runtime.close();
   });
 
@@ -178,12 +190,11 @@ describe('createContainerRuntime (fake engine)', () => {
 
   it('describe() probes the image once per module set and reports the image id', async () => {
     let probes = 0;
-    const fake = fakeDocker((cmd) => {
-      probes++;
-      expect(cmd).toContain('probe');
-      return {
-        stdout: `${JSON.stringify({ executable: '/usr/bin/python3', version: '3.11.2', packages: { numpy: '1.24.2', tensorflow: null } })}\n`,
-      };
+    const fake = fakeDocker(() => ({}), {
+      probe: () => {
+        probes++;
+        return { stdout: probeLine({ packages: { numpy: '1.24.2', tensorflow: null } }) };
+      },
     });
     const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
     const id = await runtime.describe(['tensorflow', 'numpy']);
@@ -199,6 +210,18 @@ describe('createContainerRuntime (fake engine)', () => {
     });
     await runtime.describe(['numpy', 'tensorflow']);
     expect(probes).toBe(1);
+  });
+
+  it('refuses an image whose runner is not this toolchain\'s, before any notebook container (exit 3)', async () => {
+    for (const runner of ['0'.repeat(64), undefined]) {
+      const fake = fakeDocker(() => ({}), { probe: () => ({ stdout: probeLine({ runner }) }) });
+      const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
+      const refused = { code: 'E_ENV_IMAGE', exitCode: 3, hint: expect.stringContaining('junobench image build') };
+      await expect(runtime.run([runOf('a')])).rejects.toMatchObject(refused);
+      await expect(runtime.describe(['numpy'])).rejects.toMatchObject(refused);
+      // Only the probes ran: no notebook's container was created.
+      expect(fake.created.every((c) => (c.Cmd as string[]).includes('probe'))).toBe(true);
+    }
   });
 
   it('a cancelled run kills its container and reports "cancelled"', async () => {
