@@ -39,7 +39,10 @@ describe('junobench build --runtime docker', () => {
     expect(local.code, local.stderr).toBe(0);
     const localReport = JSON.parse(await readFile(json, 'utf8')) as VerificationReport;
     const outcomes = (r: VerificationReport) => r.instances.map((v) => [v.instance, v.status, v.reproduced.outcome, v.fixed.outcome]);
-    expect(outcomes(docker)).toEqual(outcomes(localReport));
+    // On a difference, say why each differing version ended as it did (the runner's or the container's reason).
+    const reasons = (r: VerificationReport) =>
+      r.instances.flatMap((v) => [v.reproduced, v.fixed].filter((x) => x.reason).map((x) => `${r.runtime} ${v.instance}/${x.version}: ${x.outcome}: ${x.reason}`));
+    expect(outcomes(docker), [...reasons(docker), ...reasons(localReport)].join('\n')).toEqual(outcomes(localReport));
     expect(docker.summary).toMatchObject({ notVerified: 0, flaky: 0, skipped: 1 });
     expect(docker.instances.find((v) => v.status === 'skipped')?.instance).toBe('tensorflow_1');
   }, 900_000);

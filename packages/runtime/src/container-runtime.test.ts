@@ -103,7 +103,7 @@ function fakeDocker(script: (cmd: string[]) => Script, options: { images?: strin
             maxRunning = Math.max(maxRunning, running);
             // The runner's probe (describe(), and the runner check before a first run) answers as an image of this checkout would.
             const cmd = opts.Cmd as string[];
-            const s = cmd.includes('probe') ? (options.probe ?? (() => ({ stdout: probeLine() })))(cmd) : script(cmd);
+            const s: Script = cmd.includes('probe') ? (options.probe ?? (() => ({ stdout: probeLine() })))(cmd) : script(cmd);
             timer = setTimeout(() => {
               if (s.stdout) stream.push({ fd: 1, text: s.stdout });
               if (s.stderr) stream.push({ fd: 2, text: s.stderr });
