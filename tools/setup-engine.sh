@@ -96,7 +96,10 @@ else
   say "starting podman system service at unix://$SOCKET (log: $SERVICE_LOG)"
   # setsid + nohup: the service outlives this script and the shell that ran it;
   # --time=0 keeps it up while idle. CONTAINERS_CONF is in its environment.
-  setsid nohup podman system service --time=0 "unix://$SOCKET" >"$SERVICE_LOG" 2>&1 </dev/null &
+  # Started from the socket's folder, not the caller's: conmon leaves an empty
+  # `oom` file in the service's working directory when a container is killed
+  # for memory, which would otherwise land in the checkout that ran this script.
+  (cd "$(dirname "$SOCKET")" && setsid nohup podman system service --time=0 "unix://$SOCKET" >"$SERVICE_LOG" 2>&1 </dev/null &)
   i=0
   until ping_engine; do
     i=$((i + 1))
