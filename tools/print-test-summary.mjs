@@ -8,6 +8,9 @@
 //   its tests "skipped", which must not read as a pass);
 // - a run vitest itself reports unsuccessful with nothing above (an unhandled
 //   error), counted once;
+// - a test command that exited non-zero with nothing above (`--exit-status N`):
+//   vitest 4 writes `success: true` into its report when an unhandled error
+//   was its only problem, and exits 1 — counted once;
 // - a missing or unreadable report (a run that produced no report did not pass).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +18,7 @@ import path from 'node:path';
 const SKIPPED = new Set(['skipped', 'pending', 'todo', 'disabled']);
 
 /** { passed, failed, skipped, problems: string[] } from a parsed vitest JSON report. */
-export function summarizeVitestReport(report) {
+export function summarizeVitestReport(report, options = {}) {
   let passed = 0;
   let failedTests = 0;
   let skipped = 0;
@@ -41,14 +44,21 @@ export function summarizeVitestReport(report) {
     failed = 1;
     problems.push('vitest reported the run as failed although no test or file failed (an unhandled error?); see its output above');
   }
+  if (options.exitStatus && failed === 0) {
+    failed = 1;
+    problems.push(`the test command exited with status ${options.exitStatus} although its report names no failed test or file (an unhandled error?); see its output above`);
+  }
   return { passed, failed, skipped, problems };
 }
 
 function main() {
-  const file = process.argv[2] ?? '.junobench-test-report.json';
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--exit-status');
+  const exitStatus = at >= 0 ? Number(args.splice(at, 2)[1]) || 0 : 0;
+  const file = args[0] ?? '.junobench-test-report.json';
   let summary;
   try {
-    summary = summarizeVitestReport(JSON.parse(readFileSync(file, 'utf8')));
+    summary = summarizeVitestReport(JSON.parse(readFileSync(file, 'utf8')), { exitStatus });
   } catch (e) {
     summary = { passed: 0, failed: 1, skipped: 0, problems: [`no readable test report at ${file}: ${e.message}`] };
   }

@@ -15,13 +15,13 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function run(report: unknown | undefined): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(report: unknown | undefined, extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   return (async () => {
     dir ??= await mkdtemp(path.join(tmpdir(), 'junobench-summary-'));
     const file = path.join(dir, `${Math.random().toString(36).slice(2)}.json`);
     if (report !== undefined) await writeFile(file, typeof report === 'string' ? report : JSON.stringify(report));
     return new Promise((resolve) =>
-      execFile(process.execPath, [script, file], (error, stdout, stderr) =>
+      execFile(process.execPath, [script, file, ...extra], (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       ),
     );
@@ -83,6 +83,17 @@ describe('print-test-summary', () => {
     const r = await run({ ...report([file('a.test.ts', 'passed', ['passed'])]), success: false });
     expect(lastLine(r.stdout)).toBe('1 passed, 1 failed, 0 skipped');
     expect(r.code).toBe(1);
+  });
+
+  it('a test command that exited non-zero is a failure even when its report says success (vitest 4 and an unhandled error)', async () => {
+    const ok = report([file('a.test.ts', 'passed', ['passed', 'passed'])]);
+    const failed = await run(ok, ['--exit-status', '1']);
+    expect(lastLine(failed.stdout)).toBe('2 passed, 1 failed, 0 skipped');
+    expect(failed.stderr).toContain('exited with status 1');
+    expect(failed.code).toBe(1);
+    const passed = await run(ok, ['--exit-status', '0']);
+    expect(lastLine(passed.stdout)).toBe('2 passed, 0 failed, 0 skipped');
+    expect(passed.code).toBe(0);
   });
 
   it.each([

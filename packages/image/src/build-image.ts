@@ -260,6 +260,7 @@ async function runBuild(
 ): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'junobench-image-'));
   const output: string[] = [];
+  let context: ReturnType<typeof pack> | undefined;
   try {
     await writeFile(path.join(dir, 'Dockerfile'), rendered.dockerfile);
     for (const f of rendered.runner) {
@@ -267,10 +268,14 @@ async function runBuild(
       await writeFile(path.join(dir, RUNNER_CONTEXT_NAME, f.name), f.content);
     }
     // Fixed modes and owners in the context: the image content depends on the files, not on the checkout.
-    const context = pack(dir, {
+    context = pack(dir, {
       entries: ['Dockerfile', RUNNER_CONTEXT_NAME],
       map: (h) => ({ ...h, uid: 0, gid: 0, mode: h.type === 'directory' ? 0o755 : 0o644, mtime: new Date(0) }),
     });
+    // An engine can fail the build before it has read the whole context; the folder is then
+    // removed below while the packer may still be reading it. That is not the build's error
+    // (the engine's is reported): without a listener it would crash the process.
+    context.on('error', () => undefined);
     let stream: NodeJS.ReadableStream;
     try {
       stream = await docker.buildImage(context, {
@@ -325,6 +330,7 @@ async function runBuild(
     }
     if (steps) ctx.progress({ task: ctx.task, done: steps, total: steps, item: rendered.tag, message: 'built' });
   } finally {
+    context?.destroy();
     await rm(dir, { recursive: true, force: true });
   }
 }
