@@ -214,18 +214,8 @@ export async function launchContainer(
       if (stdin) stream.end();
       await ensureRemoved(docker, container);
     }
-    if (exitCode === null) exitCode = exitCodeFromMarker(stderr.text());
-    return {
-      exitCode,
-      stdout: stdout.text(),
-      stderr: stderr.text(),
-      timedOut,
-      aborted,
-      setupMs,
-      waitMs: wentAt && started ? Math.max(0, wentAt - started) : 0,
-      runMs: started ? exited - (wentAt || started) : 0,
-      teardownMs: Date.now() - exited,
-    };
+    // The same outcome as reported at exit, now with the output that arrived since and the removal's time.
+    return { ...outcomeNow(), teardownMs: Date.now() - exited };
   })();
   // Without waitForGo there is nothing to wait for.
   if (!stdin) go();
