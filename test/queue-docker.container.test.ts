@@ -11,8 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationReport } from '@junobench/core';
 import { connectDockerEngine } from '@junobench/runtime';
-import { ensureSandboxTestImage } from '../packages/runtime/src/sandbox-test-image.test-helpers.js';
-import { writeTestInstance } from '../packages/verify/src/make-test-instance.test-helpers.js';
+import { ensureSandboxTestImage } from '../packages/runtime/test-helpers/sandbox-test-image.js';
+import { writeTestInstance } from '../packages/verify/test-helpers/make-test-instance.js';
 import { deletePrefix, requireTestRedis, startWorker, uniquePrefix, type WorkerProcess } from './queue-helpers.js';
 import { runJunobench } from './run-cli.js';
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJson, type ImageRecord } from '@junobench/core';
 import { publishRelease, verifyRelease } from '@junobench/pipeline';
 import { readReleaseManifest } from '@junobench/release';
-import { writeCuratedFixture, type Fixture } from '../packages/release/src/release.test-helpers.js';
+import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
 
 const REGISTRY = process.env.JUNOBENCH_TEST_REGISTRY;
 const image = `localhost/junobench-publish-test:${randomBytes(4).toString('hex')}`;

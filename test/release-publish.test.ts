@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { isJunoError } from '@junobench/core';
 import { publishRelease, type PublishReleaseOptions } from '@junobench/pipeline';
 import { createGitHubClient } from '@junobench/release';
-import { writeCuratedFixture, type Fixture } from '../packages/release/src/release.test-helpers.js';
+import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
 import { GithubReleasesServer } from './fakes/github-releases-server.js';
 
 const TOKEN = 'ghp_' + 'p'.repeat(36);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJson, listInstanceIds, readInstance, listTree } from '@junobench/core';
-import { writeReportFixture, type ReportFixture } from '../packages/report/src/report-fixture.test-helpers.js';
+import { writeReportFixture, type ReportFixture } from '../packages/report/test-helpers/report-fixture.js';
 import { repoRoot, runJunobench } from './run-cli.js';
 
 let tmp: string;

@@ -16,7 +16,7 @@ import sharp from 'sharp';
 import { hashTree, listTree, writeFileAtomic } from '@junobench/core';
 import { generateSource, runPool, sampleImages } from '@junobench/subsample';
 // Test fixtures double as bench fixtures (seeded, textured images).
-import { EXTENSION, writeImage, type FixtureKind } from '../../packages/subsample/src/image-fixtures.test-helpers.js';
+import { EXTENSION, writeImage, type FixtureKind } from '../../packages/subsample/test-helpers/image-fixtures.js';
 import { flag } from '../args.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTar, makeZip } from './archive-fixtures.test-helpers.js';
+import { makeTar, makeZip } from '../test-helpers/archive-fixtures.js';
 import { DEFAULT_ARCHIVE_LIMITS, contentByteLimit, listArchiveEntries } from './archive-entries.js';
 import { extractArchive } from './extract-archive.js';
 

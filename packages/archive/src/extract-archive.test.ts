@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRng, isJunoError, sha256 } from '@junobench/core';
-import { makeTar, makeZip, writeTar, writeZip, type FixtureEntry } from './archive-fixtures.test-helpers.js';
+import { makeTar, makeZip, writeTar, writeZip, type FixtureEntry } from '../test-helpers/archive-fixtures.js';
 import { linkEscapes, listArchiveEntries, unsafeEntryPathReason } from './archive-entries.js';
 import { extractArchive } from './extract-archive.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JunoError } from '@junobench/core';
 import { EXIT_INTERNAL, createProgram, runProgram } from './main.js';
-import { createTestContext } from './test-context.test-helpers.js';
+import { createTestContext } from '../test-helpers/test-context.js';
 
 // An internal error (a bug) must not exit 1, which means "the work ran and
 // found failures": scripts would read a crash of the tool as a failed instance.

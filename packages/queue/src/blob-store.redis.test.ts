@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashInstanceTree, sha256 } from '@junobench/core';
 import { blobKey, openBlobCache, writeBlobs } from './blob-store.js';
 import { readInstanceManifest } from './instance-manifest.js';
-import { deletePrefix, requireTestRedis, uniquePrefix } from './queue.test-helpers.js';
+import { deletePrefix, requireTestRedis, uniquePrefix } from '../test-helpers/queue.js';
 
 const url = requireTestRedis();
 const prefix = uniquePrefix('blobs');

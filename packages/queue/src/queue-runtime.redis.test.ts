@@ -9,7 +9,7 @@ import { JunoError, type RunResult } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from '@junobench/runtime';
 import { createQueueRuntime, type QueueRuntime } from './queue-runtime.js';
 import { runWorker, type WorkerHandle } from './run-worker.js';
-import { deletePrefix, requireTestRedis, uniquePrefix } from './queue.test-helpers.js';
+import { deletePrefix, requireTestRedis, uniquePrefix } from '../test-helpers/queue.js';
 
 const url = requireTestRedis();
 let dir: string;

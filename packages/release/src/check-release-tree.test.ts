@@ -7,7 +7,7 @@ import { formatJson, isJunoError, sha256, type ReleaseManifest } from '@junobenc
 import { checkRelease, openRelease } from './open-release.js';
 import { planRelease } from './plan-release.js';
 import { findPreviousRelease, readReleaseManifest } from './read-release-manifest.js';
-import { readFixtureInputs, writeCuratedFixture, type Fixture } from './release.test-helpers.js';
+import { readFixtureInputs, writeCuratedFixture, type Fixture } from '../test-helpers/release.js';
 import { formatSha256Sums, parseSha256Sums } from './sha256sums.js';
 import { writeRelease, type WrittenRelease } from './write-release.js';
 import type { ReleaseProblem } from './check-release-tree.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkSchema, sha256, type BenchmarkEntry, type InstanceVerification, type Labels, type ReleaseManifest } from '@junobench/core';
 import { planRelease, planRefusals, validateReleaseVersion } from './plan-release.js';
 import { DEFAULT_RELEASE_METADATA } from './read-release-metadata.js';
-import { agreementFixture } from './release.test-helpers.js';
+import { agreementFixture } from '../test-helpers/release.js';
 import { parseSha256Sums } from './sha256sums.js';
 import type { ReleaseInputs } from './release-types.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walkTar, listArchiveEntries } from '@junobench/archive';
 import { hashFile, isJunoError } from '@junobench/core';
 import { planRelease } from './plan-release.js';
-import { readFixtureInputs, writeCuratedFixture, type Fixture } from './release.test-helpers.js';
+import { readFixtureInputs, writeCuratedFixture, type Fixture } from '../test-helpers/release.js';
 import { writeRelease } from './write-release.js';
 
 const INSTANCES = [{ id: 'numpy_1' }, { id: 'pandas_1', data: { 'a-very-long-file-name-that-does-not-fit-into-the-hundred-bytes-of-a-ustar-name-field-on-its-own.csv': 'x\n1\n' } }, { id: 'tensorflow_1', status: 'skipped' as const }];

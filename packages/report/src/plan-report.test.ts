@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { planReport } from './plan-report.js';
 import { readReportData } from './read-report-data.js';
 import type { ReportData, ReportInstance } from './report-data.js';
-import { writeReportFixture } from './report-fixture.test-helpers.js';
+import { writeReportFixture } from '../test-helpers/report-fixture.js';
 
 // Fixture folders and whole reports on a shared, busy machine: generous limits, never timings.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });

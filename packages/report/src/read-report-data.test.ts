@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatJson, isJunoError } from '@junobench/core';
 import { readReportData } from './read-report-data.js';
 import { summariseInstance } from './report-data.js';
-import { fixtureNotebook, writeReportFixture, type ReportFixture } from './report-fixture.test-helpers.js';
+import { fixtureNotebook, writeReportFixture, type ReportFixture } from '../test-helpers/report-fixture.js';
 
 // Fixture folders and whole reports on a shared, busy machine: generous limits, never timings.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });

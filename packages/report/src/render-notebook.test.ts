@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planExecution, validateNotebook, type CellOutput } from '@junobench/notebook';
 import { MAX_IMAGE_BASE64, MAX_OUTPUT_CHARS, renderNotebookDiff, renderOutput } from './render-notebook.js';
-import { fixtureNotebook } from './report-fixture.test-helpers.js';
+import { fixtureNotebook } from '../test-helpers/report-fixture.js';
 
 const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 

@@ -8,7 +8,7 @@ import { renderIndexPage } from './render-index.js';
 import { renderInstancePage } from './render-instance.js';
 import { renderStatsPage } from './render-stats.js';
 import { sha256Base64 } from './render-page.js';
-import { HOSTILE, PANDAS_ADDED_LINE, writeReportFixture } from './report-fixture.test-helpers.js';
+import { HOSTILE, PANDAS_ADDED_LINE, writeReportFixture } from '../test-helpers/report-fixture.js';
 
 // Fixture folders and whole reports on a shared, busy machine: generous limits, never timings.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });

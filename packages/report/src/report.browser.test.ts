@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from './write-report.js';
-import { HOSTILE, PANDAS_ADDED_LINE, writeReportFixture, type ReportFixture } from './report-fixture.test-helpers.js';
+import { HOSTILE, PANDAS_ADDED_LINE, writeReportFixture, type ReportFixture } from '../test-helpers/report-fixture.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** Screenshots for people to look at; gitignored. */

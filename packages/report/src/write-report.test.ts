@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatJson, type Benchmark } from '@junobench/core';
 import { generateReport } from './write-report.js';
-import { writeReportFixture, type ReportFixture } from './report-fixture.test-helpers.js';
+import { writeReportFixture, type ReportFixture } from '../test-helpers/report-fixture.js';
 
 // Fixture folders and whole reports on a shared, busy machine: generous limits, never timings.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });

@@ -13,7 +13,7 @@ import type Docker from 'dockerode';
 import { connectDockerEngine } from './container-engine.js';
 import { CONTAINER_LABEL } from './container-exec.js';
 import { OWNER_LABEL, createContainerRuntime } from './container-runtime.js';
-import { ensureSandboxTestImage } from './sandbox-test-image.test-helpers.js';
+import { ensureSandboxTestImage } from '../test-helpers/sandbox-test-image.js';
 
 const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-fixtures/container-run-until-killed.mts');
 let docker: Docker;

@@ -11,7 +11,7 @@ import { hashTree } from '@junobench/core';
 import type { NotebookRun, Runtime } from './runtime.js';
 import { connectDockerEngine } from './container-engine.js';
 import { createContainerRuntime } from './container-runtime.js';
-import { ensureSandboxTestImage } from './sandbox-test-image.test-helpers.js';
+import { ensureSandboxTestImage } from '../test-helpers/sandbox-test-image.js';
 
 // Real containers on the engine at DOCKER_HOST (tools/setup-engine.sh starts
 // one): each test writes a tiny purpose-made notebook into a temporary

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunResult } from '@junobench/core';
 import { checkRepair, judgeRepair } from './check-repair.js';
 import { cellContainment, cellSimilarity, matchCells, normalizeCell } from './match-cells.js';
-import { makeNotebook, type TestCell } from './score.test-helpers.js';
+import { makeNotebook, type TestCell } from '../test-helpers/score.js';
 
 // The crashing notebook: code cell 2 raises (KeyError on 'price').
 const crashing = makeNotebook([

@@ -7,7 +7,7 @@ import { exportTasks } from './export-tasks.js';
 import { planTasks } from './plan-tasks.js';
 import { readTaskSources } from './read-task-sources.js';
 import { readTaskSet } from './score-predictions.js';
-import { writeTestInstance } from './score.test-helpers.js';
+import { writeTestInstance } from '../test-helpers/score.js';
 
 let dir: string;
 let instances: string;

@@ -3,7 +3,7 @@ import { checkSchema, type DiagnoseTask } from '@junobench/core';
 import { JUNOBENCH_MAJORITY, planCrashType, planHeuristicAnswers, planOracleAnswers } from './plan-baselines.js';
 import { planTasks } from './plan-tasks.js';
 import type { TaskSource } from './read-task-sources.js';
-import { makeNotebook } from './score.test-helpers.js';
+import { makeNotebook } from '../test-helpers/score.js';
 
 describe('planCrashType (the heuristic: crash type from the exception)', () => {
   it.each([

@@ -4,7 +4,7 @@ import type { Notebook } from '@junobench/notebook';
 import { formatTasksJsonl } from './export-tasks.js';
 import { planTasks, type DetectKey, type RepairKey } from './plan-tasks.js';
 import type { TaskSource } from './read-task-sources.js';
-import { makeNotebook, type TestCell } from './score.test-helpers.js';
+import { makeNotebook, type TestCell } from '../test-helpers/score.js';
 
 const labels: Labels = { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation', diagnosis: 'SECRET-DIAGNOSIS' };
 

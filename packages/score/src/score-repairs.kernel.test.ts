@@ -12,7 +12,7 @@ import { planTasks, type RepairKey } from './plan-tasks.js';
 import { parsePredictionLines } from './read-predictions.js';
 import { readTaskSources } from './read-task-sources.js';
 import { scorePredictions, type TaskSet } from './score-predictions.js';
-import { makeNotebook, writeTestInstance, type TestCell } from './score.test-helpers.js';
+import { makeNotebook, writeTestInstance, type TestCell } from '../test-helpers/score.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 let runtime: Runtime;

@@ -2,10 +2,10 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { sha256 } from '@junobench/core';
-import { writeTar, writeZip, type FixtureEntry } from './archive-fixtures.test-helpers.js';
+import { writeTar, writeZip, type FixtureEntry } from '../test-helpers/archive-fixtures.js';
 import { extractArchive, listArchiveEntries } from '@junobench/archive';
 import { planArchiveSample, sampleArchive } from './sample-archive.js';
-import { useTempDirs } from './temp-dirs.test-helpers.js';
+import { useTempDirs } from '../test-helpers/temp-dirs.js';
 
 // Generated fixtures and real encoders: slow on a loaded machine, so a generous per-test limit.
 vi.setConfig({ testTimeout: 60_000 });

@@ -3,11 +3,11 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it, vi } from 'vitest';
 import { hashTree, listTree } from '@junobench/core';
-import { EXTENSION, writeImage, type FixtureKind } from './image-fixtures.test-helpers.js';
+import { EXTENSION, writeImage, type FixtureKind } from '../test-helpers/image-fixtures.js';
 import { reencodeImage } from './reencode-image.js';
 import { classOfImage, sampleImages } from './sample-images.js';
 import { subsampleData } from './subsample-data.js';
-import { useTempDirs } from './temp-dirs.test-helpers.js';
+import { useTempDirs } from '../test-helpers/temp-dirs.js';
 
 // Generated fixtures and real encoders: slow on a loaded machine, so a generous per-test limit.
 vi.setConfig({ testTimeout: 60_000 });

@@ -8,7 +8,7 @@ import { findPython } from '@junobench/runtime';
 import { generateSource } from './generate-source.js';
 import { sampleTable } from './sample-table.js';
 import { synthesizeTable } from './synthesize-table.js';
-import { useTempDirs } from './temp-dirs.test-helpers.js';
+import { useTempDirs } from '../test-helpers/temp-dirs.js';
 
 vi.setConfig({ testTimeout: 300_000 });
 const tempDir = useTempDirs();

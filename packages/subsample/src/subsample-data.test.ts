@@ -2,12 +2,12 @@ import { lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { checkSchema, listTree, type SubsampleSpec } from '@junobench/core';
-import { writeZip } from './archive-fixtures.test-helpers.js';
+import { writeZip } from '../test-helpers/archive-fixtures.js';
 import { generateSource } from './generate-source.js';
 import { parseSubsampleSpec } from './spec.js';
 import { subsampleData } from './subsample-data.js';
 import { summarizeSubsampleReports } from './summarize-reports.js';
-import { useTempDirs } from './temp-dirs.test-helpers.js';
+import { useTempDirs } from '../test-helpers/temp-dirs.js';
 
 // Generated fixtures and real encoders: slow on a loaded machine, so a generous per-test limit.
 vi.setConfig({ testTimeout: 60_000 });

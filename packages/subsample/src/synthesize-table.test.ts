@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createRng, sha256 } from '@junobench/core';
 import { isMissingValue } from './missing-values.js';
 import { profileTable, scrambleText, synthesizeTable } from './synthesize-table.js';
-import { useTempDirs } from './temp-dirs.test-helpers.js';
+import { useTempDirs } from '../test-helpers/temp-dirs.js';
 
 // Generated fixtures and real encoders: slow on a loaded machine, so a generous per-test limit.
 vi.setConfig({ testTimeout: 60_000 });

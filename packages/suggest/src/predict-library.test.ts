@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CrashRecord, LibraryName } from '@junobench/core';
-import { cell, crash, file, lib } from './crash.test-helpers.js';
+import { cell, crash, file, lib } from '../test-helpers/crash.js';
 import { RULE_CONFIDENCE } from './rule-confidence.js';
 import { predictLibrary } from './predict-library.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CrashType } from '@junobench/core';
 import { collectCrashFacts, type SuggestInput } from './crash-facts.js';
-import { cell, crash, lib } from './crash.test-helpers.js';
+import { cell, crash, lib } from '../test-helpers/crash.js';
 import { suggestCrashType } from './suggest-crash-type.js';
 
 describe('suggestCrashType', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PipelineStage } from '@junobench/core';
 import { collectCrashFacts, type SuggestInput } from './crash-facts.js';
-import { cell, crash, lib } from './crash.test-helpers.js';
+import { cell, crash, lib } from '../test-helpers/crash.js';
 import { suggestPipelineStage } from './suggest-pipeline-stage.js';
 
 describe('suggestPipelineStage', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RootCause } from '@junobench/core';
 import { collectCrashFacts, type SuggestInput } from './crash-facts.js';
-import { cell, crash, lib } from './crash.test-helpers.js';
+import { cell, crash, lib } from '../test-helpers/crash.js';
 import { suggestRootCause } from './suggest-root-cause.js';
 
 const nameError = (name: string, line: string) => crash('NameError', `name '${name}' is not defined`, [cell(line)]);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalRuntime, type Runtime } from '@junobench/runtime';
 import { hashTree } from '@junobench/core';
 import { verifyInstances } from './verify-instances.js';
-import { writeTestInstance } from './make-test-instance.test-helpers.js';
+import { writeTestInstance } from '../test-helpers/make-test-instance.js';
 
 let runtime: Runtime;
 let dir: string;

@@ -8,7 +8,7 @@ import type { Runtime } from '@junobench/runtime';
 import { createLocalRuntime } from '@junobench/runtime';
 import { hashTree, type VerificationReport } from '@junobench/core';
 import { verifyInstanceDir, verifyInstances } from './verify-instances.js';
-import { writeTestInstance } from './make-test-instance.test-helpers.js';
+import { writeTestInstance } from '../test-helpers/make-test-instance.js';
 
 let runtime: Runtime;
 let dir: string;

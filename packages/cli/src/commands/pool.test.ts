@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../main.js';
-import { createTestContext } from '../test-context.test-helpers.js';
+import { createTestContext } from '../../test-helpers/test-context.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { formatJson, hashTree, type Instance } from '@junobench/core';
 import { main } from '../main.js';
-import { createTestContext } from '../test-context.test-helpers.js';
+import { createTestContext } from '../../test-helpers/test-context.js';
 import { parseRowFilter, specFromFlags, type SubsampleFlags } from './subsample.js';
 
 // Generated fixtures and real encoders: slow on a loaded machine, so a generous per-test limit.

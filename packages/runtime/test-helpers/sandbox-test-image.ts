@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { pack } from 'tar-fs';
 import { JunoError, sha256 } from '@junobench/core';
-import { hashRunnerFiles, readRunnerFiles } from './runner-path.js';
-import { engineMessage } from './container-exec.js';
+import { hashRunnerFiles, readRunnerFiles } from '../src/runner-path.js';
+import { engineMessage } from '../src/container-exec.js';
 
 /** packages/runtime/test-fixtures/sandbox: the sandbox tests' image recipe. */
 const SANDBOX_FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-fixtures/sandbox');

@@ -16,8 +16,8 @@ import {
   type VerificationReport,
   type VersionResult,
 } from '@junobench/core';
-import { readReleaseInputs } from './read-release-inputs.js';
-import type { ReleaseInputs } from './release-types.js';
+import { readReleaseInputs } from '../src/read-release-inputs.js';
+import type { ReleaseInputs } from '../src/release-types.js';
 
 export interface FixtureInstance {
   id: string;

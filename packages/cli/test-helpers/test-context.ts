@@ -1,5 +1,5 @@
-// Test-only (a *.test-helpers.ts module): imported by tests and benchmarks, never from index.ts or library code.
-import type { CliContext } from './context.js';
+// Test-only (a module of this package's test-helpers/ folder, outside src/): imported by tests and benchmarks, never from index.ts or library code.
+import type { CliContext } from '../src/context.js';
 
 /** A CliContext that records output instead of printing, for tests. */
 export function createTestContext(cwd: string = process.cwd()): CliContext & { stdout: string[]; stderr: string[] } {
