@@ -134,6 +134,25 @@ describe('bad input to add', () => {
     expect(inst.crash).toEqual({ ename: 'NameError', evalue: "name 'y' is not defined", match: 'exact', cell: 2 });
   }, 600_000);
 
+  it("the draft's suggested labels are those of `labels suggest` on the same notebook, cells and execution counts included", async () => {
+    // Saved out of order: the cell that made the column ran after the crashing one.
+    await writeFile(path.join(proj, 'out-of-order.ipynb'), JSON.stringify(makeNotebook([
+      { source: 'import pandas as pd\ndf = pd.DataFrame({"a": [1]})', count: 1 },
+      { source: "df['total'].mean()", count: 3, error: { ename: 'KeyError', evalue: "'total'" } },
+      { source: "df['total'] = df.a * 2", count: 2 },
+    ])));
+    const json = path.join(proj, 'out-of-order.suggest.json');
+    const s = await unchanged(['labels', 'suggest', 'out-of-order.ipynb', '--json', json]);
+    expect(s.code, s.stderr).toBe(0);
+    const report = JSON.parse(await readFile(json, 'utf8')) as { crashes: Array<{ suggestions: Instance['suggestedLabels'] }> };
+    const a = await run(['add', 'out-of-order.ipynb', '--no-verify', '--id', 'NBspecific_90']);
+    expect(a.code, a.stderr).toBe(0);
+    const inst = JSON.parse(await readFile(path.join(proj, 'raw/instances/NBspecific_90/instance.json'), 'utf8')) as Instance;
+    expect(inst.suggestedLabels).toEqual(report.crashes[0]!.suggestions);
+    expect(inst.suggestedLabels).toMatchObject({ library: { value: 'None' }, rootCause: { value: 'NB specific' } });
+    expect((inst.suggestedLabels?.library?.evidence ?? []).join(' ')).toMatch(/ran out of order.*from the traceback alone: pandas/s);
+  }, 600_000);
+
   it('a file that is not a notebook, or no file at all: exit 2', async () => {
     const r = await unchanged(['add', 'not-a-notebook.ipynb', '--no-verify']);
     expect(r.code).toBe(2);

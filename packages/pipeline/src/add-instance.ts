@@ -16,7 +16,7 @@ import {
   type SourceRecord,
   type SuggestedLabels,
 } from '@junobench/core';
-import { mineImports, mineNotebookCrashes, parseNotebook, listCodeCells, type MinedCrash, type Notebook } from '@junobench/notebook';
+import { mineImports, mineNotebookCrashes, parseNotebook, type MinedCrash, type Notebook } from '@junobench/notebook';
 import {
   chooseCrash,
   idPrefixOfLibrary,
@@ -83,7 +83,7 @@ export interface AddInstanceResult {
  */
 export async function planAddInstance(options: AddInstanceOptions): Promise<AddInstancePlan> {
   const { SOURCE_RECORD_FILE, datasetCacheDir, readSourceRecord } = await import('@junobench/sources');
-  const { suggestLabels } = await import('@junobench/suggest');
+  const { suggestLabels, notebookCrashInput } = await import('@junobench/suggest');
   const STDLIB = new Set<string>((await import('@junobench/image')).PYTHON_STDLIB_MODULES);
   const input = path.resolve(options.input);
   const st = await stat(input).catch((e: unknown) => {
@@ -125,16 +125,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
   const reproduced = planReproducedNotebook(nb, crash, mounts);
   const requires = mineImports(reproduced.notebook).filter((m) => !STDLIB.has(m) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(m));
 
-  const code = listCodeCells(nb);
-  const suggestions = suggestLabels({
-    ename: crash.ename,
-    evalue: crash.evalue,
-    traceback: crash.traceback,
-    imports: mineImports(nb),
-    cell: code[crash.codeCell]?.source ?? '',
-    cellsBefore: code.slice(0, crash.codeCell).map((c) => c.source),
-    cellsAfter: code.slice(crash.codeCell + 1).map((c) => c.source),
-  });
+  const suggestions = suggestLabels(notebookCrashInput(nb, crash));
   const suggestedLabels: SuggestedLabels = {
     library: suggestions.library,
     crashType: suggestions.crashType,

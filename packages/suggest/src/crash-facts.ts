@@ -1,6 +1,8 @@
 import type { CrashRecord } from '@junobench/core';
 import { parseImports, parseTraceback, type TracebackFrame } from '@junobench/notebook';
+import { notebookStateEvidence } from './notebook-state.js';
 import { predictLibrary, type LibraryPrediction } from './predict-library.js';
+import { RULE_CONFIDENCE } from './rule-confidence.js';
 
 /** What a new crash has, as far as it is known; only the exception and its traceback are required. */
 export interface SuggestInput {
@@ -69,19 +71,39 @@ export function collectCrashFacts(input: SuggestInput): CrashFacts {
   const shownCell = userFrames.length > 0 ? userFrames[0]!.context.join('\n') : '';
   const missing = /name '([A-Za-z_]\w*)' is not defined|local variable '([A-Za-z_]\w*)' referenced before assignment|cannot access local variable '([A-Za-z_]\w*)'/.exec(input.evalue);
   const missingName = missing?.[1] ?? missing?.[2] ?? missing?.[3];
+  const statement = (deepestUser >= 0 ? frames[deepestUser]!.code : undefined) ?? '';
+  const eclass = ename.toLowerCase();
   return {
     input,
     ename,
-    eclass: ename.toLowerCase(),
+    eclass,
     message: input.evalue,
     exceptionText: [`${ename}: ${input.evalue}`, ...exceptionLines].join('\n'),
-    statement: (deepestUser >= 0 ? frames[deepestUser]!.code : undefined) ?? '',
+    statement,
     userLines: userFrames.map((f) => f.code ?? '').filter((c) => c !== ''),
     cellCode: input.cell ?? shownCell,
     libraryFrames: frames.slice(deepestUser + 1).filter((f) => f.kind === 'library'),
     libraryModules: parsed.allFrames.filter((f) => f.kind === 'library' && f.module).map((f) => f.module!),
-    library: predictLibrary(record),
+    library: withNotebookState(predictLibrary(record), { input, eclass, message: input.evalue, statement }),
     ...(missingName ? { missingName } : {}),
+  };
+}
+
+/**
+ * The library estimate reads the traceback only; when the notebook's cells
+ * show that the crash comes from its state (a cell run again, cells run out
+ * of order), no library caused it — JunoBench labels every notebook-specific
+ * crash `None` — whichever library raised it.
+ */
+function withNotebookState(prediction: LibraryPrediction, facts: Parameters<typeof notebookStateEvidence>[0]): LibraryPrediction {
+  if (prediction.library === 'None') return prediction;
+  const state = notebookStateEvidence(facts);
+  if (!state) return prediction;
+  return {
+    library: 'None',
+    confidence: RULE_CONFIDENCE['library.notebook-cells'],
+    rule: 'library.notebook-cells',
+    evidence: [`${state.why}: the notebook's state, not ${prediction.library}, caused the crash`, `from the traceback alone: ${prediction.library} (${prediction.evidence[0] ?? prediction.rule})`],
   };
 }
 

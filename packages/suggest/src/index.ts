@@ -22,7 +22,7 @@ export { assignSplit, DEFAULT_SPLIT } from './assign-split.js';
 export type { EvalSplit, SplitOptions } from './assign-split.js';
 
 // `labels suggest`: reading notebooks, instances and pools.
-export { readSuggestCases } from './read-suggest-cases.js';
+export { readSuggestCases, notebookCrashInput } from './read-suggest-cases.js';
 export type { SuggestCase, ReadSuggestOptions } from './read-suggest-cases.js';
 export { suggestForTargets } from './suggest-for-targets.js';
 export type { SuggestForTargetsOptions } from './suggest-for-targets.js';

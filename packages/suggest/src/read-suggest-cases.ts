@@ -65,9 +65,19 @@ async function readNotebookCases(file: string): Promise<SuggestCase[]> {
     id: `${name}#cell${c.codeCell}`,
     kind: 'notebook' as const,
     location: `${file}, code cell ${c.codeCell}`,
-    input: { ename: c.ename, evalue: c.evalue, traceback: c.traceback, ...notebookContext(nb, c.codeCell) },
+    input: notebookCrashInput(nb, c),
     labels: {},
   }));
+}
+
+/**
+ * What a notebook's saved crash gives the suggestions: the exception, its
+ * traceback, the crashing cell, the cells around it with their execution
+ * counts, and the notebook's imports. One builder for `labels suggest` and
+ * `add`, so that both suggest the same labels for the same crash.
+ */
+export function notebookCrashInput(nb: Notebook, crash: { ename: string; evalue: string; traceback: readonly string[]; codeCell: number }): SuggestInput {
+  return { ename: crash.ename, evalue: crash.evalue, traceback: [...crash.traceback], ...notebookContext(nb, crash.codeCell) };
 }
 
 /** The crashing cell, the cells around it and their execution counts, and the notebook's imports. */

@@ -48,6 +48,7 @@ export const RULE_CONFIDENCE = {
   'library.named-function': 0.9, // 8/8
   'library.none-value': 0.83, // 4/4
   'library.notebook-state': 0.99, // 91/91
+  'library.notebook-cells': 0.5, // never fired (labelled pools carry no cells)
   'library.nothing': 0.75, // 29/38
   'library.other-package': 0.69, // 8/11
   'library.object-type': 0.73, // 10/13

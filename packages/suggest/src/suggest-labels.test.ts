@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LABEL_DIMENSIONS, VOCABULARIES, checkSchema } from '@junobench/core';
-import { cell, crash, lib } from './crash.test-helpers.js';
+import { cell, crash, lib } from '../test-helpers/crash.js';
 import { RULE_CONFIDENCE } from './rule-confidence.js';
-import { suggestLabels, suggestLabelsWithRules } from './suggest-labels.js';
+import { suggestLabels, suggestLabelsWithRules, type SuggestInput } from './suggest-labels.js';
 
 const keyError = crash('KeyError', "'price'", [
   cell("df['price'].mean()"),
@@ -38,6 +38,54 @@ describe('suggestLabels', () => {
 
   it('is pure: the same input gives the same suggestions', () => {
     expect(suggestLabels(keyError)).toEqual(suggestLabels(structuredClone(keyError)));
+  });
+
+  describe("the notebook's cells showing its state: library None, in agreement with the root cause", () => {
+    const withCells = (extra: Partial<SuggestInput>): SuggestInput => ({ ...keyError, cell: "df['price'].mean()", ...extra });
+
+    it.each<[string, Partial<SuggestInput>, RegExp]>([
+      ['cells run out of order', { executionCount: 4, cellsBefore: ["df['price'] = df.a * df.b"], executionCountsBefore: [9] }, /ran out of order/],
+      ['a cell below ran first', { executionCount: 7, cellsBefore: [], executionCountsBefore: [], cellsAfter: ['df = load()'], executionCountsAfter: [3] }, /ran out of order/],
+      ['an earlier cell already removed the key', { cellsBefore: ["df = pd.read_csv('t.csv')", "df.drop(columns='price', inplace=True)"] }, /ran again/],
+    ])('%s', (_name, extra, why) => {
+      const { suggestions, rules } = suggestLabelsWithRules(withCells(extra));
+      expect(suggestions.library.value).toBe('None');
+      expect(rules.library).toBe('library.notebook-cells');
+      expect(suggestions.rootCause.value).toBe('NB specific');
+      expect(suggestions.library.evidence[0]).toMatch(why);
+      // The annotator also sees what the traceback alone said.
+      expect(suggestions.library.evidence[1]).toMatch(/from the traceback alone: pandas/);
+    });
+
+    it.each<[string, Partial<SuggestInput>]>([
+      ['the cells ran in order', { executionCount: 4, cellsBefore: ['df = load()'], executionCountsBefore: [3], cellsAfter: ['x = 1'], executionCountsAfter: [5] }],
+      ['no execution counts saved', { cellsBefore: ['df = load()'] }],
+    ])('not when %s', (_name, extra) => {
+      const { suggestions, rules } = suggestLabelsWithRules(withCells(extra));
+      expect(suggestions.library.value).toBe('pandas');
+      expect(rules.library).not.toBe('library.notebook-cells');
+    });
+
+    it('not when the key is removed only by the crashing statement itself (its first run fails the same way)', () => {
+      const drop = crash('KeyError', `"['price'] not found in axis"`, [
+        cell("df = df.drop(columns='price')"),
+        lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
+      ]);
+      const { suggestions, rules } = suggestLabelsWithRules({ ...drop, cell: "df = df.drop(columns='price')", cellsBefore: ['df = load()'] });
+      expect(suggestions.library.value).toBe('pandas');
+      expect(rules.library).not.toBe('library.notebook-cells');
+    });
+
+    it('out-of-order cells do not overrule a crash class they do not produce (a missing module)', () => {
+      const s = suggestLabels({
+        ...crash('ModuleNotFoundError', "No module named 'xgboost'", [cell('import xgboost')]),
+        cell: 'import xgboost',
+        executionCount: 4,
+        cellsBefore: ['x = 1'],
+        executionCountsBefore: [9],
+      });
+      expect(s.rootCause.value).not.toBe('NB specific');
+    });
   });
 
   it('has a measured confidence for every rule, in [0, 1]', () => {

@@ -1,7 +1,7 @@
 import type { RootCause } from '@junobench/core';
 import { boundNames, type CrashFacts } from './crash-facts.js';
 import { CONVENTIONAL_ALIASES, WELL_KNOWN_NAMES } from './library-knowledge.js';
-import { quotedKeys, removesKey } from './removed-keys.js';
+import { notebookStateEvidence } from './notebook-state.js';
 import { decide, truncate, type RuleDecision } from './suggestion-rule.js';
 
 /*
@@ -40,12 +40,9 @@ export function suggestRootCause(f: CrashFacts): RuleDecision<RootCause> {
   if (lib.rule === 'library.misspelt-attribute' || lib.rule === 'library.none-value') return decide('implementation error', 'rootCause.own-code', lib.evidence[0]!);
   if (lib.rule === 'library.moved-submodule' || lib.rule === 'library.cannot-import') return decide('library cause', 'rootCause.removed-api', lib.evidence[0]!);
   // The library estimate already saw the re-run in the traceback's own cell lines.
-  const rerun = lib.rule === 'library.rerun' ? lib.evidence[0]! : rerunEvidence(f);
-  if (rerun) return decide('NB specific', 'rootCause.rerun', rerun);
-  const outOfOrder = outOfOrderEvidence(f);
-  if (outOfOrder && (e === 'keyerror' || e === 'attributeerror' || e === 'valueerror' || e === 'indexerror' || e === 'typeerror')) {
-    return decide('NB specific', 'rootCause.out-of-order', outOfOrder);
-  }
+  if (lib.rule === 'library.rerun') return decide('NB specific', 'rootCause.rerun', lib.evidence[0]!);
+  const state = notebookStateEvidence(f);
+  if (state) return decide('NB specific', state.kind === 'rerun' ? 'rootCause.rerun' : 'rootCause.out-of-order', state.why);
   if (e === 'keyerror') return decide('data confusion', 'rootCause.key', `the key ${truncate(f.message, 60)} the code expects is not in the data`);
   if (DATA_MESSAGES.test(f.exceptionText)) {
     return decide('data confusion', 'rootCause.data', `"${truncate(DATA_MESSAGES.exec(f.exceptionText)![0], 60)}": the data is not what the code assumes`);
@@ -95,30 +92,4 @@ function definedEarlierInCell(name: string, f: CrashFacts): boolean {
   if (!cell || !f.statement) return false;
   const at = cell.indexOf(f.statement);
   return at > 0 && boundNames(cell.slice(0, at)).has(name);
-}
-
-/**
- * A KeyError for a column that the crashing cell or an earlier one removes or
- * renames: the cell ran a second time, on data it had already changed.
- */
-function rerunEvidence(f: CrashFacts): string | undefined {
-  if (f.eclass !== 'keyerror' && f.eclass !== 'valueerror') return undefined;
-  // The crashing statement itself is left out: a first run of it fails the same way when the column was never there.
-  const ownCell = (f.input.cell ?? '').split('\n').filter((l) => f.statement === '' || l.trim() !== f.statement.trim());
-  const cells = [...(f.input.cellsBefore ?? []), ...ownCell].join('\n');
-  if (cells.trim() === '') return undefined;
-  for (const key of quotedKeys(f.message)) {
-    if (removesKey(cells, key)) return `the notebook already removes or renames '${key}' (a drop, del, pop, rename or get_dummies): the cell ran again on data it had changed`;
-  }
-  return undefined;
-}
-
-/** Cells before the crashing one that ran after it, or cells after it that ran before it. */
-function outOfOrderEvidence(f: CrashFacts): string | undefined {
-  const n = f.input.executionCount;
-  if (n === undefined || n === null) return undefined;
-  const laterBefore = (f.input.executionCountsBefore ?? []).filter((c): c is number => c !== null && c > n).length;
-  const earlierAfter = (f.input.executionCountsAfter ?? []).filter((c): c is number => c !== null && c < n).length;
-  if (laterBefore + earlierAfter === 0) return undefined;
-  return `the cells ran out of order (the crashing cell is [${n}]; ${laterBefore} cell(s) above it ran later, ${earlierAfter} below it ran earlier)`;
 }

@@ -1,0 +1,56 @@
+import type { SuggestInput } from './crash-facts.js';
+import { quotedKeys, removesKey } from './removed-keys.js';
+
+/** What the notebook-state evidence reads of a crash: its exception, its statement and the cells around it. */
+export interface NotebookStateFacts {
+  input: SuggestInput;
+  /** Exception class, lowercased (`keyerror`). */
+  eclass: string;
+  message: string;
+  /** The crashing statement (the deepest notebook frame's arrowed line). */
+  statement: string;
+}
+
+/** Exception classes that out-of-order cells commonly produce from data a later cell changed. */
+const OUT_OF_ORDER_CLASSES = new Set(['keyerror', 'attributeerror', 'valueerror', 'indexerror', 'typeerror']);
+
+/**
+ * Evidence in the notebook's cells (not the traceback) that the crash comes
+ * from the notebook's state rather than its code: a key an earlier cell
+ * already removed (the cell ran again), or cells run out of order. Shared by
+ * the root cause (`NB specific`) and the library cause (`None`), so that the
+ * two dimensions never disagree about it. Undefined when the cells are not
+ * known (a pool record) or show nothing.
+ */
+export function notebookStateEvidence(f: NotebookStateFacts): { kind: 'rerun' | 'out-of-order'; why: string } | undefined {
+  const rerun = rerunEvidence(f);
+  if (rerun) return { kind: 'rerun', why: rerun };
+  const outOfOrder = OUT_OF_ORDER_CLASSES.has(f.eclass) ? outOfOrderEvidence(f) : undefined;
+  return outOfOrder ? { kind: 'out-of-order', why: outOfOrder } : undefined;
+}
+
+/**
+ * A KeyError for a column that the crashing cell or an earlier one removes or
+ * renames: the cell ran a second time, on data it had already changed.
+ */
+function rerunEvidence(f: NotebookStateFacts): string | undefined {
+  if (f.eclass !== 'keyerror' && f.eclass !== 'valueerror') return undefined;
+  // The crashing statement itself is left out: a first run of it fails the same way when the column was never there.
+  const ownCell = (f.input.cell ?? '').split('\n').filter((l) => f.statement === '' || l.trim() !== f.statement.trim());
+  const cells = [...(f.input.cellsBefore ?? []), ...ownCell].join('\n');
+  if (cells.trim() === '') return undefined;
+  for (const key of quotedKeys(f.message)) {
+    if (removesKey(cells, key)) return `the notebook already removes or renames '${key}' (a drop, del, pop, rename or get_dummies): the cell ran again on data it had changed`;
+  }
+  return undefined;
+}
+
+/** Cells before the crashing one that ran after it, or cells after it that ran before it. */
+function outOfOrderEvidence(f: NotebookStateFacts): string | undefined {
+  const n = f.input.executionCount;
+  if (n === undefined || n === null) return undefined;
+  const laterBefore = (f.input.executionCountsBefore ?? []).filter((c): c is number => c !== null && c > n).length;
+  const earlierAfter = (f.input.executionCountsAfter ?? []).filter((c): c is number => c !== null && c < n).length;
+  if (laterBefore + earlierAfter === 0) return undefined;
+  return `the cells ran out of order (the crashing cell is [${n}]; ${laterBefore} cell(s) above it ran later, ${earlierAfter} below it ran earlier)`;
+}
