@@ -1,44 +1,13 @@
 // Test-only helpers for the queue end-to-end tests: the project's test Redis,
 // `junobench worker` processes, and a Redis server of a test's own.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { junobenchBin, repoRoot } from './run-cli.js';
 
-/** The project's test Redis (tools/setup-redis.sh), or a failure saying how to get one. */
-export function requireTestRedis(): string {
-  const url = process.env.JUNOBENCH_TEST_REDIS;
-  if (!url) {
-    throw new Error(
-      'JUNOBENCH_TEST_REDIS is not set: run `sh tools/setup-redis.sh` (it starts redis-server on loopback and prints the export line), or run the suite with `npm test`',
-    );
-  }
-  return url;
-}
-
-/** A key prefix of its own per test (JUNOBENCH_QUEUE_PREFIX), so tests never see each other's keys. */
-export function uniquePrefix(name: string): string {
-  return `jbtest-${name}-${randomBytes(4).toString('hex')}`;
-}
-
-export async function deletePrefix(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } catch {
-    // the server may be gone (a test's own): nothing to clean
-  } finally {
-    redis.disconnect();
-  }
-}
+// The project's test Redis, per-test key prefixes and their cleanup: the queue package's own test helpers.
+export { deletePrefix, requireTestRedis, uniquePrefix } from '../packages/queue/test-helpers/queue.js';
 
 /** A running `junobench worker`, with its output so far. */
 export interface WorkerProcess {
