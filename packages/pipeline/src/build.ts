@@ -36,7 +36,7 @@ export interface BuildOptions {
 const PACKAGES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export async function computeCodeFingerprint(): Promise<string> {
-  const src = await hashTree(PACKAGES_DIR, { ignore: (rel) => rel.includes('node_modules') || rel.endsWith('.test.ts') || rel.includes('/test-helpers/') || rel.includes('/dist/') });
+  const src = await hashTree(PACKAGES_DIR, { ignore: (rel) => rel.includes('node_modules') || rel.endsWith('.test.ts') || rel.includes('/test-helpers/') || rel.includes('/test-fixtures/') || rel.includes('/dist/') });
   const schemas = await hashTree(path.resolve(PACKAGES_DIR, '../schemas'));
   return hashValue({ src, schemas });
 }
