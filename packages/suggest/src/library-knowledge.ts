@@ -264,6 +264,32 @@ export const LIBRARY_EXCEPTIONS: Readonly<Record<string, LibraryName>> = {
 export const NOTEBOOK_STATE_ERRORS: ReadonlySet<string> = new Set(['nameerror', 'unboundlocalerror']);
 
 /**
+ * scikit-learn's public classes whose names the suffix pattern below does not
+ * cover (estimators, splitters, transformers and containers named without a
+ * Classifier/Regressor/Scaler… suffix), from its API reference.
+ */
+const SKLEARN_CLASS_NAMES = new RegExp(
+  `^(?:${[
+    // neighbours, clustering, mixtures, outliers
+    'NearestNeighbors', 'NearestCentroid', 'KernelDensity', 'LocalOutlierFactor', 'IsolationForest', 'OneClassSVM', 'EllipticEnvelope',
+    'MiniBatchKMeans', 'BisectingKMeans', 'AgglomerativeClustering', 'MeanShift', 'SpectralClustering', 'Birch', 'OPTICS', 'HDBSCAN',
+    'AffinityPropagation', 'FeatureAgglomeration', 'GaussianMixture', 'BayesianGaussianMixture',
+    // decomposition and manifolds
+    'IncrementalPCA', 'KernelPCA', 'SparsePCA', 'MiniBatchSparsePCA', 'NMF', 'MiniBatchNMF', 'LatentDirichletAllocation', 'FactorAnalysis',
+    'FastICA', 'DictionaryLearning', 'Isomap', 'LocallyLinearEmbedding', 'MDS', 'SpectralEmbedding',
+    // linear and other models
+    'LinearRegression', 'Lars', 'LassoLars', 'LassoCV', 'RidgeCV', 'ElasticNetCV', 'OrthogonalMatchingPursuit', 'BayesianRidge', 'ARDRegression',
+    'Perceptron', 'LinearSVR', 'NuSVC', 'NuSVR', 'KernelRidge', 'LinearDiscriminantAnalysis', 'QuadraticDiscriminantAnalysis',
+    'ComplementNB', 'CategoricalNB', 'GaussianProcessClassifier', 'IsotonicRegression',
+    // preprocessing, selection, composition
+    'Binarizer', 'LabelBinarizer', 'MultiLabelBinarizer', 'Normalizer', 'KBinsDiscretizer', 'SelectKBest', 'SelectPercentile', 'SelectFromModel',
+    'RFE', 'RFECV', 'VarianceThreshold', 'SequentialFeatureSelector', 'FeatureUnion', 'Bunch',
+    // model selection
+    'ShuffleSplit', 'StratifiedShuffleSplit', 'GroupShuffleSplit', 'PredefinedSplit', 'LeaveOneOut', 'LeavePOut', 'LeaveOneGroupOut', 'TimeSeriesSplit', 'ParameterGrid', 'ParameterSampler',
+  ].join('|')})$`,
+);
+
+/**
  * Object types named in `'T' object has no attribute …` and similar messages.
  * Checked in order; the first pattern matching the type name wins.
  */
@@ -285,9 +311,10 @@ export const OBJECT_TYPES: ReadonlyArray<readonly [RegExp, LibraryName]> = [
   [/^(LGBM\w*)$|^lightgbm\./, 'lightgbm'],
   [/^(CatBoost\w*)$|^catboost\./, 'catboost'],
   [
-    /^sklearn\.|^(\w*(Classifier|Regressor|Regression|Scaler|Encoder|Imputer|Vectorizer|Transformer|SearchCV|Selector|Display)|SVC|SVR|LinearSVC|KMeans|DBSCAN|PCA|TruncatedSVD|TSNE|Pipeline|Lasso|Ridge|ElasticNet|GaussianNB|MultinomialNB|BernoulliNB|KFold|StratifiedKFold)$/,
+    /^sklearn\.|^(\w*(Classifier|Regressor|Regression|Scaler|Encoder|Imputer|Vectorizer|Transformer|SearchCV|Selector|Display|KFold|CV)|SVC|SVR|LinearSVC|KMeans|DBSCAN|PCA|TruncatedSVD|TSNE|Pipeline|Lasso|Ridge|ElasticNet|GaussianNB|MultinomialNB|BernoulliNB)$/,
     'sklearn',
   ],
+  [SKLEARN_CLASS_NAMES, 'sklearn'],
   [/^matplotlib\.|^(Figure|Axes|AxesSubplot|_?Subplot|Line2D|PathCollection|Text|BarContainer|Legend)$/, 'matplotlib'],
   [/^seaborn\.|^(FacetGrid|PairGrid|JointGrid)$/, 'seaborn'],
   [/^statsmodels\.|^(\w*ResultsWrapper|ARIMA\w*|SARIMAX\w*|OLS|DecomposeResult)$/, 'statsmodels'],
@@ -405,6 +432,8 @@ export const MESSAGE_SIGNATURES: ReadonlyArray<readonly [RegExp, LibraryName, Si
   [/Invalid type for cat_feature/, 'catboost', 'strong'],
   // OpenCV, PIL, transformers
   [/OpenCV\(\d|\(-215:Assertion failed\)/, 'cv2', 'strong'],
+  // OpenCV's Python bindings checking the arguments of a cv2 function before it runs.
+  [/Expected Ptr<cv::\w+> for argument|Layout of the output array \w+ is incompatible with cv::Mat|Can't parse '\w+'\. Sequence item with index \d+ has a wrong type|Overload resolution failed:/, 'cv2', 'strong'],
   [/cannot write mode \w+ as (JPEG|PNG)/, 'PIL', 'strong'],
   [/Asking to pad but the tokenizer does not have a padding token/, 'transformers', 'strong'],
   // NumPy's generic array errors

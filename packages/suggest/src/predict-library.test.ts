@@ -255,6 +255,30 @@ describe('predictLibrary', () => {
       /Sequential/,
     ],
     [
+      'AttributeError on a scikit-learn estimator named without a suffix',
+      crash('AttributeError', "'NearestNeighbors' object has no attribute 'labels_'", [cell('groups = nn.labels_')]),
+      'sklearn',
+      /NearestNeighbors is sklearn's/,
+    ],
+    [
+      'AttributeError on a scikit-learn splitter',
+      crash('AttributeError', "'StratifiedShuffleSplit' object has no attribute 'split_data'", [cell('parts = sss.split_data(X, y)')]),
+      'sklearn',
+      /StratifiedShuffleSplit/,
+    ],
+    [
+      "a user's class whose name only contains a scikit-learn name is not scikit-learn's",
+      crash('AttributeError', "'MyNearestNeighborsHelper' object has no attribute 'fit'", [cell('h.fit(X)')]),
+      'None',
+      /nothing in the traceback points at a library/,
+    ],
+    [
+      "OpenCV's bindings refusing an argument, raised with no OpenCV frame",
+      crash('TypeError', "Expected Ptr<cv::UMat> for argument 'src'", [cell('out = resize_all(img)')]),
+      'cv2',
+      /Expected Ptr<cv::UMat>/,
+    ],
+    [
       'AttributeError on a module',
       crash('AttributeError', "module 'tensorflow' has no attribute 'Session'", [cell('sess = tf.Session()')]),
       'tensorflow/keras',
