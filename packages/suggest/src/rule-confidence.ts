@@ -6,7 +6,7 @@
  * `npx tsx bench/suggest/calibrate.ts <labelled pools…>` after changing a rule.
  */
 export const RULE_CONFIDENCE = {
-  // 364 dev crashes; accuracy library 0.907, crashType 0.912, rootCause 0.595, pipelineStage 0.682
+// 364 dev crashes; accuracy library 0.915, crashType 0.912, rootCause 0.597, pipelineStage 0.685
   'crashType.argument': 0.57, // 3/5
   'crashType.attribute': 0.89, // 30/33
   'crashType.broadcast': 0.8, // 3/3
@@ -19,8 +19,8 @@ export const RULE_CONFIDENCE = {
   'crashType.io-class': 0.9, // 27/29
   'crashType.io-message': 0.92, // 10/10
   'crashType.key': 0.96, // 22/22
-  'crashType.name': 0.98, // 80/81
-  'crashType.name-is-import': 0.92, // 10/10
+  'crashType.name': 0.98, // 79/80
+  'crashType.name-is-import': 0.92, // 11/11
   'crashType.opencv-assertion': 0.6, // 2/3
   'crashType.other': 0.33, // 0/1
   'crashType.runtime': 0.75, // 2/2
@@ -32,12 +32,12 @@ export const RULE_CONFIDENCE = {
   'crashType.type-operation': 0.86, // 11/12
   'crashType.value': 0.5, // 6/12
   'crashType.value-conversion': 0.88, // 14/15
-  'library.alias-call': 0.77, // 9/11
-  'library.callback': 0.75, // 11/14
+  'library.alias-call': 0.83, // 9/10
+  'library.callback': 0.81, // 12/14
   'library.called-module': 0.67, // 1/1
   'library.cannot-import': 0.5, // never fired
-  'library.entry': 0.83, // 9/10
-  'library.entry-same': 0.85, // 73/85
+  'library.entry': 0.77, // 9/11
+  'library.entry-same': 0.85, // 75/87
   'library.environment': 0.98, // 60/60
   'library.exception-class': 0.5, // never fired
   'library.implicit': 0.5, // never fired
@@ -48,33 +48,33 @@ export const RULE_CONFIDENCE = {
   'library.named-function': 0.9, // 8/8
   'library.none-value': 0.83, // 4/4
   'library.notebook-state': 0.99, // 91/91
-  'library.notebook-cells': 0.5, // never fired (labelled pools carry no cells)
-  'library.nothing': 0.75, // 29/38
+  'library.notebook-cells': 0.5, // never fired
+  'library.nothing': 0.83, // 28/33
   'library.other-package': 0.69, // 8/11
-  'library.object-type': 0.73, // 10/13
+  'library.object-type': 0.75, // 11/14
   'library.stdlib': 0.5, // never fired
   'library.rerun': 0.67, // 1/1
-  'library.strong-message': 0.71, // 4/5
+  'library.strong-message': 0.63, // 4/6
   'library.subscript': 0.67, // 1/1
-  'library.weak-message': 0.83, // 4/4
+  'library.weak-message': 0.71, // 4/5
   'library.wrapper': 0.75, // 2/2
-  'pipelineStage.ahead': 0.59, // 44/74
-  'pipelineStage.clear': 0.82, // 130/158
+  'pipelineStage.ahead': 0.59, // 42/71
+  'pipelineStage.clear': 0.82, // 133/161
   'pipelineStage.default': 0.52, // 53/101
   'pipelineStage.tie': 0.6, // 2/3
   'rootCause.arguments': 0.85, // 16/18
-  'rootCause.data': 0.52, // 16/31
+  'rootCause.data': 0.53, // 16/30
   'rootCause.environment': 0.5, // 1/2
   'rootCause.index': 0.46, // 5/11
   'rootCause.key': 0.5, // 10/20
-  'rootCause.library': 0.59, // 39/66
+  'rootCause.library': 0.61, // 42/69
   'rootCause.model': 0.33, // 4/13
   'rootCause.name': 0.63, // 58/91
   'rootCause.name-defined-earlier': 0.5, // never fired
   'rootCause.name-defined-later': 0.5, // never fired
   'rootCause.name-never-defined': 0.5, // never fired
   'rootCause.name-typo': 0.5, // never fired
-  'rootCause.no-library': 0.56, // 13/23
+  'rootCause.no-library': 0.5, // 10/20
   'rootCause.out-of-order': 0.5, // never fired
   'rootCause.own-code': 0.67, // 5/7
   'rootCause.removed-api': 0.5, // never fired
