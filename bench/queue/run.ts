@@ -15,6 +15,7 @@ import { Redis } from 'ioredis';
 import { listInstanceIds, readInstance, type VerificationReport } from '@junobench/core';
 import { createQueueRuntime } from '@junobench/queue';
 import type { NotebookRun } from '@junobench/runtime';
+import { deletePrefix } from '../../packages/queue/test-helpers/queue.js';
 import { flag, hasFlag } from '../args.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -188,14 +189,7 @@ async function main() {
 
 async function cleanup(scratch: string): Promise<void> {
   await stop(children);
-  const redis = new Redis(url);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  redis.disconnect();
+  await deletePrefix(url, prefix);
   await rm(scratch, { recursive: true, force: true });
 }
 
