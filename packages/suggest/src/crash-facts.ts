@@ -1,6 +1,6 @@
 import type { CrashRecord } from '@junobench/core';
 import { parseImports, parseTraceback, type TracebackFrame } from '@junobench/notebook';
-import { notebookStateEvidence } from './notebook-state.js';
+import { notebookStateEvidence, type NotebookState } from './notebook-state.js';
 import { predictLibrary, type LibraryPrediction } from './predict-library.js';
 import { RULE_CONFIDENCE } from './rule-confidence.js';
 
@@ -46,6 +46,8 @@ export interface CrashFacts {
   /** Dotted modules of every library frame of the chain. */
   libraryModules: string[];
   library: LibraryPrediction;
+  /** What the notebook's cells show of its state (undefined without cells, or when they show nothing). */
+  notebookState?: NotebookState;
   /** Name a NameError/UnboundLocalError reports missing. */
   missingName?: string;
 }
@@ -73,6 +75,7 @@ export function collectCrashFacts(input: SuggestInput): CrashFacts {
   const missingName = missing?.[1] ?? missing?.[2] ?? missing?.[3];
   const statement = (deepestUser >= 0 ? frames[deepestUser]!.code : undefined) ?? '';
   const eclass = ename.toLowerCase();
+  const notebookState = notebookStateEvidence({ input, eclass, message: input.evalue, statement });
   return {
     input,
     ename,
@@ -84,7 +87,8 @@ export function collectCrashFacts(input: SuggestInput): CrashFacts {
     cellCode: input.cell ?? shownCell,
     libraryFrames: frames.slice(deepestUser + 1).filter((f) => f.kind === 'library'),
     libraryModules: parsed.allFrames.filter((f) => f.kind === 'library' && f.module).map((f) => f.module!),
-    library: withNotebookState(predictLibrary(record), { input, eclass, message: input.evalue, statement }),
+    library: withNotebookState(predictLibrary(record), notebookState),
+    ...(notebookState ? { notebookState } : {}),
     ...(missingName ? { missingName } : {}),
   };
 }
@@ -95,10 +99,8 @@ export function collectCrashFacts(input: SuggestInput): CrashFacts {
  * of order), no library caused it — JunoBench labels every notebook-specific
  * crash `None` — whichever library raised it.
  */
-function withNotebookState(prediction: LibraryPrediction, facts: Parameters<typeof notebookStateEvidence>[0]): LibraryPrediction {
-  if (prediction.library === 'None') return prediction;
-  const state = notebookStateEvidence(facts);
-  if (!state) return prediction;
+function withNotebookState(prediction: LibraryPrediction, state: NotebookState | undefined): LibraryPrediction {
+  if (prediction.library === 'None' || !state) return prediction;
   return {
     library: 'None',
     confidence: RULE_CONFIDENCE['library.notebook-cells'],

@@ -14,6 +14,12 @@ export interface NotebookStateFacts {
 /** Exception classes that out-of-order cells commonly produce from data a later cell changed. */
 const OUT_OF_ORDER_CLASSES = new Set(['keyerror', 'attributeerror', 'valueerror', 'indexerror', 'typeerror']);
 
+/** A crash's cause in the notebook's state, and why. */
+export interface NotebookState {
+  kind: 'rerun' | 'out-of-order';
+  why: string;
+}
+
 /**
  * Evidence in the notebook's cells (not the traceback) that the crash comes
  * from the notebook's state rather than its code: a key an earlier cell
@@ -22,7 +28,7 @@ const OUT_OF_ORDER_CLASSES = new Set(['keyerror', 'attributeerror', 'valueerror'
  * two dimensions never disagree about it. Undefined when the cells are not
  * known (a pool record) or show nothing.
  */
-export function notebookStateEvidence(f: NotebookStateFacts): { kind: 'rerun' | 'out-of-order'; why: string } | undefined {
+export function notebookStateEvidence(f: NotebookStateFacts): NotebookState | undefined {
   const rerun = rerunEvidence(f);
   if (rerun) return { kind: 'rerun', why: rerun };
   const outOfOrder = OUT_OF_ORDER_CLASSES.has(f.eclass) ? outOfOrderEvidence(f) : undefined;

@@ -1,7 +1,6 @@
 import type { RootCause } from '@junobench/core';
 import { boundNames, type CrashFacts } from './crash-facts.js';
 import { CONVENTIONAL_ALIASES, WELL_KNOWN_NAMES } from './library-knowledge.js';
-import { notebookStateEvidence } from './notebook-state.js';
 import { decide, truncate, type RuleDecision } from './suggestion-rule.js';
 
 /*
@@ -41,7 +40,7 @@ export function suggestRootCause(f: CrashFacts): RuleDecision<RootCause> {
   if (lib.rule === 'library.moved-submodule' || lib.rule === 'library.cannot-import') return decide('library cause', 'rootCause.removed-api', lib.evidence[0]!);
   // The library estimate already saw the re-run in the traceback's own cell lines.
   if (lib.rule === 'library.rerun') return decide('NB specific', 'rootCause.rerun', lib.evidence[0]!);
-  const state = notebookStateEvidence(f);
+  const state = f.notebookState;
   if (state) return decide('NB specific', state.kind === 'rerun' ? 'rootCause.rerun' : 'rootCause.out-of-order', state.why);
   if (e === 'keyerror') return decide('data confusion', 'rootCause.key', `the key ${truncate(f.message, 60)} the code expects is not in the data`);
   if (DATA_MESSAGES.test(f.exceptionText)) {
