@@ -41,7 +41,8 @@ export function notebookStateEvidence(f: NotebookStateFacts): NotebookState | un
  */
 function rerunEvidence(f: NotebookStateFacts): string | undefined {
   if (f.eclass !== 'keyerror' && f.eclass !== 'valueerror') return undefined;
-  // The crashing statement itself is left out: a first run of it fails the same way when the column was never there.
+  // The crashing statement itself is left out: a first run of it fails the same way when the column was never
+  // there. (predictLibrary's statement rule reads it with the message: every key it removes already gone.)
   const ownCell = (f.input.cell ?? '').split('\n').filter((l) => f.statement === '' || l.trim() !== f.statement.trim());
   const cells = [...(f.input.cellsBefore ?? []), ...ownCell].join('\n');
   if (cells.trim() === '') return undefined;

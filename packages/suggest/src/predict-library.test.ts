@@ -490,6 +490,70 @@ describe('predictLibrary', () => {
       'library.entry-same',
     ],
     [
+      'a statement that drops columns from the frame it rebinds, finding every one gone: it ran before',
+      crash('KeyError', "\"['Sport', 'Dport'] not found in axis\"", [
+        cell("data = data.drop(['Sport', 'Dport'], axis=1)", 27),
+        lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
+        lib('pandas/core/indexes/base.py', 'Index.drop(self, labels, errors)', 'raise KeyError(f"{labels[mask]} not found in axis")'),
+      ]),
+      'None',
+      'library.rerun',
+    ],
+    [
+      'the same, dropping in place',
+      crash('KeyError', "\"['num_outbound_cmds'] not found in axis\"", [
+        cell("df.drop(columns='num_outbound_cmds', inplace=True)", 21),
+        lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
+      ]),
+      'None',
+      'library.rerun',
+    ],
+    [
+      'get_dummies re-encoding the frame it rebinds (the message names a dtype, which is no key)',
+      crash('KeyError', "\"None of [Index(['Self_Employed'], dtype='object')] are in the [columns]\"", [
+        cell("df = pd.get_dummies(df, columns=['Self_Employed'], prefix=['Self_Employed'], drop_first=True)", 224),
+        lib('pandas/core/reshape/encoding.py', 'get_dummies(data, columns)', 'data_to_encode = data[columns]'),
+      ]),
+      'None',
+      'library.rerun',
+    ],
+    [
+      'del of a key already deleted',
+      crash('KeyError', "'id'", [
+        cell("del df['id']", 3),
+        lib('pandas/core/generic.py', 'NDFrame.__delitem__(self, key)', 'loc = self.axes[-1].get_loc(key)'),
+      ]),
+      'None',
+      'library.rerun',
+    ],
+    [
+      'only some of the dropped columns missing: misnamed or never there, not a rerun',
+      crash('KeyError', "\"['Alley', 'PoolQC'] not found in axis\"", [
+        cell("test = test.drop(['Alley', 'PoolQC', 'Id'], axis=1)", 37),
+        lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
+      ]),
+      'pandas',
+      'library.entry-same',
+    ],
+    [
+      'a drop kept under another name leaves the source unchanged: a rerun would not fail, so no rerun',
+      crash('KeyError', "\"['a'] not found in axis\"", [
+        cell("X = df.drop(['a'], axis=1)", 5),
+        lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
+      ]),
+      'pandas',
+      'library.entry-same',
+    ],
+    [
+      'a drop of a list held in a variable names no key the message can be matched with',
+      crash('KeyError', "\"['a'] not found in axis\"", [
+        cell('df = df.drop(cols, axis=1)', 5),
+        lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
+      ]),
+      'pandas',
+      'library.entry-same',
+    ],
+    [
       "a bare Dataset object is nobody's in particular (users and Hugging Face name their classes so)",
       crash('AttributeError', "'Dataset' object has no attribute 'draw_shape'", [cell('img = ds.draw_shape(img)')]),
       'None',

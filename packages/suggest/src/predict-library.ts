@@ -219,7 +219,7 @@ class Analysis {
     const environment = this.environmentCause();
     if (environment) return this.result('None', 'library.environment', environment);
 
-    const rerun = this.rerunCell();
+    const rerun = this.rerunCell() ?? this.rerunStatement();
     if (rerun) return this.result('None', 'library.rerun', rerun);
 
     const typo = this.misspelledModuleAttribute();
@@ -363,6 +363,33 @@ class Analysis {
     return key === undefined
       ? undefined
       : `a later line of the crashing cell removes '${key}': the cell ran before and is running again on data it already changed — the notebook's state, not a library`;
+  }
+
+  /**
+   * A statement that removes keys from the very data it reads and keeps the
+   * result under the same name (`df = df.drop([...])`, `df.drop(...,
+   * inplace=True)`, `df = pd.get_dummies(df, columns=[...])`, `del df['k']`),
+   * failing because **every** key it names is already gone: the signature of
+   * the statement's own earlier run. When the keys were misspelt or never in
+   * that data (a test set without a training column), usually only some of
+   * them are missing, and the crash stays the library's.
+   */
+  private rerunStatement(): string | undefined {
+    if (this.ename.split('.').pop()!.toLowerCase() !== 'keyerror') return undefined;
+    const s = this.statement;
+    const removal =
+      /^(\w+)\s*=\s*\1\s*\.\s*drop\s*\(([\s\S]*)\)\s*$/.exec(s) ??
+      /^(\w+)\s*\.\s*drop\s*\(([\s\S]*\binplace\s*=\s*True[\s\S]*)\)\s*$/.exec(s) ??
+      /^(\w+)\s*=\s*(?:\w+\.)?get_dummies\s*\(\s*\1\b([\s\S]*)\)\s*$/.exec(s) ??
+      /^del\s+(\w+)(\[[\s\S]*\])\s*$/.exec(s);
+    if (!removal) return undefined;
+    const named = [...removal[2]!.matchAll(/'([^'\n]+)'|"([^"\n]+)"/g)].map((m) => (m[1] ?? m[2])!).filter((k) => !/^(?:columns|index|ignore|raise)$/.test(k));
+    const missing = quotedKeys(this.record.evalue.replace(/dtype='[^']*'/g, ''));
+    if (named.length === 0 || missing.length === 0) return undefined;
+    const same = new Set(named).size === new Set(missing).size && missing.every((k) => named.includes(k));
+    return same
+      ? `the crashing statement removes ${named.map((k) => `'${k}'`).join(', ')} from ${removal[1]} and keeps the result as ${removal[1]}, and every one of them is already gone: it ran before — the notebook's state, not a library`
+      : undefined;
   }
 
   /** A module attribute that misspells one of the library's public names: the notebook's typo, not the library's doing. */

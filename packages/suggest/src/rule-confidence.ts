@@ -6,7 +6,7 @@
  * `npx tsx bench/suggest/calibrate.ts <labelled pools…>` after changing a rule.
  */
 export const RULE_CONFIDENCE = {
-// 364 dev crashes; accuracy library 0.915, crashType 0.912, rootCause 0.597, pipelineStage 0.685
+// 364 dev crashes; accuracy library 0.920, crashType 0.912, rootCause 0.608, pipelineStage 0.685
   'crashType.argument': 0.57, // 3/5
   'crashType.attribute': 0.89, // 30/33
   'crashType.broadcast': 0.8, // 3/3
@@ -37,7 +37,7 @@ export const RULE_CONFIDENCE = {
   'library.called-module': 0.67, // 1/1
   'library.cannot-import': 0.5, // never fired
   'library.entry': 0.77, // 9/11
-  'library.entry-same': 0.85, // 75/87
+  'library.entry-same': 0.88, // 74/83
   'library.environment': 0.98, // 60/60
   'library.exception-class': 0.5, // never fired
   'library.implicit': 0.5, // never fired
@@ -53,7 +53,7 @@ export const RULE_CONFIDENCE = {
   'library.other-package': 0.69, // 8/11
   'library.object-type': 0.75, // 11/14
   'library.stdlib': 0.5, // never fired
-  'library.rerun': 0.67, // 1/1
+  'library.rerun': 0.71, // 4/5
   'library.strong-message': 0.63, // 4/6
   'library.subscript': 0.67, // 1/1
   'library.weak-message': 0.71, // 4/5
@@ -66,7 +66,7 @@ export const RULE_CONFIDENCE = {
   'rootCause.data': 0.53, // 16/30
   'rootCause.environment': 0.5, // 1/2
   'rootCause.index': 0.46, // 5/11
-  'rootCause.key': 0.5, // 10/20
+  'rootCause.key': 0.61, // 10/16
   'rootCause.library': 0.61, // 42/69
   'rootCause.model': 0.33, // 4/13
   'rootCause.name': 0.63, // 58/91
@@ -79,7 +79,7 @@ export const RULE_CONFIDENCE = {
   'rootCause.own-code': 0.67, // 5/7
   'rootCause.removed-api': 0.5, // never fired
   'rootCause.removed-attribute': 0.67, // 1/1
-  'rootCause.rerun': 0.67, // 1/1
+  'rootCause.rerun': 0.71, // 4/5
 } as const satisfies Record<string, number>;
 
 export type SuggestionRule = keyof typeof RULE_CONFIDENCE;

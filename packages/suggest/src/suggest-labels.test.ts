@@ -66,12 +66,12 @@ describe('suggestLabels', () => {
       expect(rules.library).not.toBe('library.notebook-cells');
     });
 
-    it('not when the key is removed only by the crashing statement itself (its first run fails the same way)', () => {
+    it('not when the key is removed only by the crashing statement itself and some of its keys are still there (a misnamed column)', () => {
       const drop = crash('KeyError', `"['price'] not found in axis"`, [
-        cell("df = df.drop(columns='price')"),
+        cell("df = df.drop(columns=['price', 'tax'])"),
         lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
       ]);
-      const { suggestions, rules } = suggestLabelsWithRules({ ...drop, cell: "df = df.drop(columns='price')", cellsBefore: ['df = load()'] });
+      const { suggestions, rules } = suggestLabelsWithRules({ ...drop, cell: "df = df.drop(columns=['price', 'tax'])", cellsBefore: ['df = load()'] });
       expect(suggestions.library.value).toBe('pandas');
       expect(rules.library).not.toBe('library.notebook-cells');
     });

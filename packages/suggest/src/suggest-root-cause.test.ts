@@ -56,10 +56,10 @@ describe('suggestRootCause', () => {
       /out of order/,
     ],
     [
-      'a column dropped by the crashing statement only: not evidence of a re-run',
+      'some of the columns the crashing statement drops missing: misnamed or never there, not a re-run',
       {
-        ...crash('KeyError', `"['Id'] not found in axis"`, [cell("df = df.drop(['Id'], axis=1)")]),
-        cell: "df = df.drop(['Id'], axis=1)",
+        ...crash('KeyError', `"['Id'] not found in axis"`, [cell("df = df.drop(['Id', 'Name'], axis=1)")]),
+        cell: "df = df.drop(['Id', 'Name'], axis=1)",
         cellsBefore: ["df = pd.read_csv('t.csv')"],
       },
       'data confusion',
@@ -73,6 +73,12 @@ describe('suggestRootCause', () => {
       ]),
       'NB specific',
       /running again/,
+    ],
+    [
+      'every column the crashing statement drops from the frame it rebinds already gone, traceback only: a re-run',
+      crash('KeyError', `"['Id'] not found in axis"`, [cell("df = df.drop(['Id'], axis=1)")]),
+      'NB specific',
+      /already gone/,
     ],
     ['a missing column, traceback only', crash('KeyError', "'price'", [cell("df['price']"), lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)')]), 'data confusion', /not in the data/],
     ['strings where numbers are expected', crash('ValueError', "could not convert string to float: 'male'", [cell('m.fit(X, y)'), lib('sklearn/base.py', 'fit(self, X)', 'X = check_array(X)')]), 'data confusion', /could not convert/],

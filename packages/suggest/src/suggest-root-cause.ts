@@ -38,10 +38,11 @@ export function suggestRootCause(f: CrashFacts): RuleDecision<RootCause> {
   }
   if (lib.rule === 'library.misspelt-attribute' || lib.rule === 'library.none-value') return decide('implementation error', 'rootCause.own-code', lib.evidence[0]!);
   if (lib.rule === 'library.moved-submodule' || lib.rule === 'library.cannot-import') return decide('library cause', 'rootCause.removed-api', lib.evidence[0]!);
-  // The library estimate already saw the re-run in the traceback's own cell lines.
-  if (lib.rule === 'library.rerun') return decide('NB specific', 'rootCause.rerun', lib.evidence[0]!);
+  // The notebook's cells, when given, show the state itself; the traceback's lines only suggest it.
   const state = f.notebookState;
   if (state) return decide('NB specific', state.kind === 'rerun' ? 'rootCause.rerun' : 'rootCause.out-of-order', state.why);
+  // The library estimate already saw the re-run in the traceback's own cell lines or the crashing statement.
+  if (lib.rule === 'library.rerun') return decide('NB specific', 'rootCause.rerun', lib.evidence[0]!);
   if (e === 'keyerror') return decide('data confusion', 'rootCause.key', `the key ${truncate(f.message, 60)} the code expects is not in the data`);
   if (DATA_MESSAGES.test(f.exceptionText)) {
     return decide('data confusion', 'rootCause.data', `"${truncate(DATA_MESSAGES.exec(f.exceptionText)![0], 60)}": the data is not what the code assumes`);
