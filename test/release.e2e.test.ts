@@ -4,7 +4,7 @@
 // the next release's changelog, the refusal of a version not greater than the
 // last, and publish --dry-run.
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,26 @@ describe('junobench release', () => {
     expect(r.stdout).toMatch(/label-mismatch: pandas_1: label rootCause is "library cause" in instances\/pandas_1\/instance\.json/);
     expect(r.stdout).toMatch(/^FAILED/m);
   });
+
+  it('a hostile release folder: SHA256SUMS naming files outside it and special files beside the archive are reported, never opened', async () => {
+    const x = path.join(work, 'hostile');
+    await cp(path.join(releases, 'junobench-0.1.0'), x, { recursive: true });
+    const zeros = '0'.repeat(64);
+    // /dev/zero would never end if it were hashed; ../ names a file of the machine, not of the release.
+    await appendFile(path.join(x, 'SHA256SUMS'), `${zeros}  ../../../../../../dev/zero\n${zeros}  /etc/hostname\n`);
+    await rm(path.join(x, 'croissant.json'));
+    execFileSync('mkfifo', [path.join(x, 'croissant.json')]);
+    await rm(path.join(x, 'manifest.json'));
+    await symlink('/dev/zero', path.join(x, 'manifest.json'));
+    const r = await runJunobench(['release', 'verify', x, '--no-run']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain("SHA256SUMS names ../../../../../../dev/zero, which is not a file of the release folder itself");
+    expect(r.stdout).toContain('SHA256SUMS names /etc/hostname, which is not a file of the release folder itself');
+    expect(r.stdout).toContain('croissant.json in the release folder is not a regular file (a special file)');
+    expect(r.stdout).toContain('manifest.json in the release folder is not a regular file (a symbolic link)');
+    expect(r.stdout).not.toMatch(/hostname is listed|hostname: sha256 differs/);
+    expect(r.stdout).toMatch(/^FAILED/m);
+  }, 60_000);
 
   it('deprecate records the instance; the next release leaves it out and says so; the version must grow', async () => {
     const d = await runJunobench(['deprecate', 'pandas_2', '--reason', 'the input dataset was withdrawn by its author'], { cwd: work });

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { extractArchive, listArchiveEntries } from '@junobench/archive';
@@ -56,11 +56,16 @@ export async function openRelease(input: string, options: { tmpDir?: string } = 
     archivePath = input;
     // A tarball in its release folder: check the files beside it too.
     const dir = path.dirname(path.resolve(input));
-    const sums = await readFile(path.join(dir, RELEASE_FILES.sums), 'utf8').catch(() => undefined);
-    if (sums !== undefined && parseSha256Sums(sums).some((l) => l.path === path.basename(input))) outerDir = dir;
+    const sums = await readOuterFile(dir, RELEASE_FILES.sums).catch(() => undefined);
+    if (sums !== undefined && parseSha256Sums(sums.toString('utf8')).some((l) => l.path === path.basename(input))) outerDir = dir;
   }
 
-  const archive = { path: path.resolve(archivePath), bytes: (await stat(archivePath)).size, sha256: await hashFile(archivePath) };
+  const archiveStat = await stat(archivePath);
+  if (!archiveStat.isFile()) {
+    // A FIFO or a device would never end (a symlink to /dev/zero in a downloaded folder).
+    throw new JunoError('E_INPUT_FORMAT', 'the release archive is not a regular file', { location: { file: archivePath }, hint: 'pass the .tar.gz that `junobench release prepare` wrote' });
+  }
+  const archive = { path: path.resolve(archivePath), bytes: archiveStat.size, sha256: await hashFile(archivePath) };
   let outerManifestSha256: string | undefined;
   if (outerDir) {
     const outer = await checkOuterFiles(outerDir, archive);
@@ -94,19 +99,74 @@ export async function openRelease(input: string, options: { tmpDir?: string } = 
 async function checkOuterFiles(dir: string, archive: { path: string; bytes: number; sha256: string }): Promise<{ problems: ReleaseProblem[]; manifestSha256?: string }> {
   const problems: ReleaseProblem[] = [];
   const name = path.basename(archive.path);
-  const sumsText = await readFile(path.join(dir, RELEASE_FILES.sums), 'utf8').catch(() => undefined);
+  let sumsText: string | undefined;
+  try {
+    sumsText = (await readOuterFile(dir, RELEASE_FILES.sums))?.toString('utf8');
+  } catch (e) {
+    problems.push({ code: 'outer', path: RELEASE_FILES.sums, message: (e as Error).message });
+    return { problems };
+  }
   if (sumsText === undefined) {
     problems.push({ code: 'outer', path: RELEASE_FILES.sums, message: `the release folder has no SHA256SUMS beside ${name}` });
     return { problems };
   }
   for (const line of parseSha256Sums(sumsText, path.join(dir, RELEASE_FILES.sums))) {
-    const file = path.join(dir, line.path);
-    const actual = line.path === name ? archive.sha256 : await hashFile(file).catch(() => undefined);
+    if (!isOuterName(line.path)) {
+      // Never opened: a downloaded SHA256SUMS could name ../../etc/shadow or /dev/zero.
+      problems.push({ code: 'outer', path: shown(line.path), message: `the release folder's SHA256SUMS names ${shown(line.path)}, which is not a file of the release folder itself (a release lists only names beside its archive)` });
+      continue;
+    }
+    let actual: string | undefined;
+    try {
+      actual = line.path === name ? archive.sha256 : (await outerFileStat(dir, line.path)) ? await hashFile(path.join(dir, line.path)) : undefined;
+    } catch (e) {
+      problems.push({ code: 'outer', path: line.path, message: (e as Error).message });
+      continue;
+    }
     if (actual === undefined) problems.push({ code: 'outer', path: line.path, message: `${line.path} is listed in the release folder's SHA256SUMS but missing` });
     else if (actual !== line.sha256) problems.push({ code: 'outer', path: line.path, message: `${line.path}: sha256 differs from the release folder's SHA256SUMS` });
   }
-  const outerManifest = await readFile(path.join(dir, RELEASE_FILES.manifest)).catch(() => undefined);
+  let outerManifest: Buffer | undefined;
+  try {
+    outerManifest = await readOuterFile(dir, RELEASE_FILES.manifest);
+  } catch (e) {
+    problems.push({ code: 'outer', path: RELEASE_FILES.manifest, message: (e as Error).message });
+  }
   return outerManifest === undefined ? { problems } : { problems, manifestSha256: sha256(outerManifest) };
+}
+
+/** The most a file beside the archive may hold when read whole (they are a few KB; the archive itself is streamed). */
+const OUTER_FILE_MAX_BYTES = 64 * 1024 * 1024;
+
+/** A plain name of the release folder itself: no folder part, no `..`, nothing absolute. */
+function isOuterName(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name);
+}
+
+/** A hostile name quoted in a message: control characters escaped, at most 120 characters. */
+function shown(name: string): string {
+  const escaped = JSON.stringify(name).slice(1, -1);
+  return escaped.length > 120 ? `${escaped.slice(0, 120)}… (${name.length} characters)` : escaped;
+}
+
+/**
+ * The size of `name` in the release folder, undefined when it is not there;
+ * an error when it is something other than a regular file (a symlink, a FIFO,
+ * a device: a downloaded folder's entries are not followed or opened).
+ */
+async function outerFileStat(dir: string, name: string): Promise<number | undefined> {
+  const st = await lstat(path.join(dir, name)).catch(() => undefined);
+  if (!st) return undefined;
+  if (!st.isFile()) throw new Error(`${name} in the release folder is not a regular file (${st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a folder' : 'a special file'}); a release folder holds plain files only`);
+  return st.size;
+}
+
+/** A small file of the release folder, read whole after the checks of outerFileStat and a size cap; undefined when absent. */
+async function readOuterFile(dir: string, name: string): Promise<Buffer | undefined> {
+  const size = await outerFileStat(dir, name);
+  if (size === undefined) return undefined;
+  if (size > OUTER_FILE_MAX_BYTES) throw new Error(`${name} in the release folder is ${size} bytes, more than the ${OUTER_FILE_MAX_BYTES} a release's ${name} can be`);
+  return readFile(path.join(dir, name));
 }
 
 /**
@@ -120,9 +180,16 @@ export async function checkRelease(opened: OpenedRelease): Promise<ReleaseTreeCh
   const problems = [...opened.problems, ...tree.problems];
   if (opened.outerDir && opened.archive) {
     const name = path.basename(opened.archive.path);
-    const text = await readFile(path.join(opened.outerDir, RELEASE_FILES.croissant), 'utf8').catch(() => undefined);
-    if (text === undefined) problems.push({ code: 'outer', path: RELEASE_FILES.croissant, message: `the release folder has no croissant.json beside ${name}` });
-    else {
+    let text: string | undefined;
+    let unreadable: string | undefined;
+    try {
+      text = (await readOuterFile(opened.outerDir, RELEASE_FILES.croissant))?.toString('utf8');
+    } catch (e) {
+      unreadable = (e as Error).message;
+    }
+    if (text === undefined) {
+      problems.push({ code: 'outer', path: RELEASE_FILES.croissant, message: unreadable ?? `the release folder has no croissant.json beside ${name}` });
+    } else {
       let doc: unknown;
       try {
         doc = JSON.parse(text);
