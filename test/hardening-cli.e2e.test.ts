@@ -52,6 +52,17 @@ describe('hostile instances and ids', () => {
     await rm(inst, { recursive: true });
   }, 300_000);
 
+  it('build refuses a --raw folder without its pool/: exit 2 naming the folder, no stage output written', async () => {
+    const raw = path.join(dir, 'raw-without-pool');
+    await mkdir(raw, { recursive: true });
+    const out = path.join(dir, 'curated-without-pool');
+    const r = await runJunobench(['build', '--raw', raw, '--out', out, '--cache-dir', cache()]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`the crash pool folder ${path.join(raw, 'pool')} is missing or not a folder`);
+    expect(r.stderr).not.toMatch(/internal error|This is a bug/);
+    expect((await readdir(out).catch(() => [])).filter((n) => !n.startsWith('.'))).toEqual([]);
+  }, 120_000);
+
   it.each([['../outside/pandas_1'], ['/tmp'], ['a/b']])('subsample and verify refuse the id %s (exit 2), nothing outside --instances touched', async (id) => {
     await mkdir(path.join(dir, 'outside'), { recursive: true });
     await cp(path.join(instances(), 'pandas_1'), path.join(dir, 'outside', 'pandas_1'), { recursive: true });

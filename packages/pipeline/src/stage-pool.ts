@@ -39,7 +39,15 @@ export function createPoolStage(o: PoolStageOptions): Stage {
       const { filterPool, importPool, libcausePool, resamplePool } = await import('@junobench/pool');
       // Sheets and JSONL files of the pool folder, in a stable order (a folder
       // given to `pool import` would be read as a folder of notebooks).
-      const names = (await readdir(io.abs(o.poolDir))).filter((n) => SHEET.test(n)).sort(compareCodePoints);
+      const entries = await readdir(io.abs(o.poolDir)).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT' && e.code !== 'ENOTDIR') throw e;
+        throw new JunoError('E_INPUT_NOT_FOUND', `the crash pool folder ${o.poolDir} is missing or not a folder`, {
+          location: { file: io.abs(o.poolDir) },
+          hint: 'pass --raw a raw/ folder laid out like the embedded one (pool/, criteria/, instances/, annotations/), or put the crash sheets in its pool/',
+          cause: e,
+        });
+      });
+      const names = entries.filter((n) => SHEET.test(n)).sort(compareCodePoints);
       if (names.length === 0) {
         throw new JunoError('E_INPUT_NOT_FOUND', `no crash sheets (.xlsx, .csv, .jsonl) in ${o.poolDir}`, {
           hint: 'put the empirical-study or benchmark-description sheets there',
