@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
+import { MAX_LINE_CHARS } from '@junobench/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
 
@@ -144,6 +145,23 @@ describe('junobench pool (end to end)', () => {
     expect(removed).toHaveLength(3);
     expect(removed.every((n) => n > 0)).toBe(true);
   });
+
+  it('rejects a JSONL line too long to hold by its line and length, and imports the lines around it', async () => {
+    const base = path.join(dir, 'long-base.jsonl');
+    expect((await junobench(['pool', 'import', 'raw/pool/empirical-study.csv', '-o', base])).code).toBe(0);
+    const [a, b] = await lines(base);
+    const file = path.join(dir, 'long.jsonl');
+    // One byte over the cap; a line of hundreds of megabytes used to crash the reader (V8's string limit).
+    await writeFile(file, `${a}\n{"id":"${'x'.repeat(MAX_LINE_CHARS)}"}\n${b}\n`);
+    const out = path.join(dir, 'long-pool.jsonl');
+    const r = await junobench(['pool', 'import', file, '-o', out, '--rejects', path.join(dir, 'long.rejects.jsonl')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await lines(out)).toHaveLength(2);
+    const rejects = (await lines(path.join(dir, 'long.rejects.jsonl'))).map((l) => JSON.parse(l) as { row: number; reason: string; columns: { line: string } });
+    expect(rejects).toHaveLength(1);
+    expect(rejects[0]).toMatchObject({ row: 2, reason: `a line of ${MAX_LINE_CHARS + 9} characters, longer than the ${MAX_LINE_CHARS} a JSONL line may be` });
+    expect(rejects[0]!.columns.line.length).toBeLessThan(300);
+  }, 120_000);
 
   it.each([
     ['a missing column', 'missing-column.csv', /missing-column\.csv.*missing required column "traceback" for an empirical-study sheet/s],

@@ -35,6 +35,8 @@ export type { Rng } from './rng.js';
 export { writeFileAtomic, writeJsonAtomic, formatJson, openAtomic, OutputSet } from './atomic.js';
 export type { AtomicFile } from './atomic.js';
 export { readJsonl, readJsonlAll, writeJsonl, JsonlWriter, readJsonFile, assertReadableFile } from './jsonl.js';
+export { MAX_LINE_CHARS, readLinesCapped, quoteShort } from './lines.js';
+export type { CappedLine } from './lines.js';
 export type { JsonlLine } from './jsonl.js';
 export { noProgress } from './progress.js';
 export type { ProgressEvent, ProgressListener } from './progress.js';

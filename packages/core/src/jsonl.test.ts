@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JunoError } from './errors.js';
-import { readJsonFile, readJsonlAll, writeJsonl } from './jsonl.js';
+import { readJsonFile, readJsonl, readJsonlAll, writeJsonl } from './jsonl.js';
+import { MAX_LINE_CHARS } from './lines.js';
 
 const tmp = () => mkdtemp(path.join(os.tmpdir(), 'jb-jsonl-'));
 
@@ -34,6 +35,21 @@ describe('JSONL', () => {
     expect(e.code).toBe('E_SCHEMA');
     expect(e.message).toContain('missing required property "pipelineStage"');
     expect(e.location?.line).toBe(1);
+  });
+
+  it('refuses a line longer than the cap (MAX_LINE_CHARS unless given) by its file and line, without holding it whole', async () => {
+    const d = await tmp();
+    const f = path.join(d, 'huge.jsonl');
+    await writeFile(f, `{"a":1}\n{"id":"${'x'.repeat(1000)}"}\n`);
+    expect(await readJsonlAll(f)).toHaveLength(2);
+    const readCapped = async () => {
+      for await (const _ of readJsonl(f, { maxLineChars: 100 })) void _;
+    };
+    const err = await readCapped().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JunoError);
+    expect(err).toMatchObject({ code: 'E_INPUT_FORMAT', location: { file: f, line: 2 } });
+    expect((err as Error).message).toContain('a line of 1009 characters, longer than the 100 a JSONL line may be');
+    expect(MAX_LINE_CHARS).toBeGreaterThanOrEqual(16 * 1024 * 1024);
   });
 
   it('reports a missing file and an empty JSON file clearly', async () => {

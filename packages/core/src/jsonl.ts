@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { JunoError } from './errors.js';
 import { openAtomic, type AtomicFile } from './atomic.js';
+import { MAX_LINE_CHARS, readLinesCapped } from './lines.js';
 import { validateOrThrow, type SchemaName } from './validate.js';
 
 export interface JsonlLine<T> {
@@ -16,12 +16,18 @@ export interface JsonlLine<T> {
  * lines are skipped. A line that is not JSON, or does not match `schema`,
  * throws an E_INPUT_FORMAT/E_SCHEMA error naming the file and line.
  */
-export async function* readJsonl<T = unknown>(file: string, options: { schema?: SchemaName } = {}): AsyncGenerator<JsonlLine<T>> {
+export async function* readJsonl<T = unknown>(file: string, options: { schema?: SchemaName; maxLineChars?: number } = {}): AsyncGenerator<JsonlLine<T>> {
+  const max = options.maxLineChars ?? MAX_LINE_CHARS;
   await assertReadableFile(file);
-  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of rl) {
-    line++;
+  for await (const read of readLinesCapped(createReadStream(file, { encoding: 'utf8' }), max)) {
+    const { line } = read;
+    if ('tooLong' in read) {
+      throw new JunoError('E_INPUT_FORMAT', `a line of ${read.tooLong.chars} characters, longer than the ${max} a JSONL line may be`, {
+        location: { file, line },
+        hint: 'each line of a .jsonl file is one record; a line this long is not one this tool wrote — check the file',
+      });
+    }
+    const text = read.text;
     if (text.trim() === '') continue;
     let value: unknown;
     try {

@@ -1,15 +1,16 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import {
   JunoError,
+  MAX_LINE_CHARS,
   OutputSet,
   assertReadableFile,
   checkSchema,
   formatIssue,
   isJunoError,
   noProgress,
+  readLinesCapped,
   suggestClosest,
   type CrashRecord,
   type ProgressListener,
@@ -240,11 +241,19 @@ async function* jsonlItems(file: string): AsyncGenerator<ImportItem> {
     });
   }
   const utf8 = createUtf8CheckStream();
-  const rl = createInterface({ input: createReadStream(file).pipe(utf8.stream).setEncoding('utf8'), crlfDelay: Infinity });
-  let line = 0;
   let nonBlank = 0;
-  for await (const text of rl) {
-    line++;
+  for await (const read of readLinesCapped(createReadStream(file).pipe(utf8.stream).setEncoding('utf8'))) {
+    const { line } = read;
+    if ('tooLong' in read) {
+      // Rejected by its length and first characters only: holding it whole would exhaust memory.
+      nonBlank++;
+      yield {
+        kind: 'reject',
+        rejected: { file, row: line, reason: `a line of ${read.tooLong.chars} characters, longer than the ${MAX_LINE_CHARS} a JSONL line may be`, columns: { line: `${read.tooLong.head}…` } },
+      };
+      continue;
+    }
+    const text = read.text;
     const replaced = replacedBytesWarning(utf8.tracker, [text]);
     if (replaced) yield { kind: 'warning', warning: { file, row: line, message: replaced } };
     if (text.trim() === '') continue;

@@ -63,4 +63,22 @@ describe('parsePredictionLines', () => {
     expect(e.describe()).toMatch(/p\.jsonl, line 2: 1 prediction line cannot be scored:\n {2}line 2: invalid JSON/);
     expect(e.describe()).toMatch(/--lenient/);
   });
+
+  it('a line longer than the cap is a problem of its own, and the lines after it are still read', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'jb-pred-'));
+    const file = path.join(dir, 'p.jsonl');
+    const good = JSON.stringify({ task: 'detect', id: D, answer: { crashes: true } });
+    await writeFile(file, `${JSON.stringify({ task: 'detect', id: 'x'.repeat(500), answer: { crashes: true } })}\n${good}\n`);
+    const r = await readPredictions(file, keys, { maxLineChars: 200 });
+    expect(r.lines).toBe(2);
+    expect(r.problems).toEqual([{ line: 1, message: 'a line of 551 characters, longer than the 200 a prediction line may be' }]);
+    expect(r.predictions.map((p) => p.line)).toEqual([2]);
+  });
+
+  it('quotes a hostile id short in its message', () => {
+    const id = 'A'.repeat(5_000_000);
+    const { problems } = parsePredictionLines([{ line: 1, text: JSON.stringify({ task: 'detect', id, answer: { crashes: true } }) }], keys);
+    expect(problems[0]!.message.length).toBeLessThan(300);
+    expect(problems[0]!.message).toMatch(/^unknown task "A{120}…" \(5000000 characters\): none of the tasks/);
+  });
 });

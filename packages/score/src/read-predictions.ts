@@ -1,10 +1,12 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import {
   JunoError,
+  MAX_LINE_CHARS,
   assertReadableFile,
   checkSchema,
   formatIssue,
+  quoteShort,
+  readLinesCapped,
   type DetectAnswer,
   type DiagnoseAnswer,
   type RepairAnswer,
@@ -43,57 +45,79 @@ export interface ParsedPredictions {
  * ones are duplicates.
  */
 export function parsePredictionLines(lines: Iterable<{ line: number; text: string }>, keys: ReadonlyMap<string, TaskKey>): ParsedPredictions {
-  const predictions: ParsedPrediction[] = [];
-  const problems: PredictionProblem[] = [];
-  const seen = new Map<string, number>();
-  let count = 0;
-  for (const { line, text } of lines) {
-    if (text.trim() === '') continue;
-    count++;
+  const parser = new PredictionParser(keys);
+  for (const { line, text } of lines) parser.add(line, text);
+  return parser.result();
+}
+
+/** parsePredictionLines one line at a time, so that a file is checked as it streams. */
+class PredictionParser {
+  private readonly predictions: ParsedPrediction[] = [];
+  private readonly problems: PredictionProblem[] = [];
+  private readonly seen = new Map<string, number>();
+  private count = 0;
+
+  constructor(private readonly keys: ReadonlyMap<string, TaskKey>) {}
+
+  /** A line too long to hold: a problem, counted like any other line. */
+  tooLong(line: number, chars: number, max: number): void {
+    this.count++;
+    this.problems.push({ line, message: `a line of ${chars} characters, longer than the ${max} a prediction line may be` });
+  }
+
+  add(line: number, text: string): void {
+    if (text.trim() === '') return;
+    this.count++;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (e) {
-      problems.push({ line, message: `invalid JSON: ${(e as Error).message}` });
-      continue;
+      this.problems.push({ line, message: `invalid JSON: ${(e as Error).message.slice(0, 200)}` });
+      return;
     }
     const issues = checkSchema('prediction', value);
     if (issues.length > 0) {
       const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-      problems.push({ line, message: `not a valid prediction: ${formatIssue(issues[0]!)}${more}` });
-      continue;
+      this.problems.push({ line, message: `not a valid prediction: ${formatIssue(issues[0]!).slice(0, 300)}${more}` });
+      return;
     }
     const p = value as { task: TaskKind; id: string; attempt?: number; answer: Answer };
-    const key = keys.get(p.id);
+    const key = this.keys.get(p.id);
     if (!key) {
-      problems.push({ line, message: `unknown task "${p.id}": none of the tasks being scored has this id` });
-      continue;
+      // Quoted short: a hostile id may be megabytes long.
+      this.problems.push({ line, message: `unknown task ${quoteShort(p.id)}: none of the tasks being scored has this id` });
+      return;
     }
     if (key.kind !== p.task) {
-      problems.push({ line, message: `task "${p.id}" is a ${key.kind} task, but the line says "task": "${p.task}"` });
-      continue;
+      this.problems.push({ line, message: `task "${p.id}" is a ${key.kind} task, but the line says "task": "${p.task}"` });
+      return;
     }
     const attempt = p.attempt ?? 1;
     const slot = `${p.id}\u0000${attempt}`;
-    const first = seen.get(slot);
+    const first = this.seen.get(slot);
     if (first !== undefined) {
-      problems.push({ line, message: `a second answer for task "${p.id}" attempt ${attempt} (the first is on line ${first}); number the attempts 1, 2, …` });
-      continue;
+      this.problems.push({ line, message: `a second answer for task "${p.id}" attempt ${attempt} (the first is on line ${first}); number the attempts 1, 2, …` });
+      return;
     }
-    seen.set(slot, line);
-    predictions.push({ line, task: p.task, id: p.id, attempt, answer: p.answer });
+    this.seen.set(slot, line);
+    this.predictions.push({ line, task: p.task, id: p.id, attempt, answer: p.answer });
   }
-  return { predictions, problems, lines: count };
+
+  result(): ParsedPredictions {
+    return { predictions: this.predictions, problems: this.problems, lines: this.count };
+  }
 }
 
-/** Read a predictions file (JSONL, streamed) and check it against the tasks' keys. */
-export async function readPredictions(file: string, keys: ReadonlyMap<string, TaskKey>): Promise<ParsedPredictions> {
+/** Read a predictions file (JSONL, streamed, each line at most `maxLineChars`) and check it against the tasks' keys. */
+export async function readPredictions(file: string, keys: ReadonlyMap<string, TaskKey>, options: { maxLineChars?: number } = {}): Promise<ParsedPredictions> {
   await assertReadableFile(file);
-  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  const lines: { line: number; text: string }[] = [];
-  let n = 0;
-  for await (const text of rl) lines.push({ line: ++n, text });
-  return parsePredictionLines(lines, keys);
+  const max = options.maxLineChars ?? MAX_LINE_CHARS;
+  const parser = new PredictionParser(keys);
+  for await (const read of readLinesCapped(createReadStream(file, { encoding: 'utf8' }), max)) {
+    if ('tooLong' in read) parser.tooLong(read.line, read.tooLong.chars, max);
+    else parser.add(read.line, read.text);
+  }
+  return parser.result();
 }
 
 /** The error for problems found when `--lenient` is not given: exit 2, naming the first lines. */
