@@ -4,7 +4,7 @@
 // costs on a hostile pattern. Ratios from one run; never part of the tests.
 // Usage: npx tsx bench/filter-matches/run.ts [--values 200000]
 import { createRng } from '@junobench/core';
-import { compileLinearRegExp } from '../../packages/pool/src/linear-regexp.js';
+import { compileLinearRegExp } from '@junobench/core';
 import { flag } from '../args.js';
 
 const N = Number(flag('--values', '200000'));

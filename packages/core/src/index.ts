@@ -36,6 +36,8 @@ export { writeFileAtomic, writeJsonAtomic, formatJson, openAtomic, OutputSet } f
 export type { AtomicFile } from './atomic.js';
 export { readJsonl, readJsonlAll, writeJsonl, JsonlWriter, readJsonFile, assertReadableFile } from './jsonl.js';
 export { MAX_LINE_CHARS, readLinesCapped, quoteShort } from './lines.js';
+export { compileLinearRegExp, linearRegExpProblem } from './linear-regexp.js';
+export type { LinearRegExp } from './linear-regexp.js';
 export type { CappedLine } from './lines.js';
 export type { JsonlLine } from './jsonl.js';
 export { noProgress } from './progress.js';

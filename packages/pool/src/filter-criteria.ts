@@ -1,7 +1,9 @@
 import {
   JunoError,
   checkSchema,
+  compileLinearRegExp,
   formatIssue,
+  linearRegExpProblem,
   readJsonFile,
   suggestClosest,
   type CrashRecord,
@@ -9,7 +11,6 @@ import {
   type FilterCriteria,
   type Predicate,
 } from '@junobench/core';
-import { compileLinearRegExp, linearRegExpProblem } from './linear-regexp.js';
 
 /** The tests a field predicate can make (docs/formats.md, "Filter criteria"). */
 export const FIELD_TESTS = ['equals', 'in', 'notIn', 'startsWith', 'matches', 'exists'] as const;

@@ -82,5 +82,7 @@ describe('checkCroissant', () => {
     ['instances/*/data/**', 'instances/a/data/x/y.csv', true],
     ['**/*.csv', 'benchmark.csv', true],
     ['data/?.csv', 'data/ab.csv', false],
+    // A hostile release's glob: minutes on a backtracking engine, linear here.
+    [`${'*a'.repeat(16)}*b`, 'a'.repeat(60), false],
   ])('glob %s on %s: %s', (glob, p, match) => expect(globToRegExp(glob).test(p)).toBe(match));
 });

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { checkSchema, formatIssue, pointerToField, type CroissantDataset, type CroissantFileObject, type CroissantFileSet } from '@junobench/core';
+import { checkSchema, compileLinearRegExp, formatIssue, pointerToField, type CroissantDataset, type CroissantFileObject, type CroissantFileSet, type LinearRegExp } from '@junobench/core';
 
 export interface CroissantIssue {
   /** Where in croissant.json: an @id or a property path. */
@@ -155,8 +155,13 @@ export function readCsvHeader(text: string): string[] {
   return rows[0] ?? [];
 }
 
-/** A Croissant `includes` glob: `*` within a path segment, `**` across segments, `?` one character. */
-export function globToRegExp(glob: string): RegExp {
+/**
+ * A Croissant `includes` glob: `*` within a path segment, `**` across
+ * segments, `?` one character. Matched in linear time: a downloaded
+ * release's globs are hostile (`*a*a*a…*b` on a long name takes minutes on a
+ * backtracking engine, and `release verify --no-run` must stay cheap).
+ */
+export function globToRegExp(glob: string): LinearRegExp {
   let re = '';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i]!;
@@ -171,5 +176,5 @@ export function globToRegExp(glob: string): RegExp {
     } else if (c === '?') re += '[^/]';
     else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
-  return new RegExp(`^${re}$`);
+  return compileLinearRegExp(`^${re}$`);
 }

@@ -1,4 +1,4 @@
-import { JunoError, suggestClosest, type RowFilter } from '@junobench/core';
+import { JunoError, compileLinearRegExp, suggestClosest, type LinearRegExp, type RowFilter } from '@junobench/core';
 import { isMissingValue } from './missing-values.js';
 
 export type RowPredicate = (row: readonly string[]) => boolean;
@@ -18,13 +18,15 @@ export function compileRowFilters(filters: readonly RowFilter[], header: readonl
         hint: close ? `did you mean "${close}"?` : `columns are: ${header.slice(0, 20).join(', ')}${header.length > 20 ? ', …' : ''}`,
       });
     }
-    let re: RegExp | undefined;
+    let re: LinearRegExp | undefined;
     if (f.matches !== undefined) {
+      // Linear time: the pattern comes with the instance and runs on every row of its data.
       try {
-        re = new RegExp(f.matches);
+        re = compileLinearRegExp(f.matches);
       } catch (e) {
-        throw new JunoError('E_SCHEMA', `row filter ${i}: invalid regular expression: ${(e as Error).message}`, {
+        throw new JunoError('E_SCHEMA', `row filter ${i}: not a regular expression the linear-time engine runs: ${(e as Error).message}`, {
           location: { file, field: `keep[${i}].matches` },
+          hint: 'write it without backreferences or lookarounds',
           cause: e,
         });
       }

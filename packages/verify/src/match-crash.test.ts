@@ -25,6 +25,9 @@ describe('matchExpectedCrash', () => {
     ['prefix miss', expected({ evalue: 'shapes (4,)', match: 'prefix' }), { ename: 'ValueError', evalue: 'shapes (3,) and (9,) not aligned', cell: 4 }, false],
     ['regex search', expected({ evalue: 'object at 0x[0-9a-f]+', match: 'regex' }), { ename: 'ValueError', evalue: 'bad <Foo object at 0x7f3a2c>', cell: 4 }, true],
     ['regex miss', expected({ evalue: '^object', match: 'regex' }), { ename: 'ValueError', evalue: 'bad <Foo object at 0x7f3a2c>', cell: 4 }, false],
+    ['regex: . crosses lines (a multi-line message)', expected({ evalue: 'first.*second', match: 'regex' }), { ename: 'ValueError', evalue: 'first\nsecond', cell: 4 }, true],
+    // Exponential on a backtracking engine (minutes at this length, doubling per character); linear here.
+    ['regex: a catastrophic pattern on a long message ends', expected({ evalue: '^(\\D+)+Z', match: 'regex' }), { ename: 'ValueError', evalue: 'operands could not be broadcast together with shapes ('.repeat(4), cell: 4 }, false],
   ])('%s', (_name, exp, observed, ok) => {
     expect(matchExpectedCrash(exp, observed).matches).toBe(ok);
   });

@@ -1,6 +1,6 @@
 // Real Jupyter kernels (the local runtime): every outcome class of docs/formats.md
 // with a purpose-made notebook, execution-count replay, caching and flakiness.
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,6 +159,15 @@ describe('verify with a real kernel', () => {
     const r = await verifyInstances({ instancesDir: dir, ids: ['flaky'], runtime, repeat: 2, jobs: 1 });
     expect(r.instances[0]).toMatchObject({ status: 'flaky', flaky: true, verified: false, repeats: { reproduced: ['crash-reproduced', 'no-crash'] } });
   }, 300_000);
+
+  it('refuses a crash.evalue pattern that needs a backtracking engine (a lookahead), naming the field, before running anything', async () => {
+    const bad = await mkdtemp(path.join(os.tmpdir(), 'jb-verify-regex-'));
+    await writeTestInstance(bad, { id: 'lookahead', reproduced: ['x = 1', "raise ValueError('bad value')"], fixed: ['x = 1'], crash: { ...ve, evalue: '(?=bad)bad', match: 'regex', cell: 1 } });
+    const err = await verifyInstances({ instancesDir: bad, runtime }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'E_INSTANCE', location: { field: 'crash.evalue' } });
+    expect((err as Error).message).toMatch(/not a regular expression the linear-time engine runs/);
+    await rm(bad, { recursive: true, force: true });
+  });
 
   it('rejects an unknown instance id with the list of known ones', async () => {
     await expect(verifyInstances({ instancesDir: dir, ids: ['nope'], runtime })).rejects.toThrow(/no instance named "nope"/);

@@ -5,6 +5,7 @@ import {
   JunoError,
   hashTree,
   hashValue,
+  linearRegExpProblem,
   listInstanceIds,
   readInstance,
   readJsonFile,
@@ -185,12 +186,11 @@ async function prepareInstances(
       }
     }
     if (instance.crash.match === 'regex') {
-      try {
-        new RegExp(instance.crash.evalue, 's');
-      } catch (e) {
-        throw new JunoError('E_INSTANCE', `crash.evalue is not a valid regular expression: ${(e as Error).message}`, {
+      const problem = linearRegExpProblem(instance.crash.evalue);
+      if (problem) {
+        throw new JunoError('E_INSTANCE', `crash.evalue is not a regular expression the linear-time engine runs: ${problem}`, {
           location: { file: path.join(dir, 'instance.json'), field: 'crash.evalue' },
-          cause: e,
+          hint: 'write it without backreferences (\\1) or lookarounds ((?=…), (?!…)): instances are untrusted, and those need a backtracking engine that a crafted pattern can hang',
         });
       }
     }

@@ -1054,7 +1054,7 @@ export interface RowFilter {
    */
   in?: [string, ...string[]];
   /**
-   * Regular expression (JavaScript syntax) on the value's text.
+   * Regular expression on the value's text, in RE2 syntax (JavaScript's without backreferences or lookarounds): it runs in linear time.
    */
   matches?: string;
   /**

@@ -5,15 +5,18 @@ export interface LinearRegExp {
 }
 
 /**
- * A regular expression for `matches`, on RE2 (the re2js port): matching time
+ * A regular expression from untrusted input (a criteria file's `matches`, an
+ * instance's `crash.evalue` with `match: regex`, a subsampling row filter, a
+ * release's Croissant globs), on RE2 (the re2js port): matching time
  * is linear in the text whatever the pattern, so a crafted pattern or value
- * cannot hang the filter (`^(a+)+$` against "aaaa…!" takes hours on a
+ * cannot hang the tool (`^(a+)+$` against "aaaa…!" takes hours on a
  * backtracking engine such as JavaScript's). The syntax is JavaScript's minus
  * what only backtracking can do — backreferences (`\1`) and lookarounds
  * (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`) — which throw here with the reason.
  */
-export function compileLinearRegExp(pattern: string, ignoreCase = false): LinearRegExp {
-  const re = RE2JS.compile(RE2JS.translateRegExp(pattern), ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+export function compileLinearRegExp(pattern: string, ignoreCase = false, options: { dotAll?: boolean } = {}): LinearRegExp {
+  const flags = (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (options.dotAll ? RE2JS.DOTALL : 0);
+  const re = RE2JS.compile(RE2JS.translateRegExp(pattern), flags);
   return { test: (text) => re.test(text) };
 }
 
