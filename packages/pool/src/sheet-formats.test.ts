@@ -165,6 +165,8 @@ describe('sheetRowToRecord (benchmark)', () => {
     ['NBspecific_12', 'https://www.kaggle.com/code/a/b', 'None', 'kaggle'],
     ['sklearn_1', 'https://github.com/a/b/blob/main/nb.ipynb', 'sklearn', 'github'],
     ['pandas_15', null, 'pandas', 'unknown'],
+    ['pandas_1.ipynb', null, 'pandas', 'unknown'],
+    ['NBspecific_4.ipynb', 'https://www.kaggle.com/code/a/b', 'None', 'kaggle'],
   ])('%s → library %s from the name prefix, source from the URL', (nbName, url, library, source) => {
     const result = sheetRowToRecord('benchmark', h, row(nbName, url));
     expect(result).toMatchObject({ record: { notebook: nbName, source, labels: { library, rootCause: 'API misuse', isMlBug: true } } });
@@ -200,7 +202,11 @@ describe('label helpers', () => {
     ['NBspecific_3', 'None'],
     ['tensorflow_10', 'tensorflow/keras'],
     ['torchvision_1', 'torchvision'],
+    ['pandas_1.ipynb', 'pandas'],
+    ['NBspecific_2.IPYNB', 'None'],
+    [' tensorflow_7.ipynb ', 'tensorflow/keras'],
     ['no-number', undefined],
+    ['no-number.ipynb', undefined],
   ])('libraryFromNotebookName(%s) = %j', (name, expected) => {
     expect(libraryFromNotebookName(name)).toBe(expected);
   });

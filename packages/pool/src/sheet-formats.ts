@@ -250,9 +250,13 @@ export function parseLibraryLabel(value: string | undefined): string | undefined
   return first ?? value.trim();
 }
 
-/** Library of a benchmark row: the `nb_name` prefix (`pandas_3` → pandas, `NBspecific_1` → None). */
+/**
+ * Library of a benchmark row: the `nb_name` prefix (`pandas_3` → pandas,
+ * `NBspecific_1` → None). A sheet may name the file (`pandas_3.ipynb`): the
+ * extension is not part of the name.
+ */
 export function libraryFromNotebookName(nbName: string): string | undefined {
-  const m = /^(.+?)_\d+$/.exec(nbName.trim());
+  const m = /^(.+?)_\d+$/.exec(nbName.trim().replace(/\.ipynb$/i, ''));
   if (!m) return undefined;
   return canonicalLibrary(m[1]!) ?? undefined;
 }
