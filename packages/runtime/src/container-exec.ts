@@ -22,6 +22,8 @@ export interface ContainerSpec {
   readonlyRootfs?: boolean;
   /** Size-limited in-memory file systems: path → bytes. */
   tmpfs?: Record<string, number>;
+  /** Size of /dev/shm; default the engine's (64 MB on Docker and Podman). */
+  shmBytes?: number;
   /**
    * The container's stdin stays open (attached) until `go()`: its command can
    * prepare (start a kernel, import) and wait for the line "go". When the
@@ -113,6 +115,7 @@ export async function launchContainer(
         ...(spec.capAdd ? { CapAdd: spec.capAdd } : {}),
         ...(spec.readonlyRootfs ? { ReadonlyRootfs: true } : {}),
         ...(spec.tmpfs ? { Tmpfs: Object.fromEntries(Object.entries(spec.tmpfs).map(([p, bytes]) => [p, `rw,nosuid,nodev,size=${bytes},mode=1777`])) } : {}),
+        ...(spec.shmBytes ? { ShmSize: spec.shmBytes } : {}),
         SecurityOpt: ['no-new-privileges'],
       },
     });

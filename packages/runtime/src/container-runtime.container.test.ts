@@ -251,7 +251,26 @@ describe('container runtime sandbox (real engine)', () => {
     const [r] = await runtime({ memory: '512m', disk: '64m' }).run([runOf('disk', dir, 2)]);
     expect(r!.cells[0]!.status).toBe('ok');
     expect(r!.cells[1]).toMatchObject({ status: 'error', ename: 'OSError', evalue: expect.stringContaining('No space left on device') });
-    expect(r!.reason).toBe('the notebook filled its scratch disk (64 MiB for /work and for /tmp: --disk)');
+    expect(r!.reason).toBe('the notebook filled its scratch disk /work (64 MiB each for /work, /tmp, /var/tmp and /dev/shm: --disk)');
+    expect(await leftovers(r!.id)).toEqual([]);
+  });
+
+  it.each(['/var/tmp', '/dev/shm'])('%s is bounded by --disk too (engines mount their own there): filling it fails and the reason names it', async (where) => {
+    // Podman mounts a world-writable tmpfs of half the host's memory on /var/tmp
+    // when the root is read-only, and a 64 MB /dev/shm: neither followed --disk.
+    const dir = await instance(`disk-${where.split('/').pop()}`, [
+      [
+        'import os',
+        `st = os.statvfs(${JSON.stringify(where)})`,
+        'size = st.f_blocks * st.f_frsize',
+        'assert size == 96 * 1024 ** 2, size',
+      ].join('\n'),
+      `with open(${JSON.stringify(`${where}/fill`)}, 'wb') as f:\n    for _ in range(200):\n        f.write(b'\\1' * 1024 ** 2)`,
+    ]);
+    const [r] = await runtime({ memory: '768m', disk: '96m' }).run([runOf(`disk-${where.split('/').pop()}`, dir, 2)]);
+    expect(r!.cells[0], JSON.stringify(r)).toMatchObject({ status: 'ok' });
+    expect(r!.cells[1]).toMatchObject({ status: 'error', ename: 'OSError', evalue: expect.stringContaining('No space left on device') });
+    expect(r!.reason).toBe(`the notebook filled its scratch disk ${where} (96 MiB each for /work, /tmp, /var/tmp and /dev/shm: --disk)`);
     expect(await leftovers(r!.id)).toEqual([]);
   });
 

@@ -21,7 +21,7 @@ export interface ContainerRuntimeOptions {
   image: string;
   /** Memory limit per notebook container (no swap beyond it): bytes or `4g`, `512m`… Default 4g. */
   memory?: number | string;
-  /** Size of each scratch file system of a container (/work and /tmp; in memory, so it counts toward `memory` too). Default 4g. */
+  /** Size of each scratch file system of a container (/work, /tmp, /var/tmp, /dev/shm; in memory, so it counts toward `memory` too). Default 4g. */
   disk?: number | string;
   /** CPUs per notebook container. Default 1. */
   cpus?: number;
@@ -54,7 +54,7 @@ const UID_RANGE = [200_000, 1_200_000] as const;
  * The docker runtime (DESIGN.md §6): every NotebookRun in a fresh container
  * of the benchmark image, started through the Docker Engine API — no network,
  * memory (without swap), CPU and process limits, a read-only root with
- * size-limited scratch (/work, /tmp), its own uid (no per-user limit shared
+ * size-limited scratch (/work, /tmp, /var/tmp, /dev/shm), its own uid (no per-user limit shared
  * with other containers), the instance folder mounted read-only and copied to
  * /work, no other host path, all capabilities dropped for the notebook,
  * auto-removed, and killed at a wall-clock limit. A run whose container is

@@ -95,7 +95,10 @@ describe('planContainerRun', () => {
     expect(Number(spec.cmd[6])).toBeGreaterThan(2 * spec.wallClockSeconds + 60);
     // Nothing writable but the bounded scratch: a notebook cannot fill the host's disk.
     expect(spec.readonlyRootfs).toBe(true);
-    expect(spec.tmpfs).toEqual({ '/work': 1024 ** 3, '/tmp': 1024 ** 3 });
+    // /var/tmp too: engines otherwise mount their own there, not bounded by --disk (Podman: half the host's memory).
+    expect(spec.tmpfs).toEqual({ '/work': 1024 ** 3, '/tmp': 1024 ** 3, '/var/tmp': 1024 ** 3 });
+    expect(spec.shmBytes).toBe(1024 ** 3);
+    expect(SANDBOX_SCRIPT).toContain('df -Pk /work /tmp /var/tmp /dev/shm');
     expect(spec.waitForGo).toBe(true);
   });
 
@@ -167,12 +170,14 @@ describe('interpretContainerRun', () => {
   });
 
   it('a full scratch disk is named in the reason, with the --disk limit', () => {
-    const full = 'junobench-container: exit=0 oom_kill=0 disk_full=1\n';
+    const full = 'junobench-container: exit=0 oom_kill=0 disk_full=/var/tmp\n';
     const crashed = interpretContainerRun(run, outcome({ stdout: result('error'), stderr: full }), settings);
-    expect(crashed).toMatchObject({ status: 'error', reason: 'the notebook filled its scratch disk (1 GiB for /work and for /tmp: --disk)' });
+    expect(crashed).toMatchObject({ status: 'error', reason: 'the notebook filled its scratch disk /var/tmp (1 GiB each for /work, /tmp, /var/tmp and /dev/shm: --disk)' });
+    const both = interpretContainerRun(run, outcome({ stdout: result('error'), stderr: full.replace('/var/tmp', '/work,/dev/shm') }), settings);
+    expect(both.reason).toMatch(/^the notebook filled its scratch disk \/work and \/dev\/shm \(/);
     const oom = interpretContainerRun(run, outcome({ stdout: result('kernel-died'), stderr: full.replace('oom_kill=0', 'oom_kill=1') }), settings);
     expect(oom.reason).toMatch(/^out of memory: .*; the notebook filled its scratch disk .*, which counts toward memory$/);
-    expect(interpretContainerRun(run, outcome({ stdout: result('completed'), stderr: full.replace('disk_full=1', 'disk_full=0') }), settings).reason).toBeUndefined();
+    expect(interpretContainerRun(run, outcome({ stdout: result('completed'), stderr: full.replace('disk_full=/var/tmp', 'disk_full=0') }), settings).reason).toBeUndefined();
   });
 
   it('cancelled → failed "cancelled"', () => {

@@ -20,19 +20,27 @@ export const CONTAINER_LAYOUT = {
 } as const;
 
 /**
+ * Every place a notebook can write, each an in-memory file system of --disk.
+ * /var/tmp is mounted by us because engines otherwise put their own there
+ * (Podman: a world-writable tmpfs of half the host's memory when the root is
+ * read-only); /dev/shm is the engine's, sized through ShmSize.
+ */
+export const SCRATCH_MOUNTS = [CONTAINER_LAYOUT.workdir, '/tmp', '/var/tmp', '/dev/shm'] as const;
+
+/**
  * The container's command, run by `sh` as root for its first steps only:
  * copy the read-only instance into the writable /work (as root, so host file
  * modes cannot make inputs unreadable), give the notebook user a writable
  * home (a copy of the image user's, whose caches the image build warmed) on
  * /tmp, and hand both to the notebook's uid; then run the runner as that uid
- * with every capability dropped. The root file system is read-only: /work and
- * /tmp are size-limited tmpfs mounts (--disk), so a notebook cannot fill the
- * host's disk. `timeout` is a backstop that ends the container even if the
+ * with every capability dropped. The root file system is read-only: /work,
+ * /tmp, /var/tmp and /dev/shm are size-limited tmpfs mounts (--disk), so a
+ * notebook cannot fill the host's disk. `timeout` is a backstop that ends the container even if the
  * toolchain that started it dies. Last, it reports the cgroup's OOM-kill count
  * (v1 memory.oom_control or v2 memory.events), which is how an out-of-memory
  * kill is told apart from any other death on engines that do not set
- * State.OOMKilled (Podman 4 on cgroup v1), and whether a scratch file system
- * is full.
+ * State.OOMKilled (Podman 4 on cgroup v1), and which scratch file systems
+ * are full (comma-separated mount points, or 0).
  *
  * The uid is the container's own (not the image user's 1000): per-user
  * process limits (RLIMIT_NPROC counts every process of a uid on the host)
@@ -55,7 +63,7 @@ export HOME=${CONTAINER_LAYOUT.home} USER="$user" LOGNAME="$user"
 timeout -s KILL "$limit" setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
 rc=$?
 oom=$(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null | head -n 1)
-full=$(df -Pk ${CONTAINER_LAYOUT.workdir} /tmp 2>/dev/null | awk 'NR > 1 && $4 < 1024 { f = 1 } END { print f + 0 }')
+full=$(df -Pk ${SCRATCH_MOUNTS.join(' ')} 2>/dev/null | awk 'NR > 1 && $4 < 1024 { printf "%s%s", s, $6; s = "," }')
 echo "junobench-container: exit=$rc oom_kill=\${oom:-unknown} disk_full=\${full:-0}" >&2
 exit $rc
 `;
@@ -66,7 +74,7 @@ const SANDBOX_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETUID', 'SETG
 export interface ContainerRunSettings {
   image: string;
   memoryBytes: number;
-  /** Size of each scratch file system (/work and /tmp, in memory: it counts toward memoryBytes too). */
+  /** Size of each scratch file system (SCRATCH_MOUNTS, in memory: it counts toward memoryBytes too). */
   diskBytes: number;
   nanoCpus: number;
   pidsLimit: number;
@@ -168,7 +176,8 @@ export function planContainerRun(run: NotebookRun, settings: ContainerRunSetting
     capDrop: ['ALL'],
     capAdd: SANDBOX_CAPABILITIES,
     readonlyRootfs: true,
-    tmpfs: { [CONTAINER_LAYOUT.workdir]: settings.diskBytes, '/tmp': settings.diskBytes },
+    tmpfs: { [CONTAINER_LAYOUT.workdir]: settings.diskBytes, '/tmp': settings.diskBytes, '/var/tmp': settings.diskBytes },
+    shmBytes: settings.diskBytes,
     waitForGo: true,
     labels: { 'org.junobench.run': run.id, ...settings.labels },
     wallClockSeconds: wall,
@@ -182,9 +191,11 @@ export function parseOomKills(stderr: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** Whether the sandbox wrapper found a scratch file system (/work, /tmp) full at the end. */
-export function parseDiskFull(stderr: string): boolean {
-  return /junobench-container: exit=\d+ oom_kill=\S+ disk_full=1/.test(stderr);
+/** The scratch file systems (SCRATCH_MOUNTS) the sandbox wrapper found full at the end; empty when none. */
+export function parseDiskFull(stderr: string): string[] {
+  const m = /junobench-container: exit=\d+ oom_kill=\S+ disk_full=(\S+)/.exec(stderr);
+  if (!m || m[1] === '0') return [];
+  return m[1]!.split(',').filter((p) => (SCRATCH_MOUNTS as readonly string[]).includes(p));
 }
 
 /**
@@ -203,9 +214,11 @@ export function interpretContainerRun(
   const runnerResult = findResultLine(outcome.stdout, run.id);
   const durationMs = outcome.runMs;
   const notRun = () => run.cells.map((index) => ({ index, status: 'not-run' as const, durationMs: 0 }));
-  const disk = parseDiskFull(outcome.stderr)
-    ? `the notebook filled its scratch disk (${settings.diskBytes ? formatMemorySize(settings.diskBytes) : 'its limit'} for /work and for /tmp: --disk)`
-    : undefined;
+  const full = parseDiskFull(outcome.stderr);
+  const disk =
+    full.length > 0
+      ? `the notebook filled its scratch disk ${full.join(' and ')} (${settings.diskBytes ? formatMemorySize(settings.diskBytes) : 'the --disk size'} each for ${SCRATCH_MOUNTS.slice(0, -1).join(', ')} and ${SCRATCH_MOUNTS.at(-1)}: --disk)`
+      : undefined;
 
   if (runnerResult) {
     const withContainer = { ...runnerResult, phases: { ...runnerResult.phases, containerMs: outcome.setupMs } };
