@@ -83,7 +83,7 @@ export async function detectArchiveKind(file: string): Promise<ArchiveKind> {
   }
   throw new JunoError('E_INPUT_FORMAT', 'not a zip, tar or tar.gz archive', {
     location: { file },
-    hint: 'the archive step handles .zip, .tar, .tar.gz/.tgz; use `copy` for other files',
+    hint: 'zip, tar and tar.gz/.tgz archives are read (detected by their first bytes, not their name); is the file complete?',
   });
 }
 

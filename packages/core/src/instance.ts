@@ -34,7 +34,7 @@ export async function listInstanceIds(instancesDir: string): Promise<string[]> {
   } catch (e) {
     throw new JunoError('E_INPUT_NOT_FOUND', 'no such instances folder', {
       location: { file: instancesDir },
-      hint: 'pass --instances <dir> with the folder that holds one sub-folder per instance',
+      hint: 'the instances folder holds one sub-folder per instance (--instances <dir> for the commands that take it; raw/instances/ for build)',
       cause: e,
     });
   }
