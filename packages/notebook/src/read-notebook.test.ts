@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JunoError } from '@junobench/core';
-import { parseNotebook, readNotebook } from './read-notebook.js';
+import { MAX_NOTEBOOK_BYTES, parseNotebook, readNotebook } from './read-notebook.js';
 
 const valid = {
   nbformat: 4,
@@ -66,6 +66,17 @@ describe('parseNotebook', () => {
     const line = text.split('\n').findIndex((l) => l.includes('caf')) + 1;
     expect((err as JunoError).message).toMatch(new RegExp(`not valid UTF-8 \\(first invalid byte 0xe9 at line ${line}`));
     expect((err as JunoError).hint).toMatch(/iconv|UTF-8/);
+  });
+
+  it('refuses a notebook too large to read whole, by its size, before reading it (exit 2, not an internal error)', async () => {
+    const d = await mkdtemp(path.join(os.tmpdir(), 'jb-nb-'));
+    const file = path.join(d, 'huge.ipynb');
+    await writeFile(file, JSON.stringify(valid));
+    await truncate(file, MAX_NOTEBOOK_BYTES + 1); // sparse: no disk used
+    const err = await readNotebook(file).then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ code: 'E_NOTEBOOK', exitCode: 2, location: { file } });
+    expect((err as JunoError).message).toBe(`the notebook is ${MAX_NOTEBOOK_BYTES + 1} bytes (256 MiB), more than the 256 MiB a notebook is read whole up to (its saved outputs, most likely)`);
+    expect((err as JunoError).hint).toMatch(/--clear-output/);
   });
 
   it('reads from disk and reports a missing file', async () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import AjvDraft04, { type ValidateFunction } from 'ajv-draft-04';
 import { JunoError, SCHEMAS_DIR, assertReadableFile, locateInvalidUtf8 } from '@junobench/core';
@@ -32,6 +32,14 @@ function validatorFor(minor: number): ValidateFunction {
  */
 export async function readNotebook(file: string): Promise<Notebook> {
   await assertReadableFile(file);
+  const { size } = await stat(file);
+  if (size > MAX_NOTEBOOK_BYTES) {
+    // Read whole, a notebook this size would pass V8's string limit (about 512 Mi characters) or exhaust memory.
+    throw new JunoError('E_NOTEBOOK', `the notebook is ${size} bytes (${formatMiB(size)}), more than the ${formatMiB(MAX_NOTEBOOK_BYTES)} a notebook is read whole up to (its saved outputs, most likely)`, {
+      location: { file },
+      hint: 'clear its outputs except the error, e.g. `jupyter nbconvert --clear-output --inplace` on a copy and re-run the crashing cell, or import it with `junobench pool import`, which reads notebooks without their outputs',
+    });
+  }
   const bytes = await readFile(file);
   const bad = locateInvalidUtf8(bytes);
   if (bad) {
@@ -41,6 +49,13 @@ export async function readNotebook(file: string): Promise<Notebook> {
     });
   }
   return parseNotebook(bytes.toString('utf8'), file);
+}
+
+/** The largest notebook file read whole (bytes). */
+export const MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024;
+
+function formatMiB(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;
 }
 
 export function parseNotebook(text: string, file = '<notebook>'): Notebook {
