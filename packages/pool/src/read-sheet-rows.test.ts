@@ -1,9 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { crc32, deflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeXlsxCell, readSheetRows, type SheetRow } from './read-sheet-rows.js';
+import { openZip, readZipEntries, readZipEntryBuffer } from '@junobench/archive';
+import { XLSX_LIMITS, normalizeXlsxCell, readSheetRows, type SheetRow } from './read-sheet-rows.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -87,6 +89,127 @@ describe('readSheetRows (xlsx)', () => {
     const file = path.join(dir, 'empty.xlsx');
     await writeFile(file, '');
     await expect(collect(file, 'xlsx')).rejects.toMatchObject({ code: 'E_INPUT_EMPTY' });
+  });
+});
+
+/** The entries of a zip, inflated, in their order. */
+async function unzipEntries(file: string): Promise<{ name: string; data: Buffer }[]> {
+  const zip = await openZip(file);
+  try {
+    const out: { name: string; data: Buffer }[] = [];
+    for (const { entry, raw } of await readZipEntries(file, zip)) {
+      if (entry.type === 'file') out.push({ name: entry.path, data: await readZipEntryBuffer(zip, raw) });
+    }
+    return out;
+  } finally {
+    zip.close();
+  }
+}
+
+/**
+ * A deflated zip of these entries. `declaredSize` writes another uncompressed
+ * size into both headers than the real one (a header that lies).
+ */
+function zipOf(entries: { name: string; data: Buffer; declaredSize?: number }[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name, 'utf8');
+    const packed = deflateRawSync(e.data, { level: 9 });
+    const fields = (h: Buffer, at: number) => {
+      h.writeUInt16LE(20, at); // version needed
+      h.writeUInt16LE(0x800, at + 2); // UTF-8 names
+      h.writeUInt16LE(8, at + 4); // deflate
+      h.writeUInt32LE(0, at + 6); // time, date
+      h.writeUInt32LE(crc32(e.data), at + 10);
+      h.writeUInt32LE(packed.length, at + 14);
+      h.writeUInt32LE(e.declaredSize ?? e.data.length, at + 18);
+      h.writeUInt16LE(name.length, at + 22);
+      h.writeUInt16LE(0, at + 24); // extra
+    };
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    fields(local, 4);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4); // version made by
+    fields(central, 6);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, packed);
+    centrals.push(central, name);
+    offset += local.length + name.length + packed.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+describe('readSheetRows (xlsx decompression limits)', () => {
+  let genuine: { name: string; data: Buffer }[];
+  let padded: Buffer;
+  const header = ['fname', 'eid', 'ename', 'evalue'];
+  const row = ['nb1.ipynb', 'e1', 'KeyError', "'price'"];
+
+  beforeAll(async () => {
+    const file = path.join(dir, 'genuine.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('data');
+    ws.addRow(header);
+    ws.addRow(row);
+    await wb.xlsx.writeFile(file);
+    genuine = await unzipEntries(file);
+    const strings = genuine.find((e) => e.name === 'xl/sharedStrings.xml');
+    expect(strings, 'exceljs writes shared strings').toBeDefined();
+    // As the reviewer's bomb: shared strings no cell refers to, enough to pass
+    // the ratio floor; deflate packs them about 400:1 (80 MiB in ~200 KB).
+    const pad = Buffer.alloc(XLSX_LIMITS.ratioFloorBytes + 16 * 1024 ** 2, '<si><t>xy</t></si>');
+    const text = strings!.data.toString('utf8');
+    const cut = text.lastIndexOf('</sst>');
+    padded = Buffer.concat([Buffer.from(text.slice(0, cut)), pad, Buffer.from(text.slice(cut))]);
+  });
+
+  const withStrings = (data: Buffer, declaredSize?: number) =>
+    genuine.map((e) => (e.name === 'xl/sharedStrings.xml' ? { ...e, data, ...(declaredSize !== undefined ? { declaredSize } : {}) } : e));
+
+  it('reads a workbook well within the limits (the same zip layout as the bombs below)', async () => {
+    const file = path.join(dir, 'rezipped.xlsx');
+    await writeFile(file, zipOf(genuine));
+    expect(await collect(file, 'xlsx')).toEqual([
+      { row: 1, values: header },
+      { row: 2, values: row },
+    ]);
+  });
+
+  it('refuses a workbook whose entries declare more than the ratio allows, naming the entry, before exceljs reads it', async () => {
+    const file = path.join(dir, 'bomb.xlsx');
+    const bytes = zipOf(withStrings(padded));
+    expect(bytes.length).toBeLessThan(1024 ** 2);
+    await writeFile(file, bytes);
+    const failure = collect(file, 'xlsx');
+    await expect(failure).rejects.toMatchObject({
+      code: 'E_UNSAFE_ARCHIVE',
+      exitCode: 2,
+      location: { file, field: 'xl/sharedStrings.xml' },
+      message: expect.stringMatching(/the workbook \(.*KiB\) expands to more than 64 MiB, over \d+ times its size \(at entry "xl\/sharedStrings\.xml"\): a zip bomb\?/),
+      hint: expect.stringMatching(/export the sheet as \.csv/),
+    });
+  });
+
+  it('refuses an entry that inflates past the size its header declares', async () => {
+    const file = path.join(dir, 'liar.xlsx');
+    const strings = genuine.find((e) => e.name === 'xl/sharedStrings.xml')!;
+    await writeFile(file, zipOf(withStrings(padded, strings.data.length)));
+    await expect(collect(file, 'xlsx')).rejects.toMatchObject({
+      code: 'E_UNSAFE_ARCHIVE',
+      location: { file, field: 'xl/sharedStrings.xml' },
+      message: expect.stringMatching(/entry "xl\/sharedStrings\.xml" inflates to more than the \d+ bytes its header declares: a zip bomb\?/),
+    });
   });
 });
 

@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { parse as parseCsv, CsvError } from 'csv-parse';
-import { JunoError, assertReadableFile } from '@junobench/core';
+import { JunoError, assertReadableFile, isJunoError } from '@junobench/core';
+import { assertSafeEntries, formatBytes, openZip, readZipEntries, type ArchiveLimits } from '@junobench/archive';
 import { createUtf8CheckStream, replacedBytesWarning } from './utf8-check-stream.js';
 
 /** A cell as it appears in the `columns` of a CrashRecord. */
@@ -18,6 +19,21 @@ export interface SheetRow {
 export type SheetContainer = 'xlsx' | 'csv';
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+
+/**
+ * What a workbook may expand to before exceljs is let near it. An .xlsx is a
+ * zip archive from the internet, and exceljs inflates and caches every shared
+ * string: a 5 MB workbook whose sharedStrings.xml inflates to 2 GB held an
+ * import for over ten minutes. Real crash sheets are far below these (the
+ * 111-row benchmark description and a 746-row study sheet inflate to a few
+ * MB); a sheet past them can be exported as .csv, which is streamed.
+ */
+export const XLSX_LIMITS: Required<ArchiveLimits> = {
+  maxEntries: 10_000,
+  maxBytes: 256 * 1024 ** 2,
+  maxRatio: 100,
+  ratioFloorBytes: 64 * 1024 ** 2,
+};
 
 /**
  * Stream the rows of a sheet, header first. Rows whose cells are all empty are
@@ -65,6 +81,7 @@ async function* readXlsxRows(file: string): AsyncGenerator<SheetRow> {
         : 'save the sheet again from Excel/LibreOffice as .xlsx (Office Open XML), or export it as .csv',
     });
   }
+  await assertWorkbookWithinLimits(file);
   // exceljs is large: load it only when a workbook is read.
   const { default: ExcelJS } = await import('exceljs');
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
@@ -102,6 +119,94 @@ async function* readXlsxRows(file: string): AsyncGenerator<SheetRow> {
       hint: 'save the sheet again from a spreadsheet program as .xlsx',
     });
   }
+}
+
+/**
+ * Refuse a workbook whose zip entries inflate past XLSX_LIMITS (entry count,
+ * total size, ratio to the file's size), first from the sizes its central
+ * directory declares, then by inflating each entry once (yauzl stops at the
+ * first byte past the declared size, so a header that lies costs no more than
+ * an honest one). Only then does exceljs read it.
+ */
+async function assertWorkbookWithinLimits(file: string): Promise<void> {
+  const archiveBytes = (await stat(file)).size;
+  let zip: ZipFile;
+  try {
+    zip = await openZip(file);
+  } catch (e) {
+    throw unreadableWorkbook(file, e);
+  }
+  try {
+    let entries;
+    try {
+      entries = await readZipEntries(file, zip);
+    } catch (e) {
+      throw isJunoError(e) && e.code === 'E_UNSAFE_ARCHIVE' ? workbookBomb(file, e) : unreadableWorkbook(file, e);
+    }
+    try {
+      assertSafeEntries(
+        file,
+        entries.map((e) => e.entry),
+        XLSX_LIMITS,
+        archiveBytes,
+      );
+    } catch (e) {
+      throw isJunoError(e) && e.code === 'E_UNSAFE_ARCHIVE' ? workbookBomb(file, e) : e;
+    }
+    for (const { entry, raw } of entries) {
+      if (entry.type !== 'file') continue;
+      try {
+        await drainZipEntry(zip, raw);
+      } catch (e) {
+        if (/^too many bytes in the stream/.test((e as Error).message)) {
+          throw new JunoError(
+            'E_UNSAFE_ARCHIVE',
+            `is not read: entry "${entry.path}" inflates to more than the ${formatBytes(entry.size)} its header declares: a zip bomb?`,
+            { location: { file, field: entry.path }, hint: WORKBOOK_BOMB_HINT, cause: e },
+          );
+        }
+        throw unreadableWorkbook(file, e);
+      }
+    }
+  } finally {
+    zip.close();
+  }
+}
+
+const WORKBOOK_BOMB_HINT = `nothing was imported; a crash sheet may inflate to at most ${formatBytes(XLSX_LIMITS.maxBytes)}, and past ${formatBytes(XLSX_LIMITS.ratioFloorBytes)} to at most ${XLSX_LIMITS.maxRatio} times its file size: if the workbook is genuine, open it in a spreadsheet program and export the sheet as .csv (CSV is read as a stream, without this limit)`;
+
+function workbookBomb(file: string, e: JunoError): JunoError {
+  const what = e.message.replace(/^the archive /, 'the workbook ');
+  return new JunoError('E_UNSAFE_ARCHIVE', `is not read: ${what}${what.endsWith('a zip bomb?') ? '' : ': a zip bomb?'}`, {
+    location: { file, ...(e.location?.field ? { field: e.location.field } : {}) },
+    hint: WORKBOOK_BOMB_HINT,
+    cause: e,
+  });
+}
+
+function unreadableWorkbook(file: string, e: unknown): JunoError {
+  return new JunoError('E_INPUT_FORMAT', `could not read the workbook: ${isJunoError(e) ? e.message : (e as Error).message}`, {
+    location: { file },
+    hint: 'the zip archive is not a valid .xlsx workbook; open and save it again in a spreadsheet program, or export it as .csv',
+    cause: e,
+  });
+}
+
+type ZipFile = Awaited<ReturnType<typeof openZip>>;
+type ZipEntry = Awaited<ReturnType<typeof readZipEntries>>[number]['raw'];
+
+function drainZipEntry(zip: ZipFile, raw: ZipEntry): Promise<void> {
+  return new Promise((resolve, reject) =>
+    zip.openReadStream(raw, (err, stream) => {
+      if (err) return reject(err);
+      stream.on('error', (e) => {
+        stream.destroy();
+        reject(e);
+      });
+      stream.on('end', () => resolve());
+      stream.resume();
+    }),
+  );
 }
 
 /** exceljs cell values → the plain values kept under `columns`. */
