@@ -347,7 +347,13 @@ export interface ExpectedCrash {
 
 export interface ExecutionSpec {
   order: 'file' | 'execution-count';
+  /**
+   * Seconds a code cell may run; at most a day (instances are untrusted: a limit of years would hang a verification).
+   */
   cellTimeoutSeconds?: number;
+  /**
+   * Seconds the whole notebook may run; at most a day.
+   */
   timeoutSeconds?: number;
   /**
    * Explicit code-cell replay order, overriding `order` (a repeated index is a re-execution, as when a cell was run twice in the original session).
