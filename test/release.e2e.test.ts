@@ -60,6 +60,7 @@ describe('junobench release', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/re-run \(local runtime\): 16 instances, 0 differ from verification\.json, 1 could not run here/);
     expect(r.stdout).toMatch(/not checked here: tensorflow_1/);
+    expect(r.stderr).toMatch(/warning: the release's 16 instances are someone else's notebooks and will run UNSANDBOXED in the local runtime/);
     const result = JSON.parse(await readFile(path.join(work, 'verify.json'), 'utf8')) as { ok: boolean; verification: { instances: { cached: boolean }[] } };
     expect(result.ok).toBe(true);
     // A real re-run: nothing came from a cache.
@@ -78,6 +79,23 @@ describe('junobench release', () => {
     expect(r.stdout).toMatch(/label-mismatch: pandas_1: label rootCause is "library cause" in instances\/pandas_1\/instance\.json/);
     expect(r.stdout).toMatch(/^FAILED/m);
   });
+
+  it('a release that fails its checks is not run: an altered notebook never executes', async () => {
+    const x = path.join(work, 'altered');
+    await mkdir(x);
+    execFileSync('tar', ['-xzf', path.join(releases, 'junobench-0.1.0', 'junobench-0.1.0.tar.gz'), '-C', x]);
+    const marker = path.join(work, 'altered-notebook-ran');
+    const nb = path.join(x, 'junobench-0.1.0', 'instances', 'pandas_1', 'reproduced.ipynb');
+    const doc = JSON.parse(await readFile(nb, 'utf8')) as { cells: { cell_type: string; source: string | string[] }[] };
+    const first = doc.cells.find((c) => c.cell_type === 'code')!;
+    first.source = [`open(${JSON.stringify(marker)}, 'w').write('ran')\n`, ...(Array.isArray(first.source) ? first.source : [first.source])];
+    await writeFile(nb, JSON.stringify(doc));
+    const r = await runJunobench(['release', 'verify', path.join(x, 'junobench-0.1.0')]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain('checksum-mismatch: instances/pandas_1/reproduced.ipynb');
+    expect(r.stdout).toMatch(/^re-run: not done — the release failed \d+ checks? above: its files are not the ones released, so nothing of it is run$/m);
+    expect(await readFile(marker, 'utf8').catch(() => 'absent')).toBe('absent');
+  }, 120_000);
 
   it('a hostile release folder: SHA256SUMS naming files outside it and special files beside the archive are reported, never opened', async () => {
     const x = path.join(work, 'hostile');

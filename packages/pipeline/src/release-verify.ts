@@ -43,6 +43,8 @@ export interface ReleaseVerification {
   filesChecked: number;
   bytesChecked: number;
   rerun?: ReleaseRerun;
+  /** Why the instances were not re-run although `run` was asked (the static checks failed). */
+  rerunRefused?: string;
   /** Everything holds: no problem and no difference. */
   ok: boolean;
 }
@@ -53,6 +55,7 @@ export interface ReleaseVerification {
  * Croissant, cross-file consistency), then unless `run` is false re-verify
  * every instance from the extracted files in a fresh runtime, without any
  * cache, and compare the outcomes with the release's verification.json.
+ * A release that failed a static check is never run.
  */
 export async function verifyRelease(o: VerifyReleaseOptions): Promise<ReleaseVerification> {
   const { checkRelease, openRelease } = await import('@junobench/release');
@@ -68,7 +71,10 @@ export async function verifyRelease(o: VerifyReleaseOptions): Promise<ReleaseVer
       bytesChecked: check.bytesChecked,
       ok: false,
     };
-    if (o.run && check.manifest && o.createRuntime) {
+    if (o.run && check.problems.length > 0) {
+      // Files that are not the released ones: running them would prove nothing, and would run code someone altered.
+      result.rerunRefused = `the release failed ${check.problems.length} check${check.problems.length > 1 ? 's' : ''} above: its files are not the ones released, so nothing of it is run`;
+    } else if (o.run && check.manifest && o.createRuntime) {
       result.rerun = await rerunRelease(opened.top, check.manifest, o);
     }
     result.ok = result.problems.length === 0 && (result.rerun?.differences.length ?? 0) === 0 && (!o.run || result.rerun !== undefined);

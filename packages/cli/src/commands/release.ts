@@ -120,8 +120,9 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     'after',
     '\nThe archive is extracted safely into a temporary folder (no entry may leave it) and removed afterwards; nothing is cached.\n' +
       'With --runtime docker the image is --image, else the one the release names (its pushed digest, else its tag).\n' +
+      'A release that fails a check is not run. The local runtime (the default) is no sandbox: for a release you did not build, use --runtime docker.\n' +
       'Exit status: 0 everything holds; 1 a difference (each named); 2 not a release; 3 no usable runtime.\n' +
-      'Examples:\n  junobench release verify releases/junobench-0.1.0 --no-run\n  junobench release verify junobench-0.1.0.tar.gz\n  junobench release verify junobench-0.1.0.tar.gz --runtime docker',
+      'Examples:\n  junobench release verify releases/junobench-0.1.0 --no-run\n  junobench release verify releases/junobench-0.1.0/junobench-0.1.0.tar.gz\n  junobench release verify junobench-0.1.0.tar.gz --runtime docker',
   );
   verify.action(async (input: string, flags: VerifyFlags) => {
     const { verifyRelease } = await import('@junobench/pipeline');
@@ -147,7 +148,14 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
               onStep: (m) => ctx.err(m),
             });
           }
-          return createRuntimeFromFlags({ ...flags, ...(flags.runtime === 'docker' && image ? { image } : {}) }, ctx);
+          const runtime = await createRuntimeFromFlags({ ...flags, ...(flags.runtime === 'docker' && image ? { image } : {}) }, ctx);
+          if (runtime.kind === 'local') {
+            ctx.err(
+              `warning: the release's ${manifest.instances.length} instances are someone else's notebooks and will run UNSANDBOXED in the local runtime, with your user's rights. ` +
+                'For a release you did not build: sh tools/setup-engine.sh, then release verify --runtime docker (its image), or --no-run for the checks alone.',
+            );
+          }
+          return runtime;
         },
       });
     } finally {
@@ -172,6 +180,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       for (const u of r.unchecked) lines.push(`  not checked here: ${u.instance} (${u.reason})`);
       for (const i of r.improved) lines.push(`  verified here (skipped-env in the release): ${i}`);
     } else if (!flags.run) lines.push('re-run: skipped (--no-run)');
+    else if (result.rerunRefused) lines.push(`re-run: not done — ${result.rerunRefused}`);
     lines.push(result.ok ? `OK: the release holds (${formatDuration(Date.now() - t0)})` : `FAILED: ${result.problems.length + (result.rerun?.differences.length ?? 0)} difference(s) (${formatDuration(Date.now() - t0)})`);
     ctx.out(lines.join('\n'));
     if (flags.json) {
