@@ -1,12 +1,13 @@
 // The CLI end to end on hostile or broken inputs (issue 12): each is bad input,
 // exit 2, with a message naming the file, link or id — never a run, a cache
 // entry or a file touched outside the folders given.
+import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashTree } from '@junobench/core';
-import { repoRoot, runJunobench } from './run-cli.js';
+import { junobenchBin, repoRoot, runJunobench } from './run-cli.js';
 
 let dir: string;
 const instances = () => path.join(dir, 'instances');
@@ -62,6 +63,34 @@ describe('hostile instances and ids', () => {
     expect(r.stderr).not.toMatch(/internal error|This is a bug/);
     expect((await readdir(out).catch(() => [])).filter((n) => !n.startsWith('.'))).toEqual([]);
   }, 120_000);
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('an import interrupted by %s exits %i and leaves neither its output nor a temporary file', async (signal, status) => {
+    const out = path.join(dir, `interrupted-${signal}`);
+    await mkdir(out, { recursive: true });
+    const base = path.join(out, 'base.jsonl');
+    expect((await runJunobench(['pool', 'import', 'raw/pool/empirical-study.csv', '-o', base])).code).toBe(0);
+    const records = (await readFile(base, 'utf8')).split('\n').filter(Boolean);
+    // Enough records (about 100 MB) that the import is still writing when the signal comes.
+    const big = path.join(dir, `big-${signal}.jsonl`);
+    const copies: string[] = [];
+    for (let i = 0; i < 400; i++) for (const r of records) copies.push(r.replace(/^\{"id":"[^"]*"/, `{"id":"copy-${i}-${copies.length}"`));
+    await writeFile(big, `${copies.join('\n')}\n`);
+    const child = spawn(process.execPath, [junobenchBin, 'pool', 'import', big, '-o', path.join(out, 'pool.jsonl')], { cwd: repoRoot, env: { ...process.env, CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Wait until the import has its temporary output open, then interrupt it.
+    const deadline = Date.now() + 60_000;
+    while (!(await readdir(out)).some((n) => n.endsWith('.tmp')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect((await readdir(out)).some((n) => n.endsWith('.tmp')), 'the import never opened its output').toBe(true);
+    child.kill(signal);
+    expect(await exited, stderr).toBe(status);
+    expect(stderr).toContain(`junobench: interrupted (${signal}); outputs not complete were not written`);
+    expect((await readdir(out)).sort()).toEqual(['base.jsonl', 'base.rejects.jsonl']);
+  }, 180_000);
 
   it.each([['../outside/pandas_1'], ['/tmp'], ['a/b']])('subsample and verify refuse the id %s (exit 2), nothing outside --instances touched', async (id) => {
     await mkdir(path.join(dir, 'outside'), { recursive: true });

@@ -8,6 +8,19 @@
 import { pathToFileURL } from 'node:url';
 import { checkCompiledCli } from './compiled-cli.js';
 
+// Ctrl-C or SIGTERM: exit with the conventional status, so that the 'exit'
+// hooks run — temporary output files and run folders are removed, and no
+// output was written half. A command that handles the signal itself (a worker
+// draining its jobs, a queued run taking its jobs back) has its own listener
+// and is left to it.
+const onSignal = (signal) => {
+  if (process.listenerCount(signal) > 1) return;
+  process.stderr.write(`\njunobench: interrupted (${signal}); outputs not complete were not written\n`);
+  process.exit(signal === 'SIGINT' ? 130 : 143);
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
 const mode = process.env.JUNOBENCH_CLI;
 const debug = Boolean(process.env.JUNOBENCH_DEBUG);
 const compiled = mode === 'tsx' ? { fresh: false, reason: 'JUNOBENCH_CLI=tsx' } : checkCompiledCli();

@@ -1,4 +1,4 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, unlinkSync, type WriteStream } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -11,7 +11,38 @@ import { stableStringify } from './hash.js';
  * half-written output that a later stage (or Nx's cache) would take as done.
  */
 function tempPathFor(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  pending.add(tmp);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', removePendingTempFiles);
+  }
+  return tmp;
+}
+
+/**
+ * Temporary files not yet renamed into place or removed. When the process
+ * exits before that (an interrupt, `process.exit` on a fatal error), they are
+ * removed on the way out, so no `.<name>.<pid>.<hex>.tmp` piles up beside
+ * the outputs. (A SIGKILL leaves them; nothing can run then.)
+ */
+const pending = new Set<string>();
+let exitHookInstalled = false;
+
+function removePendingTempFiles(): void {
+  for (const tmp of pending) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // Already gone, or never created.
+    }
+  }
+  pending.clear();
+}
+
+/** The temp file is renamed into place or removed: nothing to clean at exit. */
+function settled(tmp: string): void {
+  pending.delete(tmp);
 }
 
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
@@ -23,6 +54,8 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   } catch (e) {
     await rm(tmp, { force: true });
     throw e;
+  } finally {
+    settled(tmp);
   }
 }
 
@@ -66,12 +99,14 @@ export async function openAtomic(file: string): Promise<AtomicFile> {
       done = true;
       await close();
       await rename(tmp, file);
+      settled(tmp);
     },
     async abort() {
       if (done) return;
       done = true;
       await close().catch(() => undefined);
       await rm(tmp, { force: true });
+      settled(tmp);
     },
   };
 }
