@@ -37,6 +37,7 @@ export type { AtomicFile } from './atomic.js';
 export { readJsonl, readJsonlAll, writeJsonl, JsonlWriter, readJsonFile, assertReadableFile } from './jsonl.js';
 export { MAX_LINE_CHARS, readLinesCapped, quoteShort } from './lines.js';
 export { compileLinearRegExp, linearRegExpProblem } from './linear-regexp.js';
+export { MAX_JSON_DEPTH, findTooDeep } from './json-depth.js';
 export type { LinearRegExp } from './linear-regexp.js';
 export type { CappedLine } from './lines.js';
 export type { JsonlLine } from './jsonl.js';

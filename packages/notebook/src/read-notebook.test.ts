@@ -2,7 +2,7 @@ import { mkdtemp, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JunoError } from '@junobench/core';
+import { JunoError, MAX_JSON_DEPTH } from '@junobench/core';
 import { MAX_NOTEBOOK_BYTES, parseNotebook, readNotebook } from './read-notebook.js';
 
 const valid = {
@@ -77,6 +77,21 @@ describe('parseNotebook', () => {
     expect(err).toMatchObject({ code: 'E_NOTEBOOK', exitCode: 2, location: { file } });
     expect((err as JunoError).message).toBe(`the notebook is ${MAX_NOTEBOOK_BYTES + 1} bytes (256 MiB), more than the 256 MiB a notebook is read whole up to (its saved outputs, most likely)`);
     expect((err as JunoError).hint).toMatch(/--clear-output/);
+  });
+
+  it('refuses a notebook nested deeper than MAX_JSON_DEPTH, naming where (every later reader would overflow its stack on it)', () => {
+    // Written as text: JSON.stringify itself would overflow on it.
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const text = JSON.stringify({ ...valid, metadata: { deep: 'DEEP' } }).replace('"DEEP"', deep);
+    const err = (() => {
+      try {
+        parseNotebook(text, 'deep.ipynb');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toMatchObject({ code: 'E_NOTEBOOK', exitCode: 2, location: { file: 'deep.ipynb' } });
+    expect((err as JunoError).message).toBe(`nested ${MAX_JSON_DEPTH + 1} levels deep at metadata.deep.a.a.a.a.….a, more than the ${MAX_JSON_DEPTH} a notebook may nest`);
   });
 
   it('reads from disk and reports a missing file', async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import AjvDraft04, { type ValidateFunction } from 'ajv-draft-04';
-import { JunoError, SCHEMAS_DIR, assertReadableFile, locateInvalidUtf8 } from '@junobench/core';
+import { JunoError, MAX_JSON_DEPTH, SCHEMAS_DIR, assertReadableFile, findTooDeep, locateInvalidUtf8 } from '@junobench/core';
 import type { Notebook } from './notebook-types.js';
 
 // The official nbformat schemas (draft-04), one per minor version, as
@@ -78,6 +78,13 @@ export function parseNotebook(text: string, file = '<notebook>'): Notebook {
 export function validateNotebook(value: unknown, file = '<notebook>'): Notebook {
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new JunoError('E_NOTEBOOK', 'not a notebook: the JSON document is not an object', { location: { file } });
+  }
+  const deep = findTooDeep(value);
+  if (deep) {
+    throw new JunoError('E_NOTEBOOK', `nested ${deep.depth} levels deep at ${deep.path}, more than the ${MAX_JSON_DEPTH} a notebook may nest`, {
+      location: { file, field: deep.path },
+      hint: 'real notebooks nest a few levels; a document this deep would overflow every tool that reads it (Python\'s json included): remove that field',
+    });
   }
   const nb = value as Record<string, unknown>;
   if (nb.nbformat !== 4) {

@@ -75,6 +75,15 @@ describe('parsePredictionLines', () => {
     expect(r.predictions.map((p) => p.line)).toEqual([2]);
   });
 
+  it('a prediction nested thousands of levels deep is a problem line, not a stack overflow', () => {
+    // Written as text: JSON.stringify itself would overflow on it.
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const text = JSON.stringify({ task: 'repair', id: R, answer: { notebook: { ...nb, metadata: { deep: 'DEEP' } } } }).replace('"DEEP"', deep);
+    const { predictions, problems } = parsePredictionLines([{ line: 3, text }], keys);
+    expect(predictions).toEqual([]);
+    expect(problems).toEqual([{ line: 3, message: 'nested 101 levels deep at "answer.notebook.metadata.deep.a.a.….a", more than the 100 a prediction may nest' }]);
+  });
+
   it('quotes a hostile id short in its message', () => {
     const id = 'A'.repeat(5_000_000);
     const { problems } = parsePredictionLines([{ line: 1, text: JSON.stringify({ task: 'detect', id, answer: { crashes: true } }) }], keys);

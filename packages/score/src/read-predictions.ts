@@ -1,9 +1,11 @@
 import { createReadStream } from 'node:fs';
 import {
   JunoError,
+  MAX_JSON_DEPTH,
   MAX_LINE_CHARS,
   assertReadableFile,
   checkSchema,
+  findTooDeep,
   formatIssue,
   quoteShort,
   readLinesCapped,
@@ -73,6 +75,12 @@ class PredictionParser {
       value = JSON.parse(text);
     } catch (e) {
       this.problems.push({ line, message: `invalid JSON: ${(e as Error).message.slice(0, 200)}` });
+      return;
+    }
+    const deep = findTooDeep(value);
+    if (deep) {
+      // Before anything recursive (schema checks, hashing, JSON.stringify) overflows on it.
+      this.problems.push({ line, message: `nested ${deep.depth} levels deep at ${quoteShort(deep.path)}, more than the ${MAX_JSON_DEPTH} a prediction may nest` });
       return;
     }
     const issues = checkSchema('prediction', value);
