@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +29,28 @@ describe('atomic writes', () => {
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
+    expect(await readdir(d)).toEqual([]);
+  });
+
+  it('refuses two outputs of one set at the same path (the second would replace the first), leaving nothing behind', async () => {
+    const d = await tmp();
+    const err = await OutputSet.run(async (out) => {
+      await out.open(path.join(d, 'x.jsonl'));
+      await out.open(path.join(d, '.', 'x.jsonl'));
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'E_USAGE', exitCode: 2, location: { file: path.join(d, '.', 'x.jsonl') } });
+    expect(await readdir(d)).toEqual([]);
+  });
+
+  it('removes the temporary files of a set still open when the process exits', async () => {
+    const d = await tmp();
+    const script = `import { OutputSet } from ${JSON.stringify(new URL('./atomic.ts', import.meta.url).href)};
+const set = new OutputSet();
+const f = await set.open(${JSON.stringify(path.join(d, 'out.jsonl'))});
+await f.write('partial');
+process.exit(130);`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(130);
     expect(await readdir(d)).toEqual([]);
   });
 

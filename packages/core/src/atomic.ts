@@ -3,6 +3,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { once } from 'node:events';
+import { JunoError } from './errors.js';
 import { stableStringify } from './hash.js';
 
 /**
@@ -120,6 +121,14 @@ export class OutputSet {
   private readonly files: AtomicFile[] = [];
 
   async open(file: string): Promise<AtomicFile> {
+    const same = this.files.find((f) => path.resolve(f.path) === path.resolve(file));
+    if (same) {
+      // The second would be renamed over the first at commit: one output silently lost.
+      throw new JunoError('E_USAGE', 'two outputs of this command are the same file', {
+        location: { file },
+        hint: 'give each output its own path (-o and --rejects/--report differ)',
+      });
+    }
     const f = await openAtomic(file);
     this.files.push(f);
     return f;
