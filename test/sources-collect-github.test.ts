@@ -123,6 +123,19 @@ describe('collectGithubNotebooks', () => {
     expect(await readdir(out).catch(() => [])).toEqual([]);
   });
 
+  it('an API that cannot be reached is the network (exit 3), not "GitHub answered 500", and its URL is shown without credentials', async () => {
+    const closed = await new GithubContentsServer().start();
+    const url = closed.url.replace('http://', 'http://bob:s3cretpw@');
+    await closed.stop();
+    const e = await caught(
+      collectGithubNotebooks(['octo/nbs:eda/crash.ipynb@main'], { client: createGithubClient({ env: { GITHUB_API_URL: url } }), env: { GITHUB_API_URL: url }, outDir: path.join(tmp, 'o10'), salt: SALT }),
+    );
+    expect([e.code, e.exitCode]).toEqual(['E_ENV_NETWORK', 3]);
+    expect(e.message).toMatch(/^cannot reach the GitHub API at http:\/\/127\.0\.0\.1:\d+/);
+    expect(`${e.message}${e.hint}`).not.toContain('s3cretpw');
+    expect(e.message).not.toMatch(/answered 500/);
+  });
+
   it('sends the token, and never shows it when GitHub rejects it', async () => {
     const token = 'ghp_0123456789abcdefghijklmnopqrstuvwxyz';
     gh.requireToken = 'ghp_theRightTokenIsNotThisOne0123456789';

@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'E_SOURCE_FORBIDDEN'
   | 'E_SOURCE_RATE_LIMIT'
   | 'E_ENV_KAGGLE'
+  | 'E_ENV_NETWORK'
   | 'E_STATE'
   | 'E_RELEASE_REFUSED'
   | 'E_GIT'
@@ -77,6 +78,7 @@ const DEFAULT_EXIT: Partial<Record<ErrorCode, ExitCode>> = {
   E_SOURCE_AUTH: 3,
   E_SOURCE_RATE_LIMIT: 1,
   E_ENV_KAGGLE: 3,
+  E_ENV_NETWORK: 3,
   E_RELEASE_REFUSED: 1,
   E_GITHUB: 1,
   E_REGISTRY: 1,

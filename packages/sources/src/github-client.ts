@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
-import { JunoError } from '@junobench/core';
+import { JunoError, stripUrlCredentials } from '@junobench/core';
 import { redactKnownSecrets } from './kaggle-cli.js';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
@@ -91,9 +91,12 @@ export function githubError(e: unknown, subject: string, env: NodeJS.ProcessEnv)
       hint: tokenSet ? 'check the owner, repository, path and ref' : 'check the owner, repository, path and ref; a private repository needs GITHUB_TOKEN',
     });
   }
-  if (status === undefined) {
-    return new JunoError('E_SOURCE', `cannot reach the GitHub API at ${env.GITHUB_API_URL?.trim() || DEFAULT_GITHUB_API_URL} (${message}) while fetching ${subject}`, {
-      hint: 'check the network and GITHUB_API_URL',
+  // Octokit reports a request that never got an answer (refused, no DNS, a malformed URL) as status 500
+  // without a response: that is the network or the configuration, not GitHub answering 500.
+  if (status === undefined || (status === 500 && err?.response === undefined)) {
+    const api = stripUrlCredentials(env.GITHUB_API_URL?.trim() || DEFAULT_GITHUB_API_URL).url;
+    return new JunoError('E_ENV_NETWORK', `cannot reach the GitHub API at ${api} (${message}) while fetching ${subject}`, {
+      hint: 'check the network, and GITHUB_API_URL when it is set (an http(s) URL of the API, e.g. https://api.github.com)',
       cause: e,
     });
   }
