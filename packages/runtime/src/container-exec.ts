@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { JunoError } from '@junobench/core';
+import { startLongTimer, type LongTimer } from './start-long-timer.js';
 
 /** One command in a fresh, sandboxed, self-removing container. */
 export interface ContainerSpec {
@@ -82,6 +83,9 @@ export async function launchContainer(
   spec: ContainerSpec,
   options: { signal?: AbortSignal; onContainer?: (id: string) => void } = {},
 ): Promise<LaunchedContainer> {
+  if (!(spec.wallClockSeconds > 0)) {
+    throw new JunoError('E_USAGE', `invalid wall-clock limit for a container: ${spec.wallClockSeconds} s`, { hint: 'give a positive number of seconds' });
+  }
   const t0 = Date.now();
   const max = spec.maxOutputBytes ?? 4 * 1024 * 1024;
   const stdout = new TailBuffer(max);
@@ -126,7 +130,7 @@ export async function launchContainer(
 
   let timedOut = false;
   let aborted = false;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: LongTimer | undefined;
   let setupMs = 0;
   let started = 0;
   let wentAt = 0;
@@ -166,10 +170,11 @@ export async function launchContainer(
   const go = () => {
     if (wentAt || aborted) return;
     wentAt = Date.now();
-    timer = setTimeout(() => {
+    // Limits come from instances and flags: beyond 24.8 days a plain setTimeout would fire at once.
+    timer = startLongTimer(spec.wallClockSeconds * 1000, () => {
       timedOut = true;
       void kill();
-    }, spec.wallClockSeconds * 1000);
+    });
     // On a line of its own: some engines deliver the attach request's body on stdin first.
     if (stdin) stream.write('\ngo\n');
   };
@@ -211,7 +216,7 @@ export async function launchContainer(
       if (e instanceof JunoError) throw e;
       throw engineError(e, spec.image, 'run a container');
     } finally {
-      if (timer) clearTimeout(timer);
+      timer?.cancel();
       options.signal?.removeEventListener('abort', onAbort);
       if (!exited) exited = Date.now();
       if (stdin) stream.end();

@@ -215,6 +215,16 @@ describe('container runtime sandbox (real engine)', () => {
     expect(await leftovers(r!.id)).toEqual([]);
   });
 
+  it('a limit of years (1e9 s, past what a Node timer holds) is waited for, not taken for an expired one', async () => {
+    // Node's setTimeout fires after 1 ms for delays over 2^31-1 ms: the container was killed at once and reported as past its limit.
+    const dir = await instance('years', ['import time\ntime.sleep(2)\nprint("done")', 'while True:\n    pass']);
+    const [r] = await runtime().run([runOf('years', dir, 2, { cellTimeoutSeconds: 3, timeoutSeconds: 1e9 })]);
+    expect(r!.cells.map((c) => c.status), JSON.stringify(r)).toEqual(['ok', 'timeout']);
+    expect(r!.status).toBe('timeout');
+    expect(r!.reason).toMatch(/^cell exceeded 3 s/);
+    expect(await leftovers(r!.id)).toEqual([]);
+  });
+
   it('a run past the wall-clock limit has its container killed: timeout, and no container behind', async () => {
     // The runner's own limits are far away (300 s): only the container kill can end this run.
     const dir = await instance('wall', ['import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.1)']);

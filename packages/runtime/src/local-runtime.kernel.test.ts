@@ -93,6 +93,16 @@ describe.each([
     expect(dies).toMatchObject({ status: 'kernel-died' });
   }, 300_000);
 
+  it('a limit of years on one side does not overflow anything: the other limit still ends the run', async () => {
+    // Node timers overflow past 2^31-1 ms (24.8 days); the runner and its watchdog must not depend on one.
+    const [cell, total] = await rt.run(
+      [run('cy', 'loop.ipynb', [0], { cellTimeoutSeconds: 3, timeoutSeconds: 1e9 }), run('ty', 'loop.ipynb', [0], { cellTimeoutSeconds: 1e9, timeoutSeconds: 3 })],
+      { jobs: 2 },
+    );
+    expect(cell).toMatchObject({ status: 'timeout', reason: expect.stringMatching(/^cell exceeded 3 s/) });
+    expect(total).toMatchObject({ status: 'timeout', reason: expect.stringMatching(/^the notebook exceeded its 3 s limit/) });
+  }, 300_000);
+
   it('a notebook that kills its parent process takes no other notebook with it', async () => {
     const numpy = { prewarm: ['numpy'] };
     const results = await rt.run([run('k', 'patricide.ipynb', [0, 1], numpy), run('n1', 'unbound.ipynb', [0, 1], numpy), run('n2', 'unbound.ipynb', [0, 1], numpy)], { jobs: 1 });
