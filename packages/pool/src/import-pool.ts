@@ -8,7 +8,6 @@ import {
   assertReadableFile,
   checkSchema,
   formatIssue,
-  isJunoError,
   noProgress,
   readLinesCapped,
   suggestClosest,
@@ -19,7 +18,7 @@ import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
 import { createUtf8CheckStream, replacedBytesWarning } from './utf8-check-stream.js';
 import { readNotebookLean } from '@junobench/notebook';
 import { capTraceback } from './cap-traceback.js';
-import { listNotebookFiles, notebookCrashRecords } from './notebook-records.js';
+import { listNotebookFiles, notebookCrashRecords, readListedNotebook } from './notebook-records.js';
 import { readSheetRows, type CellValue, type SheetContainer } from './read-sheet-rows.js';
 import {
   EMPIRICAL_COLUMNS,
@@ -283,18 +282,15 @@ async function* notebookItems(resolved: ResolvedInput): AsyncGenerator<ImportIte
     for (const record of notebookCrashRecords(nb, named.split(path.sep).join('/'))) yield* boundedRecord(record, resolved.input);
     return;
   }
-  const files = await listNotebookFiles(resolved.input);
-  for (const rel of files) {
-    const abs = path.join(resolved.input, rel);
-    let nb;
-    try {
-      nb = await readNotebookLean(abs);
-    } catch (e) {
-      if (!isJunoError(e)) throw e;
-      yield { kind: 'reject', rejected: { file: abs, row: 0, reason: e.message, columns: { notebook: rel } } };
+  // A folder is untrusted: links leaving it, dangling links, loops and special files come back refused, never read.
+  for (const listed of await listNotebookFiles(resolved.input)) {
+    const abs = path.join(resolved.input, listed.rel);
+    const read = await readListedNotebook(listed);
+    if ('reason' in read) {
+      yield { kind: 'reject', rejected: { file: abs, row: 0, reason: read.reason, columns: { notebook: listed.rel } } };
       continue;
     }
-    for (const record of notebookCrashRecords(nb, rel)) yield* boundedRecord(record, abs);
+    for (const record of notebookCrashRecords(read.notebook, listed.rel)) yield* boundedRecord(record, abs);
   }
 }
 

@@ -21,7 +21,8 @@ export {
 export type { SheetKind, SheetHeader, RowResult, RowProblem } from './sheet-formats.js';
 export { readSheetRows, normalizeXlsxCell } from './read-sheet-rows.js';
 export type { CellValue, SheetRow, SheetContainer } from './read-sheet-rows.js';
-export { notebookCrashRecords, listNotebookFiles } from './notebook-records.js';
+export { notebookCrashRecords, listNotebookFiles, readListedNotebook } from './notebook-records.js';
+export type { NotebookFile } from './notebook-records.js';
 
 // pool filter
 export { filterRecords, Funnel } from './filter-records.js';
