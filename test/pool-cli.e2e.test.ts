@@ -146,6 +146,20 @@ describe('junobench pool (end to end)', () => {
     expect(removed.every((n) => n > 0)).toBe(true);
   });
 
+  it('refuses an output that is the input, and -o and --report at one path (exit 2, the input untouched)', async () => {
+    const pool = path.join(dir, 'same.jsonl');
+    expect((await junobench(['pool', 'import', 'raw/pool/empirical-study.csv', '-o', pool])).code).toBe(0);
+    const before = await readFile(pool, 'utf8');
+    const r = await junobench(['pool', 'filter', '-i', pool, '--criteria', 'raw/criteria/junobench.json', '-o', pool]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`-o ${pool} is also an input of this command`);
+    const twin = path.join(dir, 'twin.jsonl');
+    const t = await junobench(['pool', 'libcause', '-i', pool, '-o', twin, '--report', twin]);
+    expect(t.code, t.stderr).toBe(2);
+    expect(t.stderr).toContain('-o and --report name the same file');
+    expect(await readFile(pool, 'utf8')).toBe(before);
+  });
+
   it('rejects a JSONL line too long to hold by its line and length, and imports the lines around it', async () => {
     const base = path.join(dir, 'long-base.jsonl');
     expect((await junobench(['pool', 'import', 'raw/pool/empirical-study.csv', '-o', base])).code).toBe(0);

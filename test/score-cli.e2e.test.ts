@@ -1,7 +1,7 @@
 // `junobench tasks export`, `baseline` and `score` end to end on the embedded
 // benchmark: the issue's done-when chain (the oracle scores perfectly), the
 // heuristic baseline, byte-identical exports, and bad prediction lines.
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,25 @@ describe('junobench tasks export / baseline oracle / score', () => {
     expect(r.stdout).not.toMatch(/^repair/m);
     const card = JSON.parse(await readFile(path.join(dir, 'h.json'), 'utf8')) as Scorecard;
     expect(card.diagnose!.dimensions.library.single.accuracy.value).toBeGreaterThan(0.5);
+  }, 300_000);
+
+  it('refuses, before any work, an output that is an input or a folder (the predictions, the tasks file)', async () => {
+    const first = (await readFile(tasks(), 'utf8')).split('\n')[0]!;
+    const id = (JSON.parse(first) as { id: string }).id;
+    const p = path.join(dir, 'one.jsonl');
+    const line = `${JSON.stringify({ task: 'detect', id, answer: { crashes: true } })}\n`;
+    await writeFile(p, line);
+    const overPredictions = await runJunobench(['score', p, '--tasks', tasks(), '--json', p]);
+    expect(overPredictions.code, overPredictions.stderr).toBe(2);
+    expect(overPredictions.stderr).toContain(`--json ${p} is also an input of this command (${p}): it would be replaced`);
+    expect(await readFile(p, 'utf8')).toBe(line);
+    const overTasks = await runJunobench(['baseline', 'oracle', '--tasks', tasks(), '-o', tasks()]);
+    expect(overTasks.code, overTasks.stderr).toBe(2);
+    expect(overTasks.stderr).toContain('is also an input of this command');
+    await mkdir(path.join(dir, 'card.json'));
+    const folder = await runJunobench(['score', p, '--tasks', tasks(), '--json', path.join(dir, 'card.json')]);
+    expect(folder.code, folder.stderr).toBe(2);
+    expect(folder.stderr).toContain(`--json ${path.join(dir, 'card.json')} is a folder; give a file path`);
   }, 300_000);
 
   it('exits 2 naming malformed lines and unknown tasks; --lenient scores the rest', async () => {

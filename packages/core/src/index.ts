@@ -38,6 +38,8 @@ export { readJsonl, readJsonlAll, writeJsonl, JsonlWriter, readJsonFile, assertR
 export { MAX_LINE_CHARS, readLinesCapped, quoteShort } from './lines.js';
 export { compileLinearRegExp, linearRegExpProblem } from './linear-regexp.js';
 export { MAX_JSON_DEPTH, findTooDeep } from './json-depth.js';
+export { checkOutputPaths } from './output-paths.js';
+export type { OutputPath } from './output-paths.js';
 export type { LinearRegExp } from './linear-regexp.js';
 export type { CappedLine } from './lines.js';
 export type { JsonlLine } from './jsonl.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { compareCodePoints } from '@junobench/core';
+import { checkOutputPaths, compareCodePoints } from '@junobench/core';
 import type { ImportFormat, LibcauseEvaluation } from '@junobench/pool';
 import type { CliContext } from '../context.js';
 import { formatTable, parsePositiveInt } from './format.js';
@@ -38,6 +38,10 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     )
     .option('--rejects <file>', 'where rejected rows go (default: <output>.rejects.jsonl)')
     .action(async (inputs: string[], opts: { output: string; format: ImportFormat; rejects?: string }) => {
+      await checkOutputPaths({
+        inputs: inputs.map(resolve),
+        outputs: [{ path: resolve(opts.output), flag: '-o' }, ...(opts.rejects ? [{ path: resolve(opts.rejects), flag: '--rejects' }] : [])],
+      });
       const { importPool } = await import('@junobench/pool');
       const progress = ctx.progress('pool import');
       const report = await withProgress(progress, (onProgress) =>
@@ -69,6 +73,10 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     .requiredOption('-o, --output <kept.jsonl>', 'where the kept records go')
     .option('--report <funnel.json>', 'also write the funnel report as JSON')
     .action(async (opts: { input: string; criteria: string; output: string; report?: string }) => {
+      await checkOutputPaths({
+        inputs: [resolve(opts.input), resolve(opts.criteria)],
+        outputs: [{ path: resolve(opts.output), flag: '-o' }, ...(opts.report ? [{ path: resolve(opts.report), flag: '--report' }] : [])],
+      });
       const { filterPool } = await import('@junobench/pool');
       const progress = ctx.progress('pool filter');
       const result = await withProgress(progress, (onProgress) =>
@@ -101,6 +109,10 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     .option('--eval', 'score the estimate against labelled records; the last line is "accuracy: 0.xxx (hits/total)"')
     .option('--report <file>', 'also write the library estimate report as JSON')
     .action(async (opts: { input: string; output: string; eval?: boolean; report?: string }) => {
+      await checkOutputPaths({
+        inputs: [resolve(opts.input)],
+        outputs: [{ path: resolve(opts.output), flag: '-o' }, ...(opts.report ? [{ path: resolve(opts.report), flag: '--report' }] : [])],
+      });
       const { libcausePool } = await import('@junobench/pool');
       const progress = ctx.progress('pool libcause');
       const result = await withProgress(progress, (onProgress) =>
@@ -159,6 +171,10 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     .requiredOption('-o, --output <sample.jsonl>', 'where the sample goes')
     .option('--report <file>', 'also write the resample report as JSON')
     .action(async (opts: { input: string; perLibrary: number; libraries?: string; seed: string; output: string; report?: string }) => {
+      await checkOutputPaths({
+        inputs: [resolve(opts.input)],
+        outputs: [{ path: resolve(opts.output), flag: '-o' }, ...(opts.report ? [{ path: resolve(opts.report), flag: '--report' }] : [])],
+      });
       const { resamplePool } = await import('@junobench/pool');
       const progress = ctx.progress('pool resample');
       const result = await withProgress(progress, (onProgress) =>

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { JunoError, type TaskKind } from '@junobench/core';
+import { JunoError, checkOutputPaths, type TaskKind } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
@@ -60,6 +60,7 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .option('--workspace <dir>', 'also write <dir>/<repair task id>/ with the data files and the crashing notebook, for tools that run notebooks')
     .addHelpText('after', '\nExamples:\n  junobench tasks export --task all -o tasks.jsonl\n  junobench tasks export --task repair -o repair.jsonl --workspace work/')
     .action(async (flags: ExportFlags) => {
+      await checkOutputPaths({ inputs: [], outputs: [{ path: resolve(flags.output), flag: '-o' }] });
       const { exportTasks, TASK_KINDS } = await import('@junobench/score');
       const kinds: readonly TaskKind[] = flags.task === 'all' ? TASK_KINDS : [flags.task];
       const report = await exportTasks({
@@ -90,6 +91,7 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .option('--seed <seed>', 'oracle: the seed the tasks were exported with')
     .addHelpText('after', '\nExamples:\n  junobench baseline oracle --tasks tasks.jsonl -o oracle.jsonl\n  junobench baseline heuristic --tasks tasks.jsonl -o heuristic.jsonl')
     .action(async (which: string, flags: BaselineFlags) => {
+      await checkOutputPaths({ inputs: [resolve(flags.tasks)], outputs: [{ path: resolve(flags.output), flag: '-o' }] });
       const { runBaseline, BASELINES } = await import('@junobench/score');
       if (!(BASELINES as readonly string[]).includes(which)) {
         throw new JunoError('E_USAGE', `unknown baseline "${which}"`, { hint: `use one of: ${BASELINES.join(', ')}` });
@@ -136,6 +138,11 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
       'Examples:\n  junobench score predictions.jsonl --tasks tasks.jsonl --out scorecard/\n  junobench score predictions.jsonl --tasks tasks.jsonl --runtime docker --jobs 2 --json scorecard.json',
   );
   score.action(async (predictions: string, flags: ScoreFlags) => {
+    // Before any repair runs: a scorecard that cannot be written, or would replace the predictions, fails now.
+    await checkOutputPaths({
+      inputs: [resolve(predictions), ...(flags.tasks ? [resolve(flags.tasks)] : [])],
+      outputs: flags.json ? [{ path: resolve(flags.json), flag: '--json' }] : [],
+    });
     const { runScore, writeScorecard, formatScoreSummary } = await import('@junobench/score');
     const explicitRuntime = score.getOptionValueSource('runtime') !== 'default';
     let chosen: Awaited<ReturnType<typeof chooseRuntime>> | undefined;
