@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -52,6 +52,16 @@ process.exit(130);`;
     const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(130);
     expect(await readdir(d)).toEqual([]);
+  });
+
+  it('an output path the file system will not take is bad usage naming it, and leaves no temporary file', async () => {
+    const d = await tmp();
+    await writeFile(path.join(d, 'afile'), 'x');
+    await mkdir(path.join(d, 'adir'));
+    await expect(writeJsonAtomic(path.join(d, 'afile', 'out.json'), {})).rejects.toMatchObject({ code: 'E_USAGE', exitCode: 2, message: expect.stringMatching(/out\.json: a part of its path is a file, not a folder$/) });
+    await expect(writeJsonAtomic(path.join(d, 'adir'), {})).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringMatching(/adir: it is a folder; give a file path$/) });
+    await expect(openAtomic(path.join(d, 'adir'))).rejects.toMatchObject({ code: 'E_USAGE' });
+    expect((await readdir(d)).sort()).toEqual(['adir', 'afile']);
   });
 
   it('writes JSON with sorted keys and a final newline', async () => {

@@ -1,5 +1,5 @@
 import { createWriteStream, unlinkSync, type WriteStream } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -46,15 +46,36 @@ function settled(tmp: string): void {
   pending.delete(tmp);
 }
 
+/**
+ * An output path the file system will not take (a folder, a path under a
+ * file, a read-only or forbidden place) as bad usage naming it, exit 2 —
+ * not an internal error. Other errors pass through unchanged.
+ */
+function outputPathError(e: unknown, file: string): unknown {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const why: Record<string, string> = {
+    EISDIR: 'it is a folder; give a file path',
+    ENOTDIR: 'a part of its path is a file, not a folder',
+    EEXIST: 'a part of its path is a file, not a folder',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EROFS: 'the file system is read-only',
+  };
+  if (!code || !why[code]) return e;
+  return new JunoError('E_USAGE', `cannot write ${file}: ${why[code]}`, { location: { file }, hint: 'write the output somewhere else', cause: e });
+}
+
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(path.dirname(file), { recursive: true }).catch((e: unknown) => {
+    throw outputPathError(e, file);
+  });
   const tmp = tempPathFor(file);
   try {
     await writeFile(tmp, data);
     await rename(tmp, file);
   } catch (e) {
     await rm(tmp, { force: true });
-    throw e;
+    throw outputPathError(e, file);
   } finally {
     settled(tmp);
   }
@@ -78,10 +99,18 @@ export interface AtomicFile {
 }
 
 export async function openAtomic(file: string): Promise<AtomicFile> {
-  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(path.dirname(file), { recursive: true }).catch((e: unknown) => {
+    throw outputPathError(e, file);
+  });
+  if ((await stat(file).catch(() => undefined))?.isDirectory()) throw outputPathError(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }), file);
   const tmp = tempPathFor(file);
   const stream: WriteStream = createWriteStream(tmp);
-  await once(stream, 'open');
+  try {
+    await once(stream, 'open');
+  } catch (e) {
+    settled(tmp);
+    throw outputPathError(e, file);
+  }
   let done = false;
   const close = async () => {
     if (stream.closed) return;
@@ -99,8 +128,14 @@ export async function openAtomic(file: string): Promise<AtomicFile> {
       if (done) return;
       done = true;
       await close();
-      await rename(tmp, file);
-      settled(tmp);
+      try {
+        await rename(tmp, file);
+      } catch (e) {
+        await rm(tmp, { force: true });
+        throw outputPathError(e, file);
+      } finally {
+        settled(tmp);
+      }
     },
     async abort() {
       if (done) return;
