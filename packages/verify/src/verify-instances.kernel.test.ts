@@ -169,6 +169,12 @@ describe('verify with a real kernel', () => {
     await rm(bad, { recursive: true, force: true });
   });
 
+  it('refuses a folder with no instance in it (0/0 verified is no success)', async () => {
+    const empty = await mkdtemp(path.join(os.tmpdir(), 'jb-verify-empty-'));
+    await expect(verifyInstances({ instancesDir: empty, runtime })).rejects.toMatchObject({ code: 'E_INPUT_NOT_FOUND', exitCode: 2, message: expect.stringMatching(/^no instances in /) });
+    await rm(empty, { recursive: true, force: true });
+  });
+
   it('rejects an unknown instance id with the list of known ones', async () => {
     await expect(verifyInstances({ instancesDir: dir, ids: ['nope'], runtime })).rejects.toThrow(/no instance named "nope"/);
   });

@@ -71,6 +71,13 @@ export async function verifyInstances(options: VerifyOptions): Promise<Verificat
   const { instancesDir, runtime } = options;
   const available = await listInstanceIds(instancesDir);
   const ids = options.ids && options.ids.length > 0 ? options.ids.map((id) => validateInstanceId(id)) : available;
+  if (ids.length === 0) {
+    // "0/0 verified" would read as success to a script that passed the wrong folder.
+    throw new JunoError('E_INPUT_NOT_FOUND', `no instances in ${instancesDir}: none of its sub-folders holds an instance.json`, {
+      location: { file: instancesDir },
+      hint: 'pass the folder that holds one sub-folder per instance (raw/instances, curated/instances)',
+    });
+  }
   const unknown = ids.filter((id) => !available.includes(id));
   if (unknown.length > 0) {
     throw new JunoError('E_INPUT_NOT_FOUND', `no instance named ${unknown.map((u) => `"${u}"`).join(', ')} in ${instancesDir}`, {
