@@ -14,6 +14,10 @@ describe('stableStringify', () => {
     expect(stableStringify(value)).toBe(expected);
   });
 
+  it('keeps a key named __proto__ (parsed from JSON, e.g. a sheet column) as a key', () => {
+    expect(stableStringify(JSON.parse('{"b":1,"__proto__":"x"}'))).toBe('{"__proto__":"x","b":1}');
+  });
+
   it('hashValue ignores key order', () => {
     expect(hashValue({ a: 1, b: 2 })).toBe(hashValue({ b: 2, a: 1 }));
   });

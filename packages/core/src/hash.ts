@@ -21,7 +21,8 @@ function sortKeys(value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) out[k] = sortKeys(v);
+      // defineProperty: a key named __proto__ (a sheet's column) stays a key instead of setting the prototype.
+      if (v !== undefined) Object.defineProperty(out, k, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

@@ -73,6 +73,16 @@ describe('parseSheetHeader / detectSheetKind / missingColumns', () => {
 describe('sheetRowToRecord (empirical)', () => {
   const h = header([...EMPIRICAL_COLUMNS]);
 
+  it('keeps columns named __proto__ and constructor as columns (nothing lost, no prototype touched)', () => {
+    const h2 = header([...EMPIRICAL_COLUMNS, '__proto__', 'constructor']);
+    const result = sheetRowToRecord('empirical', h2, [...empiricalRow(), 'polluted', 'ctor']);
+    const columns = 'record' in result ? result.record.columns : {};
+    expect(Object.keys(columns)).toContain('__proto__');
+    expect(JSON.parse(JSON.stringify(columns))).toMatchObject({ constructor: 'ctor' });
+    expect(JSON.stringify(columns)).toContain('"__proto__":"polluted"');
+    expect(Object.getPrototypeOf(columns)).toBe(Object.prototype);
+  });
+
   it('maps a row to a CrashRecord with labels and every column verbatim', () => {
     const result = sheetRowToRecord('empirical', h, empiricalRow());
     expect('record' in result && result.record).toEqual({
