@@ -30,7 +30,7 @@ export function addRunnerOptions(cmd: Command): Command {
     .option('--image <tag>', 'docker runtime: benchmark image (default: the one recorded in curated/image.json by `junobench image build`)')
     .option('--memory <size>', 'docker runtime: memory limit per container, e.g. 2g (default 4g)')
     .addOption(new Option('--cpus <n>', 'docker runtime: CPU limit per container, e.g. 1.5 (default 1)').argParser(parsePositiveNumber))
-    .option('--disk <size>', 'docker runtime: size of each container\'s scratch (/work and /tmp, in memory), e.g. 2g (default 4g)')
+    .option('--disk <size>', 'docker runtime: size of each container\'s writable places (/work, /tmp, /var/tmp and /dev/shm, each in memory), e.g. 2g (default 4g)')
     .addOption(new Option('--pids-limit <n>', 'docker runtime: processes and threads per container (default 1024)').argParser(parsePositiveInt))
     .addOption(new Option('--threads <n>', 'threads per kernel for OpenMP/BLAS/torch (default 1; part of the runtime identity)').argParser(parsePositiveInt));
 }
