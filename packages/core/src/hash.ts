@@ -21,8 +21,10 @@ function sortKeys(value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[k];
-      // defineProperty: a key named __proto__ (a sheet's column) stays a key instead of setting the prototype.
-      if (v !== undefined) Object.defineProperty(out, k, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
+      if (v === undefined) continue;
+      // A key named __proto__ (a sheet's column) must stay a key: assigning it would set the prototype.
+      if (k === '__proto__') Object.defineProperty(out, k, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
+      else out[k] = sortKeys(v);
     }
     return out;
   }

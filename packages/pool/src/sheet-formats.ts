@@ -129,7 +129,10 @@ export function hashCrashId(notebook: string, ename: string, evalue: string, ext
 export function rowColumns(header: SheetHeader, values: readonly CellValue[], capped?: string[]): Record<string, CellValue> {
   const columns: Record<string, CellValue> = {};
   // defineProperty, not assignment: a column named __proto__ is kept as a column (nothing is lost) and cannot touch the prototype.
-  const set = (name: string, v: CellValue) => Object.defineProperty(columns, name, { value: v, enumerable: true, writable: true, configurable: true });
+  const set = (name: string, v: CellValue) => {
+    if (name === '__proto__') Object.defineProperty(columns, name, { value: v, enumerable: true, writable: true, configurable: true });
+    else columns[name] = v;
+  };
   header.names.forEach((name, i) => {
     const v = values[i] ?? null;
     if (typeof v === 'string' && v.length > TRACEBACK_LIMITS.maxChars) {
