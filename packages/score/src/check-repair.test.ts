@@ -88,6 +88,14 @@ describe('checkRepair: the notebook and its plan', () => {
     expect(checkRepair(crashing, nb, { order: 'execution-count' }).plan).toEqual([0, 2, 1]);
   });
 
+  it('a repair far larger than the crashing notebook is invalid before any cell is compared (comparing costs the lengths multiplied)', () => {
+    const filler = `\n${'a=1;'.repeat(200_000)}`;
+    const check = checkRepair(crashing, edit([...base, `total = df['cost'].sum()${filler}`, 'print(total)']), fileOrder);
+    expect(check.failure).toEqual({ outcome: 'invalid', reason: 'code cell 2 of the repair has 800025 characters, more than the 200000 a repaired cell may have' });
+    const many = checkRepair(crashing, edit([...base, ...Array.from({ length: 12 }, () => `x = 1${'\n'.repeat(190_000)}`)]), fileOrder);
+    expect(many.failure?.reason).toMatch(/^the repair's code cells have \d+ characters, more than the 2000000 a repair may have$/);
+  });
+
   it('an explicit replay list that no longer fits the repair is invalid', () => {
     const check = checkRepair(crashing, makeNotebook(base), { order: 'file', cells: [0, 1, 2, 3] });
     expect(check.failure?.outcome).toBe('invalid');

@@ -53,6 +53,8 @@ export function checkRepair(crashing: Notebook, candidate: unknown, execution: R
     return { ...base, failure: { outcome: 'invalid', reason: isJunoError(e) ? e.message : String(e) } };
   }
   const repaired = listCodeCells(notebook).map((c) => c.source);
+  const tooBig = oversizedRepair(original, repaired);
+  if (tooBig) return { ...base, notebook, failure: { outcome: 'invalid', reason: tooBig } };
   let plan: number[];
   try {
     plan = planExecution(notebook, execution.order, execution.cells);
@@ -91,6 +93,24 @@ export function checkRepair(crashing: Notebook, candidate: unknown, execution: R
     check.failure = { outcome: 'disabled', reason: `code cell ${disabled[0]!.cell} of the repair ${disabled[0]!.what}` };
   }
   return check;
+}
+
+/**
+ * A repaired cell, or a repair, far larger than the crashing notebook gives it
+ * any reason to be. Comparing cells costs their lengths multiplied, on the
+ * scoring process's own time before any execution limit applies: a 10 MB cell
+ * of filler took minutes. Real repairs change a few lines.
+ */
+export const REPAIR_SIZE_LIMITS = { cellChars: 200_000, totalChars: 2_000_000, overOriginal: 4 } as const;
+
+function oversizedRepair(original: readonly string[], repaired: readonly string[]): string | undefined {
+  const cellCap = Math.max(REPAIR_SIZE_LIMITS.cellChars, REPAIR_SIZE_LIMITS.overOriginal * Math.max(0, ...original.map((c) => c.length)));
+  const totalCap = Math.max(REPAIR_SIZE_LIMITS.totalChars, REPAIR_SIZE_LIMITS.overOriginal * original.reduce((n, c) => n + c.length, 0));
+  const big = repaired.findIndex((c) => c.length > cellCap);
+  if (big >= 0) return `code cell ${big} of the repair has ${repaired[big]!.length} characters, more than the ${cellCap} a repaired cell may have`;
+  const total = repaired.reduce((n, c) => n + c.length, 0);
+  if (total > totalCap) return `the repair's code cells have ${total} characters, more than the ${totalCap} a repair may have`;
+  return undefined;
 }
 
 // Where the cell was, the repair has: nothing (deleted), an empty cell, a

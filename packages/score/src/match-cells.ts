@@ -28,7 +28,11 @@ export const CELL_MATCH_THRESHOLD = 0.5;
 /** Length of the longest common subsequence of two token sequences. */
 export function longestCommonSubsequence(a: readonly string[], b: readonly string[]): number {
   if (a.length === 0 || b.length === 0) return 0;
-  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  const [short, all] = a.length <= b.length ? [a, b] : [b, a];
+  // A token the shorter sequence lacks cannot be in a common subsequence: dropping it keeps the LCS exact and
+  // makes a long cell of unrelated code cheap to compare.
+  const inShort = new Set(short);
+  const long = all.filter((t) => inShort.has(t));
   let prev = new Array<number>(short.length + 1).fill(0);
   let cur = new Array<number>(short.length + 1).fill(0);
   for (let i = 1; i <= long.length; i++) {
