@@ -40,6 +40,13 @@ describe('junobench subsample (e2e)', () => {
     expect(await hashTree(path.join(tmp, 'instances'))).toBe(before);
   });
 
+  it('--method without --source reduces the full data the saved spec names (its generator), not the already reduced data/', async () => {
+    const r = await junobench(tmp, 'subsample', 'pandas_3', '--instances', 'instances', '--cache-dir', 'cache',
+      '--method', 'table', '--path', 'sales.csv', '--rows', '3000', '--stratify', 'region', '--keep', 'units:missing', '--seed', '3', '--dry-run');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/rows 300000 → 3000 /);
+  });
+
   it('exits 2 on bad usage', async () => {
     const r = await junobench(tmp, 'subsample', 'pandas_3', '--instances', 'instances', '--method', 'table', '--dry-run');
     expect(r.code).toBe(2);

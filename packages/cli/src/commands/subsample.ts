@@ -112,7 +112,13 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
       }
       return;
     }
-    const spec = await specFromFlags(flags, ctx);
+    let spec = await specFromFlags(flags, ctx);
+    if (spec && flags.method && !flags.source) {
+      // The full data is where the saved spec found it (a generator, a dataset), not the already reduced data/:
+      // reducing that again would lose the link to the source and give fewer rows than asked.
+      const saved = (await readJsonFile<{ data?: { subsample?: { source?: SubsampleSpec['source'] } } }>(path.join(instanceDir, 'instance.json')).catch(() => undefined))?.data?.subsample?.source;
+      if (saved && saved.kind !== 'local') spec = { ...spec, source: saved };
+    }
     const { subsampleInstance } = await import('@junobench/pipeline');
     const { verifyInstanceDir } = await import('@junobench/verify');
     const runtime = flags.dryRun ? undefined : await createRuntimeFromFlags(flags, ctx);
