@@ -1,6 +1,6 @@
 // `junobench stats` end to end: the real binary on a fixture benchmark and a
 // fixture benchmark-description sheet (read through the pool importer).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,14 @@ describe('junobench stats', () => {
     const fromSheet = JSON.parse(await readFile(path.join(tmp, 'sheet/stats.json'), 'utf8'));
     const fromBenchmark = JSON.parse(await readFile(path.join(tmp, 'out1/stats.json'), 'utf8'));
     expect(fromSheet).toEqual(fromBenchmark);
+  });
+
+  it('exit 2 on a curated benchmark.csv, pointing at its benchmark.json', async () => {
+    const csv = path.join(tmp, 'benchmark.csv');
+    await writeFile(csv, 'id,library,crash_type,root_cause,pipeline_stage\npandas_1,pandas,key error,API misuse,data preparation\n');
+    const r = await junobench(tmp, 'stats', '--input', csv, '--no-charts');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('for a curated benchmark pass its benchmark.json');
   });
 
   it.each([

@@ -50,7 +50,17 @@ async function readStatsInput(input: string, isDefault: boolean): Promise<StatsR
   }
   if (ext === '.xlsx' || ext === '.csv' || ext === '.jsonl') {
     const { readPoolRecords } = await import('@junobench/pool');
-    const { records, rejects } = await readPoolRecords(input, { format: ext === '.jsonl' ? 'jsonl' : 'benchmark' });
+    const { records, rejects } = await readPoolRecords(input, { format: ext === '.jsonl' ? 'jsonl' : 'benchmark' }).catch((e: unknown) => {
+      if (ext === '.csv' && e instanceof JunoError && e.code === 'E_INPUT_COLUMNS') {
+        // The toolchain's own curated benchmark.csv has other columns than the published description sheet.
+        throw new JunoError(e.code, e.message, {
+          ...(e.location ? { location: e.location } : {}),
+          hint: 'a sheet like the published benchmark_desc (nb_name, eid, ename, evalue, traceback, …); for a curated benchmark pass its benchmark.json (e.g. --input curated/benchmark.json)',
+          cause: e,
+        });
+      }
+      throw e;
+    });
     if (rejects.length > 0) {
       // Counting only the rows that imported would publish wrong numbers.
       const first = rejects[0]!;
