@@ -80,4 +80,22 @@ describe('publish --registry', () => {
     expect(check.problems).toEqual([]);
     expect(check.ok).toBe(true);
   });
+
+  it('a release that would be refused (a version not greater than the last) is refused before the image is pushed', async () => {
+    const err = await publishRelease({
+      version: '0.0.9',
+      curatedDir: f.curated,
+      outDir: path.join(f.root, 'releases'),
+      recipeDir: f.recipe,
+      deprecatedFile: path.join(f.root, 'none.json'),
+      metadataFile: path.join(f.root, 'none.json'),
+      sourceDateEpoch: 1_767_225_600,
+      toolchain: { version: '0.1.0', commit: 'c0ffee', dirty: false },
+      repoDir: repo,
+      registry: { address: REGISTRY!, docker: async () => docker },
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'E_RELEASE_REFUSED', message: expect.stringContaining('version 0.0.9 is not greater than the previous release 0.1.0') });
+    const served = await fetch(`http://${REGISTRY}/v2/junobench/benchmark/manifests/0.0.9`, { method: 'HEAD', headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json' } });
+    expect(served.status).toBe(404);
+  });
 });

@@ -65,6 +65,7 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
     validateReleaseVersion,
     RELEASE_FILES,
     RELEASE_IMAGE_REPOSITORY,
+    assertReleasable,
   } = await import('@junobench/release');
   const version = validateReleaseVersion(o.version);
   const tag = `v${version}`;
@@ -101,7 +102,10 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
       });
     });
   }
-  step({ what: 'check', status: 'done', detail: `working tree clean at ${head.commit.slice(0, 12)}; tag ${tag} ${existing.exists ? 'exists (from an earlier run of this release)' : 'is free'}` });
+  // The release's own refusals (a version not greater than the last, unverified instances, agreement below the gate)
+  // come before the image is pushed: a registry changed for a release that is then refused is a change for nothing.
+  assertReleasable((await prepareRelease({ ...o, dryRun: true })).plan);
+  step({ what: 'check', status: 'done', detail: `working tree clean at ${head.commit.slice(0, 12)}; tag ${tag} ${existing.exists ? 'exists (from an earlier run of this release)' : 'is free'}; the release is not refused` });
 
   // 2. The image, so that the archive can name its digest.
   let push: ReleaseImagePush | undefined;
