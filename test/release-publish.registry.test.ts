@@ -53,20 +53,23 @@ afterAll(async () => {
   if (f) await rm(f.root, { recursive: true, force: true });
 });
 
+const publish = (version: string) =>
+  publishRelease({
+    version,
+    curatedDir: f.curated,
+    outDir: path.join(f.root, 'releases'),
+    recipeDir: f.recipe,
+    deprecatedFile: path.join(f.root, 'none.json'),
+    metadataFile: path.join(f.root, 'none.json'),
+    sourceDateEpoch: 1_767_225_600,
+    toolchain: { version: '0.1.0', commit: 'c0ffee', dirty: false },
+    repoDir: repo,
+    registry: { address: REGISTRY!, docker: async () => docker },
+  });
+
 describe('publish --registry', () => {
   it('pushes the image first and seals its digest into the archive', async () => {
-    const report = await publishRelease({
-      version: '0.1.0',
-      curatedDir: f.curated,
-      outDir: path.join(f.root, 'releases'),
-      recipeDir: f.recipe,
-      deprecatedFile: path.join(f.root, 'none.json'),
-      metadataFile: path.join(f.root, 'none.json'),
-      sourceDateEpoch: 1_767_225_600,
-      toolchain: { version: '0.1.0', commit: 'c0ffee', dirty: false },
-      repoDir: repo,
-      registry: { address: REGISTRY!, docker: async () => docker },
-    });
+    const report = await publish('0.1.0');
     expect(report.steps.map((s) => `${s.status} ${s.what}`)).toEqual(['done check', 'done image', 'done prepare', 'done verify', 'done tag']);
     const digest = report.image!.digest;
     const served = await fetch(`http://${REGISTRY}/v2/junobench/benchmark/manifests/0.1.0`, { method: 'HEAD', headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json' } });
@@ -82,18 +85,7 @@ describe('publish --registry', () => {
   });
 
   it('a release that would be refused (a version not greater than the last) is refused before the image is pushed', async () => {
-    const err = await publishRelease({
-      version: '0.0.9',
-      curatedDir: f.curated,
-      outDir: path.join(f.root, 'releases'),
-      recipeDir: f.recipe,
-      deprecatedFile: path.join(f.root, 'none.json'),
-      metadataFile: path.join(f.root, 'none.json'),
-      sourceDateEpoch: 1_767_225_600,
-      toolchain: { version: '0.1.0', commit: 'c0ffee', dirty: false },
-      repoDir: repo,
-      registry: { address: REGISTRY!, docker: async () => docker },
-    }).catch((e: unknown) => e);
+    const err = await publish('0.0.9').catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'E_RELEASE_REFUSED', message: expect.stringContaining('version 0.0.9 is not greater than the previous release 0.1.0') });
     const served = await fetch(`http://${REGISTRY}/v2/junobench/benchmark/manifests/0.0.9`, { method: 'HEAD', headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json' } });
     expect(served.status).toBe(404);

@@ -72,6 +72,17 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   const tmp = tempPathFor(file);
   try {
     await writeFile(tmp, data);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    settled(tmp);
+    throw outputPathError(e, file);
+  }
+  await renameIntoPlace(tmp, file);
+}
+
+/** The finished temporary file becomes the output; on failure it is removed and the error names the output. */
+async function renameIntoPlace(tmp: string, file: string): Promise<void> {
+  try {
     await rename(tmp, file);
   } catch (e) {
     await rm(tmp, { force: true });
@@ -128,14 +139,7 @@ export async function openAtomic(file: string): Promise<AtomicFile> {
       if (done) return;
       done = true;
       await close();
-      try {
-        await rename(tmp, file);
-      } catch (e) {
-        await rm(tmp, { force: true });
-        throw outputPathError(e, file);
-      } finally {
-        settled(tmp);
-      }
+      await renameIntoPlace(tmp, file);
     },
     async abort() {
       if (done) return;
