@@ -1,4 +1,12 @@
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS as RE2JSClass } from 're2js';
+
+// Loaded on first use: core is loaded by every command, even --help, and most never compile a pattern.
+let engine: typeof RE2JSClass | undefined;
+function re2(): typeof RE2JSClass {
+  engine ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JSClass }).RE2JS;
+  return engine;
+}
 
 export interface LinearRegExp {
   test(text: string): boolean;
@@ -15,6 +23,7 @@ export interface LinearRegExp {
  * (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`) — which throw here with the reason.
  */
 export function compileLinearRegExp(pattern: string, ignoreCase = false, options: { dotAll?: boolean } = {}): LinearRegExp {
+  const RE2JS = re2();
   const flags = (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (options.dotAll ? RE2JS.DOTALL : 0);
   const re = RE2JS.compile(RE2JS.translateRegExp(pattern), flags);
   return { test: (text) => re.test(text) };
