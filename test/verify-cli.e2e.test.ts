@@ -1,6 +1,6 @@
 // `junobench verify` end to end: summary table, exit codes, --json, and
 // `pool import --format notebooks` mining the embedded originals.
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +33,26 @@ describe('junobench verify', () => {
     const r = await runJunobench(['verify', 'pandas_1', '--instances', path.join(dir, 'instances'), '--cache-dir', path.join(dir, 'cache')]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/pandas_1: reproduced crash-mismatch \(message "'income'" does not match exact "'something else'"\)/);
+  }, 300_000);
+
+  it('a draft (no fixed.ipynb) whose crash reproduces is DRAFT, exit 0; one whose crash no longer reproduces fails, exit 1', async () => {
+    const drafts = path.join(dir, 'drafts');
+    await cp(path.join(repoRoot, 'raw/instances', 'pandas_1'), path.join(drafts, 'pandas_1'), { recursive: true });
+    await rm(path.join(drafts, 'pandas_1', 'fixed.ipynb'));
+    const inst = path.join(drafts, 'pandas_1', 'instance.json');
+    const value = JSON.parse(await readFile(inst, 'utf8'));
+    value.status = 'draft';
+    await writeFile(inst, JSON.stringify(value, null, 2));
+    const args = ['verify', '--instances', drafts, '--cache-dir', path.join(dir, 'cache')];
+    const ok = await runJunobench(args);
+    expect(ok.code, `${ok.stdout}\n${ok.stderr}`).toBe(0);
+    expect(ok.stdout).toMatch(/^pandas_1\s+crash-reproduced\s+absent\s+.*DRAFT$/m);
+    value.crash.evalue = "'something else'";
+    await writeFile(inst, JSON.stringify(value, null, 2));
+    const bad = await runJunobench(args);
+    expect(bad.code, `${bad.stdout}\n${bad.stderr}`).toBe(1);
+    expect(bad.stdout).toMatch(/^pandas_1\s+crash-mismatch\s+absent\s+.*FAIL$/m);
+    expect(bad.stdout).toContain('0/1 verified, 1 not verified');
   }, 300_000);
 
   it('exits 2 with a clear message for an unknown instance or a broken instance.json', async () => {

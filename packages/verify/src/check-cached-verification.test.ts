@@ -78,10 +78,14 @@ describe('deriveStatus', () => {
     [['skipped-env'], ['skipped-env'], 'skipped'],
     [['crash-reproduced', 'no-crash'], ['fixed-ok', 'fixed-ok'], 'flaky'],
     [['crash-reproduced', 'crash-reproduced'], ['fixed-ok', 'timeout'], 'flaky'],
-    // A draft without fixed.ipynb: a draft whatever its reproduced notebook did, never a failure.
+    // A draft without fixed.ipynb: a draft when its crash reproduces; else judged as any instance.
     [['crash-reproduced'], ['absent'], 'draft'],
-    [['no-crash'], ['absent'], 'draft'],
-    [['skipped-env'], ['absent'], 'draft'],
+    [['crash-reproduced', 'crash-reproduced'], ['absent', 'absent'], 'draft'],
+    [['no-crash'], ['absent'], 'not-verified'],
+    [['crash-mismatch'], ['absent'], 'not-verified'],
+    [['timeout'], ['absent'], 'not-verified'],
+    [['crash-reproduced', 'no-crash'], ['absent', 'absent'], 'flaky'],
+    [['skipped-env'], ['absent'], 'skipped'],
   ])('%j / %j → %s', (r, f, status) => {
     expect(deriveStatus(r as never, f as never).status).toBe(status);
   });

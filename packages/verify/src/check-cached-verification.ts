@@ -18,8 +18,11 @@ export function deriveStatus(
   const flaky = new Set(reproduced).size > 1 || new Set(fixed).size > 1;
   const skipped = first.reproduced === 'skipped-env' || first.fixed === 'skipped-env';
   const verified = !flaky && first.reproduced === 'crash-reproduced' && first.fixed === 'fixed-ok';
-  // A draft without fixed.ipynb is reported as a draft, never as a failure.
-  const draft = first.fixed === 'absent';
+  // A draft without fixed.ipynb whose crash reproduces is reported as a draft,
+  // not a failure: it waits for its fix. One whose crash does not reproduce
+  // (or only sometimes) failed what a draft is checked for, as `add` says
+  // with exit 1; one that cannot run here is skipped, as any instance.
+  const draft = first.fixed === 'absent' && first.reproduced === 'crash-reproduced' && !flaky;
   const status = draft ? 'draft' : skipped ? 'skipped' : flaky ? 'flaky' : verified ? 'verified' : 'not-verified';
   return { status, verified, flaky };
 }

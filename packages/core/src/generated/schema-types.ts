@@ -1425,6 +1425,163 @@ export interface DimensionAccuracies {
  */
 
 /**
+ * What `junobench pool filter … --report <funnel.json>` writes (filterPool in @junobench/pool): the records read, the records kept, and per step of the criteria how many records reached it, were kept and were removed.
+ */
+
+export interface PoolFunnelReport {
+  /**
+   * Records read from the pool.
+   */
+  input: number;
+  /**
+   * Records that passed every step (the lines of the output).
+   */
+  kept: number;
+  /**
+   * One entry per step of the criteria, in order.
+   */
+  steps: PoolFunnelStep[];
+}
+/**
+ * This interface was referenced by `PoolFunnelReport`'s JSON-Schema
+ * via the `definition` "step".
+ */
+
+export interface PoolFunnelStep {
+  /**
+   * The step's name in the criteria file.
+   */
+  name: string;
+  action: 'keep' | 'drop';
+  /**
+   * Records reaching this step (kept by every step before it).
+   */
+  in: number;
+  kept: number;
+  removed: number;
+}
+
+/**
+ * What `junobench pool libcause … --report <file>` writes (libcausePool in @junobench/pool): how many records got each predicted library and, with --eval, the estimate and the keyword-counting baseline scored against the records' labelled library.
+ */
+
+export interface PoolLibcauseReport {
+  /**
+   * Records read (and written with predictedLibrary set).
+   */
+  records: number;
+  /**
+   * Predicted library → number of records, keys sorted.
+   */
+  predicted: {
+    [k: string]: number | undefined;
+  };
+  evaluation?: PoolLibcauseEvaluation;
+  baseline?: PoolLibcauseEvaluation;
+}
+/**
+ * This interface was referenced by `PoolLibcauseReport`'s JSON-Schema
+ * via the `definition` "evaluation".
+ */
+
+export interface PoolLibcauseEvaluation {
+  /**
+   * Records with a labelled library.
+   */
+  total: number;
+  hits: number;
+  /**
+   * hits / total (0 when nothing is labelled), rounded to 6 decimals.
+   */
+  accuracy: number;
+  /**
+   * Labelled library → predicted library → number of records.
+   */
+  confusion: {
+    [k: string]:
+      | {
+          [k: string]: number | undefined;
+        }
+      | undefined;
+  };
+  /**
+   * Every library labelled or predicted → its scores.
+   */
+  perLibrary: {
+    [k: string]: PoolLibcauseLibraryScore | undefined;
+  };
+}
+/**
+ * This interface was referenced by `PoolLibcauseReport`'s JSON-Schema
+ * via the `definition` "libraryScore".
+ */
+
+export interface PoolLibcauseLibraryScore {
+  /**
+   * Records labelled with this library.
+   */
+  labelled: number;
+  /**
+   * Labelled records predicted as this library.
+   */
+  predicted: number;
+  hits: number;
+  /**
+   * hits / labelled (0 when none is labelled).
+   */
+  recall: number;
+  /**
+   * hits / predicted (0 when none is predicted).
+   */
+  precision: number;
+}
+
+/**
+ * What `junobench pool resample … --report <file>` writes (resamplePool in @junobench/pool): the seeded draw of up to perLibrary crashes per library (the labelled library, else the predicted one), per library what was available and selected, and the libraries that fall short.
+ */
+
+export interface PoolResampleReport {
+  /**
+   * The seed of the draw, as given (the same seed gives the same sample).
+   */
+  seed: string;
+  perLibrary: number;
+  /**
+   * Records read.
+   */
+  input: number;
+  /**
+   * Records drawn (the lines of the output).
+   */
+  selected: number;
+  /**
+   * Records with neither a labelled nor a predicted library.
+   */
+  unassigned: number;
+  /**
+   * Records of libraries not asked for with --libraries.
+   */
+  outside: number;
+  libraries: ResampleLibraryDraw[];
+  /**
+   * Libraries with fewer records than requested.
+   */
+  shortfalls: ResampleShortfall[];
+}
+
+export interface ResampleLibraryDraw {
+  library: string;
+  available: number;
+  selected: number;
+}
+
+export interface ResampleShortfall {
+  library: string;
+  requested: number;
+  available: number;
+}
+
+/**
  * One line of a predictions file for `junobench score`: a tool's answer to one task. Several attempts per task (`attempt` 1, 2, …) are scored singly, by majority vote (detect, diagnose) and by pass@k (repair).
  */
 
@@ -2496,6 +2653,270 @@ export interface CrossTable {
   columnTotals: number[];
 }
 
+/**
+ * What `junobench subsample <id> --check --json <file>` writes (checkSubsampleInstance in @junobench/subsample): data/ redone from the spec saved in instance.json and the full data, and whether its tree hash equals the one instance.json records (`expected`, its data.subsample.result, present with `matches` when instance.json records one).
+ */
+
+export interface SubsampleCheckReport {
+  instance: string;
+  /**
+   * Whether the redone data's tree hash equals the recorded one; absent when instance.json records no result to compare.
+   */
+  matches?: boolean;
+  expected?: SubsampleResult;
+  data: SubsampleDataReport;
+}
+/**
+ * What the spec produced: the tree hash of data/, to check a rebuild byte for byte.
+ */
+
+export interface SubsampleDataReport {
+  steps: SubsampleStepReport[];
+  before: FileCount;
+  after: FileCount;
+  /**
+   * Source files present in the output (possibly reduced).
+   */
+  filesKept: number;
+  /**
+   * Source files left out.
+   */
+  filesDropped: number;
+  /**
+   * Unreadable images, relative to data/.
+   */
+  corrupt: SubsampleCorruptImage[];
+  result: SubsampleResult;
+  durationMs: number;
+}
+/**
+ * One step of the spec; the detail object named after its method (table, images, archive, synthetic) is present for those methods.
+ */
+
+export interface SubsampleStepReport {
+  path: string;
+  method: 'table' | 'images' | 'archive' | 'synthetic-table' | 'copy' | 'drop';
+  before: FileCount;
+  after: FileCount;
+  table?: SubsampleTableReport;
+  images?: SubsampleImagesReport;
+  archive?: SubsampleArchiveReport;
+  synthetic?: SubsampleSyntheticReport;
+}
+
+export interface FileCount {
+  files: number;
+  bytes: number;
+}
+
+export interface SubsampleTableReport {
+  rowsBefore: number;
+  rowsAfter: number;
+  /**
+   * Rows kept because a `keep` filter matched them.
+   */
+  keptByFilter: number;
+  strata: number;
+  /**
+   * Whether strata used the full missing-value pattern or only "any value missing" (too many patterns).
+   */
+  missingPattern: 'full' | 'any' | 'off';
+  bytesBefore: number;
+  bytesAfter: number;
+  /**
+   * Share of missing values per column before and after (columns with any missing value).
+   */
+  missing: SubsampleColumnMissingShare[];
+}
+
+export interface SubsampleColumnMissingShare {
+  column: string;
+  before: number;
+  after: number;
+}
+
+export interface SubsampleImagesReport {
+  imagesBefore: number;
+  imagesAfter: number;
+  classes: number;
+  /**
+   * Kept images, relative to the step's folder, sorted.
+   */
+  kept: string[];
+  /**
+   * Dropped images, relative to the step's folder, sorted.
+   */
+  dropped: string[];
+  resized: number;
+  reencoded: number;
+  corrupt: SubsampleCorruptImage[];
+  /**
+   * Non-image files under the folder, copied as they are.
+   */
+  otherFiles: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  indexFiles: SubsampleIndexFileReport[];
+  sidecarsKept: number;
+  sidecarsDropped: number;
+}
+
+export interface SubsampleCorruptImage {
+  path: string;
+  reason: string;
+}
+
+export interface SubsampleIndexFileReport {
+  path: string;
+  rowsBefore: number;
+  rowsAfter: number;
+}
+
+export interface SubsampleArchiveReport {
+  kind: 'zip' | 'tar' | 'tar.gz';
+  entriesBefore: number;
+  entriesAfter: number;
+  filesBefore: number;
+  filesAfter: number;
+  groups: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  /**
+   * Uncompressed content bytes.
+   */
+  contentBytesBefore: number;
+  contentBytesAfter: number;
+}
+
+export interface SubsampleSyntheticReport {
+  rowsBefore: number;
+  rowsAfter: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  columns: SubsampleSyntheticColumn[];
+}
+
+export interface SubsampleSyntheticColumn {
+  name: string;
+  kind: 'int' | 'float' | 'bool' | 'date' | 'category' | 'text';
+  missingBefore: number;
+  missingAfter: number;
+}
+
+/**
+ * This interface was referenced by `SubsampleReport`'s JSON-Schema
+ * via the `definition` "share".
+ */
+
+export type Share = number;
+/**
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ */
+
+export interface SubsampleReport {
+  instance: string;
+  /**
+   * applied: data/ replaced; refused: the crash would not survive, data/ kept; dry-run: nothing changed.
+   */
+  status: 'applied' | 'refused' | 'dry-run';
+  /**
+   * Why a subsampling was refused: what changed in the verification.
+   */
+  reason?: string;
+  durationMs: number;
+  data: SubsampleDataReport;
+  verification?: InstanceVerification;
+  spec: SubsampleSpec;
+  /**
+   * Where the full data went when it was the instance's own data/ (nothing is lost).
+   */
+  originalDataKeptAt?: string;
+}
+/**
+ * What applying a spec to the full data produced (subsampleData in @junobench/subsample); `result` (tree hash, files and bytes of the output) is what instance.json records.
+ *
+ * This interface was referenced by `SubsampleReport`'s JSON-Schema
+ * via the `definition` "dataReport".
+ */
+
+export interface InstanceVerification {
+  instance: string;
+  /**
+   * draft: a draft (no fixed.ipynb yet) whose crash reproduces: reported, not a failure. A draft whose crash does not reproduce is not-verified.
+   */
+  status: 'verified' | 'not-verified' | 'skipped' | 'flaky' | 'draft';
+  verified: boolean;
+  flaky: boolean;
+  reproduced: VersionResult;
+  fixed: VersionResult;
+  /**
+   * Every run's outcome when --repeat > 1.
+   */
+  repeats?: {
+    reproduced?: Outcome[];
+    fixed?: Outcome[];
+  };
+  /**
+   * sha256 of notebooks, data, instance.json and runtime identity: the cache key.
+   */
+  contentHash: string;
+  cached: boolean;
+}
+
+export interface VersionResult {
+  version: 'reproduced' | 'fixed';
+  outcome: Outcome;
+  /**
+   * Why: the mismatch, the missing module, the timeout, the kernel death.
+   */
+  reason?: string;
+  observed?: ObservedCrash;
+  cells: CellResult[];
+  kernelStartMs?: number;
+  durationMs: number;
+  kernel?: KernelKind;
+  phases?: RunPhases;
+  runtime: RuntimeIdentity;
+}
+
+export interface ObservedCrash {
+  ename: string;
+  evalue: string;
+  cell: number;
+  /**
+   * Line of the crashing frame in the cell, when the traceback names it.
+   */
+  line?: number;
+}
+
+export interface RuntimeIdentity {
+  kind: 'local' | 'docker';
+  /**
+   * Interpreter path (local) or inside the image.
+   */
+  python?: string;
+  pythonVersion?: string;
+  /**
+   * Version of each required module; null when not importable.
+   */
+  packages: {
+    [k: string]: (string | null) | undefined;
+  };
+  imageId?: string;
+  image?: string;
+  /**
+   * Local runtime: kernels forked from a zygote (default) or launched as new interpreters (--no-fork). Part of the cache key.
+   */
+  kernelStart?: 'fork' | 'launch';
+  /**
+   * Threads per kernel of the OpenMP/BLAS/torch pools (--threads): can change numerical results, so part of the cache key.
+   */
+  threads?: number;
+}
+/**
+ * How data/ is made from the full data: steps applied in order, each to a path under data/, seeded. Saved in instance.json so `junobench build` can redo it.
+ */
+
 export interface SubsampleSpecFile {
   seed: string | number;
   source: SubsampleSource;
@@ -2541,11 +2962,6 @@ export interface SubsampleSummary {
  * This interface was referenced by `SubsampleSummary`'s JSON-Schema
  * via the `definition` "fileCount".
  */
-
-export interface FileCount {
-  files: number;
-  bytes: number;
-}
 
 export interface InstanceSubsampleSummary {
   instance: string;
@@ -2696,86 +3112,3 @@ export interface VerificationSummary {
  * This interface was referenced by `VerificationReport`'s JSON-Schema
  * via the `definition` "instanceVerification".
  */
-
-export interface InstanceVerification {
-  instance: string;
-  /**
-   * draft: the instance is a draft (status draft in instance.json): reported, never a failure.
-   */
-  status: 'verified' | 'not-verified' | 'skipped' | 'flaky' | 'draft';
-  verified: boolean;
-  flaky: boolean;
-  reproduced: VersionResult;
-  fixed: VersionResult;
-  /**
-   * Every run's outcome when --repeat > 1.
-   */
-  repeats?: {
-    reproduced?: Outcome[];
-    fixed?: Outcome[];
-  };
-  /**
-   * sha256 of notebooks, data, instance.json and runtime identity: the cache key.
-   */
-  contentHash: string;
-  cached: boolean;
-}
-/**
- * This interface was referenced by `VerificationReport`'s JSON-Schema
- * via the `definition` "versionResult".
- */
-
-export interface VersionResult {
-  version: 'reproduced' | 'fixed';
-  outcome: Outcome;
-  /**
-   * Why: the mismatch, the missing module, the timeout, the kernel death.
-   */
-  reason?: string;
-  observed?: ObservedCrash;
-  cells: CellResult[];
-  kernelStartMs?: number;
-  durationMs: number;
-  kernel?: KernelKind;
-  phases?: RunPhases;
-  runtime: RuntimeIdentity;
-}
-/**
- * This interface was referenced by `VerificationReport`'s JSON-Schema
- * via the `definition` "observedCrash".
- */
-
-export interface ObservedCrash {
-  ename: string;
-  evalue: string;
-  cell: number;
-  /**
-   * Line of the crashing frame in the cell, when the traceback names it.
-   */
-  line?: number;
-}
-
-export interface RuntimeIdentity {
-  kind: 'local' | 'docker';
-  /**
-   * Interpreter path (local) or inside the image.
-   */
-  python?: string;
-  pythonVersion?: string;
-  /**
-   * Version of each required module; null when not importable.
-   */
-  packages: {
-    [k: string]: (string | null) | undefined;
-  };
-  imageId?: string;
-  image?: string;
-  /**
-   * Local runtime: kernels forked from a zygote (default) or launched as new interpreters (--no-fork). Part of the cache key.
-   */
-  kernelStart?: 'fork' | 'launch';
-  /**
-   * Threads per kernel of the OpenMP/BLAS/torch pools (--threads): can change numerical results, so part of the cache key.
-   */
-  threads?: number;
-}
