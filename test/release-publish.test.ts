@@ -121,6 +121,7 @@ describe('publishRelease', { timeout: 120_000 }, () => {
   it('refuses without GITHUB_TOKEN, and a version that is not semver', async () => {
     const noToken = await publishRelease(options({ github: { owner: 'o', repo: 'r', hasToken: false, client: () => createGitHubClient({ baseUrl: gh.url }) } })).catch((e: unknown) => e);
     expect(isJunoError(noToken) && noToken.message).toBe('GITHUB_TOKEN is not set');
+    expect(isJunoError(noToken) && [noToken.code, noToken.exitCode]).toEqual(['E_GITHUB', 3]);
     const bad = await publishRelease(options({ version: 'v1' })).catch((e: unknown) => e);
     expect(isJunoError(bad) && bad.code).toBe('E_USAGE');
   });

@@ -89,7 +89,8 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
     });
   }
   if (o.github && !o.github.hasToken && !dry) {
-    throw new JunoError('E_USAGE', 'GITHUB_TOKEN is not set', { hint: 'export GITHUB_TOKEN=<a token that may write releases of the repository> (it is never printed)' });
+    // Missing credentials are the environment's, as with Kaggle's (exit 3), not a wrong command line.
+    throw new JunoError('E_GITHUB', 'GITHUB_TOKEN is not set', { exitCode: 3, hint: 'export GITHUB_TOKEN=<a token that may write releases of the repository> (it is never printed)' });
   }
   let image: ImageRecord | undefined;
   if (o.registry) {
