@@ -1,7 +1,8 @@
-import { OutputSet, formatJson, noProgress, readJsonl, type CrashRecord, type FilterCriteria, type ProgressListener } from '@junobench/core';
+import { OutputSet, noProgress, readJsonl, type CrashRecord, type FilterCriteria, type ProgressListener } from '@junobench/core';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
 import { compileCriteria, readCriteria } from './filter-criteria.js';
 import { Funnel, type FunnelReport } from './filter-records.js';
+import { formatPoolReport } from './format-pool-report.js';
 
 export interface FilterPoolOptions {
   input: string;
@@ -35,7 +36,7 @@ export async function filterPool(options: FilterPoolOptions): Promise<FunnelRepo
     }
     await out.flush();
     const report = funnel.report();
-    if (reportFile) await reportFile.write(formatJson(report));
+    if (reportFile) await reportFile.write(formatPoolReport('pool-funnel-report', report, options.report));
     return { ...report, output: options.output, ...(options.report ? { reportFile: options.report } : {}) };
   });
 }

@@ -1,21 +1,11 @@
-import type { CrashRecord, FilterCriteria } from '@junobench/core';
+import type { CrashRecord, FilterCriteria, PoolFunnelReport, PoolFunnelStep } from '@junobench/core';
 import { compileCriteria, type CompiledStep } from './filter-criteria.js';
 
-export interface FunnelStep {
-  name: string;
-  action: 'keep' | 'drop';
-  /** Records reaching this step. */
-  in: number;
-  kept: number;
-  removed: number;
-}
+// The funnel report's shape is schemas/pool-funnel-report.schema.json (pool filter --report writes it).
+export type FunnelStep = PoolFunnelStep;
 
 /** Per step of the criteria: records in, kept and removed (docs/formats.md). */
-export interface FunnelReport {
-  input: number;
-  kept: number;
-  steps: FunnelStep[];
-}
+export type FunnelReport = PoolFunnelReport;
 
 /**
  * Runs records through compiled steps one at a time, counting the funnel;

@@ -1,6 +1,7 @@
-import { OutputSet, compareCodePoints, formatJson, noProgress, readJsonl, type CrashRecord, type ProgressListener } from '@junobench/core';
+import { OutputSet, compareCodePoints, noProgress, readJsonl, type CrashRecord, type PoolLibcauseReport, type ProgressListener } from '@junobench/core';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
 import { LibcauseEvaluator, labelledLibrary, predictLibrary, type LibcauseEvaluation } from '@junobench/suggest';
+import { formatPoolReport } from './format-pool-report.js';
 import { predictLibraryBaseline } from './predict-library-baseline.js';
 
 export interface LibcausePoolOptions {
@@ -13,6 +14,10 @@ export interface LibcausePoolOptions {
   onProgress?: ProgressListener;
 }
 
+/**
+ * schemas/pool-libcause-report.schema.json (pool libcause --report writes it), with the evaluations typed as
+ * @junobench/suggest makes them; `satisfies PoolLibcauseReport` below keeps the two in step.
+ */
 export interface LibcauseReport {
   records: number;
   /** Predicted library → number of records. */
@@ -50,12 +55,12 @@ export async function libcausePool(options: LibcausePoolOptions): Promise<Libcau
       if (++done % 10000 === 0) onProgress({ task: 'pool libcause', done });
     }
     await out.flush();
-    const report: LibcauseReport = {
+    const report = {
       records: done,
       predicted: Object.fromEntries([...predicted].sort((a, b) => compareCodePoints(a[0], b[0]))),
       ...(evaluator ? { evaluation: evaluator.result(), baseline: baseline!.result() } : {}),
-    };
-    if (reportFile) await reportFile.write(formatJson(report));
+    } satisfies LibcauseReport satisfies PoolLibcauseReport;
+    if (reportFile) await reportFile.write(formatPoolReport('pool-libcause-report', report, options.report));
     return { ...report, output: options.output, ...(options.report ? { reportFile: options.report } : {}) };
   });
 }

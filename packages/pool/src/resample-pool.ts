@@ -1,5 +1,6 @@
-import { OutputSet, formatJson, noProgress, readJsonl, type CrashRecord, type ProgressListener } from '@junobench/core';
+import { OutputSet, noProgress, readJsonl, type CrashRecord, type ProgressListener } from '@junobench/core';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
+import { formatPoolReport } from './format-pool-report.js';
 import { ResampleAccumulator, type ResampleOptions, type ResampleReport } from './resample-records.js';
 
 export interface ResamplePoolOptions extends ResampleOptions {
@@ -27,7 +28,7 @@ export async function resamplePool(options: ResamplePoolOptions): Promise<Resamp
     const out = new BufferedJsonlWriter<CrashRecord>(await set.open(options.output));
     for (const r of selected) await out.write(r);
     await out.flush();
-    if (options.report) await (await set.open(options.report)).write(formatJson(report));
+    if (options.report) await (await set.open(options.report)).write(formatPoolReport('pool-resample-report', report, options.report));
     return { ...report, output: options.output, ...(options.report ? { reportFile: options.report } : {}) };
   });
 }

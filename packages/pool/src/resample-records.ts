@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { JunoError, LIBRARY_NAMES, canonicalLibrary, compareCodePoints, stableStringify, suggestClosest, type CrashRecord } from '@junobench/core';
+import { JunoError, LIBRARY_NAMES, canonicalLibrary, compareCodePoints, stableStringify, suggestClosest, type CrashRecord, type PoolResampleReport, type ResampleLibraryDraw, type ResampleShortfall } from '@junobench/core';
 import { labelledLibrary } from '@junobench/suggest';
 
 export interface ResampleOptions {
@@ -10,32 +10,11 @@ export interface ResampleOptions {
   seed: string | number;
 }
 
-export interface LibraryDraw {
-  library: string;
-  available: number;
-  selected: number;
-}
-
-export interface Shortfall {
-  library: string;
-  requested: number;
-  available: number;
-}
-
-export interface ResampleReport {
-  seed: string;
-  perLibrary: number;
-  /** Records read. */
-  input: number;
-  selected: number;
-  /** Records with neither a labelled nor a predicted library. */
-  unassigned: number;
-  /** Records of libraries not asked for. */
-  outside: number;
-  libraries: LibraryDraw[];
-  /** Libraries with fewer records than requested. */
-  shortfalls: Shortfall[];
-}
+// The report's shape is schemas/pool-resample-report.schema.json (pool resample --report writes it).
+export type LibraryDraw = ResampleLibraryDraw;
+/** A library with fewer records than requested. */
+export type Shortfall = ResampleShortfall;
+export type ResampleReport = PoolResampleReport;
 
 /** Library a record is balanced on: its labelled library if any, else the predicted one. */
 export function resampleLibrary(record: CrashRecord): string | undefined {
