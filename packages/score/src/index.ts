@@ -46,7 +46,7 @@ export { writeScorecard } from './write-scorecard.js';
 export type { WriteScorecardOptions } from './write-scorecard.js';
 
 // Baselines
-export { planOracleAnswers, planHeuristicAnswers, planHeuristicDiagnosis, planCrashType, JUNOBENCH_MAJORITY } from './plan-baselines.js';
+export { planOracleAnswers, planHeuristicAnswers, planHeuristicDiagnosis, JUNOBENCH_MAJORITY } from './plan-baselines.js';
 export type { PredictionLine } from './plan-baselines.js';
 export { runBaseline, formatPredictionsJsonl, BASELINES } from './run-baseline.js';
 export type { BaselineName, BaselineReport, RunBaselineOptions } from './run-baseline.js';

@@ -1,34 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkSchema, type DiagnoseTask } from '@junobench/core';
-import { JUNOBENCH_MAJORITY, planCrashType, planHeuristicAnswers, planOracleAnswers } from './plan-baselines.js';
+import { suggestLabels, notebookCrashInput } from '@junobench/suggest';
+import { planHeuristicAnswers, planOracleAnswers } from './plan-baselines.js';
 import { planTasks } from './plan-tasks.js';
 import type { TaskSource } from './read-task-sources.js';
 import { makeNotebook } from '../test-helpers/score.js';
-
-describe('planCrashType (the heuristic: crash type from the exception)', () => {
-  it.each([
-    ['KeyError', "'price'", 'key error'],
-    ['builtins.KeyError', "'price'", 'key error'],
-    ['IndexError', 'index 3 is out of bounds', 'index error'],
-    ['numpy.exceptions.AxisError', 'axis 2 is out of bounds', 'index error'],
-    ['NameError', "name 'X_train' is not defined", 'variable not found'],
-    ['AttributeError', "'DataFrame' object has no attribute 'ix'", 'attribute error'],
-    ['TypeError', 'fit() got an unexpected keyword argument', 'invalid argument'],
-    ['ValueError', 'operands could not be broadcast together with shapes (90,) (60,)', 'unsupported broadcast'],
-    ['ValueError', 'The feature names should match those that were passed during fit.', 'feature name mismatch'],
-    ['ValueError', 'Input contains NaN, infinity or a value too large', 'data value violation'],
-    ['ValueError', 'x and y must have same first dimension, but have shapes (10,) and (9,)', 'tensor shape mismatch'],
-    ['ValueError', "multiple must be one of ['layer', 'stack', 'fill', 'dodge']", 'value error'],
-    ['RuntimeError', 'mat1 and mat2 shapes cannot be multiplied (64x784 and 256x64)', 'tensor shape mismatch'],
-    ['RuntimeError', 'CUDA error: device-side assert triggered', 'runtime error'],
-    ['ModuleNotFoundError', "No module named 'xgboost'", 'module not found'],
-    ['FileNotFoundError', "No such file or directory: 'train.csv'", 'io error'],
-    ['NotFittedError', 'This StandardScaler instance is not fitted yet.', 'model initialization error'],
-    ['SomethingElseError', 'who knows', JUNOBENCH_MAJORITY.crashType],
-  ])('%s: %s → %s', (ename, evalue, expected) => {
-    expect(planCrashType(ename, evalue)).toBe(expected);
-  });
-});
 
 const source: TaskSource = {
   id: 'pandas_1',
@@ -76,17 +52,21 @@ describe('baselines', () => {
     expect((lines.find((l) => l.task === 'repair')!.answer as { notebook: unknown }).notebook).toBe(source.fixed);
   });
 
-  it('the heuristic: library from the estimator, crash type from the exception, the rest the majority class; no repairs', () => {
+  it('the heuristic: diagnose from the label suggestions, detect the majority answer; no repairs', () => {
     const lines = planHeuristicAnswers(planned.tasks);
     for (const l of lines) expect(checkSchema('prediction', l)).toEqual([]);
     expect(lines.map((l) => l.task).sort()).toEqual(['detect', 'detect', 'diagnose']);
     const diagnose = lines.find((l) => l.task === 'diagnose')!;
-    expect(diagnose.answer).toEqual({ library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'training' });
+    expect(diagnose.answer).toEqual({ library: 'pandas', crashType: 'key error', rootCause: 'data confusion', pipelineStage: 'data preparation' });
     expect(lines.filter((l) => l.task === 'detect').map((l) => l.answer)).toEqual([
       { crashes: true, exception: 'ValueError' },
       { crashes: true, exception: 'ValueError' },
     ]);
     const task = planned.tasks.find((t) => t.task === 'diagnose') as DiagnoseTask;
     expect(task.error.traceback.join('\n')).toContain('pandas/core/frame.py');
+    // The same suggestions `labels suggest` makes on that notebook and crash: its cells reach the estimator.
+    const s = suggestLabels(notebookCrashInput(task.notebook as never, { ...task.error, codeCell: task.error.cell }));
+    expect(diagnose.answer).toEqual({ library: s.library.value, crashType: s.crashType.value, rootCause: s.rootCause.value, pipelineStage: s.pipelineStage.value });
+    expect(s.crashType.evidence.join(' ')).toContain("'price'");
   });
 });

@@ -1,7 +1,7 @@
-import type { CrashType, DetectAnswer, DiagnoseAnswer, DiagnoseTask, NotebookDocument, PipelineStage, RepairAnswer, RootCause, Task, TaskKind } from '@junobench/core';
-import { mineImports, type Notebook } from '@junobench/notebook';
-import { predictLibrary } from '@junobench/suggest';
-import { normalizeEname, type TaskKey } from './plan-tasks.js';
+import type { DetectAnswer, DiagnoseAnswer, DiagnoseTask, NotebookDocument, RepairAnswer, Task, TaskKind } from '@junobench/core';
+import type { Notebook } from '@junobench/notebook';
+import { notebookCrashInput, suggestLabels } from '@junobench/suggest';
+import type { TaskKey } from './plan-tasks.js';
 
 /** One line of a predictions file (schemas/prediction.schema.json). */
 export interface PredictionLine {
@@ -33,68 +33,20 @@ export function planOracleAnswers(ids: readonly string[], keys: ReadonlyMap<stri
 }
 
 /**
- * The most frequent classes of the published JunoBench (111 crashes): the
- * heuristic's answer where it has no better signal. Taken from the paper's
- * counts, not from the embedded instances, so the baseline learns nothing
- * from the tasks it is scored on.
+ * The most frequent exception of the published JunoBench (111 crashes): the
+ * heuristic's detect answer. Taken from the paper's counts, not from the
+ * embedded instances, so the baseline learns nothing from the tasks it is
+ * scored on.
  */
-export const JUNOBENCH_MAJORITY = {
-  exception: 'ValueError',
-  crashType: 'invalid argument' as CrashType,
-  rootCause: 'API misuse' as RootCause,
-  pipelineStage: 'training' as PipelineStage,
-};
-
-const SHAPE = /shape|dimension|size mismatch|mat1 and mat2|must match the size|expected input|input_shape|incompatible/i;
+export const JUNOBENCH_MAJORITY = { exception: 'ValueError' };
 
 /**
- * The crash type from the exception alone (class, then a few message cues):
- * how JunoBench's refined exception types mostly follow the raised class.
- */
-export function planCrashType(ename: string, evalue: string): CrashType {
-  const cls = normalizeEname(ename);
-  switch (cls) {
-    case 'KeyError':
-      return 'key error';
-    case 'IndexError':
-    case 'AxisError':
-      return 'index error';
-    case 'AttributeError':
-      return 'attribute error';
-    case 'NameError':
-      return 'variable not found';
-    case 'ModuleNotFoundError':
-    case 'ImportError':
-      return 'module not found';
-    case 'FileNotFoundError':
-    case 'OSError':
-    case 'IOError':
-    case 'PermissionError':
-      return 'io error';
-    case 'NotFittedError':
-      return 'model initialization error';
-    case 'TypeError':
-      return 'invalid argument';
-    case 'RuntimeError':
-    case 'InvalidArgumentError':
-      return SHAPE.test(evalue) ? 'tensor shape mismatch' : cls === 'RuntimeError' ? 'runtime error' : 'invalid argument';
-    case 'ValueError':
-      if (/broadcast/i.test(evalue)) return 'unsupported broadcast';
-      if (/feature names?/i.test(evalue)) return 'feature name mismatch';
-      if (/\bNaN\b|infinity|could not convert|non-finite|missing values/i.test(evalue)) return 'data value violation';
-      if (SHAPE.test(evalue)) return 'tensor shape mismatch';
-      return 'value error';
-    default:
-      return JUNOBENCH_MAJORITY.crashType;
-  }
-}
-
-/**
- * The heuristic baseline: library from the library-cause estimator (`pool
- * libcause`, @junobench/suggest), crash type from the exception, root cause
- * and pipeline stage the most frequent class; detect: the target crashes
- * (the two classes are equally frequent by construction) with the most
- * frequent exception; repair: none (no line: a missing prediction is wrong).
+ * The heuristic baseline. diagnose: the label suggestions of `labels suggest`
+ * (@junobench/suggest) on what the task gives — the notebook with its cells
+ * and execution counts, the error and its traceback — so the baseline is the
+ * toolchain's own estimator, measured like any tool; detect: the target
+ * crashes (the two classes are equally frequent by construction) with the
+ * most frequent exception; repair: none (no line: a missing prediction is wrong).
  */
 export function planHeuristicAnswers(tasks: readonly Task[]): PredictionLine[] {
   const out: PredictionLine[] = [];
@@ -106,16 +58,8 @@ export function planHeuristicAnswers(tasks: readonly Task[]): PredictionLine[] {
 }
 
 export function planHeuristicDiagnosis(t: DiagnoseTask): DiagnoseAnswer {
-  const { library } = predictLibrary({
-    ename: t.error.ename,
-    evalue: t.error.evalue,
-    traceback: t.error.traceback,
-    imports: mineImports(t.notebook as unknown as Notebook),
-  });
-  return {
-    library,
-    crashType: planCrashType(t.error.ename, t.error.evalue),
-    rootCause: JUNOBENCH_MAJORITY.rootCause,
-    pipelineStage: JUNOBENCH_MAJORITY.pipelineStage,
-  };
+  const s = suggestLabels(
+    notebookCrashInput(t.notebook as unknown as Notebook, { ename: t.error.ename, evalue: t.error.evalue, traceback: t.error.traceback, codeCell: t.error.cell }),
+  );
+  return { library: s.library.value, crashType: s.crashType.value, rootCause: s.rootCause.value, pipelineStage: s.pipelineStage.value };
 }

@@ -81,8 +81,8 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .command('baseline')
     .description(
       'Reference predictions for a tasks file, to show the formats and the scale. oracle: the answers from the labels and the fixed notebooks ' +
-        '(scores 100% on every scorable task). heuristic: library from the library-cause estimator, crash type from the exception, ' +
-        'root cause and pipeline stage the most frequent class; detect: "crashes"; repair: none.',
+        '(scores 100% on every scorable task). heuristic: diagnose from the label suggestions of ' +
+        '`labels suggest` (all four dimensions, from the notebook and its error); detect: "crashes" with the most frequent exception; repair: none.',
     )
     .argument('<which>', 'oracle or heuristic')
     .requiredOption('--tasks <tasks.jsonl>', 'the tasks file (from `junobench tasks export`)')
