@@ -18,4 +18,5 @@ export { resolveArchiveLinks, normalizeEntryPath } from './resolve-archive-links
 export type { ArchiveLayout } from './resolve-archive-links.js';
 export type { ArchiveEntry, ArchiveKind, ArchiveLimits } from './archive-entries.js';
 export { extractArchive } from './extract-archive.js';
+export { writeCheckedZip } from './write-checked-zip.js';
 export type { ExtractReport } from './extract-archive.js';

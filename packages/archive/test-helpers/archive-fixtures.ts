@@ -2,7 +2,7 @@
 // attacker could (`..`, absolute names, links through links, lying sizes).
 // Not exported from index.ts.
 import { writeFile } from 'node:fs/promises';
-import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
+import { crc32, deflateRawSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { Header } from 'tar';
 
 export interface FixtureEntry {
@@ -13,6 +13,10 @@ export interface FixtureEntry {
   linkpath?: string;
   /** A size to declare instead of the real one (a lying header, as bombs have). */
   declaredSize?: number;
+  /** Zip only: the name the local header gives, when it should disagree with the central directory's `path`. */
+  localPath?: string;
+  /** Zip only: written as a local entry that the central directory does not list. */
+  hidden?: boolean;
 }
 
 const MTIME = new Date(Date.UTC(2024, 0, 2, 3, 4, 6));
@@ -28,12 +32,13 @@ function body(e: FixtureEntry): Buffer {
  * carry the Unix mode 0120777 and their target as content, as Info-ZIP writes
  * them. `deflate` compresses file contents (for ratio tests).
  */
-export function makeZip(entries: readonly FixtureEntry[], options: { deflate?: boolean } = {}): Buffer {
-  const local: Buffer[] = [];
+export function makeZip(entries: readonly FixtureEntry[], options: { deflate?: boolean; prepend?: Buffer } = {}): Buffer {
+  const local: Buffer[] = options.prepend ? [options.prepend] : [];
   const central: Buffer[] = [];
-  let offset = 0;
+  let offset = options.prepend?.length ?? 0;
   for (const e of entries) {
     const name = Buffer.from(e.type === 'directory' && !e.path.endsWith('/') ? `${e.path}/` : e.path);
+    const localName = e.localPath !== undefined ? Buffer.from(e.localPath) : name;
     const raw = body(e);
     const deflate = options.deflate === true && (e.type ?? 'file') === 'file';
     const data = deflate ? deflateRawSync(raw) : raw;
@@ -49,9 +54,14 @@ export function makeZip(entries: readonly FixtureEntry[], options: { deflate?: b
     head.writeUInt32LE(crc, 14);
     head.writeUInt32LE(data.length, 18);
     head.writeUInt32LE(e.declaredSize ?? raw.length, 22);
-    head.writeUInt16LE(name.length, 26);
+    head.writeUInt16LE(localName.length, 26);
     head.writeUInt16LE(0, 28);
-    local.push(head, name, data);
+    local.push(head, localName, data);
+    const localLength = head.length + localName.length + data.length;
+    if (e.hidden) {
+      offset += localLength;
+      continue;
+    }
     const cd = Buffer.alloc(46);
     cd.writeUInt32LE(0x02014b50, 0);
     cd.writeUInt16LE((3 << 8) | 20, 4); // made by Unix: external attributes hold the mode
@@ -67,13 +77,14 @@ export function makeZip(entries: readonly FixtureEntry[], options: { deflate?: b
     cd.writeUInt32LE((mode << 16) >>> 0, 38);
     cd.writeUInt32LE(offset, 42);
     central.push(cd, name);
-    offset += head.length + name.length + data.length;
+    offset += localLength;
   }
   const cdBytes = Buffer.concat(central);
+  const listed = central.length / 2;
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt16LE(listed, 8);
+  end.writeUInt16LE(listed, 10);
   end.writeUInt32LE(cdBytes.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...local, cdBytes, end]);
@@ -101,4 +112,25 @@ export async function writeZip(file: string, entries: readonly FixtureEntry[], o
 
 export async function writeTar(file: string, entries: readonly FixtureEntry[], gzip = false): Promise<void> {
   await writeFile(file, makeTar(entries, { gzip }));
+}
+
+/**
+ * A zip read as a streaming reader reads it (unzipper, behind exceljs): local
+ * header after local header from the first byte, sizes from the local
+ * headers, until something else starts. Stored and deflated entries only.
+ */
+export function readLocalEntries(zip: Buffer): { path: string; content: Buffer }[] {
+  const out: { path: string; content: Buffer }[] = [];
+  let at = 0;
+  while (at + 30 <= zip.length && zip.readUInt32LE(at) === 0x04034b50) {
+    const method = zip.readUInt16LE(at + 8);
+    const packed = zip.readUInt32LE(at + 18);
+    const nameLength = zip.readUInt16LE(at + 26);
+    const extraLength = zip.readUInt16LE(at + 28);
+    const start = at + 30 + nameLength + extraLength;
+    const data = zip.subarray(start, start + packed);
+    out.push({ path: zip.toString('utf8', at + 30, at + 30 + nameLength), content: method === 8 ? inflateRawSync(data) : Buffer.from(data) });
+    at = start + packed;
+  }
+  return out;
 }

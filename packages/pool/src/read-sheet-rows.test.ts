@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32, deflateRawSync } from 'node:zlib';
@@ -106,18 +106,30 @@ async function unzipEntries(file: string): Promise<{ name: string; data: Buffer 
   }
 }
 
+interface ZipPart {
+  name: string;
+  data: Buffer;
+  /** Another uncompressed size than the real one, in both headers (a header that lies). */
+  declaredSize?: number;
+  /** The name the local header gives, when it should disagree with the central directory. */
+  localName?: string;
+  /** A local entry the central directory does not list. */
+  hidden?: boolean;
+}
+
 /**
- * A deflated zip of these entries. `declaredSize` writes another uncompressed
- * size into both headers than the real one (a header that lies).
+ * A deflated zip of these entries; `prepend` goes before the first entry (the
+ * central directory's offsets count it, as in two zips concatenated).
  */
-function zipOf(entries: { name: string; data: Buffer; declaredSize?: number }[]): Buffer {
-  const locals: Buffer[] = [];
+function zipOf(entries: ZipPart[], options: { prepend?: Buffer } = {}): Buffer {
+  const locals: Buffer[] = options.prepend ? [options.prepend] : [];
   const centrals: Buffer[] = [];
-  let offset = 0;
+  let offset = options.prepend?.length ?? 0;
   for (const e of entries) {
     const name = Buffer.from(e.name, 'utf8');
+    const localName = Buffer.from(e.localName ?? e.name, 'utf8');
     const packed = deflateRawSync(e.data, { level: 9 });
-    const fields = (h: Buffer, at: number) => {
+    const fields = (h: Buffer, at: number, nameLength: number) => {
       h.writeUInt16LE(20, at); // version needed
       h.writeUInt16LE(0x800, at + 2); // UTF-8 names
       h.writeUInt16LE(8, at + 4); // deflate
@@ -125,26 +137,28 @@ function zipOf(entries: { name: string; data: Buffer; declaredSize?: number }[])
       h.writeUInt32LE(crc32(e.data), at + 10);
       h.writeUInt32LE(packed.length, at + 14);
       h.writeUInt32LE(e.declaredSize ?? e.data.length, at + 18);
-      h.writeUInt16LE(name.length, at + 22);
+      h.writeUInt16LE(nameLength, at + 22);
       h.writeUInt16LE(0, at + 24); // extra
     };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    fields(local, 4);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4); // version made by
-    fields(central, 6);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, packed);
-    centrals.push(central, name);
-    offset += local.length + name.length + packed.length;
+    fields(local, 4, localName.length);
+    locals.push(local, localName, packed);
+    if (!e.hidden) {
+      const central = Buffer.alloc(46);
+      central.writeUInt32LE(0x02014b50, 0);
+      central.writeUInt16LE(20, 4); // version made by
+      fields(central, 6, name.length);
+      central.writeUInt32LE(offset, 42);
+      centrals.push(central, name);
+    }
+    offset += local.length + localName.length + packed.length;
   }
   const cd = Buffer.concat(centrals);
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt16LE(centrals.length / 2, 8);
+  end.writeUInt16LE(centrals.length / 2, 10);
   end.writeUInt32LE(cd.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, cd, end]);
@@ -229,5 +243,73 @@ describe('normalizeXlsxCell', () => {
     [{ error: '#N/A' }, '#N/A'],
   ])('%j → %j', (input, expected) => {
     expect(normalizeXlsxCell(input)).toEqual(expected);
+  });
+});
+
+// A zip has two descriptions of its entries: the central directory (what the
+// checks read, through yauzl) and the local headers (what exceljs's unzipper
+// reads, from the first byte). Each workbook below lists the genuine entries
+// in its directory, while its local headers lead to a sheet nobody checked.
+describe('readSheetRows (xlsx whose local headers disagree with its central directory)', () => {
+  let genuine: ZipPart[];
+  let unchecked: Buffer;
+  const header = ['fname', 'eid', 'ename', 'evalue'];
+  const row = ['nb1.ipynb', 'e1', 'KeyError', "'price'"];
+  const SHEET = 'xl/worksheets/sheet1.xml';
+
+  beforeAll(async () => {
+    const file = path.join(dir, 'genuine-local.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('data');
+    ws.addRow(header);
+    ws.addRow(row);
+    await wb.xlsx.writeFile(file);
+    genuine = await unzipEntries(file);
+    const sheet = genuine.find((e) => e.name === SHEET)!.data.toString('utf8');
+    // The same sheet with one number in place of its rows: what an attacker wants imported.
+    unchecked = Buffer.from(sheet.replace(/<sheetData>[\s\S]*<\/sheetData>/, '<sheetData><row r="1"><c r="A1"><v>666</v></c></row></sheetData>'));
+    expect(unchecked.toString('utf8')).toContain('666');
+  });
+
+  /** The genuine entries, with `parts` inserted just before the genuine sheet. */
+  const beforeSheet = (...parts: ZipPart[]) => genuine.flatMap((e) => (e.name === SHEET ? [...parts, e] : [e]));
+
+  const cases: [string, () => Buffer][] = [
+    ['a hidden local entry the directory does not list', () => zipOf(beforeSheet({ name: SHEET, data: unchecked, hidden: true }))],
+    ['a local header that names another file than the directory', () => zipOf(beforeSheet({ name: 'xl/media/notes.xml', data: unchecked, localName: SHEET }))],
+    [
+      'another whole workbook before the first entry (two central directories)',
+      () => zipOf(genuine, { prepend: zipOf(genuine.map((e) => (e.name === SHEET ? { ...e, data: unchecked } : e))) }),
+    ],
+  ];
+
+  it.each(cases)('%s: reads exactly the entries the directory lists, which were checked', async (name, build) => {
+    const file = path.join(dir, `ambiguous-${name.split(' ').slice(0, 3).join('-')}.xlsx`);
+    await writeFile(file, build());
+    expect(await collect(file, 'xlsx')).toEqual([
+      { row: 1, values: header },
+      { row: 2, values: row },
+    ]);
+  });
+
+  it('the checked entries alone are a valid workbook (the cases above differ from it only in what is unchecked)', async () => {
+    const file = path.join(dir, 'directory-only.xlsx');
+    await writeFile(file, zipOf(genuine));
+    expect(await collect(file, 'xlsx')).toEqual([
+      { row: 1, values: header },
+      { row: 2, values: row },
+    ]);
+  });
+
+  it('leaves no copy of the workbook in the temp folder, also when the reading stops early', async () => {
+    const file = path.join(dir, 'early.xlsx');
+    await writeFile(file, cases[0]![1]());
+    const before = (await readdir(tmpdir())).filter((n) => n.startsWith('junobench-workbook-'));
+    for await (const r of readSheetRows(file, 'xlsx')) {
+      expect(r.row).toBe(1);
+      break;
+    }
+    const after = (await readdir(tmpdir())).filter((n) => n.startsWith('junobench-workbook-'));
+    expect(after.filter((n) => !before.includes(n))).toEqual([]);
   });
 });

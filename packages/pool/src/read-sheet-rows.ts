@@ -1,8 +1,10 @@
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { parse as parseCsv, CsvError } from 'csv-parse';
 import { JunoError, assertReadableFile, isJunoError } from '@junobench/core';
-import { assertSafeEntries, formatBytes, openZip, readZipEntries, type ArchiveLimits } from '@junobench/archive';
+import { formatBytes, writeCheckedZip, type ArchiveLimits } from '@junobench/archive';
 import { createUtf8CheckStream, replacedBytesWarning } from './utf8-check-stream.js';
 
 /** A cell as it appears in the `columns` of a CrashRecord. */
@@ -81,10 +83,10 @@ async function* readXlsxRows(file: string): AsyncGenerator<SheetRow> {
         : 'save the sheet again from Excel/LibreOffice as .xlsx (Office Open XML), or export it as .csv',
     });
   }
-  await assertWorkbookWithinLimits(file);
   // exceljs is large: load it only when a workbook is read.
   const { default: ExcelJS } = await import('exceljs');
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
+  const checked = await openCheckedWorkbook(file);
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(checked, {
     worksheets: 'emit',
     sharedStrings: 'cache',
     hyperlinks: 'ignore',
@@ -112,6 +114,8 @@ async function* readXlsxRows(file: string): AsyncGenerator<SheetRow> {
       hint: 'the zip archive is not a valid .xlsx workbook; open and save it again in a spreadsheet program, or export it as .csv',
       cause: e,
     });
+  } finally {
+    checked.destroy();
   }
   if (!sawSheet) {
     throw new JunoError('E_INPUT_FORMAT', 'the workbook has no worksheet', {
@@ -122,63 +126,50 @@ async function* readXlsxRows(file: string): AsyncGenerator<SheetRow> {
 }
 
 /**
- * Refuse a workbook whose zip entries inflate past XLSX_LIMITS (entry count,
- * total size, ratio to the file's size), first from the sizes its central
- * directory declares, then by inflating each entry once (yauzl stops at the
- * first byte past the declared size, so a header that lies costs no more than
- * an honest one). Only then does exceljs read it.
+ * A copy of the workbook holding exactly what was checked, open for reading.
+ *
+ * The checks read the zip's central directory (yauzl); exceljs reads the
+ * local headers from the first byte (unzipper). A crafted zip can make the two
+ * disagree (hidden local entries, a local header naming another file, a
+ * second zip before the first), so exceljs never reads the file itself:
+ * writeCheckedZip refuses entries past XLSX_LIMITS from the sizes the central
+ * directory declares, then reads each entry once (yauzl stops at the first
+ * byte past its declared size, so a header that lies costs no more than an
+ * honest one) into a plain zip whose local headers say what its directory
+ * says. The copy is unlinked as soon as it is open: nothing is left in the
+ * temp folder, however the reading ends.
  */
-async function assertWorkbookWithinLimits(file: string): Promise<void> {
-  const archiveBytes = (await stat(file)).size;
-  let zip: ZipFile;
+async function openCheckedWorkbook(file: string): Promise<ReadStream> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'junobench-workbook-'));
   try {
-    zip = await openZip(file);
-  } catch (e) {
-    throw unreadableWorkbook(file, e);
-  }
-  try {
-    let entries;
+    const copy = path.join(dir, 'checked.xlsx');
     try {
-      entries = await readZipEntries(file, zip);
+      await writeCheckedZip(file, copy, XLSX_LIMITS);
     } catch (e) {
       throw isJunoError(e) && e.code === 'E_UNSAFE_ARCHIVE' ? workbookBomb(file, e) : unreadableWorkbook(file, e);
     }
-    try {
-      assertSafeEntries(
-        file,
-        entries.map((e) => e.entry),
-        XLSX_LIMITS,
-        archiveBytes,
-      );
-    } catch (e) {
-      throw isJunoError(e) && e.code === 'E_UNSAFE_ARCHIVE' ? workbookBomb(file, e) : e;
-    }
-    for (const { entry, raw } of entries) {
-      if (entry.type !== 'file') continue;
-      try {
-        await drainZipEntry(zip, raw);
-      } catch (e) {
-        if (/^too many bytes in the stream/.test((e as Error).message)) {
-          throw new JunoError(
-            'E_UNSAFE_ARCHIVE',
-            `is not read: entry "${entry.path}" inflates to more than the ${formatBytes(entry.size)} its header declares: a zip bomb?`,
-            { location: { file, field: entry.path }, hint: WORKBOOK_BOMB_HINT, cause: e },
-          );
-        }
-        throw unreadableWorkbook(file, e);
-      }
-    }
+    const fh = await open(copy, 'r');
+    return fh.createReadStream();
   } finally {
-    zip.close();
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
 const WORKBOOK_BOMB_HINT = `nothing was imported; a crash sheet may inflate to at most ${formatBytes(XLSX_LIMITS.maxBytes)}, and past ${formatBytes(XLSX_LIMITS.ratioFloorBytes)} to at most ${XLSX_LIMITS.maxRatio} times its file size: if the workbook is genuine, open it in a spreadsheet program and export the sheet as .csv (CSV is read as a stream, without this limit)`;
 
 function workbookBomb(file: string, e: JunoError): JunoError {
+  const location = { file, ...(e.location?.field ? { field: e.location.field } : {}) };
+  if (/^unsafe archive entry/.test(e.message)) {
+    // A path, link or name twice: no size problem, so not called a bomb.
+    return new JunoError('E_UNSAFE_ARCHIVE', `is not read: ${e.message}`, {
+      location,
+      hint: 'nothing was imported; the workbook is damaged or crafted: open it in a spreadsheet program and save it again, or export the sheet as .csv',
+      cause: e,
+    });
+  }
   const what = e.message.replace(/^the archive /, 'the workbook ');
   return new JunoError('E_UNSAFE_ARCHIVE', `is not read: ${what}${what.endsWith('a zip bomb?') ? '' : ': a zip bomb?'}`, {
-    location: { file, ...(e.location?.field ? { field: e.location.field } : {}) },
+    location,
     hint: WORKBOOK_BOMB_HINT,
     cause: e,
   });
@@ -190,23 +181,6 @@ function unreadableWorkbook(file: string, e: unknown): JunoError {
     hint: 'the zip archive is not a valid .xlsx workbook; open and save it again in a spreadsheet program, or export it as .csv',
     cause: e,
   });
-}
-
-type ZipFile = Awaited<ReturnType<typeof openZip>>;
-type ZipEntry = Awaited<ReturnType<typeof readZipEntries>>[number]['raw'];
-
-function drainZipEntry(zip: ZipFile, raw: ZipEntry): Promise<void> {
-  return new Promise((resolve, reject) =>
-    zip.openReadStream(raw, (err, stream) => {
-      if (err) return reject(err);
-      stream.on('error', (e) => {
-        stream.destroy();
-        reject(e);
-      });
-      stream.on('end', () => resolve());
-      stream.resume();
-    }),
-  );
 }
 
 /** exceljs cell values → the plain values kept under `columns`. */
