@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
+import { addRuntimeOptions, createRuntimeFromFlags, sandboxUnavailable, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt } from './format.js';
 
 // @junobench/core is small and every command needs it: it is imported statically in every command
@@ -116,11 +116,14 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     .option('--jobs <n>', 'notebooks executed at once (default: number of CPUs)', parsePositiveInt)
     .option('--json <file>', 'write the result as JSON');
   addRuntimeOptions(verify);
+  const runtimeOption = verify.options.find((o) => o.long === '--runtime');
+  if (runtimeOption) runtimeOption.defaultValueDescription = "docker when an engine answers and has the release's image, else local";
   verify.addHelpText(
     'after',
     '\nThe archive is extracted safely into a temporary folder (no entry may leave it) and removed afterwards; nothing is cached.\n' +
       'With --runtime docker the image is --image, else the one the release names (its pushed digest, else its tag).\n' +
-      'A release that fails a check is not run. The local runtime (the default) is no sandbox: for a release you did not build, use --runtime docker.\n' +
+      'A release that fails a check is not run. Without --runtime it runs in the docker runtime when an engine answers (DOCKER_HOST) and has the release\'s image,\n' +
+      'else in the local runtime, which is no sandbox (a warning says why): for a release you did not build, pull its image or use --runtime docker.\n' +
       'Exit status: 0 everything holds; 1 a difference (each named); 2 not a release; 3 no usable runtime.\n' +
       'Examples:\n  junobench release verify releases/junobench-0.1.0 --no-run\n  junobench release verify releases/junobench-0.1.0/junobench-0.1.0.tar.gz\n  junobench release verify junobench-0.1.0.tar.gz --runtime docker',
   );
@@ -138,6 +141,13 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
         onProgress: progress,
         createRuntime: async (manifest) => {
           let image = flags.image ?? manifest.image.registry?.reference ?? manifest.image.tag;
+          // Someone else's notebooks: without --runtime, the sandbox when the release's image is at hand.
+          let why = '--runtime local';
+          if (verify.getOptionValueSource('runtime') === 'default' && !flags.queue) {
+            const unavailable = image ? await sandboxUnavailable(ctx, image) : 'the release names no image';
+            if (unavailable) why = unavailable;
+            else flags.runtime = 'docker';
+          }
           if (flags.runtime === 'docker' && image && !flags.image && manifest.image.registry) {
             // The image the release names, pulled by its digest when the engine lacks it.
             const { pullReleaseImage } = await import('@junobench/release');
@@ -151,7 +161,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
           const runtime = await createRuntimeFromFlags({ ...flags, ...(flags.runtime === 'docker' && image ? { image } : {}) }, ctx);
           if (runtime.kind === 'local') {
             ctx.err(
-              `warning: the release's ${manifest.instances.length} instances are someone else's notebooks and will run UNSANDBOXED in the local runtime, with your user's rights. ` +
+              `warning: the release's ${manifest.instances.length} instances are someone else's notebooks and will run UNSANDBOXED in the local runtime, with your user's rights (${why}). ` +
                 'For a release you did not build: sh tools/setup-engine.sh, then release verify --runtime docker (its image), or --no-run for the checks alone.',
             );
           }

@@ -116,3 +116,26 @@ async function createQueueRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext)
     },
   });
 }
+
+/**
+ * Why the sandbox cannot be the default here, or undefined when it can: a
+ * container engine answers at DOCKER_HOST (within 3 s) and has `image`.
+ * Commands that run someone else's code (score, release verify) use the
+ * sandbox by default when it is there, and say why when it is not.
+ */
+export async function sandboxUnavailable(ctx: CliContext, image: string | undefined): Promise<string | undefined> {
+  if (!image) return 'no benchmark image recorded yet';
+  const { connectDockerEngine } = await import('@junobench/runtime');
+  let docker;
+  try {
+    docker = await connectDockerEngine(ctx.env, { timeoutMs: 3000 });
+  } catch {
+    return 'no container engine answers';
+  }
+  try {
+    await docker.getImage(image).inspect();
+  } catch {
+    return `the image ${image} is not in the engine`;
+  }
+  return undefined;
+}

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { JunoError, checkOutputPaths, type TaskKind } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
-import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
+import { addRuntimeOptions, createRuntimeFromFlags, sandboxUnavailable, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt } from './format.js';
 
 const MAX_PROBLEMS_SHOWN = 20;
@@ -217,13 +217,6 @@ async function chooseRuntime(flags: ScoreFlags, explicit: boolean, ctx: CliConte
 }
 
 async function dockerUnavailable(flags: ScoreFlags, ctx: CliContext): Promise<string | undefined> {
-  const { connectDockerEngine } = await import('@junobench/runtime');
-  let docker;
-  try {
-    docker = await connectDockerEngine(ctx.env, { timeoutMs: 3000 });
-  } catch {
-    return 'no container engine answers';
-  }
   let tag = flags.image;
   if (!tag) {
     const { readImageRecord } = await import('@junobench/image');
@@ -233,10 +226,5 @@ async function dockerUnavailable(flags: ScoreFlags, ctx: CliContext): Promise<st
       return 'no benchmark image recorded yet';
     }
   }
-  try {
-    await docker.getImage(tag).inspect();
-  } catch {
-    return `the benchmark image ${tag} is not in the engine`;
-  }
-  return undefined;
+  return sandboxUnavailable(ctx, tag);
 }
