@@ -16,7 +16,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const rec = (id: string, source: string, library: string | undefined, ename: string, line: string): CrashRecord => ({
+const rec = (id: string, source: CrashRecord['source'], library: string | undefined, ename: string, line: string): CrashRecord => ({
   id,
   notebook: `${id}.ipynb`,
   source,

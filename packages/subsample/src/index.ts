@@ -25,3 +25,4 @@ export { regenerateInstanceData, resolveSubsampleSource, DEFAULT_CACHE_DIR } fro
 export type { RegenerateOptions, RegenerateResult, ResolvedSource } from './regenerate-instance-data.js';
 export { summarizeSubsampleReports } from './summarize-reports.js';
 export type { InstanceSubsampleReport } from './summarize-reports.js';
+export { planSubsampleCheckReport, writeSubsampleReport, writeSubsampleCheckReport } from './write-subsample-report.js';

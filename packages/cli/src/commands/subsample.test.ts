@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatJson, hashTree, type Instance } from '@junobench/core';
+import { checkSchema, formatJson, hashTree, type Instance, type InstanceVerification, type VersionResult } from '@junobench/core';
 import { main } from '../main.js';
 import { createTestContext } from '../../test-helpers/test-context.js';
 import { parseRowFilter, specFromFlags, type SubsampleFlags } from './subsample.js';
@@ -124,5 +124,54 @@ describe('junobench subsample', () => {
     const ctx = createTestContext(root);
     expect(await main(['subsample', 'x_1', '--instances', 'instances', '--dry-run'], ctx)).toBe(2);
     expect(ctx.stderr.join('\n')).toMatch(/no subsampling spec for instance x_1/);
+  });
+
+  // The --json files: the real subsampleInstance (with an injected verification, no kernel) and the real --check.
+  const version = (v: 'reproduced' | 'fixed', outcome: VersionResult['outcome']): VersionResult => ({ version: v, outcome, cells: [], durationMs: 1, runtime: { kind: 'local', packages: {} } });
+  const verification = (ok: boolean): InstanceVerification => ({
+    instance: 'x_1',
+    status: ok ? 'verified' : 'not-verified',
+    verified: ok,
+    flaky: false,
+    reproduced: version('reproduced', ok ? 'crash-reproduced' : 'no-crash'),
+    fixed: version('fixed', 'fixed-ok'),
+    contentHash: 'x',
+    cached: false,
+  });
+
+  it.each([
+    ['applied', true],
+    ['refused', false],
+  ])('%s: the subsampling reports in the subsample-report format (and, applied, --check --json in subsample-check-report)', async (status, ok) => {
+    const root = await instanceFolder();
+    const { subsampleInstance } = await import('@junobench/pipeline');
+    const { writeSubsampleReport } = await import('@junobench/subsample');
+    const result = await subsampleInstance({
+      instanceDir: path.join(root, 'instances', 'x_1'),
+      spec: { seed: 1, source: { kind: 'local' }, steps: [{ path: 't.csv', method: 'table', parameters: { rows: 10, stratifyBy: 'b' } }] },
+      cacheDir: path.join(root, 'c'),
+      verify: async () => verification(ok),
+    });
+    expect(result.status).toBe(status);
+    expect(checkSchema('subsample-report', result)).toEqual([]);
+    await writeSubsampleReport(path.join(root, 'r.json'), result);
+    expect(checkSchema('subsample-report', JSON.parse(await readFile(path.join(root, 'r.json'), 'utf8')))).toEqual([]);
+    if (!ok) return;
+    const ctx = createTestContext(root);
+    // The full data of a local source went to the cache when the reduced data replaced it.
+    expect(result.originalDataKeptAt).toBeDefined();
+    const code = await main(['subsample', 'x_1', '--instances', 'instances', '--check', '--json', 'check.json', '--cache-dir', 'c', '--source', result.originalDataKeptAt!], ctx);
+    expect(ctx.stderr.join('\n')).toBe('');
+    expect(code).toBe(0);
+    const check = JSON.parse(await readFile(path.join(root, 'check.json'), 'utf8'));
+    expect(check).toMatchObject({ instance: 'x_1', matches: true, expected: result.spec.result });
+    expect(checkSchema('subsample-check-report', check)).toEqual([]);
+  });
+
+  it('a dry run --json is in the subsample-report format', async () => {
+    const root = await instanceFolder();
+    const ctx = createTestContext(root);
+    expect(await main(['subsample', 'x_1', '--instances', 'instances', '--method', 'table', '--path', 't.csv', '--rows', '10', '--dry-run', '--json', 'r.json', '--cache-dir', 'c'], ctx)).toBe(0);
+    expect(checkSchema('subsample-report', JSON.parse(await readFile(path.join(root, 'r.json'), 'utf8')))).toEqual([]);
   });
 });

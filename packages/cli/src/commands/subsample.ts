@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { JunoError, readJsonFile, validateInstanceId, writeJsonAtomic, type RowFilter, type SubsampleSpec, type SubsampleStep } from '@junobench/core';
+import { JunoError, readJsonFile, validateInstanceId, type RowFilter, type SubsampleSpec, type SubsampleStep } from '@junobench/core';
 import type { SubsampleInstanceResult } from '@junobench/pipeline';
 import type { SubsampleDataReport } from '@junobench/subsample';
 import type { CliContext } from '../context.js';
@@ -92,7 +92,7 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
     const source = flags.source ? path.resolve(ctx.cwd, flags.source) : undefined;
     const progress = ctx.progress('subsample');
     if (flags.check) {
-      const { regenerateInstanceData } = await import('@junobench/subsample');
+      const { planSubsampleCheckReport, regenerateInstanceData, writeSubsampleCheckReport } = await import('@junobench/subsample');
       try {
         const r = await regenerateInstanceData(instanceDir, { cacheDir, sourceDir: source, onProgress: progress });
         // Only the hash matters here: drop the regenerated copy (a temporary folder).
@@ -105,7 +105,7 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
               ? `${id}: data/ reproduces byte for byte (${r.report.result.sha256.slice(0, 12)})`
               : `${id}: regenerated data differs: ${r.report.result.sha256.slice(0, 12)} ≠ recorded ${r.expected!.sha256.slice(0, 12)}`,
         );
-        if (flags.json) await writeJsonAtomic(path.resolve(ctx.cwd, flags.json), { instance: id, matches: r.matches, expected: r.expected, data: r.report });
+        if (flags.json) await writeSubsampleCheckReport(path.resolve(ctx.cwd, flags.json), planSubsampleCheckReport(id, r));
         ctx.exitCode = r.matches === false ? 1 : 0;
       } finally {
         progress.done();
@@ -142,7 +142,8 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
     }
     ctx.out(formatSubsampleResult(result));
     if (flags.json) {
-      await writeJsonAtomic(path.resolve(ctx.cwd, flags.json), result);
+      const { writeSubsampleReport } = await import('@junobench/subsample');
+      await writeSubsampleReport(path.resolve(ctx.cwd, flags.json), result);
       ctx.out(`report written to ${flags.json}`);
     }
     ctx.exitCode = result.status === 'refused' ? 1 : 0;

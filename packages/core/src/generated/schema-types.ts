@@ -2654,7 +2654,7 @@ export interface CrossTable {
 }
 
 /**
- * What `junobench subsample <id> --check --json <file>` writes (checkSubsampleInstance in @junobench/subsample): data/ redone from the spec saved in instance.json and the full data, and whether its tree hash equals the one instance.json records (`expected`, its data.subsample.result, present with `matches` when instance.json records one).
+ * What `junobench subsample <id> --check --json <file>` writes (planSubsampleCheckReport and writeSubsampleCheckReport in @junobench/subsample): data/ redone from the spec saved in instance.json and the full data, and whether its tree hash equals the one instance.json records (`expected`, its data.subsample.result, present with `matches` when instance.json records one).
  */
 
 export interface SubsampleCheckReport {
