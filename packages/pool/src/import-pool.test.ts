@@ -4,7 +4,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readJsonlAll, type CrashRecord } from '@junobench/core';
-import { defaultRejectsPath, importPool, readPoolRecords, type RejectedRow } from './import-pool.js';
+import { defaultRejectsPath, importPool, readPoolRecords, type ImportFormat, type RejectedRow } from './import-pool.js';
 import { EMPIRICAL_COLUMNS, BENCHMARK_COLUMNS } from './sheet-formats.js';
 
 let dir: string;
@@ -281,5 +281,122 @@ describe('importPool', () => {
     const events: number[] = [];
     await importPool([input], { output: path.join(dir, 'p.jsonl'), onProgress: (e) => events.push(e.done) });
     expect(events).toEqual([1000, 2000]);
+  });
+});
+
+// A file read in another format than its own used to give an empty pool with
+// every row rejected (exit 0), or a CSV quoting error about a JSONL file.
+describe('importPool on a file read in the wrong format', () => {
+  const good: CrashRecord = { id: 'j1', notebook: 'n', source: 'local', ename: 'E', evalue: '', traceback: [], columns: {} };
+
+  async function workbook(name: string): Promise<string> {
+    const file = path.join(dir, name);
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet('data').addRow(EMPIRICAL_COLUMNS as unknown as string[]);
+    await wb.xlsx.writeFile(file);
+    return file;
+  }
+
+  const cases: [string, () => Promise<string>, ImportFormat, Record<string, unknown>][] = [
+    [
+      'a CSV sheet with --format jsonl',
+      () => write('sheet.csv', empiricalCsv([{ eid: 'a1' }, { eid: 'a2' }])),
+      'jsonl',
+      {
+        code: 'E_INPUT_FORMAT',
+        exitCode: 2,
+        location: { line: 1 },
+        message: expect.stringMatching(/^no line is JSON, so it is not JSONL \(read as JSONL because of --format jsonl\): line 1: Unexpected token/),
+        hint: 'it looks like a CSV sheet (its first line has commas): pass --format csv, or leave --format out to choose by extension; nothing was written',
+      },
+    ],
+    [
+      'a CSV sheet named .jsonl',
+      () => write('sheet.jsonl', empiricalCsv([{ eid: 'a1' }])),
+      'auto',
+      {
+        code: 'E_INPUT_FORMAT',
+        message: expect.stringContaining('read as JSONL because of its .jsonl extension'),
+        hint: expect.stringMatching(/^it looks like a CSV sheet .*: pass --format csv, or name the file for its format/),
+      },
+    ],
+    [
+      'a tab-separated sheet with --format jsonl',
+      () => write('sheet.tsv', 'fname\teid\tename\nnb.ipynb\te1\tKeyError\n'),
+      'jsonl',
+      { code: 'E_INPUT_FORMAT', hint: expect.stringMatching(/^it looks like a CSV sheet \(its first line has tabs\): pass --format csv/) },
+    ],
+    [
+      'an .xlsx workbook with --format jsonl',
+      () => workbook('sheet.xlsx'),
+      'jsonl',
+      { code: 'E_INPUT_FORMAT', hint: expect.stringMatching(/^it is a zip archive \(an \.xlsx workbook\?\): pass --format empirical or --format benchmark/) },
+    ],
+    [
+      'JSONL CrashRecords with --format csv',
+      () => write('pool.jsonl', `${JSON.stringify(good)}\n`),
+      'csv',
+      {
+        code: 'E_INPUT_FORMAT',
+        location: { line: 1 },
+        message: 'is JSON lines (a JSON object per line), not CSV text',
+        hint: expect.stringMatching(/^pass --format jsonl/),
+      },
+    ],
+    [
+      'JSONL CrashRecords with --format empirical',
+      () => write('pool.jsonl', `${JSON.stringify(good)}\n`),
+      'empirical',
+      { code: 'E_INPUT_FORMAT', message: 'is JSON lines (a JSON object per line), not CSV text' },
+    ],
+    [
+      'a CSV sheet named .xlsx',
+      () => write('sheet.xlsx', empiricalCsv([{ eid: 'a1' }])),
+      'auto',
+      {
+        code: 'E_INPUT_FORMAT',
+        message: expect.stringMatching(/^is not an Excel workbook/),
+        hint: 'it looks like text: if it is CSV, rename it to .csv or pass --format csv',
+      },
+    ],
+    [
+      'a CSV sheet with --format notebooks',
+      () => write('sheet.csv', empiricalCsv([{ eid: 'a1' }])),
+      'notebooks',
+      {
+        code: 'E_NOTEBOOK',
+        message: expect.stringMatching(/not a notebook.*\(read as a notebook because of --format notebooks\)$/),
+        hint: expect.stringMatching(/^for a sheet pass --format csv/),
+      },
+    ],
+  ];
+
+  it.each(cases)('%s: a whole-input error naming the file and the fix, and no output written', async (_name, make, format, want) => {
+    const input = await make();
+    const output = path.join(dir, 'out', 'pool.jsonl');
+    await mkdir(path.dirname(output));
+    // An earlier pool at -o stays as it was.
+    await writeFile(output, 'earlier\n');
+    const failure = importPool([input], { format, output });
+    await expect(failure).rejects.toMatchObject({ ...want, location: { file: input, ...((want.location as object) ?? {}) } });
+    expect(await readdir(path.dirname(output))).toEqual(['pool.jsonl']);
+    expect(await readFile(output, 'utf8')).toBe('earlier\n');
+  });
+
+  it('with several inputs, one in the wrong format fails the import and nothing is written', async () => {
+    const pool = await write('good.jsonl', `${JSON.stringify(good)}\n`);
+    const sheet = await write('sheet.csv', empiricalCsv([{ eid: 'a1' }]));
+    const output = path.join(dir, 'out.jsonl');
+    await expect(importPool([pool, sheet], { format: 'jsonl', output })).rejects.toMatchObject({ code: 'E_INPUT_FORMAT', location: { file: sheet } });
+    expect((await readdir(dir)).sort()).toEqual(['good.jsonl', 'sheet.csv']);
+  });
+
+  it.each([
+    ['one line is JSON, the rest is not', `${JSON.stringify(good)}\nnot json\n`, 1, 1],
+    ['every line is JSON but not a CrashRecord (the rejects say why)', '{"a":1}\n{"b":2}\n', 0, 2],
+  ])('still imports a JSONL file where %s', async (_name, content, imported, rejected) => {
+    const input = await write('mixed.jsonl', content);
+    const report = await importPool([input], { output: path.join(dir, 'p.jsonl') });
+    expect(report.total).toMatchObject({ imported, rejected });
   });
 });

@@ -8,6 +8,7 @@ import {
   assertReadableFile,
   checkSchema,
   formatIssue,
+  isJunoError,
   noProgress,
   readLinesCapped,
   suggestClosest,
@@ -98,6 +99,8 @@ interface ResolvedInput {
   format: ImportInputReport['format'] | 'sheet';
   container: ImportInputReport['container'];
   forcedKind?: SheetKind;
+  /** Why the input is read this way: named by --format, or guessed from its extension or first bytes. */
+  chosenBy: 'flag' | 'extension' | 'content';
 }
 
 export function defaultRejectsPath(output: string): string {
@@ -133,35 +136,36 @@ async function resolveInput(input: string, format: ImportFormat): Promise<Resolv
         hint: 'give the file itself, or use --format notebooks to import every .ipynb in the folder',
       });
     }
-    return { input, format: 'notebooks', container: 'folder' };
+    return { input, format: 'notebooks', container: 'folder', chosenBy: format === 'auto' ? 'content' : 'flag' };
   }
   const ext = path.extname(input).toLowerCase();
   const xlsxExt = ['.xlsx', '.xlsm', '.xltx'].includes(ext);
+  const chosenBy = 'flag';
   switch (format) {
     case 'notebooks':
-      return { input, format: 'notebooks', container: 'ipynb' };
+      return { input, format: 'notebooks', container: 'ipynb', chosenBy };
     case 'jsonl':
-      return { input, format: 'jsonl', container: 'jsonl' };
+      return { input, format: 'jsonl', container: 'jsonl', chosenBy };
     case 'csv':
-      return { input, format: 'sheet', container: 'csv' };
+      return { input, format: 'sheet', container: 'csv', chosenBy };
     case 'empirical':
     case 'benchmark':
-      return { input, format: 'sheet', container: xlsxExt ? 'xlsx' : 'csv', forcedKind: format };
+      return { input, format: 'sheet', container: xlsxExt ? 'xlsx' : 'csv', forcedKind: format, chosenBy };
     case 'auto':
       break;
   }
-  if (ext === '.ipynb') return { input, format: 'notebooks', container: 'ipynb' };
-  if (ext === '.jsonl' || ext === '.ndjson') return { input, format: 'jsonl', container: 'jsonl' };
-  if (xlsxExt) return { input, format: 'sheet', container: 'xlsx' };
-  if (['.csv', '.tsv', '.txt'].includes(ext)) return { input, format: 'sheet', container: 'csv' };
+  if (ext === '.ipynb') return { input, format: 'notebooks', container: 'ipynb', chosenBy: 'extension' };
+  if (ext === '.jsonl' || ext === '.ndjson') return { input, format: 'jsonl', container: 'jsonl', chosenBy: 'extension' };
+  if (xlsxExt) return { input, format: 'sheet', container: 'xlsx', chosenBy: 'extension' };
+  if (['.csv', '.tsv', '.txt'].includes(ext)) return { input, format: 'sheet', container: 'csv', chosenBy: 'extension' };
   await assertReadableFile(input);
   const head = await sniff(input);
-  if (head.startsWith('PK\u0003\u0004')) return { input, format: 'sheet', container: 'xlsx' };
-  if (/^\s*\{/.test(head)) return { input, format: 'jsonl', container: 'jsonl' };
+  if (head.startsWith('PK\u0003\u0004')) return { input, format: 'sheet', container: 'xlsx', chosenBy: 'content' };
+  if (/^\s*\{/.test(head)) return { input, format: 'jsonl', container: 'jsonl', chosenBy: 'content' };
   if (head.trim() === '') {
     throw new JunoError('E_INPUT_EMPTY', 'the file is empty', { location: { file: input }, hint: 'remove it from the inputs or check the export' });
   }
-  return { input, format: 'sheet', container: 'csv' };
+  return { input, format: 'sheet', container: 'csv', chosenBy: 'content' };
 }
 
 function columnsHint(kind: SheetKind): string {
@@ -231,7 +235,8 @@ async function* sheetItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> 
   }
 }
 
-async function* jsonlItems(file: string): AsyncGenerator<ImportItem> {
+async function* jsonlItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> {
+  const file = resolved.input;
   await assertReadableFile(file);
   if ((await stat(file)).size === 0) {
     throw new JunoError('E_INPUT_EMPTY', 'the file is empty; expected one CrashRecord (JSON) per line', {
@@ -241,6 +246,8 @@ async function* jsonlItems(file: string): AsyncGenerator<ImportItem> {
   }
   const utf8 = createUtf8CheckStream();
   let nonBlank = 0;
+  let parsed = 0;
+  let firstInvalid: { line: number; message: string } | undefined;
   for await (const read of readLinesCapped(createReadStream(file).pipe(utf8.stream).setEncoding('utf8'))) {
     const { line } = read;
     if ('tooLong' in read) {
@@ -261,21 +268,57 @@ async function* jsonlItems(file: string): AsyncGenerator<ImportItem> {
     try {
       value = JSON.parse(text);
     } catch (e) {
+      firstInvalid ??= { line, message: (e as Error).message };
       yield { kind: 'reject', rejected: { file, row: line, reason: `invalid JSON: ${(e as Error).message}`, columns: { line: text } } };
       continue;
     }
+    parsed++;
     yield { kind: 'record', record: value as CrashRecord, file, row: line, line: text };
   }
   if (nonBlank === 0) {
     throw new JunoError('E_INPUT_EMPTY', 'the file has only blank lines; expected one CrashRecord (JSON) per line', { location: { file } });
   }
+  if (parsed === 0 && firstInvalid) throw notJsonl(resolved, firstInvalid, await sniff(file));
+}
+
+const CHOSEN_BY: Record<ResolvedInput['chosenBy'], (r: ResolvedInput) => string> = {
+  flag: (r) => `--format ${r.forcedKind ?? (r.format === 'sheet' ? 'csv' : r.format)}`,
+  extension: (r) => `its ${path.extname(r.input).toLowerCase()} extension`,
+  content: () => 'its first bytes',
+};
+
+/**
+ * Not one line of the file is JSON: the file is not JSONL, and importing it
+ * would reject every row (exit 0, an empty pool). Whole-input errors abort the
+ * import before either output is written.
+ */
+function notJsonl(resolved: ResolvedInput, first: { line: number; message: string }, head: string): JunoError {
+  const file = resolved.input;
+  const firstLine = head.replace(/^\ufeff/, '').split(/\r?\n/, 1)[0] ?? '';
+  const fix =
+    resolved.chosenBy === 'flag' ? 'leave --format out to choose by extension' : 'name the file for its format (.csv, .xlsx, .jsonl, .ipynb)';
+  let hint: string;
+  if (head.startsWith('PK\u0003\u0004')) {
+    hint = `it is a zip archive (an .xlsx workbook?): pass --format empirical or --format benchmark, or ${fix}`;
+  } else if (/[,\t;]/.test(firstLine)) {
+    hint = `it looks like a CSV sheet (its first line has ${firstLine.includes('\t') ? 'tabs' : firstLine.includes(';') ? 'semicolons' : 'commas'}): pass --format csv, or ${fix}`;
+  } else {
+    hint = `a JSONL file holds one CrashRecord as JSON per line (docs/formats.md); for a sheet pass --format csv, for notebooks --format notebooks`;
+  }
+  return new JunoError(
+    'E_INPUT_FORMAT',
+    `no line is JSON, so it is not JSONL (read as JSONL because of ${CHOSEN_BY[resolved.chosenBy](resolved)}): line ${first.line}: ${first.message}`,
+    { location: { file, line: first.line }, hint: `${hint}; nothing was written` },
+  );
 }
 
 async function* notebookItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> {
   if (resolved.container === 'ipynb') {
     // A notebook named on the command line that cannot be read is a whole-input error.
     // Read lean: only code, counts and saved errors are kept (outputs are not held in memory).
-    const nb = await readNotebookLean(resolved.input);
+    const nb = await readNotebookLean(resolved.input).catch((e: unknown) => {
+      throw notANotebook(resolved, e);
+    });
     // The path as the user named it (relative to the current folder): several
     // instances' `original.ipynb` stay apart, and ids do not depend on where the clone lives.
     const named = path.isAbsolute(resolved.input) ? path.relative(process.cwd(), resolved.input) : resolved.input;
@@ -294,6 +337,16 @@ async function* notebookItems(resolved: ResolvedInput): AsyncGenerator<ImportIte
   }
 }
 
+/** A file named with --format notebooks that is no notebook: say which format it may be rather than how to repair a notebook. */
+function notANotebook(resolved: ResolvedInput, e: unknown): unknown {
+  if (!isJunoError(e) || e.code !== 'E_NOTEBOOK' || resolved.chosenBy !== 'flag' || path.extname(resolved.input).toLowerCase() === '.ipynb') return e;
+  return new JunoError('E_NOTEBOOK', `${e.message} (read as a notebook because of --format notebooks)`, {
+    location: e.location ?? { file: resolved.input },
+    hint: 'for a sheet pass --format csv (or leave --format out to choose by extension), for CrashRecords --format jsonl; nothing was written',
+    cause: e,
+  });
+}
+
 /** A notebook's crash record with its traceback within TRACEBACK_LIMITS (and a warning when it was cut). */
 function* boundedRecord(record: CrashRecord, file: string): Generator<ImportItem> {
   const row = Number(record.columns.cell ?? 0);
@@ -309,7 +362,7 @@ function* boundedRecord(record: CrashRecord, file: string): Generator<ImportItem
 }
 
 function itemsOf(resolved: ResolvedInput): AsyncGenerator<ImportItem> {
-  if (resolved.format === 'jsonl') return jsonlItems(resolved.input);
+  if (resolved.format === 'jsonl') return jsonlItems(resolved);
   if (resolved.format === 'notebooks') return notebookItems(resolved);
   return sheetItems(resolved);
 }

@@ -238,6 +238,14 @@ async function* readCsvRows(file: string): AsyncGenerator<SheetRow> {
       hint: 'rename it to .xlsx or pass --format empirical/benchmark so it is read as a workbook',
     });
   }
+  // `{"` cannot start a CSV header (a quote inside an unquoted field is a
+  // parse error); it does start a line of JSONL.
+  if (/^\s*\{\s*"/.test(head)) {
+    throw new JunoError('E_INPUT_FORMAT', 'is JSON lines (a JSON object per line), not CSV text', {
+      location: { file, line: 1 },
+      hint: 'pass --format jsonl for CrashRecords (or name the file .jsonl and leave --format out)',
+    });
+  }
   const delimiter = sniffDelimiter(head.split(/\r?\n/, 1)[0] ?? '');
   const utf8 = createUtf8CheckStream();
   const parser = createReadStream(file).pipe(utf8.stream).pipe(
