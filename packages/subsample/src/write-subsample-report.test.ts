@@ -90,15 +90,15 @@ type Broken = any;
 
 describe('a report that drifted from its schema is an internal error and is not written', () => {
   it.each([
-    ['check', 'matches without expected', (r: Broken) => delete r.expected, 'expected'],
-    ['check', 'a short tree hash', (r: Broken) => (r.expected.sha256 = 'abc'), 'expected.sha256'],
-    ['check', 'an unknown property', (r: Broken) => (r.outDir = '/tmp/x'), 'unknown property "outDir"'],
-    ['check', 'a step of an unknown method', (r: Broken) => (r.data.steps[0].method = 'tabel'), 'data.steps[0].method'],
-    ['check', 'a missing share above 1', (r: Broken) => (r.data.steps[0].table.missing[0].after = 5), 'data.steps[0].table.missing[0].after'],
-    ['report', 'an unknown status', (r: Broken) => (r.status = 'done'), 'status'],
-    ['report', 'no spec', (r: Broken) => delete r.spec, 'missing required property "spec"'],
-    ['report', 'a fractional byte count', (r: Broken) => (r.data.after.bytes = 1.5), 'data.after.bytes'],
-    ['report', 'a step detail with an extra field', (r: Broken) => (r.data.steps[0].table.rows = 3), 'data.steps[0].table has unknown property "rows"'],
+    ['check', 'matches without expected', (r: Broken): unknown => delete r.expected, 'expected'],
+    ['check', 'a short tree hash', (r: Broken): unknown => (r.expected.sha256 = 'abc'), 'expected.sha256'],
+    ['check', 'an unknown property', (r: Broken): unknown => (r.outDir = '/tmp/x'), 'unknown property "outDir"'],
+    ['check', 'a step of an unknown method', (r: Broken): unknown => (r.data.steps[0].method = 'tabel'), 'data.steps[0].method'],
+    ['check', 'a missing share above 1', (r: Broken): unknown => (r.data.steps[0].table.missing[0].after = 5), 'data.steps[0].table.missing[0].after'],
+    ['report', 'an unknown status', (r: Broken): unknown => (r.status = 'done'), 'status'],
+    ['report', 'no spec', (r: Broken): unknown => delete r.spec, 'missing required property "spec"'],
+    ['report', 'a fractional byte count', (r: Broken): unknown => (r.data.after.bytes = 1.5), 'data.after.bytes'],
+    ['report', 'a step detail with an extra field', (r: Broken): unknown => (r.data.steps[0].table.rows = 3), 'data.steps[0].table has unknown property "rows"'],
   ] as const)('%s: %s', async (kind, _what, breakIt, named) => {
     const report: Broken = kind === 'check' ? await realCheckReport('the result') : await realDryRunReport();
     breakIt(report);
