@@ -107,3 +107,16 @@ describe('hostile instances and ids', () => {
     expect(await hashTree(path.join(dir, 'outside'))).toBe(before);
   }, 300_000);
 });
+
+describe('time limits from the command line', () => {
+  it.each([
+    [['verify', 'pandas_1', '--timeout', '100000'], '--timeout'],
+    [['verify', 'pandas_1', '--cell-timeout', '1e9'], '--cell-timeout'],
+    [['score', 'p.jsonl', '--timeout', '86401'], '--timeout'],
+    [['score', 'p.jsonl', '--cell-timeout', '1e9'], '--cell-timeout'],
+  ])('%j: more than a day is refused (exit 2, naming the flag) before anything runs', async (args, flag) => {
+    const r = await runJunobench([...args, '--instances', instances()]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`option '${flag} <s>' argument '[^']+' is invalid\\. expected at most 86400 seconds \\(a day\\)`));
+  });
+});

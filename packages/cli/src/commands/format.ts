@@ -19,6 +19,15 @@ export function parsePositiveInt(value: string): number {
   return n;
 }
 
+/** A time limit in seconds: at most a day, the cap instance.json, tasks and queue jobs have too. */
+export const MAX_TIME_LIMIT_SECONDS = 86_400;
+
+export function parseSeconds(value: string): number {
+  const n = parsePositiveInt(value);
+  if (n > MAX_TIME_LIMIT_SECONDS) throw new InvalidArgumentError(`expected at most ${MAX_TIME_LIMIT_SECONDS} seconds (a day), got "${value}"`);
+  return n;
+}
+
 export function parsePositiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a positive number, got "${value}"`);

@@ -4,7 +4,7 @@ import { JunoError, checkOutputPaths, type TaskKind } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, sandboxUnavailable, type RuntimeFlags } from './runtime-flags.js';
-import { formatDuration, parsePositiveInt } from './format.js';
+import { formatDuration, parsePositiveInt, parseSeconds } from './format.js';
 
 const MAX_PROBLEMS_SHOWN = 20;
 const TASK_CHOICES = ['detect', 'diagnose', 'repair', 'all'] as const;
@@ -123,8 +123,8 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .option('--json <file>', 'write the scorecard as JSON (schemas/scorecard.schema.json)')
     .option('--out <dir>', 'write the scorecard there: scorecard.md, scorecard.json and an SVG chart per dimension')
     .option('--lenient', 'score the lines that can be scored; report malformed lines and unknown tasks instead of failing')
-    .addOption(new Option('--cell-timeout <s>', "seconds per cell of a repair (default: the instance's, else 120)").argParser(parsePositiveInt))
-    .addOption(new Option('--timeout <s>', "seconds per repaired notebook (default: the instance's, else 600)").argParser(parsePositiveInt));
+    .addOption(new Option('--cell-timeout <s>', "seconds per cell of a repair (default: the instance's, else 120; at most 86400)").argParser(parseSeconds))
+    .addOption(new Option('--timeout <s>', "seconds per repaired notebook (default: the instance's, else 600; at most 86400)").argParser(parseSeconds));
   addRuntimeOptions(score);
   // Repairs are untrusted: here the default is the sandbox when there is one (see chooseRuntime).
   const runtimeOption = score.options.find((o) => o.long === '--runtime');

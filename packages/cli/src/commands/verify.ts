@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { JunoError, writeJsonAtomic, type InstanceVerification, type VerificationReport } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { createRuntimeFromFlags, addRuntimeOptions, type RuntimeFlags } from './runtime-flags.js';
-import { formatTable, formatDuration, parsePositiveInt } from './format.js';
+import { formatTable, formatDuration, parsePositiveInt, parseSeconds } from './format.js';
 
 interface VerifyFlags extends RuntimeFlags {
   instances: string;
@@ -29,8 +29,8 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
     .option('--cache-dir <dir>', 'where per-instance results are cached (default: .junobench-cache)')
     .option('--json <file>', 'write all results as JSON (schemas/verification.schema.json)')
     .option('--no-prewarm', "don't import required modules while kernels start")
-    .addOption(new Option('--cell-timeout <s>', 'seconds per cell (default: the instance\'s, else 120)').argParser(parsePositiveInt))
-    .addOption(new Option('--timeout <s>', 'seconds per notebook (default: the instance\'s, else 600)').argParser(parsePositiveInt));
+    .addOption(new Option('--cell-timeout <s>', 'seconds per cell (default: the instance\'s, else 120; at most 86400)').argParser(parseSeconds))
+    .addOption(new Option('--timeout <s>', 'seconds per notebook (default: the instance\'s, else 600; at most 86400)').argParser(parseSeconds));
   addRuntimeOptions(cmd);
   cmd.addHelpText(
     'after',
