@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { JunoError, readJsonFile, validateInstanceId, writeJsonAtomic, type LockedData, type LockedInstance, type SourceRecord, type SourcesLock } from '@junobench/core';
+import { JunoError, readJsonFile, validateInstanceId, validateOrThrow, writeJsonAtomic, type LockedData, type LockedInstance, type SourceRecord, type SourcesLock } from '@junobench/core';
 
 export const SOURCES_LOCK_FILE = 'sources.lock.json';
 
@@ -13,8 +13,20 @@ export async function readSourcesLock(file: string): Promise<SourcesLock> {
   return lock;
 }
 
-/** Written atomically with sorted keys: the same lock is always the same bytes. */
+/**
+ * Written atomically with sorted keys: the same lock is always the same bytes. Checked first against
+ * schemas/sources-lock.schema.json and the instance-id rule, the ones readSourcesLock applies: a lock this
+ * writes and the next command refuses is a bug here (an internal error, exit 70), and the old lock stays.
+ */
 export async function writeSourcesLock(file: string, lock: SourcesLock): Promise<void> {
+  validateOrThrow<SourcesLock>('sources-lock', lock, { file }, 'E_INTERNAL');
+  for (const id of Object.keys(lock.instances)) {
+    try {
+      validateInstanceId(id, { file, field: `instances.${id}` });
+    } catch (e) {
+      throw new JunoError('E_INTERNAL', `not a valid sources-lock: ${(e as Error).message}`, { location: { file, field: `instances.${id}` }, cause: e });
+    }
+  }
   await writeJsonAtomic(file, lock);
 }
 
