@@ -34,7 +34,7 @@ export {
 export type { AgreementOptions } from './compute-agreement.js';
 export { formatAgreementReport, weakestCategories } from './format-agreement.js';
 export type { FormatAgreementOptions } from './format-agreement.js';
-export { writeAgreementReport, LABELS_FILES } from './write-agreement-report.js';
+export { writeAgreementReport, writeAgreementJson, LABELS_FILES } from './write-agreement-report.js';
 export type { WriteAgreementOptions } from './write-agreement-report.js';
 
 // Final labels

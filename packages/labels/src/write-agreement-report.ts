@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { formatJson, OutputSet, stableStringify, validateOrThrow, type AgreementReport, type FinalLabels } from '@junobench/core';
+import { formatJson, OutputSet, stableStringify, validateOrThrow, writeJsonAtomic, type AgreementReport, type FinalLabels } from '@junobench/core';
 import { formatAgreementReport } from './format-agreement.js';
 
 /** File names inside the labels output folder (`curated/labels/`). */
@@ -32,4 +32,13 @@ export async function writeAgreementReport(dir: string, report: AgreementReport,
     for (const f of files) await (await outputs.open(path.join(dir, f.rel))).write(f.data);
   });
   return files.map((f) => f.rel);
+}
+
+/**
+ * Write `labels agreement --json <file>` (schemas/agreement-report.schema.json), checked first like
+ * writeAgreementReport: a report that drifted from its documented format is an internal error (exit 70)
+ * and no file, never a file the user's tools then misread.
+ */
+export async function writeAgreementJson(file: string, report: AgreementReport): Promise<void> {
+  await writeJsonAtomic(file, validateOrThrow<AgreementReport>('agreement-report', report, { file }, 'E_INTERNAL'));
 }

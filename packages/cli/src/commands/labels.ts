@@ -37,12 +37,12 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
       const minKappa = parseNumber(opts.minKappa, '--min-kappa', { min: -1, max: 1 });
       const bootstrap = parseNumber(opts.bootstrap, '--bootstrap', { min: 0, integer: true });
       const maxDisagreements = parseNumber(opts.maxDisagreements, '--max-disagreements', { min: 0, integer: true });
-      const { computeAgreement, DIMENSION_TITLES, findWeakDimensions, formatAgreementReport } = await import('@junobench/labels');
+      const { computeAgreement, DIMENSION_TITLES, findWeakDimensions, formatAgreementReport, writeAgreementJson } = await import('@junobench/labels');
       const { sets, skipped } = await loadAnnotations(ctx, files);
       for (const s of skipped) ctx.err(`note: skipping ${s} (adjudications are not an annotator; see \`junobench labels resolve\`)`);
       const report = computeAgreement(sets, { seed: opts.seed, bootstrap });
       ctx.out(formatAgreementReport(report, { minKappa, maxDisagreements }));
-      if (opts.json) await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), report);
+      if (opts.json) await writeAgreementJson(path.resolve(ctx.cwd, opts.json), report);
       if (opts.markdown) await writeFileAtomic(path.resolve(ctx.cwd, opts.markdown), formatAgreementReport(report, { minKappa }));
       const weak = findWeakDimensions(report, minKappa);
       if (weak.length > 0) {
