@@ -19,6 +19,11 @@ export interface LocalRuntimeOptions {
   run?: CommandRunner;
   /** Seconds a kernel may take to start (and import prewarm modules). */
   startupTimeoutSeconds?: number;
+  /**
+   * Seconds, beyond a plan's own limits, before the runner is declared hung
+   * and killed (default 60). Also bounds the runtime's own file operations.
+   */
+  watchdogGraceSeconds?: number;
   /** Where the run's temporary folder (scratch copies, connection files, zygotes) goes; default the OS temp folder. */
   scratchRoot?: string;
   /**
@@ -63,6 +68,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     python,
     env,
     startupSeconds: options.startupTimeoutSeconds ?? 60,
+    graceSeconds: options.watchdogGraceSeconds ?? WATCHDOG_GRACE_SECONDS,
     fork: options.fork !== false,
     threads,
     scratchRoot: options.scratchRoot ?? os.tmpdir(),
@@ -93,7 +99,8 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     return p;
   };
 
-  const run = (runs: readonly NotebookRun[], opts: RunOptions = {}): Promise<RunResult[]> =>
+  // async: a run folder that cannot be made is a rejection, never a throw at the caller.
+  const run = async (runs: readonly NotebookRun[], opts: RunOptions = {}): Promise<RunResult[]> =>
     runAll(runs, opts, settings, runFolder().dir, live);
 
   let fingerprintPromise: Promise<string> | undefined;
@@ -125,6 +132,7 @@ interface RunnerSettings {
   python: string;
   env: NodeJS.ProcessEnv;
   startupSeconds: number;
+  graceSeconds: number;
   fork: boolean;
   threads: number;
   scratchRoot: string;
@@ -138,6 +146,13 @@ interface Pending {
 }
 
 const MAX_RESTARTS = 3;
+/** How long a runner killed (or ended) may take to close its output before it is given up on. */
+const END_WAIT_MS = 10_000;
+
+/** The caller's onResult threw: run() rejects with its error once the runner is gone. */
+class CallerFailure {
+  constructor(readonly error: unknown) {}
+}
 
 /**
  * Every run through runner processes: one for all jobs while all goes well;
@@ -156,21 +171,41 @@ async function runAll(
   if (runs.length === 0) return results;
   const jobs = Math.max(1, Math.min(opts.jobs ?? 1, runs.length));
   let pending: Pending[] = runs.map((_, run) => ({ run, suspicions: 0, restarts: 0 }));
+  let callerFailure: CallerFailure | undefined;
   const finish = (run: number, r: RunResult) => {
+    if (results[run]) return;
     results[run] = r;
-    opts.onResult?.(r, runs[run]!);
-  };
-  while (pending.length > 0) {
-    if (opts.signal?.aborted) {
-      for (const p of pending.splice(0)) finish(p.run, failedResult(runs[p.run]!.id, 'cancelled'));
-      break;
+    // Once the caller failed, it is not called again: run() rejects with its first error.
+    if (callerFailure) return;
+    try {
+      opts.onResult?.(r, runs[run]!);
+    } catch (e) {
+      callerFailure = new CallerFailure(e);
+      throw callerFailure;
     }
-    const suspects = pending.filter((p) => p.suspicions > 0);
-    const batch = suspects.length > 0 ? suspects : pending;
-    pending = pending.filter((p) => !batch.includes(p));
-    const back = await runOneRunner(batch, suspects.length > 0 ? 1 : jobs, { runs, opts, settings, tmpDir, live, finish });
-    pending = [...back, ...pending];
+  };
+  try {
+    while (pending.length > 0) {
+      if (opts.signal?.aborted) {
+        for (const p of pending.splice(0)) finish(p.run, failedResult(runs[p.run]!.id, 'cancelled'));
+        break;
+      }
+      const suspects = pending.filter((p) => p.suspicions > 0);
+      const batch = suspects.length > 0 ? suspects : pending;
+      pending = pending.filter((p) => !batch.includes(p));
+      const { back, failure } = await runOneRunner(batch, suspects.length > 0 ? 1 : jobs, { runs, opts, settings, tmpDir, live, finish });
+      if (callerFailure) break;
+      if (failure !== undefined) {
+        // What broke the runner (the scratch folder, a stuck file operation) would break the next one too.
+        for (const p of [...back, ...pending]) finish(p.run, failedResult(runs[p.run]!.id, failure));
+        break;
+      }
+      pending = [...back, ...pending];
+    }
+  } catch (e) {
+    if (!(e instanceof CallerFailure)) throw e;
   }
+  if (callerFailure) throw callerFailure.error;
   return results;
 }
 
@@ -180,17 +215,38 @@ interface RunnerContext {
   settings: RunnerSettings;
   tmpDir: string;
   live: Set<ResultPromise>;
+  /** Throws a CallerFailure when the caller's onResult throws. */
   finish: (run: number, r: RunResult) => void;
 }
 
-/** One runner process over `queue`; returns the runs it gave back (to run again). */
-async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext): Promise<Pending[]> {
+/**
+ * One runner process over `queue`. Returns the runs it gave back (to run
+ * again) and, when the runtime itself could not go on (a scratch folder that
+ * cannot be made, a file operation that never completes), why: every run of
+ * `queue` is then finished, as failed with that reason if nothing else.
+ *
+ * It never hangs: the runner's messages are handled as they arrive, and the
+ * watchdog ticks on its own timer, neither waiting for the file operations
+ * (scratch copies and removals), which go one at a time on a chain of their
+ * own. A failed operation stops the runner instead of silently stopping the
+ * chain, and one that takes too long counts as failed.
+ */
+async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext): Promise<{ back: Pending[]; failure?: string }> {
   const { runs, opts, settings } = ctx;
+  const stepMs = stepLimitSeconds(settings) * 1000;
+  let failure: string | undefined;
+  let runnerTmp: string;
+  try {
+    runnerTmp = await within(mkdtemp(path.join(ctx.tmpDir, 'runner-')), stepMs, 'creating the runner\'s folder');
+  } catch (e) {
+    failure = `the local runtime could not go on: ${(e as Error).message}`;
+    for (const p of queue) ctx.finish(p.run, failedResult(runs[p.run]!.id, failure));
+    return { back: [], failure };
+  }
   const byRun = new Map(queue.map((p) => [p.run, p]));
   const waiting = [...queue];
   const back: Pending[] = [];
   const scratch = new Map<number, string>();
-  const runnerTmp = await mkdtemp(path.join(ctx.tmpDir, 'runner-'));
   const proc = execa(
     settings.python,
     [RUNNER_PATH, 'serve', '--jobs', String(jobs), '--threads', String(settings.threads), '--tmp', runnerTmp, ...(settings.fork ? [] : ['--no-fork'])],
@@ -201,43 +257,110 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
   proc.stderr?.on('data', (d: Buffer) => {
     stderrTail = (stderrTail + d.toString()).slice(-4000);
   });
-  const tracker = new RunnerTracker({ startupSeconds: settings.startupSeconds, graceSeconds: WATCHDOG_GRACE_SECONDS }, Date.now());
+  // Writing to a runner that has just died fails: its exit says what happened.
+  proc.stdin?.on('error', () => undefined);
+  const tracker = new RunnerTracker({ startupSeconds: settings.startupSeconds, graceSeconds: settings.graceSeconds }, Date.now());
   let closed = false;
+  let over = false;
 
+  let stopped!: () => void;
+  const stoppedOrKilled = new Promise<void>((r) => (stopped = r));
+  let killed = false;
+  const kill = (reason: string) => {
+    if (killed) return;
+    killed = true;
+    stderrTail += `\n[junobench] ${reason}; runner killed`;
+    proc.kill('SIGKILL');
+    stopped();
+  };
+  let failed!: () => void;
+  const failedPromise = new Promise<void>((r) => (failed = r));
+  let callerFailure: CallerFailure | undefined;
+  const fail = (error: unknown) => {
+    if (failure !== undefined || callerFailure) return;
+    if (error instanceof CallerFailure) {
+      callerFailure = error;
+      kill('the caller of the run failed');
+    } else {
+      failure = `the local runtime could not go on: ${error instanceof Error ? error.message : String(error)}`;
+      kill(failure);
+    }
+    failed();
+  };
+  const stopping = () => over || killed || failure !== undefined || callerFailure !== undefined;
+  const finish = (run: number, result: RunResult) => {
+    try {
+      ctx.finish(run, result);
+    } catch (e) {
+      fail(e);
+    }
+  };
+
+  // File operations, one at a time and in order: a result's scratch folder is
+  // gone before the next plan is fed. The chain never rejects; `busy` is when
+  // the current operation began, for the watchdog.
+  let chain = Promise.resolve();
+  let busy: { what: string; since: number } | undefined;
+  const step = (fn: () => Promise<void>) => {
+    chain = chain.then(async () => {
+      if (failure !== undefined || callerFailure) return;
+      try {
+        await fn();
+      } catch (e) {
+        fail(e);
+      } finally {
+        busy = undefined;
+      }
+    });
+  };
   const release = async (run: number) => {
     const dir = scratch.get(run);
     scratch.delete(run);
+    busy = { what: `removing the scratch folder ${dir}`, since: Date.now() };
     if (dir) await rm(dir, { recursive: true, force: true });
   };
-  const apply = async (outcomes: TrackerOutcome[]) => {
+  const apply = (outcomes: TrackerOutcome[]) => {
     for (const o of outcomes) {
       if (o.kind === 'kill') {
-        stderrTail += `\n[junobench] ${o.reason}; runner killed`;
-        proc.kill('SIGKILL');
+        kill(o.reason);
       } else if (o.kind === 'finished') {
-        await release(o.run);
-        ctx.finish(o.run, o.result);
+        finish(o.run, o.result);
+        step(() => release(o.run));
       } else {
-        await release(o.run);
         const p = byRun.get(o.run)!;
         back.push(o.suspect ? { ...p, suspicions: p.suspicions + 1 } : { ...p, restarts: p.restarts + 1 });
+        step(() => release(o.run));
       }
     }
   };
 
   const feed = async (): Promise<void> => {
-    while (!closed && tracker.inFlight < IN_FLIGHT_PER_JOB * jobs && waiting.length > 0) {
-      const { run } = waiting.shift()!;
+    while (!closed && !stopping() && tracker.inFlight < IN_FLIGHT_PER_JOB * jobs && waiting.length > 0) {
+      const p = waiting[0]!;
+      const { run } = p;
       const r = runs[run]!;
+      busy = { what: `copying ${r.instanceDir} to a scratch folder`, since: Date.now() };
       const dir = await mkdtemp(path.join(ctx.tmpDir, 'scratch-'));
+      if (stopping()) {
+        await rm(dir, { recursive: true, force: true });
+        return;
+      }
+      // Taken off the queue only now: had mkdtemp failed, the run would still be there to fail with the reason.
+      waiting.shift();
       try {
         // Links are materialised (never followed back into the instance): a notebook
         // writing its copy cannot change the instance or anything outside it.
         await copyInstanceTree(r.instanceDir, dir);
       } catch (e) {
         await rm(dir, { recursive: true, force: true });
-        ctx.finish(run, failedResult(r.id, `cannot copy ${r.instanceDir} to a scratch folder: ${(e as Error).message}`));
+        finish(run, failedResult(r.id, `cannot copy ${r.instanceDir} to a scratch folder: ${(e as Error).message}`));
         continue;
+      }
+      if (stopping()) {
+        // The runner is gone or going: the run was not sent, it stays in the queue.
+        waiting.unshift(p);
+        await rm(dir, { recursive: true, force: true });
+        return;
       }
       scratch.set(run, dir);
       const plan: RunPlan = {
@@ -253,50 +376,115 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
       tracker.sent({ run, id: r.id, timeoutSeconds: r.timeoutSeconds, suspicions: byRun.get(run)!.suspicions }, Date.now());
       proc.stdin?.write(`${JSON.stringify(plan)}\n`);
     }
-    if (!closed && tracker.inFlight === 0 && waiting.length === 0) {
+    if (!closed && !over && tracker.inFlight === 0 && waiting.length === 0) {
       closed = true;
       proc.stdin?.end();
     }
   };
 
-  // Messages are handled one at a time, in order: a result's scratch folder
-  // is gone before the next plan is fed.
-  let chain = Promise.resolve();
   const rl = createInterface({ input: proc.stdout! });
   rl.on('line', (line) => {
-    const message = parseRunnerMessage(line);
-    if (!message) return; // not a message (a library printing to the runner's stdout)
-    chain = chain.then(async () => {
-      await apply(tracker.message(message, Date.now()));
-      await feed();
-    });
+    if (over) return;
+    try {
+      const message = parseRunnerMessage(line);
+      if (!message) return; // not a message (a library printing to the runner's stdout)
+      apply(tracker.message(message, Date.now()));
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    step(feed);
   });
   const watchdog = setInterval(() => {
-    chain = chain.then(() => apply(tracker.tick(Date.now())));
+    const now = Date.now();
+    try {
+      if (!over) apply(tracker.tick(now));
+    } catch (e) {
+      fail(e);
+    }
+    if (busy && now - busy.since > stepMs) fail(new Error(`${busy.what} has not finished after ${Math.round((now - busy.since) / 1000)} s`));
   }, 1000);
-  const onAbort = () => proc.kill('SIGKILL');
+  const onAbort = () => kill('cancelled');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
+  let endTimer: NodeJS.Timeout | undefined;
   try {
-    chain = chain.then(feed);
-    await Promise.all([proc, new Promise((r) => rl.once('close', r))]);
+    step(feed);
+    proc.once('exit', stopped);
+    const closedOutput = new Promise((r) => rl.once('close', r));
+    // Normally the runner's output closes right after it exits. A process it left
+    // behind may hold its stderr open, and a killed one may not go at all: after
+    // END_WAIT_MS it is given up on.
+    await Promise.race([
+      Promise.all([proc, closedOutput]),
+      stoppedOrKilled.then(() => new Promise<void>((r) => (endTimer = setTimeout(r, END_WAIT_MS)))),
+    ]);
+    clearTimeout(endTimer);
+    over = true;
+    // Pending file operations finish first (their results are in), unless one is stuck (the watchdog's limit).
+    await Promise.race([chain, failedPromise]);
     clearInterval(watchdog);
-    await chain;
-    await apply(tracker.exited({ stderrTail, cancelled: Boolean(opts.signal?.aborted) }));
-    // Never sent (the runner ended first): back to the queue, no blame.
-    for (const p of waiting) back.push(p);
+    if (failure !== undefined || callerFailure) {
+      const why = failure ?? 'cancelled: the caller of the run failed';
+      for (const o of tracker.exited({ stderrTail, cancelled: true })) if (o.kind === 'finished') finish(o.run, { ...o.result, reason: why });
+      // Every run of this runner not finished yet (queued, requeued, or in a stuck copy) fails with the reason.
+      for (const p of queue) finish(p.run, failedResult(runs[p.run]!.id, why));
+      waiting.splice(0);
+      back.splice(0);
+    } else {
+      apply(tracker.exited({ stderrTail, cancelled: Boolean(opts.signal?.aborted) }));
+      // Never sent (the runner ended first): back to the queue, no blame.
+      for (const p of waiting) back.push(p);
+    }
   } finally {
     clearInterval(watchdog);
+    clearTimeout(endTimer);
+    over = true;
     opts.signal?.removeEventListener('abort', onAbort);
     ctx.live.delete(proc);
-    for (const run of [...scratch.keys()]) await release(run);
-    await rm(runnerTmp, { recursive: true, force: true });
+    proc.stdout?.destroy();
+    proc.stderr?.destroy();
+    // Removals wait for nothing else; when the file system does not answer, what is left
+    // stays in the run folder, which goes when the runtime closes or the process exits.
+    const cleanup = (async () => {
+      await chain;
+      for (const run of [...scratch.keys()]) await release(run);
+      await rm(runnerTmp, { recursive: true, force: true });
+    })();
+    const broken = failure !== undefined || callerFailure !== undefined;
+    await within(cleanup, broken ? stepMs : Number.POSITIVE_INFINITY, 'removing the scratch folders').catch((e: unknown) => {
+      if (!broken) throw e;
+    });
   }
+  if (failure !== undefined) return { back: [], failure };
   // A run the runner keeps dying on without ever starting it fails rather than loops.
-  return back.filter((p) => {
-    if (p.restarts <= MAX_RESTARTS) return true;
-    ctx.finish(p.run, failedResult(runs[p.run]!.id, `the runner process ended ${MAX_RESTARTS + 1} times before this notebook could start: ${stderrTail.trim().split('\n').slice(-3).join(' | ') || 'no message'}`));
-    return false;
-  });
+  return {
+    back: back.filter((p) => {
+      if (p.restarts <= MAX_RESTARTS) return true;
+      finish(p.run, failedResult(runs[p.run]!.id, `the runner process ended ${MAX_RESTARTS + 1} times before this notebook could start: ${stderrTail.trim().split('\n').slice(-3).join(' | ') || 'no message'}`));
+      return false;
+    }),
+  };
+}
+
+/**
+ * Seconds a single file operation of the runtime (copying an instance to its
+ * scratch folder, removing one) may take before the runtime gives up: far
+ * beyond any healthy copy, well within the watchdog's own limits.
+ */
+function stepLimitSeconds(settings: RunnerSettings): number {
+  return 5 * (settings.startupSeconds + settings.graceSeconds);
+}
+
+/** `promise`, or a rejection naming `what` if it has not settled after `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  if (!Number.isFinite(ms)) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} has not finished after ${Math.round(ms / 1000)} s`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 function failedResult(id: string, reason: string): RunResult {

@@ -1,0 +1,149 @@
+// The local runtime against a runner that speaks its protocol badly, a caller
+// whose onResult throws, a run folder that disappears and file operations that
+// never complete: each must end as an outcome (a result with a reason, or a
+// rejected run), never as a run() that does not return. The runner is a real
+// process (test-helpers/fake-runner.ts), the file system the real one.
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, existsSync, openSync } from 'node:fs';
+import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '@junobench/core';
+import { writeFakeInstance, writeFakeRunner, type FakeBehaviour } from '../test-helpers/fake-runner.js';
+import { createLocalRuntime, type LocalRuntimeOptions } from './local-runtime.js';
+import type { NotebookRun, Runtime } from './runtime.js';
+
+const BEHAVIOURS: FakeBehaviour[] = ['ok', 'silent', 'unanswered', 'unknown-id', 'twice', 'dies', 'malformed', 'invalid', 'rejected-no-id', 'remove-run-folder'];
+let dir: string;
+let instance: string;
+let python: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'jb-rt-faults-'));
+  instance = path.join(dir, 'instance');
+  execFileSync('mkdir', [instance]);
+  await writeFakeInstance(instance, BEHAVIOURS);
+  python = await writeFakeRunner(dir);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+// Short limits: a plan may take 2 s, a kernel 1 s to start, the watchdog 1 s of grace.
+const limits: Partial<LocalRuntimeOptions> = { startupTimeoutSeconds: 1, watchdogGraceSeconds: 1 };
+const run = (behaviour: FakeBehaviour, id: string = behaviour): NotebookRun => ({
+  id,
+  instanceDir: instance,
+  notebook: `${behaviour}.ipynb`,
+  cells: [],
+  cellTimeoutSeconds: 2,
+  timeoutSeconds: 2,
+});
+
+let counter = 0;
+async function withRuntime<T>(fn: (rt: Runtime, scratchRoot: string) => Promise<T>, extra: Partial<LocalRuntimeOptions> = {}): Promise<T> {
+  const scratchRoot = path.join(dir, `scratch-${counter++}`);
+  execFileSync('mkdir', [scratchRoot]);
+  const rt = await createLocalRuntime({ python, scratchRoot, ...limits, ...extra });
+  try {
+    return await fn(rt, scratchRoot);
+  } finally {
+    await rt.close();
+  }
+}
+
+const brief = (r: RunResult) => `${r.id} ${r.status}${r.reason ? `: ${r.reason}` : ''}`;
+
+describe('local runtime: a runner that misbehaves gives outcomes', () => {
+  it.each([
+    ['answers well', ['ok'], 1, [/^ok completed$/]],
+    ['answers twice: the first result counts', ['twice', 'ok'], 1, [/^twice completed$/, /^ok completed$/]],
+    ['starts a plan and goes silent: a timeout, and the runner is killed', ['silent'], 1, [/^silent timeout: the notebook ran past its 2 s limit and the runner did not stop it; the runner was killed$/]],
+    ['a silent plan does not take the others down with it', ['ok', 'silent', 'ok'], 1, [/^ok completed$/, /^silent timeout/, /^ok completed$/]],
+    ['prints a broken line instead of the result: a timeout', ['malformed'], 1, [/^malformed timeout: the notebook ran past its 2 s limit/]],
+    ['prints a result that breaks the schema: failed, naming it', ['invalid'], 1, [/^invalid failed: the runner printed an invalid message: /]],
+    ['dies mid-plan: failed with its last words', ['dies', 'ok'], 1, [/^dies failed: the runner process ended unexpectedly: fake runner: dying on purpose \(while this notebook ran\)$/, /^ok completed$/]],
+    // Plans the runner never answers: killed for silence each time, then given up after the restart limit.
+    ['never answers a plan', ['unanswered'], 1, [/^unanswered failed: the runner process ended 4 times before this notebook could start: .*printed nothing for \d+ s; runner killed$/]],
+    ['answers an id it was never given', ['unknown-id'], 1, [/^unknown-id failed: the runner process ended 4 times before this notebook could start/]],
+    ['rejects a plan without naming it', ['rejected-no-id'], 1, [/^rejected-no-id failed: the runner process ended 4 times before this notebook could start/]],
+  ] as const)('%s', async (_name, behaviours, jobs, expected) => {
+    const results = await withRuntime((rt) => rt.run(behaviours.map((b, i) => run(b, `${b}${(behaviours as readonly string[]).indexOf(b) === i ? '' : `#${i}`}`)), { jobs }));
+    expect(results.map(brief).map((s) => s.replace(/#\d+/, ''))).toEqual(expected.map((e) => expect.stringMatching(e)));
+  }, 120_000);
+});
+
+describe('local runtime: failures around the runner are outcomes, not hangs', () => {
+  it('an onResult that throws: run() rejects with that error and the runner is gone', async () => {
+    await withRuntime(async (rt, scratchRoot) => {
+      const seen: string[] = [];
+      const outcome = await rt
+        .run([run('ok', 'a'), run('ok', 'b'), run('ok', 'c')], {
+          onResult: (r) => {
+            seen.push(r.id);
+            throw new Error(`the caller could not take ${r.id}`);
+          },
+        })
+        .then(
+          () => 'resolved',
+          (e: Error) => e.message,
+        );
+      expect(outcome).toBe('the caller could not take a');
+      expect(seen).toEqual(['a']);
+      // Nothing of the runner is left: its scratch folders went with it.
+      expect(runnerLeftovers(scratchRoot)).toEqual([]);
+    });
+  }, 60_000);
+
+  it('the run folder removed mid-run (a temp cleaner): the runs not yet copied fail naming why, the others complete', async () => {
+    const results = await withRuntime((rt) => rt.run([run('remove-run-folder', 'first'), run('ok', 'second'), run('ok', 'third'), run('ok', 'fourth')], { jobs: 1 }));
+    // The runner has the first two plans (two per job are sent ahead) when it removes the folder; the next copy fails.
+    // The second may be answered before or after that copy fails; the later ones cannot run at all.
+    const why = /^the local runtime could not go on: ENOENT: no such file or directory, mkdtemp /;
+    expect(results.map(brief)).toEqual([
+      'first completed',
+      expect.stringMatching(new RegExp(`^second (completed|failed: ${why.source.slice(1)})`)),
+      expect.stringMatching(new RegExp(`^third failed: ${why.source.slice(1)}`)),
+      expect.stringMatching(new RegExp(`^fourth failed: ${why.source.slice(1)}`)),
+    ]);
+  }, 60_000);
+
+  it('file operations that never complete (every libuv thread blocked): the watchdog still kills an overdue runner and run() returns', async () => {
+    const fifo = path.join(dir, 'block.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // Each open of a FIFO with no writer holds one of libuv's threads, which
+    // every fs promise (mkdtemp, rm, copy) needs: they stop completing.
+    const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const blockers: Promise<FileHandle>[] = [];
+    try {
+      const results = await withRuntime((rt) =>
+        // The runner gets both plans before it answers the second: only then does the file system stop.
+        rt.run([run('silent', 'second'), run('ok', 'first')], {
+          jobs: 1,
+          onResult: (r) => {
+            if (r.id === 'first') for (let i = 0; i < threads; i++) blockers.push(open(fifo, 'r'));
+          },
+        }),
+      );
+      expect(results.map(brief)).toEqual([expect.stringMatching(/^second timeout: the notebook ran past its 2 s limit/), 'first completed']);
+      expect(blockers).toHaveLength(threads);
+    } finally {
+      // A writer releases every blocked open.
+      const w = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+      for (const h of await Promise.all(blockers)) await h.close();
+      closeSync(w);
+    }
+  }, 120_000);
+});
+
+function runnerLeftovers(scratchRoot: string): string[] {
+  const out: string[] = [];
+  for (const name of execFileSync('ls', [scratchRoot], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
+    const folder = path.join(scratchRoot, name);
+    for (const entry of execFileSync('ls', [folder], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
+      if (entry !== 'owner.json' && existsSync(path.join(folder, entry))) out.push(`${name}/${entry}`);
+    }
+  }
+  return out;
+}
