@@ -86,6 +86,50 @@ describe('createRunBatcher', () => {
     await expect(b.submit(run('good'))).resolves.toMatchObject({ id: 'good', status: 'completed' });
   });
 
+  // Every way a runtime call can go wrong answers the batch's runs: a worker's job never stays active for nothing.
+  it.each([
+    [
+      'throws instead of rejecting',
+      (): Runtime['run'] => () => {
+        throw new Error('no scratch folder');
+      },
+      /no scratch folder/,
+    ],
+    [
+      'reports results for other objects than the runs it was given',
+      (): Runtime['run'] => async (runs, opts = {}) => {
+        const results = runs.map((r): RunResult => ({ id: r.id, status: 'completed', cells: [], durationMs: 1 }));
+        for (const [i, r] of runs.entries()) opts.onResult?.(results[i]!, { ...r });
+        return results;
+      },
+      'completed',
+    ],
+    [
+      'returns without a result for a run',
+      (): Runtime['run'] => async () => [],
+      /^the runtime returned no result for run [ab]$/,
+    ],
+  ] as const)('a runtime call that %s: each run is answered, and the next batch runs', async (_name, make, expected) => {
+    const t = createTimedRuntime(1);
+    let first = true;
+    const runtime: Runtime = {
+      ...t.runtime,
+      run: (runs, opts) => {
+        if (!first) return t.runtime.run(runs, opts);
+        first = false;
+        return make()(runs, opts);
+      },
+    };
+    const b = createRunBatcher(runtime, { jobs: 1, gatherMs: 0 });
+    const answers = await Promise.allSettled([b.submit(run('a')), b.submit(run('b'))]);
+    for (const a of answers) {
+      if (typeof expected === 'string') expect(a).toMatchObject({ status: 'fulfilled', value: { status: expected } });
+      else expect(a.status === 'rejected' ? String((a.reason as Error).message) : 'fulfilled').toMatch(expected);
+    }
+    await expect(b.submit(run('c'))).resolves.toMatchObject({ id: 'c', status: 'completed' });
+    expect(b.size).toBe(0);
+  });
+
   it('passes the stop signal to the runtime', async () => {
     const t = createTimedRuntime(10);
     const stop = new AbortController();

@@ -61,27 +61,37 @@ export function createRunBatcher(runtime: Runtime, options: { jobs: number; sign
     active.add(batch);
     batches++;
     const runs = entries.map((e) => e.run);
+    const index = new Map(runs.map((r, i) => [r, i]));
     const answered = new Set<number>();
-    const answer = (i: number, fn: (e: Entry) => void) => {
-      if (answered.has(i)) return;
+    const answer = (i: number | undefined, fn: (e: Entry) => void) => {
+      // A run this batch does not hold (a runtime reporting another object) is not
+      // answered here: the batch's settled promise answers each of its own runs.
+      if (i === undefined || answered.has(i)) return;
       answered.add(i);
       batch.remaining--;
       pending--;
       fn(entries[i]!);
     };
-    runtime
-      .run(runs, {
-        jobs: batch.jobs,
-        ...(options.signal ? { signal: options.signal } : {}),
-        onResult: (result, run) => {
-          answer(runs.indexOf(run), (e) => e.resolve(result));
-          // A slot of this batch is free: runs that arrived meanwhile may start.
-          schedule();
-        },
-      })
+    // A runtime that throws instead of rejecting (e.g. its scratch folder cannot be
+    // made) is a rejection too: its runs are answered, the batch's slots freed.
+    Promise.resolve()
+      .then(() =>
+        runtime.run(runs, {
+          jobs: batch.jobs,
+          ...(options.signal ? { signal: options.signal } : {}),
+          onResult: (result, run) => {
+            answer(index.get(run), (e) => e.resolve(result));
+            // A slot of this batch is free: runs that arrived meanwhile may start.
+            schedule();
+          },
+        }),
+      )
       .then(
         (results) => {
-          for (const i of runs.keys()) answer(i, (e) => e.resolve(results[i]!));
+          for (const i of runs.keys()) {
+            const r = results[i];
+            answer(i, (e) => (r ? e.resolve(r) : e.reject(new Error(`the runtime returned no result for run ${runs[i]!.id}`))));
+          }
         },
         (error: unknown) => {
           for (const i of runs.keys()) answer(i, (e) => e.reject(error));
