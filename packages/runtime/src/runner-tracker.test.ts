@@ -78,6 +78,14 @@ describe('RunnerTracker', () => {
     t.message({ type: 'started', id: '0', kernel: 'launched' }, 1000);
     // Plan 0 started at 1000 with a 100 s limit: the per-plan check would fire at 1000 + 220 000; silence fires first only past 100 + 240 s.
     expect(summary(t.tick(1000 + 220_001))).toEqual(['finished 0 timeout', 'kill']);
+    // Messages about plans not in flight are no sign of life: the silence counts from the last real one.
+    const t3 = tracker(1, []);
+    for (const [at, m] of [
+      [100_000, { type: 'result' as const, id: '7', result: result(7) }],
+      [200_000, { type: 'rejected' as const, line: '?', reason: 'no id' }],
+      [300_000, { invalid: 'status: …', id: '8' }],
+    ] as const) expect(t3.message(m, at)).toEqual([]);
+    expect(summary(t3.tick(340_001))).toEqual(['kill']);
     const t2 = tracker(1, []);
     expect(summary(t2.tick(340_001))).toEqual(['kill']);
     expect(summary(t2.exited({ stderrTail: '', cancelled: false }))).toEqual(['requeue 0']);

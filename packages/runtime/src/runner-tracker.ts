@@ -74,9 +74,11 @@ export class RunnerTracker {
 
   /** A line the runner printed, parsed (see parseRunnerMessage). */
   message(message: RunnerMessage | { invalid: string; id?: string }, now: number): TrackerOutcome[] {
-    this.lastMessageAt = now;
     const entry = message.id !== undefined ? this.plans.get(message.id) : undefined;
+    // Only news of a plan in flight shows progress: a runner that talks of plans it
+    // was never given (or answers one twice) is as stuck as a silent one.
     if (!entry) return [];
+    this.lastMessageAt = now;
     if ('invalid' in message) {
       this.plans.delete(message.id!);
       return [{ kind: 'finished', run: entry.run, result: failed(entry.id, `the runner printed an invalid message: ${message.invalid}`) }];
