@@ -72,7 +72,7 @@ describe('junobench pool import on hostile inputs (end to end)', () => {
     const out = path.join(dir, 'wrong-format');
     const r = await runJunobench(['pool', 'import', sheet, '--format', 'jsonl', '-o', path.join(out, 'pool.jsonl')]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain(`error [E_INPUT_FORMAT]: ${sheet}, line 1: no line is JSON, so it is not JSONL (read as JSONL because of --format jsonl): line 1:`);
+    expect(r.stderr).toContain(`error [E_INPUT_FORMAT]: ${sheet}, line 1: no line is JSON, so it is not JSONL (read as JSONL because of --format jsonl): Unexpected token`);
     expect(r.stderr).toContain('hint: it looks like a CSV sheet (its first line has commas): pass --format csv, or leave --format out to choose by extension; nothing was written');
     expect(await readdir(out).catch(() => [])).toEqual([]);
 

@@ -80,7 +80,7 @@ export async function writeCheckedZip(file: string, dest: string, limits: Archiv
               done(null, chunk);
             },
           });
-          await pipeline(stream, measure, createDeflateRaw({ level: 6 }), async (chunks: AsyncIterable<Buffer>) => {
+          await pipeline(stream, measure, createDeflateRaw({ level: 1 }), async (chunks: AsyncIterable<Buffer>) => {
             for await (const chunk of chunks) {
               if (offset + chunk.length > MAX_U32) throw tooLargeToCopy(file, `more than ${formatBytes(MAX_U32)}`, entry.path);
               await out.write(chunk, 0, chunk.length, offset);

@@ -306,7 +306,7 @@ describe('importPool on a file read in the wrong format', () => {
         code: 'E_INPUT_FORMAT',
         exitCode: 2,
         location: { line: 1 },
-        message: expect.stringMatching(/^no line is JSON, so it is not JSONL \(read as JSONL because of --format jsonl\): line 1: Unexpected token/),
+        message: expect.stringMatching(/^no line is JSON, so it is not JSONL \(read as JSONL because of --format jsonl\): Unexpected token/),
         hint: 'it looks like a CSV sheet (its first line has commas): pass --format csv, or leave --format out to choose by extension; nothing was written',
       },
     ],

@@ -307,7 +307,7 @@ function notJsonl(resolved: ResolvedInput, first: { line: number; message: strin
   }
   return new JunoError(
     'E_INPUT_FORMAT',
-    `no line is JSON, so it is not JSONL (read as JSONL because of ${CHOSEN_BY[resolved.chosenBy](resolved)}): line ${first.line}: ${first.message}`,
+    `no line is JSON, so it is not JSONL (read as JSONL because of ${CHOSEN_BY[resolved.chosenBy](resolved)}): ${first.message}`,
     { location: { file, line: first.line }, hint: `${hint}; nothing was written` },
   );
 }
