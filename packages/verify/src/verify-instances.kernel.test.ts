@@ -6,8 +6,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '@junobench/runtime';
 import { createLocalRuntime } from '@junobench/runtime';
-import { hashTree, type VerificationReport } from '@junobench/core';
+import { checkSchema, hashTree, type VerificationReport } from '@junobench/core';
 import { verifyInstanceDir, verifyInstances } from './verify-instances.js';
+import { writeVerificationReport } from './write-verification-report.js';
 import { writeTestInstance } from '../test-helpers/make-test-instance.js';
 
 let runtime: Runtime;
@@ -82,6 +83,14 @@ describe('verify with a real kernel', () => {
 
   it('summarizes the run', () => {
     expect(report.summary).toEqual({ total: 10, verified: 3, notVerified: 6, skipped: 1, flaky: 0 });
+  });
+
+  it('writes the real report as verify --json does: valid against verification', async () => {
+    const file = path.join(dir, 'verification.json');
+    await writeVerificationReport(file, report);
+    const json = JSON.parse(await readFile(file, 'utf8'));
+    expect(checkSchema('verification', json)).toEqual([]);
+    expect(json).toEqual(JSON.parse(JSON.stringify(report)));
   });
 
   it('names the missing module in the skip reason', () => {

@@ -22,6 +22,7 @@ import { listCodeCells, parseImports, planExecution, readNotebook, type Notebook
 import { hashRunnerFiles, type NotebookRun, type Runtime } from '@junobench/runtime';
 import { classifyFixed, classifyReproduced, skippedEnv, type NotebookVersionName } from './classify-outcome.js';
 import { checkCachedVerification, deriveStatus } from './check-cached-verification.js';
+import { planVerificationReport } from './write-verification-report.js';
 
 /** Bumped when classification changes, so cached verdicts from older logic are not reused. */
 export const VERIFY_LOGIC_VERSION = 1;
@@ -123,19 +124,7 @@ export async function verifyInstances(options: VerifyOptions): Promise<Verificat
     decide(v);
   });
 
-  const instances = ids.map((id) => results.get(id)!);
-  return {
-    runtime: runtime.kind,
-    summary: {
-      total: instances.length,
-      verified: instances.filter((v) => v.status === 'verified').length,
-      notVerified: instances.filter((v) => v.status === 'not-verified').length,
-      skipped: instances.filter((v) => v.status === 'skipped').length,
-      flaky: instances.filter((v) => v.status === 'flaky').length,
-      ...(instances.some((v) => v.status === 'draft') ? { drafts: instances.filter((v) => v.status === 'draft').length } : {}),
-    },
-    instances,
-  };
+  return planVerificationReport(runtime.kind, ids.map((id) => results.get(id)!));
 }
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { JunoError, writeJsonAtomic, type InstanceVerification, type VerificationReport } from '@junobench/core';
+import { JunoError, type InstanceVerification, type VerificationReport } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { createRuntimeFromFlags, addRuntimeOptions, type RuntimeFlags } from './runtime-flags.js';
 import { formatTable, formatDuration, parsePositiveInt, parseSeconds } from './format.js';
@@ -41,7 +41,8 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
     const report = await runVerify(ids, flags, ctx);
     ctx.out(formatVerificationSummary(report));
     if (flags.json) {
-      await writeJsonAtomic(path.resolve(ctx.cwd, flags.json), report);
+      const { writeVerificationReport } = await import('@junobench/verify');
+      await writeVerificationReport(path.resolve(ctx.cwd, flags.json), report);
       ctx.out(`results written to ${flags.json}`);
     }
     ctx.exitCode = report.summary.notVerified + report.summary.flaky > 0 ? 1 : 0;
