@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { hashTree, listInstanceIds, readInstance, writeJsonAtomic, type SubsampleSource } from '@junobench/core';
+import { hashTree, listInstanceIds, readInstance, validateOrThrow, writeJsonAtomic, type SubsampleBuildReport, type SubsampleSource } from '@junobench/core';
 import type { InstanceSubsampleReport } from '@junobench/subsample';
 import type { Stage } from './run-build.js';
 
@@ -32,8 +32,8 @@ export function createDataStage(o: DataStageOptions): Stage {
       const { regenerateInstanceData, summarizeSubsampleReports } = await import('@junobench/subsample');
       const instancesDir = io.abs(o.instancesDir);
       const reports: InstanceSubsampleReport[] = [];
-      const checks: { instance: string; reproduced: boolean; detail: string }[] = [];
-      const skipped: { instance: string; detail: string }[] = [];
+      const checks: SubsampleBuildReport['checks'] = [];
+      const skipped: NonNullable<SubsampleBuildReport['skipped']> = [];
       const ids = await listInstanceIds(instancesDir);
       for (const id of ids) {
         const dir = path.join(instancesDir, id);
@@ -63,7 +63,7 @@ export function createDataStage(o: DataStageOptions): Stage {
         }
       }
       const summary = summarizeSubsampleReports(reports);
-      await writeJsonAtomic(io.abs(o.output), { summary, checks, ...(skipped.length > 0 ? { skipped } : {}) });
+      await writeSubsampleBuildReport(io.abs(o.output), { summary, checks, ...(skipped.length > 0 ? { skipped } : {}) });
       const bad = checks.filter((c) => !c.reproduced);
       const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
       return {
@@ -77,6 +77,14 @@ export function createDataStage(o: DataStageOptions): Stage {
       };
     },
   };
+}
+
+/**
+ * Write curated/subsample.json (schemas/subsample-build-report.schema.json), checked first: a report that drifted
+ * from its documented format is an internal error (exit 70) and no file, never a file a reader then misreads.
+ */
+export async function writeSubsampleBuildReport(file: string, report: SubsampleBuildReport): Promise<void> {
+  await writeJsonAtomic(file, validateOrThrow<SubsampleBuildReport>('subsample-build-report', report, { file }, 'E_INTERNAL'));
 }
 
 /**

@@ -2654,6 +2654,96 @@ export interface CrossTable {
 }
 
 /**
+ * curated/subsample.json, written by the data stage of `junobench build` (createDataStage in @junobench/pipeline): every subsampled instance's data/ redone from its full data with the spec saved in instance.json, the totals of that subsampling (`summary`), whether each redone data/ is byte for byte the one the instance ships (`checks`), and the instances that could not be checked because their full data is not here (`skipped`).
+ */
+
+export interface SubsampleBuildReport {
+  summary: SubsampleSummary;
+  /**
+   * One entry per subsampled instance whose data/ was redone, in instance-id order.
+   */
+  checks: SubsampleBuildCheck[];
+  /**
+   * Subsampled instances not checked: their full data is neither fetched nor kept (absent when every instance was checked).
+   */
+  skipped?: SubsampleBuildSkip[];
+}
+/**
+ * Totals of `junobench subsample` over instances (summarizeSubsampleReports in @junobench/subsample), e.g. the `summary` of curated/subsample.json (subsample-build-report): sizes before/after (full and reduced data of the applied instances), files kept/dropped, time.
+ */
+
+export interface SubsampleSummary {
+  instances: number;
+  applied: number;
+  refused: number;
+  dryRun: number;
+  before: FileCount;
+  after: FileCount;
+  /**
+   * after.bytes / before.bytes (1 when nothing was applied).
+   */
+  ratio: number;
+  filesKept: number;
+  filesDropped: number;
+  /**
+   * Unreadable images reported (kept or dropped per the spec).
+   */
+  corrupt: number;
+  durationMs: number;
+  perInstance: InstanceSubsampleSummary[];
+}
+/**
+ * This interface was referenced by `SubsampleSummary`'s JSON-Schema
+ * via the `definition` "fileCount".
+ */
+
+export interface FileCount {
+  files: number;
+  bytes: number;
+}
+
+export interface InstanceSubsampleSummary {
+  instance: string;
+  status: 'applied' | 'refused' | 'dry-run';
+  before: FileCount;
+  after: FileCount;
+  filesKept: number;
+  filesDropped: number;
+  /**
+   * Why a subsampling was refused: what changed in the verification.
+   */
+  reason?: string;
+}
+/**
+ * This interface was referenced by `SubsampleBuildReport`'s JSON-Schema
+ * via the `definition` "check".
+ */
+
+export interface SubsampleBuildCheck {
+  instance: string;
+  /**
+   * The redone data/ is byte for byte what instance.json records and what the instance ships.
+   */
+  reproduced: boolean;
+  /**
+   * byte-identical, or which of the two it differs from.
+   */
+  detail: string;
+}
+/**
+ * This interface was referenced by `SubsampleBuildReport`'s JSON-Schema
+ * via the `definition` "skip".
+ */
+
+export interface SubsampleBuildSkip {
+  instance: string;
+  /**
+   * Why it was not checked, with the command that fetches its full data.
+   */
+  detail: string;
+}
+
+/**
  * What `junobench subsample <id> --check --json <file>` writes (planSubsampleCheckReport and writeSubsampleCheckReport in @junobench/subsample): data/ redone from the spec saved in instance.json and the full data, and whether its tree hash equals the one instance.json records (`expected`, its data.subsample.result, present with `matches` when instance.json records one).
  */
 
@@ -2702,11 +2792,6 @@ export interface SubsampleStepReport {
   images?: SubsampleImagesReport;
   archive?: SubsampleArchiveReport;
   synthetic?: SubsampleSyntheticReport;
-}
-
-export interface FileCount {
-  files: number;
-  bytes: number;
 }
 
 export interface SubsampleTableReport {
@@ -2935,46 +3020,8 @@ export interface SubsampleSpecFile {
  */
 
 /**
- * Totals of `junobench subsample` over instances (summarizeSubsampleReports in @junobench/subsample), e.g. curated/subsample.json: sizes before/after (full and reduced data of the applied instances), files kept/dropped, time.
+ * Totals of `junobench subsample` over instances (summarizeSubsampleReports in @junobench/subsample), e.g. the `summary` of curated/subsample.json (subsample-build-report): sizes before/after (full and reduced data of the applied instances), files kept/dropped, time.
  */
-
-export interface SubsampleSummary {
-  instances: number;
-  applied: number;
-  refused: number;
-  dryRun: number;
-  before: FileCount;
-  after: FileCount;
-  /**
-   * after.bytes / before.bytes (1 when nothing was applied).
-   */
-  ratio: number;
-  filesKept: number;
-  filesDropped: number;
-  /**
-   * Unreadable images reported (kept or dropped per the spec).
-   */
-  corrupt: number;
-  durationMs: number;
-  perInstance: InstanceSubsampleSummary[];
-}
-/**
- * This interface was referenced by `SubsampleSummary`'s JSON-Schema
- * via the `definition` "fileCount".
- */
-
-export interface InstanceSubsampleSummary {
-  instance: string;
-  status: 'applied' | 'refused' | 'dry-run';
-  before: FileCount;
-  after: FileCount;
-  filesKept: number;
-  filesDropped: number;
-  /**
-   * Why a subsampling was refused: what changed in the verification.
-   */
-  reason?: string;
-}
 
 /**
  * One line of a tasks file (`junobench tasks export`): a detect, diagnose or repair task for a debugging tool. Ids are opaque: a task never names its instance, version or answer; the answers stay with the instances and are recomputed by `junobench score`.
