@@ -32,6 +32,8 @@ export { readReleaseMetadata, resolveReleaseMetadata, DEFAULT_RELEASE_METADATA }
 export { readDeprecated, planDeprecation, writeDeprecated, nextDeprecationVersion } from './deprecate-instance.js';
 export type { DeprecationRequest } from './deprecate-instance.js';
 export { checkReleaseTree } from './check-release-tree.js';
+export { planReleasePrepareReport, planReleaseVerifyReport, writeReleasePrepareReport, writeReleaseVerifyReport } from './write-release-report.js';
+export type { ReleaseVerifyOutcome } from './write-release-report.js';
 export type { ReleaseProblem, ReleaseProblemCode, ReleaseTreeCheck } from './check-release-tree.js';
 export { openRelease, checkRelease } from './open-release.js';
 export type { OpenedRelease } from './open-release.js';

@@ -97,14 +97,8 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       ctx.out(lines.join('\n'));
     }
     if (flags.json) {
-      await core.writeJsonAtomic(path.resolve(ctx.cwd, flags.json), {
-        version: plan.version,
-        refusals: plan.refusals,
-        warnings: plan.warnings,
-        files: plan.files.map((f) => ({ path: f.path, bytes: f.bytes, sha256: f.sha256 })),
-        changelog: plan.changelog,
-        ...(written ? { archive: { path: written.archive.path, bytes: written.archive.bytes, sha256: written.archive.sha256 } } : {}),
-      });
+      const { planReleasePrepareReport, writeReleasePrepareReport } = await import('@junobench/release');
+      await writeReleasePrepareReport(path.resolve(ctx.cwd, flags.json), planReleasePrepareReport(plan, written?.archive));
     }
   });
 
@@ -129,7 +123,6 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
   );
   verify.action(async (input: string, flags: VerifyFlags) => {
     const { verifyRelease } = await import('@junobench/pipeline');
-    const { writeJsonAtomic } = await loadCore();
     const t0 = Date.now();
     const progress = ctx.progress('release verify');
     let result;
@@ -194,8 +187,8 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     lines.push(result.ok ? `OK: the release holds (${formatDuration(Date.now() - t0)})` : `FAILED: ${result.problems.length + (result.rerun?.differences.length ?? 0)} difference(s) (${formatDuration(Date.now() - t0)})`);
     ctx.out(lines.join('\n'));
     if (flags.json) {
-      const { rerun, manifest: _m, ...rest } = result;
-      await writeJsonAtomic(path.resolve(ctx.cwd, flags.json), { ...rest, ...(rerun ? { rerun: { ...rerun, report: undefined }, verification: rerun.report } : {}) });
+      const { planReleaseVerifyReport, writeReleaseVerifyReport } = await import('@junobench/release');
+      await writeReleaseVerifyReport(path.resolve(ctx.cwd, flags.json), planReleaseVerifyReport(result));
     }
     ctx.exitCode = result.ok ? 0 : 1;
   });

@@ -1960,66 +1960,299 @@ export interface ReleaseMetadata {
 }
 
 /**
- * What the Python runner executes: one notebook, in a fresh kernel, cells in the given order (README, "verify"). Sent to the runner as one JSON line.
+ * What `junobench release prepare <version> … --json <file>` writes (planReleasePrepareReport and writeReleasePrepareReport in @junobench/release): the plan's version, why it is refused (every reason), its warnings, every file of the archive with its size and sha256, what changed since the previous release, and, once written (not with --dry-run), the archive itself.
  */
 
-export interface RunPlan {
+export interface ReleasePrepareReport {
+  version: string;
   /**
-   * Opaque tag echoed in the result, to match results to plans.
+   * Why the release is refused, all at once (empty: it may be released). Only a --dry-run report can have any: a refused release is not written.
    */
+  refusals: ReleaseRefusal[];
+  warnings: string[];
+  /**
+   * Every file of the archive, sorted by path (manifest.json and SHA256SUMS included).
+   */
+  files: ReleaseFile[];
+  changelog: ReleaseChangelog;
+  archive?: ReleaseArchiveDigest;
+}
+/**
+ * This interface was referenced by `ReleasePrepareReport`'s JSON-Schema
+ * via the `definition` "refusal".
+ */
+
+export interface ReleaseRefusal {
+  code:
+    | 'not-verified'
+    | 'flaky'
+    | 'draft'
+    | 'not-run'
+    | 'skipped-not-env'
+    | 'agreement-below-gate'
+    | 'agreement-missing'
+    | 'version-not-greater'
+    | 'no-instances'
+    | 'inconsistent';
+  instance?: string;
+  message: string;
+}
+
+export interface ReleaseChangelog {
+  version: string;
+  previous: string | null;
+  /**
+   * Instances new in this release.
+   */
+  added: string[];
+  removed: ReleaseRemovedInstance[];
+  changed: ReleaseChangedInstance[];
+  /**
+   * Deprecated since the previous release (whether or not the previous one held them).
+   */
+  newlyDeprecated: DeprecatedInstance[];
+  image: {
+    from: string | null;
+    to: string | null;
+  } | null;
+  otherFiles: ReleasePathChanges;
+}
+
+export interface ReleaseRemovedInstance {
   id: string;
-  /**
-   * Path of the .ipynb, as the runner sees it.
-   */
-  notebook: string;
-  /**
-   * Code-cell indices in execution order; a repeated index is a re-execution.
-   */
-  cells: number[];
-  /**
-   * Kernel working directory.
-   */
-  cwd: string;
-  cellTimeoutSeconds: number;
-  timeoutSeconds: number;
-  startupTimeoutSeconds?: number;
-  /**
-   * Modules imported silently into the fresh kernel before the first cell (sys.modules only, nothing bound in the user namespace), so a kernel started ahead of time has its heavy imports done.
-   */
-  prewarm?: string[];
+  deprecated?: DeprecatedInstance;
+}
+
+export interface ReleaseChangedInstance {
+  id: string;
+  files: ReleasePathChanges;
+  labels: {
+    dimension: string;
+    from: string;
+    to: string;
+  }[];
+  verification: {
+    what: 'status' | 'reproduced' | 'fixed';
+    from: string;
+    to: string;
+  }[];
+}
+/**
+ * This interface was referenced by `ReleasePrepareReport`'s JSON-Schema
+ * via the `definition` "pathChanges".
+ */
+
+export interface ReleasePathChanges {
+  added: string[];
+  removed: string[];
+  modified: string[];
+}
+/**
+ * The archive as written: its path, size and sha256 (absent with --dry-run).
+ */
+
+export interface ReleaseArchiveDigest {
+  path: string;
+  bytes: number;
+  sha256: string;
 }
 
 /**
- * How the notebook's kernel was started: forked from a zygote that has the imports done, launched as a new interpreter (no fork server), or launched because forking one failed.
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
  *
- * This interface was referenced by `RunResult`'s JSON-Schema
- * via the `definition` "kernelKind".
+ * This interface was referenced by `VerificationReport`'s JSON-Schema
+ * via the `definition` "outcome".
  */
 
 export type KernelKind = 'forked' | 'launched' | 'launched-after-failed-fork';
 
 /**
- * What the Python runner prints for one plan: one JSON line.
+ * What `junobench release verify <release> … --json <file>` writes (planReleaseVerifyReport and writeReleaseVerifyReport in @junobench/release): the release's version, the archive checked, every problem the static checks found (SHA256SUMS, manifest, schemas, Croissant, cross-file consistency), and unless --no-run the re-run of every instance compared with the release's verification.json, with that re-run's full verification report.
  */
 
-export interface RunResult {
-  id: string;
+export interface ReleaseVerifyReport {
   /**
-   * completed: every cell ran; error: a cell raised (execution stopped there); timeout: a cell or the notebook ran out of time; kernel-died: the kernel process ended; failed: the runner could not run the plan (bad notebook, kernel would not start).
+   * The version its manifest.json names; null when there is no readable manifest.
    */
-  status: 'completed' | 'error' | 'timeout' | 'kernel-died' | 'failed';
+  version: string | null;
+  archive?: ReleaseVerifiedArchive;
+  /**
+   * Everything that does not hold, each naming the file (and the instance) it is about; empty when the checks pass.
+   */
+  problems: ReleaseVerifyProblem[];
+  /**
+   * Files whose bytes were hashed.
+   */
+  filesChecked: number;
+  bytesChecked: number;
+  rerun?: ReleaseRerunSummary;
+  verification?: VerificationReport;
+  /**
+   * Why nothing was re-run although it was asked: the static checks failed.
+   */
+  rerunRefused?: string;
+  /**
+   * Everything holds: no problem, no difference, and the re-run done unless --no-run.
+   */
+  ok: boolean;
+}
+/**
+ * The .tar.gz checked, when the release was given as an archive or a folder holding one.
+ */
+
+export interface ReleaseVerifiedArchive {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface ReleaseVerifyProblem {
+  code:
+    | 'missing-file'
+    | 'checksum-mismatch'
+    | 'size-mismatch'
+    | 'unlisted-file'
+    | 'unsafe-file'
+    | 'schema'
+    | 'manifest'
+    | 'croissant'
+    | 'label-mismatch'
+    | 'verification-mismatch'
+    | 'instance-mismatch'
+    | 'layout'
+    | 'outer';
+  /**
+   * Relative to the checked folder (or the release folder for `outer`).
+   */
+  path: string;
+  instance?: string;
+  message: string;
+}
+/**
+ * The re-run of every instance from the extracted files (absent with --no-run or when a check failed).
+ */
+
+export interface ReleaseRerunSummary {
+  runtime: 'local' | 'docker';
+  instances: number;
+  /**
+   * Instances whose outcomes differ from the release's verification.json.
+   */
+  differences: ReleaseRerunDifference[];
+  /**
+   * Instances that could not run here (a module this runtime lacks): neither a pass nor a difference.
+   */
+  unchecked: {
+    instance: string;
+    reason: string;
+  }[];
+  /**
+   * skipped-env in the release but verified here.
+   */
+  improved: string[];
+}
+
+export interface ReleaseRerunDifference {
+  instance: string;
+  expected: ReleaseRerunOutcomes;
+  observed: ReleaseRerunOutcomes;
+  message: string;
+}
+/**
+ * An instance's status and outcomes (as in verification); status not-run with empty outcomes when it was not re-run.
+ *
+ * This interface was referenced by `ReleaseVerifyReport`'s JSON-Schema
+ * via the `definition` "outcomes".
+ */
+
+export interface ReleaseRerunOutcomes {
+  status: string;
+  reproduced: string;
+  fixed: string;
+}
+/**
+ * curated/verification.json and `verify --json` (docs/formats.md).
+ */
+
+export interface VerificationReport {
+  runtime: 'local' | 'docker';
+  summary: VerificationSummary;
+  instances: InstanceVerification[];
+}
+
+export interface VerificationSummary {
+  total: number;
+  verified: number;
+  notVerified: number;
+  skipped: number;
+  flaky: number;
+  /**
+   * Draft instances (not counted as verified or not verified).
+   */
+  drafts?: number;
+}
+/**
+ * This interface was referenced by `VerificationReport`'s JSON-Schema
+ * via the `definition` "instanceVerification".
+ */
+
+export interface InstanceVerification {
+  instance: string;
+  /**
+   * draft: a draft (no fixed.ipynb yet) whose crash reproduces: reported, not a failure. A draft whose crash does not reproduce is not-verified.
+   */
+  status: 'verified' | 'not-verified' | 'skipped' | 'flaky' | 'draft';
+  verified: boolean;
+  flaky: boolean;
+  reproduced: VersionResult;
+  fixed: VersionResult;
+  /**
+   * Every run's outcome when --repeat > 1.
+   */
+  repeats?: {
+    reproduced?: Outcome[];
+    fixed?: Outcome[];
+  };
+  /**
+   * sha256 of notebooks, data, instance.json and runtime identity: the cache key.
+   */
+  contentHash: string;
+  cached: boolean;
+}
+/**
+ * This interface was referenced by `VerificationReport`'s JSON-Schema
+ * via the `definition` "versionResult".
+ */
+
+export interface VersionResult {
+  version: 'reproduced' | 'fixed';
+  outcome: Outcome;
+  /**
+   * Why: the mismatch, the missing module, the timeout, the kernel death.
+   */
   reason?: string;
+  observed?: ObservedCrash;
   cells: CellResult[];
   kernelStartMs?: number;
   durationMs: number;
   kernel?: KernelKind;
   phases?: RunPhases;
-  python?: RunnerPython;
+  runtime: RuntimeIdentity;
 }
 /**
- * This interface was referenced by `RunResult`'s JSON-Schema
- * via the `definition` "cellResult".
+ * This interface was referenced by `VerificationReport`'s JSON-Schema
+ * via the `definition` "observedCrash".
  */
+
+export interface ObservedCrash {
+  ename: string;
+  evalue: string;
+  cell: number;
+  /**
+   * Line of the crashing frame in the cell, when the traceback names it.
+   */
+  line?: number;
+}
 
 export interface CellResult {
   /**
@@ -2037,9 +2270,6 @@ export interface CellResult {
 }
 /**
  * Where one run's time went, in ms. Start, ready and imports may overlap with the previous notebook (the kernel is started ahead); waitMs is what this notebook waited for its kernel.
- *
- * This interface was referenced by `RunResult`'s JSON-Schema
- * via the `definition` "phases".
  */
 
 export interface RunPhases {
@@ -2080,6 +2310,91 @@ export interface RunPhases {
    */
   containerMs?: number;
 }
+/**
+ * This interface was referenced by `VerificationReport`'s JSON-Schema
+ * via the `definition` "runtimeIdentity".
+ */
+
+export interface RuntimeIdentity {
+  kind: 'local' | 'docker';
+  /**
+   * Interpreter path (local) or inside the image.
+   */
+  python?: string;
+  pythonVersion?: string;
+  /**
+   * Version of each required module; null when not importable.
+   */
+  packages: {
+    [k: string]: (string | null) | undefined;
+  };
+  imageId?: string;
+  image?: string;
+  /**
+   * Local runtime: kernels forked from a zygote (default) or launched as new interpreters (--no-fork). Part of the cache key.
+   */
+  kernelStart?: 'fork' | 'launch';
+  /**
+   * Threads per kernel of the OpenMP/BLAS/torch pools (--threads): can change numerical results, so part of the cache key.
+   */
+  threads?: number;
+}
+
+/**
+ * What the Python runner executes: one notebook, in a fresh kernel, cells in the given order (README, "verify"). Sent to the runner as one JSON line.
+ */
+
+export interface RunPlan {
+  /**
+   * Opaque tag echoed in the result, to match results to plans.
+   */
+  id: string;
+  /**
+   * Path of the .ipynb, as the runner sees it.
+   */
+  notebook: string;
+  /**
+   * Code-cell indices in execution order; a repeated index is a re-execution.
+   */
+  cells: number[];
+  /**
+   * Kernel working directory.
+   */
+  cwd: string;
+  cellTimeoutSeconds: number;
+  timeoutSeconds: number;
+  startupTimeoutSeconds?: number;
+  /**
+   * Modules imported silently into the fresh kernel before the first cell (sys.modules only, nothing bound in the user namespace), so a kernel started ahead of time has its heavy imports done.
+   */
+  prewarm?: string[];
+}
+
+/**
+ * How the notebook's kernel was started: forked from a zygote that has the imports done, launched as a new interpreter (no fork server), or launched because forking one failed.
+ *
+ * This interface was referenced by `RunResult`'s JSON-Schema
+ * via the `definition` "kernelKind".
+ */
+
+export interface RunResult {
+  id: string;
+  /**
+   * completed: every cell ran; error: a cell raised (execution stopped there); timeout: a cell or the notebook ran out of time; kernel-died: the kernel process ended; failed: the runner could not run the plan (bad notebook, kernel would not start).
+   */
+  status: 'completed' | 'error' | 'timeout' | 'kernel-died' | 'failed';
+  reason?: string;
+  cells: CellResult[];
+  kernelStartMs?: number;
+  durationMs: number;
+  kernel?: KernelKind;
+  phases?: RunPhases;
+  python?: RunnerPython;
+}
+/**
+ * This interface was referenced by `RunResult`'s JSON-Schema
+ * via the `definition` "cellResult".
+ */
 
 export interface RunnerPython {
   executable?: string;
@@ -2924,84 +3239,6 @@ export interface SubsampleReport {
  * via the `definition` "dataReport".
  */
 
-export interface InstanceVerification {
-  instance: string;
-  /**
-   * draft: a draft (no fixed.ipynb yet) whose crash reproduces: reported, not a failure. A draft whose crash does not reproduce is not-verified.
-   */
-  status: 'verified' | 'not-verified' | 'skipped' | 'flaky' | 'draft';
-  verified: boolean;
-  flaky: boolean;
-  reproduced: VersionResult;
-  fixed: VersionResult;
-  /**
-   * Every run's outcome when --repeat > 1.
-   */
-  repeats?: {
-    reproduced?: Outcome[];
-    fixed?: Outcome[];
-  };
-  /**
-   * sha256 of notebooks, data, instance.json and runtime identity: the cache key.
-   */
-  contentHash: string;
-  cached: boolean;
-}
-
-export interface VersionResult {
-  version: 'reproduced' | 'fixed';
-  outcome: Outcome;
-  /**
-   * Why: the mismatch, the missing module, the timeout, the kernel death.
-   */
-  reason?: string;
-  observed?: ObservedCrash;
-  cells: CellResult[];
-  kernelStartMs?: number;
-  durationMs: number;
-  kernel?: KernelKind;
-  phases?: RunPhases;
-  runtime: RuntimeIdentity;
-}
-
-export interface ObservedCrash {
-  ename: string;
-  evalue: string;
-  cell: number;
-  /**
-   * Line of the crashing frame in the cell, when the traceback names it.
-   */
-  line?: number;
-}
-
-export interface RuntimeIdentity {
-  kind: 'local' | 'docker';
-  /**
-   * Interpreter path (local) or inside the image.
-   */
-  python?: string;
-  pythonVersion?: string;
-  /**
-   * Version of each required module; null when not importable.
-   */
-  packages: {
-    [k: string]: (string | null) | undefined;
-  };
-  imageId?: string;
-  image?: string;
-  /**
-   * Local runtime: kernels forked from a zygote (default) or launched as new interpreters (--no-fork). Part of the cache key.
-   */
-  kernelStart?: 'fork' | 'launch';
-  /**
-   * Threads per kernel of the OpenMP/BLAS/torch pools (--threads): can change numerical results, so part of the cache key.
-   */
-  threads?: number;
-}
-/**
- * How data/ is made from the full data: steps applied in order, each to a path under data/, seeded. Saved in instance.json so `junobench build` can redo it.
- */
-
 export interface SubsampleSpecFile {
   seed: string | number;
   source: SubsampleSource;
@@ -3136,26 +3373,4 @@ export interface Taxonomy {
  *
  * This interface was referenced by `VerificationReport`'s JSON-Schema
  * via the `definition` "outcome".
- */
-
-export interface VerificationReport {
-  runtime: 'local' | 'docker';
-  summary: VerificationSummary;
-  instances: InstanceVerification[];
-}
-
-export interface VerificationSummary {
-  total: number;
-  verified: number;
-  notVerified: number;
-  skipped: number;
-  flaky: number;
-  /**
-   * Draft instances (not counted as verified or not verified).
-   */
-  drafts?: number;
-}
-/**
- * This interface was referenced by `VerificationReport`'s JSON-Schema
- * via the `definition` "instanceVerification".
  */
