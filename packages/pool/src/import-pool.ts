@@ -16,6 +16,7 @@ import {
   type ProgressListener,
 } from '@junobench/core';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
+import { checkRejectedRow, type RejectedRow } from './check-rejected-row.js';
 import { createUtf8CheckStream, replacedBytesWarning } from './utf8-check-stream.js';
 import { readNotebookLean } from '@junobench/notebook';
 import { capTraceback } from './cap-traceback.js';
@@ -38,20 +39,7 @@ export type ImportFormat = 'auto' | 'empirical' | 'benchmark' | 'jsonl' | 'csv' 
 
 export const IMPORT_FORMATS: readonly ImportFormat[] = ['auto', 'empirical', 'benchmark', 'jsonl', 'csv', 'notebooks'];
 
-/** A row that could not become a CrashRecord, with everything it held. */
-export interface RejectedRow {
-  file: string;
-  /**
-   * Sheet row number (the header is row 1), JSONL line number, or the code
-   * cell of a notebook crash; 0 when the whole file (a notebook in a folder)
-   * could not be read.
-   */
-  row: number;
-  reason: string;
-  field?: string;
-  /** The original cells (sheets), `{ line }` (JSONL) or the error output (notebooks), verbatim. */
-  columns: CrashRecord['columns'];
-}
+export type { RejectedRow };
 
 export interface ImportWarning {
   file: string;
@@ -466,6 +454,7 @@ export async function importPool(inputs: string[], options: ImportOptions): Prom
     const checker = new RecordChecker();
     const reports: ImportInputReport[] = [];
     let done = 0;
+    let rejectLines = 0;
     for (const r of resolved) {
       const report = newInputReport(r);
       for await (const item of itemsOf(r)) {
@@ -481,8 +470,8 @@ export async function importPool(inputs: string[], options: ImportOptions): Prom
         done++;
         const rejected = item.kind === 'reject' ? item.rejected : checker.check(item);
         if (rejected) {
+          await rej.write(checkRejectedRow(rejected, { file: rejects, line: ++rejectLines }));
           report.rejected++;
-          await rej.write(rejected);
         } else if (item.kind === 'record') {
           report.imported++;
           await out.write(item.record);

@@ -1537,6 +1537,35 @@ export interface PoolLibcauseLibraryScore {
 }
 
 /**
+ * One line of the rejects file of `junobench pool import … [--rejects <file>]` (default `<output>.rejects.jsonl`; importPool in @junobench/pool): a row that could not become a valid CrashRecord, with where it was, why, and everything it held, so that nothing is dropped silently.
+ */
+
+export interface PoolReject {
+  /**
+   * The input it was read from (a sheet, a JSONL file, or a notebook, also one inside an imported folder).
+   */
+  file: string;
+  /**
+   * Sheet row number (the header is row 1), JSONL line number, or the code cell of a notebook crash; 0 when the whole file (a notebook in a folder) could not be read.
+   */
+  row: number;
+  /**
+   * Why it was rejected.
+   */
+  reason: string;
+  /**
+   * The column or CrashRecord field at fault, when one is.
+   */
+  field?: string;
+  /**
+   * The original cells (sheets), `{ line }` (JSONL), or the error output or the notebook's name (notebooks), verbatim.
+   */
+  columns: {
+    [k: string]: (string | number | boolean | null) | undefined;
+  };
+}
+
+/**
  * What `junobench pool resample … --report <file>` writes (resamplePool in @junobench/pool): the seeded draw of up to perLibrary crashes per library (the labelled library, else the predicted one), per library what was available and selected, and the libraries that fall short.
  */
 
