@@ -8,7 +8,7 @@ import { appendFile, cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ReleaseManifest } from '@junobench/core';
+import { checkSchema, type ReleaseManifest } from '@junobench/core';
 import { GithubReleasesServer } from './fakes/github-releases-server.js';
 import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
 
@@ -62,6 +62,7 @@ describe('junobench release', () => {
     expect(r.stdout).toMatch(/not checked here: tensorflow_1/);
     expect(r.stderr).toMatch(/warning: the release's 16 instances are someone else's notebooks and will run UNSANDBOXED in the local runtime/);
     const result = JSON.parse(await readFile(path.join(work, 'verify.json'), 'utf8')) as { ok: boolean; verification: { instances: { cached: boolean }[] } };
+    expect(checkSchema('release-verify-report', result)).toEqual([]);
     expect(result.ok).toBe(true);
     // A real re-run: nothing came from a cache.
     expect(result.verification.instances.every((i) => i.cached === false)).toBe(true);
@@ -128,8 +129,11 @@ describe('junobench release', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already deprecated/);
 
-    const next = await runJunobench(['release', 'prepare', '0.2.0', '--recipe', recipe], { cwd: work, env });
+    const next = await runJunobench(['release', 'prepare', '0.2.0', '--recipe', recipe, '--json', path.join(work, 'prepare-0.2.0.json')], { cwd: work, env });
     expect(next.code, next.stderr).toBe(0);
+    const plan = JSON.parse(await readFile(path.join(work, 'prepare-0.2.0.json'), 'utf8'));
+    expect(checkSchema('release-prepare-report', plan)).toEqual([]);
+    expect(plan.changelog).toMatchObject({ previous: '0.1.0', removed: [{ id: 'pandas_2', deprecated: { deprecatedIn: '0.2.0' } }] });
     expect(next.stdout).toMatch(/15 instances .*1 deprecated left out/);
     expect(next.stdout).toMatch(/changes since 0\.1\.0: 0 added, 1 removed, 0 changed/);
     const m = await manifestOf('0.2.0');
