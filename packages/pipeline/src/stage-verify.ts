@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { writeJsonAtomic } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
 import type { Stage } from './run-build.js';
 
@@ -26,7 +25,7 @@ export function createVerifyStage(o: VerifyStageOptions): Stage {
     },
     async run(io) {
       // Loaded when the stage runs: a build with nothing to do never pays for it.
-      const { verifyInstances } = await import('@junobench/verify');
+      const { verifyInstances, writeVerificationReport } = await import('@junobench/verify');
       const runtime = await o.runtime();
       const report = await verifyInstances({
         instancesDir: io.abs(o.instancesDir),
@@ -35,7 +34,8 @@ export function createVerifyStage(o: VerifyStageOptions): Stage {
         ...(o.jobs ? { jobs: o.jobs } : {}),
         onProgress: io.onProgress,
       });
-      await writeJsonAtomic(io.abs(o.output), report);
+      // Checked against its schema first: a drifted report is a bug (exit 70), never a curated file.
+      await writeVerificationReport(io.abs(o.output), report);
       const s = report.summary;
       const bad = report.instances.filter((v) => v.status === 'not-verified' || v.status === 'flaky').map((v) => v.instance);
       return {
