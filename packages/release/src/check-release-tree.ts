@@ -13,6 +13,7 @@ import {
   type Instance,
   type Labels,
   type ReleaseManifest,
+  type ReleaseVerifyProblem,
   type TreeFile,
   type VerificationReport,
 } from '@junobench/core';
@@ -20,29 +21,10 @@ import { checkCroissant } from './check-croissant.js';
 import { RELEASE_FILES } from './plan-release.js';
 import { parseSha256Sums } from './sha256sums.js';
 
-export type ReleaseProblemCode =
-  | 'missing-file'
-  | 'checksum-mismatch'
-  | 'size-mismatch'
-  | 'unlisted-file'
-  | 'unsafe-file'
-  | 'schema'
-  | 'manifest'
-  | 'croissant'
-  | 'label-mismatch'
-  | 'verification-mismatch'
-  | 'instance-mismatch'
-  | 'layout'
-  | 'outer';
+export type ReleaseProblemCode = ReleaseProblem['code'];
 
-/** One thing that does not hold, named: the file (and the instance) it is about. */
-export interface ReleaseProblem {
-  code: ReleaseProblemCode;
-  /** File it is about, relative to the checked folder (or the release folder for `outer`). */
-  path: string;
-  instance?: string;
-  message: string;
-}
+/** One thing that does not hold, named: the file (and the instance) it is about (the shape `release verify --json` writes). */
+export type ReleaseProblem = ReleaseVerifyProblem;
 
 export interface ReleaseTreeCheck {
   manifest: ReleaseManifest | null;

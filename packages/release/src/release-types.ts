@@ -8,6 +8,7 @@ import type {
   ReleaseImagePush,
   ReleaseManifest,
   ReleaseMetadata,
+  ReleaseRefusal,
   VerificationReport,
 } from '@junobench/core';
 
@@ -68,22 +69,8 @@ export interface ReleaseInputs {
 /** ReleaseMetadata with every default filled in. */
 export type ResolvedMetadata = Required<Omit<ReleaseMetadata, 'repository'>> & { repository?: string };
 
-/** Why a release is refused; all of them are listed at once. */
-export interface Refusal {
-  code:
-    | 'not-verified'
-    | 'flaky'
-    | 'draft'
-    | 'not-run'
-    | 'skipped-not-env'
-    | 'agreement-below-gate'
-    | 'agreement-missing'
-    | 'version-not-greater'
-    | 'no-instances'
-    | 'inconsistent';
-  instance?: string;
-  message: string;
-}
+/** Why a release is refused; all of them are listed at once (the shape `release prepare --json` writes). */
+export type Refusal = ReleaseRefusal;
 
 /** A file of the archive, with where its bytes come from. */
 export type PlannedFile =
