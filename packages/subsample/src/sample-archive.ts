@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Pack } from 'tar';
 import yazl from 'yazl';
-import { compareCodePoints, JunoError } from '@junobench/core';
+import { compareCodePoints, JunoError, type SubsampleArchiveReport } from '@junobench/core';
 import {
   ArchiveBudget,
   assertSafeEntries,
@@ -15,7 +15,6 @@ import {
   readZipEntries,
   walkTar,
   type ArchiveEntry,
-  type ArchiveKind,
   type ArchiveLimits,
 } from '@junobench/archive';
 import { fractionOf, sampleByGroup } from './select-rows.js';
@@ -29,19 +28,8 @@ export interface SampleArchiveOptions extends ArchiveLimits {
   seed: string | number;
 }
 
-export interface ArchiveSampleReport {
-  kind: ArchiveKind;
-  entriesBefore: number;
-  entriesAfter: number;
-  filesBefore: number;
-  filesAfter: number;
-  groups: number;
-  bytesBefore: number;
-  bytesAfter: number;
-  /** Uncompressed content bytes kept. */
-  contentBytesBefore: number;
-  contentBytesAfter: number;
-}
+/** What an archive step did: the `archive` report of schemas/subsample-report.schema.json. */
+export type ArchiveSampleReport = SubsampleArchiveReport;
 
 /** The group of an archive file: the first `depth` folder levels of its path (its own folder if shallower). */
 export function groupOfEntry(p: string, depth = 1): string {

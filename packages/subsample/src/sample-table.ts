@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { JunoError, noProgress, suggestClosest, type ProgressListener, type RowFilter } from '@junobench/core';
+import { JunoError, noProgress, suggestClosest, type ProgressListener, type RowFilter, type SubsampleColumnMissingShare, type SubsampleTableReport } from '@junobench/core';
 import { CsvWriter, detectCsvFormat, readCsvBatches } from './csv-io.js';
 import { detachString } from './csv-tokenizer.js';
 import { isMissingValue } from './missing-values.js';
@@ -23,25 +23,11 @@ export interface SampleTableOptions {
   maxStrata?: number;
 }
 
-export interface ColumnMissingShare {
-  column: string;
-  before: number;
-  after: number;
-}
+/** A column's share of missing values before and after. */
+export type ColumnMissingShare = SubsampleColumnMissingShare;
 
-export interface TableSampleReport {
-  rowsBefore: number;
-  rowsAfter: number;
-  /** Rows kept because a `keep` filter matched them. */
-  keptByFilter: number;
-  strata: number;
-  /** Whether strata used the full missing-value pattern or only "any value missing" (too many patterns). */
-  missingPattern: 'full' | 'any' | 'off';
-  bytesBefore: number;
-  bytesAfter: number;
-  /** Share of missing values per column before and after (columns with any missing value). */
-  missing: ColumnMissingShare[];
-}
+/** What a table step did: the `table` report of schemas/subsample-report.schema.json. */
+export type TableSampleReport = SubsampleTableReport;
 
 /**
  * Keep some rows of a CSV file, streaming it twice: the first pass counts
