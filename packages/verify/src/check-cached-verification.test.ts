@@ -40,6 +40,15 @@ describe('checkCachedVerification', () => {
     ['not valid against the schema', tamper((v) => void ((v as unknown as Record<string, unknown>).status = 'great')), /not a valid verification entry/],
     ['a missing field', tamper((v) => void delete (v as Partial<InstanceVerification>).fixed), /not a valid verification entry/],
     ['not an object', 'verified', /not a valid verification entry/],
+    // Earlier versions cached a run the runtime could not carry out as the notebook's verdict.
+    [
+      'a runtime failure cached as kernel-died',
+      tamper((v) => {
+        v.fixed = version('fixed', 'kernel-died', { reason: 'no kernel ran the notebook: the local runtime could not go on: ENOSPC' });
+        Object.assign(v, deriveStatus(['crash-reproduced'], ['kernel-died']));
+      }),
+      /fixed: the runtime could not run it \(the local runtime could not go on: ENOSPC\)/,
+    ],
     ['another content hash', tamper((v) => void (v.contentHash = 'b'.repeat(64))), /content hash/],
     ['another instance', tamper((v) => void (v.instance = 'other')), /instance "other"/],
     ['versions swapped', tamper((v) => void ([v.reproduced, v.fixed] = [v.fixed, v.reproduced])), /swapped/],

@@ -1,4 +1,5 @@
 import { checkSchema, formatIssue, type ExpectedCrash, type InstanceVerification, type Outcome } from '@junobench/core';
+import { RUNTIME_FAILURE_REASON } from './classify-outcome.js';
 import { matchExpectedCrash } from './match-crash.js';
 
 const REPRODUCED_OUTCOMES: ReadonlySet<Outcome> = new Set(['crash-reproduced', 'crash-mismatch', 'no-crash', 'timeout', 'kernel-died', 'skipped-env']);
@@ -74,6 +75,8 @@ export function checkCachedVerification(entry: unknown, expected: CachedExpectat
     return bad('the outcomes shown are not the ones its runs had');
   }
   for (const r of [v.reproduced, v.fixed]) {
+    // Written by versions that cached them: the runtime failed, the notebook was never judged.
+    if (r.reason?.startsWith(RUNTIME_FAILURE_REASON)) return bad(`${r.version}: the runtime could not run it (${r.reason.slice(RUNTIME_FAILURE_REASON.length, RUNTIME_FAILURE_REASON.length + 120)})`);
     const needsCrash = r.outcome === 'crash-reproduced' || r.outcome === 'crash-mismatch' || r.outcome === 'fixed-crashed';
     if (needsCrash && !r.observed) return bad(`${r.version}: "${r.outcome}" without the crash it observed`);
   }

@@ -4,6 +4,9 @@ import { matchExpectedCrash } from './match-crash.js';
 
 export type NotebookVersionName = 'reproduced' | 'fixed';
 
+/** How the reason of a run the runtime could not carry out begins: such a verdict is never cached. */
+export const RUNTIME_FAILURE_REASON = 'no kernel ran the notebook: ';
+
 /** The first error of a run: exception, message, code cell and the crashing line when shown. */
 export function observedError(result: RunResult): ObservedCrash | undefined {
   const cell = result.cells.find((c) => c.status === 'error');
@@ -37,7 +40,7 @@ function classifyCommon(version: NotebookVersionName, result: RunResult, runtime
   if (result.status === 'failed') {
     // The kernel never got to run the notebook (would not start, runner failure):
     // as far as the notebook is concerned its kernel died; the reason says why.
-    return { ...base(version, result, runtime), outcome: 'kernel-died', reason: `no kernel ran the notebook: ${result.reason ?? 'unknown reason'}` };
+    return { ...base(version, result, runtime), outcome: 'kernel-died', reason: `${RUNTIME_FAILURE_REASON}${result.reason ?? 'unknown reason'}` };
   }
   return undefined;
 }

@@ -119,8 +119,11 @@ export async function verifyInstances(options: VerifyOptions): Promise<Verificat
     }
   }
 
-  if (toRun.length > 0) await runPrepared(toRun, options, async (v) => {
-    if (options.cacheDir) await writeJsonAtomic(cacheFile(options.cacheDir, v.contentHash), v);
+  if (toRun.length > 0) await runPrepared(toRun, options, async (v, { runtimeFailed }) => {
+    // A run the runtime itself could not carry out (no kernel started, the
+    // runtime gave up, a queue worker went silent) says nothing about the
+    // notebook: reported, never cached, so the next verify runs it again.
+    if (options.cacheDir && !runtimeFailed) await writeJsonAtomic(cacheFile(options.cacheDir, v.contentHash), v);
     decide(v);
   });
 
@@ -230,16 +233,16 @@ async function readInstanceLoose(dir: string): Promise<Instance> {
 async function runPrepared(
   prepared: PreparedInstance[],
   options: Pick<VerifyOptions, 'runtime' | 'jobs' | 'repeat' | 'prewarm' | 'cellTimeoutSeconds' | 'timeoutSeconds' | 'signal'>,
-  onDecided: (v: InstanceVerification) => Promise<void>,
+  onDecided: (v: InstanceVerification, how: { runtimeFailed: boolean }) => Promise<void>,
 ): Promise<void> {
   const repeat = Math.max(1, options.repeat ?? 1);
   const runs: NotebookRun[] = [];
   const owner: { p: PreparedInstance; version: NotebookVersionName }[] = [];
   // Versions of one instance sit next to each other so instances finish (and
   // are reported) progressively rather than all at the end.
-  const perInstance = new Map<string, { reproduced: VersionResult[]; fixed: VersionResult[] }>();
+  const perInstance = new Map<string, { reproduced: VersionResult[]; fixed: VersionResult[]; runtimeFailed: boolean }>();
   for (const p of prepared) {
-    if (p.fixedAbsent) perInstance.set(p.id, { reproduced: [], fixed: Array.from({ length: repeat }, () => absentFixed(p.identity)) });
+    if (p.fixedAbsent) perInstance.set(p.id, { reproduced: [], fixed: Array.from({ length: repeat }, () => absentFixed(p.identity)), runtimeFailed: false });
     for (let r = 0; r < repeat; r++) {
       for (const version of ['reproduced', 'fixed'] as const) {
         if (version === 'fixed' && p.fixedAbsent) continue;
@@ -263,13 +266,14 @@ async function runPrepared(
     ...(options.signal ? { signal: options.signal } : {}),
     onResult: (result, run) => {
       const o = owner[runs.indexOf(run)]!;
-      const entry = perInstance.get(o.p.id) ?? { reproduced: [], fixed: [] };
+      const entry = perInstance.get(o.p.id) ?? { reproduced: [], fixed: [], runtimeFailed: false };
       perInstance.set(o.p.id, entry);
+      if (result.status === 'failed') entry.runtimeFailed = true;
       const v =
         o.version === 'reproduced' ? classifyReproduced(result, o.p.instance.crash, o.p.identity) : classifyFixed(result, o.p.identity);
       entry[o.version].push(v);
       if (entry.reproduced.length === repeat && entry.fixed.length === repeat) {
-        pendingWrites.push(onDecided(summarize(o.p, entry.reproduced, entry.fixed)));
+        pendingWrites.push(onDecided(summarize(o.p, entry.reproduced, entry.fixed), { runtimeFailed: entry.runtimeFailed }));
       }
     },
   });
