@@ -131,6 +131,19 @@ describe('queue runtime', () => {
     expect(rt.stats().byWorker).toEqual({ 'return-fast': 1 });
   });
 
+  it('gives up on a run a live worker holds past its time limit plus the grace: a failed run, not a hang', async () => {
+    // The worker's runtime does not answer for 2 minutes while the worker keeps the job's lock alive, as a stuck runtime would.
+    const { prefix } = await setup('overdue', [{ ms: 120_000 }]);
+    const notices: string[] = [];
+    const rt = await coordinator(prefix, { jobGraceSeconds: 1, onNotice: (t) => notices.push(t) });
+    const slow = rt.run(runs(1).map((r) => ({ ...r, timeoutSeconds: 2 })));
+    const [r] = await slow;
+    expect(r).toMatchObject({ id: 'inst_0/fixed/0', status: 'failed' });
+    expect(r!.reason).toMatch(/^the queue gave up on it: worker overdue-0 took it \d+ s ago and has not answered \(its limit is 2 s, plus 1 s of grace\)$/);
+    expect(rt.stats()).toMatchObject({ givenUp: 1, byWorker: {} });
+    expect(notices).toContainEqual(expect.stringMatching(/^inst_0\/fixed\/0: worker overdue-0 took it .*: given up on; see that worker's output$/));
+  });
+
   it('never mixes identities: a worker of another environment takes none of the jobs', async () => {
     const { prefix, fakes } = await setup('mix', [{}]);
     const rt = await coordinator(prefix);

@@ -50,6 +50,14 @@ export interface QueueRuntimeOptions {
   backoffMs?: number;
   /** How often jobs and workers are checked besides the queue's events. Default 2 s. */
   pollMs?: number;
+  /**
+   * A run held by a live worker longer than its own time limit plus this is
+   * given up on: answered as a failed run (a runtime failure, never a verdict)
+   * so a worker stuck in a way its own limits do not catch never stalls the
+   * whole run. Covers fetching files, starting a kernel, killing it, and clock
+   * differences between machines. Default 600 s.
+   */
+  jobGraceSeconds?: number;
   prefix?: string;
   /** Things the user should know while a run goes on (a worker lost, a job resubmitted…). */
   onNotice?: (text: string) => void;
@@ -64,6 +72,8 @@ export interface QueueRunStats {
   stalled: number;
   /** Jobs that vanished from Redis (a restart without persistence) and were submitted again. */
   resubmitted: number;
+  /** Runs given up on: held by a worker past their time limit plus the grace (see jobGraceSeconds). */
+  givenUp: number;
 }
 
 /** The Runtime interface over the queue, plus what only a queue has. */
@@ -97,6 +107,7 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
   const kind = options.kind ?? 'local';
   const waitMs = (options.waitSeconds ?? 60) * 1000;
   const pollMs = options.pollMs ?? 2000;
+  const graceMs = (options.jobGraceSeconds ?? 600) * 1000;
   const blobLimit = options.blobLimitBytes ?? DEFAULT_BLOB_LIMIT_BYTES;
   const notice = (t: string) => options.onNotice?.(t);
   const sharedRoot = options.sharedInstances ? path.resolve(options.sharedInstances) : undefined;
@@ -124,7 +135,7 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     removeOnFail: { age: 7 * 24 * 3600 },
   };
   const tracked = new Map<string, Tracked>();
-  const stats: QueueRunStats = { jobs: 0, byWorker: {}, blobs: { blobs: 0, uploaded: 0, uploadedBytes: 0, reused: 0 }, stalled: 0, resubmitted: 0 };
+  const stats: QueueRunStats = { jobs: 0, byWorker: {}, blobs: { blobs: 0, uploaded: 0, uploadedBytes: 0, reused: 0 }, stalled: 0, resubmitted: 0, givenUp: 0 };
 
   const settle = (jobId: string, fn: (t: Tracked) => void) => {
     const t = tracked.get(jobId);
@@ -233,21 +244,54 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
       const pipe = redis.pipeline();
-      for (const id of chunk) pipe.hmget(queue.toKey(id), 'timestamp', 'finishedOn', 'returnvalue', 'failedReason');
+      for (const id of chunk) {
+        pipe.hmget(queue.toKey(id), 'timestamp', 'finishedOn', 'returnvalue', 'failedReason', 'processedOn', 'pb');
+        // The lock is there only while a worker holds the job: processedOn stays set on a job a stalled or failed try sent back.
+        pipe.exists(`${queue.toKey(id)}:lock`);
+      }
       const answers = (await pipe.exec()) ?? [];
       const missing: string[] = [];
       for (const [k, id] of chunk.entries()) {
-        const [err, value] = answers[k] ?? [null, null];
+        const [err, value] = answers[2 * k] ?? [null, null];
+        const [lockErr, locked] = answers[2 * k + 1] ?? [null, 0];
         if (err) throw err;
-        const [timestamp, finishedOn, returnvalue, failedReason] = (value as (string | null)[] | null) ?? [];
+        if (lockErr) throw lockErr;
+        const [timestamp, finishedOn, returnvalue, failedReason, processedOn, processedBy] = (value as (string | null)[] | null) ?? [];
         if (!timestamp) missing.push(id);
         else if (finishedOn && returnvalue != null) settle(id, (t) => t.resolve(JSON.parse(returnvalue) as QueueJobAnswer));
         else if (finishedOn && failedReason) {
           const error = failure(id, failedReason);
           settle(id, (t) => t.reject(error));
+        } else if (!finishedOn && processedOn && locked === 1) {
+          giveUpIfOverdue(id, Number(processedOn), processedBy ?? undefined);
         }
       }
       if (missing.length > 0) await resubmit(missing);
+    }
+  };
+
+  // Each run's own limits are enforced by the worker's runtime; this is the
+  // coordinator's backstop for a worker that keeps its lock alive but never
+  // answers (its runtime stuck): the run becomes a runtime failure, reported
+  // and never cached, and the rest of the run goes on.
+  const giveUpIfOverdue = (id: string, processedOn: number, worker: string | undefined): void => {
+    const t = tracked.get(id);
+    if (!t) return;
+    const limitMs = (t.data.type === 'run' ? t.data.run.timeoutSeconds * 1000 : 0) + graceMs;
+    const heldMs = Date.now() - processedOn;
+    if (!Number.isFinite(processedOn) || heldMs <= limitMs) return;
+    const who = worker ? `worker ${worker}` : 'a worker';
+    const held = `${who} took it ${Math.round(heldMs / 1000)} s ago and has not answered (its limit ${t.data.type === 'run' ? `is ${t.data.run.timeoutSeconds} s, ` : ''}plus ${Math.round(graceMs / 1000)} s of grace)`;
+    stats.givenUp++;
+    if (t.data.type === 'run') {
+      const run = t.data.run;
+      notice(`${run.id}: ${held}: given up on; see that worker's output`);
+      settle(id, (x) =>
+        x.resolve({ worker: worker ?? 'unknown', group: group.group, givenUp: true, result: { id: run.id, status: 'failed', reason: `the queue gave up on it: ${held}`, cells: [], durationMs: heldMs } }),
+      );
+    } else {
+      const error = failure(id, `the runtime probe was given up on: ${held}`);
+      settle(id, (x) => x.reject(error));
     }
   };
 
@@ -364,7 +408,7 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
         exitCode: 3,
       });
     }
-    stats.byWorker[answer.worker] = (stats.byWorker[answer.worker] ?? 0) + 1;
+    if (!answer.givenUp) stats.byWorker[answer.worker] = (stats.byWorker[answer.worker] ?? 0) + 1;
   };
 
   const runId = () => randomBytes(6).toString('hex');

@@ -89,6 +89,8 @@ export interface QueueJobAnswer {
   group: string;
   result?: RunResult;
   identity?: RuntimeIdentity;
+  /** Set by the coordinator, never by a worker: the run was given up on (see jobGraceSeconds). */
+  givenUp?: true;
 }
 
 /**

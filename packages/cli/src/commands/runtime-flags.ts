@@ -109,7 +109,8 @@ async function createQueueRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext)
       if (s.jobs > 0) {
         ctx.err(
           `queue: ${s.jobs} job(s)${by ? ` (${by})` : ''}; files: ${s.blobs.uploaded} blob(s) sent, ${s.blobs.reused} already in Redis` +
-            `${s.stalled > 0 ? `; ${s.stalled} taken over from a stopped worker` : ''}${s.resubmitted > 0 ? `; ${s.resubmitted} resubmitted` : ''}`,
+            `${s.stalled > 0 ? `; ${s.stalled} taken over from a stopped worker` : ''}${s.resubmitted > 0 ? `; ${s.resubmitted} resubmitted` : ''}` +
+            `${s.givenUp > 0 ? `; ${s.givenUp} given up on (a worker held them past their time limit)` : ''}`,
         );
       }
       await close();
