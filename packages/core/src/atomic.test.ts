@@ -70,4 +70,17 @@ process.exit(130);`;
     expect(await readFile(path.join(d, 'x.json'), 'utf8')).toBe(formatJson({ a: [1], b: 1 }));
     expect(formatJson({ b: 1, a: 2 })).toBe('{\n  "a": 2,\n  "b": 1\n}\n');
   });
+
+  it('checks a value against its schema before writing: one that fails is a bug naming file and field, and nothing is written', async () => {
+    const d = await tmp();
+    const file = path.join(d, 'deprecated.json');
+    const good = { instances: [{ id: 'pandas_2', deprecatedIn: '0.2.0', reason: 'withdrawn' }] };
+    await writeJsonAtomic(file, good, { schema: 'deprecated' });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(good);
+    const bad = { instances: [{ id: 'pandas_2', reason: 'withdrawn' }] };
+    const error = await writeJsonAtomic(path.join(d, 'other.json'), bad, { schema: 'deprecated' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'E_INTERNAL', location: { file: path.join(d, 'other.json') } });
+    expect((error as Error).message).toMatch(/not a valid deprecated: .*deprecatedIn/);
+    expect((await readdir(d)).sort()).toEqual(['deprecated.json']);
+  });
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { JunoError } from './errors.js';
 import { stableStringify } from './hash.js';
+import { validateOrThrow, type SchemaName } from './validate.js';
 
 /**
  * Outputs are written to a temporary file beside the target and renamed into
@@ -97,7 +98,17 @@ export function formatJson(value: unknown): string {
   return `${stableStringify(value, 2)}\n`;
 }
 
-export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+export interface WriteJsonOptions {
+  /**
+   * The file's format: the value is checked against it first. Every file the
+   * toolchain writes has a schema; one that fails its own is a bug (E_INTERNAL,
+   * exit 70) naming the file and field, and nothing is written.
+   */
+  schema?: SchemaName;
+}
+
+export async function writeJsonAtomic(file: string, value: unknown, options: WriteJsonOptions = {}): Promise<void> {
+  if (options.schema !== undefined) validateOrThrow(options.schema, value, { file }, 'E_INTERNAL');
   await writeFileAtomic(file, formatJson(value));
 }
 

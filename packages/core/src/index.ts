@@ -33,7 +33,7 @@ export type { TreeFile, ReadTreeOptions } from './instance-tree.js';
 export { createRng } from './rng.js';
 export type { Rng } from './rng.js';
 export { writeFileAtomic, writeJsonAtomic, formatJson, openAtomic, OutputSet } from './atomic.js';
-export type { AtomicFile } from './atomic.js';
+export type { AtomicFile, WriteJsonOptions } from './atomic.js';
 export { readJsonl, readJsonlAll, writeJsonl, JsonlWriter, readJsonFile, assertReadableFile } from './jsonl.js';
 export { MAX_LINE_CHARS, readLinesCapped, quoteShort } from './lines.js';
 export { compileLinearRegExp, linearRegExpProblem } from './linear-regexp.js';

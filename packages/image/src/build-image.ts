@@ -9,7 +9,6 @@ import {
   noProgress,
   readJsonFile,
   sha256,
-  validateOrThrow,
   writeFileAtomic,
   writeJsonAtomic,
   type ImageLock,
@@ -174,7 +173,7 @@ export async function buildImage(options: BuildImageOptions): Promise<BuildImage
       recipe: versions.recipe,
       installed: versions.installed,
     };
-    await writeJsonAtomic(lockFile, validateOrThrow<ImageLock>('image-lock', lock, { file: lockFile }, 'E_INTERNAL'));
+    await writeJsonAtomic(lockFile, lock, { schema: 'image-lock' });
     const base = await inspectImage(docker, recipe.base);
     record = {
       profile: recipe.profile,
@@ -191,7 +190,7 @@ export async function buildImage(options: BuildImageOptions): Promise<BuildImage
       unavailable: Object.fromEntries(Object.entries(recipe.unavailable).map(([m, u]) => [m, u.reason])),
     };
   }
-  await writeJsonAtomic(recordFile, validateOrThrow<ImageRecord>('image-record', record, { file: recordFile }, 'E_INTERNAL'));
+  await writeJsonAtomic(recordFile, record, { schema: 'image-record' });
   return {
     tag,
     extraTags,

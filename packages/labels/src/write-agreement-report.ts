@@ -40,5 +40,5 @@ export async function writeAgreementReport(dir: string, report: AgreementReport,
  * and no file, never a file the user's tools then misread.
  */
 export async function writeAgreementJson(file: string, report: AgreementReport): Promise<void> {
-  await writeJsonAtomic(file, validateOrThrow<AgreementReport>('agreement-report', report, { file }, 'E_INTERNAL'));
+  await writeJsonAtomic(file, report, { schema: 'agreement-report' });
 }

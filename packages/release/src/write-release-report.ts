@@ -1,4 +1,4 @@
-import { validateOrThrow, writeJsonAtomic, type ReleasePrepareReport, type ReleaseVerifyReport, type VerificationReport } from '@junobench/core';
+import { writeJsonAtomic, type ReleasePrepareReport, type ReleaseVerifyReport, type VerificationReport } from '@junobench/core';
 import type { ReleasePlan } from './release-types.js';
 
 /**
@@ -49,10 +49,10 @@ export function planReleaseVerifyReport(result: ReleaseVerifyOutcome): ReleaseVe
  * drifted from its documented format is an internal error (exit 70) and no file, never a file a script then misreads.
  */
 export async function writeReleasePrepareReport(file: string, report: ReleasePrepareReport): Promise<void> {
-  await writeJsonAtomic(file, validateOrThrow<ReleasePrepareReport>('release-prepare-report', report, { file }, 'E_INTERNAL'));
+  await writeJsonAtomic(file, report, { schema: 'release-prepare-report' });
 }
 
 /** Write `release verify --json <file>` (schemas/release-verify-report.schema.json), checked first like writeReleasePrepareReport. */
 export async function writeReleaseVerifyReport(file: string, report: ReleaseVerifyReport): Promise<void> {
-  await writeJsonAtomic(file, validateOrThrow<ReleaseVerifyReport>('release-verify-report', report, { file }, 'E_INTERNAL'));
+  await writeJsonAtomic(file, report, { schema: 'release-verify-report' });
 }

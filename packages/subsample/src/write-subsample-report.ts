@@ -1,4 +1,4 @@
-import { validateOrThrow, writeJsonAtomic, type SubsampleCheckReport, type SubsampleReport } from '@junobench/core';
+import { writeJsonAtomic, type SubsampleCheckReport, type SubsampleReport } from '@junobench/core';
 import type { RegenerateResult } from './regenerate-instance-data.js';
 
 /** What `subsample <id> --check --json` writes: the redone data's report and whether it matches instance.json. Pure. */
@@ -16,10 +16,10 @@ export function planSubsampleCheckReport(instance: string, r: Pick<RegenerateRes
  * its documented format is an internal error (exit 70), never a file the user's tools then misread.
  */
 export async function writeSubsampleReport(file: string, report: SubsampleReport): Promise<void> {
-  await writeJsonAtomic(file, validateOrThrow<SubsampleReport>('subsample-report', report, { file }, 'E_INTERNAL'));
+  await writeJsonAtomic(file, report, { schema: 'subsample-report' });
 }
 
 /** Write `subsample --check --json` (schemas/subsample-check-report.schema.json), checked first like writeSubsampleReport. */
 export async function writeSubsampleCheckReport(file: string, report: SubsampleCheckReport): Promise<void> {
-  await writeJsonAtomic(file, validateOrThrow<SubsampleCheckReport>('subsample-check-report', report, { file }, 'E_INTERNAL'));
+  await writeJsonAtomic(file, report, { schema: 'subsample-check-report' });
 }

@@ -1,4 +1,4 @@
-import { validateOrThrow, writeJsonAtomic, type InstanceVerification, type VerificationReport } from '@junobench/core';
+import { writeJsonAtomic, type InstanceVerification, type VerificationReport } from '@junobench/core';
 
 /** The report of a verification: the instances in the order given, and their totals per status. Pure. */
 export function planVerificationReport(runtime: VerificationReport['runtime'], instances: InstanceVerification[]): VerificationReport {
@@ -23,5 +23,5 @@ export function planVerificationReport(runtime: VerificationReport['runtime'], i
  * the user's tools then misread.
  */
 export async function writeVerificationReport(file: string, report: VerificationReport): Promise<void> {
-  await writeJsonAtomic(file, validateOrThrow<VerificationReport>('verification', report, { file }, 'E_INTERNAL'));
+  await writeJsonAtomic(file, report, { schema: 'verification' });
 }
