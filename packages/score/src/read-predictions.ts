@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import {
   JunoError,
+  LABEL_DIMENSIONS,
   MAX_JSON_DEPTH,
   MAX_LINE_CHARS,
   assertReadableFile,
@@ -9,6 +10,7 @@ import {
   formatIssue,
   quoteShort,
   readLinesCapped,
+  VOCABULARIES,
   type DetectAnswer,
   type DiagnoseAnswer,
   type RepairAnswer,
@@ -86,7 +88,8 @@ class PredictionParser {
     const issues = checkSchema('prediction', value);
     if (issues.length > 0) {
       const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-      this.problems.push({ line, message: `not a valid prediction: ${formatIssue(issues[0]!).slice(0, 300)}${more}` });
+      const first = describeLabelOutsideVocabulary(value) ?? formatIssue(issues[0]!).slice(0, 300);
+      this.problems.push({ line, message: `not a valid prediction: ${first}${more}` });
       return;
     }
     const p = value as { task: TaskKind; id: string; attempt?: number; answer: Answer };
@@ -114,6 +117,29 @@ class PredictionParser {
   result(): ParsedPredictions {
     return { predictions: this.predictions, problems: this.problems, lines: this.count };
   }
+}
+
+const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * A diagnose label outside its vocabulary, said with the value given and the
+ * label meant when it differs only in case, spaces or punctuation ("Pandas",
+ * "KeyError", "keras"). The schema's own message lists the whole vocabulary
+ * (46 libraries), which a message cut to a readable length ends mid-list.
+ */
+function describeLabelOutsideVocabulary(value: unknown): string | undefined {
+  const p = value as { task?: unknown; answer?: unknown };
+  if (p?.task !== 'diagnose' || !p.answer || typeof p.answer !== 'object') return undefined;
+  const answer = p.answer as Record<string, unknown>;
+  for (const d of LABEL_DIMENSIONS) {
+    const given = answer[d];
+    if (typeof given !== 'string' || VOCABULARIES[d].includes(given)) continue;
+    const key = squash(given);
+    const meant = key === '' ? undefined : VOCABULARIES[d].find((label) => squash(label) === key || label.split('/').some((part) => squash(part) === key));
+    const hint = meant ? ` (did you mean ${JSON.stringify(meant)}?)` : '';
+    return `answer.${d} is ${quoteShort(given)}, which is not in the ${d} vocabulary${hint}; the task's vocabularies.${d} and its prompt list the labels`;
+  }
+  return undefined;
 }
 
 /** Read a predictions file (JSONL, streamed, each line at most `maxLineChars`) and check it against the tasks' keys. */
