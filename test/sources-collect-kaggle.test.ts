@@ -73,6 +73,11 @@ describe('collectKaggleKernels', () => {
       notebook: { path: 'house-crash.ipynb', sha256: sha256(nbBytes), bytes: nbBytes.byteLength },
       authorId: pseudonymizeAuthor('kaggle', 'alice', SALT),
     });
+    // Kept as the CLI wrote it: the real CLI 1.7 (kagglesdk) writes the API response, {"info": {…}}, defaults left out.
+    const dsMeta = JSON.parse(await readFile(path.join(c!.dir, 'datasets/alice/house-prices/dataset-metadata.json'), 'utf8')) as { info: Record<string, unknown> };
+    expect(Object.keys(dsMeta)).toEqual(['info']);
+    expect(dsMeta.info).toMatchObject({ ownerUser: 'alice', datasetSlug: 'house-prices', title: 'House prices', licenses: [{ name: 'CC0-1.0' }] });
+    expect(dsMeta.info).not.toHaveProperty('isPrivate');
     const d = record.datasets[0]!;
     expect(d).toMatchObject({ kind: 'dataset', ref: 'alice/house-prices', title: 'House prices', license: 'CC0-1.0', mount: 'house-prices' });
     expect(d.files).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { datasetRefOfMetadata, parseDatasetLicense } from './collect-kaggle.js';
+import { datasetRefOfMetadata, parseDatasetLicense, unwrapDatasetMetadata } from './collect-kaggle.js';
 
 describe('parseDatasetLicense', () => {
   it.each([
@@ -17,4 +17,18 @@ describe('datasetRefOfMetadata', () => {
     [{ title: 't', id: 'uciml/iris' }, 'uciml/iris'],
     [{ title: 't' }, undefined],
   ])('%j → %s', (meta, ref) => expect(datasetRefOfMetadata(meta)).toBe(ref));
+});
+
+describe('unwrapDatasetMetadata', () => {
+  it.each([
+    // the Kaggle CLI 1.7 (kagglesdk): the API response, defaults left out
+    [{ info: { datasetSlug: 'iris', ownerUser: 'uciml', title: 'Iris', licenses: [{ name: 'CC0-1.0' }] } }, { datasetSlug: 'iris', ownerUser: 'uciml', title: 'Iris', licenses: [{ name: 'CC0-1.0' }] }],
+    [{ info: { datasetSlug: 'iris', ownerUser: 'uciml' } }, { datasetSlug: 'iris', ownerUser: 'uciml' }],
+    // CLIs before 1.7: the fields at the top level
+    [{ id: 'uciml/iris', id_no: 1, title: 'Iris' }, { id: 'uciml/iris', id_no: 1, title: 'Iris' }],
+    // not an object under info: left for the schema to refuse
+    [{ info: 'x', title: 'T' }, { info: 'x', title: 'T' }],
+    [[1], [1]],
+    [null, null],
+  ])('%j → %j', (value, expected) => expect(unwrapDatasetMetadata(value)).toEqual(expected));
 });

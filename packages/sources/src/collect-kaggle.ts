@@ -31,6 +31,21 @@ export function parseDatasetLicense(meta: KaggleDatasetMetadata): string | null 
   return names.length > 0 ? names.join(', ') : null;
 }
 
+/**
+ * Pure: the dataset's metadata out of dataset-metadata.json as parsed. The
+ * Kaggle CLI (1.7, kagglesdk) writes the whole API response, `{"info": {…}}`
+ * (`dataset_metadata_update` reads it back the same way:
+ * `metadata.get("info") or metadata`); CLIs before 1.7 wrote the fields at
+ * the top level. Both are read; the result is what the schema checks.
+ */
+export function unwrapDatasetMetadata(value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const info = (value as { info?: unknown }).info;
+    if (info !== null && typeof info === 'object' && !Array.isArray(info)) return info;
+  }
+  return value;
+}
+
 /** Pure: the owner/slug a dataset's metadata names (modern `ownerUser`/`datasetSlug`, older `id`). */
 export function datasetRefOfMetadata(meta: KaggleDatasetMetadata): string | undefined {
   if (typeof meta.ownerUser === 'string' && typeof meta.datasetSlug === 'string') return `${meta.ownerUser}/${meta.datasetSlug}`;
@@ -130,7 +145,7 @@ async function collectOne(
     const dsMetaText = await readFile(path.join(metaDir, DATASET_METADATA_FILE), 'utf8').catch((e: unknown) => {
       throw new JunoError('E_SOURCE', `kaggle datasets metadata wrote no ${DATASET_METADATA_FILE} for ${dsRef}`, { cause: e });
     });
-    const dsMeta = validateOrThrow<KaggleDatasetMetadata>('kaggle-dataset-metadata', parseJson(dsMetaText, `${dsRef}: ${DATASET_METADATA_FILE}`), {
+    const dsMeta = validateOrThrow<KaggleDatasetMetadata>('kaggle-dataset-metadata', unwrapDatasetMetadata(parseJson(dsMetaText, `${dsRef}: ${DATASET_METADATA_FILE}`)), {
       file: `${dsRef}: ${DATASET_METADATA_FILE}`,
     }, 'E_SOURCE');
     const named = datasetRefOfMetadata(dsMeta);
@@ -146,7 +161,8 @@ async function collectOne(
     const entry: SourceDataset = {
       kind: 'dataset',
       ref: dsRef,
-      title: dsMeta.title.slice(0, 500),
+      // kagglesdk leaves an unset title out of the file.
+      title: (dsMeta.title?.trim() || dsRef).slice(0, 500),
       license,
       url: `https://www.kaggle.com/datasets/${ds.owner}/${ds.slug}`,
       mount: ds.slug,

@@ -22,6 +22,7 @@ export {
   collectKaggleKernels,
   parseDatasetLicense,
   datasetRefOfMetadata,
+  unwrapDatasetMetadata,
   formatBytes,
   isRecordDataCached,
   KERNEL_METADATA_FILE,

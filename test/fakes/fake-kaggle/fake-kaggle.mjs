@@ -42,6 +42,18 @@ function usage(message) {
   process.stderr.write(`kaggle: error: ${message}\n`);
   process.exit(2);
 }
+// json.dumps with its default separators (", " and ": ") and ensure_ascii.
+function pythonJson(value) {
+  return JSON.stringify(value)
+    .replace(/"(?:[^"\\]|\\.)*"|[,:]/g, (t) => (t === ',' ? ', ' : t === ':' ? ': ' : t))
+    .replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+// kagglesdk's to_dict(ignore_defaults=True): a field equal to its default is omitted.
+function dropDefaults(obj) {
+  return Object.fromEntries(
+    Object.entries(obj).filter(([, v]) => v !== undefined && v !== null && v !== 0 && v !== false && !(Array.isArray(v) && v.length === 0)),
+  );
+}
 function readJson(file) {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
@@ -276,7 +288,13 @@ if (key === 'kernels pull') {
   const target = opts.values.path ?? process.cwd();
   mkdirSync(target, { recursive: true });
   const file = path.join(target, 'dataset-metadata.json');
-  writeFileSync(file, JSON.stringify(info, null, 2));
+  // As the real CLI writes it: dataset_metadata() calls
+  // `response.to_json(response.info)`, i.e. the whole ApiGetDatasetMetadataResponse
+  // (kagglesdk's to_json takes ignore_defaults, not the object), so the file
+  // is {"info": {...}} on one line with fields at their default (0, false,
+  // [], unset) left out — dataset_metadata_update reads it back with
+  // `metadata.get("info") or metadata`.
+  writeFileSync(file, pythonJson({ info: dropDefaults(info) }));
   out(`Downloaded metadata to ${file}`);
 } else if (key === 'datasets download') {
   const ref = opts.positional[0] ?? opts.values.dataset;

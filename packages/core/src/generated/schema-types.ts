@@ -1223,7 +1223,7 @@ export interface SubsampleResult {
 }
 
 /**
- * dataset-metadata.json as `kaggle datasets metadata` writes it (Kaggle's format; older CLIs also write `id`/`id_no`). Checked before use: it comes from the internet. Only the fields junobench reads are constrained.
+ * The dataset's metadata from dataset-metadata.json as `kaggle datasets metadata` writes it: the CLI 1.7 (kagglesdk) writes the API response, {"info": {…}}, and this is the object under `info` (CLIs before 1.7 wrote it at the top level, with `id`/`id_no`). Fields at their default (no licence, an unset title) are left out of the file. Checked before use: it comes from the internet. Only the fields junobench reads are constrained.
  */
 
 export interface KaggleDatasetMetadata {
@@ -1232,7 +1232,7 @@ export interface KaggleDatasetMetadata {
   datasetId?: number;
   ownerUser?: string;
   datasetSlug?: string;
-  title: string;
+  title?: string;
   subtitle?: string | null;
   isPrivate?: boolean;
   licenses?: {
