@@ -76,6 +76,11 @@ describe('collectGithubNotebooks', () => {
     const [c] = await run(['octo/nbs:big.ipynb@main'], path.join(tmp, 'o3'));
     expect(c!.record.notebook.sha256).toBe(sha256(bigNb));
     expect(gh.requests.some((r) => /\/git\/blobs\/[0-9a-f]{40}$/.test(r.url))).toBe(true);
+    // As api.github.com: with the default media type a file over 1 MB is refused (403 too_large), which the
+    // collector must not take for "private": it asks for the object media type.
+    const plain = await fetch(`${gh.url}/repos/octo/nbs/contents/big.ipynb?ref=main`, { headers: { accept: 'application/vnd.github+json' } });
+    expect(plain.status).toBe(403);
+    expect(((await plain.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('too_large');
   });
 
   it('records NOASSERTION for a repository without a licence', async () => {

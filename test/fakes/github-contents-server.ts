@@ -3,8 +3,10 @@
 // it through GITHUB_API_URL. It answers as api.github.com does:
 //   GET /repos/{o}/{r}                          repository (default branch, visibility)
 //   GET /repos/{o}/{r}/commits/{ref}            a branch, tag or SHA → the commit
-//   GET /repos/{o}/{r}/contents/{path}?ref=     the file; over 1 MB `content` is "" and
-//                                                `encoding` "none" (fetch it as a blob)
+//   GET /repos/{o}/{r}/contents/{path}?ref=     the file; over 1 MB the default media type is
+//                                                refused (403 "This API returns blobs up to 1 MB",
+//                                                code too_large) and the object media type answers
+//                                                `content` "" and `encoding` "none" (fetch it as a blob)
 //   GET /repos/{o}/{r}/git/blobs/{sha}          base64 content, up to 100 MB
 //   GET /repos/{o}/{r}/license?ref=             the detected licence, 404 without one
 // with the rate-limit headers on every answer, "Bad credentials" (401) for a
@@ -157,6 +159,18 @@ export class GithubContentsServer {
       const content = sha ? repo.commits.get(sha)!.get(filePath) : undefined;
       if (!content) return this.notFound(res);
       const big = content.length > 1_000_000;
+      // As api.github.com: between 1 and 100 MB only the raw and object media types are served
+      // (`application/vnd.github.object+json`, octokit's `mediaType: { format: 'object' }`).
+      const accept = String(req.headers.accept ?? '');
+      if (big && !/application\/vnd\.github(?:\.v3)?\.(?:object|raw)/.test(accept)) {
+        this.send(res, 403, {
+          message: 'This API returns blobs up to 1 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.',
+          errors: [{ resource: 'Blob', field: 'data', code: 'too_large' }],
+          documentation_url: 'https://docs.github.com/rest/repos/contents#get-repository-content',
+          status: '403',
+        });
+        return;
+      }
       this.send(res, 200, {
         type: 'file',
         name: filePath.split('/').pop(),

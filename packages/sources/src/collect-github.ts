@@ -56,10 +56,14 @@ export async function fetchGithubNotebook(client: GithubClient, ref: GithubNoteb
   if (!resolved) throw githubError(lastError, `ref "${candidates.map((c) => c.ref).join('" / "')}" of ${owner}/${repo}`, env);
 
   const subject = `${owner}/${repo}:${resolved.path}@${resolved.ref}`;
-  const got = await client.rest.repos.getContent({ owner, repo, path: resolved.path, ref: resolved.commit }).catch((e: unknown) => {
+  // The object media type: with the default one GitHub refuses a file over 1 MB (403 "This API returns blobs up to 1 MB",
+  // code too_large) — notebooks with saved plots often are; with this one it answers the metadata with `content` ""
+  // and `encoding` "none", and the blob endpoint below serves the bytes (up to 100 MB).
+  const got = await client.rest.repos.getContent({ owner, repo, path: resolved.path, ref: resolved.commit, mediaType: { format: 'object' } }).catch((e: unknown) => {
     throw githubError(e, subject, env);
   });
   const entry = got.data as unknown;
+  // (With the object media type a folder is `{ "type": "dir", "entries": […] }`, not an array.)
   if (Array.isArray(entry) || (entry as { type?: string }).type !== 'file') {
     throw new JunoError('E_USAGE', `${subject} is not a file (a ${Array.isArray(entry) ? 'folder' : String((entry as { type?: string }).type)})`, {
       hint: 'give the path of a .ipynb file in the repository',
