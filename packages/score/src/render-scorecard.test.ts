@@ -47,6 +47,16 @@ describe('scorecard rendering', () => {
     expect(md).toContain('![repair](repair.svg)');
   });
 
+  it('says repairs were executed only when one was', () => {
+    const none = renderScorecardMarkdown(card, []);
+    expect(none).not.toContain('Repairs were executed');
+    expect(none).toContain(
+      'No repaired notebook was executed (no repair answer reached execution); the repair tasks were checked against the **local** runtime (not sandboxed), whose modules decide which tasks are excluded.',
+    );
+    const ran = scoreRepair(repairKeys, [1], new Map([['repair-a\u00001', { resolved: false, outcome: 'crashed', reason: 'KeyError' }]]), new Map());
+    expect(renderScorecardMarkdown({ ...card, runtime: { kind: 'docker', sandboxed: true }, repair: ran }, [])).toContain('Repairs were executed in the **docker** runtime (sandboxed).');
+  });
+
   it('draws self-contained SVG with escaped text', () => {
     const svg = renderBarChart('a <b> & "c"', [{ label: 'x<y', value: 0.5, note: '(1/2)' }, { label: 'over', value: 2 }]);
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);

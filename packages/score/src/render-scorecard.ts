@@ -1,4 +1,4 @@
-import { LABEL_DIMENSIONS, type LabelDimension, type Rate, type Scorecard } from '@junobench/core';
+import { LABEL_DIMENSIONS, type LabelDimension, type Rate, type RepairOutcome, type Scorecard } from '@junobench/core';
 
 const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
 const rateText = (r: Rate) => `${pct(r.value)} (${r.correct}/${r.total})`;
@@ -44,6 +44,10 @@ export function formatScoreSummary(card: Scorecard): string {
   return out.join('\n');
 }
 
+// Outcomes only a run gives; the others are decided before (static check) or without (no answer) one.
+const RUN_OUTCOMES: ReadonlySet<RepairOutcome> = new Set<RepairOutcome>(['resolved', 'crashed', 'timeout', 'kernel-died', 'failed', 'not-executed']);
+const countExecutedRepairs = (card: Scorecard) => (card.repair?.results ?? []).filter((r) => RUN_OUTCOMES.has(r.outcome)).length;
+
 /** The scorecard as Markdown, with the charts written beside it. */
 export function renderScorecardMarkdown(card: Scorecard, charts: readonly string[]): string {
   const t = card.tasks;
@@ -55,7 +59,13 @@ export function renderScorecardMarkdown(card: Scorecard, charts: readonly string
     '',
   ];
   if (card.runtime) {
-    out.push(`Repairs were executed in the **${card.runtime.kind}** runtime (${card.runtime.sandboxed ? 'sandboxed' : 'not sandboxed'}).`, '');
+    const where = `the **${card.runtime.kind}** runtime (${card.runtime.sandboxed ? 'sandboxed' : 'not sandboxed'})`;
+    out.push(
+      countExecutedRepairs(card) > 0
+        ? `Repairs were executed in ${where}.`
+        : `No repaired notebook was executed (no repair answer reached execution); the repair tasks were checked against ${where}, whose modules decide which tasks are excluded.`,
+      '',
+    );
   }
   const d = card.detect;
   if (d) {
