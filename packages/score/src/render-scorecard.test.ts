@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Scorecard } from '@junobench/core';
+import type { DiagnoseAnswer, LibraryName, Scorecard } from '@junobench/core';
 import { rate } from './metrics.js';
 import { formatScoreSummary, renderBarChart, renderScorecardCharts, renderScorecardMarkdown } from './render-scorecard.js';
 import { scoreDetect, scoreDiagnose, scoreRepair } from './score-answers.js';
@@ -55,6 +55,28 @@ describe('scorecard rendering', () => {
     );
     const ran = scoreRepair(repairKeys, [1], new Map([['repair-a\u00001', { resolved: false, outcome: 'crashed', reason: 'KeyError' }]]), new Map());
     expect(renderScorecardMarkdown({ ...card, runtime: { kind: 'docker', sandboxed: true }, repair: ran }, [])).toContain('Repairs were executed in the **docker** runtime (sandboxed).');
+  });
+
+  it('labels the per-class F1 of a diagnose chart as the majority answers\' when there are several attempts', () => {
+    const keys: DiagnoseKey[] = ['a', 'b'].map((x) => ({ kind: 'diagnose', id: `diagnose-${x}`, instance: x, labels: { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'training' } }));
+    const answer = (library: LibraryName): DiagnoseAnswer => ({ library, crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'training' });
+    // attempt 1 right on both, attempt 2 wrong on both, attempt 3 right on one: single accuracy 3/6, majority 2/2.
+    const predictions = [
+      { line: 1, task: 'diagnose' as const, id: 'diagnose-a', attempt: 1, answer: answer('pandas') },
+      { line: 2, task: 'diagnose' as const, id: 'diagnose-b', attempt: 1, answer: answer('pandas') },
+      { line: 3, task: 'diagnose' as const, id: 'diagnose-a', attempt: 2, answer: answer('numpy') },
+      { line: 4, task: 'diagnose' as const, id: 'diagnose-b', attempt: 2, answer: answer('numpy') },
+      { line: 5, task: 'diagnose' as const, id: 'diagnose-a', attempt: 3, answer: answer('pandas') },
+    ];
+    const several = renderScorecardCharts({ ...card, diagnose: scoreDiagnose(keys, predictions) }).get('diagnose-library.svg')!;
+    expect(several).toContain('>accuracy (majority)</text>');
+    expect(several).toContain('>100.0% (2/2)</text>');
+    expect(several).toContain('>macro-F1 (majority)</text>');
+    expect(several).toContain('>F1 pandas (majority)</text>');
+    expect(several).not.toContain('>F1 pandas</text>');
+    const one = renderScorecardCharts(card).get('diagnose-library.svg')!;
+    expect(one).toContain('>F1 pandas</text>');
+    expect(one).not.toContain('majority');
   });
 
   it('draws self-contained SVG with escaped text', () => {

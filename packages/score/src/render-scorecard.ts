@@ -207,10 +207,24 @@ export function renderScorecardCharts(card: Scorecard): Map<string, string> {
   if (g) {
     for (const k of LABEL_DIMENSIONS) {
       const s = g.dimensions[k];
+      // The per-class scores are those of the majority answers: with several attempts, say so and show the
+      // majority's accuracy and macro-F1 too (the mean of those F1 is the majority's macro-F1, not the single one).
+      const several = g.attempts > 1;
       const bars: Bar[] = [
         { label: 'accuracy', value: s.single.accuracy.value, note: count(s.single.accuracy) },
         { label: 'macro-F1', value: s.single.macroF1, decimal: true },
-        ...s.classes.map((c) => ({ label: `F1 ${c.label}`, value: c.f1, decimal: true, note: `(support ${c.support}, predicted ${c.predicted})` })),
+        ...(several
+          ? [
+              { label: 'accuracy (majority)', value: s.majority.accuracy.value, note: count(s.majority.accuracy) },
+              { label: 'macro-F1 (majority)', value: s.majority.macroF1, decimal: true },
+            ]
+          : []),
+        ...s.classes.map((c) => ({
+          label: `F1 ${c.label}${several ? ' (majority)' : ''}`,
+          value: c.f1,
+          decimal: true,
+          note: `(support ${c.support}, predicted ${c.predicted})`,
+        })),
       ];
       charts.set(`diagnose-${k}.svg`, renderBarChart(`Diagnose: ${DIMENSION_NAMES[k]} (${g.tasks} tasks)`, bars));
     }
