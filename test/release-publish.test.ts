@@ -2,7 +2,7 @@
 // a real git repository with a bare remote, and the local GitHub releases
 // server; the image push has its own test (release-publish.registry.test.ts).
 import { execFileSync } from 'node:child_process';
-import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isJunoError } from '@junobench/core';
@@ -86,8 +86,13 @@ describe('publishRelease', { timeout: 120_000 }, () => {
     expect(rel.name).toBe('JunoBench 0.1.0');
     expect(rel.body).toContain('First release: 3 instances.');
     expect(rel.body).toContain(`sha256 \`${report.archive.sha256}\``);
-    expect(rel.assets.map((a) => a.name)).toEqual(['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json']);
+    expect(rel.assets.map((a) => a.name)).toEqual(['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json', 'README.md', 'CHANGELOG.md']);
     for (const a of rel.assets) expect(a.data.equals(await readFile(path.join(dir, a.name)))).toBe(true);
+    // A downloader's folder of the assets passes the check the release body gives (every file SHA256SUMS names was uploaded).
+    const download = path.join(repo, '..', 'download');
+    await mkdir(download);
+    for (const a of rel.assets) await writeFile(path.join(download, a.name), a.data);
+    expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: download, encoding: 'utf8' })).not.toMatch(/FAILED/);
     // The Croissant file beside the archive points at the GitHub download.
     const croissant = JSON.parse(rel.assets.find((a) => a.name === 'croissant.json')!.data.toString('utf8')) as { distribution: { contentUrl: string; sha256?: string }[] };
     expect(croissant.distribution[0]).toMatchObject({ contentUrl: 'https://github.com/junobench/junobench/releases/download/v0.1.0/junobench-0.1.0.tar.gz', sha256: report.archive.sha256 });
@@ -101,7 +106,7 @@ describe('publishRelease', { timeout: 120_000 }, () => {
     const again = await publishRelease(options());
     expect(again.archive.sha256).toBe(report.archive.sha256);
     expect(again.steps.map((s) => `${s.status} ${s.what}`)).toEqual(['done check', 'done prepare', 'done verify', 'skipped tag', 'done push-tag', 'done github']);
-    expect(again.github).toMatchObject({ created: false, uploaded: [], skipped: ['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json'] });
+    expect(again.github).toMatchObject({ created: false, uploaded: [], skipped: ['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json', 'README.md', 'CHANGELOG.md'] });
     expect(gh.requests.filter((r) => r.path.startsWith('/uploads/')).length).toBe(uploadsBefore);
   });
 

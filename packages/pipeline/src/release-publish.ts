@@ -190,13 +190,14 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
     if (o.github) {
       const assets = [
         { name: plan.archiveName, path: written.archive.path, bytes: written.archive.bytes, contentType: 'application/gzip' },
-        ...[RELEASE_FILES.sums, RELEASE_FILES.manifest, RELEASE_FILES.croissant].map((name) => {
+        // Every file SHA256SUMS names (the card and changelog too): `sha256sum -c SHA256SUMS` must pass on the downloaded assets.
+        ...[RELEASE_FILES.sums, RELEASE_FILES.manifest, RELEASE_FILES.croissant, RELEASE_FILES.card, RELEASE_FILES.changelog].map((name) => {
           const f = written.sealed.files.find((x) => x.name === name)!;
           return {
             name,
             path: path.join(written.dir, name),
             bytes: Buffer.byteLength(f.content),
-            contentType: name.endsWith('.json') ? 'application/json' : 'text/plain',
+            contentType: name.endsWith('.json') ? 'application/json' : name.endsWith('.md') ? 'text/markdown' : 'text/plain',
           };
         }),
       ];
