@@ -133,7 +133,7 @@ async function runLocked(
     }
     const t0 = Date.now();
     delete lock.stages[stage.name];
-    await writeJsonAtomic(lockPath, lock);
+    await writeJsonAtomic(lockPath, lock, { schema: 'build-lock' });
     const result = await stage.run({ root: options.root, abs, onProgress: options.onProgress ?? (() => undefined) });
     const durationMs = Date.now() - t0;
     const written = await fingerprintOutputs(options.root, stage.outputs);
@@ -142,7 +142,7 @@ async function runLocked(
     }
     // A stage that found failures is not recorded as built: the next build looks again.
     if (!result.failed) lock.stages[stage.name] = { fingerprint, outputs: written, summary: result.summary };
-    await writeJsonAtomic(lockPath, lock);
+    await writeJsonAtomic(lockPath, lock, { schema: 'build-lock' });
     report.stages.push({ stage: stage.name, action: 'run', reason: decision!.reason, summary: result.summary, failed: Boolean(result.failed), durationMs });
     report.failed ||= Boolean(result.failed);
     options.onStage?.({ stage: stage.name, description: stage.description, decision: decision!, result: { ...result, durationMs } });

@@ -186,7 +186,7 @@ async function writeCuratedInstances(srcDir: string, destDir: string, entries: r
       const instance = JSON.parse(await readFile(path.join(dest, 'instance.json'), 'utf8')) as Instance;
       instance.labels = e.labels;
       instance.source = e.source;
-      await writeJsonAtomic(path.join(dest, 'instance.json'), instance);
+      await writeJsonAtomic(path.join(dest, 'instance.json'), instance, { schema: 'instance' });
     }
     const old = `${destDir}.old-${process.pid}`;
     await rename(destDir, old).catch(() => undefined);

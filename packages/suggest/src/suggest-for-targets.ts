@@ -78,5 +78,6 @@ export async function suggestForTargets(options: SuggestForTargetsOptions): Prom
     };
     report.evaluation = { crashes: n, dimensions, bySplit: { dev: accuracies(bySide.dev), 'held-out': accuracies(bySide['held-out']) } };
   }
-  return validateOrThrow<LabelSuggestionReport>('label-suggestion-report', report);
+  // A report that fails its own format is a bug (exit 70), not bad input.
+  return validateOrThrow<LabelSuggestionReport>('label-suggestion-report', report, {}, 'E_INTERNAL');
 }

@@ -157,7 +157,7 @@ function registerLabelsSuggest(labels: Command, ctx: CliContext): void {
         if (report.crashes.length > show) ctx.out(`… and ${report.crashes.length - show} more crashes (--show <n> prints more; --json <file> writes them all)`);
         ctx.out(`suggested labels for ${report.crashes.length} crash${report.crashes.length === 1 ? '' : 'es'}`);
         if (opts.json) {
-          await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), report);
+          await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), report, { schema: 'label-suggestion-report' });
           ctx.out(`wrote ${opts.json}`);
         }
         if (!opts.eval) return;

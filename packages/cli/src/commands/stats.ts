@@ -25,7 +25,7 @@ export function registerStatsCommand(program: Command, ctx: CliContext): void {
       const stats = computeStats(rows);
       const out = path.resolve(ctx.cwd, opts.out);
       const written = await writeStats(out, stats, { charts: opts.charts });
-      if (opts.json) await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), stats);
+      if (opts.json) await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), stats, { schema: 'stats' });
       ctx.out(formatStatsMarkdown(stats));
       ctx.err(`wrote ${written.length} files to ${path.relative(ctx.cwd, out) || '.'}${opts.json ? ` and ${opts.json}` : ''}`);
     });
