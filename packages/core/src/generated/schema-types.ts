@@ -2623,6 +2623,9 @@ export interface DiagnoseDimensions {
 export interface DimensionScore {
   single: AccuracyF1;
   majority: AccuracyF1;
+  /**
+   * Per class (every label in the truth or the majority answers): precision, recall and F1 of the majority answers; their mean F1 is majority.macroF1.
+   */
   classes: ClassScore[];
 }
 /**
