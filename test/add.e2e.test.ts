@@ -126,12 +126,15 @@ describe('bad input to add', () => {
     expect(r.stderr).toContain('the notebook has 2 saved error outputs; choose one with --crash <n>:');
     expect(r.stderr).toContain('1: code cell 1 (In [2]): ValueError: operands could not be broadcast together with shapes (2,) (3,)');
     expect(r.stderr).toContain("2: code cell 2 (In [3]): NameError: name 'y' is not defined");
-    const ok = await run(['add', 'two-errors.ipynb', '--crash', '2', '--no-verify']);
-    expect(ok.code, ok.stderr).toBe(0);
+    // Run for real: the cell before it that saved its own ValueError is left out, or the replay would stop there.
+    const ok = await run(['add', 'two-errors.ipynb', '--crash', '2', '--runtime', 'local']);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     const id = /^draft (\S+) written to/m.exec(ok.stdout)?.[1];
     expect(id, ok.stdout).toBeDefined();
+    expect(ok.stdout).toMatch(/verify {5}crash reproduced as mined/);
+    expect(ok.stdout).toMatch(/warning: code cell 1 of the original raised its own ValueError: operands could not be broadcast .* left out of reproduced\.ipynb/);
     const inst = JSON.parse(await readFile(path.join(proj, 'raw/instances', id!, 'instance.json'), 'utf8')) as Instance;
-    expect(inst.crash).toEqual({ ename: 'NameError', evalue: "name 'y' is not defined", match: 'exact', cell: 2 });
+    expect(inst.crash).toEqual({ ename: 'NameError', evalue: "name 'y' is not defined", match: 'exact', cell: 1 });
   }, 600_000);
 
   it("the draft's suggested labels are those of `labels suggest` on the same notebook, cells and execution counts included", async () => {

@@ -45,6 +45,22 @@ describe('planReproducedNotebook', () => {
     for (const c of p.notebook.cells) if (c.cell_type === 'code') expect([c.outputs, c.execution_count]).toEqual([[], null]);
   });
 
+  it('leaves out a cell before the chosen crash that saved an error of its own (the replay would stop there)', () => {
+    const n = nb([{ src: 'import numpy as np' }, { src: 'np.zeros(2) + np.zeros(3)', error: ['ValueError', 'operands could not be broadcast'] }, { src: "d = {}\nd['k']", error: ['KeyError', "'k'"] }]);
+    const second = mineNotebookCrashes(n)[1]!;
+    const p = planReproducedNotebook(n, second);
+    expect(p.order).toBe('file');
+    expect(codeSources(p.notebook)).toEqual(['import numpy as np', "d = {}\nd['k']"]);
+    expect([p.keptCells, p.droppedErrors, p.crashCell]).toEqual([[0, 2], [1], 1]);
+    // Out of order too: the erring cell ran before the crash in the session.
+    const o = nb([{ src: 'x = 1', count: 3 }, { src: 'y = w', count: 1, error: ['NameError', "name 'w' is not defined"] }, { src: 'x + q', count: 4, error: ['NameError', "name 'q' is not defined"] }, { src: 'q = 2', count: 2 }]);
+    const po = planReproducedNotebook(o, mineNotebookCrashes(o)[1]!);
+    expect([po.order, po.keptCells, po.droppedErrors]).toEqual(['execution-count', [0, 2, 3], [1]]);
+    expect(planExecution(po.notebook, 'execution-count')).toEqual([2, 0, 1]);
+    // The first crash keeps everything before it.
+    expect(planReproducedNotebook(n, mineNotebookCrashes(n)[0]!).droppedErrors).toEqual([]);
+  });
+
   it('replays by execution count when the saved counts show cells run out of order', () => {
     // The user ran cell 2 (count 1), then cell 0 (2), then the crash in cell 1 (3); cell 3 never ran.
     const n = nb([{ src: 'x = 1', count: 2 }, { src: 'y = z', count: 3, error: ['NameError', "name 'z' is not defined"] }, { src: 'del z', count: 1 }, { src: 'z = 0', count: null }]);

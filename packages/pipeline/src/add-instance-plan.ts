@@ -10,6 +10,12 @@ export interface ReproducedPlan {
   keptCells: number[];
   /** Data paths rewritten: `from → to`, for the report. */
   rewrites: string[];
+  /**
+   * Original code-cell indices that ran before the crash but saved an error of
+   * their own, left out: a run stops at the first error, so keeping one would
+   * stop the replay there and the chosen crash would never be reached.
+   */
+  droppedErrors: number[];
 }
 
 /**
@@ -22,7 +28,9 @@ export interface ReproducedPlan {
  * crashing cell. Otherwise (out-of-order runs, cells skipped or re-run) it
  * keeps the cells that ran before the crash and the crashing one, with their
  * counts renumbered 1…k in replay order, and `execution.order` is
- * `execution-count`, which replays them as the session did.
+ * `execution-count`, which replays them as the session did. A cell before
+ * the crash that saved an error of its own (the notebook has several; `add
+ * --crash n` chose a later one) is left out, or the replay would stop there.
  */
 export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, mounts: readonly string[] = []): ReproducedPlan {
   const cells = listCodeCells(nb);
@@ -36,7 +44,10 @@ export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, mounts: 
     (before.every((c, i) => c.executionCount !== null && c.executionCount < crashCount && (i === 0 || c.executionCount > before[i - 1]!.executionCount!)) &&
       ranBefore.length === before.length);
   const order: ReproducedPlan['order'] = topToBottom ? 'file' : 'execution-count';
-  const kept = topToBottom ? [...before.map((c) => c.index), crash.codeCell] : [...ranBefore.map((c) => c.index), crash.codeCell].sort((a, b) => a - b);
+  const needed = topToBottom ? [...before.map((c) => c.index), crash.codeCell] : [...ranBefore.map((c) => c.index), crash.codeCell].sort((a, b) => a - b);
+  const erred = (ci: number) => ci !== crash.codeCell && (cells[ci]!.cell.outputs ?? []).some((o) => o.output_type === 'error');
+  const droppedErrors = needed.filter(erred);
+  const kept = needed.filter((ci) => !erred(ci));
   const keptSet = new Set(kept);
   const replay = topToBottom ? kept : [...kept].sort((a, b) => cells[a]!.executionCount! - cells[b]!.executionCount! || a - b);
   const renumber = new Map(replay.map((ci, i) => [ci, i + 1]));
@@ -69,6 +80,7 @@ export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, mounts: 
     crashCell: kept.indexOf(crash.codeCell),
     keptCells: kept,
     rewrites: [...rewrites].sort(compareCodePoints),
+    droppedErrors,
   };
 }
 

@@ -123,6 +123,13 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
 
   const mounts = (record?.value.datasets ?? []).filter((d) => d.kind !== 'kernel-output').map((d) => d.mount);
   const reproduced = planReproducedNotebook(nb, crash, mounts);
+  for (const ci of reproduced.droppedErrors) {
+    const other = crashes.find((c) => c.codeCell === ci);
+    warnings.push(
+      `code cell ${ci} of the original raised its own ${other ? `${other.ename}: ${other.evalue.split('\n')[0]!.slice(0, 80)}` : 'error'} before the chosen crash: ` +
+        'left out of reproduced.ipynb so that the run reaches the chosen crash (check that nothing it did before failing is needed)',
+    );
+  }
   const requires = mineImports(reproduced.notebook).filter((m) => !STDLIB.has(m) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(m));
 
   const suggestions = suggestLabels(notebookCrashInput(nb, crash));
