@@ -127,7 +127,17 @@ describe('judgeRepair', () => {
     expect(v.crashCell).toEqual({ counterpart: 2, ran: false });
     expect(v.error).toEqual({ cell: 2, ename: 'KeyError', evalue: "'cost'" });
     expect(v.notExecuted).toEqual([2, 3]);
-    expect(v.reason).toBe("KeyError: 'cost' in code cell 2");
+    expect(v.reason).toBe("KeyError: 'cost' in code cell 2 of the repair (code cell 2 of the crashing notebook)");
+  });
+
+  it('names a failing cell in both numberings when the repair moved or added cells', () => {
+    // The repair adds a cell first: its cell 3 is the crashing notebook's cell 2.
+    const added = checkRepair(crashing, edit(['import os', ...base, "total = df['cost'].sum()", 'print(total)']), fileOrder);
+    const v = judgeRepair(added, CRASH, run('error', [...ok(0, 1, 2), { index: 3, status: 'error', ename: 'KeyError', evalue: "'cost'", durationMs: 1 }]));
+    expect(v.reason).toBe("KeyError: 'cost' in code cell 3 of the repair (code cell 2 of the crashing notebook)");
+    expect(v.notExecuted).toEqual([2, 3]);
+    const first = judgeRepair(added, CRASH, run('error', [{ index: 0, status: 'error', ename: 'OSError', evalue: 'x', durationMs: 1 }]));
+    expect(first.reason).toBe('OSError: x in code cell 0 of the repair (a cell the repair added)');
   });
 
   it('decides static failures without a run', () => {

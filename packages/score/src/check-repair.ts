@@ -188,6 +188,11 @@ export function judgeRepair(check: RepairCheck, crashCell: number, result?: RunR
   const crash = { counterpart: crashCounterpart, ran: crashCounterpart !== null && ranOk.has(crashCounterpart) };
   const errorCell = result.cells.find((c) => c.status === 'error');
   const error = errorCell ? { cell: errorCell.index, ename: errorCell.ename ?? '', evalue: errorCell.evalue ?? '' } : undefined;
+  // The run numbers the repair's cells; missing and notExecuted number the crashing notebook's: say which is which.
+  const repairCell = (j: number) => {
+    const i = check.counterpart.indexOf(j);
+    return `code cell ${j} of the repair (${i >= 0 ? `code cell ${i} of the crashing notebook` : 'a cell the repair added'})`;
+  };
   const notExecuted = check.required.filter((i) => !ranOk.has(check.counterpart[i]!));
   const common = { ...statics, crashCell: crash, ...(notExecuted.length > 0 ? { notExecuted } : {}), ...(error ? { error } : {}) };
   switch (result.status) {
@@ -201,14 +206,14 @@ export function judgeRepair(check: RepairCheck, crashCell: number, result?: RunR
       return {
         resolved: false,
         outcome: 'crashed',
-        reason: error ? `${error.ename}: ${shorten(error.evalue)} in code cell ${error.cell}` : result.reason ?? 'a cell raised',
+        reason: error ? `${error.ename}: ${shorten(error.evalue)} in ${repairCell(error.cell)}` : result.reason ?? 'a cell raised',
         ...common,
       };
     default:
       break;
   }
   if (errorCell) {
-    return { resolved: false, outcome: 'crashed', reason: `${error!.ename}: ${shorten(error!.evalue)} in code cell ${error!.cell}`, ...common };
+    return { resolved: false, outcome: 'crashed', reason: `${error!.ename}: ${shorten(error!.evalue)} in ${repairCell(error!.cell)}`, ...common };
   }
   if (notExecuted.length > 0) {
     const which = notExecuted.includes(crashCell) ? `the crash cell (code cell ${crashCell})` : `code cell${notExecuted.length > 1 ? 's' : ''} ${notExecuted.join(', ')}`;

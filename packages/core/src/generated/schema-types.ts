@@ -2757,9 +2757,15 @@ export interface MissingCell {
  */
 
 export interface AddedGuard {
+  /**
+   * A code cell of the repair (0-based).
+   */
   cell: number;
   what: string;
 }
+/**
+ * The first error of the run; cell is a code cell of the repair (0-based), not of the crashing notebook.
+ */
 
 export interface RepairError {
   cell: number;
@@ -2768,6 +2774,9 @@ export interface RepairError {
 }
 
 export interface RepairCrashCell {
+  /**
+   * The code cell of the repair (0-based) matched to the crashing notebook's crash cell; null: none.
+   */
   counterpart: number | null;
   ran: boolean;
 }
