@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RunResult } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from '@junobench/runtime';
 import { createRunBatcher } from './run-batcher.js';
@@ -55,7 +55,8 @@ describe('createRunBatcher', () => {
     const t = createTimedRuntime(20);
     const b = createRunBatcher(t.runtime, { jobs: 2, gatherMs: 0 });
     const first = [b.submit(run('a')), b.submit(run('b')), b.submit(run('c'))];
-    await new Promise((r) => setTimeout(r, 5));
+    // Later = after the first batch started (a fixed sleep let a loaded machine start it after d and e arrived).
+    await vi.waitFor(() => expect(t.calls).toHaveLength(1), { timeout: 10_000, interval: 1 });
     const later = [b.submit(run('d')), b.submit(run('e'))];
     await Promise.all([...first, ...later]);
     expect(t.peak()).toBeLessThanOrEqual(2);
