@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkSchema, type Task } from '@junobench/core';
+import { checkSchema, type JunoError, type Task } from '@junobench/core';
 import { exportTasks } from './export-tasks.js';
 import { planTasks } from './plan-tasks.js';
 import { readTaskSources } from './read-task-sources.js';
@@ -74,6 +74,20 @@ describe('readTaskSet', () => {
 
     const other = planTasks((await readTaskSources(instances)).sources, { seed: 'another' });
     await writeFile(file, lines[0]!);
-    await expect(readTaskSet(file, other, { instancesDir: instances, seed: 'another' })).rejects.toThrow(/is not a task of the instances/);
+    await expect(readTaskSet(file, other, { instancesDir: instances, seed: 'another' })).rejects.toThrow(/is not a task of the instances .* with the seed "another"$/);
+  });
+
+  it('says that a seed may be missing, not only that the instances changed, and never to export over the tasks file', async () => {
+    const file = path.join(dir, 'seeded.jsonl');
+    await exportTasks({ instancesDir: instances, output: file, kinds: ['detect'], seed: 'mine' });
+    const planned = planTasks((await readTaskSources(instances)).sources);
+    const error = await readTaskSet(file, planned, { instancesDir: instances }).then(
+      () => undefined,
+      (e: unknown) => e as JunoError,
+    );
+    expect(error?.message).toMatch(/with the seed "junobench-tasks-1"$/);
+    expect(error?.hint).toMatch(/^if the tasks were exported with another --seed, pass that same --seed here \(the default is junobench-tasks-1\)/);
+    expect(error?.hint).not.toContain(`-o ${file}`);
+    await expect(readTaskSet(file, planTasks((await readTaskSources(instances)).sources, { seed: 'mine' }), { instancesDir: instances, seed: 'mine' })).resolves.toMatchObject({ instances: 3 });
   });
 });

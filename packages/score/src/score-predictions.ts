@@ -1,5 +1,6 @@
 import {
   JunoError,
+  quoteShort,
   readJsonl,
   stableStringify,
   type ProgressListener,
@@ -169,9 +170,14 @@ export async function readTaskSet(file: string, planned: PlannedTasks, options: 
   for await (const { value, line } of readJsonl<Task>(file, { schema: 'task' })) {
     const now = byId.get(value.id);
     if (!now) {
-      throw new JunoError('E_INPUT_ROW', `task "${value.id}" is not a task of the instances in ${options.instancesDir}`, {
+      // Ids are keyed by the seed: a tasks file exported with --seed reads as unknown tasks without it. Re-exporting
+      // over the file would replace the tasks a tool has answered, so that is the last resort, to another file.
+      const seed = options.seed ?? DEFAULT_TASK_SEED;
+      throw new JunoError('E_INPUT_ROW', `task ${quoteShort(value.id)} is not a task of the instances in ${options.instancesDir} with the seed ${JSON.stringify(seed)}`, {
         location: { file, line },
-        hint: `export the tasks from the same instances and seed (${options.seed ?? DEFAULT_TASK_SEED}): junobench tasks export --instances ${options.instancesDir} -o ${file}`,
+        hint:
+          `if the tasks were exported with another --seed, pass that same --seed here${options.seed === undefined ? ` (the default is ${DEFAULT_TASK_SEED})` : ''}; ` +
+          `if they come from other instances, pass --instances <their folder>; else export them again (junobench tasks export --instances ${options.instancesDir} -o new-tasks.jsonl) and run the tool on those`,
       });
     }
     if (stableStringify(now) !== stableStringify(value)) {
