@@ -67,6 +67,16 @@ describe('parsePredictionLines', () => {
     expect(e.describe()).toMatch(/--lenient/);
   });
 
+  it('a file none of whose ids is a task being scored points at --tasks, --seed and --instances', () => {
+    const other = (n: number) => JSON.stringify({ task: 'detect', id: `detect-${String(n).padStart(16, 'a')}`, answer: { crashes: true } });
+    const all = parsePredictionLines([other(1), other(2)].map((text, i) => ({ line: i + 1, text })), keys);
+    expect(predictionProblemsError('p.jsonl', all.problems, all.lines).hint).toBe(
+      'no line names a task being scored: pass the tasks file the tool answered (--tasks <tasks.jsonl>) and the --seed and --instances it was exported with',
+    );
+    const some = parsePredictionLines([other(1), JSON.stringify({ task: 'detect', id: D, answer: { crashes: true } })].map((text, i) => ({ line: i + 1, text })), keys);
+    expect(predictionProblemsError('p.jsonl', some.problems, some.lines).hint).toMatch(/--lenient/);
+  });
+
   it('a line longer than the cap is a problem of its own, and the lines after it are still read', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'jb-pred-'));
     const file = path.join(dir, 'p.jsonl');

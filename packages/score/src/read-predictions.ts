@@ -154,12 +154,19 @@ export async function readPredictions(file: string, keys: ReadonlyMap<string, Ta
   return parser.result();
 }
 
-/** The error for problems found when `--lenient` is not given: exit 2, naming the first lines. */
-export function predictionProblemsError(file: string, problems: readonly PredictionProblem[]): JunoError {
+/**
+ * The error for problems found when `--lenient` is not given: exit 2, naming the first lines. `lines`: the
+ * non-blank lines read, to tell a file none of whose ids is known (the tasks were keyed with another seed or
+ * come from other instances) from a few bad lines.
+ */
+export function predictionProblemsError(file: string, problems: readonly PredictionProblem[], lines?: number): JunoError {
   const shown = problems.slice(0, 5).map((p) => `line ${p.line}: ${p.message}`);
   const more = problems.length > shown.length ? `\n  … and ${problems.length - shown.length} more` : '';
+  const noneKnown = lines !== undefined && problems.length === lines && problems.every((p) => p.message.startsWith('unknown task '));
   return new JunoError('E_INPUT_ROW', `${problems.length} prediction line${problems.length > 1 ? 's' : ''} cannot be scored:\n  ${shown.join('\n  ')}${more}`, {
     location: { file, line: problems[0]!.line },
-    hint: 'fix those lines (format: schemas/prediction.schema.json; ids from the tasks file), or pass --lenient to score the rest and count them as missing',
+    hint: noneKnown
+      ? 'no line names a task being scored: pass the tasks file the tool answered (--tasks <tasks.jsonl>) and the --seed and --instances it was exported with'
+      : 'fix those lines (format: schemas/prediction.schema.json; ids from the tasks file), or pass --lenient to score the rest and count them as missing',
   });
 }

@@ -146,7 +146,7 @@ export async function runScore(options: RunScoreOptions): Promise<ScoreResult> {
   const planned = planTasks(sources, { seed: options.seed ?? DEFAULT_TASK_SEED });
   const set = options.tasks ? await readTaskSet(options.tasks, planned, options) : undefined;
   const parsed = await readPredictions(options.predictions, set ? set.keys : planned.keys);
-  if (parsed.problems.length > 0 && !options.lenient) throw predictionProblemsError(options.predictions, parsed.problems);
+  if (parsed.problems.length > 0 && !options.lenient) throw predictionProblemsError(options.predictions, parsed.problems, parsed.lines);
   const used = new Set(parsed.predictions.map((p) => p.task));
   const effective = set ?? allTasksOf(planned, TASK_KINDS.filter((k) => used.has(k)), sources.length);
   return scorePredictions(effective, parsed, options.repair, options.onProgress);
