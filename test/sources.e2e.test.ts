@@ -77,6 +77,8 @@ describe('collect → add → verify → sources fetch → drift', () => {
     expect(kaggleId, r.stdout).toMatch(/^[A-Za-z]+_1$/);
     expect(r.stdout).toContain('crash reproduced as mined (local runtime');
     expect(r.stdout).toContain("/kaggle/input/house-prices → data/house-prices");
+    // Every step to a ready instance, the annotators' lines included (build's labels stage stops without them).
+    expect(r.stdout).toContain(`then "status": "ready"; build also needs a line for ${kaggleId} in each raw/annotations/<annotator>.jsonl`);
     const dir = path.join(proj, 'raw/instances', kaggleId);
     expect((await readdir(dir)).sort()).toEqual(['data', 'instance.json', 'original.ipynb', 'reproduced.ipynb']);
     // original.ipynb is the notebook as fetched, byte for byte.

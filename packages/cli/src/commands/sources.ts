@@ -298,6 +298,13 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
   }
   if (r.lockUpdated) lines.push(`  lock       ${p.id} recorded in ${rel(path.join(path.dirname(path.resolve(cwd, flags.instances)), 'sources.lock.json'))}`);
   for (const w of p.warnings) lines.push(`  warning: ${w}`);
-  if (r.dir) lines.push(`next: write ${where}/fixed.ipynb, set "labels" in instance.json (the suggestions are only a start), then "status": "ready" (${formatDuration(ms)})`);
+  // `build`'s labels stage stops (exit 2) at a ready instance no annotator labelled: say so before the user gets there.
+  const annotations = path.join(path.dirname(flags.instances), 'annotations');
+  if (r.dir) {
+    lines.push(
+      `next: write ${where}/fixed.ipynb, set "labels" in instance.json (the suggestions are only a start), then "status": "ready"; ` +
+        `build also needs a line for ${p.id} in each ${annotations}/<annotator>.jsonl (${formatDuration(ms)})`,
+    );
+  }
   return lines.join('\n');
 }
