@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSchema, sha256, type BenchmarkEntry, type InstanceVerification, type Labels, type ReleaseManifest } from '@junobench/core';
+import { checkSchema, sha256, type BenchmarkEntry, type ImageRecord, type InstanceVerification, type Labels, type ReleaseManifest } from '@junobench/core';
 import { planRelease, planRefusals, validateReleaseVersion } from './plan-release.js';
 import { DEFAULT_RELEASE_METADATA } from './read-release-metadata.js';
 import { agreementFixture } from '../test-helpers/release.js';
@@ -165,6 +165,45 @@ describe('planRelease', () => {
     expect(plan.manifest.image.registry).toEqual(push);
     const card = plan.files.find((f) => f.path === 'README.md')!;
     expect(card.from === 'generated' && card.content).toContain(push.reference);
+  });
+});
+
+describe('the dataset card says what is true of the release', () => {
+  const cardOf = (i: ReleaseInputs) => {
+    const f = planRelease(i).files.find((x) => x.path === 'README.md')!;
+    return f.from === 'generated' ? f.content : '';
+  };
+  const push = { repository: '127.0.0.1:5117/junobench/benchmark', tag: '0.1.0', digest: `sha256:${'a'.repeat(64)}`, reference: `127.0.0.1:5117/junobench/benchmark@sha256:${'a'.repeat(64)}` };
+  const record: ImageRecord = { profile: 'debian', tag: 'junobench/benchmark:debian-0123456789ab', imageId: 'sha256:' + 'b'.repeat(64), size: 1, recipeHash: 'r'.repeat(64), base: 'junobench/base:bookworm', packages: {}, modules: {}, unavailable: {} };
+  // The docker command a downloader can run: with no pushed image, the name the card's own rebuild line gives it
+  // (a bare --runtime docker found no image); with a pushed one, no --image (it would turn off the pull by digest).
+  const cases: [string, ReleaseInputs['image'], string, boolean][] = [
+    ['no image built', { profile: 'debian', recipe: [], record: null, push: null }, '--runtime docker --image junobench/benchmark:0.1.0', true],
+    ['an image built, not pushed', { profile: 'debian', recipe: [], record, push: null }, '--runtime docker --image junobench/benchmark:0.1.0', true],
+    ['an image pushed', { profile: 'debian', recipe: [], record, push }, '--runtime docker   # in the image', false],
+  ];
+  it.each(cases)('%s: the docker command names an image the reader can have', (_n, image, command, rebuildFirst) => {
+    const card = cardOf(inputs({ image }));
+    const run = card.slice(card.indexOf('## Run every case'), card.indexOf('## Licences'));
+    expect(run).toContain(`npx junobench release verify junobench-0.1.0.tar.gz ${command}`);
+    expect(run).toContain('docker build -f Dockerfile.debian -t junobench/benchmark:0.1.0 .');
+    expect(run.indexOf('docker build') < run.indexOf('```sh')).toBe(rebuildFirst);
+    expect(run).not.toMatch(/--image 127\.0\.0\.1/);
+  });
+
+  it('marks subsampled data as subsampled, not original', () => {
+    const i = inputs();
+    i.instances[1]!.instance.data = { subsample: { seed: 1, steps: [{ method: 'table', path: 'sales.csv', parameters: { rows: 10 } }] } } as never;
+    const card = cardOf(i);
+    expect(card).toMatch(/\| pandas_1 \|.*\| subsampled \|$/m);
+    expect(card).toMatch(/\| numpy_1 \|.*\| original \|$/m);
+  });
+
+  it('says the agreement figures were not recomputed when they count a deprecated instance', () => {
+    const plain = cardOf(inputs());
+    expect(plain).not.toMatch(/not recomputed/);
+    const card = cardOf(inputs({ version: '0.2.0', deprecated: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }] }));
+    expect(card).toContain('These are the figures of the annotation of 3 instances; this release holds 2 (deprecated: pandas_1), and the figures were not recomputed without them.');
   });
 });
 

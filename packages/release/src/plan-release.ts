@@ -145,6 +145,7 @@ export function planRelease(inputs: ReleaseInputs): ReleasePlan {
     agreement: inputs.agreement,
     csvColumns,
     paths: curatedFiles.map((f) => f.path),
+    subsampled: new Set(released.filter((i) => i.instance.data?.subsample).map((i) => i.id)),
   });
   const croissantText = formatJson(croissant);
 

@@ -18,6 +18,8 @@ export interface DatasetCardInput {
   csvColumns: readonly string[];
   /** Paths of the archive (for the structure section: is there a report/?). */
   paths: readonly string[];
+  /** Released instances whose data/ was subsampled (instance.json's data.subsample). */
+  subsampled?: ReadonlySet<string>;
 }
 
 const ROOT_CAUSE_MEANING: Record<string, string> = {
@@ -147,6 +149,14 @@ export function renderDatasetCard(input: DatasetCardInput): string {
       out.push(`| ${d.dimension} | ${fmt(d.kappa)} | ${fmt(d.alpha)} | ${nCompared ?? ''} |`);
     }
     out.push('');
+    const annotated = input.agreement?.instances;
+    if (m.deprecated.length > 0 && annotated !== undefined && annotated !== n) {
+      // The study's figures, not recomputed: say so rather than let "16 compared" stand beside a release of 15.
+      out.push(
+        `These are the figures of the annotation of ${annotated} instances; this release holds ${n} (deprecated: ${m.deprecated.map((d) => d.id).join(', ')}), and the figures were not recomputed without them.`,
+        '',
+      );
+    }
   }
 
   out.push('## Statistics', '');
@@ -182,27 +192,32 @@ export function renderDatasetCard(input: DatasetCardInput): string {
 
   out.push('## Run every case', '');
   const img = m.image;
+  // Without a pushed image, a downloader builds one from image/ under this name: the tag the manifest records
+  // (`image build`'s content-hash tag) exists only in the engine of whoever prepared the release.
+  const rebuilt = `junobench/benchmark:${m.version}`;
+  const rebuild = `cd ${top}/image && docker build -f Dockerfile.${img.profile} -t ${rebuilt} .`;
   if (img.registry) {
-    out.push(`The benchmark image is pushed as \`${img.registry.reference}\` (tag \`${img.registry.repository}:${img.registry.tag}\`).`, '');
-  } else if (img.tag) {
-    out.push(`The benchmark image was built as \`${img.tag}\` (image id \`${img.imageId ?? ''}\`); rebuild it from \`image/\` (below).`, '');
+    out.push(`The benchmark image is pushed as \`${img.registry.reference}\` (tag \`${img.registry.repository}:${img.registry.tag}\`); \`--runtime docker\` pulls it by that digest.`, '');
   } else {
-    out.push('The benchmark image is not pushed with this release; build it from `image/` (below).', '');
+    out.push(
+      `${img.tag ? `The benchmark image was built as \`${img.tag}\` (image id \`${img.imageId ?? ''}\`) but not pushed` : 'The benchmark image is not pushed with this release'}: ` +
+        `build it from \`image/\` first (\`${rebuild}\`; the base image \`junobench/base:bookworm\` is Debian bookworm made with debootstrap, see the toolchain's tools/setup-engine.sh).`,
+      '',
+    );
   }
   out.push(
     'Check every file and re-execute every instance with one command (the JunoBench toolchain, Node 20):',
     '',
     '```sh',
-    `npx junobench release verify ${archive}${img.registry ? ` --runtime docker --image ${img.registry.reference}` : ' --runtime docker'}`,
-    `npx junobench release verify ${archive}            # in local Jupyter kernels instead`,
+    `npx junobench release verify ${archive} --runtime docker${img.registry ? '' : ` --image ${rebuilt}`}   # in the image, sandboxed`,
+    `npx junobench release verify ${archive} --runtime local   # in local Jupyter kernels instead: no sandbox`,
     `npx junobench release verify ${archive} --no-run   # checksums, manifest, schemas and Croissant only`,
     '```',
     '',
     `It extracts the archive safely, checks \`SHA256SUMS\` and \`manifest.json\`, validates every file, runs each reproduced notebook (it must crash as labelled) and each fixed one (it must run) in fresh kernels, and compares the outcomes with \`verification.json\`.`,
     '',
-    `To rebuild the image: \`cd ${top}/image && docker build -f Dockerfile.${img.profile} -t junobench/benchmark:${m.version} .\` (the base image \`junobench/base:bookworm\` is Debian bookworm made with debootstrap; see the toolchain's tools/setup-engine.sh).`,
-    '',
   );
+  if (img.registry) out.push(`To rebuild the image instead: \`${rebuild}\`, then \`--image ${rebuilt}\`.`, '');
 
   out.push('## Licences', '');
   out.push(
@@ -216,7 +231,7 @@ export function renderDatasetCard(input: DatasetCardInput): string {
     const e = byId.get(i.id);
     const nb = e?.source.notebookUrl ? `[${e.source.platform}](${e.source.notebookUrl})` : (e?.source.platform ?? '');
     const ds = (e?.source.datasets ?? []).map((d) => (d.url ? `[${cell(d.title)}](${d.url}) (${cell(d.license)})` : `${cell(d.title)} (${cell(d.license)})`)).join('; ');
-    out.push(`| ${cell(i.id)} | ${nb} | ${ds} | ${i.syntheticData ? 'synthetic' : 'original'} |`);
+    out.push(`| ${cell(i.id)} | ${nb} | ${ds} | ${i.syntheticData ? 'synthetic' : input.subsampled?.has(i.id) ? 'subsampled' : 'original'} |`);
   }
   out.push('');
 
