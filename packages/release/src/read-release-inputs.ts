@@ -93,6 +93,13 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
     ? await readJsonFile<AgreementReport>(agreementFile, { schema: 'agreement-report' })
     : null;
 
+  const deprecated: DeprecatedInstance[] = o.deprecatedFile ? (await readDeprecated(o.deprecatedFile)).instances : [];
+  const deprecatedIds = new Set(deprecated.map((d) => d.id));
+  // The build keeps deprecated instances, so its report shows them (a page each, rows, counts): unless a report
+  // made without them is given (overlay), the release carries none rather than publish what was withdrawn.
+  const builtWith = overlay['benchmark.json'] ? await readJsonFile<Benchmark>(path.join(curated, 'benchmark.json'), { schema: 'benchmark' }) : benchmark;
+  const inReport = builtWith.instances.filter((e) => deprecatedIds.has(e.id)).map((e) => e.id);
+
   const files: SourceFile[] = [];
   const addFile = async (rel: string, abs: string) => {
     const s = await stat(abs);
@@ -106,6 +113,10 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
     const abs = where(dir);
     if (!(await stat(abs).then((s) => s.isDirectory(), () => false))) {
       if (dir === 'stats') warnings.push('curated/stats is missing: the release has no statistics files (run `npx junobench build`)');
+      continue;
+    }
+    if (dir === 'report' && !overlay.report && inReport.length > 0) {
+      warnings.push(`curated/report shows deprecated instance${inReport.length === 1 ? '' : 's'} ${inReport.join(', ')} (the build keeps them): the release carries no report/`);
       continue;
     }
     for (const f of await readInstanceTree(abs)) files.push({ path: `${dir}/${f.rel}`, bytes: f.size, sha256: await hashFile(f.abs), abs: f.abs });
@@ -137,9 +148,6 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
       recipe.push(`image/${f.path}`);
     }
   }
-
-  const deprecated: DeprecatedInstance[] = o.deprecatedFile ? (await readDeprecated(o.deprecatedFile)).instances : [];
-  const deprecatedIds = new Set(deprecated.map((d) => d.id));
 
   const instancesDir = path.join(curated, 'instances');
   const ids = await listInstanceIds(instancesDir).catch(() => [] as string[]);
