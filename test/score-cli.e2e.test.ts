@@ -98,6 +98,33 @@ describe('junobench tasks export / baseline oracle / score', () => {
     expect(folder.stderr).toContain(`--json ${path.join(dir, 'card.json')} is a folder; give a file path`);
   }, 300_000);
 
+  it('refuses, before any work, an --out that is a file or whose scorecard.json is the predictions', async () => {
+    const first = (await readFile(tasks(), 'utf8')).split('\n')[0]!;
+    const id = (JSON.parse(first) as { id: string }).id;
+    const oneTask = path.join(dir, 'one-task.jsonl');
+    await writeFile(oneTask, `${first}\n`);
+    const line = `${JSON.stringify({ task: 'detect', id, answer: { crashes: true } })}\n`;
+    const p = path.join(dir, 'out-p.jsonl');
+    await writeFile(p, line);
+    // Before: every repair ran, the summary was printed, then writing <file>/detect.svg failed.
+    const outFile = await runJunobench(['score', p, '--tasks', oneTask, '--out', p]);
+    expect(outFile.code, outFile.stderr).toBe(2);
+    expect(outFile.stderr).toContain(`--out ${p} is a file; give a folder (score writes scorecard.md, scorecard.json and the charts into it)`);
+    expect(outFile.stdout).toBe('');
+    // Before: the scorecard replaced the predictions it scored.
+    const folder = path.join(dir, 'run-1');
+    await mkdir(folder);
+    const inside = path.join(folder, 'scorecard.json');
+    await writeFile(inside, line);
+    const overInput = await runJunobench(['score', inside, '--tasks', oneTask, '--out', folder]);
+    expect(overInput.code, overInput.stderr).toBe(2);
+    expect(overInput.stderr).toContain(`--out ${inside} is also an input of this command (${inside}): it would be replaced`);
+    expect(await readFile(inside, 'utf8')).toBe(line);
+    const fine = await runJunobench(['score', p, '--tasks', oneTask, '--out', folder]);
+    expect(fine.code, fine.stderr).toBe(0);
+    expect(JSON.parse(await readFile(inside, 'utf8'))).toMatchObject({ tasks: { detect: 1 } });
+  }, 300_000);
+
   it('exits 2 naming malformed lines and unknown tasks; --lenient scores the rest', async () => {
     const first = (await readFile(tasks(), 'utf8')).split('\n')[0]!;
     const id = (JSON.parse(first) as { id: string }).id;

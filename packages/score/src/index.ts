@@ -42,7 +42,7 @@ export type { TaskSet, ScoreRepairOptions, ScoreResult, RunScoreOptions } from '
 // Scorecard
 export { formatScoreSummary, renderScorecardMarkdown, renderScorecardCharts, renderBarChart } from './render-scorecard.js';
 export type { Bar } from './render-scorecard.js';
-export { writeScorecard } from './write-scorecard.js';
+export { writeScorecard, listScorecardFiles } from './write-scorecard.js';
 export type { WriteScorecardOptions } from './write-scorecard.js';
 
 // Baselines

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { OutputSet, formatJson, validateOrThrow, type Scorecard } from '@junobench/core';
+import { LABEL_DIMENSIONS, OutputSet, formatJson, validateOrThrow, type Scorecard } from '@junobench/core';
 import { renderScorecardCharts, renderScorecardMarkdown } from './render-scorecard.js';
 
 export interface WriteScorecardOptions {
@@ -7,6 +7,15 @@ export interface WriteScorecardOptions {
   out?: string;
   /** Also the JSON alone at this path. */
   json?: string;
+}
+
+/**
+ * Every file `writeScorecard` may write into an `out` folder (the charts of the kinds scored are a subset), so that a
+ * command can check them before any work, as it checks its other outputs.
+ */
+export function listScorecardFiles(out: string): string[] {
+  const names = ['scorecard.md', 'scorecard.json', 'detect.svg', ...LABEL_DIMENSIONS.map((d) => `diagnose-${d}.svg`), 'repair.svg'];
+  return names.map((n) => path.join(out, n));
 }
 
 /** Write the scorecard (validated against schemas/scorecard.schema.json); all files appear together or none. */

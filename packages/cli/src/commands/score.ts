@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { JunoError, checkOutputPaths, type TaskKind } from '@junobench/core';
@@ -138,12 +139,24 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
       'Examples:\n  junobench score predictions.jsonl --tasks tasks.jsonl --out scorecard/\n  junobench score predictions.jsonl --tasks tasks.jsonl --runtime docker --jobs 2 --json scorecard.json',
   );
   score.action(async (predictions: string, flags: ScoreFlags) => {
+    const { runScore, writeScorecard, formatScoreSummary, listScorecardFiles } = await import('@junobench/score');
     // Before any repair runs: a scorecard that cannot be written, or would replace the predictions, fails now.
+    if (flags.out) {
+      const st = await stat(resolve(flags.out)).catch(() => undefined);
+      if (st && !st.isDirectory()) {
+        throw new JunoError('E_USAGE', `--out ${flags.out} is a file; give a folder (score writes scorecard.md, scorecard.json and the charts into it)`, {
+          location: { file: resolve(flags.out) },
+          hint: '--json <file> writes the scorecard JSON alone to a file',
+        });
+      }
+    }
     await checkOutputPaths({
       inputs: [resolve(predictions), ...(flags.tasks ? [resolve(flags.tasks)] : [])],
-      outputs: flags.json ? [{ path: resolve(flags.json), flag: '--json' }] : [],
+      outputs: [
+        ...(flags.json ? [{ path: resolve(flags.json), flag: '--json' }] : []),
+        ...(flags.out ? listScorecardFiles(resolve(flags.out)).map((file) => ({ path: file, flag: '--out' })) : []),
+      ],
     });
-    const { runScore, writeScorecard, formatScoreSummary } = await import('@junobench/score');
     const explicitRuntime = score.getOptionValueSource('runtime') !== 'default';
     let chosen: Awaited<ReturnType<typeof chooseRuntime>> | undefined;
     const createRuntime = async (): Promise<Runtime> => {
