@@ -91,7 +91,7 @@ describe('bad input to collect', () => {
     const r = await unchanged(['collect', 'kaggle', 'alice/unlicensed-crash'], { KAGGLE_USERNAME: '', KAGGLE_KEY: '', HOME: home, KAGGLE_CONFIG_DIR: path.join(home, 'nope') });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/not authenticated with Kaggle .*You must authenticate/);
-    expect(r.stderr).toMatch(/hint: set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle\.json/);
+    expect(r.stderr).toMatch(/hint: set KAGGLE_API_TOKEN to an API token .* or put it in ~\/\.kaggle\/access_token; or, with a legacy key, set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle\.json/);
     const none = await unchanged(['collect', 'kaggle', 'alice/unlicensed-crash'], { PATH: path.dirname(process.execPath) });
     expect(none.code).toBe(3);
     expect(none.stderr).toMatch(/the Kaggle CLI \(`kaggle`\) was not found on PATH[\s\S]*pip install kaggle/);

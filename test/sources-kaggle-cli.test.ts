@@ -7,7 +7,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { JunoError } from '@junobench/core';
 import { KaggleCli } from '@junobench/sources';
-import { FAKE_KAGGLE_BINARY, FAKE_KAGGLE_KEY, FakeKaggle } from './fakes/fake-kaggle/fake-kaggle-server.js';
+import { FAKE_KAGGLE_API_TOKEN, FAKE_KAGGLE_BINARY, FAKE_KAGGLE_KEY, FakeKaggle } from './fakes/fake-kaggle/fake-kaggle-server.js';
 import { makeNotebook } from './fakes/notebooks.js';
 
 // Each call starts the fake CLI as a real process: allow for a busy machine.
@@ -80,6 +80,21 @@ describe('KaggleCli on the fake CLI', () => {
     await mkdir(cfg, { recursive: true });
     await writeFile(path.join(cfg, 'kaggle.json'), JSON.stringify({ username: 'junotester', key: FAKE_KAGGLE_KEY }), { mode: 0o600 });
     await cli({ KAGGLE_USERNAME: '', KAGGLE_KEY: '', KAGGLE_CONFIG_DIR: cfg }).pullKernel('alice/titanic-crash', path.join(tmp, 'x5'));
+  });
+
+  it('takes an API token (KAGGLE_API_TOKEN, or access_token in the config folder) as the current CLI does, and never shows it', async () => {
+    const noKey = { KAGGLE_USERNAME: '', KAGGLE_KEY: '', KAGGLE_CONFIG_DIR: path.join(tmp, 'no-cfg') };
+    await cli({ ...noKey, KAGGLE_API_TOKEN: FAKE_KAGGLE_API_TOKEN }).pullKernel('alice/titanic-crash', path.join(tmp, 'x9'));
+    const cfg = path.join(tmp, 'cfg-token');
+    await mkdir(cfg, { recursive: true });
+    await writeFile(path.join(cfg, 'access_token'), `${FAKE_KAGGLE_API_TOKEN}\n`, { mode: 0o600 });
+    await cli({ ...noKey, KAGGLE_CONFIG_DIR: cfg }).pullKernel('alice/titanic-crash', path.join(tmp, 'x10'));
+    // A token Kaggle does not know is ignored, as by the real CLI: no other credentials → not authenticated.
+    const wrong = 'KGAT_ffffffffffffffffffffffffffffffff';
+    const e = await caught(cli({ ...noKey, KAGGLE_API_TOKEN: wrong }).pullKernel('alice/titanic-crash', path.join(tmp, 'x11')));
+    expect([e.code, e.exitCode]).toEqual(['E_SOURCE_AUTH', 3]);
+    expect(e.hint).toMatch(/KAGGLE_API_TOKEN/);
+    expect(`${e.message} ${e.hint}`).not.toContain(wrong);
   });
 
   it('retries a 429 with backoff, then succeeds', async () => {

@@ -38,11 +38,14 @@ export const execaCommandRunner: CommandRunner = async (file, args, options) => 
   }
 };
 
+// The Kaggle CLI's own credentials, as its docs list them: an API token (Settings → API → Generate New Token) in
+// KAGGLE_API_TOKEN or ~/.kaggle/access_token, or a legacy key (KAGGLE_USERNAME/KAGGLE_KEY, kaggle.json).
 const INSTALL_HINT =
   'install the official Kaggle CLI (`pip install kaggle`) and pass --kaggle <path> or set JUNOBENCH_KAGGLE; ' +
-  'credentials go in KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json (Kaggle → Settings → API → Create New Token)';
+  'credentials: an API token (Kaggle → Settings → API → Generate New Token) in KAGGLE_API_TOKEN or ~/.kaggle/access_token, or a legacy key in KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json';
 const AUTH_HINT =
-  'set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json (Kaggle → Settings → API → Create New Token) in ~/.kaggle/ (or $KAGGLE_CONFIG_DIR) with mode 600';
+  'set KAGGLE_API_TOKEN to an API token (Kaggle → Settings → API → Generate New Token) or put it in ~/.kaggle/access_token; ' +
+  'or, with a legacy key, set KAGGLE_USERNAME and KAGGLE_KEY, or put kaggle.json in ~/.kaggle/ (or $KAGGLE_CONFIG_DIR) with mode 600';
 
 /**
  * The kaggle binary: `--kaggle <path>`, else `$JUNOBENCH_KAGGLE`, else

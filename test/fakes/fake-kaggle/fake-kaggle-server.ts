@@ -11,6 +11,8 @@ export const FAKE_KAGGLE_BINARY = path.join(FAKE_KAGGLE_BIN_DIR, 'kaggle');
 /** A Kaggle API key as the real ones look (32 hex digits). */
 export const FAKE_KAGGLE_KEY = '0123456789abcdef0123456789abcdef';
 export const FAKE_KAGGLE_USER = 'junotester';
+/** An API token (KAGGLE_API_TOKEN or ~/.kaggle/access_token), as Kaggle's "Generate New Token" makes them now. */
+export const FAKE_KAGGLE_API_TOKEN = 'KGAT_0123456789abcdef0123456789abcdef';
 
 export interface FakeKernel {
   title?: string;
@@ -41,6 +43,7 @@ export class FakeKaggle {
   static async create(server: string): Promise<FakeKaggle> {
     await mkdir(server, { recursive: true });
     await writeFile(path.join(server, 'users.json'), JSON.stringify({ [FAKE_KAGGLE_USER]: FAKE_KAGGLE_KEY }));
+    await writeFile(path.join(server, 'tokens.json'), JSON.stringify({ [FAKE_KAGGLE_API_TOKEN]: FAKE_KAGGLE_USER }));
     await chmod(FAKE_KAGGLE_BINARY, 0o755);
     return new FakeKaggle(server);
   }

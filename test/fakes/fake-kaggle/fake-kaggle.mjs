@@ -10,7 +10,8 @@
 // argparse usage errors exit 2.
 //
 // Its "Kaggle" is a folder named by $FAKE_KAGGLE_SERVER:
-//   users.json                                {"<username>": "<key>"}
+//   users.json                                {"<username>": "<key>"}  (legacy API keys)
+//   tokens.json                               {"<API token>": "<username>"}
 //   kernels/<owner>/<slug>/kernel.json        metadata (title, id_no, is_private, dataset_sources, …)
 //   kernels/<owner>/<slug>/source.ipynb       the notebook
 //   datasets/<owner>/<slug>/dataset.json      title, licenses, isPrivate, …
@@ -89,7 +90,9 @@ for (let i = 2; i < args.length; i++) {
   else opts.positional.push(a);
 }
 
-// --- authentication, as _authenticate_with_legacy_apikey does it ---
+// --- authentication, as authenticate() does it: an API token (KAGGLE_API_TOKEN, else the
+// access_token file; Kaggle → Settings → API → Generate New Token), checked with the server
+// and ignored when it is not valid; then the legacy username/key ---
 function configDir() {
   if (process.env.KAGGLE_CONFIG_DIR) return process.env.KAGGLE_CONFIG_DIR;
   const home = path.join(os.homedir(), '.kaggle');
@@ -97,6 +100,12 @@ function configDir() {
   return path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'kaggle');
 }
 function authenticate() {
+  const tokenFile = path.join(configDir(), 'access_token');
+  const token = process.env.KAGGLE_API_TOKEN || (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '');
+  if (token) {
+    const tokens = existsSync(path.join(server, 'tokens.json')) ? readJson(path.join(server, 'tokens.json')) : {};
+    if (Object.hasOwn(tokens, token)) return { username: tokens[token], ok: true };
+  }
   let username = process.env.KAGGLE_USERNAME;
   let key = process.env.KAGGLE_KEY;
   if (!username || !key) {

@@ -31,7 +31,8 @@ interface AddFlags extends RuntimeFlags {
 }
 
 const CREDENTIALS_HELP =
-  '\nCredentials: Kaggle uses the CLI\'s own (KAGGLE_USERNAME/KAGGLE_KEY, or ~/.kaggle/kaggle.json); GitHub uses GITHUB_TOKEN when set\n' +
+  '\nCredentials: Kaggle uses the CLI\'s own (an API token in KAGGLE_API_TOKEN or ~/.kaggle/access_token; or a legacy key in\n' +
+  'KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json); GitHub uses GITHUB_TOKEN when set\n' +
   '(optional for public repositories) against GITHUB_API_URL (default https://api.github.com). Secrets are never printed or written.\n';
 
 // Verbs: collect kaggle|github, sources fetch, add (issue 9). Library packages are imported inside each action
