@@ -55,6 +55,18 @@ describe('exportTasks', () => {
       code: 'E_USAGE',
     });
   });
+
+  it('refuses a workspace that is a file, naming it, and writes no tasks file', async () => {
+    const file = path.join(dir, 'ws-file');
+    await writeFile(file, 'notes\n');
+    await expect(exportTasks({ instancesDir: instances, output: path.join(dir, 'r3.jsonl'), kinds: ['repair'], workspace: file })).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: 'the workspace is a file, not a folder',
+      location: { file },
+    });
+    expect(await readFile(file, 'utf8')).toBe('notes\n');
+    await expect(readFile(path.join(dir, 'r3.jsonl'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
 });
 
 describe('readTaskSet', () => {

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { JunoError, copyInstanceTree, formatJson, stableStringify, writeFileAtomic, type Task, type TaskKind } from '@junobench/core';
 import { DEFAULT_TASK_SEED, TASK_KINDS, planTasks, type RepairKey } from './plan-tasks.js';
@@ -56,6 +56,14 @@ export async function exportTasks(options: ExportTasksOptions): Promise<ExportTa
 }
 
 async function writeWorkspace(root: string, keys: readonly RepairKey[]): Promise<void> {
+  const st = await stat(root).catch(() => undefined);
+  if (st && !st.isDirectory()) {
+    // Else the first mkdir inside it failed with ENOTDIR: an internal error, after the tasks were planned.
+    throw new JunoError('E_USAGE', 'the workspace is a file, not a folder', {
+      location: { file: root },
+      hint: 'give a new or empty folder to --workspace (repair workspaces are written fresh)',
+    });
+  }
   let existing: string[] = [];
   try {
     existing = await readdir(root);
