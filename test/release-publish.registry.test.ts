@@ -12,6 +12,7 @@ import { formatJson, type ImageRecord } from '@junobench/core';
 import { publishRelease, verifyRelease } from '@junobench/pipeline';
 import { readReleaseManifest } from '@junobench/release';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
+import { runJunobench } from './run-cli.js';
 
 const REGISTRY = process.env.JUNOBENCH_TEST_REGISTRY;
 const image = `localhost/junobench-publish-test:${randomBytes(4).toString('hex')}`;
@@ -83,6 +84,20 @@ describe('publish --registry', () => {
     expect(check.problems).toEqual([]);
     expect(check.ok).toBe(true);
   });
+
+  it("release verify --runtime docker --image <the release's digest> pulls it when the engine lacks it (the card's command did not)", async () => {
+    const archive = path.join(f.root, 'releases', 'junobench-0.1.0', 'junobench-0.1.0.tar.gz');
+    const { reference } = (await readReleaseManifest(archive)).image.registry!;
+    // A downloader's engine: no copy under any name.
+    const id = (await docker.getImage(image).inspect()).Id;
+    await docker.getImage(id).remove({ force: true });
+    await expect(docker.getImage(reference).inspect()).rejects.toThrow();
+    // The stand-in image has no Python: the pull is what is checked here, not the re-run.
+    const r = await runJunobench(['release', 'verify', archive, '--runtime', 'docker', '--image', reference, '--jobs', '1'], { cwd: f.root });
+    expect(r.stderr, r.stdout + r.stderr).toContain(`pulling ${reference}`);
+    expect((await docker.getImage(reference).inspect()).Id).toBe(id);
+    await docker.getImage(reference).tag({ repo: image.split(':')[0]!, tag: image.split(':')[1]! });
+  }, 300_000);
 
   it('a release that would be refused (a version not greater than the last) is refused before the image is pushed', async () => {
     const err = await publish('0.0.9').catch((e: unknown) => e);

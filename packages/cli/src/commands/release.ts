@@ -141,8 +141,16 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
             if (unavailable) why = unavailable;
             else flags.runtime = 'docker';
           }
-          if (flags.runtime === 'docker' && image && !flags.image && manifest.image.registry) {
-            // The image the release names, pulled by its digest when the engine lacks it.
+          if (flags.runtime === 'docker' && !flags.queue && !image) {
+            // Not curated/image.json of the folder this runs in: that is a maintainer's, not this release's.
+            const { JunoError } = await loadCore();
+            const top = `junobench-${manifest.version}`;
+            throw new JunoError('E_ENV_ENGINE', `release ${manifest.version} names no benchmark image (it was prepared before \`junobench image build\`), so --runtime docker has none to run`, {
+              hint: `build it from the recipe in the release (tar xzf ${top}.tar.gz && cd ${top}/image && docker build -f Dockerfile.${manifest.image.profile} -t junobench/benchmark:${manifest.version} .), then add --image junobench/benchmark:${manifest.version}; or --no-run for the checks alone`,
+            });
+          }
+          if (flags.runtime === 'docker' && image && /@sha256:[0-9a-f]{64}$/.test(image)) {
+            // A digest reference (the release's, or one given with --image) is pulled when the engine lacks it.
             const { pullReleaseImage } = await import('@junobench/release');
             const { connectDockerEngine } = await import('@junobench/runtime');
             const env = ctx.env;

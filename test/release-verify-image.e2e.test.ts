@@ -1,0 +1,33 @@
+// `release verify --runtime docker` on a release prepared before any `image build`: the
+// release names no image, and the error says so and how to make one from the release's own
+// recipe — not "curated/image.json: no benchmark image recorded yet" about the folder the
+// downloader happens to be in. Checked before any engine is contacted: no engine needed.
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
+import { runJunobench } from './run-cli.js';
+
+let f: Fixture;
+let archive: string;
+
+beforeAll(async () => {
+  f = await writeCuratedFixture([{ id: 'numpy_1' }, { id: 'pandas_1' }]);
+  const prepared = await runJunobench(['release', 'prepare', '0.1.0', '--recipe', f.recipe, '--out', f.releases], { cwd: f.root, env: { SOURCE_DATE_EPOCH: '1767225600' } });
+  expect(prepared.code, prepared.stdout + prepared.stderr).toBe(0);
+  archive = path.join(f.releases, 'junobench-0.1.0', 'junobench-0.1.0.tar.gz');
+}, 300_000);
+afterAll(() => rm(f.root, { recursive: true, force: true }));
+
+describe('release verify --runtime docker, the release naming no image', () => {
+  it('says the release names none and how to build it from its recipe (exit 3)', async () => {
+    const downloads = path.join(f.root, 'downloads');
+    await mkdir(downloads);
+    const r = await runJunobench(['release', 'verify', archive, '--runtime', 'docker'], { cwd: downloads, env: { DOCKER_HOST: `unix://${path.join(f.root, 'no-engine.sock')}` } });
+    expect(r.code, r.stdout + r.stderr).toBe(3);
+    expect(r.stderr).toContain('release 0.1.0 names no benchmark image');
+    expect(r.stderr).toContain('docker build -f Dockerfile.debian -t junobench/benchmark:0.1.0 .');
+    expect(r.stderr).toContain('--image junobench/benchmark:0.1.0');
+    expect(r.stderr).not.toContain('curated/image.json');
+  }, 300_000);
+});
