@@ -78,6 +78,17 @@ describe('checkRepair: the notebook and its plan', () => {
     expect(checkRepair(crashing, value, fileOrder).failure?.outcome).toBe('invalid');
   });
 
+  it('an incomplete notebook answer is invalid with what a notebook answer needs, and the simpler form', () => {
+    // What a language model writes when asked for a notebook: the cells without execution_count (nbformat 4.4).
+    const minimal = { nbformat: 4, nbformat_minor: 4, metadata: {}, cells: [{ cell_type: 'code', metadata: {}, source: 'x = 1', outputs: [] }] };
+    expect(checkRepair(crashing, minimal, fileOrder).failure).toEqual({
+      outcome: 'invalid',
+      reason:
+        'not a valid nbformat 4.4 notebook: /cells/0 must NOT have additional properties — a "notebook" answer must be complete nbformat 4 JSON ' +
+        '(every code cell with metadata, outputs and execution_count, and an id from nbformat 4.5); or answer {"cells": [...]} with the code cells only',
+    });
+  });
+
   it('plans execution-count order from the repair’s own counts', () => {
     const nb = makeNotebook([
       { source: base[0]!, count: 1 },

@@ -50,7 +50,10 @@ export function checkRepair(crashing: Notebook, candidate: unknown, execution: R
   try {
     notebook = validateNotebook(candidate, 'the repaired notebook');
   } catch (e) {
-    return { ...base, failure: { outcome: 'invalid', reason: isJunoError(e) ? e.message : String(e) } };
+    // ajv's first complaint about a cell that lacks a field can be another cell type's ("must NOT have additional
+    // properties"): say what a notebook answer needs, and the simpler form.
+    const reason = `${isJunoError(e) ? e.message : String(e)} — a "notebook" answer must be complete nbformat 4 JSON (every code cell with metadata, outputs and execution_count, and an id from nbformat 4.5); or answer {"cells": [...]} with the code cells only`;
+    return { ...base, failure: { outcome: 'invalid', reason } };
   }
   const repaired = listCodeCells(notebook).map((c) => c.source);
   const tooBig = oversizedRepair(original, repaired);
