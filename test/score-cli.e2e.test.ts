@@ -125,6 +125,12 @@ describe('junobench tasks export / baseline oracle / score', () => {
     expect(JSON.parse(await readFile(inside, 'utf8'))).toMatchObject({ tasks: { detect: 1 } });
   }, 300_000);
 
+  it('score --help states every rule of "resolved", the hidden-crash one included', async () => {
+    const r = await runJunobench(['score', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain('the crash cell included, and no exception handler or constant-false guard added');
+  }, 120_000);
+
   it('exits 2 naming malformed lines and unknown tasks; --lenient scores the rest', async () => {
     const first = (await readFile(tasks(), 'utf8')).split('\n')[0]!;
     const id = (JSON.parse(first) as { id: string }).id;
