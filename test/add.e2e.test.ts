@@ -188,6 +188,19 @@ describe('bad input to add', () => {
     expect(invalid.stderr).toMatch(/"\.\.\/evil" is not a valid instance id/);
   }, 600_000);
 
+  it('a notebook whose input file is not in the draft: the draft stays, exit 1, with where the data goes and how to re-check', async () => {
+    await writeFile(path.join(proj, 'reads-file.ipynb'), JSON.stringify(makeNotebook([
+      { source: "import pandas as pd\ndf = pd.read_csv('sales.csv')" },
+      { source: "df['prize'].mean()", error: { ename: 'KeyError', evalue: "'prize'" } },
+    ])));
+    const r = await run(['add', 'reads-file.ipynb', '--runtime', 'local']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const id = /^draft (\S+) written to/m.exec(r.stdout)?.[1];
+    expect(r.stdout).toMatch(/verify {5}NOT reproduced as mined: crash-mismatch — FileNotFoundError/);
+    expect(r.stdout).toContain(`hint       the notebook reads a file the draft does not have: put its data under raw/instances/${id}/data/`);
+    expect(r.stdout).toContain(`check      after editing the draft: junobench verify ${id}`);
+  }, 600_000);
+
   it('a runtime that cannot start leaves nothing behind (exit 3)', async () => {
     const r = await unchanged(['add', 'crash.ipynb', '--python', path.join(proj, 'no-python')]);
     expect(r.code).toBe(3);

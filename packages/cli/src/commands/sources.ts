@@ -293,7 +293,15 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
     const how = `${v.runtime.kind} runtime, ${formatDuration(v.durationMs)}`;
     if (r.reproduces) lines.push(`  verify     crash reproduced as mined (${how}); fixed.ipynb not written yet: reported as a draft`);
     else if (v.outcome === 'skipped-env') lines.push(`  verify     not run here: ${v.reason ?? 'a required module is missing'} (${how})`);
-    else lines.push(`  verify     NOT reproduced as mined: ${r.instead} (${how})`);
+    else {
+      lines.push(`  verify     NOT reproduced as mined: ${r.instead} (${how})`);
+      // The usual first failure of a notebook added from a plain .ipynb or GitHub: its input files are not in the draft.
+      const seen = v.observed?.ename.split('.').pop();
+      if (seen === 'FileNotFoundError' || seen === 'OSError' || seen === 'IOError') {
+        lines.push(`  hint       the notebook reads a file the draft does not have: put its data under ${where}/data/ (the notebooks run with ${where} as working directory) and point reproduced.ipynb at it`);
+      }
+      lines.push(`  check      after editing the draft: junobench verify ${p.id}${flags.instances !== 'raw/instances' ? ` --instances ${flags.instances}` : ''}`);
+    }
   } else if (r.dir) {
     lines.push('  verify     skipped (--no-verify)');
   }
