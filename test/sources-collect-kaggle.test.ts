@@ -25,7 +25,7 @@ beforeAll(async () => {
   ]);
   await fake.addKernel('alice/house-crash', nb, { dataset_sources: ['alice/house-prices'], id_no: 4242 });
   await fake.addDataset('alice/house-prices', { title: 'House prices', licenses: [{ name: 'CC0-1.0' }], files: { 'train.csv': csv, 'docs/readme.txt': 'hi' } });
-  await fake.addKernel('alice/unlicensed-crash', nb, { dataset_sources: ['carol/no-licence'] });
+  await fake.addKernel('alice/unlicensed-crash', nb, { dataset_sources: ['carol/no-licence'], model_sources: ['google/gemma/transformers/2b/1'] });
   await fake.addDataset('carol/no-licence', { title: 'Scraped', licenses: [], files: { 'train.csv': csv } });
   await fake.addKernel('alice/evil-zip-crash', nb, { dataset_sources: ['mallory/evil'] });
   await fake.addDataset('mallory/evil', { title: 'Evil', licenses: [{ name: 'CC0-1.0' }], files: { 'ok.csv': csv }, zipExtra: [{ name: '../../escaped.txt', content: 'pwned' }] });
@@ -96,6 +96,8 @@ describe('collectKaggleKernels', () => {
     expect(c!.record.datasets[0]).toMatchObject({ ref: 'carol/no-licence', license: null });
     expect(c!.record.datasets[0]!.files).toBeUndefined();
     expect(c!.record.warnings?.join('\n')).toMatch(/carol\/no-licence declares no licence.*synthetic data/);
+    // A Kaggle model input is not downloaded: said, not left to fail later on a missing file.
+    expect(c!.record.warnings?.join('\n')).toMatch(/Kaggle model google\/gemma\/transformers\/2b\/1 is an input of this notebook: it is not collected/);
   });
 
   it('refuses an archive entry escaping the target folder; nothing is written', async () => {

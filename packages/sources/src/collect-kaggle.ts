@@ -191,6 +191,11 @@ async function collectOne(
     }
     addDataset(entry);
   }
+  // Kaggle Models (`kernels pull` lists them in model_sources) are mounted under /kaggle/input too; junobench does not
+  // download them, so say so rather than let the draft fail later on a missing file.
+  for (const source of (meta.model_sources ?? []).slice(0, 20)) {
+    warnings.push(`Kaggle model ${String(source).slice(0, 200)} is an input of this notebook: it is not collected (put what the notebook needs under the instance's data/, or make it synthetic)`);
+  }
   for (const source of meta.kernel_sources) {
     const k = parseKaggleKernelRef(source);
     warnings.push(`kernel output ${k.owner}/${k.slug} is an input of this notebook: it is recorded but not downloaded (no licence is stated for kernel outputs)`);

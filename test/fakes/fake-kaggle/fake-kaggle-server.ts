@@ -23,6 +23,7 @@ export interface FakeKernel {
   dataset_sources?: string[];
   competition_sources?: string[];
   kernel_sources?: string[];
+  model_sources?: string[];
   extra_metadata?: Record<string, unknown>;
 }
 
