@@ -6,7 +6,7 @@ import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isJunoError } from '@junobench/core';
-import { publishRelease, type PublishReleaseOptions } from '@junobench/pipeline';
+import { prepareRelease, publishRelease, type PublishReleaseOptions } from '@junobench/pipeline';
 import { createGitHubClient } from '@junobench/release';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
 import { GithubReleasesServer } from './fakes/github-releases-server.js';
@@ -121,6 +121,23 @@ describe('publishRelease', { timeout: 120_000 }, () => {
     expect((err as Error).message).toMatch(message);
     expect(gh.requests).toEqual([]);
     await expect(stat(path.join(repo, '..', 'releases', 'junobench-0.1.0'))).rejects.toThrow();
+  });
+
+  it('replaces the folder `release prepare` wrote before the tag exists; once published, a different archive of the version is refused and the folder kept', async () => {
+    const dir = path.join(repo, '..', 'releases', 'junobench-0.1.0');
+    // prepare first (another SOURCE_DATE_EPOCH stands for anything that changes the archive, e.g. the image digest of --registry).
+    const prepared = await prepareRelease({ ...options(), sourceDateEpoch: 1_767_225_000 });
+    const report = await publishRelease(options({ github: undefined }));
+    expect(report.archive.sha256).not.toBe(prepared.written!.archive.sha256);
+    const { hashFile } = await import('@junobench/core');
+    expect(await hashFile(path.join(dir, 'junobench-0.1.0.tar.gz'))).toBe(report.archive.sha256);
+    // v0.1.0 is out: preparing it again with other content must not replace the published archive.
+    const err = await prepareRelease({ ...options(), sourceDateEpoch: 1_767_225_999 }).catch((e: unknown) => e);
+    expect(isJunoError(err) && [err.code, err.exitCode]).toEqual(['E_STATE', 2]);
+    expect(await hashFile(path.join(dir, 'junobench-0.1.0.tar.gz'))).toBe(report.archive.sha256);
+    const again = await publishRelease(options({ github: undefined, sourceDateEpoch: 1_767_225_999 })).catch((e: unknown) => e);
+    expect(isJunoError(again) && again.exitCode).toBe(2);
+    expect(await hashFile(path.join(dir, 'junobench-0.1.0.tar.gz'))).toBe(report.archive.sha256);
   });
 
   it('refuses without GITHUB_TOKEN, and a version that is not semver', async () => {

@@ -2,9 +2,11 @@
 // release names no image, and the error says so and how to make one from the release's own
 // recipe — not "curated/image.json: no benchmark image recorded yet" about the folder the
 // downloader happens to be in. Checked before any engine is contacted: no engine needed.
+// And `release prepare` of a version whose folder holds another archive.
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashFile } from '@junobench/core';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
 import { runJunobench } from './run-cli.js';
 
@@ -29,5 +31,21 @@ describe('release verify --runtime docker, the release naming no image', () => {
     expect(r.stderr).toContain('docker build -f Dockerfile.debian -t junobench/benchmark:0.1.0 .');
     expect(r.stderr).toContain('--image junobench/benchmark:0.1.0');
     expect(r.stderr).not.toContain('curated/image.json');
+  }, 300_000);
+});
+
+describe('release prepare of a version already prepared', () => {
+  it('keeps a folder holding another archive (exit 2) unless --force; the same inputs again are a no-op', async () => {
+    const again = await runJunobench(['release', 'prepare', '0.1.0', '--recipe', f.recipe, '--out', f.releases], { cwd: f.root, env: { SOURCE_DATE_EPOCH: '1767225600' } });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    const before = await hashFile(archive);
+    const other = await runJunobench(['release', 'prepare', '0.1.0', '--recipe', f.recipe, '--out', f.releases], { cwd: f.root, env: { SOURCE_DATE_EPOCH: '1767225601' } });
+    expect(other.code, other.stdout + other.stderr).toBe(2);
+    expect(other.stderr).toMatch(/already holds release 0\.1\.0 with another archive .*: kept as it is/);
+    expect(other.stderr).toContain('release prepare 0.1.0 --force');
+    expect(await hashFile(archive)).toBe(before);
+    const forced = await runJunobench(['release', 'prepare', '0.1.0', '--force', '--recipe', f.recipe, '--out', f.releases], { cwd: f.root, env: { SOURCE_DATE_EPOCH: '1767225601' } });
+    expect(forced.code, forced.stdout + forced.stderr).toBe(0);
+    expect(await hashFile(archive)).not.toBe(before);
   }, 300_000);
 });

@@ -44,6 +44,8 @@ export interface PrepareReleaseOptions {
   dryRun?: boolean;
   /** Write the release folder here instead of outDir (outDir is still where the previous release is looked for). */
   writeDir?: string;
+  /** Replace a folder of this version whose archive differs (else refused: a version is released once). */
+  replace?: boolean;
   /** Override the toolchain identity (tests). */
   toolchain?: { version: string; commit: string | null; dirty: boolean | null; commitTime?: number | null };
 }
@@ -101,7 +103,7 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
     const plan = planRelease(inputs);
     if (o.dryRun) return { plan };
     // Written while the view's files exist: the plan points at them.
-    return { plan, written: await writeRelease(plan, o.writeDir ?? o.outDir) };
+    return { plan, written: await writeRelease(plan, o.writeDir ?? o.outDir, { replace: Boolean(o.replace) }) };
   } finally {
     await view.close();
   }

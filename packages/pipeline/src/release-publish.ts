@@ -128,7 +128,8 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
 
   // 3. The sealed release.
   const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
-  const prepareOptions: PrepareReleaseOptions = { ...o, dryRun: false, ...(push ? { imagePush: push } : {}), ...(repository ? { repository } : {}) };
+  // Until the tag exists the version is not published: the folder `prepare` wrote is replaced (the digest changes the archive).
+  const prepareOptions: PrepareReleaseOptions = { ...o, dryRun: false, replace: !existing.exists, ...(push ? { imagePush: push } : {}), ...(repository ? { repository } : {}) };
   let written: WrittenRelease;
   let plan: ReleasePlan;
   let scratch: string | undefined;

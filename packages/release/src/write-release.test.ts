@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walkTar, listArchiveEntries } from '@junobench/archive';
@@ -72,6 +72,23 @@ describe('writeRelease: the archive is byte-for-byte reproducible', { timeout: 6
     const out = execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: path.join(x, 'junobench-0.1.0'), encoding: 'utf8' });
     expect(out).toContain('instances/pandas_1/fixed.ipynb: OK');
     expect(out).not.toContain('FAILED');
+  });
+
+  it('a folder of the same version holding another archive is kept (E_STATE, exit 2) unless replace; the same archive again is a no-op', async () => {
+    const out = path.join(a.root, 'once');
+    const first = await writeRelease(planRelease(await readFixtureInputs(a, '0.1.0')), out);
+    // The same inputs again: the same bytes, nothing to refuse (a re-run of prepare or a resumed publish).
+    expect((await writeRelease(planRelease(await readFixtureInputs(a, '0.1.0')), out)).archive.sha256).toBe(first.archive.sha256);
+    const other = planRelease(await readFixtureInputs(a, '0.1.0', { sourceDateEpoch: 1_767_225_601 }));
+    const err = await writeRelease(other, out).catch((e: unknown) => e);
+    expect(isJunoError(err) && [err.code, err.exitCode]).toEqual(['E_STATE', 2]);
+    expect((err as Error).message).toContain(`already holds release 0.1.0 with another archive (sha256 ${first.archive.sha256}`);
+    expect(isJunoError(err) && err.hint).toContain('release prepare 0.1.0 --force');
+    expect(await hashFile(first.archive.path)).toBe(first.archive.sha256);
+    expect((await readdir(out)).sort()).toEqual(['junobench-0.1.0']);
+    const replaced = await writeRelease(other, out, { replace: true });
+    expect(replaced.archive.sha256).not.toBe(first.archive.sha256);
+    expect(await hashFile(replaced.archive.path)).toBe(replaced.archive.sha256);
   });
 
   it('a file changed between planning and writing is caught, and nothing is left behind', async () => {

@@ -1,6 +1,6 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { JunoError, formatJson, sha256, writeFileAtomic } from '@junobench/core';
+import { JunoError, formatJson, hashFile, sha256, writeFileAtomic } from '@junobench/core';
 import { sealCroissant } from './plan-croissant.js';
 import { RELEASE_FILES } from './plan-release.js';
 import { formatSha256Sums } from './sha256sums.js';
@@ -53,9 +53,11 @@ export interface WrittenRelease {
  * deterministic archive and the files beside it. Refused (E_RELEASE_REFUSED,
  * exit 1, every reason listed) when the plan has refusals. The folder is
  * assembled beside its final place and swapped in whole, so a failure never
- * leaves half a release.
+ * leaves half a release. A folder of this version whose archive differs is
+ * kept and the write refused (E_STATE, exit 2) unless `replace`: a version is
+ * released once, and the same inputs give the same archive, so a re-run is free.
  */
-export async function writeRelease(plan: ReleasePlan, outDir: string): Promise<WrittenRelease> {
+export async function writeRelease(plan: ReleasePlan, outDir: string, options: { replace?: boolean } = {}): Promise<WrittenRelease> {
   assertReleasable(plan);
   await mkdir(outDir, { recursive: true });
   const final = path.join(outDir, plan.name);
@@ -67,6 +69,14 @@ export async function writeRelease(plan: ReleasePlan, outDir: string): Promise<W
     const digest = await writeReleaseArchive(archivePath, plan.name, plan.files, plan.sourceDateEpoch);
     const sealed = sealRelease(plan, digest);
     for (const f of sealed.files) await writeFileAtomic(path.join(tmp, f.name), f.content);
+    const before = options.replace ? undefined : await hashFile(path.join(final, plan.archiveName)).catch(() => undefined);
+    if (before !== undefined && before !== digest.sha256) {
+      throw new JunoError('E_STATE', `${final} already holds release ${plan.version} with another archive (sha256 ${before}; this one would be ${digest.sha256}): kept as it is`, {
+        exitCode: 2,
+        location: { file: final },
+        hint: `a version is released once: prepare a greater version; if ${plan.version} was never published, replace it with \`release prepare ${plan.version} --force\``,
+      });
+    }
     const old = path.join(outDir, `.${plan.name}.old-${process.pid}`);
     await rename(final, old).catch(() => undefined);
     await rename(tmp, final);

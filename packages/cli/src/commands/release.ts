@@ -25,6 +25,7 @@ interface PrepareFlags {
   minKappa?: string;
   dryRun?: boolean;
   json?: string;
+  force?: boolean;
 }
 
 interface VerifyFlags extends RuntimeFlags {
@@ -33,7 +34,7 @@ interface VerifyFlags extends RuntimeFlags {
   json?: string;
 }
 
-interface PublishFlags extends Omit<PrepareFlags, 'json'> {
+interface PublishFlags extends Omit<PrepareFlags, 'json' | 'force'> {
   repo: string;
   remote?: string;
   github?: string;
@@ -57,20 +58,22 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     .argument('<version>', 'semantic version, e.g. 0.1.0');
   addPrepareOptions(prepare)
     .option('--dry-run', 'print the plan (files, refusals, changelog) and write nothing')
-    .option('--json <file>', 'also write the plan summary as JSON');
+    .option('--json <file>', 'also write the plan summary as JSON')
+    .option('--force', 'replace releases/junobench-<version>/ when it holds another archive (only for a version never published)');
   prepare.addHelpText(
     'after',
     '\nRefused (exit 1, every reason listed) when an instance is not verified, flaky or a draft, when agreement is below the gate,\n' +
       'or when the version is not greater than the previous release. skipped-env instances are released, marked, never counted as verified.\n' +
       'The archive is byte-for-byte reproducible: entries sorted, modes and owners fixed, mtimes from SOURCE_DATE_EPOCH (default: the\n' +
       "toolchain's commit time), gzip without name or time.\n" +
+      'A folder of the version that holds another archive is kept (exit 2; a version is released once) unless --force.\n' +
       'Examples:\n  junobench release prepare 0.1.0\n  junobench release prepare 0.2.0 --previous releases/junobench-0.1.0\n  SOURCE_DATE_EPOCH=1767225600 junobench release prepare 0.1.0 --out /tmp/releases',
   );
   prepare.action(async (version: string, flags: PrepareFlags) => {
     const { prepareRelease } = await import('@junobench/pipeline');
     const core = await loadCore();
     const t0 = Date.now();
-    const { plan, written } = await prepareRelease({ version, ...prepareInputs(flags, ctx, core), ...(flags.dryRun ? { dryRun: true } : {}) });
+    const { plan, written } = await prepareRelease({ version, ...prepareInputs(flags, ctx, core), ...(flags.dryRun ? { dryRun: true } : {}), ...(flags.force ? { replace: true } : {}) });
     for (const w of plan.warnings) ctx.err(`warning: ${w}`);
     const m = plan.manifest;
     const changes = plan.changelog;
