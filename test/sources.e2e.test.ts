@@ -133,7 +133,8 @@ describe('collect → add → verify → sources fetch → drift', () => {
     const r = await run(['sources', 'fetch']);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^${githubId}\\s+notebook\\s+octo/notebooks:eda/broadcast\\.ipynb@main\\s+ok`, 'm'));
-    expect(r.stdout).toMatch(new RegExp(`^${kaggleId}\\s+dataset\\s+datalab/house-prices\\s+ok`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^${kaggleId}\\s+dataset\\s+datalab/house-prices\\s+ok\\s+1 file, `, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`data: ${kaggleId}: ready → \\S+ \\(assembled \\(1 file, `));
     expect(r.stdout).toContain('3/3 sources as locked');
     const lock = JSON.parse(await readFile(path.join(proj, 'raw/sources.lock.json'), 'utf8')) as SourcesLock;
     const full = path.join(proj, 'cache/sources/full', lock.instances[kaggleId]!.data!.sha256);

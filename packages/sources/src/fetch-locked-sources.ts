@@ -179,7 +179,7 @@ export async function fetchLockedSources(plan: SourcesFetchPlan, options: FetchL
       if (!(await exists(dir))) throw e;
       await rm(got.dir, { recursive: true, force: true });
     });
-    fullData.push({ instance: f.instance, status: 'ready', dir, detail: `assembled (${got.files} files, ${formatBytes(got.bytes)})` });
+    fullData.push({ instance: f.instance, status: 'ready', dir, detail: `assembled (${got.files} file${got.files === 1 ? '' : 's'}, ${formatBytes(got.bytes)})` });
   }
   return { plan, outcomes, fullData };
 }
@@ -264,7 +264,7 @@ async function fetchData(task: FetchTask, options: FetchLockedSourcesOptions, ge
     onBytes: (b) => options.onProgress?.({ task: 'download', done: b, item: task.ref, message: formatBytes(b) }),
   });
   if (data.treeSha256 === task.expected.treeSha256) {
-    return { task, status: 'ok', detail: `${data.files.length} files, ${formatBytes(data.bytes)}, tree ${data.treeSha256.slice(0, 12)}… as locked`, bytes: data.bytes };
+    return { task, status: 'ok', detail: `${data.files.length} file${data.files.length === 1 ? '' : 's'}, ${formatBytes(data.bytes)}, tree ${data.treeSha256.slice(0, 12)}… as locked`, bytes: data.bytes };
   }
   const changes = task.expected.files ? compareFileLists(task.expected.files, data.files) : [];
   const list = changes.map((c) => `${c.path} ${c.change}`).join(', ');
