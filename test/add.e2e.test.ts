@@ -207,6 +207,16 @@ describe('bad input to add', () => {
     expect(r.stderr).toMatch(/E_ENV_PYTHON/);
   }, 600_000);
 
+  it('the same crash of the same collected notebook is not added twice (exit 2, naming the instance)', async () => {
+    expect((await run(['collect', 'kaggle', 'alice/unlicensed-crash'])).code).toBe(0);
+    const first = await run(['add', 'raw/sources/kaggle/alice/unlicensed-crash', '--no-verify']);
+    expect(first.code, first.stderr).toBe(0);
+    const id = /^draft (\S+) written to/m.exec(first.stdout)?.[1];
+    const again = await unchanged(['add', 'raw/sources/kaggle/alice/unlicensed-crash', '--no-verify']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`this crash of alice/unlicensed-crash (KeyError: 'b') is already instance ${id}`);
+  }, 600_000);
+
   it('an unreadable sources lock stops add before anything is written', async () => {
     await run(['collect', 'kaggle', 'alice/unlicensed-crash']);
     const lock = path.join(proj, 'raw', 'sources.lock.json');

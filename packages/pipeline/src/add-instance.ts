@@ -5,6 +5,7 @@ import {
   JunoError,
   formatJson,
   listInstanceIds,
+  readInstance,
   readInstanceTree,
   sha256,
   validateInstanceId,
@@ -232,6 +233,20 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       location: { file: lockFile },
       hint: 'ids are never reused: remove the stale entry, or give another --id',
     });
+  }
+  // The same notebook's same crash added twice would put one case twice in the benchmark.
+  if (lock && plan.record) {
+    const nbSha = plan.record.value.notebook.sha256;
+    for (const [other, entry] of Object.entries(lock.instances)) {
+      if (entry.notebook.sha256 !== nbSha) continue;
+      const existing = await readInstance(path.join(instancesDir, other)).catch(() => undefined);
+      if (existing && existing.crash.ename === plan.instance.crash.ename && existing.crash.evalue === plan.instance.crash.evalue) {
+        throw new JunoError('E_USAGE', `this crash of ${plan.record.value.ref} (${existing.crash.ename}: ${existing.crash.evalue.split('\n')[0]!.slice(0, 100)}) is already instance ${other}`, {
+          location: { file: lockFile },
+          hint: plan.crashes.length > 1 ? 'choose another of its saved errors with --crash <n>' : `nothing to add; to start ${other} again, remove its folder and its entry in ${path.basename(lockFile)}`,
+        });
+      }
+    }
   }
   await mkdir(instancesDir, { recursive: true });
   const staging = path.join(instancesDir, `.add-${plan.id}-${randomBytes(4).toString('hex')}`);
