@@ -17,8 +17,18 @@ describe('planDeprecation', () => {
     ['an id leaving the folder', { id: '../x', reason: 'x', version: '0.3.0' }, /not a valid instance id/],
     ['a version that is not semver', { id: 'numpy_1', reason: 'x', version: 'v1' }, /not a semantic version/],
     ['an empty reason', { id: 'numpy_1', reason: '  ', version: '0.3.0' }, /reason is empty/],
+    [
+      'a version that already released it (0.1.0 shipped numpy_1)',
+      { id: 'numpy_1', reason: 'x', version: '0.1.0', released: [{ version: '0.1.0', ids: new Set(['numpy_1']) }, { version: '0.2.0', ids: new Set(['pandas_1']) }] },
+      /numpy_1 is in release 0\.1\.0, so it cannot be deprecated in 0\.1\.0/,
+    ],
+    ['a version older than one that released it', { id: 'numpy_1', reason: 'x', version: '0.1.5', released: [{ version: '0.2.0', ids: new Set(['numpy_1']) }] }, /is in release 0\.2\.0/],
   ])('refuses %s', (_n, req, message) => {
     expect(() => planDeprecation({ instances: [{ id: 'torch_2', deprecatedIn: '0.2.0', reason: 'duplicate' }] }, { ...req, known })).toThrow(message);
+  });
+  it('accepts a version after every release that holds it', () => {
+    const list = planDeprecation({ instances: [] }, { id: 'numpy_1', reason: 'x', version: '0.2.0', known, released: [{ version: '0.1.0', ids: new Set(['numpy_1']) }, { version: '0.3.0', ids: new Set(['pandas_1']) }] });
+    expect(list.instances).toEqual([{ id: 'numpy_1', deprecatedIn: '0.2.0', reason: 'x' }]);
   });
   it('defaults to the next minor version after the latest release', () => {
     expect(nextDeprecationVersion([])).toBe('0.1.0');

@@ -33,6 +33,8 @@ export interface DeprecationRequest {
   version: string;
   /** Ids that exist (raw/instances, or any release): deprecating anything else is a typo. */
   known: ReadonlySet<string>;
+  /** Releases made so far and their instances: the version that leaves it out must come after those that hold it. */
+  released?: readonly { version: string; ids: ReadonlySet<string> }[];
 }
 
 /**
@@ -55,6 +57,13 @@ export function planDeprecation(current: DeprecatedInstances, req: DeprecationRe
   }
   if (!req.known.has(req.id)) {
     throw new JunoError('E_INPUT_NOT_FOUND', `no instance named ${req.id}`, { hint: 'deprecate an instance of raw/instances (or of a past release) by its id' });
+  }
+  const holding = (req.released ?? []).filter((r) => r.ids.has(req.id) && semver.valid(r.version) && semver.gte(r.version, req.version)).map((r) => r.version);
+  if (holding.length > 0) {
+    const latest = holding.sort(semver.rcompare)[0]!;
+    throw new JunoError('E_USAGE', `${req.id} is in release ${latest}, so it cannot be deprecated in ${req.version}: --in names the first release that leaves it out`, {
+      hint: `give a later version, e.g. --in ${semver.inc(latest, 'minor')} (or leave out --in)`,
+    });
   }
   return { instances: [...current.instances, { id: req.id, deprecatedIn: req.version, reason }].sort((a, b) => compareCodePoints(a.id, b.id)) };
 }

@@ -281,9 +281,14 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       const file = path.resolve(ctx.cwd, flags.file);
       const known = new Set<string>(await listInstanceIds(path.resolve(ctx.cwd, flags.instances)).catch(() => [] as string[]));
       const releases = await listReleaseFolders(path.resolve(ctx.cwd, flags.out));
-      for (const r of releases) for (const i of (await readReleaseManifest(r.dir)).instances) known.add(i.id);
+      const released: { version: string; ids: Set<string> }[] = [];
+      for (const r of releases) {
+        const ids = new Set((await readReleaseManifest(r.dir)).instances.map((i) => i.id));
+        for (const i of ids) known.add(i);
+        released.push({ version: r.version, ids });
+      }
       const version = flags.in ?? nextDeprecationVersion(releases.map((r) => r.version));
-      const next = planDeprecation(await readDeprecated(file), { id, reason: flags.reason, version, known });
+      const next = planDeprecation(await readDeprecated(file), { id, reason: flags.reason, version, known, released });
       await writeDeprecated(file, next);
       ctx.out(`${id} deprecated in ${version}: ${flags.reason.trim()}\n→ ${path.relative(ctx.cwd, file) || file} (${next.instances.length} deprecated); releases from ${version} on leave it out, and its id is never reused`);
     });
