@@ -238,7 +238,7 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
   if (lock && plan.record) {
     const nbSha = plan.record.value.notebook.sha256;
     for (const [other, entry] of Object.entries(lock.instances)) {
-      if (entry.notebook.sha256 !== nbSha) continue;
+      if (entry?.notebook.sha256 !== nbSha) continue;
       const existing = await readInstance(path.join(instancesDir, other)).catch(() => undefined);
       if (existing && existing.crash.ename === plan.instance.crash.ename && existing.crash.evalue === plan.instance.crash.evalue) {
         throw new JunoError('E_USAGE', `this crash of ${plan.record.value.ref} (${existing.crash.ename}: ${existing.crash.evalue.split('\n')[0]!.slice(0, 100)}) is already instance ${other}`, {
