@@ -40,6 +40,10 @@ describe('scorecard rendering', () => {
     expect([...charts.keys()]).toEqual(['detect.svg', 'diagnose-library.svg', 'diagnose-crashType.svg', 'diagnose-rootCause.svg', 'diagnose-pipelineStage.svg', 'repair.svg']);
     const md = renderScorecardMarkdown(card, [...charts.keys()]);
     expect(md).toContain('| crash / no crash | 50.0% (1/2) | 50.0% (1/2) |');
+    expect(md).toContain('2 tasks (1 crash), 1 attempt per task.');
+    // A tasks file cut to the crashing task only: not "half crash".
+    const cut = renderScorecardMarkdown({ ...card, detect: scoreDetect(detectKeys.slice(0, 1), []) }, []);
+    expect(cut).toContain('1 tasks (1 crash), 1 attempt per task.');
     expect(md).toContain('| library | 100.0% (1/1) | 1.000 | 100.0% (1/1) | 1.000 |');
     expect(md).toContain('| x | repair-a | 1 | cells-missing | code cell 2 (deleted) of the crashing notebook is no longer there |');
     expect(md).toContain('- tf_1 (repair-b): required module tensorflow not importable');
