@@ -52,6 +52,26 @@ describe('scoreDetect', () => {
     expect(s.results.find((r) => r.task === 't1')!.predicted).toEqual({ crashes: true, cell: 3, exception: 'KeyError' });
   });
 
+  it('votes the cell and the exception of a "crashes" majority among the attempts that say it crashes', () => {
+    // 3 of 5 attempts say it crashes (KeyError twice); the two no-crash attempts come first. Voted over all five,
+    // null (2) tied KeyError (2) and won as the earlier: a "crashes" majority with no exception.
+    const k = [det('t1', true, 3, 'KeyError')];
+    const five = [
+      pred('detect', 't1', 1, { crashes: false }),
+      pred('detect', 't1', 2, { crashes: false }),
+      pred('detect', 't1', 3, { crashes: true, exception: 'KeyError' }),
+      pred('detect', 't1', 4, { crashes: true, exception: 'ValueError', cell: 2 }),
+      pred('detect', 't1', 5, { crashes: true, exception: 'KeyError' }),
+    ];
+    const v = scoreDetect(k, five);
+    expect(v.results[0]!.predicted).toEqual({ crashes: true, cell: 3, exception: 'KeyError' });
+    expect(v.majority).toEqual({ crash: { correct: 1, total: 1, value: 1 }, cell: { correct: 1, total: 1, value: 1 }, exception: { correct: 1, total: 1, value: 1 } });
+    // A "no crash" majority answers no cell and no exception, whatever a minority said.
+    const no = scoreDetect([det('t2', false, 2)], [pred('detect', 't2', 1, { crashes: false, cell: 1 }), pred('detect', 't2', 2, { crashes: false }), pred('detect', 't2', 3, { crashes: true, exception: 'KeyError' })]);
+    expect(no.results[0]!.predicted).toEqual({ crashes: false, cell: null, exception: null });
+    expect(no.majority.cell.correct).toBe(1);
+  });
+
   it('always answering "crashes" scores 50% on balanced tasks; no predictions score 0', () => {
     const always = keys.map((k) => pred('detect', k.id, 1, { crashes: true }));
     expect(scoreDetect(keys, always).single.crash.value).toBe(0.5);

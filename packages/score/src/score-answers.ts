@@ -78,11 +78,12 @@ export function scoreDetect(keys: readonly DetectKey[], predictions: readonly Pa
   const perAttempt = attempts.map((_, a) => detectMetrics(keys, keys.map((k, t) => viewDetect(k, answers[t]![a]))));
   const voted = keys.map((k, t) => {
     const views = answers[t]!.map((a) => viewDetect(k, a));
-    return {
-      crashes: majorityVote(views.map((v) => v.crashes)),
-      cell: majorityVote(views.map((v) => v.cell)),
-      exception: majorityVote(views.map((v) => v.exception)),
-    } satisfies DetectView;
+    const crashes = majorityVote(views.map((v) => v.crashes));
+    if (crashes !== true) return { crashes, cell: crashes === false ? null : undefined, exception: crashes === false ? null : undefined } satisfies DetectView;
+    // The cell and the exception of a "crashes" majority are voted among the attempts that say it crashes: voted over
+    // every attempt, the no-crash attempts' null could win (a crash with no exception), by attempt order alone.
+    const crashing = views.filter((v) => v.crashes === true);
+    return { crashes, cell: majorityVote(crashing.map((v) => v.cell)), exception: majorityVote(crashing.map((v) => v.exception)) } satisfies DetectView;
   });
   const confusion = { truePositive: 0, falsePositive: 0, trueNegative: 0, falseNegative: 0, missing: 0 };
   for (const [t, k] of keys.entries()) {
