@@ -108,6 +108,10 @@ describe('publishRelease', { timeout: 120_000 }, () => {
     expect(again.steps.map((s) => `${s.status} ${s.what}`)).toEqual(['done check', 'done prepare', 'done verify', 'skipped tag', 'done push-tag', 'done github']);
     expect(again.github).toMatchObject({ created: false, uploaded: [], skipped: ['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json', 'README.md', 'CHANGELOG.md'] });
     expect(gh.requests.filter((r) => r.path.startsWith('/uploads/')).length).toBe(uploadsBefore);
+    // `release prepare` again (same inputs; it knows no GitHub repository): the folder keeps the files that were published,
+    // the croissant.json with its download URL included (rewriting it had dropped the URL and changed SHA256SUMS).
+    await prepareRelease(options());
+    for (const a of rel.assets) expect(a.data.equals(await readFile(path.join(dir, a.name))), a.name).toBe(true);
   });
 
   it.each([

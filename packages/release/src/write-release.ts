@@ -1,4 +1,4 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { JunoError, formatJson, hashFile, sha256, writeFileAtomic } from '@junobench/core';
 import { sealCroissant } from './plan-croissant.js';
@@ -70,6 +70,15 @@ export async function writeRelease(plan: ReleasePlan, outDir: string, options: {
     const sealed = sealRelease(plan, digest);
     for (const f of sealed.files) await writeFileAtomic(path.join(tmp, f.name), f.content);
     const before = options.replace ? undefined : await hashFile(path.join(final, plan.archiveName)).catch(() => undefined);
+    if (before === digest.sha256 && !plan.metadata.repository) {
+      // The same archive, prepared again without a GitHub repository: the folder stays as it is, for its
+      // croissant.json may carry the download URL `publish --github` gave it (the published asset).
+      const kept = await readSealedFiles(final, sealed);
+      if (kept) {
+        await rm(tmp, { recursive: true, force: true });
+        return { dir: final, archive: { path: path.join(final, plan.archiveName), ...digest }, sealed: kept };
+      }
+    }
     if (before !== undefined && before !== digest.sha256) {
       throw new JunoError('E_STATE', `${final} already holds release ${plan.version} with another archive (sha256 ${before}; this one would be ${digest.sha256}): kept as it is`, {
         exitCode: 2,
@@ -85,6 +94,22 @@ export async function writeRelease(plan: ReleasePlan, outDir: string, options: {
   } catch (e) {
     await rm(tmp, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/** The files beside the archive as a folder holds them; undefined when one is missing or croissant.json is not JSON. */
+async function readSealedFiles(dir: string, sealed: SealedRelease): Promise<SealedRelease | undefined> {
+  const files: { name: string; content: string }[] = [];
+  for (const f of sealed.files) {
+    const content = await readFile(path.join(dir, f.name), 'utf8').catch(() => undefined);
+    if (content === undefined) return undefined;
+    files.push({ name: f.name, content });
+  }
+  try {
+    const croissant = JSON.parse(files.find((f) => f.name === RELEASE_FILES.croissant)!.content) as SealedRelease['croissant'];
+    return { ...sealed, croissant, files };
+  } catch {
+    return undefined;
   }
 }
 
