@@ -10,7 +10,7 @@ export function renderDetectPrompt(context: readonly string[], target: string): 
   const intro =
     n === 0
       ? `Below is the first code cell executed in a fresh kernel of a Python Jupyter notebook (comments and outputs removed). It is cell 1.`
-      : `Below are code cells of a Python Jupyter notebook in the order in which they were executed in one kernel (comments and outputs removed). Cells 1 to ${n} ran without raising an exception; cell ${t} is executed next.`;
+      : `Below are code cells of a Python Jupyter notebook in the order in which they were executed in one kernel (comments and outputs removed). ${n === 1 ? 'Cell 1' : `Cells 1 to ${n}`} ran without raising an exception; cell ${t} is executed next.`;
   const cells = context.map((code, i) => `### Cell ${i + 1}\n${fence(code)}`);
   cells.push(`### Cell ${t} (executed next)\n${fence(target)}`);
   return [
@@ -86,6 +86,8 @@ export function renderRepairPrompt(nb: Notebook, error: TaskError, execution: Re
     renderNotebook(nb, error),
     'Repair the notebook: remove the cause of the crash and keep what the notebook is for.',
     `The repaired notebook runs in a fresh kernel, with its folder as working directory (holding ${listed}), ${describeExecution(execution)}; at most ${execution.cellTimeoutSeconds} s per cell and ${execution.timeoutSeconds} s in all.`,
+    // Repairs are scored in a sandbox without network: a `pip install` cell fails there (and, unsandboxed, would change the scorer's Python).
+    'It has no network access and nothing can be installed: use the libraries that are there (those the notebook imports).',
     'It counts as repaired when it runs to the end without an exception and every code cell above is still there and runs, the crashing cell included.',
     'Edit cells as needed and add cells if you must, but do not delete, empty or comment out cells, and do not add exception handlers (try/except, contextlib.suppress) or guards such as `if False:`: hiding the crash is not repairing it.',
     '',
