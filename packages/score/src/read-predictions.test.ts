@@ -67,6 +67,19 @@ describe('parsePredictionLines', () => {
     expect(e.describe()).toMatch(/--lenient/);
   });
 
+  it('reads a file written with a byte-order mark and CRLF line ends (PowerShell, Notepad)', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'jb-pred-'));
+    const file = path.join(dir, 'p.jsonl');
+    const lines = [JSON.stringify({ task: 'detect', id: D, answer: { crashes: true } }), JSON.stringify({ task: 'diagnose', id: G, answer: { library: 'pandas' } })];
+    await writeFile(file, `\uFEFF${lines.join('\r\n')}\r\n`);
+    const r = await readPredictions(file, keys);
+    expect(r.problems).toEqual([]);
+    expect(r.predictions.map((p) => [p.line, p.id])).toEqual([
+      [1, D],
+      [2, G],
+    ]);
+  });
+
   it('a file none of whose ids is a task being scored points at --tasks, --seed and --instances', () => {
     const other = (n: number) => JSON.stringify({ task: 'detect', id: `detect-${String(n).padStart(16, 'a')}`, answer: { crashes: true } });
     const all = parsePredictionLines([other(1), other(2)].map((text, i) => ({ line: i + 1, text })), keys);

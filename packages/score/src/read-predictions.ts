@@ -70,6 +70,8 @@ class PredictionParser {
   }
 
   add(line: number, text: string): void {
+    // A byte-order mark (PowerShell's Out-File, Notepad) is not part of the first line's JSON.
+    if (line === 1 && text.startsWith('\uFEFF')) text = text.slice(1);
     if (text.trim() === '') return;
     this.count++;
     let value: unknown;
