@@ -140,6 +140,9 @@ describe('junobench release', () => {
     expect(m.instances.map((i) => i.id)).not.toContain('pandas_2');
     expect(m.deprecated).toEqual([{ id: 'pandas_2', deprecatedIn: '0.2.0', reason: 'the input dataset was withdrawn by its author' }]);
     expect(m.previous).toEqual({ version: '0.1.0' });
+    // The build keeps pandas_2, so its report shows it: the release carries no report/ rather than the withdrawn instance.
+    expect(m.files.map((f) => f.path).filter((p) => p.startsWith('report/'))).toEqual([]);
+    expect(next.stderr).toContain('warning: curated/report shows deprecated instance pandas_2');
     const dir = path.join(releases, 'junobench-0.2.0');
     expect(await readFile(path.join(dir, 'CHANGELOG.md'), 'utf8')).toContain('- pandas_2 — deprecated in 0.2.0: the input dataset was withdrawn by its author');
     expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toContain('## Deprecated instances');
