@@ -208,13 +208,15 @@ describe('bad input to add', () => {
   }, 600_000);
 
   it('the same crash of the same collected notebook is not added twice (exit 2, naming the instance)', async () => {
-    expect((await run(['collect', 'kaggle', 'alice/unlicensed-crash'])).code).toBe(0);
-    const first = await run(['add', 'raw/sources/kaggle/alice/unlicensed-crash', '--no-verify']);
+    // (Its own bytes: the check is on the notebook's sha256, so a byte-identical copy under another ref counts as the same.)
+    await fake.addKernel('alice/added-twice-crash', makeNotebook([{ source: 'import pandas as pd\ndf = pd.DataFrame({"twice": [1]})' }, { source: "df['b']", error: { ename: 'KeyError', evalue: "'b'" } }]));
+    expect((await run(['collect', 'kaggle', 'alice/added-twice-crash'])).code).toBe(0);
+    const first = await run(['add', 'raw/sources/kaggle/alice/added-twice-crash', '--no-verify']);
     expect(first.code, first.stderr).toBe(0);
     const id = /^draft (\S+) written to/m.exec(first.stdout)?.[1];
-    const again = await unchanged(['add', 'raw/sources/kaggle/alice/unlicensed-crash', '--no-verify']);
+    const again = await unchanged(['add', 'raw/sources/kaggle/alice/added-twice-crash', '--no-verify']);
     expect(again.code).toBe(2);
-    expect(again.stderr).toContain(`this crash of alice/unlicensed-crash (KeyError: 'b') is already instance ${id}`);
+    expect(again.stderr).toContain(`this crash of alice/added-twice-crash (KeyError: 'b') is already instance ${id}`);
   }, 600_000);
 
   it('an unreadable sources lock stops add before anything is written', async () => {
