@@ -27,6 +27,8 @@ beforeAll(async () => {
   await fake.addDataset('alice/house-prices', { title: 'House prices', licenses: [{ name: 'CC0-1.0' }], files: { 'train.csv': csv, 'docs/readme.txt': 'hi' } });
   await fake.addKernel('alice/unlicensed-crash', nb, { dataset_sources: ['carol/no-licence'], model_sources: ['google/gemma/transformers/2b/1'] });
   await fake.addDataset('carol/no-licence', { title: 'Scraped', licenses: [], files: { 'train.csv': csv } });
+  await fake.addKernel('alice/other-licence-crash', nb, { dataset_sources: ['dave/other-terms'] });
+  await fake.addDataset('dave/other-terms', { title: 'Terms in prose', licenses: [{ name: 'other' }], files: { 'train.csv': csv } });
   await fake.addKernel('alice/evil-zip-crash', nb, { dataset_sources: ['mallory/evil'] });
   await fake.addDataset('mallory/evil', { title: 'Evil', licenses: [{ name: 'CC0-1.0' }], files: { 'ok.csv': csv }, zipExtra: [{ name: '../../escaped.txt', content: 'pwned' }] });
   await fake.addKernel('alice/not-a-notebook', '{"this": "is not a notebook"}');
@@ -98,6 +100,12 @@ describe('collectKaggleKernels', () => {
     expect(c!.record.warnings?.join('\n')).toMatch(/carol\/no-licence declares no licence.*synthetic data/);
     // A Kaggle model input is not downloaded: said, not left to fail later on a missing file.
     expect(c!.record.warnings?.join('\n')).toMatch(/Kaggle model google\/gemma\/transformers\/2b\/1 is an input of this notebook: it is not collected/);
+  });
+
+  it('flags a dataset whose licence is "other" (terms in its description): to be read before its data is shared', async () => {
+    const [c] = await collectKaggleKernels(['alice/other-licence-crash'], options(path.join(tmp, 'out2b'), false));
+    expect(c!.record.datasets[0]).toMatchObject({ ref: 'dave/other-terms', license: 'other' });
+    expect(c!.record.warnings?.join('\n')).toMatch(/dave\/other-terms has the licence "other" \(specified in its description on kaggle\.com\/datasets\/dave\/other-terms\): read the terms before sharing/);
   });
 
   it('refuses an archive entry escaping the target folder; nothing is written', async () => {

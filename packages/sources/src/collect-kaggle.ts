@@ -157,6 +157,9 @@ async function collectOne(
     const license = parseDatasetLicense(dsMeta);
     if (license === null) {
       warnings.push(`dataset ${dsRef} declares no licence: its data may not be shared, so an instance made from this notebook must use synthetic data (junobench subsample --method synthetic-table)`);
+    } else if (license.split(', ').some((n) => n.toLowerCase() === 'other')) {
+      // Kaggle's "Other (specified in description)" reaches the API as the name "other": the terms are prose on the page.
+      warnings.push(`dataset ${dsRef} has the licence "other" (specified in its description on kaggle.com/datasets/${dsRef}): read the terms before sharing its data; if they do not allow it, use synthetic data`);
     }
     const entry: SourceDataset = {
       kind: 'dataset',
