@@ -423,6 +423,12 @@ export interface StageLockEntry {
    */
   outputs: string;
   /**
+   * Per path the stage read (relative to the project root), its content hash when the stage ran: `release prepare` compares the sources (paths outside the curated folder) with the files as they are now, to refuse releasing a curated/ older than raw/.
+   */
+  inputs?: {
+    [k: string]: string | undefined;
+  };
+  /**
    * What the stage reported last time, shown again when it is skipped.
    */
   summary: string;
@@ -2022,7 +2028,8 @@ export interface ReleaseRefusal {
     | 'agreement-missing'
     | 'version-not-greater'
     | 'no-instances'
-    | 'inconsistent';
+    | 'inconsistent'
+    | 'out-of-date';
   instance?: string;
   message: string;
 }
@@ -2535,7 +2542,7 @@ export interface ScorecardRuntime {
   sandboxed: boolean;
 }
 /**
- * single: every attempt scored on its own, pooled; majority: the majority answer of the attempts (ties: the earliest attempt's answer).
+ * single: every attempt scored on its own, pooled; majority: the majority answer of the attempts (ties: the earliest attempt's answer; a missing attempt votes for no answer), its cell and exception voted among the attempts that say it crashes.
  *
  * This interface was referenced by `Scorecard`'s JSON-Schema
  * via the `definition` "detectScore".
