@@ -143,6 +143,23 @@ describe('planTasks', () => {
     expect((p.tasks[0] as DiagnoseTask).error).toEqual({ cell: 2, ename: 'KeyError', evalue: "'price'", traceback: ["KeyError: 'price'"] });
   });
 
+  it('keeps only the kernel of the notebook metadata in diagnose and repair notebooks: Kaggle ids would name the published notebook', () => {
+    const kaggle = simple('pandas_7');
+    kaggle.reproduced.metadata = {
+      ...kaggle.reproduced.metadata,
+      kaggle: { dataSources: [{ datasetId: 123456, sourceId: 654321 }], dockerImageVersionId: 30746 },
+    } as Notebook['metadata'];
+    for (const cell of kaggle.reproduced.cells) cell.metadata = { _cell_guid: 'b1076dfc-b9ad-4769-8c92-a6c4dae69d19', _uuid: '8f2839f25d086af736a60e9eeb907d3b93b6e0e5', trusted: true };
+    const { tasks } = planTasks([kaggle], { kinds: ['diagnose', 'repair'] });
+    expect(tasks).toHaveLength(2);
+    for (const t of tasks as (DiagnoseTask | RepairTask)[]) {
+      const nb = t.notebook as unknown as Notebook;
+      expect(Object.keys(nb.metadata).sort()).toEqual(Object.keys(makeNotebook([]).metadata).filter((k) => k === 'kernelspec' || k === 'language_info').sort());
+      expect(nb.cells.map((c) => c.metadata)).toEqual(nb.cells.map(() => ({})));
+      expect(JSON.stringify(t)).not.toMatch(/_cell_guid|_uuid|654321|dockerImageVersionId/);
+    }
+  });
+
   it('warns when the two versions of a detect pair show the same code', () => {
     const same = source('same_1', ['a = 1', "{}['k']"], ['a = 1  # fixed elsewhere', "{}['k']"], 1);
     expect(planTasks([same], { kinds: ['detect'] }).warnings).toEqual([expect.stringMatching(/^same_1: its two detect tasks show the same code/)]);

@@ -190,12 +190,18 @@ export function planTaskError(s: TaskSource): TaskError {
 /**
  * The crashing notebook as tools see it: reproduced.ipynb with every output
  * removed but the error output of the crash cell. Execution counts stay:
- * for out-of-order crashes they are the evidence.
+ * for out-of-order crashes they are the evidence. Metadata goes, but the
+ * kernel's: a notebook collected from Kaggle carries its data sources' ids
+ * and per-cell `_cell_guid`/`_uuid`, which identify the published notebook
+ * (and its later, fixed versions) without helping to diagnose or repair it.
  */
 export function planCrashingNotebook(s: TaskSource, error: TaskError): Notebook {
   const nb = structuredClone(s.reproduced);
+  const { kernelspec, language_info } = nb.metadata as Record<string, unknown>;
+  nb.metadata = { ...(kernelspec !== undefined ? { kernelspec } : {}), ...(language_info !== undefined ? { language_info } : {}) } as Notebook['metadata'];
   let code = 0;
   for (const cell of nb.cells) {
+    cell.metadata = {};
     if (cell.cell_type !== 'code') continue;
     const c = cell as CodeCell;
     c.outputs = code === error.cell ? [{ output_type: 'error', ename: error.ename, evalue: error.evalue, traceback: error.traceback }] : [];
