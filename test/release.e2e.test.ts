@@ -154,6 +154,22 @@ describe('junobench release', () => {
     expect(older.stderr).toMatch(/release 0\.1\.1 refused \(1 reason\):\n\s+- version 0\.1\.1 is not greater than the previous release 0\.2\.0/);
   }, 300_000);
 
+  it('a curated/ older than raw/ is not released: a label edited after the build is refused, naming what changed', async () => {
+    const file = path.join(work, 'raw', 'annotations', 'annotator-a.jsonl');
+    const before = await readFile(file, 'utf8');
+    await writeFile(file, before.replace('"rootCause": "API misuse"', '"rootCause": "data confusion"'));
+    try {
+      const r = await runJunobench(['release', 'prepare', '0.3.0', '--recipe', recipe, '--dry-run'], { cwd: work, env });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stdout).toMatch(/REFUSED: curated\/ is older than its sources: raw\/annotations \(read by labels, report\) changed since the build that made it, .*run `junobench build`, then prepare again/);
+    } finally {
+      await writeFile(file, before);
+    }
+    const again = await runJunobench(['release', 'prepare', '0.3.0', '--recipe', recipe, '--dry-run'], { cwd: work, env });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).not.toContain('REFUSED');
+  }, 300_000);
+
   it('publish --dry-run prints every step, changes nothing and never prints the token', async () => {
     const repo = path.join(work, 'repo');
     await mkdir(repo);

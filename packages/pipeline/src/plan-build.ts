@@ -14,6 +14,8 @@ export interface StageLockEntry {
   outputs: string;
   /** What the stage reported last time, shown again when it is skipped. */
   summary: string;
+  /** Per path read (relative to the root), its content hash when the stage ran (see checkBuildSources). */
+  inputs?: Record<string, string>;
 }
 
 export interface BuildLock {

@@ -11,6 +11,7 @@ import {
   type VerificationReport,
 } from '@junobench/core';
 import type { ReleasePlan, WrittenRelease } from '@junobench/release';
+import { checkBuildSources } from './run-build.js';
 import { formatBenchmarkCsv } from './stage-benchmark.js';
 
 /** The toolchain's own checkout: its version and commit go into every manifest. */
@@ -46,6 +47,12 @@ export interface PrepareReleaseOptions {
   writeDir?: string;
   /** Replace a folder of this version whose archive differs (else refused: a version is released once). */
   replace?: boolean;
+  /**
+   * The project root the build ran in: the sources its lock (curated/.build-lock.json)
+   * records are compared with the files now, and a release of a curated/ older
+   * than raw/ is refused. Unset: not checked.
+   */
+  buildRoot?: string;
   /** Override the toolchain identity (tests). */
   toolchain?: { version: string; commit: string | null; dirty: boolean | null; commitTime?: number | null };
 }
@@ -101,12 +108,36 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
     if (o.repository) inputs.metadata.repository = o.repository;
     if (o.minKappa !== undefined) inputs.metadata.minKappa = o.minKappa;
     const plan = planRelease(inputs);
+    if (o.buildRoot !== undefined) await checkCuratedSources(o.buildRoot, o.curatedDir, plan);
     if (o.dryRun) return { plan };
     // Written while the view's files exist: the plan points at them.
     return { plan, written: await writeRelease(plan, o.writeDir ?? o.outDir, { replace: Boolean(o.replace) }) };
   } finally {
     await view.close();
   }
+}
+
+/**
+ * A release is of what curated/ holds; when raw/ changed after the build that
+ * made it (a label edited, an instance added), the release would carry the old
+ * state under a new version. Refused, naming the changed sources.
+ */
+async function checkCuratedSources(root: string, curatedDir: string, plan: ReleasePlan): Promise<void> {
+  const shown = path.relative(root, curatedDir) || '.';
+  const check = await checkBuildSources({ root, lockFile: path.relative(root, path.join(curatedDir, '.build-lock.json')), derivedDir: path.relative(root, curatedDir) || '.' });
+  if (check.lock !== 'ok') {
+    plan.warnings.push(`${shown}/.build-lock.json is ${check.lock === 'missing' ? 'not there' : 'not valid'}: cannot tell whether ${shown}/ is up to date with its sources (run \`junobench build\` first to be sure)`);
+    return;
+  }
+  if (check.unrecorded.length > 0) {
+    plan.warnings.push(`the build lock of ${shown}/ was written by an older toolchain (stages ${check.unrecorded.join(', ')}): cannot tell whether they are up to date with their sources (run \`junobench build\` to record them)`);
+  }
+  if (check.changed.length === 0) return;
+  const list = check.changed.map((c) => `${c.path} (read by ${c.stages.join(', ')})`).join(', ');
+  plan.refusals.push({
+    code: 'out-of-date',
+    message: `${shown}/ is older than its sources: ${list} changed since the build that made it, so the release would carry what that build made; run \`junobench build\`, then prepare again`,
+  });
 }
 
 /** The toolchain's version (root package.json) and its git commit, dirtiness and commit time. */

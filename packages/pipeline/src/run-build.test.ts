@@ -3,7 +3,7 @@ import { access, mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promise
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runStages, type Stage } from './run-build.js';
+import { checkBuildSources, runStages, type Stage } from './run-build.js';
 
 async function project() {
   const root = await mkdtemp(path.join(os.tmpdir(), 'jb-build-'));
@@ -87,6 +87,37 @@ describe('runStages', () => {
   it('rejects an unknown --only stage with the list of stages', async () => {
     const root = await project();
     await expect(runStages(stages([]), { root, lockFile: 'l.json', codeFingerprint: 'c', only: ['nope'] })).rejects.toThrow(/unknown build stage "nope"/);
+  });
+});
+
+describe('checkBuildSources', () => {
+  it('names each source changed since the build and the stages that read it, never the build\'s own outputs', async () => {
+    const root = await project();
+    const opts = { root, lockFile: 'out/.lock.json', codeFingerprint: 'c1' };
+    const check = () => checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' });
+    expect(await check()).toEqual({ lock: 'missing', changed: [], unrecorded: [] });
+    await runStages(stages([]), opts);
+    expect(await check()).toEqual({ lock: 'ok', changed: [], unrecorded: [] });
+    // An output edited by hand is the build's business (the next build redoes it), not a source change.
+    await writeFile(path.join(root, 'out', 'upper.txt'), 'edited');
+    expect((await check()).changed).toEqual([]);
+    await writeFile(path.join(root, 'raw', 'in.txt'), 'b');
+    expect(await check()).toEqual({ lock: 'ok', changed: [{ path: 'raw/in.txt', stages: ['upper'] }], unrecorded: [] });
+    await rm(path.join(root, 'raw', 'in.txt'));
+    expect((await check()).changed).toEqual([{ path: 'raw/in.txt', stages: ['upper'] }]);
+    // Rebuilt: up to date again.
+    await writeFile(path.join(root, 'raw', 'in.txt'), 'c');
+    await runStages(stages([]), opts);
+    expect((await check()).changed).toEqual([]);
+  });
+
+  it('says what it cannot tell: a lock without per-path records, an invalid lock', async () => {
+    const root = await project();
+    await mkdir(path.join(root, 'out'));
+    await writeFile(path.join(root, 'out', '.lock.json'), JSON.stringify({ version: 1, stages: { upper: { fingerprint: 'f', outputs: 'o', summary: 's' } } }));
+    expect(await checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' })).toEqual({ lock: 'ok', changed: [], unrecorded: ['upper'] });
+    await writeFile(path.join(root, 'out', '.lock.json'), '{');
+    expect((await checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' })).lock).toBe('invalid');
   });
 });
 

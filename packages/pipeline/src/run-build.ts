@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { JunoError, checkSchema, formatIssue, hashFile, hashTree, hashValue, writeJsonAtomic, type ProgressListener } from '@junobench/core';
+import { JunoError, checkSchema, compareCodePoints, formatIssue, hashFile, hashTree, hashValue, writeJsonAtomic, type ProgressListener } from '@junobench/core';
 import { acquireBuildMutex } from './build-mutex.js';
 import { emptyLock, planBuild, type BuildLock, type StageDecision } from './plan-build.js';
 
@@ -116,8 +116,9 @@ async function runLocked(
   const report: BuildReport = { stages: [], failed: false, warnings };
   for (const stage of stages) {
     if (options.only && options.only.length > 0 && !options.only.includes(stage.name)) continue;
+    const inputs = await fingerprintPaths(options.root, stage.inputs);
     const fingerprint = hashValue({
-      inputs: await fingerprintPaths(options.root, stage.inputs),
+      inputs,
       params: stage.params ?? null,
       environment: stage.environment ? await stage.environment() : null,
       code: options.codeFingerprint,
@@ -141,13 +142,61 @@ async function runLocked(
       throw new JunoError('E_INTERNAL', `stage ${stage.name} did not write all of its outputs (${stage.outputs.join(', ')})`);
     }
     // A stage that found failures is not recorded as built: the next build looks again.
-    if (!result.failed) lock.stages[stage.name] = { fingerprint, outputs: written, summary: result.summary };
+    if (!result.failed) lock.stages[stage.name] = { fingerprint, outputs: written, summary: result.summary, inputs };
     await writeJsonAtomic(lockPath, lock, { schema: 'build-lock' });
     report.stages.push({ stage: stage.name, action: 'run', reason: decision!.reason, summary: result.summary, failed: Boolean(result.failed), durationMs });
     report.failed ||= Boolean(result.failed);
     options.onStage?.({ stage: stage.name, description: stage.description, decision: decision!, result: { ...result, durationMs } });
   }
   return report;
+}
+
+export interface BuildSourcesCheck {
+  /** `missing`: never built (or the lock is elsewhere); `invalid`: unreadable; `ok`: read. */
+  lock: 'missing' | 'invalid' | 'ok';
+  /** Sources that differ from what the build read: a path, and the stages that read it. */
+  changed: { path: string; stages: string[] }[];
+  /** Stages whose lock entry has no per-path record (written by an older toolchain): nothing to compare. */
+  unrecorded: string[];
+}
+
+/**
+ * Whether the sources a build read (every stage input outside `derivedDir`,
+ * the folder the build writes: raw/ files, docker/ profiles) are still what
+ * they were when it ran. Inputs inside `derivedDir` are left out: they are
+ * the build's own outputs. Code and environment are not compared — a newer
+ * toolchain does not make curated/ wrong, an edited label does.
+ */
+export async function checkBuildSources(options: { root: string; lockFile: string; derivedDir: string }): Promise<BuildSourcesCheck> {
+  const { lock, problem } = await readLock(path.resolve(options.root, options.lockFile));
+  const out: BuildSourcesCheck = { lock: problem ? 'invalid' : 'ok', changed: [], unrecorded: [] };
+  if (problem) return out;
+  const names = Object.keys(lock.stages).sort(compareCodePoints);
+  if (names.length === 0) return { ...out, lock: 'missing' };
+  const derived = path.resolve(options.root, options.derivedDir);
+  const byPath = new Map<string, string[]>();
+  const now = new Map<string, Promise<string>>();
+  const hashNow = (abs: string) => {
+    let h = now.get(abs);
+    if (!h) now.set(abs, (h = hashPath(abs).then((x) => x ?? 'missing')));
+    return h;
+  };
+  for (const name of names) {
+    const inputs = lock.stages[name]!.inputs;
+    if (!inputs) {
+      out.unrecorded.push(name);
+      continue;
+    }
+    for (const [rel, recorded] of Object.entries(inputs)) {
+      const abs = path.resolve(options.root, rel);
+      const inside = path.relative(derived, abs);
+      if (inside === '' || (!inside.startsWith('..') && !path.isAbsolute(inside))) continue;
+      if ((await hashNow(abs)) === recorded) continue;
+      byPath.set(rel, [...(byPath.get(rel) ?? []), name]);
+    }
+  }
+  out.changed = [...byPath].sort(([a], [b]) => compareCodePoints(a, b)).map(([p, stages]) => ({ path: p, stages }));
+  return out;
 }
 
 /** The build lock, or an empty one: missing is normal (never built), anything unreadable is a problem to report. */

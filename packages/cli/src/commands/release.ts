@@ -320,6 +320,8 @@ function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliCon
   }
   return {
     curatedDir: abs(flags.from),
+    // The build ran here (raw/ and curated/ relative to the working folder): its lock's sources are checked.
+    buildRoot: ctx.cwd,
     outDir: abs(flags.out),
     ...(flags.previous ? { previous: abs(flags.previous) } : {}),
     recipeDir: abs(flags.recipe),
