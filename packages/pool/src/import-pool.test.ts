@@ -145,6 +145,38 @@ describe('importPool', () => {
     expect(rejects[0]!.columns).toEqual({ line: '{not json' });
   });
 
+  it('reads a sheet exported as JSON lines (benchmark_desc.jsonl) as that sheet, the same records as its .xlsx', async () => {
+    const row: Record<string, string | null> = {
+      nb_name: 'torch_4',
+      eid: 'b-1',
+      ename: 'runtimeerror',
+      evalue: 'mat1 and mat2 shapes cannot be multiplied',
+      traceback: "['RuntimeError: mat1 and mat2 shapes cannot be multiplied']",
+      label_root_cause: 'API misuse',
+      DatasetTitle_1: null,
+      NotebookUrl: 'https://www.kaggle.com/code/u/nb',
+    };
+    const xlsx = path.join(dir, 'bench.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Sheet1');
+    ws.addRow(Object.keys(row));
+    ws.addRow(Object.values(row));
+    await wb.xlsx.writeFile(xlsx);
+    const fromXlsx = await readPoolRecords(xlsx);
+    const jsonl = await write(
+      'bench.jsonl',
+      `${JSON.stringify(row)}\n${JSON.stringify({ ...row, eid: 'b-2', nb_name: '' })}\n`,
+    );
+    const { records, rejects } = await readPoolRecords(jsonl);
+    expect(records).toEqual(fromXlsx.records);
+    expect(records[0]).toMatchObject({ id: 'b-1', notebook: 'torch_4', labels: { library: 'torch', rootCause: 'API misuse' } });
+    // A row the sheet would reject is rejected with the sheet's reason and its line, not as a CrashRecord without an id.
+    expect(rejects.map((r) => [r.row, r.field])).toEqual([[2, 'nb_name']]);
+    expect(rejects[0]!.reason).not.toMatch(/CrashRecord/);
+    const report = await importPool([jsonl], { output: path.join(dir, 'out.jsonl') });
+    expect(report.inputs[0]).toMatchObject({ format: 'benchmark', container: 'jsonl', imported: 1, rejected: 1 });
+  });
+
   it('rejects a duplicate id from a later input', async () => {
     const a = await write('a.csv', empiricalCsv([{ eid: 'same' }]));
     const b = await write('b.csv', empiricalCsv([{ eid: 'same', fname: 'other.ipynb' }, { eid: 'new' }]));

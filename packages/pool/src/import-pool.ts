@@ -31,6 +31,7 @@ import {
   parseSheetHeader,
   rowColumns,
   sheetRowToRecord,
+  type SheetHeader,
   type SheetKind,
 } from './sheet-formats.js';
 
@@ -236,6 +237,7 @@ async function* jsonlItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> 
   let nonBlank = 0;
   let parsed = 0;
   let firstInvalid: { line: number; message: string } | undefined;
+  let sheetLayout: SheetKind | undefined;
   for await (const read of readLinesCapped(createReadStream(file).pipe(utf8.stream).setEncoding('utf8'))) {
     const { line } = read;
     if ('tooLong' in read) {
@@ -261,12 +263,48 @@ async function* jsonlItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> 
       continue;
     }
     parsed++;
+    const sheetRow = sheetRowOfJson(value);
+    if (sheetRow) {
+      // A sheet exported as JSON lines (benchmark_desc.jsonl beside benchmark_desc.xlsx): each
+      // line is a row by its column names, read as the sheet would be, never rejected as a
+      // CrashRecord without an id.
+      if (!sheetLayout) {
+        sheetLayout = sheetRow.kind;
+        yield { kind: 'layout', format: sheetRow.kind };
+      }
+      const result = sheetRowToRecord(sheetRow.kind, sheetRow.header, sheetRow.values);
+      if ('problem' in result) {
+        yield {
+          kind: 'reject',
+          rejected: { file, row: line, reason: result.problem.reason, ...(result.problem.field ? { field: result.problem.field } : {}), columns: { line: text } },
+        };
+        continue;
+      }
+      for (const message of result.warnings) yield { kind: 'warning', warning: { file, row: line, message } };
+      yield { kind: 'record', record: result.record, file, row: line, line: text };
+      continue;
+    }
     yield { kind: 'record', record: value as CrashRecord, file, row: line, line: text };
   }
   if (nonBlank === 0) {
     throw new JunoError('E_INPUT_EMPTY', 'the file has only blank lines; expected one CrashRecord (JSON) per line', { location: { file } });
   }
   if (parsed === 0 && firstInvalid) throw notJsonl(resolved, firstInvalid, await sniff(file));
+}
+
+/**
+ * A JSON line that is a sheet's row rather than a CrashRecord: an object with no
+ * `id`, only text/number/boolean/null values, and the columns of an empirical-study
+ * or benchmark-description sheet (fname/nb_source…, nb_name/NotebookUrl).
+ */
+function sheetRowOfJson(value: unknown): { kind: SheetKind; header: SheetHeader; values: CellValue[] } | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value) || Object.hasOwn(value, 'id')) return undefined;
+  if (!isPlainColumns(value)) return undefined;
+  const header = parseSheetHeader(Object.keys(value));
+  if ('message' in header) return undefined;
+  const kind = detectSheetKind(header);
+  if (!kind || missingColumns(header, kind).length > 0) return undefined;
+  return { kind, header, values: Object.values(value) };
 }
 
 const CHOSEN_BY: Record<ResolvedInput['chosenBy'], (r: ResolvedInput) => string> = {
