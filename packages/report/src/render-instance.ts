@@ -100,8 +100,13 @@ function renderVerification(v: InstanceVerification | undefined): string {
   }
   const row = (x: VersionResult) => {
     const ran = x.cells.filter((c) => c.status !== 'not-run').length;
+    // A version skipped for its environment never started a kernel: "0 of 0", "0 ms" would read as a run that did nothing.
+    const timing =
+      x.outcome === 'skipped-env'
+        ? '<td class="num muted">not run</td><td class="num muted">—</td><td class="num muted">—</td>'
+        : `<td class="num">${ran} of ${x.cells.length}</td><td class="num">${formatMs(x.durationMs)}</td><td class="num">${formatMs(x.kernelStartMs)}</td>`;
     const observed = x.observed ? `${escapeHtml(x.observed.ename)}: ${escapeHtml(x.observed.evalue)} <span class="muted">(code cell ${x.observed.cell}${x.observed.line !== undefined ? `, line ${x.observed.line}` : ''})</span>` : '<span class="muted">—</span>';
-    return `<tr><th scope="row">${x.version}</th><td>${renderBadge(x.outcome, outcomeKind(x.outcome))}${x.reason ? `<br><span class="muted">${escapeHtml(x.reason)}</span>` : ''}</td><td>${observed}</td><td class="num">${ran} of ${x.cells.length}</td><td class="num">${formatMs(x.durationMs)}</td><td class="num">${formatMs(x.kernelStartMs)}</td></tr>`;
+    return `<tr><th scope="row">${x.version}</th><td>${renderBadge(x.outcome, outcomeKind(x.outcome))}${x.reason ? `<br><span class="muted">${escapeHtml(x.reason)}</span>` : ''}</td><td>${observed}</td>${timing}</tr>`;
   };
   out.push(
     `<p>Status: ${renderBadge(v.status, v.status)}${v.flaky ? ' ' + renderBadge('flaky', 'flaky') : ''}${v.cached ? ' <span class="muted">(result from the verification cache)</span>' : ''}</p>`,

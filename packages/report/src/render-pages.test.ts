@@ -121,6 +121,13 @@ describe('renderInstancePage', () => {
     expect(tf).toContain('required module tensorflow is not importable');
     expect(tf).toContain('The original dataset may not be redistributed');
     expect(tf).toContain('tensorflow (not importable)');
+    // Skipped versions ran nothing: no "0 of 0" cells or "0 ms" duration as if a kernel had run them.
+    const tfRows = [...tf.matchAll(/<tr><th scope="row">(reproduced|fixed)<\/th>[\s\S]*?<\/tr>/g)].map((m) => m[0]);
+    expect(tfRows).toHaveLength(2);
+    for (const r of tfRows) {
+      expect(r).toContain('not run');
+      expect(r).not.toMatch(/>0 of 0<|>0 ms</);
+    }
     const torch = renderInstancePage(inst('torch_1'), data.name);
     expect(torch).toContain('Not in the benchmark: flaky: reproduced crash-reproduced, fixed fixed-ok');
     expect(torch).toContain('Repeated runs: reproduced crash-reproduced, no-crash; fixed fixed-ok, fixed-ok.');
