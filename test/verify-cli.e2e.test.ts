@@ -1,11 +1,12 @@
 // `junobench verify` end to end: summary table, exit codes, --json, and
 // `pool import --format notebooks` mining the embedded originals.
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { access, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema, listInstanceIds, readInstance, type CrashRecord } from '@junobench/core';
-import { repoRoot, runJunobench } from './run-cli.js';
+import { junobenchBin, repoRoot, runJunobench } from './run-cli.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -66,6 +67,50 @@ describe('junobench verify', () => {
     expect(broken.stderr).toMatch(/instance\.json[\s\S]*execution\.order[\s\S]*must be one of: "file", "execution-count"/);
     expect(broken.stderr).not.toMatch(/at .*\.ts:\d+/);
   }, 120_000);
+});
+
+describe('junobench verify interrupted', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s while a notebook runs exits %i at once: no --json written, no runner, zygote or kernel left', async (signal, status) => {
+    // Before, execa's signal-exit listener and the bin's handler each stepped aside for the other:
+    // the signal was ignored and every notebook still ran.
+    const instances = path.join(dir, `slow-${signal}`);
+    await cp(path.join(repoRoot, 'raw/instances', 'pandas_1'), path.join(instances, 'pandas_1'), { recursive: true });
+    const nbFile = path.join(instances, 'pandas_1', 'reproduced.ipynb');
+    const nb = JSON.parse(await readFile(nbFile, 'utf8'));
+    const first = nb.cells.find((c: { cell_type: string }) => c.cell_type === 'code');
+    first.source = ['import time\n', 'time.sleep(100)\n', ...first.source];
+    await writeFile(nbFile, JSON.stringify(nb));
+    const json = path.join(dir, `interrupted-${signal}.json`);
+    const child = spawn(process.execPath, [junobenchBin, 'verify', '--instances', instances, '--no-cache', '--cache-dir', path.join(dir, 'cache'), '--json', json], {
+      cwd: repoRoot,
+      env: { ...process.env, CI: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const ownProcesses = () =>
+      execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.includes(`junobench-${child.pid}-`));
+    // Wait until the runner runs the notebook (its processes carry this run's temporary folder).
+    const deadline = Date.now() + 120_000;
+    while (ownProcesses().length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(ownProcesses().length, stderr).toBeGreaterThanOrEqual(3);
+    await new Promise((r) => setTimeout(r, 2000));
+    child.kill(signal);
+    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running 60 s after the signal'), 60_000))]);
+    if (typeof code === 'string') child.kill('SIGKILL');
+    expect(code, stderr).toBe(status);
+    expect(stderr).toContain(`junobench: interrupted (${signal}); outputs not complete were not written`);
+    await expect(access(json)).rejects.toThrow();
+    const gone = Date.now() + 30_000;
+    while (ownProcesses().length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 200));
+    expect(ownProcesses()).toEqual([]);
+  }, 300_000);
 });
 
 describe('mining the embedded originals', () => {

@@ -50,6 +50,37 @@ export function addRuntimeOptions(cmd: Command): Command {
  */
 export async function createRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext, options: { imageRecord?: string } = {}): Promise<Runtime> {
   if (flags.queue) return createQueueRuntimeFromFlags(flags, ctx);
+  return exitOnSignalWhileOpen(await createRunnerRuntimeFromFlags(flags, ctx, options), ctx);
+}
+
+/**
+ * Ctrl-C or SIGTERM while a local or docker runtime is open. The bin's own
+ * handler steps aside when another listener exists, and the runtime's child
+ * processes (execa's cleanup, signal-exit) add one that steps aside too while
+ * others listen: neither exited, and `verify`/`build` went on running every
+ * notebook with the signal ignored. This listener exits as the bin would; the
+ * 'exit' hooks remove unfinished outputs, and the runner, its zygotes and
+ * kernels (or the containers) end when this process does.
+ */
+function exitOnSignalWhileOpen(runtime: Runtime, ctx: CliContext): Runtime {
+  const onSignal = (signal: NodeJS.Signals) => {
+    ctx.err(`\njunobench: interrupted (${signal}); outputs not complete were not written`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const close = runtime.close.bind(runtime);
+  return Object.assign(runtime, {
+    close: async () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await close();
+    },
+  });
+}
+
+/** The local or docker runtime alone, for a command that handles the signals itself (`worker` drains its jobs). */
+export async function createRunnerRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext, options: { imageRecord?: string } = {}): Promise<Runtime> {
   // Loaded here, not at the top: commands that never run a notebook do not pay for them.
   const { connectDockerEngine, createContainerRuntime, createLocalRuntime } = await import('@junobench/runtime');
   if (flags.runtime === 'local') {

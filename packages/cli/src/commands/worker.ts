@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { formatDuration, parsePositiveInt } from './format.js';
-import { addRunnerOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
+import { addRunnerOptions, createRunnerRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 
 interface WorkerFlags extends RuntimeFlags {
   queue: string;
@@ -37,7 +37,7 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
   );
   cmd.action(async (flags: WorkerFlags) => {
     const { runWorker } = await import('@junobench/queue');
-    const runtime = await createRuntimeFromFlags({ ...flags, queue: undefined }, ctx);
+    const runtime = await createRunnerRuntimeFromFlags(flags, ctx);
     let handle: Awaited<ReturnType<typeof runWorker>>;
     try {
       handle = await runWorker({
