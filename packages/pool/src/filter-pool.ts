@@ -1,4 +1,5 @@
-import { OutputSet, noProgress, readJsonl, type CrashRecord, type FilterCriteria, type ProgressListener } from '@junobench/core';
+import { OutputSet, noProgress, type CrashRecord, type FilterCriteria, type ProgressListener } from '@junobench/core';
+import { readPoolJsonl } from './read-pool-jsonl.js';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
 import { compileCriteria, readCriteria } from './filter-criteria.js';
 import { Funnel, type FunnelReport } from './filter-records.js';
@@ -30,7 +31,7 @@ export async function filterPool(options: FilterPoolOptions): Promise<FunnelRepo
     const out = new BufferedJsonlWriter<CrashRecord>(await set.open(options.output));
     const reportFile = options.report ? await set.open(options.report) : undefined;
     let done = 0;
-    for await (const { value } of readJsonl<CrashRecord>(options.input, { schema: 'crash-record' })) {
+    for await (const { value } of readPoolJsonl(options.input)) {
       if (funnel.pass(value)) await out.write(value);
       if (++done % 10000 === 0) onProgress({ task: 'pool filter', done });
     }

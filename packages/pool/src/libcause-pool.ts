@@ -1,4 +1,5 @@
-import { OutputSet, compareCodePoints, noProgress, readJsonl, type CrashRecord, type PoolLibcauseReport, type ProgressListener } from '@junobench/core';
+import { OutputSet, compareCodePoints, noProgress, type CrashRecord, type PoolLibcauseReport, type ProgressListener } from '@junobench/core';
+import { readPoolJsonl } from './read-pool-jsonl.js';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
 import { LibcauseEvaluator, labelledLibrary, predictLibrary, type LibcauseEvaluation } from '@junobench/suggest';
 import { formatPoolReport } from './format-pool-report.js';
@@ -42,7 +43,7 @@ export async function libcausePool(options: LibcausePoolOptions): Promise<Libcau
     const out = new BufferedJsonlWriter<CrashRecord>(await set.open(options.output));
     const reportFile = options.report ? await set.open(options.report) : undefined;
     let done = 0;
-    for await (const { value } of readJsonl<CrashRecord>(options.input, { schema: 'crash-record' })) {
+    for await (const { value } of readPoolJsonl(options.input)) {
       const { library } = predictLibrary(value);
       value.predictedLibrary = library;
       predicted.set(library, (predicted.get(library) ?? 0) + 1);

@@ -1,4 +1,5 @@
-import { OutputSet, noProgress, readJsonl, type CrashRecord, type ProgressListener } from '@junobench/core';
+import { OutputSet, noProgress, type CrashRecord, type ProgressListener } from '@junobench/core';
+import { readPoolJsonl } from './read-pool-jsonl.js';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
 import { formatPoolReport } from './format-pool-report.js';
 import { ResampleAccumulator, type ResampleOptions, type ResampleReport } from './resample-records.js';
@@ -19,7 +20,7 @@ export async function resamplePool(options: ResamplePoolOptions): Promise<Resamp
   const onProgress = options.onProgress ?? noProgress;
   const acc = new ResampleAccumulator(options);
   let done = 0;
-  for await (const { value } of readJsonl<CrashRecord>(options.input, { schema: 'crash-record' })) {
+  for await (const { value } of readPoolJsonl(options.input)) {
     acc.add(value);
     if (++done % 10000 === 0) onProgress({ task: 'pool resample', done });
   }
