@@ -218,7 +218,9 @@ describe('identities, limits and file transport', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('1/1 verified');
     expect(r.stderr).toMatch(/files: 0 blob\(s\) sent, 0 already in Redis/);
-    expect(a.stdout()).toMatch(/numpy_2\/fixed\/0 completed/);
+    expect(a.stdout()).toMatch(/numpy_2\/fixed\/0 done in .+: the notebook ran to its end/);
+    // A reproduced notebook crashes on purpose: its line must not read as a failed job.
+    expect(a.stdout()).toMatch(/numpy_2\/reproduced\/0 done in .+: the notebook raised an error \(as a reproduced crash should\)/);
   }, 300_000);
 
   it('with no live worker, says so after the grace period instead of waiting forever', async () => {

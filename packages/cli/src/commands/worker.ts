@@ -16,6 +16,14 @@ interface WorkerFlags extends RuntimeFlags {
 
 // Verbs: worker (issue 14). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
+const NOTEBOOK_STATUS: Record<string, string> = {
+  completed: 'the notebook ran to its end',
+  error: 'the notebook raised an error (as a reproduced crash should)',
+  timeout: 'the notebook timed out',
+  'kernel-died': 'the kernel died',
+  failed: 'the notebook could not be run',
+};
+
 export function registerWorkerCommands(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('worker')
@@ -59,7 +67,8 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
               break;
             }
             case 'job-done':
-              ctx.out(`${e.id} ${e.status} ${formatDuration(e.durationMs)}`);
+              // The notebook's own status, worded so that a reproduced crash (status "error") does not read as a failed job.
+              ctx.out(`${e.id} done in ${formatDuration(e.durationMs)}: ${NOTEBOOK_STATUS[e.status] ?? `the notebook ended: ${e.status}`}`);
               break;
             case 'job-error':
               ctx.err(`worker: ${e.id === '-' ? '' : `${e.id}: `}${e.error}`);
