@@ -9,12 +9,15 @@ import { pathToFileURL } from 'node:url';
 import { checkCompiledCli } from './compiled-cli.js';
 
 // Ctrl-C or SIGTERM: exit with the conventional status, so that the 'exit'
-// hooks run — temporary output files and run folders are removed, and no
-// output was written half. A command that handles the signal itself (a worker
-// draining its jobs, a queued run taking its jobs back) has its own listener
-// and is left to it.
+// hooks run — temporary output files and run folders are removed, child
+// processes are ended, and no output was written half. A command that handles
+// the signal itself (a worker draining its jobs, a queued run taking its jobs
+// back) marks its listener (src/signals.ts) and is left to it. Unmarked
+// listeners do not count: execa's child cleanup adds one that steps aside
+// while others listen, so counting listeners ignored the signal.
+const HANDLES_SIGNAL = Symbol.for('junobench.handlesSignal');
 const onSignal = (signal) => {
-  if (process.listenerCount(signal) > 1) return;
+  if (process.listeners(signal).some((l) => l !== onSignal && l[HANDLES_SIGNAL])) return;
   process.stderr.write(`\njunobench: interrupted (${signal}); outputs not complete were not written\n`);
   process.exit(signal === 'SIGINT' ? 130 : 143);
 };

@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { parsePositiveInt, parsePositiveNumber } from './format.js';
+import { handleSignals } from '../signals.js';
 
 export interface RuntimeFlags {
   runtime: 'local' | 'docker';
@@ -50,33 +51,7 @@ export function addRuntimeOptions(cmd: Command): Command {
  */
 export async function createRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext, options: { imageRecord?: string } = {}): Promise<Runtime> {
   if (flags.queue) return createQueueRuntimeFromFlags(flags, ctx);
-  return exitOnSignalWhileOpen(await createRunnerRuntimeFromFlags(flags, ctx, options), ctx);
-}
-
-/**
- * Ctrl-C or SIGTERM while a local or docker runtime is open. The bin's own
- * handler steps aside when another listener exists, and the runtime's child
- * processes (execa's cleanup, signal-exit) add one that steps aside too while
- * others listen: neither exited, and `verify`/`build` went on running every
- * notebook with the signal ignored. This listener exits as the bin would; the
- * 'exit' hooks remove unfinished outputs, and the runner, its zygotes and
- * kernels (or the containers) end when this process does.
- */
-function exitOnSignalWhileOpen(runtime: Runtime, ctx: CliContext): Runtime {
-  const onSignal = (signal: NodeJS.Signals) => {
-    ctx.err(`\njunobench: interrupted (${signal}); outputs not complete were not written`);
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const close = runtime.close.bind(runtime);
-  return Object.assign(runtime, {
-    close: async () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await close();
-    },
-  });
+  return createRunnerRuntimeFromFlags(flags, ctx, options);
 }
 
 /** The local or docker runtime alone, for a command that handles the signals itself (`worker` drains its jobs). */
@@ -119,20 +94,20 @@ async function createQueueRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext)
   });
   ctx.err(`queue: ${runtime.group.workers.length} live ${runtime.kind} worker(s) of identity ${runtime.group.group}: ${runtime.group.workers.map((w) => w.name).join(', ')}`);
   // Ctrl-C: take this run's waiting jobs off the queue before exiting, so workers do not run them for nobody.
-  const onSignal = (signal: NodeJS.Signals) => {
-    ctx.err(`queue: ${signal}: taking this run's waiting jobs off the queue`);
-    void runtime
-      .cancel()
-      .finally(() => runtime.close())
-      .finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stopHandling = handleSignals(
+    (signal) => {
+      ctx.err(`queue: ${signal}: taking this run's waiting jobs off the queue`);
+      void runtime
+        .cancel()
+        .finally(() => runtime.close())
+        .finally(() => process.exit(130));
+    },
+    { once: true },
+  );
   const close = runtime.close.bind(runtime);
   return Object.assign(runtime, {
     close: async () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stopHandling();
       const s = runtime.stats();
       const by = Object.entries(s.byWorker)
         .map(([w, n]) => `${w} ${n}`)

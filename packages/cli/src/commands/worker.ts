@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { formatDuration, parsePositiveInt } from './format.js';
+import { handleSignals } from '../signals.js';
 import { addRunnerOptions, createRunnerRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 
 interface WorkerFlags extends RuntimeFlags {
@@ -96,15 +97,12 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
       await runtime.close();
       throw e;
     }
-    const onSignal = () => void handle.stop(signals++ === 0 ? 'finish' : 'return', flags.drain * 1000);
     let signals = 0;
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    const stopHandling = handleSignals(() => void handle.stop(signals++ === 0 ? 'finish' : 'return', flags.drain * 1000));
     try {
       await handle.stopped;
     } finally {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
+      stopHandling();
       await runtime.close();
     }
     const s = handle.stats();
