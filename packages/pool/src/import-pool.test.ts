@@ -66,6 +66,17 @@ function notebook(
   });
 }
 
+/** One row of a benchmark description sheet (as benchmark_desc.xlsx has them). */
+const TORCH_4_ROW: Readonly<Record<string, string | null>> = {
+  nb_name: 'torch_4',
+  eid: 'b-1',
+  ename: 'runtimeerror',
+  evalue: 'mat1 and mat2 shapes cannot be multiplied',
+  traceback: "['RuntimeError: mat1 and mat2 shapes cannot be multiplied']",
+  label_root_cause: 'API misuse',
+  NotebookUrl: 'https://www.kaggle.com/code/u/nb',
+};
+
 describe('importPool', () => {
   it('imports good rows, sends bad ones to the rejects file with row and reason, and reports counts', async () => {
     const input = await write(
@@ -114,16 +125,7 @@ describe('importPool', () => {
     const wb = new ExcelJS.Workbook();
     const ws = wb.addWorksheet('Sheet1');
     ws.addRow([...BENCHMARK_COLUMNS]);
-    const cells: Record<string, string> = {
-      nb_name: 'torch_4',
-      eid: 'b-1',
-      ename: 'runtimeerror',
-      evalue: 'mat1 and mat2 shapes cannot be multiplied',
-      traceback: "['RuntimeError: mat1 and mat2 shapes cannot be multiplied']",
-      label_root_cause: 'API misuse',
-      NotebookUrl: 'https://www.kaggle.com/code/u/nb',
-    };
-    ws.addRow(BENCHMARK_COLUMNS.map((c) => cells[c] ?? null));
+    ws.addRow(BENCHMARK_COLUMNS.map((c) => TORCH_4_ROW[c] ?? null));
     await wb.xlsx.writeFile(file);
     const { records, rejects } = await readPoolRecords(file);
     expect(rejects).toEqual([]);
@@ -146,16 +148,7 @@ describe('importPool', () => {
   });
 
   it('reads a sheet exported as JSON lines (benchmark_desc.jsonl) as that sheet, the same records as its .xlsx', async () => {
-    const row: Record<string, string | null> = {
-      nb_name: 'torch_4',
-      eid: 'b-1',
-      ename: 'runtimeerror',
-      evalue: 'mat1 and mat2 shapes cannot be multiplied',
-      traceback: "['RuntimeError: mat1 and mat2 shapes cannot be multiplied']",
-      label_root_cause: 'API misuse',
-      DatasetTitle_1: null,
-      NotebookUrl: 'https://www.kaggle.com/code/u/nb',
-    };
+    const row: Record<string, string | null> = { ...TORCH_4_ROW, DatasetTitle_1: null };
     const xlsx = path.join(dir, 'bench.xlsx');
     const wb = new ExcelJS.Workbook();
     const ws = wb.addWorksheet('Sheet1');
