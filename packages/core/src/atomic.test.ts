@@ -54,6 +54,32 @@ process.exit(130);`;
     expect(await readdir(d)).toEqual([]);
   });
 
+  it('removes a temporary file whose opening was under way when the process exited', async () => {
+    // The CI failure this guards: SIGTERM came while `pool import` was opening
+    // its rejects file; the exit hook ran before the open finished, found no
+    // file, and the open then created one that stayed.
+    const d = await tmp();
+    const script = `import { openAtomic, writeFileAtomic } from ${JSON.stringify(new URL('./atomic.ts', import.meta.url).href)};
+const dir = ${JSON.stringify(d)};
+for (let i = 0; i < 200; i++) {
+  openAtomic(dir + '/s' + i + '.jsonl').catch(() => {});
+  writeFileAtomic(dir + '/w' + i + '.json', 'x'.repeat(1 << 16)).catch(() => {});
+}
+// Exit once the outputs are being opened: some opens done, others under way.
+const started = Date.now();
+const wait = () => setImmediate(async () => {
+  const { readdirSync } = await import('node:fs');
+  if (readdirSync(dir).length > 0 || Date.now() - started > 5000) process.exit(143);
+  else wait();
+});
+wait();`;
+    for (let run = 0; run < 5; run++) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(143);
+      expect(await readdir(d), `run ${run}`).toEqual([]);
+    }
+  });
+
   it('an output path the file system will not take is bad usage naming it, and leaves no temporary file', async () => {
     const d = await tmp();
     await writeFile(path.join(d, 'afile'), 'x');

@@ -1,5 +1,6 @@
-import { createWriteStream, unlinkSync, type WriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { close as closeFd, createWriteStream, openSync, unlinkSync, writeFile as writeFd, type WriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -12,15 +13,26 @@ import { validateOrThrow, type SchemaName } from './validate.js';
  * place only when complete, so a crash, an error or Ctrl-C never leaves a
  * half-written output that a later stage (or Nx's cache) would take as done.
  */
-function tempPathFor(file: string): string {
+function openTemp(file: string): { tmp: string; fd: number } {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  pending.add(tmp);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on('exit', removePendingTempFiles);
   }
-  return tmp;
+  // Created synchronously, in the same turn as it is recorded: an open on the
+  // thread pool could still be in flight when a signal ends the process, and
+  // would create the file after the exit hook had found nothing to remove.
+  pending.add(tmp);
+  try {
+    return { tmp, fd: openSync(tmp, 'wx') };
+  } catch (e) {
+    settled(tmp);
+    throw outputPathError(e, file);
+  }
 }
+
+const writeToFd = promisify(writeFd);
+const closeFdAsync = promisify(closeFd);
 
 /**
  * Temporary files not yet renamed into place or removed. When the process
@@ -70,9 +82,13 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   await mkdir(path.dirname(file), { recursive: true }).catch((e: unknown) => {
     throw outputPathError(e, file);
   });
-  const tmp = tempPathFor(file);
+  const { tmp, fd } = openTemp(file);
   try {
-    await writeFile(tmp, data);
+    try {
+      await writeToFd(fd, data);
+    } finally {
+      await closeFdAsync(fd);
+    }
   } catch (e) {
     await rm(tmp, { force: true });
     settled(tmp);
@@ -125,14 +141,8 @@ export async function openAtomic(file: string): Promise<AtomicFile> {
     throw outputPathError(e, file);
   });
   if ((await stat(file).catch(() => undefined))?.isDirectory()) throw outputPathError(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }), file);
-  const tmp = tempPathFor(file);
-  const stream: WriteStream = createWriteStream(tmp);
-  try {
-    await once(stream, 'open');
-  } catch (e) {
-    settled(tmp);
-    throw outputPathError(e, file);
-  }
+  const { tmp, fd } = openTemp(file);
+  const stream: WriteStream = createWriteStream(tmp, { fd });
   let done = false;
   const close = async () => {
     if (stream.closed) return;
