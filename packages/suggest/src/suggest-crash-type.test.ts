@@ -48,4 +48,32 @@ describe('suggestCrashType', () => {
     expect(d.evidence.join(' ')).toMatch(evidence);
     expect(d.rule).toMatch(/^crashType\./);
   });
+
+  // TensorFlow's op errors print the op's own failure below their line, or re-raise a py_function's Python exception.
+  const tfOp = (evalue: string, report: string[], code = 'model.fit(ds, epochs=3)') => ({
+    ...crash('InvalidArgumentError', evalue, [cell(code), lib('tensorflow/python/eager/execute.py', 'quick_execute(op_name, num_outputs, inputs, attrs, ctx, name)', 'tensors = pywrap_tfe.TFE_Py_Execute(ctx._handle, device_name, op_name,', 54)]),
+    traceback: [
+      '-'.repeat(75),
+      'InvalidArgumentError                      Traceback (most recent call last)',
+      cell(code),
+      lib('tensorflow/python/eager/execute.py', 'quick_execute(op_name, num_outputs, inputs, attrs, ctx, name)', 'tensors = pywrap_tfe.TFE_Py_Execute(ctx._handle, device_name, op_name,', 54),
+      `InvalidArgumentError: ${evalue}\n${report.join('\n')}`,
+    ],
+  });
+  it.each<[string, SuggestInput, CrashType, RegExp]>([
+    // fires: the op's report or the re-raised exception decides
+    ['an op report of a matmul of the wrong size', tfOp('Graph execution error:', ["Node: 'net/fc/MatMul'", 'Matrix size-incompatible: In[0]: [8,4096], In[1]: [1024,10]', '\t [[{{node net/fc/MatMul}}]] [Op:__inference_train_function_900]']), 'tensor shape mismatch', /size-incompatible/],
+    ['an op report of incompatible shapes', tfOp('Graph execution error:', ['Incompatible shapes: [16,1] vs. [16,5]', '\t [[{{node loss/sub}}]]']), 'tensor shape mismatch', /Incompatible shapes/],
+    ['an op report of an image file it cannot decode', tfOp('Graph execution error:', ['1 root error(s) found.', '  (0) INVALID_ARGUMENT:  Unsupported format of photos/cat_12.bin', '\t [[{{node decode_image/DecodeImage}}]]']), 'io error', /Unsupported format/],
+    ['a TypeError re-raised from a py_function', tfOp("TypeError: 'NoneType' object is not iterable", ['Traceback (most recent call last):', '  File "prep.py", line 3, in load', '    for row in rows:', "TypeError: 'NoneType' object is not iterable", '\t [[{{node EagerPyFunc}}]]']), 'type error', /re-raised a TypeError.*not iterable/],
+    ['a ValueError re-raised from a py_function', tfOp("ValueError: could not convert string to float: 'n/a'", ["ValueError: could not convert string to float: 'n/a'", '\t [[{{node PyFunc}}]]']), 'value error', /re-raised a ValueError/],
+    // does not fire: nothing in the report but the rejected argument, or only node names
+    ['an op error whose report names no other failure', tfOp('indices[2,0] = 7001 is not in [0, 7000)', ['\t [[{{node embed/embedding_lookup}}]]']), 'invalid argument', /TensorFlow rejected an argument/],
+    ['node names that mention a reshape are not a report', tfOp('Graph execution error:', ["Node: 'model/reshape_2/Reshape'", 'Cannot place the resource on device GPU:0', '\t [[{{node model/reshape_2/Reshape}}]]']), 'invalid argument', /TensorFlow rejected an argument/],
+    ['text below another exception is not read as a report', { ...crash('ValueError', 'math domain error', [cell('v = f(x)')]), traceback: ['ValueError                                Traceback (most recent call last)', cell('v = f(x)'), 'ValueError: math domain error\nIncompatible shapes: [1] vs. [2]'] }, 'value error', /math domain error/],
+  ])('%s', (_name, input, type, evidence) => {
+    const d = suggestCrashType(collectCrashFacts(input));
+    expect(d.value).toBe(type);
+    expect(d.evidence.join(' ')).toMatch(evidence);
+  });
 });

@@ -1,4 +1,4 @@
-import type { CrashType } from '@junobench/core';
+import { stripAnsi, type CrashType } from '@junobench/core';
 import { parseImports } from '@junobench/notebook';
 import type { CrashFacts } from './crash-facts.js';
 import { CONVENTIONAL_ALIASES } from './library-knowledge.js';
@@ -14,7 +14,7 @@ import { decide, truncate, type RuleDecision } from './suggestion-rule.js';
 const BROADCAST = /could not be broadcast|could not broadcast|not broadcastable|broadcast shapes|broadcastable/i;
 const FEATURE_NAMES = /feature names? (?:should|must|unseen|seen at fit)|feature_names mismatch|features?, but \w+ is expecting|columns are missing|Could not interpret (?:input|value)|not in list of feature names|refers to an Operation, not a Tensor/i;
 const SHAPE =
-  /\bshapes?\b|dimension|\bndim\b|size of tensor|mat1 and mat2|not aligned|Expected \d+D array|inconsistent numbers of samples|incompatible with (?:the )?layer|Incompatible shapes|expected input\[|to have \d+ channels|cannot reshape|same first dimension|size mismatch|must match the size|Input to reshape|value per channel|matrices are not aligned|expected (?:axis|input) .* to have|rank \d|FixedLocator locations|loading state_dict|batch_size \(\d+\) to match|expected sequence of length/i;
+  /\bshapes?\b|dimension|\bndim\b|size of tensor|mat1 and mat2|not aligned|Expected \d+D array|inconsistent numbers of samples|size-incompatible|incompatible with (?:the )?layer|Incompatible shapes|expected input\[|to have \d+ channels|cannot reshape|same first dimension|size mismatch|must match the size|Input to reshape|value per channel|matrices are not aligned|expected (?:axis|input) .* to have|rank \d|FixedLocator locations|loading state_dict|batch_size \(\d+\) to match|expected sequence of length/i;
 const DATA_VALUE =
   /contains NaN|NaN, infinity|infinity or a value too large|Unknown label type|continuous(?:-multioutput)? (?:format|values)|previously unseen label|y contains|non-finite|not finite|out of bounds nanosecond|columns overlap|must be non-negative|Negative values|Number of classes, \d+, does not match|contains only one class|only one class|is too large\. It must be less|invalid Matplotlib date|less than \d+ and is an invalid/i;
 const INVALID_ARGUMENT =
@@ -29,9 +29,37 @@ const IO_CLASSES = new Set([
 const INITIALIZATION = /is not fitted yet|must compile (?:your|the) model|has not been built|needs to be built|must be built|call(?:ed)? (?:`?fit`?|build)\b.* (?:before|first)|This model has not yet been built|weights? (?:have|has) not (?:yet )?been created|already been initialized|cannot be called more than once|before calling `?(?:fit|predict|transform)/i;
 const TYPE_OPERATION = /not subscriptable|not callable|not iterable|unhashable|unsupported operand|can only concatenate|object cannot be interpreted|must be str, not|can't multiply sequence|not supported between instances/i;
 
+/*
+ * TensorFlow's op errors carry the op's own failure: `InvalidArgumentError:
+ * Graph execution error:` is followed by what the op reported (a matrix of
+ * the wrong size, an image file it cannot decode), and a Python exception
+ * raised inside a `py_function` is re-raised under the op error's class
+ * with its own name in the message. The crash type is that failure's.
+ */
+const TF_OP_ERRORS: ReadonlySet<string> = new Set(['invalidargumenterror']);
+const EMBEDDED_EXCEPTION = /^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)):[ \t]*(.*)$/m;
+
+/** The lines TensorFlow prints below its op error's line: the op's own report. */
+function tfOpReport(f: CrashFacts): string {
+  const lines = f.input.traceback.flatMap((t) => stripAnsi(t).split('\n'));
+  let at = -1;
+  lines.forEach((l, i) => {
+    if (l.toLowerCase().startsWith(`${f.eclass}:`) || l.toLowerCase().startsWith(`${f.eclass} `)) at = i;
+  });
+  return at < 0 ? '' : lines.slice(at + 1).filter((l) => !/^\s*\[\[|^\s*\d+ (?:successful|derived)|^\s*Node: /.test(l)).join('\n');
+}
+
 export function suggestCrashType(f: CrashFacts): RuleDecision<CrashType> {
   const e = f.eclass;
-  const msg = f.exceptionText;
+  if (TF_OP_ERRORS.has(e)) {
+    const inner = EMBEDDED_EXCEPTION.exec(f.message);
+    const name = inner?.[1]?.split('.').pop();
+    if (inner && name && !TF_OP_ERRORS.has(name.toLowerCase())) {
+      const d = suggestCrashType({ ...f, ename: name, eclass: name.toLowerCase(), message: inner[2]!, exceptionText: `${name}: ${inner[2]!}` });
+      return { ...d, evidence: [`${f.ename} re-raised a ${name} from the code TensorFlow ran: the crash is that ${name}`, ...d.evidence] };
+    }
+  }
+  const msg = TF_OP_ERRORS.has(e) ? `${f.exceptionText}\n${tfOpReport(f)}` : f.exceptionText;
   if (e === 'nameerror' || e === 'unboundlocalerror') {
     const name = f.missingName;
     if (name && isImportedName(name, f)) {
@@ -52,7 +80,7 @@ export function suggestCrashType(f: CrashFacts): RuleDecision<CrashType> {
   if (e === 'notfittederror' || INITIALIZATION.test(msg)) {
     return decide('model initialization error', 'crashType.initialization', `${f.ename}: "${truncate(INITIALIZATION.exec(msg)?.[0] ?? f.message, 60)}" — a model used before it was fitted, built or compiled`);
   }
-  if ((e === 'oserror' || e === 'valueerror' || e === 'runtimeerror' || e === 'exception') && IO_MESSAGE.test(msg)) {
+  if ((e === 'oserror' || e === 'valueerror' || e === 'runtimeerror' || e === 'exception' || TF_OP_ERRORS.has(e)) && IO_MESSAGE.test(msg)) {
     return decide('io error', 'crashType.io-message', `"${truncate(IO_MESSAGE.exec(msg)![0], 60)}": reading or writing a file failed`);
   }
   if (f.library.rule === 'library.environment') {
