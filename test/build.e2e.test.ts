@@ -2,12 +2,13 @@
 // every stage runs, the embedded instances verify (TensorFlow skipped with its
 // reason), a second build skips everything, and a build elsewhere from the same
 // raw/ gives byte-identical curated files.
+import { spawnSync } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashTree, listTree, type Benchmark, type VerificationReport } from '@junobench/core';
-import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
+import { junobenchBin, repoRoot, runJunobench, type CliRun } from './run-cli.js';
 
 let a: string;
 let b: string;
@@ -53,6 +54,17 @@ describe('junobench build', () => {
     const again = await runJunobench(['build', '--cache-dir', cache], { cwd: a });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/0 stage\(s\) ran, 7 up to date/);
+  }, 300_000);
+
+  it("prints each stage's last progress line before the stage's summary, and the build's summary last", async () => {
+    // One pipe for both streams, as a terminal or a CI log shows them.
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${junobenchBin}" build --only report --force --cache-dir "${cache}" 2>&1`], { cwd: a, env: { ...process.env, CI: '1' }, encoding: 'utf8' });
+    expect(r.status, r.stdout).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/^build complete: 1 stage\(s\) ran/);
+    const summary = lines.findIndex((l) => /^report\s+done in/.test(l));
+    expect(lines.findIndex((l) => /^report: \d+\/\d+/.test(l))).toBeLessThan(summary);
+    expect(lines.slice(summary).filter((l) => /^report: \d+\/\d+/.test(l))).toEqual([]);
   }, 300_000);
 
   it('re-runs only what a change touches', async () => {

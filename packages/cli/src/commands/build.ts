@@ -55,6 +55,8 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
             if (e.decision.action === 'run') ctx.err(`${e.stage}: ${e.description} (${e.decision.reason})`);
             return;
           }
+          // The stage's last progress line (held back by throttling) belongs before its summary, not after the build's.
+          progress.done();
           const mark = e.result.failed ? 'FAILED' : e.decision.action === 'skip' ? 'up to date' : `done in ${formatDuration(e.result.durationMs)}`;
           ctx.out(`${e.stage.padEnd(10)} ${mark}: ${e.result.summary}`);
           for (const w of e.result.warnings ?? []) ctx.err(`warning: ${w}`);
