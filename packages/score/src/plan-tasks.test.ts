@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DetectTask, DiagnoseTask, Instance, Labels, RepairTask } from '@junobench/core';
 import type { Notebook } from '@junobench/notebook';
 import { formatTasksJsonl } from './export-tasks.js';
-import { planTasks, type DetectKey, type RepairKey } from './plan-tasks.js';
+import { parseAnswerException, planTasks, type DetectKey, type RepairKey } from './plan-tasks.js';
 import type { TaskSource } from './read-task-sources.js';
 import { makeNotebook, type TestCell } from '../test-helpers/score.js';
 
@@ -164,4 +164,19 @@ describe('planTasks', () => {
     const same = source('same_1', ['a = 1', "{}['k']"], ['a = 1  # fixed elsewhere', "{}['k']"], 1);
     expect(planTasks([same], { kinds: ['detect'] }).warnings).toEqual([expect.stringMatching(/^same_1: its two detect tasks show the same code/)]);
   });
+});
+
+describe('parseAnswerException', () => {
+  it.each([
+    ['KeyError', 'KeyError'],
+    ['  builtins.NameError ', 'NameError'],
+    ["KeyError: 'income'", 'KeyError'],
+    ["KeyError: 'a.b'", 'KeyError'],
+    ['pandas.errors.ParserError: Error tokenizing data. C error: Expected 3 fields in line 5, saw 4', 'ParserError'],
+    ['ValueError:', 'ValueError'],
+    ['NameError : name x', 'NameError'],
+    ["a KeyError: 'x'", "a KeyError: 'x'"],
+    ["KeyError('x')", "KeyError('x')"],
+    ['', ''],
+  ])('%j → %j', (answer, expected) => expect(parseAnswerException(answer)).toBe(expected));
 });

@@ -172,6 +172,19 @@ export function normalizeEname(ename: string): string {
 }
 
 /**
+ * The exception class a detect answer names: the class alone (`KeyError`), with its module
+ * (`pandas.errors.ParserError`), or as Python prints it, class then message (`KeyError: 'income'`,
+ * `pandas.errors.ParserError: Error tokenizing data. C error: …`) — the message is not scored. The class is
+ * taken only from a leading dotted name followed by the end or a colon: anything else (`a KeyError`,
+ * `KeyError('x')`) is kept whole, and so names no class.
+ */
+export function parseAnswerException(answer: string): string {
+  const t = answer.trim();
+  const m = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?::[\s\S]*)?$/.exec(t);
+  return m ? normalizeEname(m[1]!) : t;
+}
+
+/**
  * The error output shown to tools: the one saved in original.ipynb for the
  * labelled exception (the crash as the notebook's author saw it), else one
  * made from instance.json's expected crash.

@@ -52,6 +52,19 @@ describe('scoreDetect', () => {
     expect(s.results.find((r) => r.task === 't1')!.predicted).toEqual({ crashes: true, cell: 3, exception: 'KeyError' });
   });
 
+  it('scores an exception answered as Python prints it (class: message) by its class', () => {
+    // A tool that reports the error line as Python prints it was scored wrong: only module prefixes were stripped,
+    // and "KeyError: 'a.b'" became "b'".
+    const k = [det('k1', true, 2, 'KeyError'), det('k2', true, 2, 'ParserError'), det('k3', true, 2, 'KeyError')];
+    const v = scoreDetect(k, [
+      pred('detect', 'k1', 1, { crashes: true, exception: "KeyError: 'a.b'" }),
+      pred('detect', 'k2', 1, { crashes: true, exception: 'pandas.errors.ParserError: Error tokenizing data. C error: Expected 3 fields' }),
+      pred('detect', 'k3', 1, { crashes: true, exception: "raises KeyError: 'x'" }),
+    ]);
+    expect(v.results.map((r) => r.predicted.exception)).toEqual(['KeyError', 'ParserError', "raises KeyError: 'x'"]);
+    expect(v.single.exception).toEqual({ correct: 2, total: 3, value: 2 / 3 });
+  });
+
   it('votes the cell and the exception of a "crashes" majority among the attempts that say it crashes', () => {
     // 3 of 5 attempts say it crashes (KeyError twice); the two no-crash attempts come first. Voted over all five,
     // null (2) tied KeyError (2) and won as the earlier: a "crashes" majority with no exception.

@@ -14,7 +14,7 @@ import {
   type RepairScore,
 } from '@junobench/core';
 import { majorityVote, passAtK, planPassKs, pooledRate, rate, scoreClasses } from './metrics.js';
-import { normalizeEname, type DetectKey, type DiagnoseKey, type RepairKey } from './plan-tasks.js';
+import { parseAnswerException, type DetectKey, type DiagnoseKey, type RepairKey } from './plan-tasks.js';
 import type { ParsedPrediction } from './read-predictions.js';
 import type { RepairVerdict } from './check-repair.js';
 
@@ -42,7 +42,7 @@ function viewDetect(key: DetectKey, a: DetectAnswer | undefined): DetectView {
   return {
     crashes: a.crashes,
     cell: a.cell !== undefined ? a.cell : a.crashes ? key.target : null,
-    exception: a.crashes ? normalizeEname(a.exception ?? '') || null : null,
+    exception: a.crashes ? parseAnswerException(a.exception ?? '') || null : null,
   };
 }
 

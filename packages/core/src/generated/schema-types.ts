@@ -1650,7 +1650,7 @@ export interface DetectAnswer {
    */
   cell?: number | null;
   /**
-   * The exception class, e.g. KeyError (module prefixes are ignored).
+   * The exception class, e.g. KeyError; module prefixes are ignored, and so is a message after a colon, as Python prints it (`pandas.errors.ParserError: Error tokenizing data` is ParserError).
    */
   exception?: string;
 }
