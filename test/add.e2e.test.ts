@@ -137,6 +137,37 @@ describe('bad input to add', () => {
     expect(inst.crash).toEqual({ ename: 'NameError', evalue: "name 'y' is not defined", match: 'exact', cell: 1 });
   }, 600_000);
 
+  it('a cell re-run after the crash: its earlier run, which the crash needs, is replayed where the saved counts leave a gap', async () => {
+    // As Kaggle notebooks are often saved: run top to bottom, crash at In [4], then cell 1 re-run (In [5]).
+    // Its first run (In [2], the count no cell holds) made df; without it the replay stops on a NameError.
+    await writeFile(path.join(proj, 'rerun.ipynb'), JSON.stringify(makeNotebook([
+      { source: 'import pandas as pd', count: 1 },
+      { source: 'df = pd.DataFrame({"a": [1, 2]})', count: 5 },
+      { source: 'df["b"] = df.a * 2', count: 3 },
+      { source: 'df["c"].sum()', count: 4, error: { ename: 'KeyError', evalue: "'c'" } },
+    ])));
+    const r = await run(['add', 'rerun.ipynb', '--runtime', 'local', '--id', 'NBspecific_80']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/verify {5}crash reproduced as mined/);
+    expect(r.stdout).toContain('order      file (4 code cells kept from the original)');
+    expect(r.stdout).toMatch(/warning: code cell 1 of the original was re-run after the crash \(In \[5\], the crash is In \[4\]\): its earlier run is replayed where the saved counts leave a gap \(In \[2\]\)/);
+    // Here the earlier run came after cells 2 and 3 (In [4]), and cell 2 set df to something else: only that order gives the KeyError.
+    await writeFile(path.join(proj, 'rerun-late.ipynb'), JSON.stringify(makeNotebook([
+      { source: 'import pandas as pd', count: 1 },
+      { source: 'df = pd.DataFrame({"a": [1, 2]})', count: 7 },
+      { source: 'df = None', count: 2 },
+      { source: 'n = 2', count: 3 },
+      { source: 'df["c"].sum()', count: 5, error: { ename: 'KeyError', evalue: "'c'" } },
+    ])));
+    const late = await run(['add', 'rerun-late.ipynb', '--runtime', 'local', '--id', 'NBspecific_81']);
+    expect(late.code, late.stdout + late.stderr).toBe(0);
+    expect(late.stdout).toMatch(/verify {5}crash reproduced as mined/);
+    const inst = JSON.parse(await readFile(path.join(proj, 'raw/instances/NBspecific_81/instance.json'), 'utf8')) as Instance;
+    expect([inst.execution, inst.crash.cell]).toEqual([{ order: 'execution-count' }, 4]);
+    const reproduced = JSON.parse(await readFile(path.join(proj, 'raw/instances/NBspecific_81/reproduced.ipynb'), 'utf8')) as { cells: { execution_count: number | null }[] };
+    expect(reproduced.cells.map((c) => c.execution_count)).toEqual([1, 4, 2, 3, 5]);
+  }, 600_000);
+
   it("the draft's suggested labels are those of `labels suggest` on the same notebook, cells and execution counts included", async () => {
     // Saved out of order: the cell that made the column ran after the crashing one.
     await writeFile(path.join(proj, 'out-of-order.ipynb'), JSON.stringify(makeNotebook([

@@ -72,6 +72,33 @@ describe('planReproducedNotebook', () => {
     expect(planExecution(p.notebook, 'execution-count')).toEqual([2, 0, 1]);
   });
 
+  it('puts a cell re-run after the crash back at the count its earlier run left free', () => {
+    // Ran top to bottom (1, 2, 3), crashed at 4, then re-ran cell 1 (5): count 2, which no cell holds, was its first run.
+    const n = nb([{ src: 'import pandas as pd', count: 1 }, { src: "df = pd.DataFrame({'a': [1]})", count: 5 }, { src: 'df.a.sum()', count: 3 }, { src: "df['b']", count: 4, error: ['KeyError', "'b'"] }]);
+    const p = planReproducedNotebook(n, mineNotebookCrashes(n)[0]!);
+    expect(p.rerunAfter).toEqual([{ cell: 1, savedCount: 5, replayedAt: 2 }]);
+    // The replay is the file's order again: a plain top-to-bottom run.
+    expect([p.order, p.keptCells, p.crashCell]).toEqual(['file', [0, 1, 2, 3], 3]);
+    for (const c of p.notebook.cells) if (c.cell_type === 'code') expect(c.execution_count).toBeNull();
+  });
+
+  it.each([
+    // [saved counts, crash cell, kept, replay (by the renumbered counts), re-run cells]
+    ['free count after the cell above, out of file order', [1, 6, 2, 3, 5], 4, [0, 1, 2, 3, 4], [0, 2, 3, 1, 4], [{ cell: 1, savedCount: 6, replayedAt: 4 }]],
+    ['two re-run cells take the free counts in file order', [1, 7, 8, 4, 5], 4, [0, 1, 2, 3, 4], 'file', [{ cell: 1, savedCount: 7, replayedAt: 2 }, { cell: 2, savedCount: 8, replayedAt: 3 }]],
+    ['more re-run cells than free counts: the rest did not run before', [1, 6, 7, 3], 3, [0, 1, 3], [0, 1, 3], [{ cell: 1, savedCount: 6, replayedAt: 2 }, { cell: 2, savedCount: 7, replayedAt: null }]],
+    ['no free count after the cell above: left out', [2, 5, 3, 4], 3, [0, 2, 3], [0, 2, 3], [{ cell: 1, savedCount: 5, replayedAt: null }]],
+    ['no free count at all: left out', [1, 4, 2, 3], 3, [0, 2, 3], [0, 2, 3], [{ cell: 1, savedCount: 4, replayedAt: null }]],
+    ['a cell below the crash that ran before it still counts', [1, 5, 4, 2], 2, [0, 1, 2, 3], [0, 3, 1, 2], [{ cell: 1, savedCount: 5, replayedAt: 3 }]],
+  ] as const)('%s', (_what, counts, crashAt, kept, replay, rerun) => {
+    const n = nb(counts.map((count, i) => (i === crashAt ? { src: `crash_${i}`, count, error: ['NameError', 'x'] as [string, string] } : { src: `v${i} = ${i}`, count })));
+    const p = planReproducedNotebook(n, mineNotebookCrashes(n)[0]!);
+    expect(p.keptCells).toEqual(kept);
+    expect(p.rerunAfter).toEqual(rerun);
+    if (replay === 'file') expect(p.order).toBe('file');
+    else expect([p.order, planExecution(p.notebook, 'execution-count').map((i) => p.keptCells[i])]).toEqual(['execution-count', replay]);
+  });
+
   it('replays by execution count when a cell before the crash never ran', () => {
     const n = nb([{ src: 'import pandas', count: 1 }, { src: 'df = load()', count: null }, { src: 'df.x', count: 2, error: ['NameError', "name 'df' is not defined"] }]);
     const p = planReproducedNotebook(n, mineNotebookCrashes(n)[0]!);

@@ -16,6 +16,13 @@ export interface ReproducedPlan {
    * stop the replay there and the chosen crash would never be reached.
    */
   droppedErrors: number[];
+  /**
+   * Cells above the crash whose saved count is higher than the crash's: they
+   * were re-run after it, and the count of their earlier run was overwritten.
+   * `replayedAt` is the free count below the crash's they are replayed at,
+   * null when no such count is left (they did not run before the crash).
+   */
+  rerunAfter: { cell: number; savedCount: number; replayedAt: number | null }[];
 }
 
 /**
@@ -28,7 +35,10 @@ export interface ReproducedPlan {
  * crashing cell. Otherwise (out-of-order runs, cells skipped or re-run) it
  * keeps the cells that ran before the crash and the crashing one, with their
  * counts renumbered 1…k in replay order, and `execution.order` is
- * `execution-count`, which replays them as the session did. A cell before
+ * `execution-count`, which replays them as the session did. A cell above
+ * the crash that was re-run after it (a higher count) is put back at the
+ * count its earlier run left free (see `rerunAfter`); when that makes the
+ * replay the file's order, the notebook keeps file order. A cell before
  * the crash that saved an error of its own (the notebook has several; `add
  * --crash n` chose a later one) is left out, or the replay would stop there.
  */
@@ -43,13 +53,43 @@ export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, mounts: 
     crashCount === null ||
     (before.every((c, i) => c.executionCount !== null && c.executionCount < crashCount && (i === 0 || c.executionCount > before[i - 1]!.executionCount!)) &&
       ranBefore.length === before.length);
-  const order: ReproducedPlan['order'] = topToBottom ? 'file' : 'execution-count';
-  const needed = topToBottom ? [...before.map((c) => c.index), crash.codeCell] : [...ranBefore.map((c) => c.index), crash.codeCell].sort((a, b) => a - b);
   const erred = (ci: number) => ci !== crash.codeCell && (cells[ci]!.cell.outputs ?? []).some((o) => o.output_type === 'error');
+  // Replay position of each needed cell (out-of-order sessions only): its saved count.
+  const at = new Map<number, number>();
+  const rerunAfter: ReproducedPlan['rerunAfter'] = [];
+  if (!topToBottom) {
+    for (const c of ranBefore) at.set(c.index, c.executionCount!);
+    at.set(crash.codeCell, crashCount!);
+    // A notebook keeps only the count of each cell's last run. A cell above the
+    // crash with a higher count was re-run after it; if it also ran before (a
+    // user working down the notebook does), that run's count is one no cell
+    // holds any more. Each such cell takes the first free count after the cell
+    // above it that ran before the crash; when every count below the crash's is
+    // some other cell's, it cannot have run before the crash and stays out.
+    const taken = new Set(ranBefore.map((c) => c.executionCount!));
+    for (const c of before) {
+      if (c.executionCount === null || c.executionCount <= crashCount! || erred(c.index)) continue;
+      let k = Math.max(0, ...[...at].filter(([ci]) => ci < c.index).map(([, n]) => n)) + 1;
+      while (k < crashCount! && taken.has(k)) k++;
+      const replayedAt = k < crashCount! ? k : null;
+      if (replayedAt !== null) {
+        taken.add(replayedAt);
+        at.set(c.index, replayedAt);
+      }
+      rerunAfter.push({ cell: c.index, savedCount: c.executionCount, replayedAt });
+    }
+  }
+  const needed = topToBottom ? [...before.map((c) => c.index), crash.codeCell] : [...at.keys()].sort((a, b) => a - b);
   const droppedErrors = needed.filter(erred);
   const kept = needed.filter((ci) => !erred(ci));
   const keptSet = new Set(kept);
-  const replay = topToBottom ? kept : [...kept].sort((a, b) => cells[a]!.executionCount! - cells[b]!.executionCount! || a - b);
+  const replay = topToBottom ? kept : [...kept].sort((a, b) => at.get(a)! - at.get(b)! || a - b);
+  // Re-run cells put back where they ran can make the session a plain top-to-bottom run.
+  const everyCellAbove = [...before.map((c) => c.index), crash.codeCell].filter((ci) => !erred(ci));
+  const fileOrder =
+    topToBottom ||
+    (rerunAfter.some((r) => r.replayedAt !== null) && replay.length === everyCellAbove.length && replay.every((ci, i) => ci === everyCellAbove[i]));
+  const order: ReproducedPlan['order'] = fileOrder ? 'file' : 'execution-count';
   const renumber = new Map(replay.map((ci, i) => [ci, i + 1]));
   const lastPosition = Math.max(...kept.map((ci) => cells[ci]!.cellIndex));
   const rewrites = new Set<string>();
@@ -81,6 +121,7 @@ export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, mounts: 
     keptCells: kept,
     rewrites: [...rewrites].sort(compareCodePoints),
     droppedErrors,
+    rerunAfter,
   };
 }
 

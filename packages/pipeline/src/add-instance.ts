@@ -131,6 +131,15 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
         'left out of reproduced.ipynb so that the run reaches the chosen crash (check that nothing it did before failing is needed)',
     );
   }
+  for (const r of reproduced.rerunAfter) {
+    warnings.push(
+      r.replayedAt !== null
+        ? `code cell ${r.cell} of the original was re-run after the crash (In [${r.savedCount}], the crash is In [${crash.executionCount}]): its earlier run is ` +
+            `replayed where the saved counts leave a gap (In [${r.replayedAt}]), with the source saved from its later run (check it was not edited after the crash)`
+        : `code cell ${r.cell} of the original was run after the crash (In [${r.savedCount}]) and no free count before the crash's (In [${crash.executionCount}]) ` +
+            'fits an earlier run of it: left out of reproduced.ipynb (if the crash needs it, add it by hand)',
+    );
+  }
   const requires = mineImports(reproduced.notebook).filter((m) => !STDLIB.has(m) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(m));
 
   const suggestions = suggestLabels(notebookCrashInput(nb, crash));
