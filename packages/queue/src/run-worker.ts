@@ -195,6 +195,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
     return check.then(() => dir);
   };
 
+  /** Jobs this worker handed back to the queue while stopping (BullMQ ids). */
+  const handedBack = new Set<string>();
   const processJob = async (job: Job<QueueJob, QueueJobAnswer>, token?: string): Promise<QueueJobAnswer> => {
     const issues = checkSchema('queue-job', job.data);
     if (issues.length > 0) throw new UnrecoverableError(`job ${job.id} is not a junobench queue job: ${issues.map(formatIssue).join('; ')}`);
@@ -218,6 +220,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
       if (!result || (returning.signal.aborted && result.status === 'failed' && result.reason === 'cancelled')) {
         // Stopping: the job goes back to the queue for another worker, untouched.
         // If Redis does not take it back now, the lock simply expires and another worker takes it over.
+        if (job.id) handedBack.add(job.id);
         await withTimeout(job.moveToWait(token), 5000, () => new Error('Redis does not answer')).catch(() => undefined);
         stats.returned++;
         emit({ type: 'job-returned', id: data.run.id });
@@ -253,6 +256,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
   });
   let lastError = '';
   worker.on('error', (e: Error) => {
+    // BullMQ's lock renewal can race the hand-back: the job is no longer ours, which is the point, not a fault.
+    const renew = /^could not renew lock for job (.+)$/.exec(e.message);
+    if (renew && handedBack.has(renew[1]!)) return;
     // Connection errors repeat while Redis is away; the heartbeat reports the outage once.
     if (e.message !== lastError && !/ECONNREFUSED|ECONNRESET|Connection is closed|EPIPE/.test(e.message)) {
       emit({ type: 'job-error', id: '-', error: e.message });
