@@ -60,6 +60,19 @@ describe('suggestCrashType', () => {
       `InvalidArgumentError: ${evalue}\n${report.join('\n')}`,
     ],
   });
+  const kerasCall = (layer: string, report: string[]) => {
+    const evalue = `Exception encountered when calling layer '${layer}' (type Sequential).`;
+    return {
+      ...crash('ValueError', evalue, [cell('model.fit(X, y)')]),
+      traceback: [
+        '-'.repeat(75),
+        'ValueError                                Traceback (most recent call last)',
+        cell('model.fit(X, y)'),
+        lib('keras/utils/traceback_utils.py', 'error_handler(*args, **kwargs)', 'raise e.with_traceback(filtered_tb) from None', 70),
+        `ValueError: ${evalue}\n${report.join('\n')}\n    Call arguments received by layer '${layer}' (type Sequential):\n      • inputs=tf.Tensor(shape=(None, 7), dtype=float32)\n      • training=True`,
+      ],
+    };
+  };
   it.each<[string, SuggestInput, CrashType, RegExp]>([
     // fires: the op's report or the re-raised exception decides
     ['an op report of a matmul of the wrong size', tfOp('Graph execution error:', ["Node: 'net/fc/MatMul'", 'Matrix size-incompatible: In[0]: [8,4096], In[1]: [1024,10]', '\t [[{{node net/fc/MatMul}}]] [Op:__inference_train_function_900]']), 'tensor shape mismatch', /size-incompatible/],
@@ -67,10 +80,18 @@ describe('suggestCrashType', () => {
     ['an op report of an image file it cannot decode', tfOp('Graph execution error:', ['1 root error(s) found.', '  (0) INVALID_ARGUMENT:  Unsupported format of photos/cat_12.bin', '\t [[{{node decode_image/DecodeImage}}]]']), 'io error', /Unsupported format/],
     ['a TypeError re-raised from a py_function', tfOp("TypeError: 'NoneType' object is not iterable", ['Traceback (most recent call last):', '  File "prep.py", line 3, in load', '    for row in rows:', "TypeError: 'NoneType' object is not iterable", '\t [[{{node EagerPyFunc}}]]']), 'type error', /re-raised a TypeError.*not iterable/],
     ['a ValueError re-raised from a py_function', tfOp("ValueError: could not convert string to float: 'n/a'", ["ValueError: could not convert string to float: 'n/a'", '\t [[{{node PyFunc}}]]']), 'value error', /re-raised a ValueError/],
-    // does not fire: nothing in the report but the rejected argument, or only node names
+    ['a Keras layer-call carrier over a layer shape error', kerasCall('seq_1', ['    ', '    Input 0 of layer "dense_4" is incompatible with the layer: expected shape=(None, 12), found shape=(None, 7)', '    ']), 'tensor shape mismatch', /incompatible with the layer/],
+    [
+      'nested layer-call carriers: the inner layer\'s report decides',
+      kerasCall('net', ['    in user code:', '        File "/tmp/ipykernel_1/1.py", line 9, in call  *', '            x = self.pool(x)', "        ValueError: Exception encountered when calling layer 'pool' (type MaxPooling1D).", '        Dimensions must be equal, but are 4 and 3', "        Call arguments received by layer 'pool' (type MaxPooling1D):", '          • inputs=tf.Tensor(shape=(None, 1, 6), dtype=float32)']),
+      'tensor shape mismatch',
+      /dimension/i,
+    ],
+    // does not fire: nothing in the report but the rejected argument, or only node names; shapes only in a layer call's arguments
     ['an op error whose report names no other failure', tfOp('indices[2,0] = 7001 is not in [0, 7000)', ['\t [[{{node embed/embedding_lookup}}]]']), 'invalid argument', /TensorFlow rejected an argument/],
     ['node names that mention a reshape are not a report', tfOp('Graph execution error:', ["Node: 'model/reshape_2/Reshape'", 'Cannot place the resource on device GPU:0', '\t [[{{node model/reshape_2/Reshape}}]]']), 'invalid argument', /TensorFlow rejected an argument/],
     ['text below another exception is not read as a report', { ...crash('ValueError', 'math domain error', [cell('v = f(x)')]), traceback: ['ValueError                                Traceback (most recent call last)', cell('v = f(x)'), 'ValueError: math domain error\nIncompatible shapes: [1] vs. [2]'] }, 'value error', /math domain error/],
+    ['shapes in a layer call\'s arguments are not the failure', kerasCall('head', ['    ', '    The truth value of an array with more than one element is ambiguous.', '    ']), 'value error', /ValueError/],
   ])('%s', (_name, input, type, evidence) => {
     const d = suggestCrashType(collectCrashFacts(input));
     expect(d.value).toBe(type);

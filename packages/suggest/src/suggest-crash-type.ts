@@ -30,11 +30,14 @@ const INITIALIZATION = /is not fitted yet|must compile (?:your|the) model|has no
 const TYPE_OPERATION = /not subscriptable|not callable|not iterable|unhashable|unsupported operand|can only concatenate|object cannot be interpreted|must be str, not|can't multiply sequence|not supported between instances/i;
 
 /*
- * TensorFlow's op errors carry the op's own failure: `InvalidArgumentError:
- * Graph execution error:` is followed by what the op reported (a matrix of
+ * Carrier exceptions print the real failure below their own line, and the
+ * crash type is that failure's. TensorFlow's op errors (`InvalidArgumentError:
+ * Graph execution error:`) are followed by what the op reported (a matrix of
  * the wrong size, an image file it cannot decode), and a Python exception
- * raised inside a `py_function` is re-raised under the op error's class
- * with its own name in the message. The crash type is that failure's.
+ * raised inside a `py_function` is re-raised under the op error's class with
+ * its own name in the message. Keras's `Exception encountered when calling
+ * layer …` wraps what the (innermost) layer raised, followed by the call's
+ * arguments — shapes that describe the inputs, not the failure.
  */
 const TF_OP_ERRORS: ReadonlySet<string> = new Set(['invalidargumenterror']);
 const EMBEDDED_EXCEPTION = /^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)):[ \t]*(.*)$/m;
@@ -49,6 +52,18 @@ function tfOpReport(f: CrashFacts): string {
   return at < 0 ? '' : lines.slice(at + 1).filter((l) => !/^\s*\[\[|^\s*\d+ (?:successful|derived)|^\s*Node: /.test(l)).join('\n');
 }
 
+const KERAS_LAYER_CALL = 'Exception encountered when calling layer';
+
+/** What the innermost layer reported under Keras's layer-call carrier, without the call arguments it lists. */
+function kerasLayerReport(f: CrashFacts): string {
+  const text = [f.message, ...f.input.traceback.map(stripAnsi)].join('\n');
+  const at = text.lastIndexOf(KERAS_LAYER_CALL);
+  if (at < 0) return '';
+  const body = text.slice(at).split('\n').slice(1).join('\n');
+  const end = body.indexOf('Call arguments received');
+  return end < 0 ? body : body.slice(0, end);
+}
+
 export function suggestCrashType(f: CrashFacts): RuleDecision<CrashType> {
   const e = f.eclass;
   if (TF_OP_ERRORS.has(e)) {
@@ -59,7 +74,8 @@ export function suggestCrashType(f: CrashFacts): RuleDecision<CrashType> {
       return { ...d, evidence: [`${f.ename} re-raised a ${name} from the code TensorFlow ran: the crash is that ${name}`, ...d.evidence] };
     }
   }
-  const msg = TF_OP_ERRORS.has(e) ? `${f.exceptionText}\n${tfOpReport(f)}` : f.exceptionText;
+  const carried = TF_OP_ERRORS.has(e) ? tfOpReport(f) : kerasLayerReport(f);
+  const msg = carried ? `${f.exceptionText}\n${carried}` : f.exceptionText;
   if (e === 'nameerror' || e === 'unboundlocalerror') {
     const name = f.missingName;
     if (name && isImportedName(name, f)) {
