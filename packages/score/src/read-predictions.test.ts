@@ -37,6 +37,13 @@ describe('parsePredictionLines', () => {
     expect(problems[0]!.message).toMatch(message);
   });
 
+  it('accepts repair cells as strings or as lists of lines (nbformat\'s form of `source`, as the task notebooks write it)', () => {
+    const text = JSON.stringify({ task: 'repair', id: R, answer: { cells: ['import pandas as pd', ['df = pd.DataFrame()\n', 'df.head()']] } });
+    const { predictions, problems } = parsePredictionLines([{ line: 1, text }], keys);
+    expect(problems).toEqual([]);
+    expect(predictions).toHaveLength(1);
+  });
+
   it('keeps good lines, numbers attempts from 1, skips blank lines and reports duplicates', () => {
     const lines = [
       JSON.stringify({ task: 'detect', id: D, answer: { crashes: true } }),

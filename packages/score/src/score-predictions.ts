@@ -123,7 +123,14 @@ export function buildRepairedNotebook(answer: RepairAnswer, key: Pick<RepairKey,
     nbformat: 4,
     nbformat_minor: 4,
     metadata: key.crashing.metadata,
-    cells: (answer.cells ?? []).map((source, i) => ({ cell_type: 'code', metadata: {}, source, execution_count: counted ? i + 1 : null, outputs: [] })),
+    // A cell may be a list of lines, as nbformat (and every task notebook) writes `source`: joined as nbformat joins them.
+    cells: (answer.cells ?? []).map((source, i) => ({
+      cell_type: 'code',
+      metadata: {},
+      source: typeof source === 'string' ? source : source.join(''),
+      execution_count: counted ? i + 1 : null,
+      outputs: [],
+    })),
   };
   return nb;
 }

@@ -1681,9 +1681,11 @@ export interface DiagnoseAnswer {
 export interface RepairAnswer {
   notebook?: NotebookDocument;
   /**
+   * Each code cell's code: a string, or a list of strings joined as they are (nbformat's multi-line form, as the task notebooks' `source` is written).
+   *
    * @minItems 1
    */
-  cells?: [string, ...string[]];
+  cells?: [string | string[], ...(string | string[])[]];
 }
 /**
  * An nbformat v4 notebook (checked against the official schema where it is read).
