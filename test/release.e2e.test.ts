@@ -8,6 +8,7 @@ import { appendFile, cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { extractArchive } from '@junobench/archive';
 import { checkSchema, type ReleaseManifest } from '@junobench/core';
 import { GithubReleasesServer } from './fakes/github-releases-server.js';
 import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
@@ -140,10 +141,18 @@ describe('junobench release', () => {
     expect(m.instances.map((i) => i.id)).not.toContain('pandas_2');
     expect(m.deprecated).toEqual([{ id: 'pandas_2', deprecatedIn: '0.2.0', reason: 'the input dataset was withdrawn by its author' }]);
     expect(m.previous).toEqual({ version: '0.1.0' });
-    // The build keeps pandas_2, so its report shows it: the release carries no report/ rather than the withdrawn instance.
-    expect(m.files.map((f) => f.path).filter((p) => p.startsWith('report/'))).toEqual([]);
-    expect(next.stderr).toContain('warning: curated/report shows deprecated instance pandas_2');
+    // The build keeps pandas_2, so its report shows it: the release's report/ is rendered again without it.
+    const reportPaths = m.files.map((f) => f.path).filter((p) => p.startsWith('report/'));
+    expect(reportPaths).toContain('report/index.html');
+    expect(reportPaths.filter((p) => p.startsWith('report/instances/'))).toHaveLength(15);
+    expect(reportPaths).not.toContain('report/instances/pandas_2.html');
+    expect(next.stderr).not.toMatch(/warning: .*report/);
     const dir = path.join(releases, 'junobench-0.2.0');
+    const extracted = path.join(work, 'extracted-0.2.0');
+    await extractArchive(path.join(dir, 'junobench-0.2.0.tar.gz'), extracted);
+    const index = await readFile(path.join(extracted, 'junobench-0.2.0', 'report', 'index.html'), 'utf8');
+    expect(index).not.toContain('pandas_2');
+    expect(index).toMatch(/<b id="count-shown">15<\/b> of 15 instances shown/);
     expect(await readFile(path.join(dir, 'CHANGELOG.md'), 'utf8')).toContain('- pandas_2 — deprecated in 0.2.0: the input dataset was withdrawn by its author');
     expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toContain('## Deprecated instances');
     const v = await runJunobench(['release', 'verify', dir, '--no-run']);

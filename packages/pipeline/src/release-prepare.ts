@@ -1,9 +1,11 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  copyInstanceTree,
   formatJson,
+  listInstanceIds,
   readJsonFile,
   writeFileAtomic,
   type Benchmark,
@@ -31,8 +33,10 @@ export interface PrepareReleaseOptions {
   deprecatedFile: string;
   /** raw/release.json (optional file) */
   metadataFile: string;
-  /** raw/instances: drafts there are refused even when the build left them out. */
+  /** raw/instances: drafts there are refused even when the build left them out; the report lists those outside the benchmark. */
   rawInstancesDir?: string;
+  /** raw/annotations: the adjudicators' notes the report shows. */
+  annotationsDir?: string;
   profile?: string;
   /** SOURCE_DATE_EPOCH when set; else the toolchain's commit time. */
   sourceDateEpoch?: number;
@@ -85,7 +89,12 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
     }
   }
   const deprecated = (await readDeprecated(o.deprecatedFile)).instances;
-  const view = await writeReleaseView(o.curatedDir, new Set(deprecated.map((d) => d.id)));
+  const view = await writeReleaseView({
+    curatedDir: o.curatedDir,
+    deprecated: new Set(deprecated.map((d) => d.id)),
+    ...(o.annotationsDir ? { annotationsDir: o.annotationsDir } : {}),
+    ...(o.rawInstancesDir ? { rawInstancesDir: o.rawInstancesDir } : {}),
+  });
   try {
     const inputs = await readReleaseInputs({
       version: o.version,
@@ -152,11 +161,22 @@ export async function readToolchainIdentity(): Promise<{ version: string; commit
  * curated/ without the deprecated instances, as overlay files: when a
  * deprecated instance is still in the curated benchmark (it was built
  * before the deprecation), benchmark.json/.csv, verification.json,
- * final-labels.jsonl and stats/ are redone without it in a temporary
- * folder. Nothing to redo: no overlay.
+ * final-labels.jsonl and stats/ are redone without it in a temporary folder,
+ * and report/ is rendered again over exactly what the release ships.
+ * Nothing to redo: no overlay.
+ *
+ * The folder is laid out as a project is (curated/, raw/ beside it, the
+ * report in curated/report), so the report's relative links are the ones
+ * the build writes and the same inputs give the same bytes wherever the
+ * temporary folder is.
  */
-async function writeReleaseView(curatedDir: string, deprecated: ReadonlySet<string>): Promise<{ overlay: Record<string, string>; close: () => Promise<void> }> {
-  const { computeStats, statsRowsFromBenchmark, writeStats } = await import('@junobench/labels');
+async function writeReleaseView(o: {
+  curatedDir: string;
+  deprecated: ReadonlySet<string>;
+  annotationsDir?: string;
+  rawInstancesDir?: string;
+}): Promise<{ overlay: Record<string, string>; close: () => Promise<void> }> {
+  const { curatedDir, deprecated } = o;
   const none = { overlay: {}, close: async () => undefined };
   if (deprecated.size === 0) return none;
   const benchmarkFile = path.join(curatedDir, 'benchmark.json');
@@ -164,12 +184,15 @@ async function writeReleaseView(curatedDir: string, deprecated: ReadonlySet<stri
   const benchmark = await readJsonFile<Benchmark>(benchmarkFile, { schema: 'benchmark' }).catch(() => undefined);
   const verification = await readJsonFile<VerificationReport>(verificationFile, { schema: 'verification' }).catch(() => undefined);
   if (!benchmark || !verification) return none;
+  const labels = await import('@junobench/labels');
   const hit = benchmark.instances.some((e) => deprecated.has(e.id)) || verification.instances.some((v) => deprecated.has(v.instance));
   if (!hit) return none;
 
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'junobench-release-view-'));
   const close = () => rm(tmp, { recursive: true, force: true });
   try {
+    const view = path.join(tmp, 'curated');
+    const rawView = path.join(tmp, 'raw');
     const kept: Benchmark = { ...benchmark, instances: benchmark.instances.filter((e) => !deprecated.has(e.id)) };
     const instances = verification.instances.filter((v) => !deprecated.has(v.instance));
     const keptVerification: VerificationReport = {
@@ -184,20 +207,46 @@ async function writeReleaseView(curatedDir: string, deprecated: ReadonlySet<stri
       },
     };
     const overlay: Record<string, string> = {
-      'benchmark.json': path.join(tmp, 'benchmark.json'),
-      'benchmark.csv': path.join(tmp, 'benchmark.csv'),
-      'verification.json': path.join(tmp, 'verification.json'),
-      stats: path.join(tmp, 'stats'),
+      'benchmark.json': path.join(view, 'benchmark.json'),
+      'benchmark.csv': path.join(view, 'benchmark.csv'),
+      'verification.json': path.join(view, 'verification.json'),
+      stats: path.join(view, 'stats'),
     };
     await writeFileAtomic(overlay['benchmark.json']!, formatJson(kept));
     await writeFileAtomic(overlay['benchmark.csv']!, formatBenchmarkCsv(kept));
     await writeFileAtomic(overlay['verification.json']!, formatJson(keptVerification));
-    await writeStats(overlay.stats!, computeStats(statsRowsFromBenchmark(kept)));
+    await labels.writeStats(overlay.stats!, labels.computeStats(labels.statsRowsFromBenchmark(kept)));
     const finalLabels = await readFile(path.join(curatedDir, 'labels', 'final-labels.jsonl'), 'utf8').catch(() => undefined);
     if (finalLabels !== undefined) {
       const lines = finalLabels.split('\n').filter((l) => l.trim() && !deprecated.has((JSON.parse(l) as { instance: string }).instance));
-      overlay['labels/final-labels.jsonl'] = path.join(tmp, 'final-labels.jsonl');
+      overlay['labels/final-labels.jsonl'] = path.join(view, 'labels', 'final-labels.jsonl');
       await writeFileAtomic(overlay['labels/final-labels.jsonl'], lines.map((l) => `${l}\n`).join(''));
+    }
+    // report/: rendered again when the build made one, over the view (the instances the release ships, their
+    // labels, stats and agreement), with raw/ as the build gives it minus the deprecated instances.
+    if (await stat(path.join(curatedDir, 'report')).then((s) => s.isDirectory(), () => false)) {
+      for (const e of kept.instances) await copyInstanceTree(path.join(curatedDir, 'instances', e.id), path.join(view, 'instances', e.id));
+      for (const name of ['agreement.json', 'agreement.md']) {
+        const text = await readFile(path.join(curatedDir, 'labels', name), 'utf8').catch(() => undefined);
+        if (text !== undefined) await writeFileAtomic(path.join(view, 'labels', name), text);
+      }
+      await mkdir(path.join(rawView, 'instances'), { recursive: true });
+      const adjudicated = o.annotationsDir ? await readFile(path.join(o.annotationsDir, labels.ADJUDICATION_FILE), 'utf8').catch(() => undefined) : undefined;
+      if (adjudicated !== undefined) {
+        // The adjudicators' notes (read and checked by the build), line for line, without the deprecated instances'.
+        const notes = adjudicated.split('\n').filter((l) => l.trim() && !deprecated.has((JSON.parse(l) as { instance: string }).instance));
+        await writeFileAtomic(path.join(rawView, 'annotations', labels.ADJUDICATION_FILE), notes.map((l) => `${l}\n`).join(''));
+      }
+      // Instances of raw/ outside the benchmark (not verified): the build's report lists them with their notebooks.
+      const inBenchmark = new Set(kept.instances.map((e) => e.id));
+      const rawIds = o.rawInstancesDir ? await listInstanceIds(o.rawInstancesDir).catch(() => [] as string[]) : [];
+      for (const id of rawIds) {
+        if (deprecated.has(id) || inBenchmark.has(id)) continue;
+        await copyInstanceTree(path.join(o.rawInstancesDir!, id), path.join(rawView, 'instances', id)).catch(() => undefined);
+      }
+      const { generateReport } = await import('@junobench/report');
+      await generateReport({ from: view, raw: rawView, out: path.join(view, 'report') });
+      overlay.report = path.join(view, 'report');
     }
     return { overlay, close };
   } catch (e) {

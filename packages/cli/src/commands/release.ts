@@ -21,6 +21,7 @@ interface PrepareFlags {
   deprecated: string;
   metadata: string;
   instances: string;
+  annotations: string;
   profile?: string;
   minKappa?: string;
   dryRun?: boolean;
@@ -302,6 +303,7 @@ function addPrepareOptions(cmd: Command): Command {
     .option('--recipe <dir>', 'rendered Dockerfiles and lock files of the image', 'docker')
     .option('--deprecated <file>', 'deprecated instances, left out', 'raw/deprecated.json')
     .option('--instances <dir>', 'the raw instances (a draft there is refused even when the build left it out)', 'raw/instances')
+    .option('--annotations <dir>', "the annotators' files: after a deprecation, agreement is recomputed without the deprecated instances", 'raw/annotations')
     .option('--metadata <file>', 'dataset metadata for the card and Croissant file (optional)', 'raw/release.json')
     .option('--profile <name>', 'image profile (default: the one curated/image.json names, else debian)')
     .option('--min-kappa <k>', "agreement gate: every dimension's Cohen's kappa must reach it (default 0.9, or raw/release.json's)");
@@ -327,6 +329,7 @@ function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliCon
     recipeDir: abs(flags.recipe),
     deprecatedFile: abs(flags.deprecated),
     rawInstancesDir: abs(flags.instances),
+    annotationsDir: abs(flags.annotations),
     metadataFile: abs(flags.metadata),
     ...(flags.profile ? { profile: flags.profile } : {}),
     ...(epoch !== undefined ? { sourceDateEpoch: Number(epoch) } : {}),

@@ -1,0 +1,109 @@
+// `release prepare` after `deprecate` (prepareRelease, the pipeline flow): the
+// release's report/ is rendered again over exactly the instances it ships; the
+// archive stays byte-for-byte reproducible.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractArchive } from '@junobench/archive';
+import { formatJson, type AgreementReport, type Labels } from '@junobench/core';
+import { computeAgreement, readAnnotationFolder, writeAgreementReport } from '@junobench/labels';
+import { prepareRelease, type PrepareReleaseOptions } from '@junobench/pipeline';
+import { generateReport } from '@junobench/report';
+import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
+
+// Labels that differ per instance in every dimension (a dimension with one category has no kappa).
+const LABELS: Record<string, Partial<Labels>> = {
+  numpy_1: { library: 'numpy', crashType: 'value error', rootCause: 'data confusion', pipelineStage: 'data preparation' },
+  pandas_1: { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'training' },
+  sklearn_1: { library: 'sklearn', crashType: 'type error', rootCause: 'API misuse', pipelineStage: 'training' },
+  torch_1: { library: 'torch', crashType: 'index error', rootCause: 'implementation error', pipelineStage: 'model construction' },
+};
+const DEPRECATED = 'pandas_1';
+
+let f: Fixture;
+let raw: string;
+let built: AgreementReport;
+
+beforeAll(async () => {
+  f = await writeCuratedFixture(Object.entries(LABELS).map(([id, labels]) => ({ id, labels })));
+  raw = path.join(f.root, 'raw');
+  await mkdir(path.join(raw, 'annotations'), { recursive: true });
+  await mkdir(path.join(raw, 'instances'), { recursive: true });
+  // Two annotators agree everywhere but on pandas_1's crash type, which was adjudicated.
+  const line = (annotator: string, id: string, over: Partial<Labels> = {}) => JSON.stringify({ instance: id, annotator, ...LABELS[id], ...over });
+  await writeFile(path.join(raw, 'annotations', 'annotator-a.jsonl'), Object.keys(LABELS).map((id) => `${line('annotator-a', id)}\n`).join(''));
+  await writeFile(path.join(raw, 'annotations', 'annotator-b.jsonl'), Object.keys(LABELS).map((id) => `${line('annotator-b', id, id === DEPRECATED ? { crashType: 'value error' } : {})}\n`).join(''));
+  await writeFile(
+    path.join(raw, 'annotations', 'adjudicated.jsonl'),
+    `${JSON.stringify({ instance: DEPRECATED, annotator: 'adjudicated', crashType: 'key error', note: 'KeyError raised by the lookup of a missing column.' })}\n`,
+  );
+  // curated/labels and curated/report as the build writes them: over every annotated instance, the deprecated one included.
+  built = computeAgreement((await readAnnotationFolder(path.join(raw, 'annotations'))).sets);
+  await writeAgreementReport(path.join(f.curated, 'labels'), built, { minKappa: 0.5 });
+  await generateReport({ from: f.curated, raw, out: path.join(f.curated, 'report') });
+  await writeFile(path.join(f.root, 'deprecated.json'), formatJson({ instances: [{ id: DEPRECATED, deprecatedIn: '0.2.0', reason: 'the dataset was withdrawn by its author' }] }));
+}, 120_000);
+afterAll(() => rm(f.root, { recursive: true, force: true }));
+
+function options(over: Partial<PrepareReleaseOptions> = {}): PrepareReleaseOptions {
+  return {
+    version: '0.2.0',
+    curatedDir: f.curated,
+    outDir: path.join(f.root, 'releases'),
+    recipeDir: f.recipe,
+    deprecatedFile: path.join(f.root, 'deprecated.json'),
+    metadataFile: path.join(f.root, 'no-release.json'),
+    rawInstancesDir: path.join(raw, 'instances'),
+    annotationsDir: path.join(raw, 'annotations'),
+    sourceDateEpoch: 1_767_225_600,
+    toolchain: { version: '0.1.0', commit: 'c0ffee', dirty: false },
+    minKappa: 0.5,
+    ...over,
+  };
+}
+
+async function extracted(archive: string): Promise<string> {
+  const dir = path.join(f.root, `x-${path.basename(path.dirname(archive))}-${Math.random().toString(36).slice(2)}`);
+  await extractArchive(archive, dir);
+  return path.join(dir, 'junobench-0.2.0');
+}
+
+describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
+  it('the fixture: the build shows the deprecated instance in its report and agreement', async () => {
+    expect(built.instances).toBe(4);
+    expect(built.disagreements.map((d) => d.instance)).toEqual([DEPRECATED]);
+    expect(built.dimensions.find((d) => d.dimension === 'crashType')!.kappa).toBeLessThan(1);
+    expect(await readFile(path.join(f.curated, 'report', 'index.html'), 'utf8')).toContain(`instances/${DEPRECATED}.html`);
+  });
+
+  it('ships report/ rendered again without the deprecated instance; the same inputs give the same archive', async () => {
+    const first = await prepareRelease(options({ writeDir: path.join(f.root, 'a') }));
+    const { plan, written } = first;
+    expect(plan.refusals).toEqual([]);
+    expect(plan.warnings.join('\n')).not.toMatch(/report/);
+    const paths = plan.manifest.files.map((x) => x.path);
+    expect(paths.filter((p) => p.startsWith('report/'))).toEqual(['report/index.html', 'report/instances/numpy_1.html', 'report/instances/sklearn_1.html', 'report/instances/torch_1.html', 'report/stats.html']);
+
+    const dir = await extracted(written!.archive.path);
+    const index = await readFile(path.join(dir, 'report', 'index.html'), 'utf8');
+    expect(index).not.toContain(DEPRECATED);
+    expect(index).toMatch(/<b id="count-shown">3<\/b> of 3 instances shown/);
+    // An instance the deprecation does not touch has the very page the build rendered.
+    expect(await readFile(path.join(dir, 'report', 'instances', 'numpy_1.html'), 'utf8')).toBe(await readFile(path.join(f.curated, 'report', 'instances', 'numpy_1.html'), 'utf8'));
+
+    // Again, with another temporary folder for the view: byte-identical.
+    const tmp = path.join(f.root, 'other-tmp');
+    await mkdir(tmp);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      const second = await prepareRelease(options({ writeDir: path.join(f.root, 'b') }));
+      expect(second.written!.archive.sha256).toBe(written!.archive.sha256);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+    expect(os.tmpdir()).not.toBe(tmp);
+  });
+});
