@@ -6,7 +6,7 @@
  * `npx tsx bench/suggest/calibrate.ts <labelled pools…>` after changing a rule.
  */
 export const RULE_CONFIDENCE = {
-// 364 dev crashes; accuracy library 0.920, crashType 0.912, rootCause 0.608, pipelineStage 0.685
+// 364 dev crashes; accuracy library 0.920, crashType 0.924, rootCause 0.608, pipelineStage 0.685
   'crashType.argument': 0.57, // 3/5
   'crashType.attribute': 0.89, // 30/33
   'crashType.broadcast': 0.8, // 3/3
@@ -17,20 +17,20 @@ export const RULE_CONFIDENCE = {
   'crashType.index': 0.94, // 15/15
   'crashType.initialization': 0.75, // 2/2
   'crashType.io-class': 0.9, // 27/29
-  'crashType.io-message': 0.92, // 10/10
+  'crashType.io-message': 0.92, // 11/11
   'crashType.key': 0.96, // 22/22
   'crashType.name': 0.98, // 79/80
   'crashType.name-is-import': 0.92, // 11/11
   'crashType.opencv-assertion': 0.6, // 2/3
   'crashType.other': 0.33, // 0/1
   'crashType.runtime': 0.75, // 2/2
-  'crashType.shape': 0.89, // 23/25
-  'crashType.tf-invalid-argument': 0.43, // 2/5
+  'crashType.shape': 0.87, // 25/28
+  'crashType.tf-invalid-argument': 0.75, // 2/2
   'crashType.type': 0.5, // 2/4
   'crashType.type-argument': 0.94, // 14/14
   'crashType.type-in-library': 0.73, // 7/9
-  'crashType.type-operation': 0.86, // 11/12
-  'crashType.value': 0.5, // 6/12
+  'crashType.type-operation': 0.87, // 12/13
+  'crashType.value': 0.58, // 6/10
   'crashType.value-conversion': 0.88, // 14/15
   'library.alias-call': 0.83, // 9/10
   'library.callback': 0.81, // 12/14
