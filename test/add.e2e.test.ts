@@ -232,6 +232,32 @@ describe('bad input to add', () => {
     expect(r.stdout).toContain(`check      after editing the draft: junobench verify ${id}`);
   }, 600_000);
 
+  it("a Kaggle input that is not the one collected dataset stays as it is, with a warning naming the cell and the path", async () => {
+    // An old one-source kernel reads its dataset's file straight from ../input; it also reads another kernel's output,
+    // which collect records but never downloads. Only the first is provably the dataset.
+    await fake.addKernel('alice/two-inputs-crash', makeNotebook([
+      { source: "import pandas as pd\nprices = pd.read_csv('../input/prices.csv')" },
+      { source: "weather = pd.read_csv('/kaggle/input/weather-prep/2020.csv')" },
+      { source: "prices['total']", error: { ename: 'KeyError', evalue: "'total'" } },
+    ]), { dataset_sources: ['datalab/prices'], kernel_sources: ['bob/weather-prep'] });
+    await fake.addDataset('datalab/prices', { title: 'Prices', licenses: [{ name: 'CC0-1.0' }], files: { 'prices.csv': 'a\n1\n' } });
+    const c = await run(['collect', 'kaggle', 'alice/two-inputs-crash', '--with-data']);
+    expect(c.code, c.stderr).toBe(0);
+    const r = await run(['add', 'raw/sources/kaggle/alice/two-inputs-crash', '--no-verify', '--id', 'pandas_90']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('paths      ../input/prices.csv → data/prices/prices.csv\n');
+    expect(r.stdout).toContain(
+      'warning: code cell 1 of the original reads /kaggle/input/weather-prep, which is not one of the collected sources (/kaggle/input/prices): ' +
+        "left as it is, so the draft lacks that input — put it under the draft's data/ and point the path there",
+    );
+    const reproduced = JSON.parse(await readFile(path.join(proj, 'raw/instances/pandas_90/reproduced.ipynb'), 'utf8')) as { cells: { source: string }[] };
+    expect(reproduced.cells.map((c) => c.source).slice(0, 2)).toEqual([
+      "import pandas as pd\nprices = pd.read_csv('data/prices/prices.csv')",
+      "weather = pd.read_csv('/kaggle/input/weather-prep/2020.csv')",
+    ]);
+    expect(await readFile(path.join(proj, 'raw/instances/pandas_90/data/prices/prices.csv'), 'utf8')).toBe('a\n1\n');
+  }, 600_000);
+
   it('a runtime that cannot start leaves nothing behind (exit 3)', async () => {
     const r = await unchanged(['add', 'crash.ipynb', '--python', path.join(proj, 'no-python')]);
     expect(r.code).toBe(3);

@@ -108,24 +108,51 @@ describe('planReproducedNotebook', () => {
 
   it('rewrites Kaggle input paths in the kept cells', () => {
     const n = nb([{ src: "df = pd.read_csv('/kaggle/input/house/train.csv')" }, { src: "df['p']", error: ['KeyError', "'p'"] }]);
-    const p = planReproducedNotebook(n, mineNotebookCrashes(n)[0]!, ['house']);
+    const p = planReproducedNotebook(n, mineNotebookCrashes(n)[0]!, { mounts: ['house'], complete: true });
     expect(codeSources(p.notebook)[0]).toBe("df = pd.read_csv('data/house/train.csv')");
     expect(p.rewrites).toEqual(['/kaggle/input/house → data/house']);
+    expect(p.unresolvedInputs).toEqual([]);
+  });
+
+  it('leaves a Kaggle input no collected source holds as it is, and names its cell', () => {
+    const n = nb([
+      { src: "a = pd.read_csv('/kaggle/input/house/train.csv')" },
+      { src: "b = pd.read_csv('/kaggle/input/weather/2020.csv')\nm = load('/kaggle/input/house/m.bin')" },
+      { src: "b['p']", error: ['KeyError', "'p'"] },
+    ]);
+    const p = planReproducedNotebook(n, mineNotebookCrashes(n)[0]!, { mounts: ['house'], complete: true });
+    expect(codeSources(p.notebook).slice(0, 2)).toEqual(["a = pd.read_csv('data/house/train.csv')", "b = pd.read_csv('/kaggle/input/weather/2020.csv')\nm = load('data/house/m.bin')"]);
+    expect(p.unresolvedInputs).toEqual([{ cell: 1, path: '/kaggle/input/weather' }]);
   });
 });
 
 describe('rewriteDataPaths', () => {
+  const kaggle = (mounts: string[], topLevel: Record<string, string[]> = {}) => ({ mounts, complete: true, topLevel: new Map(Object.entries(topLevel)) });
+  const plain = { mounts: [], complete: false };
   it.each([
-    ["pd.read_csv('/kaggle/input/house/train.csv')", ['house'], "pd.read_csv('data/house/train.csv')"],
-    ['pd.read_csv("../input/house/train.csv")', ['house'], 'pd.read_csv("data/house/train.csv")'],
-    ["pd.read_csv('../input/train.csv')", ['house'], "pd.read_csv('data/house/train.csv')"],
-    ["pd.read_csv('../input/train.csv')", ['a', 'b'], "pd.read_csv('data/train.csv')"],
-    ["os.listdir('/kaggle/input')", [], "os.listdir('data')"],
-    ["PATH = '../input/'", ['house'], "PATH = 'data/'"],
-    ["df.to_csv('/kaggle/working/submission.csv')", [], "df.to_csv('submission.csv')"],
-    ["os.chdir('/kaggle/working')", [], "os.chdir('.')"],
-    ["x = '/kaggle/inputs/y'", [], "x = '/kaggle/inputs/y'"],
-  ])('%s (%j)', (src, mounts, out) => expect(rewriteDataPaths(src, mounts)).toBe(out));
+    ["pd.read_csv('/kaggle/input/house/train.csv')", kaggle(['house']), "pd.read_csv('data/house/train.csv')", []],
+    ['pd.read_csv("../input/house/train.csv")', kaggle(['house']), 'pd.read_csv("data/house/train.csv")', []],
+    // Old one-source kernels: a file of that source, straight under ../input.
+    ["pd.read_csv('../input/train.csv')", kaggle(['house'], { house: ['train.csv', 'test.csv'] }), "pd.read_csv('data/house/train.csv')", []],
+    // Not provably that source's: its files are not known (not downloaded), or it is not among them, or another input entirely.
+    ["pd.read_csv('../input/train.csv')", kaggle(['house']), "pd.read_csv('../input/train.csv')", ['../input/train.csv']],
+    ["pd.read_csv('../input/other.csv')", kaggle(['house'], { house: ['train.csv'] }), "pd.read_csv('../input/other.csv')", ['../input/other.csv']],
+    ["pd.read_csv('/kaggle/input/weather/2020.csv')", kaggle(['house'], { house: ['train.csv'] }), "pd.read_csv('/kaggle/input/weather/2020.csv')", ['/kaggle/input/weather']],
+    ["load('/kaggle/input/bert/pytorch/base/1/w.bin')", kaggle(['house', 'titanic']), "load('/kaggle/input/bert/pytorch/base/1/w.bin')", ['/kaggle/input/bert']],
+    ["pd.read_csv('/kaggle/input/x/train.csv')", kaggle([]), "pd.read_csv('/kaggle/input/x/train.csv')", ['/kaggle/input/x']],
+    // A plain notebook: nothing is known, the user puts its inputs under data/.
+    ["pd.read_csv('/kaggle/input/x/train.csv')", plain, "pd.read_csv('data/x/train.csv')", []],
+    ["pd.read_csv('../input/train.csv')", plain, "pd.read_csv('data/train.csv')", []],
+    ["os.listdir('/kaggle/input')", kaggle(['house']), "os.listdir('data')", []],
+    ["PATH = '../input/'", kaggle(['house']), "PATH = 'data/'", []],
+    ["df.to_csv('/kaggle/working/submission.csv')", plain, "df.to_csv('submission.csv')", []],
+    ["os.chdir('/kaggle/working')", plain, "os.chdir('.')", []],
+    ["x = '/kaggle/inputs/y'", plain, "x = '/kaggle/inputs/y'", []],
+  ])('%s (%j)', (src, inputs, out, unresolved) => {
+    const left = new Set<string>();
+    expect(rewriteDataPaths(src, inputs, undefined, left)).toBe(out);
+    expect([...left]).toEqual(unresolved);
+  });
 });
 
 describe('planExpectedCrash', () => {

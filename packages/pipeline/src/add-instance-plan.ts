@@ -23,7 +23,29 @@ export interface ReproducedPlan {
    * null when no such count is left (they did not run before the crash).
    */
   rerunAfter: { cell: number; savedCount: number; replayedAt: number | null }[];
+  /**
+   * Kaggle input paths in kept cells (original code-cell index) that no
+   * collected source provably holds: left as they are, for the report.
+   */
+  unresolvedInputs: { cell: number; path: string }[];
 }
+
+/** What the notebook's Kaggle inputs are, for rewriting their paths to `data/`. */
+export interface DataInputs {
+  /** The folders its sources mount at /kaggle/input/<mount>/ (datasets and competitions). */
+  mounts: readonly string[];
+  /** The top-level names of a mount's downloaded files (old one-source kernels read `../input/<file>`). */
+  topLevel?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Whether `mounts` are all the inputs the notebook had (a collected Kaggle
+   * kernel): then any other /kaggle/input/<x> is left as is and reported.
+   * Otherwise (a plain notebook: nothing is known) it becomes data/<x>, where
+   * the user puts it.
+   */
+  complete: boolean;
+}
+
+const PLAIN: DataInputs = { mounts: [], complete: false };
 
 /**
  * Pure: the reproduced notebook for a mined crash — the code cells needed to
@@ -42,7 +64,7 @@ export interface ReproducedPlan {
  * the crash that saved an error of its own (the notebook has several; `add
  * --crash n` chose a later one) is left out, or the replay would stop there.
  */
-export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, mounts: readonly string[] = []): ReproducedPlan {
+export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, inputs: DataInputs = PLAIN): ReproducedPlan {
   const cells = listCodeCells(nb);
   const target = cells[crash.codeCell];
   if (!target) throw new JunoError('E_INTERNAL', `mined crash names code cell ${crash.codeCell}, which does not exist`);
@@ -93,6 +115,7 @@ export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, mounts: 
   const renumber = new Map(replay.map((ci, i) => [ci, i + 1]));
   const lastPosition = Math.max(...kept.map((ci) => cells[ci]!.cellIndex));
   const rewrites = new Set<string>();
+  const unresolvedInputs: ReproducedPlan['unresolvedInputs'] = [];
 
   const out: NotebookCell[] = [];
   let codeIndex = -1;
@@ -106,7 +129,9 @@ export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, mounts: 
     if (!keptSet.has(codeIndex)) return;
     const code = cell as CodeCell;
     const source = Array.isArray(code.source) ? code.source.join('') : code.source;
-    const rewritten = rewriteDataPaths(source, mounts, rewrites);
+    const unresolved = new Set<string>();
+    const rewritten = rewriteDataPaths(source, inputs, rewrites, unresolved);
+    for (const p of unresolved) unresolvedInputs.push({ cell: codeIndex, path: p });
     out.push({
       ...code,
       source: Array.isArray(code.source) ? splitLines(rewritten) : rewritten,
@@ -122,6 +147,7 @@ export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, mounts: 
     rewrites: [...rewrites].sort(compareCodePoints),
     droppedErrors,
     rerunAfter,
+    unresolvedInputs,
   };
 }
 
@@ -134,16 +160,26 @@ function splitLines(text: string): string[] {
  * sees as its working directory: `/kaggle/input/<mount>/…` and
  * `../input/<mount>/…` → `data/<mount>/…`. Old Kaggle kernels with one data
  * source read its files straight from `../input/<file>`: with exactly one
- * mount and a name that is not a mount, that becomes `data/<mount>/<file>`.
- * `/kaggle/working/x` → `x` (the working directory).
+ * mount, a name among that mount's downloaded top-level files becomes
+ * `data/<mount>/<file>`. Any other name of a collected Kaggle kernel (an input
+ * we did not collect: another dataset, a model, a kernel's output) is left as
+ * it is and added to `unresolved`; in a plain notebook it becomes
+ * `data/<name>`. `/kaggle/working/x` → `x` (the working directory).
  */
-export function rewriteDataPaths(source: string, mounts: readonly string[] = [], seen?: Set<string>): string {
-  const known = new Set(mounts);
+export function rewriteDataPaths(source: string, inputs: DataInputs = PLAIN, seen?: Set<string>, unresolved?: Set<string>): string {
+  const known = new Set(inputs.mounts);
+  const only = inputs.mounts.length === 1 ? inputs.mounts[0]! : undefined;
+  const onlyFiles = new Set(only !== undefined ? (inputs.topLevel?.get(only) ?? []) : []);
   let out = source.replace(/(\/kaggle\/input|\.\.\/input)(\/([^/'"\s)\],;]+))?(?=[/'"\s)\],;]|$)/g, (all: string, _base: string, _rest: string | undefined, seg: string | undefined) => {
     let to: string;
     if (seg === undefined) to = 'data';
-    else if (known.has(seg) || mounts.length !== 1) to = `data/${seg}`;
-    else to = `data/${mounts[0]}/${seg}`;
+    else if (known.has(seg)) to = `data/${seg}`;
+    else if (onlyFiles.has(seg)) to = `data/${only}/${seg}`;
+    else if (!inputs.complete) to = `data/${seg}`;
+    else {
+      unresolved?.add(all);
+      return all;
+    }
     seen?.add(`${all} → ${to}`);
     return to;
   });

@@ -25,6 +25,7 @@ import {
   nextInstanceId,
   planExpectedCrash,
   planReproducedNotebook,
+  type DataInputs,
   type ReproducedPlan,
 } from './add-instance-plan.js';
 
@@ -122,8 +123,22 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
   const { crash, index } = chooseCrash(crashes, options.crash, options.input);
   const warnings: string[] = [...(record?.value.warnings ?? [])];
 
-  const mounts = (record?.value.datasets ?? []).filter((d) => d.kind !== 'kernel-output').map((d) => d.mount);
-  const reproduced = planReproducedNotebook(nb, crash, mounts);
+  // Kernel outputs are recorded but never downloaded: a path into one is an input the draft lacks.
+  const sources = (record?.value.datasets ?? []).filter((d) => d.kind !== 'kernel-output');
+  const inputs: DataInputs = {
+    mounts: sources.map((d) => d.mount),
+    topLevel: new Map(sources.filter((d) => d.files).map((d) => [d.mount, [...new Set(d.files!.map((f) => f.path.split('/')[0]!))]])),
+    // Kaggle says which sources a kernel has; a notebook from anywhere else brings no such list.
+    complete: record?.value.platform === 'kaggle',
+  };
+  const reproduced = planReproducedNotebook(nb, crash, inputs);
+  for (const u of reproduced.unresolvedInputs) {
+    const only = sources.length === 1 && !sources[0]!.files ? sources[0]! : undefined;
+    warnings.push(
+      `code cell ${u.cell} of the original reads ${u.path}, which is not ${sources.length === 0 ? 'a collected source (none was collected)' : `one of the collected sources (${sources.map((d) => `/kaggle/input/${d.mount}`).join(', ')})`}: ` +
+        `left as it is, so the draft lacks that input — put it under the draft's data/ and point the path there${only ? ` (if it is a file of ${only.kind} ${only.ref}, collect with --with-data and add again: its files tell)` : ''}`,
+    );
+  }
   for (const ci of reproduced.droppedErrors) {
     const other = crashes.find((c) => c.codeCell === ci);
     warnings.push(

@@ -28,4 +28,4 @@ export {
   nextInstanceId,
   instanceSourceOf,
 } from './add-instance-plan.js';
-export type { ReproducedPlan } from './add-instance-plan.js';
+export type { DataInputs, ReproducedPlan } from './add-instance-plan.js';
