@@ -1,12 +1,13 @@
 // `release prepare` after `deprecate` (prepareRelease, the pipeline flow): the
-// release's report/ is rendered again over exactly the instances it ships; the
-// archive stays byte-for-byte reproducible.
+// release's report/ is rendered again over exactly the instances it ships, and
+// its agreement figures are recomputed from the remaining instances'
+// annotations; the archive stays byte-for-byte reproducible.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractArchive } from '@junobench/archive';
-import { formatJson, type AgreementReport, type Labels } from '@junobench/core';
+import { formatJson, type AgreementReport, type Labels, type ReleaseManifest } from '@junobench/core';
 import { computeAgreement, readAnnotationFolder, writeAgreementReport } from '@junobench/labels';
 import { prepareRelease, type PrepareReleaseOptions } from '@junobench/pipeline';
 import { generateReport } from '@junobench/report';
@@ -77,7 +78,7 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
     expect(await readFile(path.join(f.curated, 'report', 'index.html'), 'utf8')).toContain(`instances/${DEPRECATED}.html`);
   });
 
-  it('ships report/ rendered again without the deprecated instance; the same inputs give the same archive', async () => {
+  it('ships report/ rendered again without the deprecated instance, and agreement recomputed over the others; the same inputs give the same archive', async () => {
     const first = await prepareRelease(options({ writeDir: path.join(f.root, 'a') }));
     const { plan, written } = first;
     expect(plan.refusals).toEqual([]);
@@ -89,8 +90,26 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
     const index = await readFile(path.join(dir, 'report', 'index.html'), 'utf8');
     expect(index).not.toContain(DEPRECATED);
     expect(index).toMatch(/<b id="count-shown">3<\/b> of 3 instances shown/);
+    expect(await readFile(path.join(dir, 'report', 'stats.html'), 'utf8')).not.toContain(DEPRECATED);
     // An instance the deprecation does not touch has the very page the build rendered.
     expect(await readFile(path.join(dir, 'report', 'instances', 'numpy_1.html'), 'utf8')).toBe(await readFile(path.join(f.curated, 'report', 'instances', 'numpy_1.html'), 'utf8'));
+
+    const agreement = JSON.parse(await readFile(path.join(dir, 'labels', 'agreement.json'), 'utf8')) as AgreementReport;
+    expect(agreement.instances).toBe(3);
+    expect(agreement.disagreements).toEqual([]);
+    expect(agreement.dimensions.map((d) => [d.dimension, d.kappa, d.pairs[0]!.n])).toEqual([
+      ['library', 1, 3],
+      ['crashType', 1, 3],
+      ['rootCause', 1, 3],
+      ['pipelineStage', 1, 3],
+    ]);
+    expect(await readFile(path.join(dir, 'labels', 'agreement.md'), 'utf8')).not.toContain(DEPRECATED);
+    const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as ReleaseManifest;
+    expect(manifest.agreement.dimensions.find((d) => d.dimension === 'crashType')!.kappa).toBe(1);
+    const card = await readFile(path.join(dir, 'README.md'), 'utf8');
+    expect(card).toContain('| crashType | 1.000 | 1.000 | 3 |');
+    expect(card).not.toContain('not recomputed');
+    expect(card).toContain(`Computed over the annotations without the deprecated instance (${DEPRECATED}).`);
 
     // Again, with another temporary folder for the view: byte-identical.
     const tmp = path.join(f.root, 'other-tmp');
@@ -105,5 +124,15 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
       else process.env.TMPDIR = before;
     }
     expect(os.tmpdir()).not.toBe(tmp);
+  });
+
+  it('without the annotations, the build figures are carried and the card says they include the deprecated instance', async () => {
+    const { plan, written } = await prepareRelease(options({ writeDir: path.join(f.root, 'c'), annotationsDir: path.join(f.root, 'no-annotations') }));
+    expect(plan.refusals).toEqual([]);
+    const dir = await extracted(written!.archive.path);
+    expect(JSON.parse(await readFile(path.join(dir, 'labels', 'agreement.json'), 'utf8'))).toMatchObject({ instances: 4 });
+    expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toContain(`this release holds 3 (deprecated: ${DEPRECATED}), and the figures were not recomputed without them`);
+    // The report is still rendered without it.
+    expect(await readFile(path.join(dir, 'report', 'index.html'), 'utf8')).not.toContain(DEPRECATED);
   });
 });

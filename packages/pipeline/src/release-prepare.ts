@@ -35,7 +35,11 @@ export interface PrepareReleaseOptions {
   metadataFile: string;
   /** raw/instances: drafts there are refused even when the build left them out; the report lists those outside the benchmark. */
   rawInstancesDir?: string;
-  /** raw/annotations: the adjudicators' notes the report shows. */
+  /**
+   * raw/annotations: after a deprecation, the agreement figures are recomputed
+   * from the remaining instances' annotations. Unset or absent: the curated
+   * figures are carried, and the card says they include the deprecated instances.
+   */
   annotationsDir?: string;
   profile?: string;
   /** SOURCE_DATE_EPOCH when set; else the toolchain's commit time. */
@@ -114,6 +118,7 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
       imagePush: o.imagePush ?? null,
     });
     inputs.warnings.push(...warnings);
+    if (view.agreementRecomputed) inputs.agreementRecomputed = true;
     if (o.repository) inputs.metadata.repository = o.repository;
     if (o.minKappa !== undefined) inputs.metadata.minKappa = o.minKappa;
     const plan = planRelease(inputs);
@@ -160,10 +165,12 @@ export async function readToolchainIdentity(): Promise<{ version: string; commit
 /**
  * curated/ without the deprecated instances, as overlay files: when a
  * deprecated instance is still in the curated benchmark (it was built
- * before the deprecation), benchmark.json/.csv, verification.json,
- * final-labels.jsonl and stats/ are redone without it in a temporary folder,
- * and report/ is rendered again over exactly what the release ships.
- * Nothing to redo: no overlay.
+ * before the deprecation) or in the annotations, benchmark.json/.csv,
+ * verification.json, final-labels.jsonl and stats/ are redone without it in
+ * a temporary folder; the agreement figures are recomputed from the other
+ * instances' annotations (when raw/annotations is at hand), and report/ is
+ * rendered again over exactly what the release ships. Nothing to redo: no
+ * overlay.
  *
  * The folder is laid out as a project is (curated/, raw/ beside it, the
  * report in curated/report), so the report's relative links are the ones
@@ -175,9 +182,9 @@ async function writeReleaseView(o: {
   deprecated: ReadonlySet<string>;
   annotationsDir?: string;
   rawInstancesDir?: string;
-}): Promise<{ overlay: Record<string, string>; close: () => Promise<void> }> {
+}): Promise<{ overlay: Record<string, string>; agreementRecomputed: boolean; close: () => Promise<void> }> {
   const { curatedDir, deprecated } = o;
-  const none = { overlay: {}, close: async () => undefined };
+  const none = { overlay: {}, agreementRecomputed: false, close: async () => undefined };
   if (deprecated.size === 0) return none;
   const benchmarkFile = path.join(curatedDir, 'benchmark.json');
   const verificationFile = path.join(curatedDir, 'verification.json');
@@ -185,7 +192,11 @@ async function writeReleaseView(o: {
   const verification = await readJsonFile<VerificationReport>(verificationFile, { schema: 'verification' }).catch(() => undefined);
   if (!benchmark || !verification) return none;
   const labels = await import('@junobench/labels');
-  const hit = benchmark.instances.some((e) => deprecated.has(e.id)) || verification.instances.some((v) => deprecated.has(v.instance));
+  // The annotations the build's agreement was computed from; absent (another layout): the curated figures stay, and the card says so.
+  const annotations =
+    o.annotationsDir && (await stat(o.annotationsDir).then((s) => s.isDirectory(), () => false)) ? await labels.readAnnotationFolder(o.annotationsDir) : undefined;
+  const annotated = annotations?.sets.some((s) => s.annotations.some((a) => deprecated.has(a.instance))) ?? false;
+  const hit = annotated || benchmark.instances.some((e) => deprecated.has(e.id)) || verification.instances.some((v) => deprecated.has(v.instance));
   if (!hit) return none;
 
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'junobench-release-view-'));
@@ -222,18 +233,32 @@ async function writeReleaseView(o: {
       overlay['labels/final-labels.jsonl'] = path.join(view, 'labels', 'final-labels.jsonl');
       await writeFileAtomic(overlay['labels/final-labels.jsonl'], lines.map((l) => `${l}\n`).join(''));
     }
+    // Agreement over the annotations of the instances that remain, as the labels stage computes it (same seed,
+    // resamples and gate in agreement.md): the figures the card and the manifest carry describe the release's instances.
+    let agreementRecomputed = false;
+    const curatedAgreement = await stat(path.join(curatedDir, 'labels', 'agreement.json')).then((s) => s.isFile(), () => false);
+    if (annotations && curatedAgreement) {
+      const sets = annotations.sets.map((s) => ({ ...s, annotations: s.annotations.filter((a) => !deprecated.has(a.instance)) }));
+      const report = labels.computeAgreement(sets);
+      await labels.writeAgreementReport(path.join(view, 'labels'), report, { minKappa: labels.DEFAULT_MIN_KAPPA });
+      overlay['labels/agreement.json'] = path.join(view, 'labels', 'agreement.json');
+      overlay['labels/agreement.md'] = path.join(view, 'labels', 'agreement.md');
+      agreementRecomputed = true;
+    }
     // report/: rendered again when the build made one, over the view (the instances the release ships, their
     // labels, stats and agreement), with raw/ as the build gives it minus the deprecated instances.
     if (await stat(path.join(curatedDir, 'report')).then((s) => s.isDirectory(), () => false)) {
       for (const e of kept.instances) await copyInstanceTree(path.join(curatedDir, 'instances', e.id), path.join(view, 'instances', e.id));
-      for (const name of ['agreement.json', 'agreement.md']) {
-        const text = await readFile(path.join(curatedDir, 'labels', name), 'utf8').catch(() => undefined);
-        if (text !== undefined) await writeFileAtomic(path.join(view, 'labels', name), text);
+      if (!overlay['labels/agreement.json']) {
+        for (const name of ['agreement.json', 'agreement.md']) {
+          const text = await readFile(path.join(curatedDir, 'labels', name), 'utf8').catch(() => undefined);
+          if (text !== undefined) await writeFileAtomic(path.join(view, 'labels', name), text);
+        }
       }
       await mkdir(path.join(rawView, 'instances'), { recursive: true });
       const adjudicated = o.annotationsDir ? await readFile(path.join(o.annotationsDir, labels.ADJUDICATION_FILE), 'utf8').catch(() => undefined) : undefined;
       if (adjudicated !== undefined) {
-        // The adjudicators' notes (read and checked by the build), line for line, without the deprecated instances'.
+        // Already read and checked by readAnnotationFolder: the adjudicators' notes, line for line, without the deprecated instances'.
         const notes = adjudicated.split('\n').filter((l) => l.trim() && !deprecated.has((JSON.parse(l) as { instance: string }).instance));
         await writeFileAtomic(path.join(rawView, 'annotations', labels.ADJUDICATION_FILE), notes.map((l) => `${l}\n`).join(''));
       }
@@ -248,7 +273,7 @@ async function writeReleaseView(o: {
       await generateReport({ from: view, raw: rawView, out: path.join(view, 'report') });
       overlay.report = path.join(view, 'report');
     }
-    return { overlay, close };
+    return { overlay, agreementRecomputed, close };
   } catch (e) {
     await close();
     throw e;

@@ -205,6 +205,13 @@ describe('the dataset card says what is true of the release', () => {
     const card = cardOf(inputs({ version: '0.2.0', deprecated: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }] }));
     expect(card).toContain('These are the figures of the annotation of 3 instances; this release holds 2 (deprecated: pandas_1), and the figures were not recomputed without them.');
   });
+
+  it('says the figures leave the deprecated instances out when they were recomputed without them', () => {
+    const card = cardOf(inputs({ version: '0.2.0', deprecated: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }], agreementRecomputed: true }));
+    expect(card).not.toMatch(/not recomputed/);
+    expect(card).toContain('Computed over the annotations without the deprecated instance (pandas_1).');
+    expect(cardOf(inputs())).not.toContain('Computed over the annotations without');
+  });
 });
 
 describe('planRefusals', () => {

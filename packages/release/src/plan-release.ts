@@ -143,6 +143,7 @@ export function planRelease(inputs: ReleaseInputs): ReleasePlan {
     metadata: inputs.metadata,
     entries: released.map((i) => entries.get(i.id)!) as BenchmarkEntry[],
     agreement: inputs.agreement,
+    ...(inputs.agreementRecomputed ? { agreementRecomputed: true } : {}),
     csvColumns,
     paths: curatedFiles.map((f) => f.path),
     subsampled: new Set(released.filter((i) => i.instance.data?.subsample).map((i) => i.id)),

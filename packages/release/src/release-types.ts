@@ -48,6 +48,12 @@ export interface ReleaseInputs {
   benchmarkCsv: string;
   verification: VerificationReport;
   agreement: AgreementReport | null;
+  /**
+   * The agreement figures were recomputed without the deprecated instances
+   * (pipeline's release view). Unset: they are the build's, over every
+   * annotated instance, deprecated ones included.
+   */
+  agreementRecomputed?: boolean;
   instances: InstanceInput[];
   /** Other files of the archive (benchmark.json/.csv, verification.json, labels/, stats/, report/, image/): paths in the archive. */
   files: SourceFile[];

@@ -15,6 +15,8 @@ export interface DatasetCardInput {
   /** benchmark.json's entries of the released instances (sources, datasets, licences). */
   entries: readonly BenchmarkEntry[];
   agreement: AgreementReport | null;
+  /** The agreement was recomputed over the released instances' annotations (no deprecated one among them). */
+  agreementRecomputed?: boolean;
   csvColumns: readonly string[];
   /** Paths of the archive (for the structure section: is there a report/?). */
   paths: readonly string[];
@@ -150,12 +152,14 @@ export function renderDatasetCard(input: DatasetCardInput): string {
     }
     out.push('');
     const annotated = input.agreement?.instances;
-    if (m.deprecated.length > 0 && annotated !== undefined && annotated !== n) {
+    if (m.deprecated.length > 0 && !input.agreementRecomputed && annotated !== undefined && annotated !== n) {
       // The study's figures, not recomputed: say so rather than let "16 compared" stand beside a release of 15.
       out.push(
         `These are the figures of the annotation of ${annotated} instances; this release holds ${n} (deprecated: ${m.deprecated.map((d) => d.id).join(', ')}), and the figures were not recomputed without them.`,
         '',
       );
+    } else if (m.deprecated.length > 0 && input.agreementRecomputed) {
+      out.push(`Computed over the annotations without the deprecated instance${m.deprecated.length === 1 ? '' : 's'} (${m.deprecated.map((d) => d.id).join(', ')}).`, '');
     }
   }
 
