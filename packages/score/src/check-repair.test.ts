@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '@junobench/core';
-import { checkRepair, judgeRepair } from './check-repair.js';
+import { checkRepair, fillNotebookDefaults, judgeRepair } from './check-repair.js';
 import { cellContainment, cellSimilarity, matchCells, normalizeCell } from './match-cells.js';
 import { makeNotebook, type TestCell } from '../test-helpers/score.js';
 
@@ -78,15 +78,33 @@ describe('checkRepair: the notebook and its plan', () => {
     expect(checkRepair(crashing, value, fileOrder).failure?.outcome).toBe('invalid');
   });
 
-  it('an incomplete notebook answer is invalid with what a notebook answer needs, and the simpler form', () => {
-    // What a language model writes when asked for a notebook: the cells without execution_count (nbformat 4.4).
-    const minimal = { nbformat: 4, nbformat_minor: 4, metadata: {}, cells: [{ cell_type: 'code', metadata: {}, source: 'x = 1', outputs: [] }] };
-    expect(checkRepair(crashing, minimal, fileOrder).failure).toEqual({
-      outcome: 'invalid',
-      reason:
-        'not a valid nbformat 4.4 notebook: /cells/0 must NOT have additional properties — a "notebook" answer must be complete nbformat 4 JSON ' +
-        '(every code cell with metadata, outputs and execution_count, and an id from nbformat 4.5); or answer {"cells": [...]} with the code cells only',
+  it('a notebook answer without the cell fields nbformat gives defaults is completed, not refused', () => {
+    // What a language model writes when asked for a notebook: cells with cell_type and source only. It was `invalid`.
+    for (const minor of [4, 5]) {
+      const minimal = { nbformat: 4, nbformat_minor: minor, metadata: {}, cells: [{ cell_type: 'markdown', source: '# t' }, ...[...base, "total = df['cost'].sum()", 'print(total)'].map((source) => ({ cell_type: 'code', source }))] };
+      const check = checkRepair(crashing, minimal, fileOrder);
+      expect(check.failure).toBeUndefined();
+      expect(check.plan).toEqual([0, 1, 2, 3]);
+      expect(minimal.cells[1]).toEqual({ cell_type: 'code', source: base[0] }); // the answer itself is left as it was
+    }
+    expect(fillNotebookDefaults({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [{ cell_type: 'code', source: 'x', id: 'cell-0' }, { cell_type: 'raw', source: 'y' }] })).toEqual({
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: {},
+      cells: [
+        { cell_type: 'code', source: 'x', id: 'cell-0', metadata: {}, outputs: [], execution_count: null },
+        { cell_type: 'raw', source: 'y', id: 'cell-1', metadata: {} },
+      ],
     });
+  });
+
+  it('a notebook answer wrong in a field that has no default is invalid with what a notebook answer needs, and the simpler form', () => {
+    const wrong = { nbformat: 4, nbformat_minor: 4, metadata: {}, cells: [{ cell_type: 'code', source: 'x = 1', outputs: 'none' }] };
+    const failure = checkRepair(crashing, wrong, fileOrder).failure;
+    expect(failure?.outcome).toBe('invalid');
+    expect(failure?.reason).toMatch(
+      /^not a valid nbformat 4\.4 notebook: .* — a "notebook" answer must be nbformat 4 JSON \(cells may leave out metadata, outputs, execution_count and id, which get nbformat's defaults; nothing else\); or answer \{"cells": \[\.\.\.\]\} with the code cells only$/,
+    );
   });
 
   it('plans execution-count order from the repair’s own counts', () => {

@@ -27,6 +27,39 @@ export interface RepairExecutionSpec {
 }
 
 /**
+ * A notebook answer with the cell fields nbformat gives defaults filled in: `metadata` {} on every cell, `outputs` []
+ * and `execution_count` null on code cells, and from nbformat 4.5 on a unique `id`. A language model asked for a
+ * notebook writes cells with `cell_type` and `source` only; those fields change nothing that is scored (outputs are
+ * not read, a missing count is null) so refusing them measured the answer's JSON, not the repair. Anything else
+ * stays as given and is validated as it is; the answer itself is not modified.
+ */
+export function fillNotebookDefaults(candidate: unknown): unknown {
+  if (!isRecord(candidate) || !Array.isArray(candidate.cells)) return candidate;
+  const withIds = typeof candidate.nbformat_minor === 'number' && candidate.nbformat_minor >= 5;
+  const taken = new Set(candidate.cells.flatMap((c) => (isRecord(c) && typeof c.id === 'string' ? [c.id] : [])));
+  let next = 0;
+  const freshId = () => {
+    while (taken.has(`cell-${next}`)) next++;
+    taken.add(`cell-${next}`);
+    return `cell-${next}`;
+  };
+  const cells = candidate.cells.map((c) => {
+    if (!isRecord(c) || typeof c.cell_type !== 'string') return c;
+    const code = c.cell_type === 'code';
+    return {
+      ...(withIds && !('id' in c) ? { id: freshId() } : {}),
+      ...(!('metadata' in c) ? { metadata: {} } : {}),
+      ...(code && !('outputs' in c) ? { outputs: [] } : {}),
+      ...(code && !('execution_count' in c) ? { execution_count: null } : {}),
+      ...c,
+    };
+  });
+  return { ...candidate, cells };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
  * Static part of "resolved" (see README, "Score your tool"):
  *
  * - the repair is an nbformat v4 notebook whose execution plan exists;
@@ -48,11 +81,11 @@ export function checkRepair(crashing: Notebook, candidate: unknown, execution: R
 
   let notebook: Notebook;
   try {
-    notebook = validateNotebook(candidate, 'the repaired notebook');
+    notebook = validateNotebook(fillNotebookDefaults(candidate), 'the repaired notebook');
   } catch (e) {
     // ajv's first complaint about a cell that lacks a field can be another cell type's ("must NOT have additional
     // properties"): say what a notebook answer needs, and the simpler form.
-    const reason = `${isJunoError(e) ? e.message : String(e)} — a "notebook" answer must be complete nbformat 4 JSON (every code cell with metadata, outputs and execution_count, and an id from nbformat 4.5); or answer {"cells": [...]} with the code cells only`;
+    const reason = `${isJunoError(e) ? e.message : String(e)} — a "notebook" answer must be nbformat 4 JSON (cells may leave out metadata, outputs, execution_count and id, which get nbformat's defaults; nothing else); or answer {"cells": [...]} with the code cells only`;
     return { ...base, failure: { outcome: 'invalid', reason } };
   }
   const repaired = listCodeCells(notebook).map((c) => c.source);
