@@ -44,6 +44,23 @@ describe('parsePredictionLines', () => {
     expect(predictions).toHaveLength(1);
   });
 
+  it('keeps the kind and attempt of each problem line that names them, so that a left-out line is a missing answer of its attempt', () => {
+    const { problemAttempts } = parsePredictionLines(
+      [
+        { line: 1, text: JSON.stringify({ task: 'repair', id: R, attempt: 3, answer: { cells: [1] } }) },
+        { line: 2, text: JSON.stringify({ task: 'detect', id: D, answer: { crashes: 'yes' } }) },
+        { line: 3, text: JSON.stringify({ task: 'detect', id: D, attempt: 'two', answer: { crashes: true } }) },
+        { line: 4, text: JSON.stringify({ task: 'guess', id: D, attempt: 2, answer: {} }) },
+        { line: 5, text: '{"task": "detect", ' },
+      ],
+      keys,
+    );
+    expect(problemAttempts).toEqual([
+      { task: 'repair', attempt: 3 },
+      { task: 'detect', attempt: 1 },
+    ]);
+  });
+
   it('keeps good lines, numbers attempts from 1, skips blank lines and reports duplicates', () => {
     const lines = [
       JSON.stringify({ task: 'detect', id: D, answer: { crashes: true } }),

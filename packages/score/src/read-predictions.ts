@@ -16,7 +16,7 @@ import {
   type RepairAnswer,
   type TaskKind,
 } from '@junobench/core';
-import type { TaskKey } from './plan-tasks.js';
+import { TASK_KINDS, type TaskKey } from './plan-tasks.js';
 
 export type Answer = DetectAnswer | DiagnoseAnswer | RepairAnswer;
 
@@ -40,6 +40,11 @@ export interface ParsedPredictions {
   problems: PredictionProblem[];
   /** Non-blank lines read. */
   lines: number;
+  /**
+   * The task kind and attempt of each problem line that names them readably: a line left out (`--lenient`) counts
+   * as a missing answer of its attempt, so its attempt number still counts among the kind's attempts.
+   */
+  problemAttempts?: { task: TaskKind; attempt: number }[];
 }
 
 /**
@@ -59,6 +64,7 @@ class PredictionParser {
   private readonly predictions: ParsedPrediction[] = [];
   private readonly problems: PredictionProblem[] = [];
   private readonly seen = new Map<string, number>();
+  private readonly problemAttempts: { task: TaskKind; attempt: number }[] = [];
   private count = 0;
 
   constructor(private readonly keys: ReadonlyMap<string, TaskKey>) {}
@@ -81,6 +87,15 @@ class PredictionParser {
       this.problems.push({ line, message: `invalid JSON: ${(e as Error).message.slice(0, 200)}` });
       return;
     }
+    const before = this.problems.length;
+    this.check(line, value);
+    if (this.problems.length > before) {
+      const slot = readSlot(value);
+      if (slot) this.problemAttempts.push(slot);
+    }
+  }
+
+  private check(line: number, value: unknown): void {
     const deep = findTooDeep(value);
     if (deep) {
       // Before anything recursive (schema checks, hashing, JSON.stringify) overflows on it.
@@ -117,8 +132,17 @@ class PredictionParser {
   }
 
   result(): ParsedPredictions {
-    return { predictions: this.predictions, problems: this.problems, lines: this.count };
+    return { predictions: this.predictions, problems: this.problems, lines: this.count, problemAttempts: this.problemAttempts };
   }
+}
+
+/** The task kind and attempt of a prediction line, when both can be read (no attempt: 1). */
+function readSlot(value: unknown): { task: TaskKind; attempt: number } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { task, attempt } = value as { task?: unknown; attempt?: unknown };
+  if (typeof task !== 'string' || !(TASK_KINDS as readonly string[]).includes(task)) return undefined;
+  if (attempt === undefined) return { task: task as TaskKind, attempt: 1 };
+  return typeof attempt === 'number' && Number.isSafeInteger(attempt) && attempt >= 1 ? { task: task as TaskKind, attempt } : undefined;
 }
 
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');

@@ -3,7 +3,7 @@ import type { Labels } from '@junobench/core';
 import type { RepairVerdict } from './check-repair.js';
 import type { DetectKey, DiagnoseKey, RepairKey } from './plan-tasks.js';
 import type { Answer, ParsedPrediction } from './read-predictions.js';
-import { repairSlot, scoreDetect, scoreDiagnose, scoreRepair } from './score-answers.js';
+import { planAttempts, repairSlot, scoreDetect, scoreDiagnose, scoreRepair } from './score-answers.js';
 
 const det = (id: string, crashes: boolean, target: number, exception?: string): DetectKey => ({
   kind: 'detect',
@@ -63,6 +63,17 @@ describe('scoreDetect', () => {
     ]);
     expect(v.results.map((r) => r.predicted.exception)).toEqual(['KeyError', 'ParserError', "raises KeyError: 'x'"]);
     expect(v.single.exception).toEqual({ correct: 2, total: 3, value: 2 / 3 });
+  });
+
+  it('counts the attempts of lines left out (--lenient) as missing answers, not as fewer attempts', () => {
+    // Every attempt-3 line was invalid and left out: scored as 2 attempts, "3 attempts, the third missing" read 4/4.
+    const k = [det('m1', true, 2, 'KeyError'), det('m2', false, 2)];
+    const p = [pred('detect', 'm1', 1, { crashes: true }), pred('detect', 'm2', 1, { crashes: false }), pred('detect', 'm1', 2, { crashes: true }), pred('detect', 'm2', 2, { crashes: false })];
+    const v = scoreDetect(k, p, [3, 3]);
+    expect(v.attempts).toBe(3);
+    expect(v.single.crash).toEqual({ correct: 4, total: 6, value: 4 / 6 });
+    expect(scoreDiagnose([], [], [1, 2]).attempts).toBe(2);
+    expect(planAttempts(p, [3, 1])).toEqual([1, 2, 3]);
   });
 
   it('votes the cell and the exception of a "crashes" majority among the attempts that say it crashes', () => {

@@ -18,9 +18,12 @@ import { parseAnswerException, type DetectKey, type DiagnoseKey, type RepairKey 
 import type { ParsedPrediction } from './read-predictions.js';
 import type { RepairVerdict } from './check-repair.js';
 
-/** The attempt numbers scored for one task kind: those used by its predictions (at least attempt 1). */
-export function planAttempts(predictions: readonly ParsedPrediction[]): number[] {
-  const set = new Set(predictions.map((p) => p.attempt));
+/**
+ * The attempt numbers scored for one task kind: those used by its predictions (at least attempt 1), and `leftOut`,
+ * the attempts of its lines left out with `--lenient` — missing answers of those attempts, not fewer attempts.
+ */
+export function planAttempts(predictions: readonly ParsedPrediction[], leftOut: readonly number[] = []): number[] {
+  const set = new Set([...predictions.map((p) => p.attempt), ...leftOut]);
   return set.size === 0 ? [1] : [...set].sort((a, b) => a - b);
 }
 
@@ -68,8 +71,8 @@ function detectMetrics(keys: readonly DetectKey[], views: readonly DetectView[])
 }
 
 /** Detect: accuracy of crash / no crash, of the cell and of the exception class, singly (pooled over attempts) and by majority vote. */
-export function scoreDetect(keys: readonly DetectKey[], predictions: readonly ParsedPrediction[]): DetectScore {
-  const attempts = planAttempts(predictions);
+export function scoreDetect(keys: readonly DetectKey[], predictions: readonly ParsedPrediction[], leftOut: readonly number[] = []): DetectScore {
+  const attempts = planAttempts(predictions, leftOut);
   const answers = tabulate<DetectAnswer>(
     keys.map((k) => k.id),
     attempts,
@@ -120,8 +123,8 @@ export function scoreDetect(keys: readonly DetectKey[], predictions: readonly Pa
 }
 
 /** Diagnose: accuracy and macro-F1 per dimension, singly and by majority vote, and a table per library. */
-export function scoreDiagnose(keys: readonly DiagnoseKey[], predictions: readonly ParsedPrediction[]): DiagnoseScore {
-  const attempts = planAttempts(predictions);
+export function scoreDiagnose(keys: readonly DiagnoseKey[], predictions: readonly ParsedPrediction[], leftOut: readonly number[] = []): DiagnoseScore {
+  const attempts = planAttempts(predictions, leftOut);
   const answers = tabulate<DiagnoseAnswer>(
     keys.map((k) => k.id),
     attempts,

@@ -58,6 +58,7 @@ export async function scorePredictions(
 ): Promise<ScoreResult> {
   const keysOf = <K extends TaskKey>(kind: K['kind']) => set.ids.map((id) => set.keys.get(id)!).filter((k): k is K => k.kind === kind);
   const byKind = (kind: TaskKind) => parsed.predictions.filter((p) => p.task === kind);
+  const leftOut = (kind: TaskKind) => (parsed.problemAttempts ?? []).filter((p) => p.task === kind).map((p) => p.attempt);
   const detectKeys = keysOf<DetectKey>('detect');
   const diagnoseKeys = keysOf<DiagnoseKey>('diagnose');
   const repairKeys = keysOf<RepairKey>('repair');
@@ -65,13 +66,13 @@ export async function scorePredictions(
     tasks: { detect: detectKeys.length, diagnose: diagnoseKeys.length, repair: repairKeys.length, instances: set.instances },
     predictions: { lines: parsed.lines, scored: parsed.predictions.length, problems: parsed.problems },
   };
-  if (detectKeys.length > 0) scorecard.detect = scoreDetect(detectKeys, byKind('detect'));
-  if (diagnoseKeys.length > 0) scorecard.diagnose = scoreDiagnose(diagnoseKeys, byKind('diagnose'));
+  if (detectKeys.length > 0) scorecard.detect = scoreDetect(detectKeys, byKind('detect'), leftOut('detect'));
+  if (diagnoseKeys.length > 0) scorecard.diagnose = scoreDiagnose(diagnoseKeys, byKind('diagnose'), leftOut('diagnose'));
   let repairMs = 0;
   let repairRuns = 0;
   if (repairKeys.length > 0) {
     const predictions = byKind('repair');
-    const attempts = planAttempts(predictions);
+    const attempts = planAttempts(predictions, leftOut('repair'));
     const runtime = await repair.createRuntime();
     try {
       // The container runtime is the sandbox (no network, limits, read-only instance); the local one runs with the user's rights.
