@@ -16,8 +16,18 @@ export interface PublishReleaseOptions extends Omit<PrepareReleaseOptions, 'imag
   /** Push the benchmark image to this registry (host:port) through the engine. */
   registry?: { address: string; docker: () => Promise<Docker>; auth?: { username: string; password: string }; fetch?: typeof fetch };
   dryRun?: boolean;
+  /** Every step and sub-step, as a line of text, as it happens. */
   onStep?: (message: string) => void;
+  /**
+   * The same, structured: each step once when it is done (or would be, or was
+   * already so), and the sub-steps (image push, GitHub uploads) in between —
+   * so a caller can show each step once and still have them all when a later
+   * step fails.
+   */
+  onEvent?: (event: PublishEvent) => void;
 }
+
+export type PublishEvent = { kind: 'step'; step: PublishStep } | { kind: 'detail'; message: string };
 
 export interface PublishStep {
   what: 'check' | 'image' | 'prepare' | 'verify' | 'tag' | 'push-tag' | 'github';
@@ -73,7 +83,14 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
   const step = (s: PublishStep) => {
     steps.push(s);
     o.onStep?.(`${s.status === 'would' ? 'would ' : ''}${s.what}: ${s.detail}`);
+    o.onEvent?.({ kind: 'step', step: s });
   };
+  const detail = o.onStep || o.onEvent
+    ? (message: string) => {
+        o.onStep?.(message);
+        o.onEvent?.({ kind: 'detail', message });
+      }
+    : undefined;
   const dry = Boolean(o.dryRun);
   const git = openGitRepository(o.repoDir);
 
@@ -120,7 +137,7 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
         tag: version,
         ...(o.registry.auth ? { auth: o.registry.auth } : {}),
         ...(o.registry.fetch ? { fetch: o.registry.fetch } : {}),
-        ...(o.onStep ? { onStep: o.onStep } : {}),
+        ...(detail ? { onStep: detail } : {}),
       });
       step({ what: 'image', status: 'done', detail: `pushed ${push.reference}` });
     }
@@ -213,7 +230,7 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
           body: releaseNotes(plan, archive),
           prerelease: /-/.test(version),
           assets,
-          ...(o.onStep ? { onStep: o.onStep } : {}),
+          ...(detail ? { onStep: detail } : {}),
         });
         step({
           what: 'github',

@@ -255,15 +255,18 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
           }
         : {}),
       ...(flags.dryRun ? { dryRun: true } : {}),
-      onStep: (m) => ctx.err(m),
+      // Each step once, on stdout, when it is done: the lines a failure later on leaves standing (what was
+      // tagged, pushed, uploaded). The sub-steps between them (image push, each upload) on stderr.
+      onEvent: (e) => {
+        if (e.kind === 'detail') ctx.err(`  ${e.message}`);
+        else ctx.out(`${e.step.status === 'would' ? 'would' : e.step.status === 'skipped' ? 'kept ' : 'done '}  ${e.step.what.padEnd(8)} ${e.step.detail}`);
+      },
     });
-    const lines = report.steps.map((s) => `${s.status === 'would' ? 'would' : s.status === 'skipped' ? 'kept ' : 'done '}  ${s.what.padEnd(8)} ${s.detail}`);
-    lines.push(
+    ctx.out(
       report.dryRun
         ? `dry run: nothing was changed (release ${report.version}, archive sha256 ${report.archive.sha256}${flags.registry ? ' before the image digest is recorded' : ''})`
         : `published ${report.tag}: ${report.archive.name} sha256 ${report.archive.sha256}${report.github ? ` → ${report.github.url}` : ''}`,
     );
-    ctx.out(lines.join('\n'));
   });
 
   program

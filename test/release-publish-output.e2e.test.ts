@@ -1,0 +1,83 @@
+// `release publish` through the CLI, as a terminal shows it (stdout and stderr
+// together): each step once, when it is done — it printed every step twice, live
+// on stderr and again as a summary on stdout — and, when a later step fails, the
+// steps already done (tag made and pushed) still on screen beside the error.
+import { execFileSync } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
+import { GithubReleasesServer } from './fakes/github-releases-server.js';
+import { runJunobench } from './run-cli.js';
+
+const TOKEN = 'ghp_' + 'q'.repeat(36);
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+let f: Fixture;
+let gh: GithubReleasesServer;
+let repo: string;
+let remote: string;
+
+beforeAll(async () => {
+  f = await writeCuratedFixture([{ id: 'numpy_1' }, { id: 'pandas_1' }]);
+  gh = await new GithubReleasesServer().start();
+  gh.requireToken = TOKEN;
+  const base = path.join(f.root, 'git');
+  await mkdir(base);
+  remote = path.join(base, 'remote.git');
+  repo = path.join(base, 'work');
+  git(base, 'init', '--bare', '-q', remote);
+  git(base, 'init', '-q', repo);
+  git(repo, 'config', 'user.name', 'Release Tester');
+  git(repo, 'config', 'user.email', 'release@example.org');
+  git(repo, 'remote', 'add', 'origin', remote);
+  await writeFile(path.join(repo, 'README.md'), '# toolchain\n');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-q', '-m', 'toolchain');
+}, 60_000);
+afterAll(async () => {
+  await gh.stop();
+  await rm(f.root, { recursive: true, force: true });
+});
+
+const publish = (version: string, token: string) =>
+  runJunobench(['release', 'publish', version, '--from', f.curated, '--recipe', f.recipe, '--out', f.releases, '--repo', repo, '--remote', 'origin', '--github', 'junobench/junobench'], {
+    cwd: f.root,
+    env: { SOURCE_DATE_EPOCH: '1767225600', GITHUB_TOKEN: token, GITHUB_API_URL: gh.url },
+  });
+
+const count = (text: string, needle: string) => text.split(needle).length - 1;
+
+describe('release publish on a terminal', () => {
+  it('shows each step once, on stdout, then what was published', async () => {
+    const r = await publish('0.1.0', TOKEN);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const screen = r.stdout + r.stderr;
+    expect(r.stdout.trim().split('\n').map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual([
+      'done check',
+      'done prepare',
+      'done verify',
+      'done tag',
+      'done push-tag',
+      'done github',
+      'published v0.1.0:',
+    ]);
+    for (const needle of ['working tree clean', 'annotated tag v0.1.0 on', 'pushed v0.1.0 to origin', 'files checked (SHA256SUMS', 'uploaded 6, already there 0']) {
+      expect(count(screen, needle), needle).toBe(1);
+    }
+    // The sub-steps (each upload) are on stderr, once each.
+    expect(count(r.stderr, 'junobench-0.1.0.tar.gz: uploaded')).toBe(1);
+    expect(r.stdout + r.stderr).not.toContain(TOKEN);
+  }, 300_000);
+
+  it('keeps the steps done on screen when a later step fails (GitHub refuses the token after the tag is pushed)', async () => {
+    const r = await publish('0.2.0', 'ghp_' + 'w'.repeat(36));
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toMatch(/^done\s+tag\s+annotated tag v0\.2\.0 on/m);
+    expect(r.stdout).toMatch(/^done\s+push-tag\s+pushed v0\.2\.0 to origin/m);
+    expect(r.stdout).not.toMatch(/^done\s+github/m);
+    expect(r.stderr).toMatch(/Bad credentials|401/);
+    expect(git(remote, 'tag', '--list')).toContain('v0.2.0');
+    expect(count(r.stdout + r.stderr, 'pushed v0.2.0 to origin')).toBe(1);
+  }, 300_000);
+});
