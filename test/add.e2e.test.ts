@@ -187,6 +187,16 @@ describe('bad input to add', () => {
     expect((inst.suggestedLabels?.library?.evidence ?? []).join(' ')).toMatch(/ran out of order.*from the traceback alone: pandas/s);
   }, 600_000);
 
+  it("a notebook whose kernel is R: exit 2, nothing written (its cells would run in a Python kernel)", async () => {
+    await writeFile(path.join(proj, 'r-kernel.ipynb'), JSON.stringify(makeNotebook(
+      [{ source: 'library(notapkg)', error: { ename: 'ERROR', evalue: "Error in library(notapkg): there is no package called 'notapkg'\n" } }],
+      { kernelspec: { name: 'ir', display_name: 'R', language: 'R' }, language_info: { name: 'R' } },
+    )));
+    const r = await unchanged(['add', 'r-kernel.ipynb', '--runtime', 'local']);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toContain('r-kernel.ipynb, field "metadata.kernelspec.language": the notebook\'s kernel language is R, not Python: only Python notebooks can become JunoBench instances');
+  }, 600_000);
+
   it('a file that is not a notebook, or no file at all: exit 2', async () => {
     const r = await unchanged(['add', 'not-a-notebook.ipynb', '--no-verify']);
     expect(r.code).toBe(2);

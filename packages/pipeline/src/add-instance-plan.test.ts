@@ -5,6 +5,7 @@ import {
   chooseCrash,
   idPrefixOfLibrary,
   nextInstanceId,
+  parseNotebookLanguages,
   planExpectedCrash,
   planReproducedNotebook,
   rewriteDataPaths,
@@ -153,6 +154,18 @@ describe('rewriteDataPaths', () => {
     expect(rewriteDataPaths(src, inputs, undefined, left)).toBe(out);
     expect([...left]).toEqual(unresolved);
   });
+});
+
+describe('parseNotebookLanguages', () => {
+  const withMeta = (metadata: Record<string, unknown>) => ({ ...nb([{ src: 'x' }]), metadata });
+  it.each([
+    [{ kernelspec: { name: 'python3', language: 'python' }, language_info: { name: 'python' } }, ['python']],
+    [{ kernelspec: { name: 'ir', display_name: 'R', language: 'R' }, language_info: { name: 'R' } }, ['R']],
+    [{ kernelspec: { name: 'julia-1.9', language: 'julia' } }, ['julia']],
+    [{ kernelspec: { language: 'Python' }, language_info: { name: 'python' } }, ['Python']],
+    [{ kernelspec: { language: 'python' }, language_info: { name: 'R' } }, ['python', 'R']],
+    [{}, []],
+  ])('%j → %j', (metadata, languages) => expect(parseNotebookLanguages(withMeta(metadata))).toEqual(languages));
 });
 
 describe('planExpectedCrash', () => {

@@ -214,6 +214,19 @@ export function planExpectedCrash(crash: MinedCrash, cell: number): ExpectedCras
   return { ename, evalue, match: 'exact', cell };
 }
 
+/**
+ * Pure: the languages a notebook's metadata declares for its kernel
+ * (`kernelspec.language`, `language_info.name`), as written, each once
+ * (case aside); none when it declares none.
+ */
+export function parseNotebookLanguages(nb: Notebook): string[] {
+  const meta = nb.metadata as { kernelspec?: { language?: unknown }; language_info?: { name?: unknown } } | undefined;
+  const declared = [meta?.kernelspec?.language, meta?.language_info?.name].filter((l): l is string => typeof l === 'string' && l.trim() !== '');
+  const byCase = new Map<string, string>();
+  for (const l of declared) if (!byCase.has(l.trim().toLowerCase())) byCase.set(l.trim().toLowerCase(), l.trim());
+  return [...byCase.values()];
+}
+
 /** One line per mined crash, as `add` lists them when it must ask which one. */
 export function describeMinedCrashes(crashes: readonly MinedCrash[]): string[] {
   return crashes.map((c, i) => {

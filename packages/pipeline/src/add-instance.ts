@@ -24,6 +24,7 @@ import {
   instanceSourceOf,
   nextInstanceId,
   planExpectedCrash,
+  parseNotebookLanguages,
   planReproducedNotebook,
   type DataInputs,
   type ReproducedPlan,
@@ -119,6 +120,14 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     });
   }
   const nb: Notebook = parseNotebook(original.toString('utf8'), options.input);
+  // Its cells would run in a Python kernel: an R or Julia notebook's draft can only fail there.
+  const other = parseNotebookLanguages(nb).filter((l) => l.toLowerCase() !== 'python');
+  if (other.length > 0) {
+    throw new JunoError('E_USAGE', `the notebook's kernel language is ${other.join(' / ')}, not Python: only Python notebooks can become JunoBench instances`, {
+      location: { file: options.input, field: 'metadata.kernelspec.language' },
+      hint: 'if its code is Python and the metadata is wrong, set metadata.kernelspec.language and metadata.language_info.name to "python"',
+    });
+  }
   const crashes = mineNotebookCrashes(nb);
   const { crash, index } = chooseCrash(crashes, options.crash, options.input);
   const warnings: string[] = [...(record?.value.warnings ?? [])];
