@@ -197,6 +197,19 @@ describe('bad input to add', () => {
     expect(r.stderr).toContain('r-kernel.ipynb, field "metadata.kernelspec.language": the notebook\'s kernel language is R, not Python: only Python notebooks can become JunoBench instances');
   }, 600_000);
 
+  it('a crash in the first cell that is a missing module: reproduced, and the module is not required (or every runtime would skip it)', async () => {
+    await writeFile(path.join(proj, 'no-module.ipynb'), JSON.stringify(makeNotebook([
+      { source: 'import numpy as np\nimport not_a_real_pkg_jb22', error: { ename: 'ModuleNotFoundError', evalue: "No module named 'not_a_real_pkg_jb22'" } },
+      { source: 'np.zeros(2)' },
+    ])));
+    const r = await run(['add', 'no-module.ipynb', '--runtime', 'local', '--id', 'NBspecific_82']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('order      file (1 code cell kept from the original)');
+    expect(r.stdout).toMatch(/verify {5}crash reproduced as mined/);
+    const inst = JSON.parse(await readFile(path.join(proj, 'raw/instances/NBspecific_82/instance.json'), 'utf8')) as Instance;
+    expect([inst.requires, inst.crash.cell]).toEqual([['numpy'], 0]);
+  }, 600_000);
+
   it('a file that is not a notebook, or no file at all: exit 2', async () => {
     const r = await unchanged(['add', 'not-a-notebook.ipynb', '--no-verify']);
     expect(r.code).toBe(2);

@@ -8,6 +8,7 @@ import {
   parseNotebookLanguages,
   planExpectedCrash,
   planReproducedNotebook,
+  planRequires,
   rewriteDataPaths,
 } from './add-instance-plan.js';
 
@@ -154,6 +155,18 @@ describe('rewriteDataPaths', () => {
     expect(rewriteDataPaths(src, inputs, undefined, left)).toBe(out);
     expect([...left]).toEqual(unresolved);
   });
+});
+
+describe('planRequires', () => {
+  const stdlib = new Set(['os', 'sys']);
+  it.each([
+    ['the imports outside the standard library', ['numpy', 'os', 'pandas'], 'KeyError', "'x'", ['numpy', 'pandas']],
+    // The crash is the module's absence: requiring it would skip the instance everywhere.
+    ['not the module whose absence is the crash', ['numpy', 'xgboost'], 'ModuleNotFoundError', "No module named 'xgboost'", ['numpy']],
+    // Here the package is there and a submodule is not: the package stays required.
+    ['the package of a missing submodule', ['sklearn'], 'ModuleNotFoundError', "No module named 'sklearn.externals'", ['sklearn']],
+    ['a name missing from a module that is there', ['keras'], 'ImportError', "cannot import name 'np_utils' from 'keras.utils'", ['keras']],
+  ])('%s', (_what, imports, ename, evalue, requires) => expect(planRequires(imports, { ename, evalue }, stdlib)).toEqual(requires));
 });
 
 describe('parseNotebookLanguages', () => {

@@ -215,6 +215,18 @@ export function planExpectedCrash(crash: MinedCrash, cell: number): ExpectedCras
 }
 
 /**
+ * Pure: the modules the instance requires — the reproduced notebook's imports
+ * (top level, outside the standard library) — less the one whose absence IS
+ * the crash (`ModuleNotFoundError: No module named 'x'`): requiring it would
+ * make every runtime skip the instance ("not importable"), and a runtime that
+ * has it could not reproduce the crash anyway.
+ */
+export function planRequires(imports: readonly string[], crash: Pick<MinedCrash, 'ename' | 'evalue'>, stdlib: ReadonlySet<string>): string[] {
+  const missing = (crash.ename.split('.').pop() === 'ModuleNotFoundError' && /^No module named '([A-Za-z_][A-Za-z0-9_]*)'/.exec(crash.evalue)?.[1]) || undefined;
+  return imports.filter((m) => !stdlib.has(m) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(m) && m !== missing);
+}
+
+/**
  * Pure: the languages a notebook's metadata declares for its kernel
  * (`kernelspec.language`, `language_info.name`), as written, each once
  * (case aside); none when it declares none.

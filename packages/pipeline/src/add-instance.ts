@@ -26,6 +26,7 @@ import {
   planExpectedCrash,
   parseNotebookLanguages,
   planReproducedNotebook,
+  planRequires,
   type DataInputs,
   type ReproducedPlan,
 } from './add-instance-plan.js';
@@ -164,7 +165,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
             'fits an earlier run of it: left out of reproduced.ipynb (if the crash needs it, add it by hand)',
     );
   }
-  const requires = mineImports(reproduced.notebook).filter((m) => !STDLIB.has(m) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(m));
+  const requires = planRequires(mineImports(reproduced.notebook), crash, STDLIB);
 
   const suggestions = suggestLabels(notebookCrashInput(nb, crash));
   const suggestedLabels: SuggestedLabels = {

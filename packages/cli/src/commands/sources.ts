@@ -275,7 +275,7 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
   const where = r.dir ? rel(r.dir) : path.join(flags.instances, p.id);
   const lines = [r.dir ? `draft ${p.id} written to ${where}` : `dry run: draft ${p.id} would be written to ${where}`];
   lines.push(`  crash      ${i.crash.ename}: ${i.crash.evalue.split('\n')[0]} (code cell ${i.crash.cell} of reproduced.ipynb, ${i.crash.match} match)${p.crashes.length > 1 ? ` — error output ${p.chosen + 1} of ${p.crashes.length}` : ''}`);
-  lines.push(`  order      ${i.execution.order} (${p.reproduced.keptCells.length} code cells kept from the original)`);
+  lines.push(`  order      ${i.execution.order} (${p.reproduced.keptCells.length} code cell${p.reproduced.keptCells.length === 1 ? '' : 's'} kept from the original)`);
   if (p.reproduced.rewrites.length > 0) lines.push(`  paths      ${p.reproduced.rewrites.join('; ')}`);
   lines.push(`  requires   ${i.requires.join(', ') || '(nothing beyond the standard library)'}`);
   lines.push(`  source     ${i.source.platform}${i.source.authorId ? `, author ${i.source.authorId}` : ''}${i.source.datasets.length > 0 ? `, datasets: ${i.source.datasets.map((d) => `${d.title} (${d.license})`).join('; ')}` : ''}`);
