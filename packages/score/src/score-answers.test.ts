@@ -76,6 +76,24 @@ describe('scoreDetect', () => {
     expect(planAttempts(p, [3, 1])).toEqual([1, 2, 3]);
   });
 
+  it('a missing attempt abstains from the vote: the answers given decide, in any attempt order', () => {
+    const k = [det('v1', true, 2, 'KeyError')];
+    for (const order of [
+      [1, 2],
+      [2, 1],
+    ]) {
+      const v = scoreDetect(k, [pred('detect', 'v1', order[0]!, { crashes: true, exception: 'KeyError' }), pred('detect', 'v2', order[1]!, { crashes: false })]);
+      expect(v.attempts).toBe(2);
+      expect(v.majority.crash).toEqual({ correct: 1, total: 1, value: 1 });
+      expect(v.results[0]!.predicted).toEqual({ crashes: true, cell: 2, exception: 'KeyError' });
+      expect(v.single.crash).toEqual({ correct: 1, total: 2, value: 0.5 }); // singly, the missing attempt is still wrong
+    }
+    // no attempt at all: no answer, wrong
+    const none = scoreDetect(k, [pred('detect', 'v2', 1, { crashes: true })]);
+    expect(none.majority.crash.correct).toBe(0);
+    expect(none.confusion.missing).toBe(1);
+  });
+
   it('votes the cell and the exception of a "crashes" majority among the attempts that say it crashes', () => {
     // 3 of 5 attempts say it crashes (KeyError twice); the two no-crash attempts come first. Voted over all five,
     // null (2) tied KeyError (2) and won as the earlier: a "crashes" majority with no exception.
@@ -136,11 +154,13 @@ describe('scoreDiagnose', () => {
   });
 
   it('majority vote per dimension, with a table per library', () => {
-    // g3 library: [missing, None] is a tie that goes to attempt 1, which gave no answer
-    expect(s.dimensions.library.majority.accuracy).toEqual({ correct: 2, total: 3, value: 2 / 3 });
-    expect(s.dimensions.pipelineStage.majority.accuracy.correct).toBe(0);
+    // A missing attempt (or a dimension left out) abstains: g3 library [missing, None] is None. It was a tie won by
+    // attempt 1's "no answer", so the same answers scored differently by attempt order ([None, missing] was right).
+    expect(s.dimensions.library.majority.accuracy).toEqual({ correct: 3, total: 3, value: 1 });
+    // g1 [training, —] wrong; g2 [—, training] and g3 [missing, training] right
+    expect(s.dimensions.pipelineStage.majority.accuracy.correct).toBe(2);
     expect(s.perLibrary.map((r) => [r.library, r.tasks, r.accuracy.library.correct])).toEqual([
-      ['None', 1, 0],
+      ['None', 1, 1],
       ['numpy', 1, 1],
       ['pandas', 1, 1],
     ]);

@@ -81,7 +81,8 @@ export function scoreDetect(keys: readonly DetectKey[], predictions: readonly Pa
   const perAttempt = attempts.map((_, a) => detectMetrics(keys, keys.map((k, t) => viewDetect(k, answers[t]![a]))));
   const voted = keys.map((k, t) => {
     const views = answers[t]!.map((a) => viewDetect(k, a));
-    const crashes = majorityVote(views.map((v) => v.crashes));
+    // A missing attempt abstains: it is no answer, not an answer "no answer" that could win a tie by attempt order.
+    const crashes = majorityVote(views.flatMap((v) => (v.crashes === undefined ? [] : [v.crashes])));
     if (crashes !== true) return { crashes, cell: crashes === false ? null : undefined, exception: crashes === false ? null : undefined } satisfies DetectView;
     // The cell and the exception of a "crashes" majority are voted among the attempts that say it crashes: voted over
     // every attempt, the no-crash attempts' null could win (a crash with no exception), by attempt order alone.
@@ -131,7 +132,8 @@ export function scoreDiagnose(keys: readonly DiagnoseKey[], predictions: readonl
     predictions,
   );
   const voted: Record<LabelDimension, (string | undefined)[]> = Object.fromEntries(
-    LABEL_DIMENSIONS.map((d) => [d, keys.map((_, t) => majorityVote(answers[t]!.map((a) => a?.[d])))]),
+    // Missing attempts, and answers that leave the dimension out, abstain (wrong in the single scores, no vote here).
+    LABEL_DIMENSIONS.map((d) => [d, keys.map((_, t) => majorityVote(answers[t]!.flatMap((a) => (a?.[d] === undefined ? [] : [a[d]]))))]),
   ) as Record<LabelDimension, (string | undefined)[]>;
   const dimensions = Object.fromEntries(
     LABEL_DIMENSIONS.map((d) => {

@@ -2544,7 +2544,7 @@ export interface ScorecardRuntime {
   sandboxed: boolean;
 }
 /**
- * single: every attempt scored on its own, pooled; majority: the majority answer of the attempts (ties: the earliest attempt's answer; a missing attempt votes for no answer), its cell and exception voted among the attempts that say it crashes.
+ * single: every attempt scored on its own, pooled; majority: the majority answer of the attempts (ties: the earliest attempt's answer; a missing attempt abstains), its cell and exception voted among the attempts that say it crashes.
  *
  * This interface was referenced by `Scorecard`'s JSON-Schema
  * via the `definition` "detectScore".
