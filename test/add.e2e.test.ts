@@ -168,6 +168,22 @@ describe('bad input to add', () => {
     expect(reproduced.cells.map((c) => c.execution_count)).toEqual([1, 4, 2, 3, 5]);
   }, 600_000);
 
+  it('a cell the user stopped (KeyboardInterrupt) is not a crash: the real one beside it is taken without --crash', async () => {
+    await writeFile(path.join(proj, 'interrupted.ipynb'), JSON.stringify(makeNotebook([
+      { source: 'import numpy as np\na = np.zeros((2, 3))' },
+      { source: 'import time\nwhile True:\n    time.sleep(1)', error: { ename: 'KeyboardInterrupt', evalue: '' } },
+      { source: 'a + np.zeros((4, 5))', error: { ename: 'ValueError', evalue: 'operands could not be broadcast together with shapes (2,3) (4,5) ' } },
+    ])));
+    const r = await run(['add', 'interrupted.ipynb', '--runtime', 'local', '--id', 'numpy_90']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/verify {5}crash reproduced as mined/);
+    expect(r.stdout).toContain('— error output 2 of 2');
+    expect(r.stdout).toContain('warning: code cell 1 of the original was stopped by the user (KeyboardInterrupt) before the chosen crash: left out of reproduced.ipynb');
+    const chosen = await unchanged(['add', 'interrupted.ipynb', '--crash', '1', '--no-verify']);
+    expect(chosen.code).toBe(2);
+    expect(chosen.stderr).toContain('--crash 1 is a KeyboardInterrupt (the user stopped code cell 1), not a crash: no replay reproduces it');
+  }, 600_000);
+
   it("the draft's suggested labels are those of `labels suggest` on the same notebook, cells and execution counts included", async () => {
     // Saved out of order: the cell that made the column ran after the crashing one.
     await writeFile(path.join(proj, 'out-of-order.ipynb'), JSON.stringify(makeNotebook([

@@ -200,6 +200,13 @@ describe('chooseCrash', () => {
   it('lists them when there are several and none is chosen', () => {
     expect(() => chooseCrash([c(0), c(3)], undefined, 'x.ipynb')).toThrow(/2 saved error outputs; choose one with --crash <n>:\n {2}1: code cell 0 \(In \[1\]\): E: m0\n {2}2: code cell 3 \(In \[4\]\): E: m3/);
   });
+  it('never takes a KeyboardInterrupt (the user stopping a cell): the one real crash beside it is taken; none is refused', () => {
+    const ki = (n: number) => ({ codeCell: n, executionCount: n + 1, ename: 'KeyboardInterrupt', evalue: '', traceback: [] });
+    expect(chooseCrash([ki(0), c(2)], undefined, 'x.ipynb')).toMatchObject({ index: 1, crash: { codeCell: 2 } });
+    expect(() => chooseCrash([ki(0)], undefined, 'x.ipynb')).toThrow(/only saved error output is KeyboardInterrupt \(the user stopped a cell\): there is no crash to reproduce/);
+    expect(() => chooseCrash([ki(0), c(2)], 1, 'x.ipynb')).toThrow(/--crash 1 is a KeyboardInterrupt \(the user stopped code cell 0\), not a crash/);
+    expect(() => chooseCrash([ki(0), c(2), c(3)], undefined, 'x.ipynb')).toThrow(/1: code cell 0 \(In \[1\]\): KeyboardInterrupt \(the user stopped the cell: not a crash\)\n {2}2: code cell 2/);
+  });
   it('refuses a notebook without error outputs, and a number out of range', () => {
     expect(() => chooseCrash([], undefined, 'x.ipynb')).toThrow(/no saved error output/);
     expect(() => chooseCrash([c(0)], 2, 'x.ipynb')).toThrow(JunoError);

@@ -239,16 +239,27 @@ export function parseNotebookLanguages(nb: Notebook): string[] {
   return [...byCase.values()];
 }
 
+/** Whether a saved error is the user stopping a cell (Jupyter's interrupt), not a crash. */
+export function isInterruption(crash: Pick<MinedCrash, 'ename'>): boolean {
+  return crash.ename.split('.').pop() === 'KeyboardInterrupt';
+}
+
 /** One line per mined crash, as `add` lists them when it must ask which one. */
 export function describeMinedCrashes(crashes: readonly MinedCrash[]): string[] {
   return crashes.map((c, i) => {
     const first = c.evalue.split('\n')[0]!;
     const msg = first.length > 100 ? `${first.slice(0, 97)}…` : first;
-    return `${i + 1}: code cell ${c.codeCell}${c.executionCount !== null ? ` (In [${c.executionCount}])` : ''}: ${c.ename}: ${msg}`;
+    const what = isInterruption(c) ? `${c.ename}${msg ? `: ${msg}` : ''} (the user stopped the cell: not a crash)` : `${c.ename}: ${msg}`;
+    return `${i + 1}: code cell ${c.codeCell}${c.executionCount !== null ? ` (In [${c.executionCount}])` : ''}: ${what}`;
   });
 }
 
-/** Pure: the crash `--crash n` (1-based) picks, or an error listing them. */
+/**
+ * Pure: the crash `--crash n` (1-based) picks, or an error listing them.
+ * A KeyboardInterrupt is the user stopping a cell, which no replay
+ * reproduces: it is never taken, and without --crash the one real crash
+ * beside interruptions is taken.
+ */
 export function chooseCrash(crashes: readonly MinedCrash[], n: number | undefined, file: string): { crash: MinedCrash; index: number } {
   if (crashes.length === 0) {
     throw new JunoError('E_INPUT_EMPTY', 'the notebook has no saved error output: there is no crash to reproduce', {
@@ -256,16 +267,29 @@ export function chooseCrash(crashes: readonly MinedCrash[], n: number | undefine
       hint: 'add takes a notebook saved with the outputs of a run that crashed (the error output in a code cell)',
     });
   }
+  const real = crashes.filter((c) => !isInterruption(c));
   if (n === undefined) {
-    if (crashes.length === 1) return { crash: crashes[0]!, index: 0 };
+    if (real.length === 0) {
+      throw new JunoError('E_INPUT_EMPTY', `the notebook's only saved error output${crashes.length > 1 ? 's are' : ' is'} KeyboardInterrupt (the user stopped a cell): there is no crash to reproduce`, {
+        location: { file },
+        hint: 'add takes a notebook saved with the outputs of a run that crashed (the error output in a code cell)',
+      });
+    }
+    if (real.length === 1) return { crash: real[0]!, index: crashes.indexOf(real[0]!) };
     throw new JunoError('E_USAGE', `the notebook has ${crashes.length} saved error outputs; choose one with --crash <n>:\n  ${describeMinedCrashes(crashes).join('\n  ')}`, {
       location: { file },
-      hint: `e.g. junobench add ${file} --crash 1`,
+      hint: `e.g. junobench add ${file} --crash ${crashes.indexOf(real[0]!) + 1}`,
     });
   }
   if (!Number.isInteger(n) || n < 1 || n > crashes.length) {
     throw new JunoError('E_USAGE', `--crash ${n} does not name a saved error output (the notebook has ${crashes.length}):\n  ${describeMinedCrashes(crashes).join('\n  ')}`, {
       location: { file },
+    });
+  }
+  if (isInterruption(crashes[n - 1]!)) {
+    throw new JunoError('E_USAGE', `--crash ${n} is a KeyboardInterrupt (the user stopped code cell ${crashes[n - 1]!.codeCell}), not a crash: no replay reproduces it`, {
+      location: { file },
+      hint: real.length > 0 ? `choose a crash: ${describeMinedCrashes(crashes).filter((_, i) => !isInterruption(crashes[i]!)).join('; ')}` : 'the notebook saved no crash',
     });
   }
   return { crash: crashes[n - 1]!, index: n - 1 };

@@ -22,6 +22,7 @@ import {
   chooseCrash,
   idPrefixOfLibrary,
   instanceSourceOf,
+  isInterruption,
   nextInstanceId,
   planExpectedCrash,
   parseNotebookLanguages,
@@ -152,8 +153,11 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
   for (const ci of reproduced.droppedErrors) {
     const other = crashes.find((c) => c.codeCell === ci);
     warnings.push(
-      `code cell ${ci} of the original raised its own ${other ? `${other.ename}: ${other.evalue.split('\n')[0]!.slice(0, 80)}` : 'error'} before the chosen crash: ` +
-        'left out of reproduced.ipynb so that the run reaches the chosen crash (check that nothing it did before failing is needed)',
+      other && isInterruption(other)
+        ? `code cell ${ci} of the original was stopped by the user (KeyboardInterrupt) before the chosen crash: left out of reproduced.ipynb ` +
+            '(check that nothing it did before it was stopped is needed)'
+        : `code cell ${ci} of the original raised its own ${other ? `${other.ename}: ${other.evalue.split('\n')[0]!.slice(0, 80)}` : 'error'} before the chosen crash: ` +
+            'left out of reproduced.ipynb so that the run reaches the chosen crash (check that nothing it did before failing is needed)',
     );
   }
   for (const r of reproduced.rerunAfter) {
