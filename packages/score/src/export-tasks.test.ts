@@ -79,10 +79,20 @@ describe('readTaskSet', () => {
     expect(set.instances).toBe(3);
 
     const lines = (await readFile(file, 'utf8')).trim().split('\n');
+    // A prompt worded otherwise (an older junobench) is still the same task: the answers do not depend on it.
+    const reworded = JSON.parse(lines[1]!) as Task;
+    reworded.prompt = `${reworded.prompt}\n(worded by another version)`;
+    await writeFile(file, [lines[0], JSON.stringify(reworded)].join('\n'));
+    await expect(readTaskSet(file, planned, { instancesDir: instances })).resolves.toMatchObject({ ids: [set.ids[0], set.ids[1]] });
+
     const changed = JSON.parse(lines[1]!) as Task & { target: string };
     changed.target = 'print("something else")';
     await writeFile(file, [lines[0], JSON.stringify(changed)].join('\n'));
-    await expect(readTaskSet(file, planned, { instancesDir: instances })).rejects.toMatchObject({ code: 'E_INPUT_ROW', location: { line: 2 } });
+    await expect(readTaskSet(file, planned, { instancesDir: instances })).rejects.toMatchObject({
+      code: 'E_INPUT_ROW',
+      location: { line: 2 },
+      hint: expect.stringMatching(/-o new-tasks\.jsonl\)/),
+    });
 
     const other = planTasks((await readTaskSources(instances)).sources, { seed: 'another' });
     await writeFile(file, lines[0]!);

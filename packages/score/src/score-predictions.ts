@@ -188,10 +188,12 @@ export async function readTaskSet(file: string, planned: PlannedTasks, options: 
           `if they come from other instances, pass --instances <their folder>; else export them again (junobench tasks export --instances ${options.instancesDir} -o new-tasks.jsonl) and run the tool on those`,
       });
     }
-    if (stableStringify(now) !== stableStringify(value)) {
+    // The prompt is the task's content rendered as text for language models: a junobench version that words it
+    // better must not make a tasks file already answered unscorable. Everything the tool was given besides it must match.
+    if (stableStringify({ ...now, prompt: '' }) !== stableStringify({ ...value, prompt: '' })) {
       throw new JunoError('E_INPUT_ROW', `task "${value.id}" differs from the same task exported from ${options.instancesDir} now (the instances changed since the export)`, {
         location: { file, line },
-        hint: `re-export the tasks (junobench tasks export --instances ${options.instancesDir} -o ${file}) and run the tool on them again`,
+        hint: `re-export the tasks to a new file (junobench tasks export --instances ${options.instancesDir} -o new-tasks.jsonl) and run the tool on those`,
       });
     }
     if (keys.has(value.id)) {
