@@ -22,7 +22,9 @@ describe('repair prompt', () => {
   });
 
   it('describes each execution order', () => {
-    expect(describeExecution({ order: 'execution-count' })).toBe('code cells in the order of their saved execution counts (cells without an execution count are not run)');
+    expect(describeExecution({ order: 'execution-count' })).toBe(
+      'code cells in the order of their execution counts; a code cell without an execution count is not run, so give every code cell one (the cells that never ran, such as those after the crash, have none)',
+    );
     expect(describeExecution({ order: 'file', cells: [0, 2, 1] })).toBe('code cells in this order: 0, 2, 1 (so keep the number of code cells)');
   });
 });

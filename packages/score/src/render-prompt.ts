@@ -75,7 +75,9 @@ export function describeExecution(execution: Pick<RepairExecution, 'order' | 'ce
   }
   return execution.order === 'file'
     ? 'every code cell from top to bottom'
-    : 'code cells in the order of their saved execution counts (cells without an execution count are not run)';
+    : // The crashing notebook's cells after the crash have no count (they never ran) and must run in the repair: said
+      // only as "cells without a count are not run", a tool kept them without one and its repair was not-executed.
+      'code cells in the order of their execution counts; a code cell without an execution count is not run, so give every code cell one (the cells that never ran, such as those after the crash, have none)';
 }
 
 export function renderRepairPrompt(nb: Notebook, error: TaskError, execution: RepairExecution, files: readonly string[]): string {
