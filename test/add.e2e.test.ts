@@ -297,6 +297,17 @@ describe('bad input to add', () => {
     expect(await readFile(path.join(proj, 'raw/instances/pandas_90/data/prices/prices.csv'), 'utf8')).toBe('a\n1\n');
   }, 600_000);
 
+  it('a crash that is the missing input file itself: the expected message names the path the reproduced notebook opens', async () => {
+    // A misspelt file name (the benchmark's "io error"): the replay opens data/house/trian.csv and fails the same way.
+    await writeFile(path.join(proj, 'misspelt.ipynb'), JSON.stringify(makeNotebook([
+      { source: "import pandas as pd\ndf = pd.read_csv('/kaggle/input/house/trian.csv')", error: { ename: 'FileNotFoundError', evalue: "[Errno 2] No such file or directory: '/kaggle/input/house/trian.csv'" } },
+    ])));
+    const r = await run(['add', 'misspelt.ipynb', '--runtime', 'local', '--id', 'pandas_91']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("crash      FileNotFoundError: [Errno 2] No such file or directory: 'data/house/trian.csv' (code cell 0 of reproduced.ipynb, exact match)");
+    expect(r.stdout).toMatch(/verify {5}crash reproduced as mined/);
+  }, 600_000);
+
   it('a runtime that cannot start leaves nothing behind (exit 3)', async () => {
     const r = await unchanged(['add', 'crash.ipynb', '--python', path.join(proj, 'no-python')]);
     expect(r.code).toBe(3);

@@ -189,6 +189,14 @@ describe('planExpectedCrash', () => {
     [mined('TypeError', "'<' not supported at 0x7f3a2b1c9d00"), { evalue: "^'<' not supported at 0x[0-9a-fA-F]+$", match: 'regex' }],
     [mined('ValueError', `first line\n${'x'.repeat(400)}`), { evalue: 'first line', match: 'prefix' }],
   ])('%j', (crash, expected) => expect(planExpectedCrash(crash, 3)).toMatchObject({ ...expected, cell: 3 }));
+
+  it('rewrites data paths in the message as in the cells: the reproduced notebook opens data/…', () => {
+    const fnf = mined('FileNotFoundError', "[Errno 2] No such file or directory: '/kaggle/input/house/trian.csv'");
+    expect(planExpectedCrash(fnf, 0, { mounts: ['house'], complete: true })).toEqual({ ename: 'FileNotFoundError', evalue: "[Errno 2] No such file or directory: 'data/house/trian.csv'", match: 'exact', cell: 0 });
+    const other = mined('FileNotFoundError', "[Errno 2] No such file or directory: '/kaggle/input/weather/a.csv'");
+    expect(planExpectedCrash(other, 0, { mounts: ['house'], complete: true }).evalue).toBe("[Errno 2] No such file or directory: '/kaggle/input/weather/a.csv'");
+    expect(planExpectedCrash(mined('OSError', "cannot write '/kaggle/working/sub.csv'"), 0, { mounts: [], complete: false }).evalue).toBe("cannot write 'sub.csv'");
+  });
 });
 
 describe('chooseCrash', () => {

@@ -199,10 +199,12 @@ export function rewriteDataPaths(source: string, inputs: DataInputs = PLAIN, see
  * its module; the message exact, except that memory addresses (which change
  * every run) become a regular expression, and a long multi-line message
  * (library errors with their own traceback) is matched on its first line.
+ * With `inputs`, data paths in the message are rewritten as in the cells
+ * (a FileNotFoundError names the path the reproduced notebook opens).
  */
-export function planExpectedCrash(crash: MinedCrash, cell: number): ExpectedCrash {
+export function planExpectedCrash(crash: MinedCrash, cell: number, inputs?: DataInputs): ExpectedCrash {
   const ename = crash.ename.split('.').pop() || crash.ename;
-  const evalue = crash.evalue;
+  const evalue = inputs ? rewriteDataPaths(crash.evalue, inputs) : crash.evalue;
   if (/0x[0-9a-fA-F]{6,}/.test(evalue)) {
     const pattern = evalue
       .split(/0x[0-9a-fA-F]{6,}/)

@@ -195,7 +195,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     id,
     status: 'draft',
     source: record ? instanceSourceOf(record.value) : { platform: 'local', datasets: [] },
-    crash: planExpectedCrash(crash, reproduced.crashCell),
+    crash: planExpectedCrash(crash, reproduced.crashCell, inputs),
     execution: { order: reproduced.order },
     requires,
     suggestedLabels,
