@@ -10,6 +10,7 @@ import { execaRunner, findPython, type CommandRunner } from './find-python.js';
 import { parseRunnerMessage } from './parse-runner-message.js';
 import { createRunFolder, sweepStaleRunFolders, type RunFolder } from './run-folder.js';
 import { RunnerTracker, type TrackerOutcome } from './runner-tracker.js';
+import { omitSecretVariables } from './omit-secret-variables.js';
 
 export interface LocalRuntimeOptions {
   /** Interpreter with ipykernel; else $JUNOBENCH_PYTHON, else found automatically. */
@@ -66,7 +67,9 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
   }
   const settings: RunnerSettings = {
     python,
-    env,
+    // The runner's environment is every kernel's: credentials the toolchain
+    // holds (GITHUB_TOKEN, KAGGLE_KEY…) are not the notebook's to read.
+    env: omitSecretVariables(env).env,
     startupSeconds: options.startupTimeoutSeconds ?? 60,
     graceSeconds: options.watchdogGraceSeconds ?? WATCHDOG_GRACE_SECONDS,
     fork: options.fork !== false,
