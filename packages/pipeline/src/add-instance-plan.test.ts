@@ -217,6 +217,11 @@ describe('chooseCrash', () => {
   });
   it('refuses a notebook without error outputs, and a number out of range', () => {
     expect(() => chooseCrash([], undefined, 'x.ipynb')).toThrow(/no saved error output/);
+    // Ran without error vs saved without any outputs: each needs something else from the user.
+    expect(() => chooseCrash([], undefined, 'x.ipynb', nb([{ src: 'x = 1' }]))).toThrow(/^the notebook has no saved error output: there is no crash/);
+    expect(() => chooseCrash([], undefined, 'x.ipynb', validateNotebook({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [{ cell_type: 'code', id: 'a', metadata: {}, execution_count: null, source: 'x', outputs: [] }] }))).toThrow(
+      /no saved error output — it has no saved outputs or execution counts at all \(saved without outputs, or never run\)/,
+    );
     expect(() => chooseCrash([c(0)], 2, 'x.ipynb')).toThrow(JunoError);
   });
 });

@@ -262,9 +262,11 @@ export function describeMinedCrashes(crashes: readonly MinedCrash[]): string[] {
  * reproduces: it is never taken, and without --crash the one real crash
  * beside interruptions is taken.
  */
-export function chooseCrash(crashes: readonly MinedCrash[], n: number | undefined, file: string): { crash: MinedCrash; index: number } {
+export function chooseCrash(crashes: readonly MinedCrash[], n: number | undefined, file: string, nb?: Notebook): { crash: MinedCrash; index: number } {
   if (crashes.length === 0) {
-    throw new JunoError('E_INPUT_EMPTY', 'the notebook has no saved error output: there is no crash to reproduce', {
+    // Stripped (nbstripout, "Clear All Outputs") and never-run notebooks look alike: nothing was saved of any run.
+    const stripped = nb !== undefined && listCodeCells(nb).every((c) => c.executionCount === null && (c.cell.outputs ?? []).length === 0);
+    throw new JunoError('E_INPUT_EMPTY', `the notebook has no saved error output${stripped ? ' — it has no saved outputs or execution counts at all (saved without outputs, or never run)' : ''}: there is no crash to reproduce`, {
       location: { file },
       hint: 'add takes a notebook saved with the outputs of a run that crashed (the error output in a code cell)',
     });

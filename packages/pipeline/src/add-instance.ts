@@ -131,7 +131,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     });
   }
   const crashes = mineNotebookCrashes(nb);
-  const { crash, index } = chooseCrash(crashes, options.crash, options.input);
+  const { crash, index } = chooseCrash(crashes, options.crash, options.input, nb);
   const warnings: string[] = [...(record?.value.warnings ?? [])];
 
   // Kernel outputs are recorded but never downloaded: a path into one is an input the draft lacks.
