@@ -154,7 +154,12 @@ describe('junobench release', () => {
     expect(index).not.toContain('pandas_2');
     expect(index).toMatch(/<b id="count-shown">15<\/b> of 15 instances shown/);
     expect(await readFile(path.join(dir, 'CHANGELOG.md'), 'utf8')).toContain('- pandas_2 — deprecated in 0.2.0: the input dataset was withdrawn by its author');
-    expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toContain('## Deprecated instances');
+    const card = await readFile(path.join(dir, 'README.md'), 'utf8');
+    expect(card).toContain('## Deprecated instances');
+    // Agreement over the 15 remaining instances' annotations, not the study's 16.
+    expect(card).toMatch(/^\| library \| [0-9.]+ \| [0-9.]+ \| 15 \|$/m);
+    expect(card).toContain('Computed over the annotations without the deprecated instance (pandas_2).');
+    expect(card).not.toContain('not recomputed');
     const v = await runJunobench(['release', 'verify', dir, '--no-run']);
     expect(v.code, v.stdout).toBe(0);
 
