@@ -11,8 +11,12 @@ export interface ContainerSpec {
   user?: string;
   env?: string[];
   workingDir?: string;
-  /** `host:container[:ro]` bind mounts; nothing else of the host is visible. */
-  binds?: string[];
+  /**
+   * Host folders mounted into the container; nothing else of the host is
+   * visible. Structured (the API's Mounts), not `host:container:ro` strings,
+   * which a host path with a colon or comma breaks.
+   */
+  mounts?: { source: string; target: string; readOnly: boolean }[];
   memoryBytes?: number;
   nanoCpus?: number;
   pidsLimit?: number;
@@ -111,7 +115,7 @@ export async function launchContainer(
       HostConfig: {
         AutoRemove: true,
         NetworkMode: 'none',
-        Binds: spec.binds ?? [],
+        Mounts: (spec.mounts ?? []).map((m) => ({ Type: 'bind' as const, Source: m.source, Target: m.target, ReadOnly: m.readOnly })),
         ...(spec.memoryBytes ? { Memory: spec.memoryBytes, MemorySwap: spec.memoryBytes } : {}),
         ...(spec.nanoCpus ? { NanoCpus: spec.nanoCpus } : {}),
         ...(spec.pidsLimit ? { PidsLimit: spec.pidsLimit } : {}),

@@ -164,7 +164,7 @@ describe('createContainerRuntime (fake engine)', () => {
       Memory: 1024 ** 3,
       MemorySwap: 1024 ** 3,
       NanoCpus: 5e8,
-      Binds: ['/instances/a:/instance:ro'],
+      Mounts: [{ Type: 'bind', Source: '/instances/a', Target: '/instance', ReadOnly: true }],
       CapDrop: ['ALL'],
     });
     expect(notebooks[0]!.NetworkDisabled).toBe(true);

@@ -149,6 +149,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   const run = async (runs: readonly NotebookRun[], opts: RunOptions = {}): Promise<RunResult[]> => {
     const results: RunResult[] = new Array(runs.length);
     if (runs.length === 0) return results;
+    // A run the sandbox cannot take is refused before any container starts.
+    for (const r of runs) planContainerRun(r, settings);
     await resolveImageId();
     await sweep();
     // A probe checks the image's runner against ours (see probeImage); callers usually describe() first.

@@ -83,7 +83,7 @@ describe('planContainerRun', () => {
       prewarm: ['pandas'],
     });
     expect(checkSchema('run-plan', plan)).toEqual([]);
-    expect(spec.binds).toEqual(['/data/raw/instances/pandas_1:/instance:ro']);
+    expect(spec.mounts).toEqual([{ source: '/data/raw/instances/pandas_1', target: '/instance', readOnly: true }]);
     expect(spec.memoryBytes).toBe(2 * 1024 ** 3);
     expect(spec.nanoCpus).toBe(1e9);
     expect(spec.capDrop).toEqual(['ALL']);
@@ -111,6 +111,18 @@ describe('planContainerRun', () => {
 
   it.each(['../other/x.ipynb', '/etc/passwd'])('refuses notebook path %s', (notebook) => {
     expect(() => planContainerRun({ ...run, notebook }, settings)).toThrow(JunoError);
+  });
+
+  it.each([
+    ['/data/runs:2026/pandas_1', undefined],
+    ['/data/x:/etc:rw/pandas_1', undefined],
+    ['/data/a,b/pandas_1', 'has a comma in its path'],
+  ])('mounts instance folder %s as one structured read-only mount, or refuses it', (instanceDir, refusal) => {
+    if (refusal) {
+      expect(() => planContainerRun({ ...run, instanceDir }, settings)).toThrow(refusal);
+    } else {
+      expect(planContainerRun({ ...run, instanceDir }, settings).spec.mounts).toEqual([{ source: instanceDir, target: '/instance', readOnly: true }]);
+    }
   });
 });
 

@@ -131,6 +131,14 @@ export function planContainerRun(run: NotebookRun, settings: ContainerRunSetting
       location: { file: run.instanceDir },
     });
   }
+  const instanceDir = path.resolve(run.instanceDir);
+  if (instanceDir.includes(',')) {
+    // Podman turns the API's Mounts into its --mount option syntax, where a comma cannot be escaped.
+    throw new JunoError('E_USAGE', `the instance folder ${instanceDir} has a comma in its path, which the container engine cannot mount`, {
+      location: { file: instanceDir },
+      hint: 'rename or move the folder to a path without a comma, then run again',
+    });
+  }
   const plan: RunPlan = {
     id: run.id,
     notebook: path.posix.join(CONTAINER_LAYOUT.workdir, notebook),
@@ -169,7 +177,7 @@ export function planContainerRun(run: NotebookRun, settings: ContainerRunSetting
     user: '0:0',
     env: ['PYTHONUNBUFFERED=1', 'PYTHONDONTWRITEBYTECODE=1', 'LANG=C.UTF-8'],
     workingDir: CONTAINER_LAYOUT.workdir,
-    binds: [`${path.resolve(run.instanceDir)}:${CONTAINER_LAYOUT.instance}:ro`],
+    mounts: [{ source: instanceDir, target: CONTAINER_LAYOUT.instance, readOnly: true }],
     memoryBytes: settings.memoryBytes,
     nanoCpus: settings.nanoCpus,
     pidsLimit: settings.pidsLimit,
