@@ -1,7 +1,8 @@
 // `release publish` through the CLI, as a terminal shows it (stdout and stderr
 // together): each step once, when it is done — it printed every step twice, live
 // on stderr and again as a summary on stdout — and, when a later step fails, the
-// steps already done (tag made and pushed) still on screen beside the error.
+// steps already done (tag made and pushed) still on screen beside the error; and
+// prepare's warnings, which publish dropped.
 import { execFileSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -67,6 +68,8 @@ describe('release publish on a terminal', () => {
     }
     // The sub-steps (each upload) are on stderr, once each.
     expect(count(r.stderr, 'junobench-0.1.0.tar.gz: uploaded')).toBe(1);
+    // And what `release prepare` warns about, as prepare says it (the fixture has no build lock): publish said nothing.
+    expect(count(r.stderr, 'warning: curated/.build-lock.json is not there: cannot tell whether curated/ is up to date')).toBe(1);
     expect(r.stdout + r.stderr).not.toContain(TOKEN);
   }, 300_000);
 

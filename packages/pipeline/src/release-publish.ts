@@ -27,7 +27,7 @@ export interface PublishReleaseOptions extends Omit<PrepareReleaseOptions, 'imag
   onEvent?: (event: PublishEvent) => void;
 }
 
-export type PublishEvent = { kind: 'step'; step: PublishStep } | { kind: 'detail'; message: string };
+export type PublishEvent = { kind: 'step'; step: PublishStep } | { kind: 'detail'; message: string } | { kind: 'warning'; message: string };
 
 export interface PublishStep {
   what: 'check' | 'image' | 'prepare' | 'verify' | 'tag' | 'push-tag' | 'github';
@@ -122,7 +122,13 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
   }
   // The release's own refusals (a version not greater than the last, unverified instances, agreement below the gate)
   // come before the image is pushed: a registry changed for a release that is then refused is a change for nothing.
-  assertReleasable((await prepareRelease({ ...o, dryRun: true })).plan);
+  const checked = (await prepareRelease({ ...o, dryRun: true })).plan;
+  assertReleasable(checked);
+  // What `release prepare` warns about (a build lock it cannot check, a recipe not pinned…) is as true of the release published.
+  for (const w of checked.warnings) {
+    o.onStep?.(`warning: ${w}`);
+    o.onEvent?.({ kind: 'warning', message: w });
+  }
   step({ what: 'check', status: 'done', detail: `working tree clean at ${head.commit.slice(0, 12)}; tag ${tag} ${existing.exists ? 'exists (from an earlier run of this release)' : 'is free'}; the release is not refused` });
 
   // 2. The image, so that the archive can name its digest.

@@ -258,7 +258,8 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       // Each step once, on stdout, when it is done: the lines a failure later on leaves standing (what was
       // tagged, pushed, uploaded). The sub-steps between them (image push, each upload) on stderr.
       onEvent: (e) => {
-        if (e.kind === 'detail') ctx.err(`  ${e.message}`);
+        if (e.kind === 'warning') ctx.err(`warning: ${e.message}`);
+        else if (e.kind === 'detail') ctx.err(`  ${e.message}`);
         else ctx.out(`${e.step.status === 'would' ? 'would' : e.step.status === 'skipped' ? 'kept ' : 'done '}  ${e.step.what.padEnd(8)} ${e.step.detail}`);
       },
     });
