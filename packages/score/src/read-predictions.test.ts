@@ -61,6 +61,11 @@ describe('parsePredictionLines', () => {
     ]);
   });
 
+  it('accepts a detect answer of a fixed shape, with null for the cell and the exception it does not name', () => {
+    const text = JSON.stringify({ task: 'detect', id: D, answer: { crashes: false, cell: null, exception: null } });
+    expect(parsePredictionLines([{ line: 1, text }], keys).problems).toEqual([]);
+  });
+
   it('keeps good lines, numbers attempts from 1, skips blank lines and reports duplicates', () => {
     const lines = [
       JSON.stringify({ task: 'detect', id: D, answer: { crashes: true } }),

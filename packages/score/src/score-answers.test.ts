@@ -76,6 +76,18 @@ describe('scoreDetect', () => {
     expect(planAttempts(p, [3, 1])).toEqual([1, 2, 3]);
   });
 
+  it('a null exception names none', () => {
+    const v = scoreDetect(
+      [det('n1', false, 2), det('n2', true, 2, 'KeyError')],
+      [pred('detect', 'n1', 1, { crashes: false, cell: null, exception: null }), pred('detect', 'n2', 1, { crashes: true, exception: null })],
+    );
+    expect(v.results.map((r) => r.predicted)).toEqual([
+      { crashes: false, cell: null, exception: null },
+      { crashes: true, cell: 2, exception: null },
+    ]);
+    expect([v.single.crash.correct, v.single.exception.correct]).toEqual([2, 0]);
+  });
+
   it('a missing attempt abstains from the vote: the answers given decide, in any attempt order', () => {
     const k = [det('v1', true, 2, 'KeyError')];
     for (const order of [

@@ -1650,9 +1650,9 @@ export interface DetectAnswer {
    */
   cell?: number | null;
   /**
-   * The exception class, e.g. KeyError; module prefixes are ignored, and so is a message after a colon, as Python prints it (`pandas.errors.ParserError: Error tokenizing data` is ParserError).
+   * The exception class, e.g. KeyError (null or left out: none named, as for a crash/no-crash answer); module prefixes are ignored, and so is a message after a colon, as Python prints it (`pandas.errors.ParserError: Error tokenizing data` is ParserError).
    */
-  exception?: string;
+  exception?: string | null;
 }
 /**
  * A dimension left out counts as wrong.
