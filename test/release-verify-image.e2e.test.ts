@@ -42,6 +42,8 @@ describe('release prepare of a version already prepared', () => {
     const other = await runJunobench(['release', 'prepare', '0.1.0', '--recipe', f.recipe, '--out', f.releases], { cwd: f.root, env: { SOURCE_DATE_EPOCH: '1767225601' } });
     expect(other.code, other.stdout + other.stderr).toBe(2);
     expect(other.stderr).toMatch(/already holds release 0\.1\.0 with another archive .*: kept as it is/);
+    // The folder is named once (the error's location), not again at the start of the message.
+    expect(other.stderr).toMatch(/^error \[E_STATE\]: \S*junobench-0\.1\.0: the folder already holds release 0\.1\.0/m);
     expect(other.stderr).toContain('release prepare 0.1.0 --force');
     expect(await hashFile(archive)).toBe(before);
     const forced = await runJunobench(['release', 'prepare', '0.1.0', '--force', '--recipe', f.recipe, '--out', f.releases], { cwd: f.root, env: { SOURCE_DATE_EPOCH: '1767225601' } });

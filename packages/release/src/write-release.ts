@@ -80,7 +80,7 @@ export async function writeRelease(plan: ReleasePlan, outDir: string, options: {
       }
     }
     if (before !== undefined && before !== digest.sha256) {
-      throw new JunoError('E_STATE', `${final} already holds release ${plan.version} with another archive (sha256 ${before}; this one would be ${digest.sha256}): kept as it is`, {
+      throw new JunoError('E_STATE', `the folder already holds release ${plan.version} with another archive (sha256 ${before}; this one would be ${digest.sha256}): kept as it is`, {
         exitCode: 2,
         location: { file: final },
         hint: `a version is released once: prepare a greater version; if ${plan.version} was never published, replace it with \`release prepare ${plan.version} --force\``,
