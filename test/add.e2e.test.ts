@@ -297,6 +297,19 @@ describe('bad input to add', () => {
     expect(await readFile(path.join(proj, 'raw/instances/pandas_90/data/prices/prices.csv'), 'utf8')).toBe('a\n1\n');
   }, 600_000);
 
+  it("Kaggle's newer mount layout (/kaggle/input/datasets/<owner>/<slug>/) reads the collected dataset: reproduced", async () => {
+    await fake.addKernel('alice/new-layout-crash', makeNotebook([
+      { source: "import pandas as pd\nsales = pd.read_csv('/kaggle/input/datasets/datalab/sales/sales.csv')" },
+      { source: "sales['prize'].sum()", error: { ename: 'KeyError', evalue: "'prize'" } },
+    ]), { dataset_sources: ['datalab/sales'] });
+    await fake.addDataset('datalab/sales', { title: 'Sales', licenses: [{ name: 'CC0-1.0' }], files: { 'sales.csv': 'price\n1\n' } });
+    expect((await run(['collect', 'kaggle', 'alice/new-layout-crash', '--with-data'])).code).toBe(0);
+    const r = await run(['add', 'raw/sources/kaggle/alice/new-layout-crash', '--runtime', 'local', '--id', 'pandas_92']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('paths      /kaggle/input/datasets/datalab/sales → data/sales\n');
+    expect(r.stdout).toMatch(/verify {5}crash reproduced as mined/);
+  }, 600_000);
+
   it('a crash that is the missing input file itself: the expected message names the path the reproduced notebook opens', async () => {
     // A misspelt file name (the benchmark's "io error"): the replay opens data/house/trian.csv and fails the same way.
     await writeFile(path.join(proj, 'misspelt.ipynb'), JSON.stringify(makeNotebook([

@@ -130,6 +130,7 @@ describe('planReproducedNotebook', () => {
 
 describe('rewriteDataPaths', () => {
   const kaggle = (mounts: string[], topLevel: Record<string, string[]> = {}) => ({ mounts, complete: true, topLevel: new Map(Object.entries(topLevel)) });
+  const refs = { ...kaggle(['house', 'titanic']), refs: new Map([['datasets/alice/house', 'house'], ['competitions/titanic', 'titanic']]) };
   const plain = { mounts: [], complete: false };
   it.each([
     ["pd.read_csv('/kaggle/input/house/train.csv')", kaggle(['house']), "pd.read_csv('data/house/train.csv')", []],
@@ -142,6 +143,15 @@ describe('rewriteDataPaths', () => {
     ["pd.read_csv('/kaggle/input/weather/2020.csv')", kaggle(['house'], { house: ['train.csv'] }), "pd.read_csv('/kaggle/input/weather/2020.csv')", ['/kaggle/input/weather']],
     ["load('/kaggle/input/bert/pytorch/base/1/w.bin')", kaggle(['house', 'titanic']), "load('/kaggle/input/bert/pytorch/base/1/w.bin')", ['/kaggle/input/bert']],
     ["pd.read_csv('/kaggle/input/x/train.csv')", kaggle([]), "pd.read_csv('/kaggle/input/x/train.csv')", ['/kaggle/input/x']],
+    // Kaggle's newer layout: /kaggle/input/datasets/<owner>/<slug>, /kaggle/input/competitions/<slug>.
+    ["pd.read_csv('/kaggle/input/datasets/alice/house/train.csv')", refs, "pd.read_csv('data/house/train.csv')", []],
+    ["pd.read_csv('/kaggle/input/datasets/Alice/house')", refs, "pd.read_csv('data/house')", []],
+    ["pd.read_csv('/kaggle/input/competitions/titanic/test.csv')", refs, "pd.read_csv('data/titanic/test.csv')", []],
+    ["pd.read_csv('/kaggle/input/datasets/bob/house/train.csv')", refs, "pd.read_csv('/kaggle/input/datasets/bob/house/train.csv')", ['/kaggle/input/datasets/bob/house']],
+    ["pd.read_csv('/kaggle/input/competitions/spaceship/a.csv')", refs, "pd.read_csv('/kaggle/input/competitions/spaceship/a.csv')", ['/kaggle/input/competitions/spaceship']],
+    ["os.listdir('/kaggle/input/datasets')", refs, "os.listdir('/kaggle/input/datasets')", ['/kaggle/input/datasets']],
+    ["pd.read_csv('/kaggle/input/datasets/o/s/a.csv')", kaggle(['datasets']), "pd.read_csv('data/datasets/o/s/a.csv')", []],
+    ["pd.read_csv('/kaggle/input/datasets/bob/weather/a.csv')", { mounts: [], complete: false }, "pd.read_csv('data/weather/a.csv')", []],
     // A plain notebook: nothing is known, the user puts its inputs under data/.
     ["pd.read_csv('/kaggle/input/x/train.csv')", plain, "pd.read_csv('data/x/train.csv')", []],
     ["pd.read_csv('../input/train.csv')", plain, "pd.read_csv('data/train.csv')", []],

@@ -37,6 +37,12 @@ export interface DataInputs {
   /** The top-level names of a mount's downloaded files (old one-source kernels read `../input/<file>`). */
   topLevel?: ReadonlyMap<string, readonly string[]>;
   /**
+   * Kaggle's newer layout, `/kaggle/input/datasets/<owner>/<slug>/` and
+   * `/kaggle/input/competitions/<slug>/`: `datasets/<owner>/<slug>` or
+   * `competitions/<slug>` (lower case) → the mount of that collected source.
+   */
+  refs?: ReadonlyMap<string, string>;
+  /**
    * Whether `mounts` are all the inputs the notebook had (a collected Kaggle
    * kernel): then any other /kaggle/input/<x> is left as is and reported.
    * Otherwise (a plain notebook: nothing is known) it becomes data/<x>, where
@@ -170,8 +176,30 @@ export function rewriteDataPaths(source: string, inputs: DataInputs = PLAIN, see
   const known = new Set(inputs.mounts);
   const only = inputs.mounts.length === 1 ? inputs.mounts[0]! : undefined;
   const onlyFiles = new Set(only !== undefined ? (inputs.topLevel?.get(only) ?? []) : []);
-  let out = source.replace(/(\/kaggle\/input|\.\.\/input)(\/([^/'"\s)\],;]+))?(?=[/'"\s)\],;]|$)/g, (all: string, _base: string, _rest: string | undefined, seg: string | undefined) => {
+  // One path segment, or the newer layout's datasets/<owner>/<slug> and competitions/<slug>.
+  const name = `[^/'"\\s)\\],;]+`;
+  const input = new RegExp(`(?:/kaggle/input|\\.\\./input)(?:/(datasets/${name}/${name}|competitions/${name}|${name}))?(?=[/'"\\s)\\],;]|$)`, 'g');
+  let out = source.replace(input, (all: string, seg: string | undefined) => {
     let to: string;
+    const head = seg?.split('/')[0];
+    if (seg !== undefined && seg.includes('/') && !known.has(head!)) {
+      // Newer layout: provably a source only by its ref; a plain notebook's goes to data/<slug>, where the user puts it.
+      const mount = inputs.refs?.get(seg.toLowerCase());
+      if (mount !== undefined) to = `data/${mount}`;
+      else if (!inputs.complete) to = `data/${seg.split('/').pop()!}`;
+      else {
+        unresolved?.add(all);
+        return all;
+      }
+      seen?.add(`${all} → ${to}`);
+      return to;
+    }
+    if (head !== undefined && known.has(head)) {
+      // An old-layout mount named like the newer layout's folders: the rest is a path inside it.
+      to = `data/${seg}`;
+      seen?.add(`${all} → ${to}`);
+      return to;
+    }
     if (seg === undefined) to = 'data';
     else if (known.has(seg)) to = `data/${seg}`;
     else if (onlyFiles.has(seg)) to = `data/${only}/${seg}`;

@@ -139,6 +139,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
   const inputs: DataInputs = {
     mounts: sources.map((d) => d.mount),
     topLevel: new Map(sources.filter((d) => d.files).map((d) => [d.mount, [...new Set(d.files!.map((f) => f.path.split('/')[0]!))]])),
+    refs: new Map(sources.map((d) => [`${d.kind === 'competition' ? 'competitions' : 'datasets'}/${d.ref}`.toLowerCase(), d.mount])),
     // Kaggle says which sources a kernel has; a notebook from anywhere else brings no such list.
     complete: record?.value.platform === 'kaggle',
   };
