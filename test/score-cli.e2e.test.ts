@@ -153,4 +153,23 @@ describe('junobench tasks export / baseline oracle / score', () => {
     expect(lenient.stdout).toMatch(/detect {4}32 tasks: crash \d+\.\d% \([01]\/32\)/);
     expect(lenient.stdout).toContain('predictions: 3 lines, 1 scored, 2 left out');
   }, 300_000);
+
+  it('--lenient: a left-out repair line is a missing answer of its attempt, and the scorecard says which line', async () => {
+    const lines = (await readFile(tasks(), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { id: string; task: string });
+    const ids = lines.filter((t) => t.task === 'repair').map((t) => t.id);
+    const p = path.join(dir, 'lenient-repair.jsonl');
+    // Attempt 1 fails the static check (nothing runs); attempt 2's only line is refused. It was scored as 1 attempt.
+    await writeFile(
+      p,
+      [JSON.stringify({ task: 'repair', id: ids[0], attempt: 1, answer: { cells: ['pass'] } }), JSON.stringify({ task: 'repair', id: ids[0], attempt: 2, answer: { cells: [1] } })].join('\n'),
+    );
+    const json = path.join(dir, 'lenient-repair.json');
+    const r = await runJunobench(['score', p, '--tasks', tasks(), '--lenient', '--runtime', 'local', '--json', json]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^repair {4}\d+ scorable tasks: resolved 0\.0% \(0\/\d+\) · pass@1 0\.0% · pass@2 0\.0%$/m);
+    const card = JSON.parse(await readFile(json, 'utf8')) as Scorecard;
+    expect(card.repair!.attempts).toBe(2);
+    const second = card.repair!.results.find((x) => x.task === ids[0] && x.attempt === 2);
+    expect(second).toMatchObject({ outcome: 'no-prediction', reason: expect.stringMatching(/^the answer on line 2 was left out \(--lenient\): not a valid prediction: answer\.cells\[0\]/) });
+  }, 300_000);
 });

@@ -56,8 +56,8 @@ describe('parsePredictionLines', () => {
       keys,
     );
     expect(problemAttempts).toEqual([
-      { task: 'repair', attempt: 3 },
-      { task: 'detect', attempt: 1 },
+      { task: 'repair', attempt: 3, line: 1, id: R, message: expect.stringMatching(/^not a valid prediction: answer\.cells\[0\]/) },
+      { task: 'detect', attempt: 1, line: 2, id: D, message: expect.stringMatching(/answer\.crashes must be boolean/) },
     ]);
   });
 

@@ -44,7 +44,16 @@ export interface ParsedPredictions {
    * The task kind and attempt of each problem line that names them readably: a line left out (`--lenient`) counts
    * as a missing answer of its attempt, so its attempt number still counts among the kind's attempts.
    */
-  problemAttempts?: { task: TaskKind; attempt: number }[];
+  problemAttempts?: LeftOutAttempt[];
+}
+
+/** A problem line's task kind and attempt (and task id and message, when it names one). */
+export interface LeftOutAttempt {
+  task: TaskKind;
+  attempt: number;
+  line: number;
+  id?: string;
+  message: string;
 }
 
 /**
@@ -64,7 +73,7 @@ class PredictionParser {
   private readonly predictions: ParsedPrediction[] = [];
   private readonly problems: PredictionProblem[] = [];
   private readonly seen = new Map<string, number>();
-  private readonly problemAttempts: { task: TaskKind; attempt: number }[] = [];
+  private readonly problemAttempts: LeftOutAttempt[] = [];
   private count = 0;
 
   constructor(private readonly keys: ReadonlyMap<string, TaskKey>) {}
@@ -91,7 +100,8 @@ class PredictionParser {
     this.check(line, value);
     if (this.problems.length > before) {
       const slot = readSlot(value);
-      if (slot) this.problemAttempts.push(slot);
+      const { id } = value as { id?: unknown };
+      if (slot) this.problemAttempts.push({ ...slot, line, ...(typeof id === 'string' ? { id } : {}), message: this.problems.at(-1)!.message });
     }
   }
 

@@ -90,6 +90,13 @@ export async function scorePredictions(
         if (check.failure) verdicts.set(slot, judgeRepair(check, key.crashCell));
         else runs.push({ slot, attempt: p.attempt, key, notebook: check.notebook!, plan: check.plan });
       }
+      // A line left out (--lenient) is a missing answer; say which line and why, not "no prediction for this task".
+      const answered = new Set(predictions.map((p) => repairSlot(p.id, p.attempt)));
+      for (const left of parsed.problemAttempts ?? []) {
+        const slot = left.id === undefined ? undefined : repairSlot(left.id, left.attempt);
+        if (left.task !== 'repair' || slot === undefined || !set.keys.has(left.id!) || answered.has(slot) || verdicts.has(slot)) continue;
+        verdicts.set(slot, { resolved: false, outcome: 'no-prediction', reason: `the answer on line ${left.line} was left out (--lenient): ${left.message}` });
+      }
       if (runs.length > 0) repair.onExecute?.(runtime, runs.length);
       const started = Date.now();
       const results = await executeRepairs(runs, {
