@@ -26,6 +26,9 @@ beforeAll(async () => {
   gh.commit('octo/nbs', 'feature/x', { 'nb.ipynb': nb });
   gh.addRepo('octo/unlicensed', { 'a.ipynb': nb }, { license: null });
   gh.addRepo('octo/private', { 'a.ipynb': nb }, { private: true });
+  gh.addRepo('octo/rstats', {
+    'r.ipynb': JSON.stringify(makeNotebook([{ source: 'library(notapkg)', error: { ename: 'ERROR', evalue: 'no package' } }], { kernelspec: { name: 'ir', display_name: 'R', language: 'R' }, language_info: { name: 'R' } })),
+  });
 });
 afterAll(() => gh.stop());
 
@@ -125,6 +128,14 @@ describe('collectGithubNotebooks', () => {
     const e = await caught(run(['octo/nbs:notes.ipynb@main'], out));
     expect(e.code).toBe('E_NOTEBOOK');
     expect(e.message).toMatch(/invalid JSON/);
+    expect(await readdir(out).catch(() => [])).toEqual([]);
+  });
+
+  it('refuses a notebook whose kernel language is not Python (as collect kaggle does), writing nothing', async () => {
+    const out = path.join(tmp, 'o8r');
+    const e = await caught(run(['octo/rstats:r.ipynb@main'], out));
+    expect([e.code, e.exitCode]).toEqual(['E_USAGE', 2]);
+    expect(e.message).toBe('octo/rstats:r.ipynb@main is a notebook in R, not Python (its kernel language): only Python notebooks can become JunoBench instances');
     expect(await readdir(out).catch(() => [])).toEqual([]);
   });
 

@@ -175,7 +175,15 @@ export async function collectGithubNotebooks(refs: readonly string[], options: C
     options.onProgress?.({ task: 'collect github', done: i, total: parsed.length, item: formatGithubRef(ref) });
     const fetched = await fetchGithubNotebook(options.client, ref, options.env);
     // A file named .ipynb that is not a notebook is refused before anything is written.
-    parseNotebook(fetched.content.toString('utf8'), `${formatGithubRef(ref)} (${fetched.path} at ${fetched.commit.slice(0, 12)})`);
+    const notebook = parseNotebook(fetched.content.toString('utf8'), `${formatGithubRef(ref)} (${fetched.path} at ${fetched.commit.slice(0, 12)})`);
+    // As collect kaggle does for a kernel in another language: its draft could only fail in a Python kernel.
+    const meta = notebook.metadata as { kernelspec?: { language?: unknown }; language_info?: { name?: unknown } };
+    const language = [meta.kernelspec?.language, meta.language_info?.name].find((l): l is string => typeof l === 'string' && l.trim() !== '' && l.trim().toLowerCase() !== 'python');
+    if (language !== undefined) {
+      throw new JunoError('E_USAGE', `${formatGithubRef(ref)} is a notebook in ${language.trim()}, not Python (its kernel language): only Python notebooks can become JunoBench instances`, {
+        location: { field: 'metadata.kernelspec.language' },
+      });
+    }
     const { record, notebookFile, metadata } = planGithubSourceRecord(fetched, options.salt);
     const dir = githubRecordDir(options.outDir, fetched);
     await writeSourceRecord(dir, record, [
