@@ -83,6 +83,13 @@ describe('scorecard rendering', () => {
     expect(one).not.toContain('majority');
   });
 
+  it('says how the majority vote counts a missing attempt, when there are several attempts', () => {
+    const line = 'In the majority vote a missing attempt abstains: the answers given decide, and a task with no answer in any attempt is wrong.';
+    expect(renderScorecardMarkdown(card, [])).not.toContain(line);
+    const two = scoreDetect(detectKeys, [{ line: 1, task: 'detect', id: 'detect-a', attempt: 2, answer: { crashes: true } }, { line: 2, task: 'detect', id: 'detect-b', attempt: 1, answer: { crashes: false } }]);
+    expect(renderScorecardMarkdown({ ...card, detect: two }, []).split('\n').slice(0, 5)).toContain(line);
+  });
+
   it('draws self-contained SVG with escaped text', () => {
     const svg = renderBarChart('a <b> & "c"', [{ label: 'x<y', value: 0.5, note: '(1/2)' }, { label: 'over', value: 2 }]);
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);

@@ -58,6 +58,10 @@ export function renderScorecardMarkdown(card: Scorecard, charts: readonly string
       `Predictions: ${card.predictions.lines} lines, ${card.predictions.scored} scored, ${card.predictions.problems.length} left out. A missing prediction counts as wrong.`,
     '',
   ];
+  // With several attempts the two scores treat a missing attempt differently; say so where the figures are read.
+  if (Math.max(card.detect?.attempts ?? 1, card.diagnose?.attempts ?? 1) > 1) {
+    out.splice(-1, 0, 'In the majority vote a missing attempt abstains: the answers given decide, and a task with no answer in any attempt is wrong.');
+  }
   if (card.runtime) {
     const where = `the **${card.runtime.kind}** runtime (${card.runtime.sandboxed ? 'sandboxed' : 'not sandboxed'})`;
     out.push(
