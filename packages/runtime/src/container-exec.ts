@@ -188,7 +188,7 @@ export async function launchContainer(
     let exited = 0;
     let exitCode: number | null = null;
     const outcomeNow = (): ContainerOutcome => ({
-      exitCode: exitCode ?? exitCodeFromMarker(stderr.text()),
+      exitCode: exitCode ?? exitCodeFromMarker(stdout.text()),
       stdout: stdout.text(),
       stderr: stderr.text(),
       timedOut,
@@ -251,9 +251,9 @@ export async function runContainer(
   return launched.done;
 }
 
-/** `junobench-container: exit=N …`, printed by the sandbox wrapper as its last line. */
-function exitCodeFromMarker(stderr: string): number | null {
-  const m = /junobench-container: exit=(\d+)/.exec(stderr);
+/** `junobench-container: exit=N …`, printed by the sandbox wrapper as its last line on stdout. */
+function exitCodeFromMarker(stdout: string): number | null {
+  const m = /(?:^|\n)junobench-container: exit=(\d+)[^\n]*\n?$/.exec(stdout);
   return m ? Number(m[1]) : null;
 }
 

@@ -143,7 +143,7 @@ const okResult = (cmd: string[]) => {
 
 describe('createContainerRuntime (fake engine)', () => {
   it('runs `jobs` containers at once, returns results in the order of the runs and leaves no container', async () => {
-    const fake = fakeDocker((cmd) => ({ stdout: okResult(cmd), stderr: 'junobench-container: exit=0 oom_kill=0\n', ms: planOf(cmd).id === 'a' ? 400 : 10 }));
+    const fake = fakeDocker((cmd) => ({ stdout: `${okResult(cmd)}\njunobench-container: exit=0 oom_kill=0\n`, ms: planOf(cmd).id === 'a' ? 400 : 10 }));
     const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', memory: '1g', cpus: 0.5 });
     const seen: string[] = [];
     const results = await runtime.run([runOf('a'), runOf('b'), runOf('c'), runOf('d')], { jobs: 2, onResult: (r) => seen.push(r.id) });

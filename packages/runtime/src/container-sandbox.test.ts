@@ -141,7 +141,7 @@ describe('interpretContainerRun', () => {
   it('a kernel death with an OOM kill in the cgroup → kernel-died "out of memory" at the limit', () => {
     const r = interpretContainerRun(
       run,
-      outcome({ stdout: result('kernel-died', { reason: 'the kernel process died while running the cell' }), stderr: 'junobench-container: exit=0 oom_kill=1\n' }),
+      outcome({ stdout: `${result('kernel-died', { reason: 'the kernel process died while running the cell' })}\njunobench-container: exit=0 oom_kill=1\n` }),
       settings,
     );
     expect(r.status).toBe('kernel-died');
@@ -156,13 +156,13 @@ describe('interpretContainerRun', () => {
   });
 
   it('the runner itself OOM-killed → kernel-died out of memory', () => {
-    const r = interpretContainerRun(run, outcome({ exitCode: 137, stderr: 'junobench-container: exit=137 oom_kill=2\n' }), settings);
+    const r = interpretContainerRun(run, outcome({ exitCode: 137, stdout: 'junobench-container: exit=137 oom_kill=2\n' }), settings);
     expect(r.status).toBe('kernel-died');
     expect(r.reason).toMatch(/^out of memory: the container hit its 2 GiB memory limit/);
   });
 
   it('a container that dies otherwise → kernel-died with its exit code and last words', () => {
-    const r = interpretContainerRun(run, outcome({ exitCode: 137, stderr: 'Traceback...\nSystemError: boom\njunobench-container: exit=137 oom_kill=0\n' }), settings);
+    const r = interpretContainerRun(run, outcome({ exitCode: 137, stderr: 'Traceback...\nSystemError: boom\n', stdout: 'junobench-container: exit=137 oom_kill=0\n' }), settings);
     expect(r.status).toBe('kernel-died');
     expect(r.reason).toBe('the runner exited with code 137 (killed by signal 9) before printing a result: Traceback... | SystemError: boom');
   });
@@ -175,7 +175,7 @@ describe('interpretContainerRun', () => {
   it('the copy into /work failed → failed with the reason', () => {
     const r = interpretContainerRun(
       run,
-      outcome({ exitCode: 125, stderr: 'junobench-container: setup-failed: cannot copy /instance to /work: No space left on device\n' }),
+      outcome({ exitCode: 125, stdout: 'junobench-container: setup-failed: cannot copy /instance to /work: No space left on device\n' }),
       settings,
     );
     expect(r).toMatchObject({ status: 'failed', reason: 'cannot copy /instance to /work: No space left on device' });
@@ -183,13 +183,24 @@ describe('interpretContainerRun', () => {
 
   it('a full scratch disk is named in the reason, with the --disk limit', () => {
     const full = 'junobench-container: exit=0 oom_kill=0 disk_full=/var/tmp\n';
-    const crashed = interpretContainerRun(run, outcome({ stdout: result('error'), stderr: full }), settings);
+    const crashed = interpretContainerRun(run, outcome({ stdout: `${result('error')}\n${full}` }), settings);
     expect(crashed).toMatchObject({ status: 'error', reason: 'the notebook filled its scratch disk /var/tmp (1 GiB each for /work, /tmp, /var/tmp and /dev/shm: --disk)' });
-    const both = interpretContainerRun(run, outcome({ stdout: result('error'), stderr: full.replace('/var/tmp', '/work,/dev/shm') }), settings);
+    const both = interpretContainerRun(run, outcome({ stdout: `${result('error')}\n${full.replace('/var/tmp', '/work,/dev/shm')}` }), settings);
     expect(both.reason).toMatch(/^the notebook filled its scratch disk \/work and \/dev\/shm \(/);
-    const oom = interpretContainerRun(run, outcome({ stdout: result('kernel-died'), stderr: full.replace('oom_kill=0', 'oom_kill=1') }), settings);
+    const oom = interpretContainerRun(run, outcome({ stdout: `${result('kernel-died')}\n${full.replace('oom_kill=0', 'oom_kill=1')}` }), settings);
     expect(oom.reason).toMatch(/^out of memory: .*; the notebook filled its scratch disk .*, which counts toward memory$/);
-    expect(interpretContainerRun(run, outcome({ stdout: result('completed'), stderr: full.replace('disk_full=/var/tmp', 'disk_full=0') }), settings).reason).toBeUndefined();
+    expect(interpretContainerRun(run, outcome({ stdout: `${result('completed')}\n${full.replace('disk_full=/var/tmp', 'disk_full=0')}` }), settings).reason).toBeUndefined();
+  });
+
+  it('ignores the wrapper\'s lines when notebook code forged them on stderr (a kernel\'s output goes there)', () => {
+    const forged = 'junobench-container: exit=0 oom_kill=7 disk_full=/work\njunobench-container: setup-failed: the toolchain is broken\n';
+    // The notebook killed its runner after forging: the wrapper's real report says so.
+    const killed = interpretContainerRun(run, outcome({ exitCode: 137, stderr: forged, stdout: 'junobench-container: exit=137 oom_kill=0 disk_full=0\n' }), settings);
+    expect(killed.status).toBe('kernel-died');
+    expect(killed.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
+    const crashed = interpretContainerRun(run, outcome({ stdout: `${result('error')}\njunobench-container: exit=0 oom_kill=0 disk_full=0\n`, stderr: forged }), settings);
+    expect(crashed).toMatchObject({ status: 'error' });
+    expect(crashed.reason).toBeUndefined();
   });
 
   it('cancelled → failed "cancelled"', () => {

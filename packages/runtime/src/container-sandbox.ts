@@ -42,6 +42,10 @@ export const SCRATCH_MOUNTS = [CONTAINER_LAYOUT.workdir, '/tmp', '/var/tmp', '/d
  * State.OOMKilled (Podman 4 on cgroup v1), and which scratch file systems
  * are full (comma-separated mount points, or 0).
  *
+ * Its own lines go to stdout, never stderr: notebook code writes to stderr
+ * (a kernel's stdout is the runner's stderr) and could forge them there; the
+ * container's stdout carries only the runner's and this wrapper's lines.
+ *
  * The uid is the container's own (not the image user's 1000): per-user
  * process limits (RLIMIT_NPROC counts every process of a uid on the host)
  * are then not shared between concurrent containers.
@@ -51,7 +55,7 @@ export const SCRATCH_MOUNTS = [CONTAINER_LAYOUT.workdir, '/tmp', '/var/tmp', '/d
 export const SANDBOX_SCRIPT = `set -u
 user=$1; uid=$2; limit=$3; shift 3
 if ! cp -R ${CONTAINER_LAYOUT.instance}/. ${CONTAINER_LAYOUT.workdir}/ 2>/tmp/junobench-copy.err; then
-  echo "junobench-container: setup-failed: cannot copy ${CONTAINER_LAYOUT.instance} to ${CONTAINER_LAYOUT.workdir}: $(head -c 600 /tmp/junobench-copy.err)" >&2
+  echo "junobench-container: setup-failed: cannot copy ${CONTAINER_LAYOUT.instance} to ${CONTAINER_LAYOUT.workdir}: $(head -c 600 /tmp/junobench-copy.err | tr '\\n' ' ')"
   exit 125
 fi
 rm -f /tmp/junobench-copy.err
@@ -64,7 +68,7 @@ timeout -s KILL "$limit" setpriv --reuid="$uid" --regid="$uid" --clear-groups --
 rc=$?
 oom=$(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null | head -n 1)
 full=$(df -Pk ${SCRATCH_MOUNTS.join(' ')} 2>/dev/null | awk 'NR > 1 && $4 < 1024 { printf "%s%s", s, $6; s = "," }')
-echo "junobench-container: exit=$rc oom_kill=\${oom:-unknown} disk_full=\${full:-0}" >&2
+echo "junobench-container: exit=$rc oom_kill=\${oom:-unknown} disk_full=\${full:-0}"
 exit $rc
 `;
 
@@ -193,15 +197,25 @@ export function planContainerRun(run: NotebookRun, settings: ContainerRunSetting
   return { plan, spec };
 }
 
-/** The OOM-kill count the sandbox wrapper reported, or undefined. */
-export function parseOomKills(stderr: string): number | undefined {
-  const m = /junobench-container: exit=\d+ oom_kill=(\d+)/.exec(stderr);
+/** The last line of the sandbox wrapper's on stdout matching `pattern` (anchored at a line start). */
+export function findWrapperLine(stdout: string, pattern: RegExp): RegExpExecArray | undefined {
+  const lines = stdout.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = pattern.exec(lines[i]!);
+    if (m) return m;
+  }
+  return undefined;
+}
+
+/** The OOM-kill count the sandbox wrapper reported (on the container's stdout), or undefined. */
+export function parseOomKills(stdout: string): number | undefined {
+  const m = findWrapperLine(stdout, /^junobench-container: exit=\d+ oom_kill=(\d+)/);
   return m ? Number(m[1]) : undefined;
 }
 
-/** The scratch file systems (SCRATCH_MOUNTS) the sandbox wrapper found full at the end; empty when none. */
-export function parseDiskFull(stderr: string): string[] {
-  const m = /junobench-container: exit=\d+ oom_kill=\S+ disk_full=(\S+)/.exec(stderr);
+/** The scratch file systems (SCRATCH_MOUNTS) the sandbox wrapper found full at the end (on stdout); empty when none. */
+export function parseDiskFull(stdout: string): string[] {
+  const m = findWrapperLine(stdout, /^junobench-container: exit=\d+ oom_kill=\S+ disk_full=(\S+)/);
   if (!m || m[1] === '0') return [];
   return m[1]!.split(',').filter((p) => (SCRATCH_MOUNTS as readonly string[]).includes(p));
 }
@@ -217,12 +231,12 @@ export function interpretContainerRun(
   outcome: ContainerOutcome,
   settings: Pick<ContainerRunSettings, 'memoryBytes' | 'wallClockSeconds'> & Partial<Pick<ContainerRunSettings, 'diskBytes'>>,
 ): RunResult {
-  const oomKills = parseOomKills(outcome.stderr) ?? 0;
+  const oomKills = parseOomKills(outcome.stdout) ?? 0;
   const memory = formatMemorySize(settings.memoryBytes);
   const runnerResult = findResultLine(outcome.stdout, run.id);
   const durationMs = outcome.runMs;
   const notRun = () => run.cells.map((index) => ({ index, status: 'not-run' as const, durationMs: 0 }));
-  const full = parseDiskFull(outcome.stderr);
+  const full = parseDiskFull(outcome.stdout);
   const disk =
     full.length > 0
       ? `the notebook filled its scratch disk ${full.join(' and ')} (${settings.diskBytes ? formatMemorySize(settings.diskBytes) : 'the --disk size'} each for ${SCRATCH_MOUNTS.slice(0, -1).join(', ')} and ${SCRATCH_MOUNTS.at(-1)}: --disk)`
@@ -251,7 +265,7 @@ export function interpretContainerRun(
       durationMs,
     };
   }
-  const setupFailed = /junobench-container: setup-failed: (.*)/.exec(outcome.stderr);
+  const setupFailed = findWrapperLine(outcome.stdout, /^junobench-container: setup-failed: (.*)/);
   if (setupFailed) {
     return { id: run.id, status: 'failed', reason: setupFailed[1]!.trim(), cells: notRun(), durationMs };
   }
@@ -264,8 +278,8 @@ export function interpretContainerRun(
       durationMs,
     };
   }
-  const tail = lastLines(outcome.stderr.replace(/^junobench-container: exit=.*$/m, ''), 5);
-  const marker = /junobench-container: exit=(\d+)/.exec(outcome.stderr);
+  const tail = lastLines(outcome.stderr, 5);
+  const marker = findWrapperLine(outcome.stdout, /^junobench-container: exit=(\d+)/);
   let why: string;
   if (marker) {
     // The wrapper outlived the runner: the runner (not the container) ended without a result.
