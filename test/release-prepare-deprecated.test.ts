@@ -126,6 +126,30 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
     expect(os.tmpdir()).not.toBe(tmp);
   });
 
+  it('a deprecated draft the build listed from raw/instances (in no curated file but the report) is left out of report/ too', async () => {
+    const g = await writeCuratedFixture([{ id: 'numpy_1' }, { id: 'pandas_1' }]);
+    try {
+      const gRaw = path.join(g.root, 'raw');
+      const draft = path.join(gRaw, 'instances', 'torch_9');
+      await mkdir(draft, { recursive: true });
+      const numpy = JSON.parse(await readFile(path.join(g.curated, 'instances', 'numpy_1', 'instance.json'), 'utf8')) as Record<string, unknown>;
+      await writeFile(path.join(draft, 'instance.json'), formatJson({ ...numpy, id: 'torch_9', status: 'draft' }));
+      await generateReport({ from: g.curated, raw: gRaw, out: path.join(g.curated, 'report') });
+      expect(await readFile(path.join(g.curated, 'report', 'index.html'), 'utf8')).toContain('torch_9');
+      const deprecatedFile = path.join(g.root, 'deprecated.json');
+      await writeFile(deprecatedFile, formatJson({ instances: [{ id: 'torch_9', deprecatedIn: '0.2.0', reason: 'a duplicate of torch_1' }] }));
+      const { plan, written } = await prepareRelease(
+        options({ curatedDir: g.curated, recipeDir: g.recipe, outDir: path.join(g.root, 'releases'), deprecatedFile, rawInstancesDir: path.join(gRaw, 'instances'), annotationsDir: path.join(gRaw, 'annotations') }),
+      );
+      expect(plan.refusals).toEqual([]);
+      expect(plan.manifest.files.map((x) => x.path).filter((p) => p.startsWith('report/instances/'))).toEqual(['report/instances/numpy_1.html', 'report/instances/pandas_1.html']);
+      const dir = await extracted(written!.archive.path);
+      expect(await readFile(path.join(dir, 'report', 'index.html'), 'utf8')).not.toContain('torch_9');
+    } finally {
+      await rm(g.root, { recursive: true, force: true });
+    }
+  });
+
   it('without the annotations, the build figures are carried and the card says they include the deprecated instance', async () => {
     const { plan, written } = await prepareRelease(options({ writeDir: path.join(f.root, 'c'), annotationsDir: path.join(f.root, 'no-annotations') }));
     expect(plan.refusals).toEqual([]);

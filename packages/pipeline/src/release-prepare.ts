@@ -196,7 +196,12 @@ async function writeReleaseView(o: {
   const annotations =
     o.annotationsDir && (await stat(o.annotationsDir).then((s) => s.isDirectory(), () => false)) ? await labels.readAnnotationFolder(o.annotationsDir) : undefined;
   const annotated = annotations?.sets.some((s) => s.annotations.some((a) => deprecated.has(a.instance))) ?? false;
-  const hit = annotated || benchmark.instances.some((e) => deprecated.has(e.id)) || verification.instances.some((v) => deprecated.has(v.instance));
+  const hit =
+    annotated ||
+    benchmark.instances.some((e) => deprecated.has(e.id)) ||
+    verification.instances.some((v) => deprecated.has(v.instance)) ||
+    // A deprecated draft the build's report lists from raw/instances (in no other curated file).
+    (await someAsync([...deprecated], (id) => stat(path.join(curatedDir, 'report', 'instances', `${id}.html`)).then(() => true, () => false)));
   if (!hit) return none;
 
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'junobench-release-view-'));
@@ -278,4 +283,9 @@ async function writeReleaseView(o: {
     await close();
     throw e;
   }
+}
+
+async function someAsync<T>(items: readonly T[], test: (item: T) => Promise<boolean>): Promise<boolean> {
+  for (const item of items) if (await test(item)) return true;
+  return false;
 }
