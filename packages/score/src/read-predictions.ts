@@ -157,6 +157,27 @@ function readSlot(value: unknown): { task: TaskKind; attempt: number } | undefin
 
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 
+// Package (pip) names and spellings that differ from the vocabulary's import names.
+const LIBRARY_ALIASES: Readonly<Record<string, string>> = {
+  scikitlearn: 'sklearn',
+  pytorch: 'torch',
+  opencv: 'cv2',
+  opencvpython: 'cv2',
+  pillow: 'PIL',
+  scikitimage: 'skimage',
+  imbalancedlearn: 'imblearn',
+  tensorflow: 'tensorflow/keras',
+  tfkeras: 'tensorflow/keras',
+};
+
+/** The library label meant by a package name (`scikit-learn`) or a module path (`sklearn.preprocessing`, `torch.nn`). */
+function meantLibrary(given: string): string | undefined {
+  const head = given.trim().split('.')[0]!;
+  const alias = LIBRARY_ALIASES[squash(given)] ?? LIBRARY_ALIASES[squash(head)];
+  if (alias) return alias;
+  return head !== given.trim() ? VOCABULARIES.library.find((label) => squash(label) === squash(head)) : undefined;
+}
+
 /**
  * A diagnose label outside its vocabulary, said with the value given and the
  * label meant when it differs only in case, spaces or punctuation ("Pandas",
@@ -169,9 +190,18 @@ function describeLabelOutsideVocabulary(value: unknown): string | undefined {
   const answer = p.answer as Record<string, unknown>;
   for (const d of LABEL_DIMENSIONS) {
     const given = answer[d];
+    if (given === null) {
+      // null is not "None" (no library caused it): say which to write, rather than list 46 labels cut mid-list.
+      const none = d === 'library' ? ' ("None" when no library caused the crash)' : '';
+      return `answer.${d} is null: give one label of the ${d} vocabulary${none}, or leave ${d} out (counted wrong)`;
+    }
     if (typeof given !== 'string' || VOCABULARIES[d].includes(given)) continue;
     const key = squash(given);
-    const meant = key === '' ? undefined : VOCABULARIES[d].find((label) => squash(label) === key || label.split('/').some((part) => squash(part) === key));
+    const meant =
+      key === ''
+        ? undefined
+        : (VOCABULARIES[d].find((label) => squash(label) === key || label.split('/').some((part) => squash(part) === key)) ??
+          (d === 'library' ? meantLibrary(given) : undefined));
     const hint = meant ? ` (did you mean ${JSON.stringify(meant)}?)` : '';
     return `answer.${d} is ${quoteShort(given)}, which is not in the ${d} vocabulary${hint}; the task's vocabularies.${d} and its prompt list the labels`;
   }
