@@ -139,9 +139,38 @@ export async function launchContainer(
   let started = 0;
   let wentAt = 0;
   const kill = () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+  // Once killed, the engine's answers to wait and attach are not waited for
+  // beyond the container's end: an engine can leave either open after the
+  // container is gone (Podman, after a fork bomb hit the pids limit), and the
+  // run would hang. The engine is asked directly instead.
+  let forceEnd!: () => void;
+  const forcedEnd = new Promise<void>((resolve) => (forceEnd = resolve));
+  let watching = false;
+  const killAndWatch = () => {
+    void kill();
+    if (watching) return;
+    watching = true;
+    void (async () => {
+      for (;;) {
+        await delay(1000);
+        const running = await Promise.race([
+          container.inspect().then(
+            (info) => info.State?.Running === true,
+            (e: unknown) => statusOf(e) !== 404,
+          ),
+          delay(10_000).then(() => true),
+        ]);
+        if (!running) break;
+        void kill();
+      }
+      // Output still in flight gets a moment to arrive through the attach stream.
+      await delay(2000);
+      forceEnd();
+    })();
+  };
   const onAbort = () => {
     aborted = true;
-    void kill();
+    killAndWatch();
   };
   let stream: NodeJS.ReadWriteStream;
   let waited: Promise<number | null>;
@@ -177,7 +206,7 @@ export async function launchContainer(
     // Limits come from instances and flags: beyond 24.8 days a plain setTimeout would fire at once.
     timer = startLongTimer(spec.wallClockSeconds * 1000, () => {
       timedOut = true;
-      void kill();
+      killAndWatch();
     });
     // On a line of its own: some engines deliver the attach request's body on stdin first.
     if (stdin) stream.write('\ngo\n');
@@ -204,10 +233,10 @@ export async function launchContainer(
         return { exitCode: null, stdout: '', stderr: '', timedOut: false, aborted, setupMs, runMs: 0, teardownMs: 0 };
       }
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      exitCode = await waited;
+      exitCode = await Promise.race([waited, forcedEnd.then(() => null)]);
       if (exitCode === null) {
         // wait() lost a race with auto-removal: the attach stream ends when the container does.
-        await drained;
+        await Promise.race([drained, forcedEnd]);
         exited = Date.now();
       } else {
         exited = Date.now();
@@ -224,6 +253,8 @@ export async function launchContainer(
       options.signal?.removeEventListener('abort', onAbort);
       if (!exited) exited = Date.now();
       if (stdin) stream.end();
+      // A stream the engine left open would hold its socket (and the process) forever.
+      if (watching) (stream as NodeJS.ReadWriteStream & { destroy?: () => void }).destroy?.();
       await ensureRemoved(docker, container);
     }
     // The same outcome as reported at exit, now with the output that arrived since and the removal's time.
