@@ -17,6 +17,9 @@ describe('omitSecretVariables', () => {
     ['PGPASSWORD', 'x'],
     ['SSH_AUTH_SOCK', '/tmp/ssh-agent'],
     ['GOOGLE_APPLICATION_CREDENTIALS', '/k.json'],
+    ['CLIENT_SECRET', 'x'],
+    ['HUGGING_FACE_HUB_TOKEN', 'x'],
+    ['TOKEN', 'x'],
     ['REDIS_URL', 'redis://:s3cret@10.0.0.5:6379'],
     ['HTTPS_PROXY', 'http://user:pw@proxy:3128'],
   ])('omits %s', (name, value) => {
@@ -34,6 +37,8 @@ describe('omitSecretVariables', () => {
     ['HTTPS_PROXY', 'http://proxy:3128'],
     ['MONKEY', 'banana'],
     ['KEYBOARD', 'us'],
+    ['TOKENIZERS_PARALLELISM', 'false'],
+    ['SECRETARY', 'x'],
     ['TOX_TESTENV_PASSENV', 'X'],
     ['JUPYTER_PATH', '/usr/share/jupyter'],
   ])('keeps %s', (name, value) => {

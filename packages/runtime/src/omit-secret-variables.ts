@@ -2,9 +2,10 @@
  * Names of variables that hold credentials by convention: the toolchain's own
  * (KAGGLE_KEY, KAGGLE_API_TOKEN, GITHUB_TOKEN), cloud and API keys
  * (AWS_SECRET_ACCESS_KEY, OPENAI_API_KEY…), passwords, and the SSH agent's
- * socket (which lets its holder sign with the user's keys).
+ * socket (which lets its holder sign with the user's keys). TOKEN and SECRET
+ * count as whole words only: TOKENIZERS_PARALLELISM is a setting, not a secret.
  */
-const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|(^|_)KEY$|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_SOCK|^KAGGLE_(USERNAME|KEY|API_TOKEN|CONFIG_DIR)$)/i;
+const SECRET_NAME = /((^|_)(TOKEN|SECRET|CREDENTIALS?)(_|$)|PASSWORD|PASSWD|PASSPHRASE|(^|_)KEY$|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_SOCK|^KAGGLE_(USERNAME|KEY|API_TOKEN|CONFIG_DIR)$)/i;
 /** A URL with a password in it (`redis://:pw@host`, `https://user:pw@proxy`). */
 const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/\s@]*:[^/\s@]+@/i;
 
