@@ -2,7 +2,7 @@
 // reaches the container's stderr, so a notebook could print the wrapper's
 // lines there ("setup-failed", an OOM-kill count, a full disk) and then kill
 // its runner: its own death then read as a failure of the toolchain.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import type Docker from 'dockerode';
 import { connectDockerEngine } from './container-engine.js';
 import { createContainerRuntime } from './container-runtime.js';
 import type { Runtime } from './runtime.js';
+import { writeCodeNotebook } from '../test-helpers/code-notebook.js';
 import { ensureSandboxTestImage } from '../test-helpers/sandbox-test-image.js';
 
 let docker: Docker;
@@ -42,16 +43,7 @@ const FORGE_AND_KILL = [
 
 describe('container runtime: the wrapper\'s report', () => {
   it('a notebook that forges it on its output and kills its runner is a kernel death of its own, not a toolchain failure', async () => {
-    const dir = path.join(tmp, 'forge');
-    await mkdir(dir, { recursive: true });
-    const cells = [FORGE_AND_KILL, 'print("not reached")'];
-    const nb = {
-      nbformat: 4,
-      nbformat_minor: 5,
-      metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-      cells: cells.map((source, i) => ({ id: `c${i}`, cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source })),
-    };
-    await writeFile(path.join(dir, 'notebook.ipynb'), JSON.stringify(nb));
+    const dir = await writeCodeNotebook(path.join(tmp, 'forge'), [FORGE_AND_KILL, 'print("not reached")']);
     rt = createContainerRuntime({ docker, image, memory: '1g', cpus: 1 });
     const [r] = await rt.run([{ id: 'forgery', instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 300 }]);
     expect(r!.status).toBe('kernel-died');

@@ -10,6 +10,7 @@ import type Docker from 'dockerode';
 import { connectDockerEngine } from './container-engine.js';
 import { createContainerRuntime } from './container-runtime.js';
 import type { Runtime } from './runtime.js';
+import { writeCodeNotebook } from '../test-helpers/code-notebook.js';
 import { ensureSandboxTestImage } from '../test-helpers/sandbox-test-image.js';
 
 let docker: Docker;
@@ -32,20 +33,11 @@ describe('container runtime: the instance mount', () => {
   it.each([['a colon', 'runs:2026'], ['a colon and an engine option', 'x:/etc:rw'], ['a space and a quote', "my runs 'a'"]])(
     'runs an instance whose folder path holds %s, with the instance still read-only',
     async (_what, folder) => {
-      const dir = path.join(tmp, folder, 'inst');
-      await mkdir(path.join(dir, 'data'), { recursive: true });
-      await writeFile(path.join(dir, 'data', 'x.csv'), 'a,b\n1,2\n');
       const cells = [
         "import os\ntry:\n    open('/instance/pwn', 'w')\n    wrote = 'wrote'\nexcept OSError as e:\n    wrote = type(e).__name__ + str(e.errno)",
         "raise RuntimeError(open('data/x.csv').read().splitlines()[1] + ' ' + wrote + ' ' + str(sorted(os.listdir('/instance'))))",
       ];
-      const nb = {
-        nbformat: 4,
-        nbformat_minor: 5,
-        metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-        cells: cells.map((source, i) => ({ id: `c${i}`, cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source })),
-      };
-      await writeFile(path.join(dir, 'notebook.ipynb'), JSON.stringify(nb));
+      const dir = await writeCodeNotebook(path.join(tmp, folder, 'inst'), cells, { 'data/x.csv': 'a,b\n1,2\n' });
       rt ??= createContainerRuntime({ docker, image, memory: '1g', cpus: 1 });
       const [r] = await rt.run([{ id: `mounts-${folder}`, instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 300 }]);
       expect(r!.reason).toBeUndefined();

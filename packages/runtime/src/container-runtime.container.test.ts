@@ -11,6 +11,7 @@ import { hashTree } from '@junobench/core';
 import type { NotebookRun, Runtime } from './runtime.js';
 import { connectDockerEngine } from './container-engine.js';
 import { createContainerRuntime } from './container-runtime.js';
+import { writeCodeNotebook } from '../test-helpers/code-notebook.js';
 import { ensureSandboxTestImage } from '../test-helpers/sandbox-test-image.js';
 
 // Real containers on the engine at DOCKER_HOST (tools/setup-engine.sh starts
@@ -41,21 +42,8 @@ function runtime(options: Partial<Parameters<typeof createContainerRuntime>[0]> 
 }
 
 /** A temporary instance folder holding `notebook.ipynb` with these code cells (and data files). */
-async function instance(name: string, cells: string[], files: Record<string, string> = {}): Promise<string> {
-  const dir = path.join(tmp, name);
-  await mkdir(dir, { recursive: true });
-  const nb = {
-    nbformat: 4,
-    nbformat_minor: 5,
-    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-    cells: cells.map((source, i) => ({ id: `c${i}`, cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source })),
-  };
-  await writeFile(path.join(dir, 'notebook.ipynb'), JSON.stringify(nb));
-  for (const [rel, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
-    await writeFile(path.join(dir, rel), text);
-  }
-  return dir;
+function instance(name: string, cells: string[], files: Record<string, string> = {}): Promise<string> {
+  return writeCodeNotebook(path.join(tmp, name), cells, files);
 }
 
 function runOf(name: string, dir: string, cells: number, extra: Partial<NotebookRun> = {}): NotebookRun {
