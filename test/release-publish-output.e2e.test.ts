@@ -3,16 +3,15 @@
 // on stderr and again as a summary on stdout — and, when a later step fails, the
 // steps already done (tag made and pushed) still on screen beside the error; and
 // prepare's warnings, which publish dropped.
-import { execFileSync } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git, initRepoWithRemote } from '../packages/release/test-helpers/git-repo.js';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
 import { GithubReleasesServer } from './fakes/github-releases-server.js';
 import { runJunobench } from './run-cli.js';
 
 const TOKEN = 'ghp_' + 'q'.repeat(36);
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 let f: Fixture;
 let gh: GithubReleasesServer;
@@ -23,18 +22,7 @@ beforeAll(async () => {
   f = await writeCuratedFixture([{ id: 'numpy_1' }, { id: 'pandas_1' }]);
   gh = await new GithubReleasesServer().start();
   gh.requireToken = TOKEN;
-  const base = path.join(f.root, 'git');
-  await mkdir(base);
-  remote = path.join(base, 'remote.git');
-  repo = path.join(base, 'work');
-  git(base, 'init', '--bare', '-q', remote);
-  git(base, 'init', '-q', repo);
-  git(repo, 'config', 'user.name', 'Release Tester');
-  git(repo, 'config', 'user.email', 'release@example.org');
-  git(repo, 'remote', 'add', 'origin', remote);
-  await writeFile(path.join(repo, 'README.md'), '# toolchain\n');
-  git(repo, 'add', '.');
-  git(repo, 'commit', '-q', '-m', 'toolchain');
+  ({ repo, remote } = await initRepoWithRemote(path.join(f.root, 'git')));
 }, 60_000);
 afterAll(async () => {
   await gh.stop();

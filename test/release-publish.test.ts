@@ -8,11 +8,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { isJunoError } from '@junobench/core';
 import { prepareRelease, publishRelease, type PublishReleaseOptions } from '@junobench/pipeline';
 import { createGitHubClient } from '@junobench/release';
+import { git, initRepoWithRemote } from '../packages/release/test-helpers/git-repo.js';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
 import { GithubReleasesServer } from './fakes/github-releases-server.js';
 
 const TOKEN = 'ghp_' + 'p'.repeat(36);
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 let f: Fixture;
 let gh: GithubReleasesServer;
@@ -28,18 +28,7 @@ afterAll(() => rm(f.root, { recursive: true, force: true }));
 beforeEach(async () => {
   gh = await new GithubReleasesServer().start();
   gh.requireToken = TOKEN;
-  const base = path.join(f.root, `git${n++}`);
-  remote = path.join(base, 'remote.git');
-  repo = path.join(base, 'work');
-  execFileSync('mkdir', ['-p', base]);
-  git(base, 'init', '--bare', '-q', remote);
-  git(base, 'init', '-q', repo);
-  git(repo, 'config', 'user.name', 'Release Tester');
-  git(repo, 'config', 'user.email', 'release@example.org');
-  git(repo, 'remote', 'add', 'origin', remote);
-  await writeFile(path.join(repo, 'README.md'), '# toolchain\n');
-  git(repo, 'add', '.');
-  git(repo, 'commit', '-q', '-m', 'toolchain');
+  ({ repo, remote } = await initRepoWithRemote(path.join(f.root, `git${n++}`)));
 }, 60_000);
 afterEach(() => gh.stop());
 

@@ -1,29 +1,19 @@
 // Real git repositories in temporary folders, a bare one as the remote, through simple-git.
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isJunoError } from '@junobench/core';
+import { git, initRepoWithRemote } from '../test-helpers/git-repo.js';
 import { assertCleanTree, createReleaseTag, formatTagMessage, openGitRepository, pushReleaseTag, readGitIdentity, readTag } from './git-release.js';
 
 let root: string;
 let repo: string;
 let remote: string;
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 beforeEach(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'junobench-git-'));
-  remote = path.join(root, 'remote.git');
-  repo = path.join(root, 'work');
-  git(root, 'init', '--bare', '-q', remote);
-  git(root, 'init', '-q', repo);
-  git(repo, 'config', 'user.name', 'Release Tester');
-  git(repo, 'config', 'user.email', 'release@example.org');
-  git(repo, 'remote', 'add', 'origin', remote);
-  await writeFile(path.join(repo, 'README.md'), '# data\n');
-  git(repo, 'add', 'README.md');
-  git(repo, 'commit', '-q', '-m', 'first');
+  ({ repo, remote } = await initRepoWithRemote(root, '# data\n'));
 }, 60_000);
 afterEach(() => rm(root, { recursive: true, force: true }));
 
