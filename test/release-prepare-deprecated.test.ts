@@ -90,7 +90,9 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
     const index = await readFile(path.join(dir, 'report', 'index.html'), 'utf8');
     expect(index).not.toContain(DEPRECATED);
     expect(index).toMatch(/<b id="count-shown">3<\/b> of 3 instances shown/);
-    expect(await readFile(path.join(dir, 'report', 'stats.html'), 'utf8')).not.toContain(DEPRECATED);
+    const stats = await readFile(path.join(dir, 'report', 'stats.html'), 'utf8');
+    expect(stats).not.toContain(DEPRECATED);
+    expect(stats).not.toContain('not recomputed');
     // An instance the deprecation does not touch has the very page the build rendered.
     expect(await readFile(path.join(dir, 'report', 'instances', 'numpy_1.html'), 'utf8')).toBe(await readFile(path.join(f.curated, 'report', 'instances', 'numpy_1.html'), 'utf8'));
 
@@ -156,7 +158,14 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
     const dir = await extracted(written!.archive.path);
     expect(JSON.parse(await readFile(path.join(dir, 'labels', 'agreement.json'), 'utf8'))).toMatchObject({ instances: 4 });
     expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toContain(`this release holds 3 (deprecated: ${DEPRECATED}), and the figures were not recomputed without them`);
-    // The report is still rendered without it.
+    // The report is still rendered without it: no row, no page, and the statistics page (which shows the carried
+    // figures) lists none of its disagreements and says what was carried and what was left out.
     expect(await readFile(path.join(dir, 'report', 'index.html'), 'utf8')).not.toContain(DEPRECATED);
+    const stats = await readFile(path.join(dir, 'report', 'stats.html'), 'utf8');
+    expect(stats).not.toContain(DEPRECATED);
+    expect(stats).toContain('<h3>Disagreements (0) and how they were resolved</h3>');
+    expect(stats).toContain('<b>Carried from the annotation study, not recomputed:</b>');
+    expect(stats).toContain('1 disagreement of the withdrawn instance is left out');
+    expect(stats).toContain('4 instances labelled');
   });
 });

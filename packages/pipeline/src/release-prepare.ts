@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  compareCodePoints,
   copyInstanceTree,
   formatJson,
   listInstanceIds,
@@ -275,7 +276,9 @@ async function writeReleaseView(o: {
         await copyInstanceTree(path.join(o.rawInstancesDir!, id), path.join(rawView, 'instances', id)).catch(() => undefined);
       }
       const { generateReport } = await import('@junobench/report');
-      await generateReport({ from: view, raw: rawView, out: path.join(view, 'report') });
+      // The deprecated instances are withdrawn from the report: when the agreement is the build's (not recomputed), its
+      // page still must not list them, and says that its figures were carried.
+      await generateReport({ from: view, raw: rawView, out: path.join(view, 'report'), withdrawn: { instances: [...deprecated].sort(compareCodePoints), agreementRecomputed } });
       overlay.report = path.join(view, 'report');
     }
     return { overlay, agreementRecomputed, close };

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatJson, isJunoError } from '@junobench/core';
 import { readReportData } from './read-report-data.js';
+import { renderStatsPage } from './render-stats.js';
 import { summariseInstance } from './report-data.js';
 import { fixtureNotebook, writeReportFixture, type ReportFixture } from '../test-helpers/report-fixture.js';
 
@@ -112,6 +113,27 @@ describe('readReportData', () => {
     expect(pandas.problems).toEqual([expect.stringMatching(/data\/leak\.csv.*outside the instance folder/)]);
     expect(pandas.files).toEqual([]);
     expect(pandas.notebooks).toEqual({});
+  });
+
+  it('leaves withdrawn instances out everywhere, and says the carried agreement figures count them', async () => {
+    const withdrawn = (agreementRecomputed: boolean) =>
+      readReportData({ from: fx.curated, raw: fx.raw, out: path.join(fx.curated, 'report'), withdrawn: { instances: ['pandas_1'], agreementRecomputed } });
+    const carried = await withdrawn(false);
+    expect(carried.instances.map((i) => i.id)).toEqual(['NBspecific_1', 'tensorflow_1', 'torch_1']);
+    expect(carried.agreement!.disagreements).toEqual([]);
+    expect(carried.agreement!.instances).toBe((await read()).agreement!.instances);
+    expect(carried.agreementWithdrawn).toEqual({ instances: 1, disagreements: 1, singlyAnnotated: 0 });
+    const page = renderStatsPage(carried);
+    expect(page).not.toContain('pandas_1');
+    expect(page).toContain('<b>Carried from the annotation study, not recomputed:</b>');
+    expect(page).toContain('not again after 1 instance was withdrawn from the benchmark');
+    expect(page).toContain('1 disagreement of the withdrawn instance is left out');
+    // Recomputed without them: the figures are the report's own, nothing to say.
+    const recomputed = await withdrawn(true);
+    expect(recomputed.agreementWithdrawn).toBeUndefined();
+    expect(renderStatsPage(recomputed)).not.toContain('not recomputed');
+    // Nothing withdrawn: the page the build has always rendered.
+    expect(renderStatsPage(await read())).toContain('pandas_1');
   });
 
   it('fails on a --raw folder that does not exist', async () => {

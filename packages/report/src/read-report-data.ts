@@ -31,6 +31,13 @@ export interface ReadReportOptions {
   raw?: string;
   /** Where the report will be written: links to curated files are made relative to it. */
   out: string;
+  /**
+   * Instances withdrawn from what the report describes (a release's deprecated
+   * instances): no row, no page, and none of their disagreements or single
+   * annotations listed. `agreementRecomputed` false: the agreement figures were
+   * computed with them, and the statistics page says so.
+   */
+  withdrawn?: { instances: readonly string[]; agreementRecomputed: boolean };
 }
 
 /** Most files listed per instance page: the page weight stays bounded whatever data/ holds. */
@@ -60,8 +67,10 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
     });
   }
   const benchmark = await readJsonFile<Benchmark>(benchmarkFile, { schema: 'benchmark' });
+  const withdrawn = new Set(options.withdrawn?.instances ?? []);
   const verification = await readOptionalJson<VerificationReport>(path.join(from, 'verification.json'), 'verification');
-  const agreement = await readOptionalJson<AgreementReport>(path.join(from, 'labels', 'agreement.json'), 'agreement-report');
+  const studied = await readOptionalJson<AgreementReport>(path.join(from, 'labels', 'agreement.json'), 'agreement-report');
+  const agreement = studied && withdrawn.size > 0 ? withoutWithdrawn(studied, withdrawn) : studied;
   const stats = await readOptionalJson<BenchmarkStats>(path.join(from, 'stats', 'stats.json'), 'stats');
   const finalLabelsFile = path.join(from, 'labels', 'final-labels.jsonl');
   const finalLabels = (await exists(finalLabelsFile)) ? await readJsonlAll<FinalLabels>(finalLabelsFile, { schema: 'final-labels' }) : [];
@@ -81,6 +90,7 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
 
   const instances: ReportInstance[] = [];
   for (const id of [...ids].sort(compareCodePoints)) {
+    if (withdrawn.has(id)) continue;
     validateInstanceId(id, { file: benchmarkFile });
     const entry = entries.get(id);
     const curatedDir = path.join(from, 'instances', id);
@@ -110,6 +120,15 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
     ...(verification ? { verification: { runtime: verification.runtime, summary: verification.summary } } : {}),
     instances,
     ...(agreement ? { agreement } : {}),
+    ...(studied && options.withdrawn && !options.withdrawn.agreementRecomputed && withdrawn.size > 0
+      ? {
+          agreementWithdrawn: {
+            instances: withdrawn.size,
+            disagreements: studied.disagreements.length - agreement!.disagreements.length,
+            singlyAnnotated: studied.singlyAnnotated.length - agreement!.singlyAnnotated.length,
+          },
+        }
+      : {}),
     ...(stats ? { stats } : {}),
     charts: await readCharts(path.join(from, 'stats', 'charts')),
     ...(stats ? { statsHref: toPosix(path.relative(out, path.join(from, 'stats'))) } : {}),
@@ -148,6 +167,15 @@ async function readInstanceFolder(r: ReportInstance, dir: string, out: string): 
     }
     r.notebooks[version] = slot;
   }
+}
+
+/** The agreement report without what it says of withdrawn instances by name (the figures stay as computed). */
+function withoutWithdrawn(a: AgreementReport, withdrawn: ReadonlySet<string>): AgreementReport {
+  return {
+    ...a,
+    disagreements: a.disagreements.filter((d) => !withdrawn.has(d.instance)),
+    singlyAnnotated: a.singlyAnnotated.filter((s) => !withdrawn.has(s.instance)),
+  };
 }
 
 function exclusionReason(r: ReportInstance): string {

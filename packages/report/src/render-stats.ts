@@ -77,11 +77,26 @@ function interval(ci: [number, number] | null | undefined): string {
   return ci ? `[${fmt(ci[0])}, ${fmt(ci[1])}]` : 'n/a';
 }
 
+/** The figures below count withdrawn instances: say so, and what of theirs the page leaves out. */
+function renderWithdrawnNote(w: NonNullable<ReportData['agreementWithdrawn']>): string {
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const left = [
+    w.disagreements > 0 ? plural(w.disagreements, 'disagreement', 'disagreements') : '',
+    w.singlyAnnotated > 0 ? plural(w.singlyAnnotated, 'single annotation', 'single annotations') : '',
+  ].filter(Boolean);
+  return (
+    `<p><b>Carried from the annotation study, not recomputed:</b> these figures were computed with the annotations of every instance studied, ` +
+    `and not again after ${plural(w.instances, 'instance was', 'instances were')} withdrawn from the benchmark. ` +
+    `This page lists only the instances in this report: ${left.length > 0 ? `${left.join(' and ')} of the withdrawn ${w.instances === 1 ? 'instance is' : 'instances are'} left out` : `nothing of the withdrawn ${w.instances === 1 ? 'instance' : 'instances'} is listed`}.</p>`
+  );
+}
+
 function renderAgreement(a: AgreementReport, data: ReportData): string {
   const out = ['<section aria-labelledby="agreement"><h2 id="agreement">Annotator agreement</h2>'];
   out.push(
     `<p>Annotators: ${escapeHtml(a.annotators.join(', '))}. ${a.instances} instances labelled. Cohen's κ per pair; bootstrap ${a.settings.bootstrap} resamples (seed ${escapeHtml(a.settings.seed)}), ${Math.round(a.settings.confidence * 100)}% intervals; Krippendorff's α (nominal) over all annotators.</p>`,
   );
+  if (data.agreementWithdrawn) out.push(renderWithdrawnNote(data.agreementWithdrawn));
   const rows = a.dimensions.flatMap((d) =>
     d.pairs.map(
       (p) =>

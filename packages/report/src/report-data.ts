@@ -72,6 +72,12 @@ export interface ReportData {
   verification?: { runtime: 'local' | 'docker'; summary: VerificationSummary };
   instances: ReportInstance[];
   agreement?: AgreementReport;
+  /**
+   * The agreement figures were computed with instances since withdrawn (not
+   * computed again without them): how many were withdrawn, and how many of
+   * their disagreements and single annotations `agreement` no longer lists.
+   */
+  agreementWithdrawn?: { instances: number; disagreements: number; singlyAnnotated: number };
   stats?: BenchmarkStats;
   charts: ReportChart[];
   /** Links from the statistics page to the source files (relative to the report's root), when on disk. */
