@@ -7,6 +7,9 @@ import type { NotebookRun, Runtime } from '@junobench/runtime';
 import { isAnswerFile } from './read-task-sources.js';
 import type { RepairKey } from './plan-tasks.js';
 
+/** The file name of the repaired notebook in its attempt's scratch folder. */
+export const REPAIRED_NOTEBOOK = 'repaired.ipynb';
+
 /** One repaired notebook to execute. */
 export interface RepairRun {
   /** Unique per (task, attempt). */
@@ -32,36 +35,34 @@ export interface ExecuteRepairsOptions {
 }
 
 /**
- * Execute repaired notebooks through the runtime. Each task gets a scratch
- * copy of its instance folder made with copyInstanceTree (the link rule of
- * instance folders) without the notebooks and instance.json — a repair must
- * not be able to read the fixed notebook or the labels — and each attempt's
- * notebook is written into it. The runtime then runs every notebook in a
- * fresh kernel in its own copy of that folder, with the instance's time
- * limits; timeouts and dead kernels come back as results, never as errors.
+ * Execute repaired notebooks through the runtime. Each attempt gets a scratch
+ * folder of its own: a copy of its instance folder made with copyInstanceTree
+ * (the link rule of instance folders) without the notebooks and instance.json
+ * — a repair must not be able to read the fixed notebook or the labels — and
+ * that attempt's notebook alone, always named REPAIRED_NOTEBOOK. No attempt
+ * can see another's notebook (which would let one attempt copy another's
+ * repair, or change its behaviour by what it finds), and the same answer runs
+ * in the same folder whatever its attempt number. The runtime then runs every
+ * notebook in a fresh kernel in its own copy of that folder (the docker
+ * runtime mounts it read-only), with the instance's time limits; timeouts and
+ * dead kernels come back as results, never as errors.
  */
 export async function executeRepairs(runs: readonly RepairRun[], options: ExecuteRepairsOptions): Promise<Map<string, RunResult>> {
   const out = new Map<string, RunResult>();
   if (runs.length === 0) return out;
   const scratch = await mkdtemp(path.join(options.scratchRoot ?? os.tmpdir(), 'junobench-score-'));
   try {
-    const folders = new Map<string, string>();
     const notebookRuns: NotebookRun[] = [];
     for (const [n, r] of runs.entries()) {
-      let dir = folders.get(r.key.id);
-      if (!dir) {
-        dir = path.join(scratch, `task-${folders.size}`);
-        await mkdir(dir);
-        await copyInstanceTree(r.key.source.dir, dir, { ignore: isAnswerFile });
-        folders.set(r.key.id, dir);
-      }
-      const notebook = `repaired-${r.attempt}.ipynb`;
-      await writeFileAtomic(path.join(dir, notebook), formatJson(r.notebook));
+      const dir = path.join(scratch, `run-${n}`);
+      await mkdir(dir);
+      await copyInstanceTree(r.key.source.dir, dir, { ignore: isAnswerFile });
+      await writeFileAtomic(path.join(dir, REPAIRED_NOTEBOOK), formatJson(r.notebook));
       const ex = r.key.execution;
       notebookRuns.push({
         id: `repair/${n}`,
         instanceDir: dir,
-        notebook,
+        notebook: REPAIRED_NOTEBOOK,
         cells: r.plan,
         cellTimeoutSeconds: options.cellTimeoutSeconds ?? ex.cellTimeoutSeconds,
         timeoutSeconds: options.timeoutSeconds ?? ex.timeoutSeconds,

@@ -2,7 +2,7 @@
 // of a repaired notebook with purpose-made instances, then the embedded
 // benchmark's reproduced notebooks (must resolve none) and fixed notebooks
 // (must resolve every scorable task) submitted as two attempts of each task.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +91,59 @@ describe('repairs in real kernels: each kind of repair scored as documented', ()
     expect(score.attempts).toBe(12);
     expect(score.passAtK.find((p) => p.k === 1)!.value).toBeCloseTo(2 / 12, 12);
     expect(score.passAtK.find((p) => p.k === 12)!.value).toBe(1);
+  });
+});
+
+describe('each attempt runs in a folder of its own', () => {
+  // Every attempt walks the folder it runs in (and /instance, where the docker
+  // runtime mounts it): it fails if it finds another attempt's mark — in a
+  // notebook, or in a file another attempt wrote — and leaves its own mark
+  // beside the data and in every notebook it can write to (no try/except: a
+  // handler would make the repair `suppressed`). The marks are
+  // built by concatenation so that the searching code does not match itself.
+  const base = ["d = {'cost': 3}"];
+  const attempts = [1, 2, 3];
+  const spy = (k: number) =>
+    [
+      'import os, re',
+      `own = 'isolation-mark-${k}'`,
+      "pattern = re.compile('isolation' + r'-mark-\\d+')",
+      'found = set()',
+      "for top in ['.', '/instance']:",
+      '    for root, _dirs, files in os.walk(top):',
+      '        for name in files:',
+      '            p = os.path.join(root, name)',
+      "            text = open(p, 'rb').read().decode('utf-8', 'replace')",
+      '            found |= set(pattern.findall(text))',
+      "            if name.endswith('.ipynb') and os.access(p, os.W_OK):",
+      "                open(p, 'a').write(own)",
+      "open(os.path.join('data', 'seen-' + own + '.txt'), 'w').write(own)",
+      'others = sorted(found - {own})',
+      "assert not others, f'this attempt sees {others}'",
+    ].join('\n');
+  let score: RepairScore;
+  let folder: string;
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'jb-score-isolation-'));
+    folder = await writeTestInstance(dir, {
+      id: 'isolation',
+      reproduced: [...base, "total = d['price']"],
+      fixed: [...base, "total = d['cost']"],
+      crash: { ename: 'KeyError', evalue: "'price'", match: 'exact', cell: 1 },
+      data: { 'input.csv': 'a,b\n1,2\n' },
+    });
+    score = await scoreRepairs(dir, () => attempts.map((k) => ({ notebook: makeNotebook([...base, "total = d['cost']", spy(k)]) })));
+  }, 600_000);
+
+  it.each(attempts)('attempt %i sees no other attempt\'s notebook or files, and resolves', (attempt) => {
+    const r = score.results.find((x) => x.attempt === attempt)!;
+    expect(r.reason ?? '').not.toMatch(/sees/);
+    expect(r.outcome, r.reason).toBe('resolved');
+  });
+
+  it('leaves the instance folder as it was', async () => {
+    expect((await readdir(path.join(folder, 'data'))).sort()).toEqual(['input.csv']);
   });
 });
 
