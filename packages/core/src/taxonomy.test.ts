@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalLibrary, libraryOfModule, LIBRARY_NAMES, ROOT_CAUSES } from './taxonomy.js';
+import { canonicalLibrary, isLibraryName, libraryOfModule, LIBRARY_NAMES, ROOT_CAUSES } from './taxonomy.js';
 import { suggestClosest } from './text.js';
+import { checkSchema } from './validate.js';
+
+const suggestionWith = (library: unknown) => ({
+  library: { value: library, confidence: 1, evidence: [] },
+  crashType: { value: 'key error', confidence: 1, evidence: [] },
+  rootCause: { value: 'API misuse', confidence: 1, evidence: [] },
+  pipelineStage: { value: 'training', confidence: 1, evidence: [] },
+});
 
 describe('taxonomy', () => {
   it.each([
@@ -9,6 +17,7 @@ describe('taxonomy', () => {
     ['NBspecific', 'None'],
     ['scikit-learn', 'sklearn'],
     ['pillow', 'PIL'],
+    ['PyTorch', 'torch'],
     ['opencv-python', 'cv2'],
     ['pandas', 'pandas'],
     ['torchvision', 'torchvision'],
@@ -31,6 +40,29 @@ describe('taxonomy', () => {
     expect(LIBRARY_NAMES).toContain('None');
     expect(ROOT_CAUSES).toEqual(['API misuse', 'data confusion', 'NB specific', 'implementation error', 'ML model confusion', 'library cause']);
   });
+
+  // A library label is a canonical name or, for a library outside the list,
+  // its lowercase package name (DESIGN.md's "…"); another spelling of a
+  // canonical library must be refused, or two labels would mean one library.
+  it.each(['torch', 'tensorflow/keras', 'PIL', 'None', 'keras_nlp', 'gpytorch', 'vit_keras'])('the library label %s is valid', (name) => {
+    expect(checkSchema('label-suggestion', suggestionWith(name))).toEqual([]);
+  });
+
+  it.each(['keras', 'tensorflow', 'tf', 'scikit_learn', 'pytorch', 'pillow', 'pil', 'opencv', 'none', 'nan', 'nb_specific', 'Tensorflow', 'Keras', 'sci-kit', 'torch.nn', ''])(
+    'the library label %j is refused, with one sentence saying what to write',
+    (name) => {
+      const issues = checkSchema('label-suggestion', suggestionWith(name));
+      expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/^must be a canonical library name .* its package name in lower case .* write the canonical name$/)]);
+    },
+  );
+
+  it.each(['keras', 'tensorflow', 'tf', 'tf_keras', 'scikit_learn', 'pytorch', 'pillow', 'pil', 'opencv', 'opencv_python', 'none', 'nan', 'nb_specific', 'pylab', 'tensorflow_hub'])(
+    'the refused spelling %s maps to a canonical name (so pools written with it still normalise)',
+    (name) => {
+      const canonical = canonicalLibrary(name);
+      expect(canonical !== undefined && isLibraryName(canonical) && canonical !== name).toBe(true);
+    },
+  );
 
   it.each([
     ['API Misuse', 'API misuse'],

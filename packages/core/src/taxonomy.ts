@@ -1,16 +1,18 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CrashType, LibraryName, PipelineStage, RootCause } from './generated/schema-types.js';
+import type { CanonicalLibraryName, CrashType, PipelineStage, RootCause } from './generated/schema-types.js';
 import { SCHEMAS_DIR } from './validate.js';
 
 interface TaxonomySchema {
-  $defs: Record<'library' | 'rootCause' | 'crashType' | 'pipelineStage', { enum: string[] }>;
+  $defs: Record<'canonicalLibrary' | 'rootCause' | 'crashType' | 'pipelineStage', { enum: string[] }>;
 }
 const taxonomy = JSON.parse(readFileSync(path.join(SCHEMAS_DIR, 'taxonomy.schema.json'), 'utf8')) as TaxonomySchema;
 
 // The vocabularies are read from schemas/taxonomy.schema.json so that the
 // schema stays the single source of truth for both validation and code.
-export const LIBRARY_NAMES = taxonomy.$defs.library.enum as readonly LibraryName[];
+// A library label is a canonical name or, for a library outside that list, its
+// package name (schemas/taxonomy.schema.json); LIBRARY_NAMES is the canonical list.
+export const LIBRARY_NAMES = taxonomy.$defs.canonicalLibrary.enum as readonly CanonicalLibraryName[];
 export const ROOT_CAUSES = taxonomy.$defs.rootCause.enum as readonly RootCause[];
 export const CRASH_TYPES = taxonomy.$defs.crashType.enum as readonly CrashType[];
 export const PIPELINE_STAGES = taxonomy.$defs.pipelineStage.enum as readonly PipelineStage[];
@@ -30,7 +32,7 @@ export const VOCABULARIES: Record<LabelDimension, readonly string[]> = {
  * themselves when they are canonical names; everything else is unknown.
  * Keras is folded into TensorFlow (DESIGN.md §4: one class).
  */
-const MODULE_ALIASES: Record<string, LibraryName> = {
+const MODULE_ALIASES: Record<string, CanonicalLibraryName> = {
   tensorflow: 'tensorflow/keras',
   keras: 'tensorflow/keras',
   tf_keras: 'tensorflow/keras',
@@ -63,18 +65,18 @@ const MODULE_ALIASES: Record<string, LibraryName> = {
 };
 
 /** Canonical library for a Python module path such as `sklearn.model_selection`, or undefined. */
-export function libraryOfModule(module: string): LibraryName | undefined {
+export function libraryOfModule(module: string): CanonicalLibraryName | undefined {
   const top = module.split('.')[0] ?? '';
   const alias = MODULE_ALIASES[top];
   if (alias) return alias;
-  return (LIBRARY_NAMES as readonly string[]).includes(top) && top !== 'None' ? (top as LibraryName) : undefined;
+  return (LIBRARY_NAMES as readonly string[]).includes(top) && top !== 'None' ? (top as CanonicalLibraryName) : undefined;
 }
 
 /**
  * Canonical library for a label as sources write it: `tensorflow`, `Keras`,
  * `NBspecific`, `scikit-learn`, `none`… Returns undefined when unknown.
  */
-export function canonicalLibrary(label: string): LibraryName | undefined {
+export function canonicalLibrary(label: string): CanonicalLibraryName | undefined {
   const raw = label.trim();
   if (raw === '') return undefined;
   const key = raw.toLowerCase().replace(/[\s-]+/g, '_');
@@ -82,6 +84,7 @@ export function canonicalLibrary(label: string): LibraryName | undefined {
   if (key === 'tensorflow/keras' || key === 'tf' || key === 'tensorflow_keras') return 'tensorflow/keras';
   if (key === 'scikit_learn' || key === 'sklearn') return 'sklearn';
   if (key === 'pil' || key === 'pillow') return 'PIL';
+  if (key === 'pytorch') return 'torch';
   if (key === 'opencv' || key === 'opencv_python' || key === 'cv2') return 'cv2';
   const byModule = libraryOfModule(raw) ?? libraryOfModule(key);
   if (byModule) return byModule;
@@ -89,6 +92,6 @@ export function canonicalLibrary(label: string): LibraryName | undefined {
   return exact;
 }
 
-export function isLibraryName(value: string): value is LibraryName {
+export function isLibraryName(value: string): value is CanonicalLibraryName {
   return (LIBRARY_NAMES as readonly string[]).includes(value);
 }

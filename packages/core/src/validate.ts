@@ -89,10 +89,11 @@ export function pointerToField(pointer: string): string {
 function simplifyIssues(errors: ErrorObject[]): SchemaIssue[] {
   const relevant = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
   const list = relevant.length > 0 ? relevant : errors;
+  const libraryPaths = new Set(list.filter((e) => e.schemaPath.endsWith('/$defs/canonicalLibrary/enum')).map((e) => e.instancePath));
   const out: SchemaIssue[] = [];
   const seen = new Set<string>();
   for (const e of list) {
-    const issue = { path: e.instancePath, message: phrase(e) };
+    const issue = { path: e.instancePath, message: libraryPaths.has(e.instancePath) ? LIBRARY_MESSAGE : phrase(e) };
     const key = `${issue.path} ${issue.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -101,6 +102,14 @@ function simplifyIssues(errors: ErrorObject[]): SchemaIssue[] {
   // Deeper paths first: they are the most specific.
   return out.sort((a, b) => b.path.split('/').length - a.path.split('/').length);
 }
+
+// A library label fails two branches at once (not a canonical name; not an
+// allowed package name), and ajv reports each; one sentence saying both is
+// what the user can act on.
+const LIBRARY_MESSAGE =
+  'must be a canonical library name ("tensorflow/keras", "torch", "sklearn", "PIL", "None", … — schemas/taxonomy.schema.json) ' +
+  'or, for a library outside that list, its package name in lower case ("keras_nlp"); another spelling of a canonical library ' +
+  '("keras", "scikit_learn", "pillow", "none") is refused: write the canonical name';
 
 function phrase(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;

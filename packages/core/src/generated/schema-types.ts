@@ -204,10 +204,15 @@ export interface Annotation {
 }
 
 /**
- * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
-export type LibraryName =
+export type LibraryName = CanonicalLibraryName | string;
+/**
+ * Canonical library names (DESIGN.md §4). TensorFlow and Keras are one class; "None" is a crash no library caused.
+ */
+
+export type CanonicalLibraryName =
   | 'tensorflow/keras'
   | 'torch'
   | 'torchvision'
@@ -733,7 +738,7 @@ export interface FieldPredicate {
 }
 
 /**
- * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export type LabelSource = 'agreed' | 'single-annotator' | 'adjudicated' | 'instance';
@@ -873,7 +878,7 @@ export interface ImageRecord {
 }
 
 /**
- * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export type SubsampleStep =
@@ -1269,7 +1274,7 @@ export interface KaggleKernelMetadata {
 }
 
 /**
- * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export type SuggestionConfidence = number;
@@ -1427,7 +1432,7 @@ export interface DimensionAccuracies {
 }
 
 /**
- * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 /**
@@ -1637,7 +1642,7 @@ export type Prediction = {
 
 export type TaskKind = 'detect' | 'diagnose' | 'repair';
 /**
- * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export interface DetectAnswer {
@@ -1797,7 +1802,7 @@ export interface QueueWorker {
 
 export type Semver = string;
 /**
- * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export interface ReleaseManifest {
@@ -3402,10 +3407,10 @@ export interface RepairExecution {
 }
 
 /**
- * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
+ * Canonical library names (DESIGN.md §4). TensorFlow and Keras are one class; "None" is a crash no library caused.
  *
  * This interface was referenced by `Taxonomy`'s JSON-Schema
- * via the `definition` "library".
+ * via the `definition` "canonicalLibrary".
  */
 
 export interface Taxonomy {
