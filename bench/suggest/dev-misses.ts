@@ -12,7 +12,7 @@ const args = process.argv.slice(2);
 const showRows = args.includes('--rows');
 const dimAt = args.indexOf('--dim');
 const dim = dimAt >= 0 ? args[dimAt + 1] : 'library';
-const files = args.filter((a, i) => a !== '--rows' && i !== dimAt && i !== dimAt + 1);
+const files = args.filter((a, i) => a !== '--rows' && (dimAt < 0 || (i !== dimAt && i !== dimAt + 1)));
 const DIMENSIONS = ['library', 'crashType', 'rootCause', 'pipelineStage'] as const;
 type Dimension = (typeof DIMENSIONS)[number];
 if (files.length === 0 || !DIMENSIONS.includes(dim as Dimension)) {

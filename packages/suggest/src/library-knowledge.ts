@@ -32,6 +32,51 @@ export const INFRASTRUCTURE_PACKAGES: ReadonlySet<string> = new Set([
   'tqdm', // progress bars wrap the iterable they report on
 ]);
 
+/**
+ * Canonical libraries whose ecosystems name their packages after them. A
+ * library outside the canonical list that is built on one of these says so in
+ * its name (`keras_nlp`, `gpytorch`, `torchaudio`, `sentence_transformers`,
+ * `geopandas`), and annotators label its crashes by its own name: it is the
+ * more specific library (issue 13: "a wrapper library over its base").
+ * Generic words (`datasets`) and short names that occur inside unrelated words
+ * are left out.
+ */
+const EXTENSION_BASES: Readonly<Record<string, LibraryName>> = {
+  torch: 'torch',
+  keras: 'tensorflow/keras',
+  tensorflow: 'tensorflow/keras',
+  sklearn: 'sklearn',
+  transformers: 'transformers',
+  pandas: 'pandas',
+  numpy: 'numpy',
+  matplotlib: 'matplotlib',
+  xgboost: 'xgboost',
+  lightgbm: 'lightgbm',
+  catboost: 'catboost',
+  statsmodels: 'statsmodels',
+  torchvision: 'torchvision',
+  spacy: 'spacy',
+  gensim: 'gensim',
+  optuna: 'optuna',
+};
+
+/**
+ * The canonical library a package outside the canonical list is named after
+ * (`keras_nlp` → keras, `gpytorch` → torch), or undefined. A part of the
+ * name between underscores that is the base, or begins or ends with it,
+ * counts; a name that is only the base is the base itself, not an extension.
+ */
+export function extensionBase(pkg: string): { base: string; library: LibraryName } | undefined {
+  if (!/^[a-z][a-z0-9_]*$/.test(pkg) || pkg in EXTENSION_BASES) return undefined;
+  for (const part of pkg.split('_')) {
+    if (part === '') continue;
+    for (const [base, library] of Object.entries(EXTENSION_BASES)) {
+      if (part === base || part.startsWith(base) || part.endsWith(base)) return { base, library };
+    }
+  }
+  return undefined;
+}
+
 /** Packages a library ships or shipped under another top-level name. */
 export const PACKAGE_LIBRARIES: Readonly<Record<string, LibraryName>> = {
   tensorflow_core: 'tensorflow/keras',

@@ -16,6 +16,7 @@ import {
   WELL_KNOWN_NAMES,
   PACKAGE_LIBRARIES,
   WRAPPER_LIBRARIES,
+  extensionBase,
 } from './library-knowledge.js';
 import { quotedKeys, removesKey } from './removed-keys.js';
 import { RULE_CONFIDENCE, type LibraryRule } from './rule-confidence.js';
@@ -106,7 +107,7 @@ function classifyFrame(f: TracebackFrame): FrameRole {
   if (f.kind === 'library') {
     const pkg = f.package ?? '';
     if (INFRASTRUCTURE_PACKAGES.has(pkg)) return { role: 'transparent' };
-    const lib = libraryOfModule(pkg) ?? (isLibraryName(pkg) && pkg !== 'None' ? pkg : undefined);
+    const lib = libraryOfModule(pkg) ?? (isLibraryName(pkg) && pkg !== 'None' ? pkg : undefined) ?? (extensionBase(pkg) ? pkg : undefined);
     return lib ? { role: 'library', library: lib, name: f.module ?? pkg } : { role: 'transparent' };
   }
   const file = (f.file ?? '').replace(/\\/g, '/');
@@ -136,6 +137,12 @@ function classifyFrame(f: TracebackFrame): FrameRole {
     if (INFRASTRUCTURE_PACKAGES.has(folder)) return { role: 'transparent' };
     const lib = libraryOfModule(folder);
     if (lib) return { role: 'library', library: lib, name: folders.slice(i).join('.') };
+    // A source checkout of a library named after its base (`keras-nlp/keras_nlp/…`,
+    // installed with `pip install -e`): the repository folder is the package's
+    // name spelt with dashes. A user's own folder does not repeat itself so.
+    if (i > 0 && extensionBase(folder) && folders[i - 1]!.toLowerCase().replace(/-/g, '_') === folder) {
+      return { role: 'library', library: folder, name: folders.slice(i).join('.') };
+    }
   }
   // Any other .py file is the user's own helper module.
   return /\.py$/.test(file) ? { role: 'user' } : { role: 'transparent' };
@@ -440,7 +447,9 @@ class Analysis {
   }
 
   private result(library: LibraryName, rule: LibraryRule, why: string): LibraryPrediction {
-    return { library, confidence: RULE_CONFIDENCE[rule], rule, evidence: [why, ...this.evidence] };
+    const extension = isLibraryName(library) ? undefined : extensionBase(library);
+    const more = extension ? [`${library} is outside the canonical list, built on ${extension.base} and named after it: labelled by its own name, the more specific library`] : [];
+    return { library, confidence: RULE_CONFIDENCE[rule], rule, evidence: [why, ...more, ...this.evidence] };
   }
 
   /**

@@ -19,8 +19,8 @@ export const RULE_CONFIDENCE = {
   'crashType.io-class': 0.9, // 27/29
   'crashType.io-message': 0.92, // 11/11
   'crashType.key': 0.96, // 22/22
-  'crashType.name': 0.98, // 79/80
-  'crashType.name-is-import': 0.92, // 11/11
+  'crashType.name': 0.98, // 80/81
+  'crashType.name-is-import': 0.92, // 10/10
   'crashType.opencv-assertion': 0.6, // 2/3
   'crashType.other': 0.33, // 0/1
   'crashType.runtime': 0.75, // 2/2
@@ -36,8 +36,8 @@ export const RULE_CONFIDENCE = {
   'library.callback': 0.81, // 12/14
   'library.called-module': 0.67, // 1/1
   'library.cannot-import': 0.5, // never fired
-  'library.entry': 0.77, // 9/11
-  'library.entry-same': 0.88, // 74/83
+  'library.entry': 0.71, // 9/12
+  'library.entry-same': 0.9, // 76/84
   'library.environment': 0.98, // 60/60
   'library.exception-class': 0.5, // never fired
   'library.implicit': 0.5, // never fired
@@ -50,7 +50,7 @@ export const RULE_CONFIDENCE = {
   'library.notebook-state': 0.99, // 91/91
   'library.notebook-cells': 0.5, // never fired
   'library.nothing': 0.83, // 28/33
-  'library.other-package': 0.69, // 8/11
+  'library.other-package': 0.82, // 8/9
   'library.object-type': 0.75, // 11/14
   'library.stdlib': 0.5, // never fired
   'library.rerun': 0.71, // 4/5
@@ -63,7 +63,7 @@ export const RULE_CONFIDENCE = {
   'pipelineStage.default': 0.52, // 53/101
   'pipelineStage.tie': 0.6, // 2/3
   'rootCause.arguments': 0.85, // 16/18
-  'rootCause.data': 0.53, // 16/30
+  'rootCause.data': 0.52, // 16/31
   'rootCause.environment': 0.5, // 1/2
   'rootCause.index': 0.46, // 5/11
   'rootCause.key': 0.61, // 10/16
