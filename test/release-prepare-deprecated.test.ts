@@ -2,7 +2,7 @@
 // release's report/ is rendered again over exactly the instances it ships, and
 // its agreement figures are recomputed from the remaining instances'
 // annotations; the archive stays byte-for-byte reproducible.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +147,37 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
       expect(plan.manifest.files.map((x) => x.path).filter((p) => p.startsWith('report/instances/'))).toEqual(['report/instances/numpy_1.html', 'report/instances/pandas_1.html']);
       const dir = await extracted(written!.archive.path);
       expect(await readFile(path.join(dir, 'report', 'index.html'), 'utf8')).not.toContain('torch_9');
+    } finally {
+      await rm(g.root, { recursive: true, force: true });
+    }
+  });
+
+  it('the released report reads the instance folders where they are: an instance of raw/ outside the benchmark that the build lists with a problem (a link leaving its folder) keeps its row and page', async () => {
+    const g = await writeCuratedFixture([{ id: 'numpy_1' }, { id: 'pandas_1' }]);
+    try {
+      const gRaw = path.join(g.root, 'raw');
+      const draft = path.join(gRaw, 'instances', 'torch_9');
+      await mkdir(path.join(draft, 'data'), { recursive: true });
+      const numpy = JSON.parse(await readFile(path.join(g.curated, 'instances', 'numpy_1', 'instance.json'), 'utf8')) as Record<string, unknown>;
+      // Reviewed, not yet verified by a build: the build's report lists it from raw/instances, outside the benchmark.
+      await writeFile(path.join(draft, 'instance.json'), formatJson({ ...numpy, id: 'torch_9' }));
+      await writeFile(path.join(g.root, 'secret.txt'), 'not for the report');
+      await symlink(path.join(g.root, 'secret.txt'), path.join(draft, 'data', 'leak.csv'));
+      await generateReport({ from: g.curated, raw: gRaw, out: path.join(g.curated, 'report') });
+      const builtPage = await readFile(path.join(g.curated, 'report', 'instances', 'torch_9.html'), 'utf8');
+      expect(builtPage).toMatch(/leak\.csv.*outside the instance folder/);
+      const deprecatedFile = path.join(g.root, 'deprecated.json');
+      await writeFile(deprecatedFile, formatJson({ instances: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'the dataset was withdrawn by its author' }] }));
+      const { plan, written } = await prepareRelease(
+        options({ curatedDir: g.curated, recipeDir: g.recipe, outDir: path.join(g.root, 'releases'), deprecatedFile, rawInstancesDir: path.join(gRaw, 'instances'), annotationsDir: path.join(gRaw, 'annotations') }),
+      );
+      expect(plan.refusals).toEqual([]);
+      // The copy the release view used to make refused the folder, and the instance silently left the released report.
+      expect(plan.manifest.files.map((x) => x.path).filter((p) => p.startsWith('report/instances/'))).toEqual(['report/instances/numpy_1.html', 'report/instances/torch_9.html']);
+      const dir = await extracted(written!.archive.path);
+      expect(await readFile(path.join(dir, 'report', 'instances', 'torch_9.html'), 'utf8')).toBe(builtPage);
+      expect(await readFile(path.join(dir, 'report', 'instances', 'numpy_1.html'), 'utf8')).toBe(await readFile(path.join(g.curated, 'report', 'instances', 'numpy_1.html'), 'utf8'));
+      expect(await readFile(path.join(dir, 'report', 'index.html'), 'utf8')).not.toContain('pandas_1');
     } finally {
       await rm(g.root, { recursive: true, force: true });
     }

@@ -4,9 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   compareCodePoints,
-  copyInstanceTree,
   formatJson,
-  listInstanceIds,
   readJsonFile,
   writeFileAtomic,
   type Benchmark,
@@ -176,7 +174,9 @@ export async function readToolchainIdentity(): Promise<{ version: string; commit
  * The folder is laid out as a project is (curated/, raw/ beside it, the
  * report in curated/report), so the report's relative links are the ones
  * the build writes and the same inputs give the same bytes wherever the
- * temporary folder is.
+ * temporary folder is. It holds no instance folder: the report reads them
+ * where they are (curated/instances, raw/instances), so a large data/ costs
+ * no copy in TMPDIR.
  */
 async function writeReleaseView(o: {
   curatedDir: string;
@@ -254,31 +254,32 @@ async function writeReleaseView(o: {
     // report/: rendered again when the build made one, over the view (the instances the release ships, their
     // labels, stats and agreement), with raw/ as the build gives it minus the deprecated instances.
     if (await stat(path.join(curatedDir, 'report')).then((s) => s.isDirectory(), () => false)) {
-      for (const e of kept.instances) await copyInstanceTree(path.join(curatedDir, 'instances', e.id), path.join(view, 'instances', e.id));
       if (!overlay['labels/agreement.json']) {
         for (const name of ['agreement.json', 'agreement.md']) {
           const text = await readFile(path.join(curatedDir, 'labels', name), 'utf8').catch(() => undefined);
           if (text !== undefined) await writeFileAtomic(path.join(view, 'labels', name), text);
         }
       }
-      await mkdir(path.join(rawView, 'instances'), { recursive: true });
+      await mkdir(rawView, { recursive: true });
       const adjudicated = o.annotationsDir ? await readFile(path.join(o.annotationsDir, labels.ADJUDICATION_FILE), 'utf8').catch(() => undefined) : undefined;
       if (adjudicated !== undefined) {
         // Already read and checked by readAnnotationFolder: the adjudicators' notes, line for line, without the deprecated instances'.
         const notes = adjudicated.split('\n').filter((l) => l.trim() && !deprecated.has((JSON.parse(l) as { instance: string }).instance));
         await writeFileAtomic(path.join(rawView, 'annotations', labels.ADJUDICATION_FILE), notes.map((l) => `${l}\n`).join(''));
       }
-      // Instances of raw/ outside the benchmark (not verified): the build's report lists them with their notebooks.
-      const inBenchmark = new Set(kept.instances.map((e) => e.id));
-      const rawIds = o.rawInstancesDir ? await listInstanceIds(o.rawInstancesDir).catch(() => [] as string[]) : [];
-      for (const id of rawIds) {
-        if (deprecated.has(id) || inBenchmark.has(id)) continue;
-        await copyInstanceTree(path.join(o.rawInstancesDir!, id), path.join(rawView, 'instances', id)).catch(() => undefined);
-      }
       const { generateReport } = await import('@junobench/report');
-      // The deprecated instances are withdrawn from the report: when the agreement is the build's (not recomputed), its
-      // page still must not list them, and says that its figures were carried.
-      await generateReport({ from: view, raw: rawView, out: path.join(view, 'report'), withdrawn: { instances: [...deprecated].sort(compareCodePoints), agreementRecomputed } });
+      // The instance folders are read where they are (curated/instances for the benchmark's, raw/instances for those
+      // the build's report lists from raw/: drafts, not verified), never copied; the pages link to them as laid out in
+      // the view, which is where the release ships them. The deprecated instances are withdrawn from the report:
+      // when the agreement is the build's (not recomputed), its page still must not list them, and says its figures
+      // were carried.
+      await generateReport({
+        from: view,
+        raw: rawView,
+        out: path.join(view, 'report'),
+        instanceFolders: { curated: path.join(curatedDir, 'instances'), ...(o.rawInstancesDir ? { raw: o.rawInstancesDir } : {}) },
+        withdrawn: { instances: [...deprecated].sort(compareCodePoints), agreementRecomputed },
+      });
       overlay.report = path.join(view, 'report');
     }
     return { overlay, agreementRecomputed, close };

@@ -38,6 +38,14 @@ export interface ReadReportOptions {
    * computed with them, and the statistics page says so.
    */
   withdrawn?: { instances: readonly string[]; agreementRecomputed: boolean };
+  /**
+   * Read the instance folders from these folders instead of `<from>/instances`
+   * and `<raw>/instances`; the pages still link to them there. A release
+   * renders its report over a view of curated/ (the files it redoes) and
+   * ships the instance folders where the links point: it need not copy them
+   * into the view to render.
+   */
+  instanceFolders?: { curated?: string; raw?: string };
 }
 
 /** Most files listed per instance page: the page weight stays bounded whatever data/ holds. */
@@ -85,17 +93,20 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
   // raw instances no build has verified yet (drafts).
   const ids = new Set<string>(entries.keys());
   for (const id of verificationById.keys()) ids.add(id);
-  const rawInstances = options.raw ? path.join(path.resolve(options.raw), 'instances') : undefined;
-  if (rawInstances && (await exists(rawInstances))) for (const id of await listInstanceIds(rawInstances)) ids.add(id);
+  // Each instance folder has the place the pages link to (the report's layout) and the place it is read from.
+  const curatedLinked = path.join(from, 'instances');
+  const curatedRead = options.instanceFolders?.curated !== undefined ? path.resolve(options.instanceFolders.curated) : curatedLinked;
+  const rawLinked = options.raw ? path.join(path.resolve(options.raw), 'instances') : undefined;
+  const rawRead = rawLinked && options.instanceFolders?.raw !== undefined ? path.resolve(options.instanceFolders.raw) : rawLinked;
+  if (rawRead && (await exists(rawRead))) for (const id of await listInstanceIds(rawRead)) ids.add(id);
 
   const instances: ReportInstance[] = [];
   for (const id of [...ids].sort(compareCodePoints)) {
     if (withdrawn.has(id)) continue;
     validateInstanceId(id, { file: benchmarkFile });
     const entry = entries.get(id);
-    const curatedDir = path.join(from, 'instances', id);
-    const rawDir = rawInstances ? path.join(rawInstances, id) : undefined;
-    const dir = entry || !rawDir || !(await exists(rawDir)) ? curatedDir : rawDir;
+    const fromRaw = !entry && rawRead !== undefined && rawLinked !== undefined && (await exists(path.join(rawRead, id)));
+    const dir = fromRaw ? { read: path.join(rawRead, id), linked: path.join(rawLinked, id) } : { read: path.join(curatedRead, id), linked: path.join(curatedLinked, id) };
     const v = verificationById.get(id);
     const fl = finalById.get(id);
     const r: ReportInstance = {
@@ -135,7 +146,7 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
   };
 }
 
-async function readInstanceFolder(r: ReportInstance, dir: string, out: string): Promise<void> {
+async function readInstanceFolder(r: ReportInstance, { read: dir, linked }: { read: string; linked: string }, out: string): Promise<void> {
   if (!(await exists(path.join(dir, 'instance.json')))) {
     // curated/ holds only the benchmark's instances: the others' folders are in raw/.
     if (r.inBenchmark) r.problems.push(`no instance folder at ${dir}`);
@@ -154,7 +165,7 @@ async function readInstanceFolder(r: ReportInstance, dir: string, out: string): 
     r.problems.push(messageOf(e));
     return;
   }
-  r.folderHref = toPosix(path.relative(out, dir));
+  r.folderHref = toPosix(path.relative(out, linked));
   r.files = tree.map((f) => ({ rel: f.rel, size: f.size }));
   for (const version of ['original', 'reproduced', 'fixed'] as const) {
     const file = tree.find((f) => f.rel === `${version}.ipynb`);

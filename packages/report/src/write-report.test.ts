@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -41,6 +41,28 @@ describe('generateReport', () => {
     for (const f of ['index.html', 'stats.html', 'instances/pandas_1.html']) {
       expect(await readFile(path.join(b, f), 'utf8'), f).toBe(await readFile(path.join(a, f), 'utf8'));
     }
+  });
+
+  it('reads the instance folders from where they are (instanceFolders) and gives the pages of the laid-out report, byte for byte', async () => {
+    // A view of curated/ and raw/ without their instance folders (as a release renders its report): the same pages as
+    // the report over the full layout, links included, and no instance folder made in the view.
+    const view = path.join(tmp, 'view');
+    for (const name of ['benchmark.json', 'verification.json', 'labels', 'stats']) await cp(path.join(fx.curated, name), path.join(view, 'curated', name), { recursive: true });
+    await cp(path.join(fx.raw, 'annotations'), path.join(view, 'raw', 'annotations'), { recursive: true });
+    const laidOut = await generateReport({ from: fx.curated, raw: fx.raw, out: path.join(fx.curated, 'report') });
+    const inPlace = await generateReport({
+      from: path.join(view, 'curated'),
+      raw: path.join(view, 'raw'),
+      out: path.join(view, 'curated', 'report'),
+      instanceFolders: { curated: path.join(fx.curated, 'instances'), raw: path.join(fx.raw, 'instances') },
+    });
+    expect(inPlace).toMatchObject({ pages: laidOut.pages, instances: laidOut.instances, bytes: laidOut.bytes, problems: [] });
+    for (const f of ['index.html', 'stats.html', ...(await readdir(path.join(fx.curated, 'report', 'instances'))).map((n) => `instances/${n}`)]) {
+      expect(await readFile(path.join(view, 'curated', 'report', f), 'utf8'), f).toBe(await readFile(path.join(fx.curated, 'report', f), 'utf8'));
+    }
+    expect(await readFile(path.join(view, 'curated', 'report', 'instances', 'torch_1.html'), 'utf8')).toContain('../../../raw/instances/torch_1/');
+    expect((await readdir(path.join(view, 'curated'))).sort()).toEqual(['benchmark.json', 'labels', 'report', 'stats', 'verification.json']);
+    expect((await readdir(path.join(view, 'raw'))).sort()).toEqual(['annotations']);
   });
 
   it('replaces an earlier report whole: a page of a removed instance goes', async () => {
