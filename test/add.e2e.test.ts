@@ -107,9 +107,59 @@ describe('bad input to collect', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/carol\/scraped "Scraped prices" — licence NONE \(data must be synthetic\)/);
     expect(r.stdout).toMatch(/warning: dataset carol\/scraped declares no licence: its data may not be shared.*synthetic data/);
-    const a = await run(['add', 'raw/sources/kaggle/alice/unlicensed-crash', '--no-verify', '--id', 'unlicensed_1']);
+    const a = await run(['add', 'raw/sources/kaggle/alice/unlicensed-crash', '--notebook', fake.pageNotebook('alice/unlicensed-crash'), '--no-verify', '--id', 'unlicensed_1']);
     expect(a.code, a.stderr).toBe(0);
     expect(a.stdout).toMatch(/Scraped prices \(none declared \(the data may not be shared: use synthetic data\)\)/);
+  }, 600_000);
+});
+
+describe('a Kaggle kernel comes without its saved outputs (kaggle kernels pull gives the source only)', () => {
+  it('collect says so; add of the source folder alone: exit 2 saying where the outputs are; with --notebook: the draft, reproduced', async () => {
+    await fake.addKernel('alice/outputs-crash', makeNotebook([
+      { source: 'import pandas as pd\ndf = pd.DataFrame({"price": [1, 2]})', count: 1 },
+      { source: "df['prize'].mean()", count: 2, error: { ename: 'KeyError', evalue: "'prize'" } },
+    ]));
+    const c = await run(['collect', 'kaggle', 'alice/outputs-crash']);
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.stdout).toContain(
+      'warning: the notebook came without saved outputs (`kaggle kernels pull` returns a notebook\'s source only), so add has no error output to mine: ' +
+        'download the notebook with its outputs from https://www.kaggle.com/code/alice/outputs-crash (the version that crashed) and run ' +
+        '`junobench add <this source folder> --notebook <downloaded.ipynb>`',
+    );
+    // What the real CLI writes: the stored source, no outputs, no counts.
+    const pulled = JSON.parse(await readFile(path.join(proj, 'raw/sources/kaggle/alice/outputs-crash/outputs-crash.ipynb'), 'utf8')) as { cells: { outputs: unknown[]; execution_count: unknown }[] };
+    expect(pulled.cells.map((x) => [x.outputs, x.execution_count])).toEqual([[[], null], [[], null]]);
+
+    const alone = await unchanged(['add', 'raw/sources/kaggle/alice/outputs-crash', '--no-verify']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("the notebook collected from Kaggle (outputs-crash.ipynb) has no saved outputs: `kaggle kernels pull` returns a notebook's source only");
+    expect(alone.stderr).toContain('download the notebook with its outputs from https://www.kaggle.com/code/alice/outputs-crash (the version that crashed), then: junobench add');
+    expect(alone.stderr).toContain('--notebook <downloaded.ipynb>');
+
+    // Another notebook's outputs are refused: its code is not the collected one's.
+    await writeFile(path.join(proj, 'other-version.ipynb'), JSON.stringify(makeNotebook([
+      { source: 'import pandas as pd\ndf = pd.DataFrame({"price": [1, 2]})', count: 1 },
+      { source: "df['prize'].sum()", count: 2, error: { ename: 'KeyError', evalue: "'prize'" } },
+    ])));
+    const other = await unchanged(['add', 'raw/sources/kaggle/alice/outputs-crash', '--notebook', 'other-version.ipynb', '--no-verify']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('is not the notebook collected in alice/outputs-crash (outputs-crash.ipynb): code cell 1 differs');
+
+    const ok = await run(['add', 'raw/sources/kaggle/alice/outputs-crash', '--notebook', fake.pageNotebook('alice/outputs-crash'), '--runtime', 'local', '--id', 'pandas_93']);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/verify {5}crash reproduced as mined/);
+    expect(ok.stdout).not.toContain('came without saved outputs');
+    // original.ipynb is the notebook with its outputs; the lock keeps the pulled source's hash (what sources fetch compares).
+    expect(await readFile(path.join(proj, 'raw/instances/pandas_93/original.ipynb'), 'utf8')).toBe(await readFile(fake.pageNotebook('alice/outputs-crash'), 'utf8'));
+    const lock = JSON.parse(await readFile(path.join(proj, 'raw/sources.lock.json'), 'utf8')) as { instances: Record<string, { notebook: { sha256: string } }> };
+    const record = JSON.parse(await readFile(path.join(proj, 'raw/sources/kaggle/alice/outputs-crash/source.json'), 'utf8')) as { notebook: { sha256: string } };
+    expect(lock.instances.pandas_93!.notebook.sha256).toBe(record.notebook.sha256);
+  }, 600_000);
+
+  it('--notebook without a source folder: exit 2', async () => {
+    const r = await unchanged(['add', 'crash.ipynb', '--notebook', 'crash.ipynb', '--no-verify']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--notebook goes with a source folder from `junobench collect`');
   }, 600_000);
 });
 
@@ -282,7 +332,7 @@ describe('bad input to add', () => {
     await fake.addDataset('datalab/prices', { title: 'Prices', licenses: [{ name: 'CC0-1.0' }], files: { 'prices.csv': 'a\n1\n' } });
     const c = await run(['collect', 'kaggle', 'alice/two-inputs-crash', '--with-data']);
     expect(c.code, c.stderr).toBe(0);
-    const r = await run(['add', 'raw/sources/kaggle/alice/two-inputs-crash', '--no-verify', '--id', 'pandas_90']);
+    const r = await run(['add', 'raw/sources/kaggle/alice/two-inputs-crash', '--notebook', fake.pageNotebook('alice/two-inputs-crash'), '--no-verify', '--id', 'pandas_90']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('paths      ../input/prices.csv → data/prices/prices.csv\n');
     expect(r.stdout).toContain(
@@ -304,7 +354,7 @@ describe('bad input to add', () => {
     ]), { dataset_sources: ['datalab/sales'] });
     await fake.addDataset('datalab/sales', { title: 'Sales', licenses: [{ name: 'CC0-1.0' }], files: { 'sales.csv': 'price\n1\n' } });
     expect((await run(['collect', 'kaggle', 'alice/new-layout-crash', '--with-data'])).code).toBe(0);
-    const r = await run(['add', 'raw/sources/kaggle/alice/new-layout-crash', '--runtime', 'local', '--id', 'pandas_92']);
+    const r = await run(['add', 'raw/sources/kaggle/alice/new-layout-crash', '--notebook', fake.pageNotebook('alice/new-layout-crash'), '--runtime', 'local', '--id', 'pandas_92']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('paths      /kaggle/input/datasets/datalab/sales → data/sales\n');
     expect(r.stdout).toMatch(/verify {5}crash reproduced as mined/);
@@ -331,10 +381,10 @@ describe('bad input to add', () => {
     // (Its own bytes: the check is on the notebook's sha256, so a byte-identical copy under another ref counts as the same.)
     await fake.addKernel('alice/added-twice-crash', makeNotebook([{ source: 'import pandas as pd\ndf = pd.DataFrame({"twice": [1]})' }, { source: "df['b']", error: { ename: 'KeyError', evalue: "'b'" } }]));
     expect((await run(['collect', 'kaggle', 'alice/added-twice-crash'])).code).toBe(0);
-    const first = await run(['add', 'raw/sources/kaggle/alice/added-twice-crash', '--no-verify']);
+    const first = await run(['add', 'raw/sources/kaggle/alice/added-twice-crash', '--notebook', fake.pageNotebook('alice/added-twice-crash'), '--no-verify']);
     expect(first.code, first.stderr).toBe(0);
     const id = /^draft (\S+) written to/m.exec(first.stdout)?.[1];
-    const again = await unchanged(['add', 'raw/sources/kaggle/alice/added-twice-crash', '--no-verify']);
+    const again = await unchanged(['add', 'raw/sources/kaggle/alice/added-twice-crash', '--notebook', fake.pageNotebook('alice/added-twice-crash'), '--no-verify']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`this crash of alice/added-twice-crash (KeyError: 'b') is already instance ${id}`);
   }, 600_000);
@@ -344,7 +394,7 @@ describe('bad input to add', () => {
     const lock = path.join(proj, 'raw', 'sources.lock.json');
     const before = await readFile(lock, 'utf8').catch(() => undefined);
     await writeFile(lock, '{"instances": {"x": {"platform": "svn"}}}');
-    const r = await unchanged(['add', 'raw/sources/kaggle/alice/unlicensed-crash', '--no-verify']);
+    const r = await unchanged(['add', 'raw/sources/kaggle/alice/unlicensed-crash', '--notebook', fake.pageNotebook('alice/unlicensed-crash'), '--no-verify']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/sources\.lock\.json.*not a valid sources-lock/);
     if (before === undefined) await writeFile(lock, '{"instances": {}}\n');

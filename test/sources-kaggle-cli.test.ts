@@ -45,6 +45,16 @@ describe('KaggleCli on the fake CLI', () => {
     expect(meta).toMatchObject({ id: 'alice/titanic-crash', code_file: 'titanic-crash.ipynb', dataset_sources: ['alice/titanic-data'], competition_sources: [], kernel_sources: [] });
   });
 
+  it('pulls the source Kaggle stores (kernels_pull writes blob.source): no outputs, no counts; metadata as json.dump writes it', async () => {
+    await fake.addKernel('alice/cafe-run', makeNotebook([{ source: 'x = 1', count: 1 }, { source: 'x.y', count: 2, error: { ename: 'AttributeError', evalue: "'int' object has no attribute 'y'" } }]), { title: 'Café run' });
+    const dir = path.join(tmp, 'pull-stored');
+    await cli().pullKernel('alice/cafe-run', dir);
+    const nb = JSON.parse(await readFile(path.join(dir, 'cafe-run.ipynb'), 'utf8')) as { cells: { source: unknown; outputs: unknown[]; execution_count: unknown }[] };
+    expect(nb.cells.map((c) => [c.source, c.outputs, c.execution_count])).toEqual([['x = 1', [], null], ['x.y', [], null]]);
+    // json.dump(data, f, indent=2) keeps ensure_ascii: non-ASCII characters escaped.
+    expect(await readFile(path.join(dir, 'kernel-metadata.json'), 'utf8')).toContain('"title": "Caf\\u00e9 run"');
+  });
+
   it('downloads a dataset as one zip and reports bytes', async () => {
     const dir = path.join(tmp, 'dl');
     await mkdir(dir);
@@ -73,6 +83,19 @@ describe('KaggleCli on the fake CLI', () => {
     expect([e.code, e.exitCode]).toEqual(['E_SOURCE_AUTH', 3]);
     expect(e.message).toMatch(/You must authenticate/);
     expect(`${e.message} ${e.hint}`).not.toContain(FAKE_KAGGLE_KEY);
+  });
+
+  it('downloads a public dataset without any credentials, as the real CLI allows `datasets download` anonymously; a private one is refused', async () => {
+    const home = path.join(tmp, 'home-anonymous');
+    await mkdir(home, { recursive: true });
+    const anonymous = cli({ KAGGLE_USERNAME: '', KAGGLE_KEY: '', HOME: home, KAGGLE_CONFIG_DIR: path.join(home, 'none') });
+    const dir = path.join(tmp, 'dl-anonymous');
+    await mkdir(dir);
+    expect(path.basename(await anonymous.downloadDataset('alice/titanic-data', dir))).toBe('titanic-data.zip');
+    await fake.addDataset('bob/private-data', { title: 'Private', isPrivate: true, files: { 'a.csv': 'a\n1\n' } });
+    const dir2 = path.join(tmp, 'dl-anonymous-private');
+    await mkdir(dir2);
+    expect((await caught(anonymous.downloadDataset('bob/private-data', dir2))).code).toBe('E_SOURCE_FORBIDDEN');
   });
 
   it('reads credentials from kaggle.json in $KAGGLE_CONFIG_DIR like the real CLI', async () => {

@@ -71,7 +71,7 @@ describe('collect → add → verify → sources fetch → drift', () => {
   }, 900_000);
 
   it('adds the Kaggle kernel as a draft whose crash reproduces in the local runtime', async () => {
-    const r = await run(['add', 'raw/sources/kaggle/alice/house-prices-crash']);
+    const r = await run(['add', 'raw/sources/kaggle/alice/house-prices-crash', '--notebook', fake.pageNotebook('alice/house-prices-crash')]);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
     kaggleId = /^draft (\S+) written to raw\/instances\/\1$/m.exec(r.stdout)?.[1] ?? '';
     expect(kaggleId, r.stdout).toMatch(/^[A-Za-z]+_1$/);
@@ -81,8 +81,8 @@ describe('collect → add → verify → sources fetch → drift', () => {
     expect(r.stdout).toContain(`then "status": "ready"; build also needs a line for ${kaggleId} in each raw/annotations/<annotator>.jsonl`);
     const dir = path.join(proj, 'raw/instances', kaggleId);
     expect((await readdir(dir)).sort()).toEqual(['data', 'instance.json', 'original.ipynb', 'reproduced.ipynb']);
-    // original.ipynb is the notebook as fetched, byte for byte.
-    expect(await readFile(path.join(dir, 'original.ipynb'), 'utf8')).toBe(await readFile(path.join(proj, 'raw/sources/kaggle/alice/house-prices-crash/house-prices-crash.ipynb'), 'utf8'));
+    // original.ipynb is the notebook with its saved outputs as downloaded, byte for byte (the pull gives the source only).
+    expect(await readFile(path.join(dir, 'original.ipynb'), 'utf8')).toBe(await readFile(fake.pageNotebook('alice/house-prices-crash'), 'utf8'));
     expect(await readFile(path.join(dir, 'data/house-prices/train.csv'), 'utf8')).toBe(csv);
     const inst = JSON.parse(await readFile(path.join(dir, 'instance.json'), 'utf8')) as Instance;
     expect(checkSchema('instance', inst)).toEqual([]);

@@ -3,13 +3,13 @@
 // binary and the local runtime:
 //   floor    the fake CLI's own `datasets download` of the same dataset (what any collector pays);
 //   collect  `junobench collect kaggle <ref> --with-data` (pull, metadata, download, safe extraction, hashing);
-//   add      `junobench add <source-dir>` (mining, draft, data/ copy, verification in a real kernel);
+//   add      `junobench add <source-dir> --notebook <file>` (mining, draft, data/ copy, verification in a real kernel);
 //   fetch    `junobench sources fetch` (everything again, checked against the lock);
 //   drift    one row of the CSV changed upstream, then `sources fetch` again (its output is kept).
 // Usage: npx tsx bench/sources/run.ts [--mb 50] [--out bench/sources/results.md]
 // Never part of the test run; wall times depend on the machine's load (given with it).
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,7 +65,11 @@ async function main(): Promise<void> {
     const floor = await timed('floor: fake `kaggle datasets download` alone', () => run(FAKE_KAGGLE_BINARY, ['datasets', 'download', 'bench/house-sales', '-p', floorDir], { env }));
     const zipBytes = (await stat(path.join(floorDir, 'house-sales.zip'))).size;
     const collect = await timed('junobench collect kaggle --with-data', () => jb(['collect', 'kaggle', 'bench/house-sales-crash', '--with-data']));
-    const add = await timed('junobench add (draft + data/ + verify in the local runtime)', () => jb(['add', 'raw/sources/kaggle/bench/house-sales-crash']));
+    // `kernels pull` gives the source only; the notebook with its outputs is the one downloaded from the kernel's page.
+    await copyFile(fake.pageNotebook('bench/house-sales-crash'), path.join(proj, 'house-sales-crash.ipynb'));
+    const add = await timed('junobench add (draft + data/ + verify in the local runtime)', () =>
+      jb(['add', 'raw/sources/kaggle/bench/house-sales-crash', '--notebook', 'house-sales-crash.ipynb']),
+    );
     const fetch = await timed('junobench sources fetch (all as locked)', () => jb(['sources', 'fetch']));
     const lines = csv.split('\n');
     lines[1000] = lines[1000]!.replace(/,(\d+)$/, (_m, p: string) => `,${Number(p) + 1}`);

@@ -3,12 +3,14 @@ import { JunoError } from '@junobench/core';
 import { mineNotebookCrashes, planExecution, validateNotebook, type Notebook } from '@junobench/notebook';
 import {
   chooseCrash,
+  hasNoSavedRun,
   idPrefixOfLibrary,
   nextInstanceId,
   parseNotebookLanguages,
   planExpectedCrash,
   planReproducedNotebook,
   planRequires,
+  planSameCode,
   rewriteDataPaths,
 } from './add-instance-plan.js';
 
@@ -233,6 +235,28 @@ describe('chooseCrash', () => {
       /no saved error output — it has no saved outputs or execution counts at all \(saved without outputs, or never run\)/,
     );
     expect(() => chooseCrash([c(0)], 2, 'x.ipynb')).toThrow(JunoError);
+  });
+});
+
+describe('a pulled Kaggle source and the notebook with its outputs', () => {
+  // What `kaggle kernels pull` writes: the stored source, outputs and counts cleared.
+  const pulled = (cells: Cell[]) => {
+    const n = nb(cells);
+    for (const c of n.cells) if (c.cell_type === 'code') Object.assign(c, { outputs: [], execution_count: null });
+    return n;
+  };
+  it('hasNoSavedRun: only when no code cell keeps an output or a count', () => {
+    expect(hasNoSavedRun(pulled([{ src: 'x = 1' }, { src: 'x.y' }]))).toBe(true);
+    expect(hasNoSavedRun(nb([{ src: 'x = 1' }]))).toBe(false);
+    expect(hasNoSavedRun(nb([{ src: '# notes', md: true }]))).toBe(true);
+  });
+  it.each<[string, Cell[], Cell[], string | null]>([
+    ['same code, outputs aside', [{ src: 'x = 1' }, { src: 'x.y' }], [{ src: 'x = 1', count: 4 }, { src: 'x.y', error: ['AttributeError', 'y'] }], null],
+    ['markdown cells and line endings aside', [{ src: 'a', md: true }, { src: 'x = 1\ny = 2' }], [{ src: 'x = 1\r\ny = 2\n' }], null],
+    ['one cell edited', [{ src: 'x = 1' }, { src: 'x.y' }], [{ src: 'x = 1' }, { src: 'x.z' }], 'code cell 1 differs'],
+    ['a cell more', [{ src: 'x = 1' }], [{ src: 'x = 1' }, { src: 'x.y' }], 'it has 2 code cells, the collected notebook 1'],
+  ])('planSameCode: %s', (_, collected, downloaded, expected) => {
+    expect(planSameCode(pulled(collected), nb(downloaded))).toBe(expected);
   });
 });
 

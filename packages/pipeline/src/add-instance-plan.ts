@@ -290,10 +290,33 @@ export function describeMinedCrashes(crashes: readonly MinedCrash[]): string[] {
  * reproduces: it is never taken, and without --crash the one real crash
  * beside interruptions is taken.
  */
+/**
+ * Pure: whether no code cell keeps anything of a run (no output, no execution count). Stripped notebooks (nbstripout,
+ * "Clear All Outputs"), never-run ones, and what `kaggle kernels pull` returns — the source Kaggle stores — look alike.
+ */
+export function hasNoSavedRun(nb: Notebook): boolean {
+  return listCodeCells(nb).every((c) => c.executionCount === null && (c.cell.outputs ?? []).length === 0);
+}
+
+/**
+ * Pure: whether `downloaded` (a notebook saved with its outputs, e.g. from the kernel's page on kaggle.com) has the
+ * same code as `collected` (the source the platform gave): the same number of code cells with the same sources
+ * (line endings aside). Returns why not, or null when they match.
+ */
+export function planSameCode(collected: Notebook, downloaded: Notebook): string | null {
+  const norm = (source: string) => source.replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+  const a = listCodeCells(collected);
+  const b = listCodeCells(downloaded);
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (norm(a[i]!.source) !== norm(b[i]!.source)) return `code cell ${i} differs`;
+  }
+  if (a.length !== b.length) return `it has ${b.length} code cell${b.length === 1 ? '' : 's'}, the collected notebook ${a.length}`;
+  return null;
+}
+
 export function chooseCrash(crashes: readonly MinedCrash[], n: number | undefined, file: string, nb?: Notebook): { crash: MinedCrash; index: number } {
   if (crashes.length === 0) {
-    // Stripped (nbstripout, "Clear All Outputs") and never-run notebooks look alike: nothing was saved of any run.
-    const stripped = nb !== undefined && listCodeCells(nb).every((c) => c.executionCount === null && (c.cell.outputs ?? []).length === 0);
+    const stripped = nb !== undefined && hasNoSavedRun(nb);
     throw new JunoError('E_INPUT_EMPTY', `the notebook has no saved error output${stripped ? ' — it has no saved outputs or execution counts at all (saved without outputs, or never run)' : ''}: there is no crash to reproduce`, {
       location: { file },
       hint: 'add takes a notebook saved with the outputs of a run that crashed (the error output in a code cell)',

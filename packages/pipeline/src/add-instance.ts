@@ -20,6 +20,7 @@ import {
 import { mineImports, mineNotebookCrashes, parseNotebook, type MinedCrash, type Notebook } from '@junobench/notebook';
 import {
   chooseCrash,
+  hasNoSavedRun,
   idPrefixOfLibrary,
   instanceSourceOf,
   isInterruption,
@@ -28,6 +29,7 @@ import {
   parseNotebookLanguages,
   planReproducedNotebook,
   planRequires,
+  planSameCode,
   type DataInputs,
   type ReproducedPlan,
 } from './add-instance-plan.js';
@@ -45,6 +47,11 @@ export interface AddInstanceOptions {
   id?: string;
   /** Which saved error output, 1-based, when there are several. */
   crash?: number;
+  /**
+   * With a source folder: the same notebook saved with its outputs (e.g. downloaded from its page on kaggle.com),
+   * used as original.ipynb — `kaggle kernels pull` gives the source without outputs. Its code must be the collected one's.
+   */
+  notebook?: string;
   /** Runs the draft's reproduced notebook; undefined = --no-verify. */
   verify?: (draftDir: string) => Promise<InstanceVerification>;
   /** Plan and report without writing anything. */
@@ -87,7 +94,7 @@ export interface AddInstanceResult {
  * ids), and the datasets data/ will hold.
  */
 export async function planAddInstance(options: AddInstanceOptions): Promise<AddInstancePlan> {
-  const { SOURCE_RECORD_FILE, datasetCacheDir, readSourceRecord } = await import('@junobench/sources');
+  const { NO_SAVED_OUTPUTS_WARNING, SOURCE_RECORD_FILE, datasetCacheDir, readSourceRecord } = await import('@junobench/sources');
   const { suggestLabels, notebookCrashInput } = await import('@junobench/suggest');
   const STDLIB = new Set<string>((await import('@junobench/image')).PYTHON_STDLIB_MODULES);
   const input = path.resolve(options.input);
@@ -121,7 +128,38 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
       hint: `collect it again: junobench collect ${record.value.platform} ${record.value.ref}`,
     });
   }
-  const nb: Notebook = parseNotebook(original.toString('utf8'), options.input);
+  let nb: Notebook = parseNotebook(original.toString('utf8'), options.input);
+  let originalBytes = original;
+  let originalName = options.input;
+  if (options.notebook !== undefined) {
+    if (!record) {
+      throw new JunoError('E_USAGE', '--notebook goes with a source folder from `junobench collect`: give the notebook itself as the input instead', {
+        location: { file: options.notebook },
+        hint: `junobench add ${options.notebook}`,
+      });
+    }
+    originalBytes = await readFile(path.resolve(options.notebook)).catch((e: unknown) => {
+      throw new JunoError('E_INPUT_NOT_FOUND', 'no such notebook', { location: { file: options.notebook! }, cause: e });
+    });
+    const saved = parseNotebook(originalBytes.toString('utf8'), options.notebook);
+    const differs = planSameCode(nb, saved);
+    if (differs !== null) {
+      throw new JunoError('E_USAGE', `${options.notebook} is not the notebook collected in ${record.value.ref} (${record.value.notebook.path}): ${differs}`, {
+        location: { file: options.notebook },
+        hint: `download the version that was collected, or collect the kernel again (junobench collect ${record.value.platform} ${record.value.ref}) and add with the notebook of that version`,
+      });
+    }
+    nb = saved;
+    originalName = options.notebook;
+  } else if (record?.value.platform === 'kaggle' && hasNoSavedRun(nb)) {
+    // The Kaggle CLI writes the source Kaggle stores (ApiKernelBlob.source): no outputs, so no error output to mine.
+    throw new JunoError('E_INPUT_EMPTY', `the notebook collected from Kaggle (${record.value.notebook.path}) has no saved outputs: \`kaggle kernels pull\` returns a notebook's source only, so there is no error output to mine`, {
+      location: { file: notebookFile },
+      hint:
+        `download the notebook with its outputs from ${record.value.url} (the version that crashed), then: ` +
+        `junobench add ${options.input} --notebook <downloaded.ipynb> (for a run on Kaggle that failed, \`kaggle kernels output ${record.value.ref}\` gives its log)`,
+    });
+  }
   // Its cells would run in a Python kernel: an R or Julia notebook's draft can only fail there.
   const other = parseNotebookLanguages(nb).filter((l) => l.toLowerCase() !== 'python');
   if (other.length > 0) {
@@ -131,8 +169,9 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     });
   }
   const crashes = mineNotebookCrashes(nb);
-  const { crash, index } = chooseCrash(crashes, options.crash, options.input, nb);
-  const warnings: string[] = [...(record?.value.warnings ?? [])];
+  const { crash, index } = chooseCrash(crashes, options.crash, originalName, nb);
+  // Past this point the notebook has saved outputs: collect's warning that it came without any is settled.
+  const warnings: string[] = (record?.value.warnings ?? []).filter((w) => !w.startsWith(NO_SAVED_OUTPUTS_WARNING));
 
   // Kernel outputs are recorded but never downloaded: a path into one is an input the draft lacks.
   const sources = (record?.value.datasets ?? []).filter((d) => d.kind !== 'kernel-output');
@@ -202,7 +241,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     suggestedLabels,
   };
   validateOrThrow<Instance>('instance', instance, { file: path.join(options.instancesDir, id, 'instance.json') });
-  return { id, instance, original, reproduced, crashes, chosen: index, ...(record ? { record } : {}), data, warnings };
+  return { id, instance, original: originalBytes, reproduced, crashes, chosen: index, ...(record ? { record } : {}), data, warnings };
 }
 
 async function chooseId(options: AddInstanceOptions, prefix: string): Promise<string> {

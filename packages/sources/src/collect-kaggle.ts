@@ -11,7 +11,7 @@ import {
   type SourceDataset,
   type SourceRecord,
 } from '@junobench/core';
-import { parseNotebook } from '@junobench/notebook';
+import { listCodeCells, parseNotebook } from '@junobench/notebook';
 import { pseudonymizeAuthor } from './author-id.js';
 import { datasetCacheDir, fetchKaggleData, sourcesCacheDir } from './fetch-kaggle-data.js';
 import type { KaggleCli } from './kaggle-cli.js';
@@ -21,6 +21,8 @@ import { writeSourceRecord, type RecordFile } from './write-source-record.js';
 
 export const KERNEL_METADATA_FILE = 'kernel-metadata.json';
 export const DATASET_METADATA_FILE = 'dataset-metadata.json';
+/** How the record's warning about a pulled notebook without outputs starts (add, given the notebook with outputs, drops it). */
+export const NO_SAVED_OUTPUTS_WARNING = 'the notebook came without saved outputs';
 
 // Kaggle's licence names that mean "no licence granted".
 const NO_LICENSE = new Set(['', 'unknown', 'none', 'no license', 'copyright-authors', 'other (specified in description)']);
@@ -118,7 +120,7 @@ async function collectOne(
   const nbBytes = await readFile(nbPath).catch((e: unknown) => {
     throw new JunoError('E_SOURCE', `kaggle kernels pull did not write the notebook ${meta.code_file} named in ${KERNEL_METADATA_FILE} (${refText})`, { cause: e });
   });
-  parseNotebook(nbBytes.toString('utf8'), `${refText}: ${meta.code_file}`);
+  const nb = parseNotebook(nbBytes.toString('utf8'), `${refText}: ${meta.code_file}`);
 
   const files: RecordFile[] = [
     { path: meta.code_file, content: nbBytes },
@@ -126,6 +128,14 @@ async function collectOne(
   ];
   const datasets: SourceDataset[] = [];
   const warnings: string[] = [];
+  if (listCodeCells(nb).every((c) => c.executionCount === null && (c.cell.outputs ?? []).length === 0)) {
+    // kernels_pull writes `blob.source`, the source Kaggle stores: outputs are not part of it.
+    warnings.push(
+      `${NO_SAVED_OUTPUTS_WARNING} (\`kaggle kernels pull\` returns a notebook's source only), so add has no error output to mine: ` +
+        `download the notebook with its outputs from https://www.kaggle.com/code/${ref.owner}/${ref.slug} (the version that crashed) and run ` +
+        '`junobench add <this source folder> --notebook <downloaded.ipynb>`',
+    );
+  }
   const mounts = new Set<string>();
   const addDataset = (d: SourceDataset) => {
     if (mounts.has(d.mount)) {

@@ -27,6 +27,7 @@ export {
   isRecordDataCached,
   KERNEL_METADATA_FILE,
   DATASET_METADATA_FILE,
+  NO_SAVED_OUTPUTS_WARNING,
 } from './collect-kaggle.js';
 export type { CollectKaggleOptions } from './collect-kaggle.js';
 export { fetchKaggleData, sourcesCacheDir, datasetCacheDir, fullDataCacheDir } from './fetch-kaggle-data.js';

@@ -68,6 +68,14 @@ export class FakeKaggle {
     await writeFile(path.join(dir, 'source.ipynb'), typeof notebook === 'string' ? notebook : JSON.stringify(notebook, null, 1));
   }
 
+  /**
+   * The notebook as run, saved outputs included: what a user downloads from the kernel's page on kaggle.com.
+   * `kaggle kernels pull` gives only its source (outputs and execution counts cleared).
+   */
+  pageNotebook(ref: string): string {
+    return path.join(this.server, 'kernels', ...ref.split('/'), 'source.ipynb');
+  }
+
   async addDataset(ref: string, d: FakeDataset): Promise<void> {
     const dir = path.join(this.server, 'datasets', ...ref.split('/'));
     await rm(dir, { recursive: true, force: true });

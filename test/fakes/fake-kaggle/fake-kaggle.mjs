@@ -13,7 +13,8 @@
 //   users.json                                {"<username>": "<key>"}  (legacy API keys)
 //   tokens.json                               {"<API token>": "<username>"}
 //   kernels/<owner>/<slug>/kernel.json        metadata (title, id_no, is_private, dataset_sources, …)
-//   kernels/<owner>/<slug>/source.ipynb       the notebook
+//   kernels/<owner>/<slug>/source.ipynb       the notebook as run, saved outputs included (what its page shows);
+//                                             `kernels pull` writes it without outputs, as Kaggle stores the source
 //   datasets/<owner>/<slug>/dataset.json      title, licenses, isPrivate, …
 //   datasets/<owner>/<slug>/files/**          zipped on download
 //   datasets/<owner>/<slug>/zip-extra.json    [{ "name", "content" }]: raw entries appended to the zip (hostile names too)
@@ -54,6 +55,10 @@ function dropDefaults(obj) {
   return Object.fromEntries(
     Object.entries(obj).filter(([, v]) => v !== undefined && v !== null && v !== 0 && v !== false && !(Array.isArray(v) && v.length === 0)),
   );
+}
+// json.dump's ensure_ascii: every non-ASCII character as \uXXXX.
+function asciiJson(text) {
+  return text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 function readJson(file) {
   return JSON.parse(readFileSync(file, 'utf8'));
@@ -110,6 +115,9 @@ function authenticate() {
   let key = process.env.KAGGLE_KEY;
   if (!username || !key) {
     const file = path.join(configDir(), 'kaggle.json');
+    // _authenticate_with_legacy_apikey: with no key anywhere, commands in command_prefixes_allowing_anonymous_access
+    // ("datasets download", "datasets files", matched on the arguments as typed) go on without an account.
+    if (!existsSync(file) && args.length > 2 && /^(datasets download|datasets files)/.test(args.join(' '))) return { username: null, ok: true };
     if (!existsSync(file)) {
       out('You must authenticate before you can call the Kaggle API.');
       out('Follow the instructions to authenticate at: https://github.com/Kaggle/kaggle-cli/blob/main/docs/README.md#authentication');
@@ -215,6 +223,22 @@ function writeZip(file, entries) {
   closeSync(fd);
 }
 
+function storedSource(text) {
+  let nb;
+  try {
+    nb = JSON.parse(text);
+  } catch {
+    return text; // not JSON: served as stored
+  }
+  for (const c of Array.isArray(nb.cells) ? nb.cells : []) {
+    if (c && c.cell_type === 'code') {
+      c.outputs = [];
+      c.execution_count = null;
+    }
+  }
+  return JSON.stringify(nb);
+}
+
 function progress(bytes) {
   const mb = (bytes / 1048576).toFixed(2);
   process.stderr.write(`100%|██████████| ${mb}M/${mb}M [00:00<00:00, 52.1MB/s]\n`);
@@ -238,7 +262,11 @@ if (key === 'kernels pull') {
   const target = opts.values.path ?? process.cwd();
   mkdirSync(target, { recursive: true });
   const codeFile = `${slug}.ipynb`;
-  writeFileSync(path.join(target, codeFile), readFileSync(path.join(dir, 'source.ipynb')));
+  // kernels_pull writes `blob.source` (ApiKernelBlob.source of GetKernel): the notebook as Kaggle stores its source.
+  // source.ipynb is the notebook as run, with its outputs — what its page on kaggle.com shows and downloads. The stored
+  // source has none: the CLI repository's own Kaggle-saved notebook (tests/kernel/testing-x.ipynb at 1744cda) carries
+  // Kaggle's per-cell run timestamps but `"execution_count":null,"outputs":[]`, compact JSON as Kaggle writes it.
+  writeFileSync(path.join(target, codeFile), storedSource(readFileSync(path.join(dir, 'source.ipynb'), 'utf8')));
   if (opts.flags.has('-m') || opts.flags.has('--metadata')) {
     const data = {
       id: `${owner}/${slug}`,
@@ -260,7 +288,7 @@ if (key === 'kernels pull') {
       machine_shape: 'None',
       ...(k.extra_metadata ?? {}),
     };
-    writeFileSync(path.join(target, 'kernel-metadata.json'), JSON.stringify(data, null, 2));
+    writeFileSync(path.join(target, 'kernel-metadata.json'), asciiJson(JSON.stringify(data, null, 2))); // json.dump(data, f, indent=2)
     out(`Source code and metadata downloaded to ${target}`);
   } else {
     out(`Source code downloaded to ${path.join(target, codeFile)}`);
@@ -310,7 +338,9 @@ if (key === 'kernels pull') {
   if (!ref) usage('the following arguments are required: dataset');
   const [owner, slugWithVersion] = splitRef(ref.replace(/\/versions\/\d+$/, ''), 'Dataset');
   const slug = slugWithVersion;
-  const endpoint = 'datasets.DatasetApiService/DownloadDataset';
+  // dataset_download_cli asks for the dataset's metadata first (for the licences it prints), so a missing or
+  // private dataset fails on that request; no licence → its placeholder text.
+  const endpoint = 'datasets.DatasetApiService/GetDatasetMetadata';
   if (!auth.ok) httpError(401, endpoint);
   fault('datasets download', ref, endpoint);
   const dir = path.join(server, 'datasets', owner, slug);
@@ -319,7 +349,7 @@ if (key === 'kernels pull') {
   if (d.isPrivate && owner !== auth.username) httpError(403, endpoint);
   out(`Dataset URL: https://www.kaggle.com/datasets/${owner}/${slug}`);
   const licenses = (d.licenses ?? []).map((l) => l.name).filter(Boolean);
-  if (licenses.length > 0) out(`License(s): ${licenses.join(',')}`);
+  out(`License(s): ${licenses.length > 0 ? licenses.join(',') : 'Error retrieving license. Please visit the Dataset URL to view license information.'}`);
   const target = opts.values.path ?? process.cwd();
   mkdirSync(target, { recursive: true });
   const zip = path.join(target, `${slug}.zip`);

@@ -24,6 +24,7 @@ interface FetchFlags {
 interface AddFlags extends RuntimeFlags {
   id?: string;
   crash?: number;
+  notebook?: string;
   instances: string;
   verify: boolean;
   dryRun?: boolean;
@@ -169,6 +170,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
     .argument('<notebook.ipynb | source-dir>', 'a notebook file, or a source record folder from `junobench collect` (raw/sources/<platform>/<owner>/<name>)')
     .option('--id <id>', 'the instance id (default: <library>_<n>, the next free number for the suggested library)')
     .option('--crash <n>', 'which saved error output, when the notebook has several (1 = the first)', parsePositiveInt)
+    .option('--notebook <file.ipynb>', "with a source folder: the same notebook saved with its outputs (e.g. downloaded from its Kaggle page; `kaggle kernels pull` gives the source only), kept as original.ipynb")
     .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
     .option('--no-verify', "don't run the reproduced notebook")
     .option('--dry-run', 'show the draft that would be written, and write nothing')
@@ -181,7 +183,9 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       'A draft stays out of the benchmark until it has labels, a fixed.ipynb and "status": "ready".\n\n' +
       'Exit status: 0 draft written (crash reproduced, or --no-verify), 1 draft written but the crash did not reproduce as mined,\n' +
       '2 bad input (no error output, several without --crash, not a notebook, not a Python notebook, id taken or deprecated, crash already added),\n3 no usable runtime.\n' +
-      'Examples:\n  junobench add raw/sources/kaggle/alice/house-prices-crash\n  junobench add crash.ipynb --crash 2 --id pandas_12\n  junobench add raw/sources/github/octo/nbs--eda--crash --no-verify',
+      'A Kaggle kernel comes from `kaggle kernels pull` without its saved outputs: give the notebook downloaded with its outputs\n' +
+      'from its page with --notebook (its code must be the collected one\'s).\n' +
+      'Examples:\n  junobench add raw/sources/kaggle/alice/house-prices-crash --notebook ~/Downloads/house-prices-crash.ipynb\n  junobench add crash.ipynb --crash 2 --id pandas_12\n  junobench add raw/sources/github/octo/nbs--eda--crash --no-verify',
   );
   add.action(async (input: string, flags: AddFlags) => {
     const { addInstance } = await import('@junobench/pipeline');
@@ -198,6 +202,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
         cacheDir,
         ...(flags.id !== undefined ? { id: flags.id } : {}),
         ...(flags.crash !== undefined ? { crash: flags.crash } : {}),
+        ...(flags.notebook !== undefined ? { notebook: path.resolve(ctx.cwd, flags.notebook) } : {}),
         ...(runtime ? { verify: (dir: string) => verifyInstanceDir(dir, { runtime, jobs: 1 }) } : {}),
         ...(flags.dryRun ? { dryRun: true } : {}),
         onProgress: progress,
