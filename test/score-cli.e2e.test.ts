@@ -171,5 +171,10 @@ describe('junobench tasks export / baseline oracle / score', () => {
     expect(card.repair!.attempts).toBe(2);
     const second = card.repair!.results.find((x) => x.task === ids[0] && x.attempt === 2);
     expect(second).toMatchObject({ outcome: 'no-prediction', reason: expect.stringMatching(/^the answer on line 2 was left out \(--lenient\): not a valid prediction: answer\.cells\[0\]/) });
+    // Said before the long work (the runtime's module check, then the repairs), not after it; and the wait is named.
+    const leftOut = r.stderr.indexOf('line 2: not a valid prediction: answer.cells[0]');
+    const checking = r.stderr.search(/^checking which modules the repair tasks need the local runtime can import \((\w+, )*pandas(, \w+)*\)…$/m);
+    expect(leftOut, r.stderr).toBeGreaterThanOrEqual(0);
+    expect(checking, r.stderr).toBeGreaterThan(leftOut);
   }, 300_000);
 });

@@ -104,6 +104,11 @@ export function planRepairPrewarm(nb: Notebook, plan: readonly number[], require
   return out;
 }
 
+/** The modules the instances of repair tasks require, sorted, each once. */
+export function listRequiredModules(keys: readonly RepairKey[]): string[] {
+  return [...new Set(keys.flatMap((k) => k.source.instance.requires))].sort();
+}
+
 /**
  * Repair tasks that cannot be scored in this runtime: an instance whose
  * required modules are not importable there (e.g. TensorFlow in the local
@@ -113,7 +118,7 @@ export function planRepairPrewarm(nb: Notebook, plan: readonly number[], require
 export async function planRepairExclusions(keys: readonly RepairKey[], runtime: Runtime): Promise<Map<string, string>> {
   const excluded = new Map<string, string>();
   if (keys.length === 0) return excluded;
-  const modules = [...new Set(keys.flatMap((k) => k.source.instance.requires))].sort();
+  const modules = listRequiredModules(keys);
   const identity = await runtime.describe(modules);
   const where =
     identity.kind === 'docker' ? `the image ${identity.image ?? identity.imageId ?? ''}`.trim() : identity.python ? `the local Python ${identity.python}` : 'the local Python';

@@ -12,9 +12,9 @@ import {
 import type { Notebook } from '@junobench/notebook';
 import type { Runtime } from '@junobench/runtime';
 import { checkRepair, judgeRepair, type RepairVerdict } from './check-repair.js';
-import { executeRepairs, planRepairExclusions, type RepairRun } from './execute-repairs.js';
+import { executeRepairs, listRequiredModules, planRepairExclusions, type RepairRun } from './execute-repairs.js';
 import { DEFAULT_TASK_SEED, TASK_KINDS, planTasks, type DetectKey, type DiagnoseKey, type PlannedTasks, type RepairKey, type TaskKey } from './plan-tasks.js';
-import { predictionProblemsError, readPredictions, type ParsedPredictions } from './read-predictions.js';
+import { predictionProblemsError, readPredictions, type ParsedPredictions, type PredictionProblem } from './read-predictions.js';
 import { readTaskSources } from './read-task-sources.js';
 import { planAttempts, repairSlot, scoreDetect, scoreDiagnose, scoreRepair } from './score-answers.js';
 
@@ -33,6 +33,11 @@ export interface ScoreRepairOptions {
   timeoutSeconds?: number;
   scratchRoot?: string;
   signal?: AbortSignal;
+  /**
+   * Called before asking the runtime which of the modules the repair tasks need it has (importing them all takes a
+   * while, tens of seconds for a local Python with torch): e.g. to say what the wait is.
+   */
+  onCheckRuntime?: (runtime: Runtime, modules: readonly string[]) => void;
   /** Called once before repaired notebooks are executed (not when none is), e.g. to say where they run. */
   onExecute?: (runtime: Runtime, runs: number) => void;
 }
@@ -77,6 +82,7 @@ export async function scorePredictions(
     try {
       // The container runtime is the sandbox (no network, limits, read-only instance); the local one runs with the user's rights.
       scorecard.runtime = { kind: runtime.kind, sandboxed: runtime.kind === 'docker' };
+      repair.onCheckRuntime?.(runtime, listRequiredModules(repairKeys));
       const excluded = await planRepairExclusions(repairKeys, runtime);
       const verdicts = new Map<string, RepairVerdict>();
       const runs: RepairRun[] = [];
@@ -153,6 +159,11 @@ export interface RunScoreOptions {
   lenient?: boolean;
   repair: ScoreRepairOptions;
   onProgress?: ProgressListener;
+  /**
+   * Called with the lines left out (--lenient) as soon as the predictions are read, before any repair runs: a user
+   * learns that lines were refused now, not after minutes of repairs.
+   */
+  onLeftOut?: (problems: readonly PredictionProblem[]) => void;
 }
 
 /** `junobench score`: read the instances, the tasks and the predictions, and score. */
@@ -162,6 +173,7 @@ export async function runScore(options: RunScoreOptions): Promise<ScoreResult> {
   const set = options.tasks ? await readTaskSet(options.tasks, planned, options) : undefined;
   const parsed = await readPredictions(options.predictions, set ? set.keys : planned.keys);
   if (parsed.problems.length > 0 && !options.lenient) throw predictionProblemsError(options.predictions, parsed.problems, parsed.lines);
+  if (parsed.problems.length > 0) options.onLeftOut?.(parsed.problems);
   const used = new Set(parsed.predictions.map((p) => p.task));
   const effective = set ?? allTasksOf(planned, TASK_KINDS.filter((k) => used.has(k)), sources.length);
   return scorePredictions(effective, parsed, options.repair, options.onProgress);

@@ -170,6 +170,17 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
           'To sandbox them: sh tools/setup-engine.sh && npx junobench image build, then score --runtime docker.',
       );
     };
+    // Importing every module the repair tasks need (torch, tensorflow…) takes tens of seconds with nothing else on screen.
+    const onCheckRuntime = (runtime: Runtime, modules: readonly string[]) => {
+      if (modules.length === 0) return;
+      const listed = modules.length > 8 ? `${modules.slice(0, 8).join(', ')} and ${modules.length - 8} more` : modules.join(', ');
+      ctx.err(`checking which modules the repair tasks need the ${runtime.kind} runtime can import (${listed})…`);
+    };
+    // With --lenient, the lines left out are said before any repair runs, not after minutes of them.
+    const onLeftOut = (problems: readonly { line: number; message: string }[]) => {
+      for (const p of problems.slice(0, MAX_PROBLEMS_SHOWN)) ctx.err(`warning: ${show(resolve(predictions))} line ${p.line}: ${p.message} (left out)`);
+      if (problems.length > MAX_PROBLEMS_SHOWN) ctx.err(`warning: … and ${problems.length - MAX_PROBLEMS_SHOWN} more (the scorecard, --out or --json, lists every line left out)`);
+    };
     const progress = ctx.progress('score');
     let result;
     try {
@@ -181,19 +192,19 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         lenient: flags.lenient === true,
         repair: {
           createRuntime,
+          onCheckRuntime,
           onExecute,
           ...(flags.jobs ? { jobs: flags.jobs } : {}),
           ...(flags.cellTimeout ? { cellTimeoutSeconds: flags.cellTimeout } : {}),
           ...(flags.timeout ? { timeoutSeconds: flags.timeout } : {}),
         },
         onProgress: progress,
+        onLeftOut,
       });
     } finally {
       progress.done();
     }
     const card = result.scorecard;
-    for (const p of card.predictions.problems.slice(0, MAX_PROBLEMS_SHOWN)) ctx.err(`warning: ${show(resolve(predictions))} line ${p.line}: ${p.message} (left out)`);
-    if (card.predictions.problems.length > MAX_PROBLEMS_SHOWN) ctx.err(`warning: … and ${card.predictions.problems.length - MAX_PROBLEMS_SHOWN} more`);
     ctx.out(formatScoreSummary(card));
     if (result.repairRuns > 0) {
       ctx.out(`repairs: ${result.repairRuns} notebook${result.repairRuns > 1 ? 's' : ''} executed in ${formatDuration(result.repairMs)} (${card.runtime?.kind} runtime, ${card.runtime?.sandboxed ? 'sandboxed' : 'not sandboxed'})`);
