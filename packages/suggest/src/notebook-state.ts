@@ -52,12 +52,42 @@ function rerunEvidence(f: NotebookStateFacts): string | undefined {
   return undefined;
 }
 
-/** Cells before the crashing one that ran after it, or cells after it that ran before it. */
+/**
+ * Cells before the crashing one that ran after it, or cells after it that ran
+ * before it. A notebook keeps only the count of each cell's last run, so a
+ * cell above with a higher count may simply have been re-run after the crash
+ * (a user working down the notebook, then fixing and re-running): when a count
+ * below the crash's that no cell holds is free for it, after the cells above
+ * it, its earlier run fits there and says nothing about the order. This is the
+ * reading `add` replays the notebook by (packages/pipeline's
+ * planReproducedNotebook), so a draft replayed top to bottom is not suggested
+ * as an out-of-order crash.
+ */
 function outOfOrderEvidence(f: NotebookStateFacts): string | undefined {
   const n = f.input.executionCount;
   if (n === undefined || n === null) return undefined;
-  const laterBefore = (f.input.executionCountsBefore ?? []).filter((c): c is number => c !== null && c > n).length;
-  const earlierAfter = (f.input.executionCountsAfter ?? []).filter((c): c is number => c !== null && c < n).length;
+  const before = f.input.executionCountsBefore ?? [];
+  const after = f.input.executionCountsAfter ?? [];
+  const taken = new Set([...before, ...after].filter((c): c is number => c !== null && c < n));
+  let placedUpTo = 0;
+  let laterBefore = 0;
+  let rerun = 0;
+  for (const c of before) {
+    if (c === null) continue;
+    if (c < n) {
+      placedUpTo = Math.max(placedUpTo, c);
+      continue;
+    }
+    let k = placedUpTo + 1;
+    while (k < n && taken.has(k)) k++;
+    if (k < n) {
+      taken.add(k);
+      placedUpTo = k;
+      rerun++;
+    } else laterBefore++;
+  }
+  const earlierAfter = after.filter((c): c is number => c !== null && c < n).length;
   if (laterBefore + earlierAfter === 0) return undefined;
-  return `the cells ran out of order (the crashing cell is [${n}]; ${laterBefore} cell(s) above it ran later, ${earlierAfter} below it ran earlier)`;
+  const rerunNote = rerun > 0 ? `; ${rerun} other cell(s) above may have been re-run after the crash` : '';
+  return `the cells ran out of order (the crashing cell is [${n}]; ${laterBefore} cell(s) above it ran later and cannot have run before it, ${earlierAfter} below it ran earlier${rerunNote})`;
 }

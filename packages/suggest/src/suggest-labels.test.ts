@@ -44,7 +44,8 @@ describe('suggestLabels', () => {
     const withCells = (extra: Partial<SuggestInput>): SuggestInput => ({ ...keyError, cell: "df['price'].mean()", ...extra });
 
     it.each<[string, Partial<SuggestInput>, RegExp]>([
-      ['cells run out of order', { executionCount: 4, cellsBefore: ["df['price'] = df.a * df.b"], executionCountsBefore: [9] }, /ran out of order/],
+      // [1] and [2] are taken: the cell that made the column cannot have run before the crash.
+      ['cells run out of order', { executionCount: 3, cellsBefore: ['df = load()', "df['price'] = df.a * df.b"], executionCountsBefore: [1, 9], cellsAfter: ['x = 1'], executionCountsAfter: [2] }, /ran out of order/],
       ['a cell below ran first', { executionCount: 7, cellsBefore: [], executionCountsBefore: [], cellsAfter: ['df = load()'], executionCountsAfter: [3] }, /ran out of order/],
       ['an earlier cell already removed the key', { cellsBefore: ["df = pd.read_csv('t.csv')", "df.drop(columns='price', inplace=True)"] }, /ran again/],
     ])('%s', (_name, extra, why) => {
@@ -60,6 +61,9 @@ describe('suggestLabels', () => {
     it.each<[string, Partial<SuggestInput>]>([
       ['the cells ran in order', { executionCount: 4, cellsBefore: ['df = load()'], executionCountsBefore: [3], cellsAfter: ['x = 1'], executionCountsAfter: [5] }],
       ['no execution counts saved', { cellsBefore: ['df = load()'] }],
+      // Ran top to bottom, crashed at [4], then the user re-ran the second cell ([5]): its first run fits at the free [2],
+      // as `add` replays it (file order).
+      ['a cell above was only re-run after the crash', { executionCount: 4, cellsBefore: ['import pandas as pd', 'df = load()', "df['b'] = df.a * 2"], executionCountsBefore: [1, 5, 3] }],
     ])('not when %s', (_name, extra) => {
       const { suggestions, rules } = suggestLabelsWithRules(withCells(extra));
       expect(suggestions.library.value).toBe('pandas');

@@ -48,12 +48,27 @@ describe('suggestRootCause', () => {
       {
         ...crash('KeyError', "'total'", [cell("df['total'].mean()")]),
         cell: "df['total'].mean()",
-        executionCount: 4,
-        cellsBefore: ["df['total'] = df.a + df.b"],
-        executionCountsBefore: [9],
+        // Every count below the crash's is another cell's: the cell making the column cannot have run before it.
+        executionCount: 3,
+        cellsBefore: ['df = load()', "df['total'] = df.a + df.b"],
+        executionCountsBefore: [1, 9],
+        cellsAfter: ['x = 1'],
+        executionCountsAfter: [2],
       },
       'NB specific',
       /out of order/,
+    ],
+    [
+      'a cell above only re-run after the crash (its first run fits a free count): not out of order',
+      {
+        ...crash('KeyError', "'total'", [cell("df['total'].mean()")]),
+        cell: "df['total'].mean()",
+        executionCount: 4,
+        cellsBefore: ['df = load()', "df['total'] = df.a + df.b"],
+        executionCountsBefore: [1, 9],
+      },
+      'data confusion',
+      /not in the data|column/,
     ],
     [
       'some of the columns the crashing statement drops missing: misnamed or never there, not a re-run',
