@@ -1,12 +1,13 @@
 // `junobench tasks export`, `baseline` and `score` end to end on the embedded
 // benchmark: the issue's done-when chain (the oracle scores perfectly), the
 // heuristic baseline, byte-identical exports, and bad prediction lines.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema, type Scorecard } from '@junobench/core';
-import { runJunobench } from './run-cli.js';
+import { junobenchBin, repoRoot, runJunobench } from './run-cli.js';
 
 let dir: string;
 const tasks = () => path.join(dir, 't.jsonl');
@@ -177,4 +178,42 @@ describe('junobench tasks export / baseline oracle / score', () => {
     expect(leftOut, r.stderr).toBeGreaterThanOrEqual(0);
     expect(checking, r.stderr).toBeGreaterThan(leftOut);
   }, 300_000);
+});
+
+describe('junobench score interrupted', () => {
+  it('Ctrl-C while a repair runs leaves no scratch copy behind', async () => {
+    // The repairs' scratch copies (a copy of the instance's data per attempt) were removed only when scoring ended
+    // normally: Ctrl-C exits through process.exit, and junobench-score-*/ stayed in $TMPDIR.
+    const all = (await readFile(tasks(), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { id: string; task: string; notebook?: { cells: { cell_type: string; source: string | string[] }[] } });
+    const task = all.find((t) => t.task === 'repair')!;
+    const notebook = structuredClone(task.notebook!);
+    const first = notebook.cells.find((c) => c.cell_type === 'code')!;
+    first.source = `import time\ntime.sleep(100)\n${Array.isArray(first.source) ? first.source.join('') : first.source}`;
+    const p = path.join(dir, 'slow-repair.jsonl');
+    await writeFile(p, `${JSON.stringify({ task: 'repair', id: task.id, answer: { notebook } })}\n`);
+    const tmp = await mkdtemp(path.join(os.tmpdir(), 'jb-score-sigint-'));
+    const child = spawn(process.execPath, [junobenchBin, 'score', p, '--tasks', tasks(), '--runtime', 'local'], {
+      cwd: repoRoot,
+      env: { ...process.env, CI: '1', TMPDIR: tmp },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const ownKernels = () =>
+      execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.includes(`junobench-${child.pid}-`));
+    const ours = async () => (await readdir(tmp)).filter((n) => n.startsWith('junobench'));
+    // Wait until the repair runs: the runner and its kernel carry this run's temporary folder in their arguments.
+    const deadline = Date.now() + 240_000;
+    while (ownKernels().length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(ownKernels().length, stderr).toBeGreaterThanOrEqual(3);
+    expect((await ours()).length, stderr).toBeGreaterThanOrEqual(2);
+    child.kill('SIGINT');
+    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running 60 s after the signal'), 60_000))]);
+    if (typeof code === 'string') child.kill('SIGKILL');
+    expect(code, stderr).toBe(130);
+    expect(await ours()).toEqual([]);
+  }, 400_000);
 });

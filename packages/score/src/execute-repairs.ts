@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { copyInstanceTree, formatJson, writeFileAtomic, type ProgressListener, type RunResult } from '@junobench/core';
 import { listCodeCells, parseImports, type Notebook } from '@junobench/notebook';
-import type { NotebookRun, Runtime } from '@junobench/runtime';
+import { createRunFolder, sweepStaleRunFolders, type NotebookRun, type Runtime } from '@junobench/runtime';
 import { isAnswerFile } from './read-task-sources.js';
 import type { RepairKey } from './plan-tasks.js';
 
@@ -50,7 +50,13 @@ export interface ExecuteRepairsOptions {
 export async function executeRepairs(runs: readonly RepairRun[], options: ExecuteRepairsOptions): Promise<Map<string, RunResult>> {
   const out = new Map<string, RunResult>();
   if (runs.length === 0) return out;
-  const scratch = await mkdtemp(path.join(options.scratchRoot ?? os.tmpdir(), 'junobench-score-'));
+  // A run folder (the runtimes' own kind): removed at exit too — Ctrl-C ends the process with process.exit, which skips
+  // the finally below — and swept by the next run when this process dies without exiting (SIGKILL). It holds a copy
+  // of the instance's data per attempt.
+  const root = options.scratchRoot ?? os.tmpdir();
+  sweepStaleRunFolders(root);
+  const folder = createRunFolder(root);
+  const scratch = folder.dir;
   try {
     const notebookRuns: NotebookRun[] = [];
     for (const [n, r] of runs.entries()) {
@@ -82,7 +88,7 @@ export async function executeRepairs(runs: readonly RepairRun[], options: Execut
     results.forEach((result, i) => out.set(runs[i]!.slot, result));
     return out;
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    folder.remove();
   }
 }
 
