@@ -84,6 +84,20 @@ export async function connectDockerEngine(
   return docker;
 }
 
+/** Which engine answers: Podman's Docker-compatible API or Docker's, which differ in a few options (the seccomp profile: its text for Docker, a file path for Podman). */
+export type EngineKind = 'podman' | 'docker';
+
+/** The engine's kind, from its version answer (Podman names a "Podman Engine" component). */
+export async function readEngineKind(docker: Docker): Promise<EngineKind> {
+  let version: Docker.DockerVersion;
+  try {
+    version = await docker.version();
+  } catch (e) {
+    throw new JunoError('E_ENV_ENGINE', `the container engine did not say its version (${(e as Error).message})`, { hint: SETUP_HINT, cause: e });
+  }
+  return (version.Components ?? []).some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
+}
+
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);

@@ -30,6 +30,12 @@ export interface ContainerSpec {
   /** Size of /dev/shm; default the engine's (64 MB on Docker and Podman). */
   shmBytes?: number;
   /**
+   * The seccomp profile, as the engine's `seccomp=` security option takes it
+   * (Docker: the profile's JSON text; Podman: a path on the engine's host; see
+   * createContainerRuntime): default the engine's own profile.
+   */
+  seccomp?: string;
+  /**
    * The container's stdin stays open (attached) until `go()`: its command can
    * prepare (start a kernel, import) and wait for the line "go". When the
    * toolchain goes away, stdin closes (end of file) and the command can exit.
@@ -124,7 +130,7 @@ export async function launchContainer(
         ...(spec.readonlyRootfs ? { ReadonlyRootfs: true } : {}),
         ...(spec.tmpfs ? { Tmpfs: Object.fromEntries(Object.entries(spec.tmpfs).map(([p, bytes]) => [p, `rw,nosuid,nodev,size=${bytes},mode=1777`])) } : {}),
         ...(spec.shmBytes ? { ShmSize: spec.shmBytes } : {}),
-        SecurityOpt: ['no-new-privileges'],
+        SecurityOpt: ['no-new-privileges', ...(spec.seccomp ? [`seccomp=${spec.seccomp}`] : [])],
       },
     });
   } catch (e) {

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type Docker from 'dockerode';
@@ -5,6 +7,7 @@ import { JunoError } from '@junobench/core';
 import type { NotebookRun } from './runtime.js';
 import { createContainerRuntime } from './container-runtime.js';
 import { hashRunnerFiles } from './runner-path.js';
+import { formatSeccompProfile } from './seccomp-profile.js';
 
 /** What the runner in an image built from this checkout reports: the runtime refuses any other. */
 const RUNNER = await hashRunnerFiles();
@@ -23,7 +26,7 @@ interface Script {
  * stdin waits for "go" on it; then it "runs" for `ms`, prints its script and
  * auto-removes itself, as an engine would.
  */
-function fakeDocker(script: (cmd: string[]) => Script, options: { images?: string[]; probe?: (cmd: string[]) => Script } = {}) {
+function fakeDocker(script: (cmd: string[]) => Script, options: { images?: string[]; probe?: (cmd: string[]) => Script; engine?: 'podman' | 'docker' } = {}) {
   const live = new Map<string, { killed: boolean }>();
   const created: Docker.ContainerCreateOptions[] = [];
   let running = 0;
@@ -59,6 +62,8 @@ function fakeDocker(script: (cmd: string[]) => Script, options: { images?: strin
       };
     },
     listContainers: async () => [],
+    // Podman names its engine component so; Docker's is "Engine".
+    version: async () => ({ Components: [{ Name: options.engine === 'docker' ? 'Engine' : 'Podman Engine', Version: '4.3.1' }] }),
     async createContainer(opts: Docker.ContainerCreateOptions) {
       created.push(opts);
       const id = `c${++n}`;
@@ -221,6 +226,25 @@ describe('createContainerRuntime (fake engine)', () => {
       await expect(runtime.describe(['numpy'])).rejects.toMatchObject(refused);
       // Only the probes ran: no notebook's container was created.
       expect(fake.created.every((c) => (c.Cmd as string[]).includes('probe'))).toBe(true);
+    }
+  });
+
+  it('gives every container (probe and notebooks) our seccomp profile: a file for Podman, removed at close; the text for Docker', async () => {
+    const profile = formatSeccompProfile();
+    for (const engine of ['podman', 'docker'] as const) {
+      const fake = fakeDocker((cmd) => ({ stdout: okResult(cmd) }), { engine });
+      const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
+      await runtime.run([runOf('a')]);
+      expect(fake.created).toHaveLength(2);
+      const options = fake.created.map((c) => c.HostConfig!.SecurityOpt!.find((o: string) => o.startsWith('seccomp='))!.slice('seccomp='.length));
+      expect(new Set(options).size).toBe(1);
+      if (engine === 'docker') expect(options[0]).toBe(profile);
+      else {
+        expect(path.isAbsolute(options[0]!)).toBe(true);
+        expect(readFileSync(options[0]!, 'utf8')).toBe(profile);
+      }
+      await runtime.close();
+      if (engine === 'podman') expect(existsSync(options[0]!)).toBe(false);
     }
   });
 

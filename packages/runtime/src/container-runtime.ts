@@ -1,4 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type Docker from 'dockerode';
 import { JunoError, type RunResult, type RuntimeIdentity } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from './runtime.js';
@@ -11,7 +14,9 @@ import {
   planContainerRun,
   type ContainerRunSettings,
 } from './container-sandbox.js';
-import { currentOwner, isOwnerGone } from './run-folder.js';
+import { readEngineKind } from './container-engine.js';
+import { createRunFolder, currentOwner, isOwnerGone, sweepStaleRunFolders, type RunFolder } from './run-folder.js';
+import { formatSeccompProfile } from './seccomp-profile.js';
 import { hashRunnerFiles } from './runner-path.js';
 
 export interface ContainerRuntimeOptions {
@@ -128,6 +133,27 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   };
   // Containers a killed toolchain left behind (created and never started, or still running) go first.
   const sweep = (): Promise<void> => (swept ??= removeStaleContainers(docker).then(() => undefined));
+  // Every container gets our seccomp profile (seccomp-profile.ts: no namespaces), in the form its engine takes.
+  let profileFolder: RunFolder | undefined;
+  let seccompReady: Promise<void> | undefined;
+  const prepareSeccomp = (): Promise<void> => {
+    seccompReady ??= readEngineKind(docker).then((kind) => {
+      if (kind === 'docker') {
+        // Docker's API takes the profile itself (its CLI reads the file and sends the text).
+        settings.seccomp = formatSeccompProfile();
+        return;
+      }
+      // Podman's (4.x and later) takes a path on the engine's host, read when the container is created:
+      // the file lives in this runtime's run folder until close().
+      sweepStaleRunFolders(os.tmpdir());
+      profileFolder = createRunFolder(os.tmpdir());
+      const file = path.join(profileFolder.dir, 'seccomp.json');
+      writeFileSync(file, formatSeccompProfile(), { mode: 0o644 });
+      settings.seccomp = file;
+    });
+    seccompReady.catch(() => (seccompReady = undefined));
+    return seccompReady;
+  };
 
   const describe = (modules: readonly string[]): Promise<RuntimeIdentity> => {
     const mods = [...new Set(modules)].sort();
@@ -135,6 +161,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     let p = probes.get(key);
     if (!p) {
       p = sweep()
+        .then(prepareSeccomp)
         .then(() => probeImage(docker, image, mods, settings, resolveImageId))
         .then((id) => {
           runnerChecked = true;
@@ -153,6 +180,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     for (const r of runs) planContainerRun(r, settings);
     await resolveImageId();
     await sweep();
+    await prepareSeccomp();
     // A probe checks the image's runner against ours (see probeImage); callers usually describe() first.
     if (!runnerChecked) await describe([]);
     const jobs = Math.max(1, Math.min(opts.jobs ?? options.jobs ?? 1, runs.length));
@@ -231,6 +259,9 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     const ids = new Set([...live, ...leftovers.map((c) => c.Id)]);
     await Promise.all([...ids].map((id) => ensureRemoved(docker, docker.getContainer(id)).catch(() => undefined)));
     live.clear();
+    profileFolder?.remove();
+    profileFolder = undefined;
+    seccompReady = undefined;
   };
 
   // The image id is the whole environment: interpreter, packages and runner; threads can change results.
@@ -273,6 +304,7 @@ async function probeImage(
     capDrop: ['ALL'],
     readonlyRootfs: true,
     tmpfs: { '/tmp': settings.diskBytes },
+    ...(settings.seccomp ? { seccomp: settings.seccomp } : {}),
     labels: { 'org.junobench.probe': 'describe', ...settings.labels },
     wallClockSeconds: 300,
   });

@@ -93,6 +93,8 @@ export interface ContainerRunSettings {
   /** Seconds after which the container is killed and the run reported as `timeout`. */
   wallClockSeconds: (run: NotebookRun) => number;
   labels?: Record<string, string>;
+  /** The `seccomp=` option's value for the engine (ContainerSpec.seccomp): the runtime resolves it before the first container. */
+  seccomp?: string;
 }
 
 /** Default wall-clock limit: the notebook's own limit, kernel start-up, and a grace for copying and teardown. */
@@ -190,6 +192,7 @@ export function planContainerRun(run: NotebookRun, settings: ContainerRunSetting
     readonlyRootfs: true,
     tmpfs: { [CONTAINER_LAYOUT.workdir]: settings.diskBytes, '/tmp': settings.diskBytes, '/var/tmp': settings.diskBytes },
     shmBytes: settings.diskBytes,
+    ...(settings.seccomp ? { seccomp: settings.seccomp } : {}),
     waitForGo: true,
     labels: { 'org.junobench.run': run.id, ...settings.labels },
     wallClockSeconds: wall,
