@@ -318,7 +318,20 @@ describe('bad input to add', () => {
     const id = /^draft (\S+) written to/m.exec(r.stdout)?.[1];
     expect(r.stdout).toMatch(/verify {5}NOT reproduced as mined: crash-mismatch — FileNotFoundError/);
     expect(r.stdout).toContain(`hint       the notebook reads a file the draft does not have: put its data under raw/instances/${id}/data/`);
+    expect(r.stdout).toContain(`it opens sales.csv, i.e. raw/instances/${id}/sales.csv`);
     expect(r.stdout).toContain(`check      after editing the draft: junobench verify ${id}`);
+  }, 600_000);
+
+  it('a plain notebook that reads /kaggle/input: the warning names the data/ folders to fill, the hint the very file', async () => {
+    await writeFile(path.join(proj, 'kaggle-path.ipynb'), JSON.stringify(makeNotebook([
+      { source: "import pandas as pd\ntrain = pd.read_csv('/kaggle/input/titanic/train.csv')" },
+      { source: "train['Fare'].mean()", error: { ename: 'KeyError', evalue: "'Fare'" } },
+    ])));
+    const r = await run(['add', 'kaggle-path.ipynb', '--runtime', 'local', '--id', 'pandas_94']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain('paths      /kaggle/input/titanic → data/titanic\n');
+    expect(r.stdout).toContain("warning: the notebook reads Kaggle input files, but no datasets come with a plain notebook: put them in the draft's data/titanic/ (or collect it");
+    expect(r.stdout).toContain('— reproduced.ipynb opens data/titanic/train.csv: put that file at raw/instances/pandas_94/data/titanic/train.csv');
   }, 600_000);
 
   it("a Kaggle input that is not the one collected dataset stays as it is, with a warning naming the cell and the path", async () => {

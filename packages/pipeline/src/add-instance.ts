@@ -226,8 +226,13 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     if (cached) data.push({ mount: d.mount, treeSha256: d.treeSha256! });
     else warnings.push(`data/${d.mount}/ is missing: ${d.kind} ${d.ref} was not downloaded (collect with --with-data: junobench collect ${record!.value.platform} ${record!.value.ref} --with-data)`);
   }
-  if (!record && /\/kaggle\/input|\.\.\/input/.test(reproduced.notebook.cells.map((c) => (Array.isArray(c.source) ? c.source.join('') : c.source)).join('\n'))) {
-    warnings.push('the notebook reads Kaggle input files, but no datasets come with a plain notebook: put them under the draft\'s data/ (or collect it with `junobench collect kaggle <owner>/<kernel> --with-data` and add the source folder)');
+  // Judged on the rewrites, not on the reproduced cells: those no longer hold /kaggle/input once rewritten to data/.
+  const toFill = [...new Set(reproduced.rewrites.map((r) => r.split(' → ')[1]!).filter((to) => to === 'data' || to.startsWith('data/')))];
+  if (!record && toFill.length > 0) {
+    warnings.push(
+      `the notebook reads Kaggle input files, but no datasets come with a plain notebook: put them in the draft's ${toFill.map((f) => `${f}/`).join(', ')} ` +
+        '(or collect it with `junobench collect kaggle <owner>/<kernel> --with-data` and add the source folder)',
+    );
   }
 
   const id = await chooseId(options, idPrefixOfLibrary(suggestions.library?.value));

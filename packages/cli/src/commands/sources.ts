@@ -273,6 +273,19 @@ function formatFetchReport(report: SourcesFetchReport, cwd: string): string {
   return lines.join('\n').replace(/^\n/, '');
 }
 
+/**
+ * Where the file a FileNotFoundError names goes, so the user need not work it out: a relative path under data/ is
+ * already where the draft's data belongs; any other relative path is resolved against the draft's folder.
+ */
+export function missingFileHint(evalue: string, where: string): string {
+  const file = /No such file or directory: '([^']+)'/.exec(evalue)?.[1];
+  const cwd = `(the notebooks run with ${where} as working directory)`;
+  if (!file || path.isAbsolute(file) || file.split('/').includes('..')) return `${cwd} and point reproduced.ipynb at it`;
+  const rel = path.posix.normalize(file);
+  if (rel === 'data' || rel.startsWith('data/')) return `— reproduced.ipynb opens ${rel}: put that file at ${where}/${rel} ${cwd}`;
+  return `and point reproduced.ipynb at it — it opens ${rel}, i.e. ${where}/${rel} ${cwd}`;
+}
+
 function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms: number): string {
   const p = r.plan;
   const i = p.instance;
@@ -303,7 +316,7 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
       // The usual first failure of a notebook added from a plain .ipynb or GitHub: its input files are not in the draft.
       const seen = v.observed?.ename.split('.').pop();
       if (seen === 'FileNotFoundError' || seen === 'OSError' || seen === 'IOError') {
-        lines.push(`  hint       the notebook reads a file the draft does not have: put its data under ${where}/data/ (the notebooks run with ${where} as working directory) and point reproduced.ipynb at it`);
+        lines.push(`  hint       the notebook reads a file the draft does not have: put its data under ${where}/data/ ${missingFileHint(v.observed?.evalue ?? '', where)}`);
       }
       lines.push(`  check      after editing the draft: junobench verify ${p.id}${flags.instances !== 'raw/instances' ? ` --instances ${flags.instances}` : ''}`);
     }
