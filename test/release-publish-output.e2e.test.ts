@@ -2,14 +2,16 @@
 // together): each step once, when it is done — it printed every step twice, live
 // on stderr and again as a summary on stdout — and, when a later step fails, the
 // steps already done (tag made and pushed) still on screen beside the error; and
-// prepare's warnings, which publish dropped.
-import { rm } from 'node:fs/promises';
+// prepare's warnings, which publish dropped; and the commands the release gives
+// a downloader run in a folder of its assets.
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, initRepoWithRemote } from '../packages/release/test-helpers/git-repo.js';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
 import { GithubReleasesServer } from './fakes/github-releases-server.js';
-import { runJunobench } from './run-cli.js';
+import { repoRoot, runJunobench } from './run-cli.js';
 
 const TOKEN = 'ghp_' + 'q'.repeat(36);
 
@@ -71,4 +73,43 @@ describe('release publish on a terminal', () => {
     expect(git(remote, 'tag', '--list')).toContain('v0.2.0');
     expect(count(r.stdout + r.stderr, 'pushed v0.2.0 to origin')).toBe(1);
   }, 300_000);
+
+  it("gives a downloader commands that run in a folder of the assets: the toolchain is not an npm package, so it is cloned beside them and run with npx --prefix", async () => {
+    const r = await publish('0.3.0', TOKEN);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const rel = gh.release('junobench', 'junobench', 'v0.3.0')!;
+    const download = path.join(f.root, 'download-0.3.0');
+    await mkdir(download);
+    for (const a of rel.assets) await writeFile(path.join(download, a.name), a.data);
+    const block = (text: string) => /```sh\n([\s\S]*?)```/.exec(text)![1]!.trim().split('\n');
+    // A bare `npx junobench` in that folder asks the npm registry for a package of that name (there is none; anyone could publish one).
+    const body = block(rel.body);
+    expect(body).toEqual([
+      'sha256sum -c SHA256SUMS',
+      'git clone --branch v0.3.0 https://github.com/junobench/junobench junobench-toolchain && npm ci --prefix junobench-toolchain',
+      'npx --prefix junobench-toolchain junobench release verify junobench-0.3.0.tar.gz',
+    ]);
+    const card = await readFile(path.join(download, 'README.md'), 'utf8');
+    const cardRun = block(card.slice(card.indexOf('## Run every case')));
+    expect(cardRun[0]).toBe("git clone --branch v0.3.0 <the toolchain's repository> junobench-toolchain && npm ci --prefix junobench-toolchain");
+    expect(cardRun.slice(1).every((l) => l.startsWith('npx --prefix junobench-toolchain junobench release verify junobench-0.3.0.tar.gz '))).toBe(true);
+    // Run them as given: the checkout under test stands in for the clone (no network here).
+    await symlink(repoRoot, path.join(download, 'junobench-toolchain'));
+    const sh = (line: string) => runShell(line, download);
+    expect((await sh(body[0]!)).code).toBe(0);
+    const verify = await sh(`${body[2]!} --no-run`);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/^OK: the release holds/m);
+    const fromCard = await sh(cardRun.find((l) => l.includes('--no-run'))!.replace(/\s+#.*$/, ''));
+    expect(fromCard.code, fromCard.stdout + fromCard.stderr).toBe(0);
+  }, 300_000);
 });
+
+function runShell(line: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    // npx finds the bin in the --prefix folder; offline so that nothing is ever fetched.
+    execFile('sh', ['-c', line], { cwd, env: { ...process.env, CI: '1', npm_config_offline: 'true', npm_config_update_notifier: 'false' } }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}

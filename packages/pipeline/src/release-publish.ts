@@ -233,7 +233,7 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
           repo: o.github.repo,
           tag,
           name: `${plan.metadata.name} ${version}`,
-          body: releaseNotes(plan, archive),
+          body: releaseNotes(plan, archive, repository),
           prerelease: /-/.test(version),
           assets,
           ...(detail ? { onStep: detail } : {}),
@@ -254,8 +254,9 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
 /** The GitHub release's body: the changelog, then the card's figures and how to check the release. */
 // The release's changelog file, copied (typed by the package's constant) so this function needs no load of @junobench/release.
 const CHANGELOG_FILE: (typeof import('@junobench/release'))['RELEASE_FILES']['changelog'] = 'CHANGELOG.md';
+const TOOLCHAIN_FOLDER: (typeof import('@junobench/release'))['TOOLCHAIN_FOLDER'] = 'junobench-toolchain';
 
-export function releaseNotes(plan: ReleasePlan, archive: { name: string; sha256: string }): string {
+export function releaseNotes(plan: ReleasePlan, archive: { name: string; sha256: string }, repository?: string): string {
   const changelog = (plan.files.find((f) => f.path === CHANGELOG_FILE) as { content?: string } | undefined)?.content ?? '';
   const m = plan.manifest;
   const lines = [
@@ -268,11 +269,13 @@ export function releaseNotes(plan: ReleasePlan, archive: { name: string; sha256:
     ...(m.image.registry ? [`- image: \`${m.image.registry.reference}\``] : []),
     `- \`${archive.name}\` sha256 \`${archive.sha256}\``,
     '',
-    'Check and re-run every case:',
+    // The toolchain is not an npm package: a bare `npx junobench` in the downloader's folder asks the registry for one.
+    `Check and re-run every case, in a folder of the downloaded assets, with the toolchain that made this release (${repository ? 'this repository' : 'its repository'} at \`${plan.tag}\`; it is not on the npm registry, so it is run from its checkout):`,
     '',
     '```sh',
     'sha256sum -c SHA256SUMS',
-    `npx junobench release verify ${archive.name}${m.image.registry ? ` --runtime docker --image ${m.image.registry.reference}` : ''}`,
+    `git clone --branch ${plan.tag} ${repository ? `https://github.com/${repository}` : "<the toolchain's repository>"} ${TOOLCHAIN_FOLDER} && npm ci --prefix ${TOOLCHAIN_FOLDER}`,
+    `npx --prefix ${TOOLCHAIN_FOLDER} junobench release verify ${archive.name}${m.image.registry ? ` --runtime docker --image ${m.image.registry.reference}` : ''}`,
     '```',
     '',
     'The dataset card is README.md inside the archive; croissant.json is its MLCommons Croissant 1.0 metadata.',

@@ -17,7 +17,7 @@ export { planCroissant, sealCroissant, spdxUrl, CROISSANT_CONTEXT, CROISSANT_CON
 export type { PlanCroissantInput, CroissantFileFacts } from './plan-croissant.js';
 export { checkCroissant, readCsvHeader, globToRegExp } from './check-croissant.js';
 export type { CroissantIssue, CroissantContext } from './check-croissant.js';
-export { renderDatasetCard } from './render-dataset-card.js';
+export { renderDatasetCard, TOOLCHAIN_FOLDER } from './render-dataset-card.js';
 export type { DatasetCardInput } from './render-dataset-card.js';
 export { formatSha256Sums, parseSha256Sums } from './sha256sums.js';
 export type { ChecksumLine } from './sha256sums.js';

@@ -185,8 +185,13 @@ describe('the dataset card says what is true of the release', () => {
   it.each(cases)('%s: the docker command names an image the reader can have', (_n, image, command, rebuildFirst) => {
     const card = cardOf(inputs({ image }));
     const run = card.slice(card.indexOf('## Run every case'), card.indexOf('## Licences'));
-    expect(run).toContain(`npx junobench release verify junobench-0.1.0.tar.gz ${command}`);
-    expect(run).toContain('docker build -f Dockerfile.debian -t junobench/benchmark:0.1.0 .');
+    // Run from the folder of the archive with the toolchain's checkout beside it: the toolchain is not an npm package,
+    // so a bare `npx junobench` there asks the registry for one.
+    expect(run).toContain(`npx --prefix junobench-toolchain junobench release verify junobench-0.1.0.tar.gz ${command}`);
+    expect(run).toContain('git clone --branch v0.1.0 ');
+    expect(run).not.toMatch(/^npx junobench/m);
+    // The rebuild from the same folder: the archive extracted first, no `cd` that would break the relative paths after it.
+    expect(run).toContain('tar xzf junobench-0.1.0.tar.gz && docker build -f junobench-0.1.0/image/Dockerfile.debian -t junobench/benchmark:0.1.0 junobench-0.1.0/image');
     expect(run.indexOf('docker build') < run.indexOf('```sh')).toBe(rebuildFirst);
     expect(run).not.toMatch(/--image 127\.0\.0\.1/);
   });

@@ -24,6 +24,9 @@ export interface DatasetCardInput {
   subsampled?: ReadonlySet<string>;
 }
 
+/** Where the card and the release notes have the reader clone the toolchain: beside the downloaded archive. */
+export const TOOLCHAIN_FOLDER = 'junobench-toolchain';
+
 const ROOT_CAUSE_MEANING: Record<string, string> = {
   'API misuse': 'a library API called in a way it does not support (wrong argument, type, order or version)',
   'data confusion': 'the data is not what the code assumes (shape, dtype, columns, missing values)',
@@ -199,7 +202,8 @@ export function renderDatasetCard(input: DatasetCardInput): string {
   // Without a pushed image, a downloader builds one from image/ under this name: the tag the manifest records
   // (`image build`'s content-hash tag) exists only in the engine of whoever prepared the release.
   const rebuilt = `junobench/benchmark:${m.version}`;
-  const rebuild = `cd ${top}/image && docker build -f Dockerfile.${img.profile} -t ${rebuilt} .`;
+  // From the folder that holds the archive, as the verify commands below are: no `cd` that would leave the reader elsewhere.
+  const rebuild = `tar xzf ${archive} && docker build -f ${top}/image/Dockerfile.${img.profile} -t ${rebuilt} ${top}/image`;
   if (img.registry) {
     out.push(`The benchmark image is pushed as \`${img.registry.reference}\` (tag \`${img.registry.repository}:${img.registry.tag}\`); \`--runtime docker\` pulls it by that digest.`, '');
   } else {
@@ -209,13 +213,20 @@ export function renderDatasetCard(input: DatasetCardInput): string {
       '',
     );
   }
+  // The toolchain is not an npm package: a bare `npx junobench` in the reader's folder asks the registry for one (and
+  // would run whatever is published under that name). Its checkout beside the archive, run through --prefix.
+  const commit = m.toolchain.commit ? `commit ${m.toolchain.commit.slice(0, 12)}, ` : '';
+  const run = `npx --prefix ${TOOLCHAIN_FOLDER} junobench release verify ${archive}`;
   out.push(
-    'Check every file and re-execute every instance with one command (the JunoBench toolchain, Node 20):',
+    `Check every file and re-execute every instance with one command, \`junobench release verify\` of the JunoBench toolchain (Node 20). ` +
+      `The toolchain is not on the npm registry (a bare \`npx junobench\` outside its checkout finds no such package): ` +
+      `clone the one that made this release (${commit}tagged \`${m.tag}\` in the repository this release was published from) beside the archive, and run it from there:`,
     '',
     '```sh',
-    `npx junobench release verify ${archive} --runtime docker${img.registry ? '' : ` --image ${rebuilt}`}   # in the image, sandboxed`,
-    `npx junobench release verify ${archive} --runtime local   # in local Jupyter kernels instead: no sandbox`,
-    `npx junobench release verify ${archive} --no-run   # checksums, manifest, schemas and Croissant only`,
+    `git clone --branch ${m.tag} <the toolchain's repository> ${TOOLCHAIN_FOLDER} && npm ci --prefix ${TOOLCHAIN_FOLDER}`,
+    `${run} --runtime docker${img.registry ? '' : ` --image ${rebuilt}`}   # in the image, sandboxed`,
+    `${run} --runtime local   # in local Jupyter kernels instead: no sandbox`,
+    `${run} --no-run   # checksums, manifest, schemas and Croissant only`,
     '```',
     '',
     `It extracts the archive safely, checks \`SHA256SUMS\` and \`manifest.json\`, validates every file, runs each reproduced notebook (it must crash as labelled) and each fixed one (it must run) in fresh kernels, and compares the outcomes with \`verification.json\`.`,
