@@ -28,7 +28,10 @@ describe('release verify --runtime docker, the release naming no image', () => {
     const r = await runJunobench(['release', 'verify', archive, '--runtime', 'docker'], { cwd: downloads, env: { DOCKER_HOST: `unix://${path.join(f.root, 'no-engine.sock')}` } });
     expect(r.code, r.stdout + r.stderr).toBe(3);
     expect(r.stderr).toContain('release 0.1.0 names no benchmark image');
-    expect(r.stderr).toContain('docker build -f Dockerfile.debian -t junobench/benchmark:0.1.0 .');
+    // A command to paste where verify ran: the archive as named, extracted beside it; no `cd` that would leave the reader
+    // in image/, where the verify command's relative paths no longer hold.
+    expect(r.stderr).toContain(`tar xzf ${archive} && docker build -f junobench-0.1.0/image/Dockerfile.debian -t junobench/benchmark:0.1.0 junobench-0.1.0/image`);
+    expect(r.stderr).not.toMatch(/cd junobench-0\.1\.0/);
     expect(r.stderr).toContain('--image junobench/benchmark:0.1.0');
     expect(r.stderr).not.toContain('curated/image.json');
   }, 300_000);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
@@ -150,7 +151,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
             const { JunoError } = await loadCore();
             const top = `junobench-${manifest.version}`;
             throw new JunoError('E_ENV_ENGINE', `release ${manifest.version} names no benchmark image (it was prepared before \`junobench image build\`), so --runtime docker has none to run`, {
-              hint: `build it from the recipe in the release (tar xzf ${top}.tar.gz && cd ${top}/image && docker build -f Dockerfile.${manifest.image.profile} -t junobench/benchmark:${manifest.version} .), then add --image junobench/benchmark:${manifest.version}; or --no-run for the checks alone`,
+              hint: `build it from the recipe in the release (${rebuildCommand(input, path.resolve(ctx.cwd, input), top, manifest.image.profile, `junobench/benchmark:${manifest.version}`)}), then add --image junobench/benchmark:${manifest.version}; or --no-run for the checks alone`,
             });
           }
           if (flags.runtime === 'docker' && image && /@sha256:[0-9a-f]{64}$/.test(image)) {
@@ -345,4 +346,18 @@ function parseGitHubRepo(value: string, { JunoError }: Core): { owner: string; r
   const m = /^([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+)$/.exec(value);
   if (!m) throw new JunoError('E_USAGE', `--github takes owner/repo, not "${value}"`, { hint: 'e.g. --github junobench/junobench' });
   return { owner: m[1]!, repo: m[2]! };
+}
+
+/**
+ * The image rebuild a reader can paste where they ran verify: from the archive they named (extracted beside it), or
+ * from an extracted release's image/; no `cd`, so the paths of the verify command stay right after it.
+ */
+function rebuildCommand(input: string, abs: string, top: string, profile: string, tag: string): string {
+  const q = (p: string) => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
+  const isArchive = input.endsWith('.tar.gz');
+  const extracted = !isArchive && existsSync(path.join(abs, 'image'));
+  const image = extracted ? path.join(input, 'image') : `${top}/image`;
+  const build = `docker build -f ${q(`${image}/Dockerfile.${profile}`)} -t ${tag} ${q(image)}`;
+  if (extracted) return build;
+  return `tar xzf ${q(isArchive ? input : path.join(input, `${top}.tar.gz`))} && ${build}`;
 }
