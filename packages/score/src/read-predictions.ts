@@ -114,8 +114,11 @@ class PredictionParser {
     }
     const issues = checkSchema('prediction', value);
     if (issues.length > 0) {
-      const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-      const first = describeLabelOutsideVocabulary(value) ?? formatIssue(issues[0]!).slice(0, 300);
+      const misnamed = describeMisnamedFields(value);
+      // The misnamed fields' own issues ("unknown property") are said by that message.
+      const others = misnamed ? issues.filter((i) => !misnamed.fields.some((f) => i.message === `has unknown property ${JSON.stringify(f)}`)).length : issues.length - 1;
+      const more = others > 0 ? ` (and ${others} more)` : '';
+      const first = describeLabelOutsideVocabulary(value) ?? misnamed?.message ?? formatIssue(issues[0]!).slice(0, 300);
       this.problems.push({ line, message: `not a valid prediction: ${first}${more}` });
       return;
     }
@@ -206,6 +209,36 @@ function describeLabelOutsideVocabulary(value: unknown): string | undefined {
     return `answer.${d} is ${quoteShort(given)}, which is not in the ${d} vocabulary${hint}; the task's vocabularies.${d} and its prompt list the labels`;
   }
   return undefined;
+}
+
+/** The fields of each kind's answer (schemas/prediction.schema.json). */
+const ANSWER_FIELDS: Record<TaskKind, readonly string[]> = {
+  detect: ['crashes', 'cell', 'exception'],
+  diagnose: ['library', 'crashType', 'rootCause', 'pipelineStage', 'diagnosis'],
+  repair: ['notebook', 'cells'],
+};
+
+/**
+ * Answer fields written in another case style — `crash_type`, `root_cause`, `pipeline_stage`, as a Python tool names
+ * them — named all at once with the field meant: schema validation names only the first, as an unknown property.
+ */
+function describeMisnamedFields(value: unknown): { message: string; fields: string[] } | undefined {
+  const p = value as { task?: unknown; answer?: unknown };
+  if (typeof p?.task !== 'string' || !Object.hasOwn(ANSWER_FIELDS, p.task) || !p.answer || typeof p.answer !== 'object' || Array.isArray(p.answer)) return undefined;
+  const fields = ANSWER_FIELDS[p.task as TaskKind];
+  const misnamed = Object.keys(p.answer)
+    .filter((k) => !fields.includes(k))
+    .flatMap((k) => {
+      const meant = fields.find((f) => squash(f) === squash(k));
+      return meant ? [[k, meant] as const] : [];
+    });
+  if (misnamed.length === 0) return undefined;
+  const given = misnamed.map(([k]) => quoteShort(k)).join(', ');
+  const meant = misnamed.map(([, f]) => JSON.stringify(f)).join(', ');
+  return {
+    message: `answer field${misnamed.length > 1 ? 's' : ''} ${given} ${misnamed.length > 1 ? 'are' : 'is'} not known (did you mean ${meant}?); a ${p.task} answer's fields are ${fields.join(', ')}`,
+    fields: misnamed.map(([k]) => k),
+  };
 }
 
 /** Read a predictions file (JSONL, streamed, each line at most `maxLineChars`) and check it against the tasks' keys. */
