@@ -144,6 +144,8 @@ describe('a Kaggle kernel comes without its saved outputs (kaggle kernels pull g
     const other = await unchanged(['add', 'raw/sources/kaggle/alice/outputs-crash', '--notebook', 'other-version.ipynb', '--no-verify']);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('is not the notebook collected in alice/outputs-crash (outputs-crash.ipynb): code cell 1 differs');
+    // kernels pull only ever gives the latest version: the crash may be in an older one.
+    expect(other.stderr).toContain('If the crash is only in an older version, add that notebook on its own (junobench add <file.ipynb>)');
 
     const ok = await run(['add', 'raw/sources/kaggle/alice/outputs-crash', '--notebook', fake.pageNotebook('alice/outputs-crash'), '--runtime', 'local', '--id', 'pandas_93']);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);

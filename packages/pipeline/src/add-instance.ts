@@ -146,7 +146,11 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     if (differs !== null) {
       throw new JunoError('E_USAGE', `${options.notebook} is not the notebook collected in ${record.value.ref} (${record.value.notebook.path}): ${differs}`, {
         location: { file: options.notebook },
-        hint: `download the version that was collected, or collect the kernel again (junobench collect ${record.value.platform} ${record.value.ref}) and add with the notebook of that version`,
+        hint:
+          record.value.platform === 'kaggle'
+            ? `\`kaggle kernels pull\` gives the kernel's latest version: download that version with its outputs from ${record.value.url} (collect again if it changed since). ` +
+              `If the crash is only in an older version, add that notebook on its own (junobench add <file.ipynb>) and put its data under the draft's data/`
+            : `download the version that was collected, or collect it again (junobench collect ${record.value.platform} ${record.value.ref}) and add with the notebook of that version`,
       });
     }
     nb = saved;
