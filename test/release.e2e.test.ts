@@ -46,7 +46,8 @@ describe('junobench release', () => {
     expect(m.image.recipe).toContain('image/Dockerfile.debian');
     const card = await readFile(path.join(dir, 'README.md'), 'utf8');
     expect(card).toMatch(/^---\nlicense: other\n/);
-    expect(card).toContain('npx junobench release verify junobench-0.1.0.tar.gz');
+    // From a folder of the downloaded assets, with the toolchain's checkout beside them (it is not an npm package).
+    expect(card).toContain('npx --prefix junobench-toolchain junobench release verify junobench-0.1.0.tar.gz');
   });
 
   it('verify --no-run passes on the release folder', async () => {
