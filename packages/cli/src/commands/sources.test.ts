@@ -1,5 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { main } from '../main.js';
+import { createTestContext } from '../../test-helpers/test-context.js';
 import { missingFileHint } from './sources.js';
+
+describe('add --help', () => {
+  it('says a Kaggle source comes without outputs, names --notebook and its exit 2 cases', async () => {
+    const ctx = createTestContext();
+    await main(['add', '--help'], ctx);
+    const help = [...ctx.stdout, ...ctx.stderr].join('\n');
+    expect(help).toContain('--notebook <file.ipynb>');
+    expect(help).toContain('A Kaggle kernel comes from `kaggle kernels pull` without its saved outputs');
+    expect(help).toContain("a Kaggle source without --notebook has none");
+    expect(help).toContain("--notebook whose code is not the collected one's");
+  });
+});
 
 describe('missingFileHint: where the file a FileNotFoundError names goes', () => {
   const cwd = '(the notebooks run with raw/instances/x_1 as working directory)';

@@ -182,7 +182,8 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       'collected datasets) and, for a source folder, the instance\'s entry in raw/sources.lock.json. Nothing is written on failure.\n' +
       'A draft stays out of the benchmark until it has labels, a fixed.ipynb and "status": "ready".\n\n' +
       'Exit status: 0 draft written (crash reproduced, or --no-verify), 1 draft written but the crash did not reproduce as mined,\n' +
-      '2 bad input (no error output, several without --crash, not a notebook, not a Python notebook, id taken or deprecated, crash already added),\n3 no usable runtime.\n' +
+      '2 bad input (no error output — a Kaggle source without --notebook has none —, several without --crash, not a notebook, not a Python notebook,\n' +
+      '--notebook whose code is not the collected one\'s, id taken or deprecated, crash already added),\n3 no usable runtime.\n' +
       'A Kaggle kernel comes from `kaggle kernels pull` without its saved outputs: give the notebook downloaded with its outputs\n' +
       'from its page with --notebook (its code must be the collected one\'s).\n' +
       'Examples:\n  junobench add raw/sources/kaggle/alice/house-prices-crash --notebook ~/Downloads/house-prices-crash.ipynb\n  junobench add crash.ipynb --crash 2 --id pandas_12\n  junobench add raw/sources/github/octo/nbs--eda--crash --no-verify',
