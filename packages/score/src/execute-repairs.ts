@@ -28,7 +28,7 @@ export interface ExecuteRepairsOptions {
   /** Override the instances' limits (seconds). */
   cellTimeoutSeconds?: number;
   timeoutSeconds?: number;
-  /** Where the scratch copies go (default the OS temp folder); removed afterwards. */
+  /** Where the scratch copies go (default the OS temp folder; made if missing); removed afterwards. */
   scratchRoot?: string;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
@@ -54,6 +54,7 @@ export async function executeRepairs(runs: readonly RepairRun[], options: Execut
   // the finally below — and swept by the next run when this process dies without exiting (SIGKILL). It holds a copy
   // of the instance's data per attempt.
   const root = options.scratchRoot ?? os.tmpdir();
+  await mkdir(root, { recursive: true });
   sweepStaleRunFolders(root);
   const folder = createRunFolder(root);
   const scratch = folder.dir;

@@ -192,6 +192,9 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         lenient: flags.lenient === true,
         repair: {
           createRuntime,
+          // With --shared-instances, workers read every folder in place and refuse one outside the shared folder: the
+          // repairs' scratch copies (made here, per attempt) must be in it too, not in $TMPDIR.
+          ...(flags.queue && flags.sharedInstances ? { scratchRoot: path.join(resolve(flags.sharedInstances), '.junobench-score') } : {}),
           onCheckRuntime,
           onExecute,
           ...(flags.jobs ? { jobs: flags.jobs } : {}),
