@@ -117,8 +117,11 @@ class PredictionParser {
       const misnamed = describeMisnamedFields(value);
       // The misnamed fields' own issues ("unknown property") are said by that message.
       const others = misnamed ? issues.filter((i) => !misnamed.fields.some((f) => i.message === `has unknown property ${JSON.stringify(f)}`)).length : issues.length - 1;
-      const more = others > 0 ? ` (and ${others} more)` : '';
-      const first = describeLabelOutsideVocabulary(value) ?? misnamed?.message ?? formatIssue(issues[0]!).slice(0, 300);
+      const label = describeLabelOutsideVocabulary(value);
+      // A repair answer's shape message says all the schema's alternatives at once (a string, or a list of lines).
+      const shape = label || misnamed ? undefined : describeRepairShape(value);
+      const more = others > 0 && !shape ? ` (and ${others} more)` : '';
+      const first = label ?? misnamed?.message ?? shape ?? formatIssue(issues[0]!).slice(0, 300);
       this.problems.push({ line, message: `not a valid prediction: ${first}${more}` });
       return;
     }
@@ -239,6 +242,28 @@ function describeMisnamedFields(value: unknown): { message: string; fields: stri
     message: `answer field${misnamed.length > 1 ? 's' : ''} ${given} ${misnamed.length > 1 ? 'are' : 'is'} not known (did you mean ${meant}?); a ${p.task} answer's fields are ${fields.join(', ')}`,
     fields: misnamed.map(([k]) => k),
   };
+}
+
+/**
+ * A repair answer of the wrong shape, said with what to give: the schema's own words ("answer.cells[0] must be string
+ * (and 1 more)", the other being the list-of-lines form; "answer.notebook must be object") do not say it.
+ */
+function describeRepairShape(value: unknown): string | undefined {
+  const p = value as { task?: unknown; answer?: unknown };
+  if (p?.task !== 'repair' || !p.answer || typeof p.answer !== 'object') return undefined;
+  const { notebook, cells } = p.answer as { notebook?: unknown; cells?: unknown };
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+  if (notebook !== undefined && (typeof notebook !== 'object' || notebook === null || Array.isArray(notebook))) {
+    return `answer.notebook is ${kind(notebook)}: give the notebook's JSON object itself (nbformat 4, as read from its .ipynb file), not its path or its text`;
+  }
+  if (cells !== undefined && !Array.isArray(cells)) {
+    return `answer.cells is ${kind(cells)}: give a list of the code cells' code, e.g. {"cells": ["import pandas as pd", "df = pd.read_csv('data/x.csv')"]}`;
+  }
+  if (Array.isArray(cells)) {
+    const i = cells.findIndex((c) => typeof c !== 'string' && !(Array.isArray(c) && c.every((l) => typeof l === 'string')));
+    if (i >= 0) return `answer.cells[${i}] is ${kind(cells[i])}: each cell is its code, a string or a list of lines (strings)`;
+  }
+  return undefined;
 }
 
 /** Read a predictions file (JSONL, streamed, each line at most `maxLineChars`) and check it against the tasks' keys. */
