@@ -204,12 +204,12 @@ export interface Annotation {
 }
 
 /**
- * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
+ * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export type LibraryName = CanonicalLibraryName | string;
 /**
- * Canonical library names (DESIGN.md §4). TensorFlow and Keras are one class; "None" is a crash no library caused.
+ * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
  */
 
 export type CanonicalLibraryName =
@@ -472,7 +472,7 @@ export interface CrashRecord {
   imports?: string[];
   labels?: SourceLabels;
   /**
-   * Canonical library name set by `pool libcause`; "None" when no library caused the crash.
+   * Library name set by `pool libcause`: a canonical name ("None" when no library caused the crash) or the lowercase package name of a library outside that list.
    */
   predictedLibrary?: string;
   /**
@@ -738,7 +738,7 @@ export interface FieldPredicate {
 }
 
 /**
- * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
+ * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export type LabelSource = 'agreed' | 'single-annotator' | 'adjudicated' | 'instance';
@@ -878,7 +878,7 @@ export interface ImageRecord {
 }
 
 /**
- * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
+ * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export type SubsampleStep =
@@ -1274,7 +1274,7 @@ export interface KaggleKernelMetadata {
 }
 
 /**
- * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
+ * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export type SuggestionConfidence = number;
@@ -1432,7 +1432,7 @@ export interface DimensionAccuracies {
 }
 
 /**
- * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
+ * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 /**
@@ -1642,7 +1642,7 @@ export type Prediction = {
 
 export type TaskKind = 'detect' | 'diagnose' | 'repair';
 /**
- * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
+ * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export interface DetectAnswer {
@@ -1802,7 +1802,7 @@ export interface QueueWorker {
 
 export type Semver = string;
 /**
- * A library cause: a canonical name, or — for a library outside that list (DESIGN.md's "…") — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
+ * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
 export interface ReleaseManifest {
@@ -3407,7 +3407,7 @@ export interface RepairExecution {
 }
 
 /**
- * Canonical library names (DESIGN.md §4). TensorFlow and Keras are one class; "None" is a crash no library caused.
+ * Canonical library names. TensorFlow and Keras are one class; "None" is a crash no library caused.
  *
  * This interface was referenced by `Taxonomy`'s JSON-Schema
  * via the `definition` "canonicalLibrary".
