@@ -3,7 +3,7 @@
 // recipe — not "curated/image.json: no benchmark image recorded yet" about the folder the
 // downloader happens to be in. Checked before any engine is contacted: no engine needed.
 // And `release prepare` of a version whose folder holds another archive.
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashFile } from '@junobench/core';
@@ -34,6 +34,21 @@ describe('release verify --runtime docker, the release naming no image', () => {
     expect(r.stderr).not.toMatch(/cd junobench-0\.1\.0/);
     expect(r.stderr).toContain('--image junobench/benchmark:0.1.0');
     expect(r.stderr).not.toContain('curated/image.json');
+    // The checks ran before the runtime was wanted, and their verdict is on screen: the environment error is not one on the release.
+    expect(r.stdout).toMatch(/^release 0\.1\.0: \d+ files \(\d+ bytes\) checked against SHA256SUMS and manifest\.json/m);
+    expect(r.stdout).toContain('re-run: not done — no runtime here (the error below says what is missing)');
+    expect(r.stdout).toMatch(/^NOT RE-RUN: the files hold, the instances were not executed/m);
+    expect(r.stdout).not.toMatch(/^(OK|FAILED)/m);
+  }, 300_000);
+
+  it('a local runtime without a kernel stack: the checks are reported, then what to install (exit 3)', async () => {
+    const fake = path.join(f.root, 'no-kernel-python');
+    await writeFile(fake, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const r = await runJunobench(['release', 'verify', archive, '--runtime', 'local'], { cwd: f.root, env: { JUNOBENCH_PYTHON: fake } });
+    expect(r.code, r.stdout + r.stderr).toBe(3);
+    expect(r.stdout).toMatch(/^release 0\.1\.0: \d+ files .* checked against SHA256SUMS and manifest\.json/m);
+    expect(r.stdout).toMatch(/^NOT RE-RUN: the files hold/m);
+    expect(r.stderr).toMatch(/error \[E_ENV_PYTHON\]: the Python interpreter .*no-kernel-python/);
   }, 300_000);
 });
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readJsonFile, type ProgressListener, type ReleaseManifest, type VerificationReport } from '@junobench/core';
+import { isJunoError, readJsonFile, type JunoError, type ProgressListener, type ReleaseManifest, type VerificationReport } from '@junobench/core';
 import type { ReleaseProblem } from '@junobench/release';
 import type { Runtime } from '@junobench/runtime';
 
@@ -45,6 +45,8 @@ export interface ReleaseVerification {
   rerun?: ReleaseRerun;
   /** Why the instances were not re-run although `run` was asked (the static checks failed). */
   rerunRefused?: string;
+  /** The re-run was asked but no runtime could be made here (an exit-3 error: environment missing); the checks were done. */
+  rerunUnavailable?: JunoError;
   /** Everything holds: no problem and no difference. */
   ok: boolean;
 }
@@ -75,7 +77,15 @@ export async function verifyRelease(o: VerifyReleaseOptions): Promise<ReleaseVer
       // Files that are not the released ones: running them would prove nothing, and would run code someone altered.
       result.rerunRefused = `the release failed ${check.problems.length} check${check.problems.length > 1 ? 's' : ''} above: its files are not the ones released, so nothing of it is run`;
     } else if (o.run && check.manifest && o.createRuntime) {
-      result.rerun = await rerunRelease(opened.top, check.manifest, o);
+      let runtime: Runtime | undefined;
+      try {
+        runtime = await o.createRuntime(check.manifest);
+      } catch (e) {
+        // No runtime here (exit 3: no kernel stack, no engine, no image): the checks above still stand, and are reported.
+        if (!isJunoError(e) || e.exitCode !== 3) throw e;
+        result.rerunUnavailable = e;
+      }
+      if (runtime) result.rerun = await rerunRelease(opened.top, check.manifest, runtime, o);
     }
     result.ok = result.problems.length === 0 && (result.rerun?.differences.length ?? 0) === 0 && (!o.run || result.rerun !== undefined);
     return result;
@@ -84,11 +94,10 @@ export async function verifyRelease(o: VerifyReleaseOptions): Promise<ReleaseVer
   }
 }
 
-async function rerunRelease(top: string, manifest: ReleaseManifest, o: VerifyReleaseOptions): Promise<ReleaseRerun> {
+async function rerunRelease(top: string, manifest: ReleaseManifest, runtime: Runtime, o: VerifyReleaseOptions): Promise<ReleaseRerun> {
   const { verifyInstances } = await import('@junobench/verify');
   const released = await readJsonFile<VerificationReport>(path.join(top, 'verification.json'), { schema: 'verification' }).catch(() => undefined);
   const expectedById = new Map((released?.instances ?? []).map((v) => [v.instance, v]));
-  const runtime = await o.createRuntime!(manifest);
   let report: VerificationReport;
   try {
     report = await verifyInstances({

@@ -197,12 +197,20 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       for (const i of r.improved) lines.push(`  verified here (skipped-env in the release): ${i}`);
     } else if (!flags.run) lines.push('re-run: skipped (--no-run)');
     else if (result.rerunRefused) lines.push(`re-run: not done — ${result.rerunRefused}`);
-    lines.push(result.ok ? `OK: the release holds (${formatDuration(Date.now() - t0)})` : `FAILED: ${result.problems.length + (result.rerun?.differences.length ?? 0)} difference(s) (${formatDuration(Date.now() - t0)})`);
+    else if (result.rerunUnavailable) lines.push('re-run: not done — no runtime here (the error below says what is missing)');
+    if (result.rerunUnavailable && result.problems.length === 0) {
+      // The checks held: say so before the environment error, which is not a verdict on the release.
+      lines.push(`NOT RE-RUN: the files hold, the instances were not executed (${formatDuration(Date.now() - t0)}); --no-run for the checks alone`);
+    } else {
+      lines.push(result.ok ? `OK: the release holds (${formatDuration(Date.now() - t0)})` : `FAILED: ${result.problems.length + (result.rerun?.differences.length ?? 0)} difference(s) (${formatDuration(Date.now() - t0)})`);
+    }
     ctx.out(lines.join('\n'));
     if (flags.json) {
       const { planReleaseVerifyReport, writeReleaseVerifyReport } = await import('@junobench/release');
       await writeReleaseVerifyReport(path.resolve(ctx.cwd, flags.json), planReleaseVerifyReport(result));
     }
+    // Exit 3 with its message and hint (an interpreter, an engine or an image to install), after the checks' report.
+    if (result.rerunUnavailable) throw result.rerunUnavailable;
     ctx.exitCode = result.ok ? 0 : 1;
   });
 
