@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DetectTask, DiagnoseTask, Instance, Labels, RepairTask } from '@junobench/core';
 import type { Notebook } from '@junobench/notebook';
 import { formatTasksJsonl } from './export-tasks.js';
-import { parseAnswerException, planTasks, type DetectKey, type RepairKey } from './plan-tasks.js';
+import { TASK_VOCABULARIES, parseAnswerException, planTasks, type DetectKey, type RepairKey } from './plan-tasks.js';
 import type { TaskSource } from './read-task-sources.js';
 import { makeNotebook, type TestCell } from '../test-helpers/score.js';
 
@@ -115,6 +115,18 @@ describe('planTasks', () => {
     const fixed = p.tasks.find((t) => (p.keys.get(t.id) as DetectKey).version === 'fixed') as DetectTask;
     expect(fixed.context).toEqual(['a = 1']);
     expect(fixed.target).toBe("c = {'k': 3}['k']");
+  });
+
+  it("lists a library outside the canonical list that an exported instance is labelled with, in every diagnose task's vocabulary and prompt", () => {
+    const extension = { ...simple('keras_nlp_1'), instance: { ...simple('keras_nlp_1').instance, labels: { ...labels, library: 'keras_nlp' } } };
+    const p = planTasks([simple('pandas_1'), extension], { kinds: ['diagnose'] });
+    const tasks = p.tasks as DiagnoseTask[];
+    for (const t of tasks) {
+      expect(t.vocabularies.library).toEqual([...TASK_VOCABULARIES.library, 'keras_nlp']);
+      expect(t.prompt).toContain('"hyperopt", "None", "keras_nlp"');
+    }
+    // Only canonical labels: the canonical list, as before.
+    expect((planTasks([simple('pandas_1')], { kinds: ['diagnose'] }).tasks[0] as DiagnoseTask).vocabularies).toEqual(TASK_VOCABULARIES);
   });
 
   it('shows diagnose and repair the crashing notebook with only its error output, taken from original.ipynb', () => {

@@ -97,6 +97,7 @@ export function planTasks(sources: readonly TaskSource[], options: PlanTasksOpti
   const tasks: Task[] = [];
   const warnings: string[] = [];
   const sorted = [...sources].sort((a, b) => compareCodePoints(a.id, b.id));
+  const vocabularies = planTaskVocabularies(sorted);
   for (const kind of TASK_KINDS) {
     if (!kinds.includes(kind)) continue;
     const planned: { task: Task; key: TaskKey }[] = [];
@@ -107,7 +108,7 @@ export function planTasks(sources: readonly TaskSource[], options: PlanTasksOpti
           warnings.push(`${s.id}: its two detect tasks show the same code (the fix is not in a cell that runs before the crash cell): they cannot both be answered right`);
         }
         planned.push(...pair);
-      } else if (kind === 'diagnose') planned.push(planDiagnoseTask(s, seed));
+      } else if (kind === 'diagnose') planned.push(planDiagnoseTask(s, seed, vocabularies));
       else planned.push(planRepairTask(s, seed));
     }
     for (const p of createRng(`${seed}\u0000${kind}`).shuffle(planned)) {
@@ -230,7 +231,19 @@ export const TASK_VOCABULARIES: TaskVocabularies = {
   pipelineStage: [...PIPELINE_STAGES],
 };
 
-function planDiagnoseTask(s: TaskSource, seed: string): { task: DiagnoseTask; key: DiagnoseKey } {
+/**
+ * The vocabularies a diagnose task lists: JunoBench's, plus any library outside
+ * the canonical list that an instance being exported is labelled with (a label
+ * may name one by its package name), so a tool choosing from the list can give
+ * every true answer. The same list for every task of an export.
+ */
+export function planTaskVocabularies(sources: readonly TaskSource[]): TaskVocabularies {
+  const canonical = new Set<string>(TASK_VOCABULARIES.library);
+  const others = [...new Set(sources.map((s) => s.instance.labels.library).filter((l) => !canonical.has(l)))].sort(compareCodePoints);
+  return others.length === 0 ? TASK_VOCABULARIES : { ...TASK_VOCABULARIES, library: [...TASK_VOCABULARIES.library, ...others] };
+}
+
+function planDiagnoseTask(s: TaskSource, seed: string, vocabularies: TaskVocabularies): { task: DiagnoseTask; key: DiagnoseKey } {
   const error = planTaskError(s);
   const nb = planCrashingNotebook(s, error);
   const id = hashTaskId(seed, 'diagnose', s.id, 'reproduced');
@@ -239,8 +252,8 @@ function planDiagnoseTask(s: TaskSource, seed: string): { task: DiagnoseTask; ke
     task: 'diagnose',
     notebook: nb as unknown as NotebookDocument,
     error,
-    vocabularies: TASK_VOCABULARIES,
-    prompt: renderDiagnosePrompt(nb, error, TASK_VOCABULARIES),
+    vocabularies,
+    prompt: renderDiagnosePrompt(nb, error, vocabularies),
   };
   return { task, key: { kind: 'diagnose', id, instance: s.id, labels: s.instance.labels } };
 }

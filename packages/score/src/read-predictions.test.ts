@@ -27,6 +27,8 @@ describe('parsePredictionLines', () => {
     ['a package name for a library', JSON.stringify({ task: 'diagnose', id: G, answer: { library: 'scikit-learn' } }), /answer\.library is "scikit-learn", .*\(did you mean "sklearn"\?\)/],
     ['PyTorch', JSON.stringify({ task: 'diagnose', id: G, answer: { library: 'PyTorch' } }), /\(did you mean "torch"\?\)/],
     ['a module path for a library', JSON.stringify({ task: 'diagnose', id: G, answer: { library: 'sklearn.preprocessing' } }), /\(did you mean "sklearn"\?\)/],
+    ['a canonical library misspelt (a package name a letter or two away)', JSON.stringify({ task: 'diagnose', id: G, answer: { library: 'pandsa' } }), /^not a valid prediction: answer\.library is "pandsa", which is not a canonical library \(did you mean "pandas"\?\)/],
+    ['another spelling of a canonical library', JSON.stringify({ task: 'diagnose', id: G, answer: { library: 'keras' } }), /answer\.library is "keras", which is not in the library vocabulary \(did you mean "tensorflow\/keras"\?\)/],
     ['a null library (not "None")', JSON.stringify({ task: 'diagnose', id: G, answer: { library: null } }), /^not a valid prediction: answer\.library is null: give one label of the library vocabulary \("None" when no library caused the crash\), or leave library out \(counted wrong\)$/],
     ['a null crash type', JSON.stringify({ task: 'diagnose', id: G, answer: { crashType: null } }), /answer\.crashType is null: give one label of the crashType vocabulary, or leave crashType out/],
     ['a misspelt dimension', JSON.stringify({ task: 'diagnose', id: G, answer: { crash_tipe: 'key error' } }), /unknown property "crash_tipe"/],
@@ -49,6 +51,13 @@ describe('parsePredictionLines', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]!.line).toBe(7);
     expect(problems[0]!.message).toMatch(message);
+  });
+
+  it('accepts a library outside the canonical list by its package name (a label may name one: keras_nlp)', () => {
+    const text = JSON.stringify({ task: 'diagnose', id: G, answer: { library: 'keras_nlp', crashType: 'key error' } });
+    const { predictions, problems } = parsePredictionLines([{ line: 1, text }], keys);
+    expect(problems).toEqual([]);
+    expect(predictions).toHaveLength(1);
   });
 
   it('accepts repair cells as strings or as lists of lines (nbformat\'s form of `source`, as the task notebooks write it)', () => {

@@ -6,7 +6,9 @@ import {
   MAX_LINE_CHARS,
   assertReadableFile,
   checkSchema,
+  editDistance,
   findTooDeep,
+  isLibraryName,
   formatIssue,
   quoteShort,
   readLinesCapped,
@@ -136,6 +138,11 @@ class PredictionParser {
       this.problems.push({ line, message: `task "${p.id}" is a ${key.kind} task, but the line says "task": "${p.task}"` });
       return;
     }
+    const typo = describeMisspeltLibrary(p);
+    if (typo) {
+      this.problems.push({ line, message: `not a valid prediction: ${typo}` });
+      return;
+    }
     const attempt = p.attempt ?? 1;
     const slot = `${p.id}\u0000${attempt}`;
     const first = this.seen.get(slot);
@@ -182,6 +189,22 @@ function meantLibrary(given: string): string | undefined {
   const alias = LIBRARY_ALIASES[squash(given)] ?? LIBRARY_ALIASES[squash(head)];
   if (alias) return alias;
   return head !== given.trim() ? VOCABULARIES.library.find((label) => squash(label) === squash(head)) : undefined;
+}
+
+/**
+ * A library label may name a library outside the canonical list by its
+ * package name (`keras_nlp`), so the schema accepts any lowercase name; one a
+ * letter or two away from a canonical library (`pandsa`, `sklean`) is a typo
+ * that would be scored wrong in silence, and is refused with the name meant.
+ */
+function describeMisspeltLibrary(p: { task: TaskKind; answer: Answer }): string | undefined {
+  if (p.task !== 'diagnose') return undefined;
+  const given = (p.answer as DiagnoseAnswer).library;
+  if (given === undefined || isLibraryName(given) || given.length < 4) return undefined;
+  const meant = VOCABULARIES.library.find((label) => label.length >= 4 && editDistance(given, label.toLowerCase()) <= 2);
+  return meant
+    ? `answer.library is ${quoteShort(given)}, which is not a canonical library (did you mean ${JSON.stringify(meant)}?); a library outside the canonical list is given by its package name`
+    : undefined;
 }
 
 /**
