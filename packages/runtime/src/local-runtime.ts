@@ -5,7 +5,7 @@ import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { JunoError, copyInstanceTree, type RunPlan, type RunResult, type RuntimeIdentity } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from './runtime.js';
-import { RUNNER_PATH } from './runner-path.js';
+import { REAPER_PATH, RUNNER_PATH } from './runner-path.js';
 import { execaRunner, findPython, type CommandRunner } from './find-python.js';
 import { parseRunnerMessage } from './parse-runner-message.js';
 import { createRunFolder, sweepStaleRunFolders, type RunFolder } from './run-folder.js';
@@ -122,7 +122,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     fingerprint,
     run,
     async close() {
-      for (const p of live) p.kill('SIGKILL');
+      for (const p of live) p.kill('SIGTERM');
       await Promise.allSettled([...live]);
       live.clear();
       folder?.remove();
@@ -149,6 +149,8 @@ interface Pending {
 }
 
 const MAX_RESTARTS = 3;
+/** How long the reaper may take to kill a runner and its processes (on SIGTERM) before it is SIGKILLed itself. */
+const FORCE_KILL_MS = 15_000;
 /** How long a runner killed (or ended) may take to close its output before it is given up on. */
 const END_WAIT_MS = 10_000;
 
@@ -250,10 +252,36 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
   const waiting = [...queue];
   const back: Pending[] = [];
   const scratch = new Map<number, string>();
+  // Through the reaper (junobench_reaper.py): what the notebooks detach from their kernels
+  // (a new session, a double fork) is killed when the runner ends, however it ends. It is
+  // stopped with SIGTERM (it then SIGKILLs the runner and everything below it); SIGKILL
+  // follows if it has not gone within FORCE_KILL_MS.
   const proc = execa(
     settings.python,
-    [RUNNER_PATH, 'serve', '--jobs', String(jobs), '--threads', String(settings.threads), '--tmp', runnerTmp, ...(settings.fork ? [] : ['--no-fork'])],
-    { env: { ...settings.env, PYTHONUNBUFFERED: '1' }, extendEnv: false, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', buffer: false, reject: false, cleanup: true },
+    [
+      REAPER_PATH,
+      settings.python,
+      RUNNER_PATH,
+      'serve',
+      '--jobs',
+      String(jobs),
+      '--threads',
+      String(settings.threads),
+      '--tmp',
+      runnerTmp,
+      ...(settings.fork ? [] : ['--no-fork']),
+    ],
+    {
+      env: { ...settings.env, PYTHONUNBUFFERED: '1' },
+      extendEnv: false,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      buffer: false,
+      reject: false,
+      cleanup: true,
+      forceKillAfterDelay: FORCE_KILL_MS,
+    },
   );
   ctx.live.add(proc);
   let stderrTail = '';
@@ -273,7 +301,7 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
     if (killed) return;
     killed = true;
     stderrTail += `\n[junobench] ${reason}; runner killed`;
-    proc.kill('SIGKILL');
+    proc.kill('SIGTERM');
     stopped();
   };
   let failed!: () => void;
@@ -421,6 +449,10 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
       Promise.all([proc, closedOutput]),
       stoppedOrKilled.then(() => new Promise<void>((r) => (endTimer = setTimeout(r, END_WAIT_MS)))),
     ]);
+    clearTimeout(endTimer);
+    // A killed runner's reaper may still be killing what the notebooks left: the run ends
+    // after it (bounded: execa SIGKILLs the reaper FORCE_KILL_MS after the SIGTERM).
+    if (killed) await Promise.race([proc, new Promise<void>((r) => (endTimer = setTimeout(r, FORCE_KILL_MS + END_WAIT_MS)))]);
     clearTimeout(endTimer);
     over = true;
     // Pending file operations finish first (their results are in), unless one is stuck (the watchdog's limit).

@@ -9,6 +9,13 @@ export const RUNNER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.ur
 /** The runner's entry point; the benchmark image copies it and its package (see readRunnerFiles). */
 export const RUNNER_PATH = path.join(RUNNER_DIR, 'junobench_runner.py');
 
+/**
+ * The local runtime's supervisor of the runner (a child subreaper that kills
+ * whatever the runner's processes leave behind). Not one of the runner's
+ * files: images do not copy it and it does not change their tags.
+ */
+export const REAPER_PATH = path.join(RUNNER_DIR, 'junobench_reaper.py');
+
 /** One file of the runner: its path relative to the runner folder (forward slashes) and its bytes. */
 export interface RunnerFile {
   name: string;

@@ -27,7 +27,7 @@ describe('the Python runner', () => {
     if (has.exitCode !== 0) {
       throw new Error(`pyflakes is not installed for ${python}: run \`sh tools/setup-python.sh\` (as root; it installs Debian's python3-pyflakes)`);
     }
-    const r = await execa(python, ['-m', 'pyflakes', 'junobench_runner.py', 'jbrunner', 'tests'], { cwd: RUNNER_DIR, reject: false, all: true });
+    const r = await execa(python, ['-m', 'pyflakes', 'junobench_runner.py', 'junobench_reaper.py', 'jbrunner', 'tests'], { cwd: RUNNER_DIR, reject: false, all: true });
     expect(r.all, 'pyflakes found problems').toBe('');
     expect(r.exitCode).toBe(0);
   }, 120_000);

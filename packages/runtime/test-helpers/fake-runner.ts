@@ -88,7 +88,12 @@ for line in sys.stdin:
     elif how == "rejected-no-id":
         say({"type": "rejected", "line": "?", "reason": "fake: cannot tell which plan"})
     elif how == "remove-run-folder":
-        shutil.rmtree(os.path.dirname(tmp), ignore_errors=True)
+        # The runtime may be copying the next plan's scratch folder into it meanwhile, which makes
+        # one rmtree fail (directory not empty): a temp cleaner comes back until the folder is gone.
+        for _ in range(1000):
+            if not os.path.exists(os.path.dirname(tmp)):
+                break
+            shutil.rmtree(os.path.dirname(tmp), ignore_errors=True)
         say({"type": "started", "id": pid, "kernel": "forked"})
         say(result(pid))
     else:
