@@ -2,32 +2,12 @@
 // reaches the container's stderr, so a notebook could print the wrapper's
 // lines there ("setup-failed", an OOM-kill count, a full disk) and then kill
 // its runner: its own death then read as a failure of the toolchain.
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type Docker from 'dockerode';
-import { connectDockerEngine } from './container-engine.js';
-import { createContainerRuntime } from './container-runtime.js';
-import type { Runtime } from './runtime.js';
+import { describe, expect, it } from 'vitest';
 import { writeCodeNotebook } from '../test-helpers/code-notebook.js';
-import { ensureSandboxTestImage } from '../test-helpers/sandbox-test-image.js';
+import { useSandboxSuite } from '../test-helpers/sandbox-runtime.js';
 
-let docker: Docker;
-let image: string;
-let tmp: string;
-let rt: Runtime | undefined;
-
-beforeAll(async () => {
-  docker = await connectDockerEngine(process.env);
-  image = await ensureSandboxTestImage(docker);
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'junobench-forgery-'));
-}, 600_000);
-
-afterAll(async () => {
-  await rt?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
-});
+const sandbox = useSandboxSuite('forgery');
 
 const FORGE_AND_KILL = [
   'import os, signal',
@@ -43,9 +23,8 @@ const FORGE_AND_KILL = [
 
 describe('container runtime: the wrapper\'s report', () => {
   it('a notebook that forges it on its output and kills its runner is a kernel death of its own, not a toolchain failure', async () => {
-    const dir = await writeCodeNotebook(path.join(tmp, 'forge'), [FORGE_AND_KILL, 'print("not reached")']);
-    rt = createContainerRuntime({ docker, image, memory: '1g', cpus: 1 });
-    const [r] = await rt.run([{ id: 'forgery', instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 300 }]);
+    const dir = await writeCodeNotebook(path.join(sandbox.tmp, 'forge'), [FORGE_AND_KILL, 'print("not reached")']);
+    const [r] = await sandbox.runtime().run([{ id: 'forgery', instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 300 }]);
     expect(r!.status).toBe('kernel-died');
     expect(r!.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
     // Its output is quoted as the runner's last words, never taken as the wrapper's verdict.

@@ -2,32 +2,13 @@
 // host path holds: a colon or a comma in a user's folder name broke the
 // `host:container:ro` string the engine parses (Podman: "incorrect volume
 // format"), so such an instance could not run in the sandbox at all.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type Docker from 'dockerode';
-import { connectDockerEngine } from './container-engine.js';
-import { createContainerRuntime } from './container-runtime.js';
-import type { Runtime } from './runtime.js';
+import { describe, expect, it } from 'vitest';
 import { writeCodeNotebook } from '../test-helpers/code-notebook.js';
-import { ensureSandboxTestImage } from '../test-helpers/sandbox-test-image.js';
+import { useSandboxSuite } from '../test-helpers/sandbox-runtime.js';
 
-let docker: Docker;
-let image: string;
-let tmp: string;
-let rt: Runtime | undefined;
-
-beforeAll(async () => {
-  docker = await connectDockerEngine(process.env);
-  image = await ensureSandboxTestImage(docker);
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'junobench-mounts-'));
-}, 600_000);
-
-afterAll(async () => {
-  await rt?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
-});
+const sandbox = useSandboxSuite('mounts');
 
 describe('container runtime: the instance mount', () => {
   it.each([['a colon', 'runs:2026'], ['a colon and an engine option', 'x:/etc:rw'], ['a space and a quote', "my runs 'a'"]])(
@@ -37,9 +18,8 @@ describe('container runtime: the instance mount', () => {
         "import os\ntry:\n    open('/instance/pwn', 'w')\n    wrote = 'wrote'\nexcept OSError as e:\n    wrote = type(e).__name__ + str(e.errno)",
         "raise RuntimeError(open('data/x.csv').read().splitlines()[1] + ' ' + wrote + ' ' + str(sorted(os.listdir('/instance'))))",
       ];
-      const dir = await writeCodeNotebook(path.join(tmp, folder, 'inst'), cells, { 'data/x.csv': 'a,b\n1,2\n' });
-      rt ??= createContainerRuntime({ docker, image, memory: '1g', cpus: 1 });
-      const [r] = await rt.run([{ id: `mounts-${folder}`, instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 300 }]);
+      const dir = await writeCodeNotebook(path.join(sandbox.tmp, folder, 'inst'), cells, { 'data/x.csv': 'a,b\n1,2\n' });
+      const [r] = await sandbox.runtime().run([{ id: `mounts-${folder}`, instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 300 }]);
       expect(r!.reason).toBeUndefined();
       expect(r!.status).toBe('error');
       // errno 30: EROFS.
@@ -49,11 +29,10 @@ describe('container runtime: the instance mount', () => {
   );
 
   it('refuses a folder path with a comma before any container starts (Podman cannot mount it), naming the folder', async () => {
-    const dir = path.join(tmp, 'a,b', 'inst');
+    const dir = path.join(sandbox.tmp, 'a,b', 'inst');
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, 'notebook.ipynb'), JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [] }));
-    rt ??= createContainerRuntime({ docker, image, memory: '1g', cpus: 1 });
-    await expect(rt.run([{ id: 'mounts-comma', instanceDir: dir, notebook: 'notebook.ipynb', cells: [], cellTimeoutSeconds: 60, timeoutSeconds: 60 }])).rejects.toMatchObject({
+    await expect(sandbox.runtime().run([{ id: 'mounts-comma', instanceDir: dir, notebook: 'notebook.ipynb', cells: [], cellTimeoutSeconds: 60, timeoutSeconds: 60 }])).rejects.toMatchObject({
       code: 'E_USAGE',
       exitCode: 2,
       message: expect.stringContaining(`${dir} has a comma in its path`),

@@ -4,32 +4,12 @@
 // uid=0), with the mounts, network namespaces and kernel interfaces that come
 // with it. Our profile (seccomp-profile.ts) denies that, and what notebooks
 // do every day (threads, fork, subprocess, multiprocessing) keeps working.
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type Docker from 'dockerode';
-import { connectDockerEngine } from './container-engine.js';
-import { createContainerRuntime } from './container-runtime.js';
-import type { Runtime } from './runtime.js';
+import { describe, expect, it } from 'vitest';
 import { writeCodeNotebook } from '../test-helpers/code-notebook.js';
-import { ensureSandboxTestImage } from '../test-helpers/sandbox-test-image.js';
+import { useSandboxSuite } from '../test-helpers/sandbox-runtime.js';
 
-let docker: Docker;
-let image: string;
-let tmp: string;
-let rt: Runtime | undefined;
-
-beforeAll(async () => {
-  docker = await connectDockerEngine(process.env);
-  image = await ensureSandboxTestImage(docker);
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'junobench-namespaces-'));
-}, 600_000);
-
-afterAll(async () => {
-  await rt?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
-});
+const sandbox = useSandboxSuite('namespaces');
 
 // Each cell asserts: a cell that raises names what the sandbox let through (or broke).
 const DENIED = [
@@ -82,9 +62,8 @@ const ALLOWED = [
 
 describe('container runtime: namespaces', () => {
   it('a notebook cannot create a user (or any other) namespace, while threads, fork, subprocess and multiprocessing work', async () => {
-    const dir = await writeCodeNotebook(path.join(tmp, 'ns'), [DENIED, ALLOWED]);
-    rt = createContainerRuntime({ docker, image, memory: '1g', cpus: 1 });
-    const [r] = await rt.run([{ id: 'namespaces', instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 240, timeoutSeconds: 480 }]);
+    const dir = await writeCodeNotebook(path.join(sandbox.tmp, 'ns'), [DENIED, ALLOWED]);
+    const [r] = await sandbox.runtime().run([{ id: 'namespaces', instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 240, timeoutSeconds: 480 }]);
     // A failed assertion's text (ename: evalue) says what got through.
     expect({ status: r!.status, reason: r!.reason, cells: r!.cells.map((c) => [c.status, c.ename && `${c.ename}: ${c.evalue}`]) }).toEqual({
       status: 'completed',
