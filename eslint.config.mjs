@@ -17,7 +17,10 @@ export const depConstraints = [
   // A stage never imports another stage: flows across stages live in pipeline.
   { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared'] },
   { sourceTag: 'layer:pipeline', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared', 'layer:domain'] },
-  { sourceTag: 'layer:shell', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared', 'layer:domain', 'layer:pipeline'] },
+  {
+    sourceTag: 'layer:shell',
+    onlyDependOnLibsWithTags: ['layer:core', 'layer:shared', 'layer:domain', 'layer:pipeline'],
+  },
 ];
 
 export default [

@@ -31,19 +31,40 @@ beforeAll(async () => {
 describe('junobench build', () => {
   it('runs every stage and succeeds', () => {
     expect(first.code, first.stderr).toBe(0);
-    for (const stage of ['pool', 'data', 'verify', 'labels', 'benchmark', 'stats', 'report']) expect(first.stdout).toMatch(new RegExp(`^${stage}\\s+done in`, 'm'));
+    for (const stage of ['pool', 'data', 'verify', 'labels', 'benchmark', 'stats', 'report'])
+      expect(first.stdout).toMatch(new RegExp(`^${stage}\\s+done in`, 'm'));
   });
 
   it('verifies every embedded instance except TensorFlow, skipped with its reason', async () => {
     const v = JSON.parse(await readFile(path.join(a, 'curated/verification.json'), 'utf8')) as VerificationReport;
-    const notVerified = v.instances.filter((i) => i.status !== 'verified').map((i) => `${i.instance}: ${i.status} ${i.reproduced.reason ?? ''}`);
-    expect(notVerified).toEqual([expect.stringMatching(/^tensorflow_1: skipped required module.*tensorflow.*not importable/)]);
+    const notVerified = v.instances
+      .filter((i) => i.status !== 'verified')
+      .map((i) => `${i.instance}: ${i.status} ${i.reproduced.reason ?? ''}`);
+    expect(notVerified).toEqual([
+      expect.stringMatching(/^tensorflow_1: skipped required module.*tensorflow.*not importable/),
+    ]);
     expect(v.summary.verified).toBeGreaterThanOrEqual(15);
   });
 
   it('writes the curated benchmark, labels, stats and pool outputs', async () => {
     const files = await listTree(path.join(a, 'curated'));
-    for (const f of ['benchmark.json', 'benchmark.csv', 'verification.json', 'subsample.json', 'labels/agreement.json', 'labels/final-labels.jsonl', 'stats/stats.md', 'stats/charts/library.svg', 'stats/charts/library.png', 'pool/funnel.json', 'pool/sample.jsonl', 'instances/pandas_1/instance.json', 'report/index.html', 'report/stats.html', 'report/instances/pandas_1.html']) {
+    for (const f of [
+      'benchmark.json',
+      'benchmark.csv',
+      'verification.json',
+      'subsample.json',
+      'labels/agreement.json',
+      'labels/final-labels.jsonl',
+      'stats/stats.md',
+      'stats/charts/library.svg',
+      'stats/charts/library.png',
+      'pool/funnel.json',
+      'pool/sample.jsonl',
+      'instances/pandas_1/instance.json',
+      'report/index.html',
+      'report/stats.html',
+      'report/instances/pandas_1.html',
+    ]) {
       expect(files).toContain(f);
     }
     const bench = JSON.parse(await readFile(path.join(a, 'curated/benchmark.json'), 'utf8')) as Benchmark;
@@ -58,7 +79,11 @@ describe('junobench build', () => {
 
   it("prints each stage's last progress line before the stage's summary, and the build's summary last", async () => {
     // One pipe for both streams, as a terminal or a CI log shows them.
-    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${junobenchBin}" build --only report --force --cache-dir "${cache}" 2>&1`], { cwd: a, env: { ...process.env, CI: '1' }, encoding: 'utf8' });
+    const r = spawnSync(
+      'sh',
+      ['-c', `"${process.execPath}" "${junobenchBin}" build --only report --force --cache-dir "${cache}" 2>&1`],
+      { cwd: a, env: { ...process.env, CI: '1' }, encoding: 'utf8' },
+    );
     expect(r.status, r.stdout).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines.at(-1)).toMatch(/^build complete: 1 stage\(s\) ran/);
@@ -84,7 +109,9 @@ describe('junobench build', () => {
       expect(await hashTree(path.join(b, 'curated', rel)), rel).toBe(await hashTree(path.join(a, 'curated', rel)));
     }
     for (const rel of ['benchmark.json', 'benchmark.csv', 'labels/final-labels.jsonl']) {
-      expect(await readFile(path.join(b, 'curated', rel), 'utf8'), rel).toBe(await readFile(path.join(a, 'curated', rel), 'utf8'));
+      expect(await readFile(path.join(b, 'curated', rel), 'utf8'), rel).toBe(
+        await readFile(path.join(a, 'curated', rel), 'utf8'),
+      );
     }
     expect((await readdir(path.join(b, 'curated'))).sort()).toEqual((await readdir(path.join(a, 'curated'))).sort());
   }, 600_000);

@@ -35,33 +35,48 @@ function run(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }):
     execFile(
       process.execPath,
       args,
-      { cwd: options.cwd, env: { ...process.env, CI: '1', JUNOBENCH_CLI: '', JUNOBENCH_DEBUG: '', ...options.env }, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      {
+        cwd: options.cwd,
+        env: { ...process.env, CI: '1', JUNOBENCH_CLI: '', JUNOBENCH_DEBUG: '', ...options.env },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }
 
 /** The copy's `junobench`, as a user runs it (mode: which path to force; none = the bin's own choice). */
 const junobench = (args: string[], options: { cwd: string; mode?: Mode; env?: NodeJS.ProcessEnv }) =>
-  run([path.join(toolchain, 'packages/cli/bin/junobench.js'), ...args], { cwd: options.cwd, env: { ...(options.mode ? { JUNOBENCH_CLI: options.mode } : {}), ...options.env } });
-const buildCli = (...flags: string[]) => run([path.join(toolchain, 'tools/build-cli.mjs'), ...flags], { cwd: toolchain });
+  run([path.join(toolchain, 'packages/cli/bin/junobench.js'), ...args], {
+    cwd: options.cwd,
+    env: { ...(options.mode ? { JUNOBENCH_CLI: options.mode } : {}), ...options.env },
+  });
+const buildCli = (...flags: string[]) =>
+  run([path.join(toolchain, 'tools/build-cli.mjs'), ...flags], { cwd: toolchain });
 
 /** A copy of the toolchain's sources that resolves its dependencies from this checkout. */
 async function copyToolchain(dest: string): Promise<void> {
-  for (const f of ['package.json', 'tsconfig.base.json', 'tools/build-cli.mjs']) await cp(path.join(repoRoot, f), path.join(dest, f));
+  for (const f of ['package.json', 'tsconfig.base.json', 'tools/build-cli.mjs'])
+    await cp(path.join(repoRoot, f), path.join(dest, f));
   await cp(path.join(repoRoot, 'schemas'), path.join(dest, 'schemas'), { recursive: true });
   for (const pkg of await readdir(path.join(repoRoot, 'packages'))) {
     const from = path.join(repoRoot, 'packages', pkg);
-    await cp(from, path.join(dest, 'packages', pkg), { recursive: true, filter: (f) => !/[/\\](node_modules|dist|__pycache__)$/.test(f) });
+    await cp(from, path.join(dest, 'packages', pkg), {
+      recursive: true,
+      filter: (f) => !/[/\\](node_modules|dist|__pycache__)$/.test(f),
+    });
     // A package's own node_modules (e.g. core's ajv, another version than the root's).
-    if (await exists(path.join(from, 'node_modules'))) await symlink(path.join(from, 'node_modules'), path.join(dest, 'packages', pkg, 'node_modules'));
+    if (await exists(path.join(from, 'node_modules')))
+      await symlink(path.join(from, 'node_modules'), path.join(dest, 'packages', pkg, 'node_modules'));
   }
   await mkdir(path.join(dest, 'node_modules/@junobench'), { recursive: true });
   for (const name of await readdir(path.join(repoRoot, 'node_modules'))) {
     if (name === '@junobench' || name === '.bin') continue;
     await symlink(path.join(repoRoot, 'node_modules', name), path.join(dest, 'node_modules', name));
   }
-  for (const pkg of await readdir(path.join(dest, 'packages'))) await symlink(path.join('../../packages', pkg), path.join(dest, 'node_modules/@junobench', pkg));
+  for (const pkg of await readdir(path.join(dest, 'packages')))
+    await symlink(path.join('../../packages', pkg), path.join(dest, 'node_modules/@junobench', pkg));
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -88,7 +103,10 @@ beforeAll(async () => {
   expect(built.stdout).toMatch(/^build-cli: compiled \d+ source files into packages\/cli\/dist\/\w+\/main\.js/);
   for (const mode of MODES) {
     const work = path.join(tmp, mode);
-    await cp(path.join(repoRoot, 'raw'), path.join(work, 'raw'), { recursive: true, filter: (f) => !f.endsWith('project.json') });
+    await cp(path.join(repoRoot, 'raw'), path.join(work, 'raw'), {
+      recursive: true,
+      filter: (f) => !f.endsWith('project.json'),
+    });
   }
 }, 600_000);
 
@@ -98,9 +116,13 @@ afterAll(async () => {
 
 describe('the compiled CLI and the sources agree', () => {
   it('on the help of every command', async () => {
-    const helps = await Promise.all(MODES.map((mode) => run([path.join(repoRoot, 'test/cli-help-all.mjs'), toolchain, mode], { cwd: toolchain })));
+    const helps = await Promise.all(
+      MODES.map((mode) => run([path.join(repoRoot, 'test/cli-help-all.mjs'), toolchain, mode], { cwd: toolchain })),
+    );
     for (const h of helps) expect(h.code, h.stderr).toBe(0);
-    const [compiled, tsx] = helps.map((h) => JSON.parse(h.stdout) as { command: string; code: number; stdout: string }[]);
+    const [compiled, tsx] = helps.map(
+      (h) => JSON.parse(h.stdout) as { command: string; code: number; stdout: string }[],
+    );
     expect(compiled!.map((h) => h.command)).toEqual(tsx!.map((h) => h.command));
     expect(compiled!.length).toBeGreaterThan(30);
     expect(compiled).toEqual(tsx);
@@ -114,15 +136,47 @@ describe('the compiled CLI and the sources agree', () => {
   // Between them they load every lazily imported package: pool (exceljs), labels (vega,
   // sharp), suggest, score, verify with the Python runner (runtime), pipeline (build).
   const COMMANDS: { name: string; args: string[]; files?: string[] }[] = [
-    { name: 'pool import', args: ['pool', 'import', 'raw/pool/empirical-study.csv', '-o', 'out/pool.jsonl'], files: ['out/pool.jsonl', 'out/pool.rejects.jsonl'] },
-    { name: 'pool libcause --eval', args: ['pool', 'libcause', '-i', 'out/pool.jsonl', '-o', 'out/libcause.jsonl', '--eval'], files: ['out/libcause.jsonl'] },
-    { name: 'pool filter', args: ['pool', 'filter', '-i', 'out/pool.jsonl', '--criteria', 'raw/criteria/junobench.json', '-o', 'out/kept.jsonl', '--report', 'out/funnel.json'], files: ['out/kept.jsonl', 'out/funnel.json'] },
-    { name: 'labels agreement', args: ['labels', 'agreement', 'raw/annotations', '--json', 'out/agreement.json', '--bootstrap', '200'], files: ['out/agreement.json'] },
+    {
+      name: 'pool import',
+      args: ['pool', 'import', 'raw/pool/empirical-study.csv', '-o', 'out/pool.jsonl'],
+      files: ['out/pool.jsonl', 'out/pool.rejects.jsonl'],
+    },
+    {
+      name: 'pool libcause --eval',
+      args: ['pool', 'libcause', '-i', 'out/pool.jsonl', '-o', 'out/libcause.jsonl', '--eval'],
+      files: ['out/libcause.jsonl'],
+    },
+    {
+      name: 'pool filter',
+      args: [
+        'pool',
+        'filter',
+        '-i',
+        'out/pool.jsonl',
+        '--criteria',
+        'raw/criteria/junobench.json',
+        '-o',
+        'out/kept.jsonl',
+        '--report',
+        'out/funnel.json',
+      ],
+      files: ['out/kept.jsonl', 'out/funnel.json'],
+    },
+    {
+      name: 'labels agreement',
+      args: ['labels', 'agreement', 'raw/annotations', '--json', 'out/agreement.json', '--bootstrap', '200'],
+      files: ['out/agreement.json'],
+    },
     { name: 'labels suggest', args: ['labels', 'suggest', 'pandas_1', 'NBspecific_1'] },
     {
       name: 'stats with charts',
       args: ['stats', '--input', path.join(repoRoot, 'test/fixtures/labels/benchmark-desc.csv'), '--out', 'out/stats'],
-      files: ['out/stats/stats.json', 'out/stats/stats.md', 'out/stats/charts/crash-type.svg', 'out/stats/charts/crash-type.png'],
+      files: [
+        'out/stats/stats.json',
+        'out/stats/stats.md',
+        'out/stats/charts/crash-type.svg',
+        'out/stats/charts/crash-type.png',
+      ],
     },
     { name: 'tasks export', args: ['tasks', 'export', '-o', 'out/tasks.jsonl'], files: ['out/tasks.jsonl'] },
     { name: 'an unknown instance (exit 2)', args: ['verify', 'no_such_instance'] },
@@ -131,31 +185,45 @@ describe('the compiled CLI and the sources agree', () => {
     { name: 'an unknown verb (exit 2)', args: ['frobnicate'] },
   ];
 
-  it.each(COMMANDS)('on $name', async ({ args, files }) => {
-    const runs = [];
-    for (const mode of MODES) {
-      const work = path.join(tmp, mode);
-      const r = await junobench(args, { cwd: work, mode });
-      runs.push({ code: r.code, stdout: normalize(r.stdout, work), stderr: normalize(r.stderr, work) });
-    }
-    expect(runs[0]!.stderr).not.toMatch(/internal error/);
-    expect(runs[0]).toEqual(runs[1]);
-    if (files) expect(runs[0]!.code, runs[0]!.stderr).toBe(0);
-    for (const f of files ?? []) {
-      const [a, b] = await Promise.all(MODES.map((mode) => readFile(path.join(tmp, mode, f))));
-      expect(a!.equals(b!), `${f} differs between the compiled CLI and the sources`).toBe(true);
-    }
-  }, 600_000);
+  it.each(COMMANDS)(
+    'on $name',
+    async ({ args, files }) => {
+      const runs = [];
+      for (const mode of MODES) {
+        const work = path.join(tmp, mode);
+        const r = await junobench(args, { cwd: work, mode });
+        runs.push({ code: r.code, stdout: normalize(r.stdout, work), stderr: normalize(r.stderr, work) });
+      }
+      expect(runs[0]!.stderr).not.toMatch(/internal error/);
+      expect(runs[0]).toEqual(runs[1]);
+      if (files) expect(runs[0]!.code, runs[0]!.stderr).toBe(0);
+      for (const f of files ?? []) {
+        const [a, b] = await Promise.all(MODES.map((mode) => readFile(path.join(tmp, mode, f))));
+        expect(a!.equals(b!), `${f} differs between the compiled CLI and the sources`).toBe(true);
+      }
+    },
+    600_000,
+  );
 
   it('on verify in real kernels (the Python runner found from the compiled code)', async () => {
     const reports: VerificationReport[] = [];
     for (const mode of MODES) {
       const work = path.join(tmp, mode);
-      const r = await junobench(['verify', 'NBspecific_1', 'pandas_1', '--no-cache', '--cache-dir', 'out/cache', '--json', 'out/verify.json'], { cwd: work, mode });
+      const r = await junobench(
+        ['verify', 'NBspecific_1', 'pandas_1', '--no-cache', '--cache-dir', 'out/cache', '--json', 'out/verify.json'],
+        { cwd: work, mode },
+      );
       expect(r.code, r.stderr).toBe(0);
       reports.push(JSON.parse(await readFile(path.join(work, 'out/verify.json'), 'utf8')) as VerificationReport);
     }
-    const outcomes = (v: VerificationReport) => v.instances.map((i) => [i.instance, i.status, i.reproduced.outcome, i.reproduced.observed?.ename, i.fixed.outcome]);
+    const outcomes = (v: VerificationReport) =>
+      v.instances.map((i) => [
+        i.instance,
+        i.status,
+        i.reproduced.outcome,
+        i.reproduced.observed?.ename,
+        i.fixed.outcome,
+      ]);
     expect(outcomes(reports[0]!)).toEqual([
       ['NBspecific_1', 'verified', 'crash-reproduced', 'NameError', 'fixed-ok'],
       ['pandas_1', 'verified', 'crash-reproduced', 'KeyError', 'fixed-ok'],
@@ -165,7 +233,8 @@ describe('the compiled CLI and the sources agree', () => {
 
   it('on build: the same toolchain fingerprint, so each skips the stages the other built', async () => {
     const work = path.join(tmp, 'compiled');
-    const build = (mode: Mode) => junobench(['build', '--only', 'pool,labels', '--out', 'out/curated'], { cwd: work, mode });
+    const build = (mode: Mode) =>
+      junobench(['build', '--only', 'pool,labels', '--out', 'out/curated'], { cwd: work, mode });
     const first = await build('compiled');
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/2 stage\(s\) ran, 0 up to date/);
@@ -177,23 +246,56 @@ describe('the compiled CLI and the sources agree', () => {
 
 describe('what a start loads', () => {
   // What the issue named, and the other dependencies that take tens of milliseconds or more to load.
-  const HEAVY = ['dockerode', 'exceljs', 'sharp', 'vega', 'vega-lite', '@octokit/rest', 'simple-git', 'bullmq', 'ioredis', 'playwright-core', 'execa', 'tar', 'tar-fs', 'yauzl', 're2js', 'semver', 'csv-parse', 'csv-stringify'];
+  const HEAVY = [
+    'dockerode',
+    'exceljs',
+    'sharp',
+    'vega',
+    'vega-lite',
+    '@octokit/rest',
+    'simple-git',
+    'bullmq',
+    'ioredis',
+    'playwright-core',
+    'execa',
+    'tar',
+    'tar-fs',
+    'yauzl',
+    're2js',
+    'semver',
+    'csv-parse',
+    'csv-stringify',
+  ];
 
-  it.each(MODES)('--help (%s) loads no heavy dependency, and of ours only @junobench/core and the CLI', async (mode) => {
-    const trace = path.join(tmp, `loads-${mode}.txt`);
-    const r = await run(['--import', path.join(repoRoot, 'tools/trace-module-loads.mjs'), path.join(toolchain, 'packages/cli/bin/junobench.js'), '--help'], {
-      cwd: toolchain,
-      env: { JUNOBENCH_CLI: mode, JUNOBENCH_TRACE_LOADS: trace },
-    });
-    expect(r.code, r.stderr).toBe(0);
-    const loaded = (await readFile(trace, 'utf8')).split('\n');
-    expect(loaded.length).toBeGreaterThan(10);
-    const dependencies = new Set(loaded.map((l) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(l)?.[1]).filter(Boolean));
-    expect(dependencies).toContain('commander');
-    expect(HEAVY.filter((h) => dependencies.has(h))).toEqual([]);
-    const ours = new Set(loaded.map((l) => /\/packages\/([a-z-]+)\/(src|dist)\//.exec(l)?.[1]).filter(Boolean));
-    expect([...ours].sort()).toEqual(mode === 'tsx' ? ['cli', 'core'] : ['cli']);
-  }, 300_000);
+  it.each(MODES)(
+    '--help (%s) loads no heavy dependency, and of ours only @junobench/core and the CLI',
+    async (mode) => {
+      const trace = path.join(tmp, `loads-${mode}.txt`);
+      const r = await run(
+        [
+          '--import',
+          path.join(repoRoot, 'tools/trace-module-loads.mjs'),
+          path.join(toolchain, 'packages/cli/bin/junobench.js'),
+          '--help',
+        ],
+        {
+          cwd: toolchain,
+          env: { JUNOBENCH_CLI: mode, JUNOBENCH_TRACE_LOADS: trace },
+        },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const loaded = (await readFile(trace, 'utf8')).split('\n');
+      expect(loaded.length).toBeGreaterThan(10);
+      const dependencies = new Set(
+        loaded.map((l) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(l)?.[1]).filter(Boolean),
+      );
+      expect(dependencies).toContain('commander');
+      expect(HEAVY.filter((h) => dependencies.has(h))).toEqual([]);
+      const ours = new Set(loaded.map((l) => /\/packages\/([a-z-]+)\/(src|dist)\//.exec(l)?.[1]).filter(Boolean));
+      expect([...ours].sort()).toEqual(mode === 'tsx' ? ['cli', 'core'] : ['cli']);
+    },
+    300_000,
+  );
 });
 
 describe('the bin never runs a stale compiled CLI', () => {
@@ -216,19 +318,25 @@ describe('the bin never runs a stale compiled CLI', () => {
     const edited = text.replace("'Build JunoBench: ", "'Build JunoBench (edited): ");
     expect(edited).not.toBe(text);
     await writeFile(mainTs(), edited);
-    expect(await which()).toMatch(/^junobench: running the TypeScript sources through tsx \(packages\/cli\/src\/main\.ts changed since the CLI was compiled\)$/m);
+    expect(await which()).toMatch(
+      /^junobench: running the TypeScript sources through tsx \(packages\/cli\/src\/main\.ts changed since the CLI was compiled\)$/m,
+    );
     const help = await junobench(['--help'], { cwd: toolchain });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Build JunoBench (edited): ');
     expect(help.stderr).toBe('');
     const forced = await junobench(['--help'], { cwd: toolchain, mode: 'compiled' });
     expect(forced.code).toBe(3);
-    expect(forced.stderr).toMatch(/JUNOBENCH_CLI=compiled, but packages\/cli\/src\/main\.ts changed since the CLI was compiled[\s\S]*npm run build:cli/);
+    expect(forced.stderr).toMatch(
+      /JUNOBENCH_CLI=compiled, but packages\/cli\/src\/main\.ts changed since the CLI was compiled[\s\S]*npm run build:cli/,
+    );
 
     const rebuilt = await buildCli();
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
     expect(await which()).toMatch(/running the compiled CLI/);
-    expect((await junobench(['--help'], { cwd: toolchain, mode: 'compiled' })).stdout).toContain('Build JunoBench (edited): ');
+    expect((await junobench(['--help'], { cwd: toolchain, mode: 'compiled' })).stdout).toContain(
+      'Build JunoBench (edited): ',
+    );
     expect((await buildCli()).stdout).toMatch(/^build-cli: up to date/);
   }, 300_000);
 
@@ -236,7 +344,10 @@ describe('the bin never runs a stale compiled CLI', () => {
     const helper = path.join(toolchain, 'packages/cli/src/commands/format.ts');
     const saved = await readFile(helper);
     await rm(helper);
-    expect(await junobench(['--version'], { cwd: toolchain, mode: 'compiled' })).toMatchObject({ code: 3, stderr: expect.stringContaining('packages/cli/src/commands/format.ts was removed') });
+    expect(await junobench(['--version'], { cwd: toolchain, mode: 'compiled' })).toMatchObject({
+      code: 3,
+      stderr: expect.stringContaining('packages/cli/src/commands/format.ts was removed'),
+    });
     await writeFile(helper, saved);
     await rm(path.join(toolchain, 'packages/cli/dist'), { recursive: true });
     expect(await which()).toMatch(/running the TypeScript sources through tsx \(the CLI has not been compiled\)/);

@@ -25,20 +25,37 @@ describe('signals', () => {
     const kaggle = path.join(dir, 'kaggle');
     await writeFile(kaggle, `#!/bin/sh\necho "$@" > '${started}'\nexec sleep ${seconds}\n`);
     await chmod(kaggle, 0o755);
-    const child = spawn(process.execPath, [junobenchBin, 'collect', 'kaggle', 'alice/house', '--kaggle', kaggle, '--out', path.join(dir, 'out')], {
-      cwd: dir,
-      env: { ...process.env, KAGGLE_API_TOKEN: 'test-token', CI: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [junobenchBin, 'collect', 'kaggle', 'alice/house', '--kaggle', kaggle, '--out', path.join(dir, 'out')],
+      {
+        cwd: dir,
+        env: { ...process.env, KAGGLE_API_TOKEN: 'test-token', CI: '1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const sleeping = () => execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).split('\n').filter((l) => l.trim() === `sleep ${seconds}`);
+    const sleeping = () =>
+      execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.trim() === `sleep ${seconds}`);
     const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline && !(await access(started).then(() => true, () => false))) await new Promise((r) => setTimeout(r, 100));
+    while (
+      Date.now() < deadline &&
+      !(await access(started).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((r) => setTimeout(r, 100));
     expect(sleeping(), stderr).toHaveLength(1);
     child.kill('SIGINT');
-    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running 60 s after SIGINT'), 60_000))]);
+    const code = await Promise.race([
+      exited,
+      new Promise<string>((r) => setTimeout(() => r('still running 60 s after SIGINT'), 60_000)),
+    ]);
     if (typeof code === 'string') child.kill('SIGKILL');
     expect(code, stderr).toBe(130);
     expect(stderr).toContain('junobench: interrupted (SIGINT); outputs not complete were not written');

@@ -14,7 +14,8 @@ async function walk(dir: string, keep: (f: string) => boolean): Promise<string[]
   for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (e.name !== 'node_modules' && e.name !== 'vendor' && e.name !== 'generated') out.push(...(await walk(p, keep)));
+      if (e.name !== 'node_modules' && e.name !== 'vendor' && e.name !== 'generated')
+        out.push(...(await walk(p, keep)));
     } else if (keep(p)) out.push(p);
   }
   return out;
@@ -33,9 +34,13 @@ function literalMentions(text: string): string[] {
 
 describe('no user-facing text points at DESIGN.md', () => {
   it('help texts and error hints (string literals in packages/*/src)', async () => {
-    const files = await walk(path.join(root, 'packages'), (f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && f.includes(`${path.sep}src${path.sep}`));
+    const files = await walk(
+      path.join(root, 'packages'),
+      (f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && f.includes(`${path.sep}src${path.sep}`),
+    );
     const found: string[] = [];
-    for (const f of files) for (const l of literalMentions(await readFile(f, 'utf8'))) found.push(`${path.relative(root, f)}: ${l}`);
+    for (const f of files)
+      for (const l of literalMentions(await readFile(f, 'utf8'))) found.push(`${path.relative(root, f)}: ${l}`);
     expect(found).toEqual([]);
   });
 

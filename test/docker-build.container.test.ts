@@ -27,28 +27,49 @@ describe('junobench build --runtime docker', () => {
     const record = JSON.parse(await readFile(path.join(dir, 'curated/image.json'), 'utf8')) as ImageRecord;
     expect(record.profile).toBe('debian');
     expect(record.tag).toMatch(/^junobench\/benchmark:debian-[0-9a-f]{12}$/);
-    expect(Object.keys(record.modules)).toEqual(expect.arrayContaining(['numpy', 'pandas', 'sklearn', 'torch', 'seaborn', 'statsmodels']));
+    expect(Object.keys(record.modules)).toEqual(
+      expect.arrayContaining(['numpy', 'pandas', 'sklearn', 'torch', 'seaborn', 'statsmodels']),
+    );
   });
 
   it('verifies every embedded instance inside it with the same outcomes as the local runtime', async () => {
-    const docker = JSON.parse(await readFile(path.join(dir, 'curated/verification.json'), 'utf8')) as VerificationReport;
+    const docker = JSON.parse(
+      await readFile(path.join(dir, 'curated/verification.json'), 'utf8'),
+    ) as VerificationReport;
     expect(docker.runtime).toBe('docker');
-    expect(docker.instances.every((v) => v.reproduced.runtime.kind === 'docker' && v.reproduced.runtime.imageId)).toBe(true);
+    expect(docker.instances.every((v) => v.reproduced.runtime.kind === 'docker' && v.reproduced.runtime.imageId)).toBe(
+      true,
+    );
     const json = path.join(dir, 'local.json');
-    const local = await runJunobench(['verify', '--instances', path.join(dir, 'raw/instances'), '--cache-dir', path.join(dir, 'cache'), '--json', json]);
+    const local = await runJunobench([
+      'verify',
+      '--instances',
+      path.join(dir, 'raw/instances'),
+      '--cache-dir',
+      path.join(dir, 'cache'),
+      '--json',
+      json,
+    ]);
     expect(local.code, local.stderr).toBe(0);
     const localReport = JSON.parse(await readFile(json, 'utf8')) as VerificationReport;
-    const outcomes = (r: VerificationReport) => r.instances.map((v) => [v.instance, v.status, v.reproduced.outcome, v.fixed.outcome]);
+    const outcomes = (r: VerificationReport) =>
+      r.instances.map((v) => [v.instance, v.status, v.reproduced.outcome, v.fixed.outcome]);
     // On a difference, say why each differing version ended as it did (the runner's or the container's reason).
     const reasons = (r: VerificationReport) =>
-      r.instances.flatMap((v) => [v.reproduced, v.fixed].filter((x) => x.reason).map((x) => `${r.runtime} ${v.instance}/${x.version}: ${x.outcome}: ${x.reason}`));
+      r.instances.flatMap((v) =>
+        [v.reproduced, v.fixed]
+          .filter((x) => x.reason)
+          .map((x) => `${r.runtime} ${v.instance}/${x.version}: ${x.outcome}: ${x.reason}`),
+      );
     expect(outcomes(docker), [...reasons(docker), ...reasons(localReport)].join('\n')).toEqual(outcomes(localReport));
     expect(docker.summary).toMatchObject({ notVerified: 0, flaky: 0, skipped: 1 });
     expect(docker.instances.find((v) => v.status === 'skipped')?.instance).toBe('tensorflow_1');
   }, 900_000);
 
   it('a second build with nothing changed skips every stage, the image included', async () => {
-    const again = await runJunobench(['build', '--runtime', 'docker', '--cache-dir', path.join(dir, 'cache')], { cwd: dir });
+    const again = await runJunobench(['build', '--runtime', 'docker', '--cache-dir', path.join(dir, 'cache')], {
+      cwd: dir,
+    });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/0 stage\(s\) ran, 8 up to date/);
   }, 600_000);

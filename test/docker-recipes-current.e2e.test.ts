@@ -17,10 +17,13 @@ afterAll(async () => {
 });
 
 describe('committed image recipes', () => {
-  it.each(['debian', 'pypi'])('docker/Dockerfile.%s is the current render (re-render: npx junobench image render --profile <name>, and commit it)', async (profile) => {
-    const r = await runJunobench(['image', 'render', '--profile', profile, '--docker-dir', path.join(tmp, 'docker')]);
-    expect(r.code, r.stderr).toBe(0);
-    const rendered = await readFile(path.join(tmp, 'docker', `Dockerfile.${profile}`), 'utf8');
-    expect(await readFile(path.join(repoRoot, 'docker', `Dockerfile.${profile}`), 'utf8')).toBe(rendered);
-  });
+  it.each(['debian', 'pypi'])(
+    'docker/Dockerfile.%s is the current render (re-render: npx junobench image render --profile <name>, and commit it)',
+    async (profile) => {
+      const r = await runJunobench(['image', 'render', '--profile', profile, '--docker-dir', path.join(tmp, 'docker')]);
+      expect(r.code, r.stderr).toBe(0);
+      const rendered = await readFile(path.join(tmp, 'docker', `Dockerfile.${profile}`), 'utf8');
+      expect(await readFile(path.join(repoRoot, 'docker', `Dockerfile.${profile}`), 'utf8')).toBe(rendered);
+    },
+  );
 });

@@ -36,7 +36,9 @@ describe('hostile instances and ids', () => {
     await symlink(path.join(dir, 'secret.txt'), path.join(inst, 'data', 'secret.txt'));
     const r = await runJunobench(['verify', 'leaky_1', '--instances', instances(), '--cache-dir', cache()]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain(`${path.join(inst, 'data', 'secret.txt')}: data/secret.txt is a symbolic link to a path outside the instance folder`);
+    expect(r.stderr).toContain(
+      `${path.join(inst, 'data', 'secret.txt')}: data/secret.txt is a symbolic link to a path outside the instance folder`,
+    );
     expect(await readdir(path.join(cache(), 'verify')).catch(() => [])).toEqual([]);
     await rm(inst, { recursive: true });
   }, 300_000);
@@ -45,10 +47,17 @@ describe('hostile instances and ids', () => {
     const inst = await copyAs('latin1_1');
     const nb = path.join(inst, 'reproduced.ipynb');
     const text = await readFile(nb, 'utf8');
-    await writeFile(nb, Buffer.from(text.replace('"cells": [', '"metadata_note": "caf\u00e9",\n "cells": ['), 'latin1'));
+    await writeFile(
+      nb,
+      Buffer.from(text.replace('"cells": [', '"metadata_note": "caf\u00e9",\n "cells": ['), 'latin1'),
+    );
     const r = await runJunobench(['verify', 'latin1_1', '--instances', instances(), '--cache-dir', cache()]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`${nb.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}, line \\d+: not valid UTF-8 \\(first invalid byte 0xe9`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `${nb.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}, line \\d+: not valid UTF-8 \\(first invalid byte 0xe9`,
+      ),
+    );
     expect(await readdir(path.join(cache(), 'verify')).catch(() => [])).toEqual([]);
     await rm(inst, { recursive: true });
   }, 300_000);
@@ -67,45 +76,76 @@ describe('hostile instances and ids', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('an import interrupted by %s exits %i and leaves neither its output nor a temporary file', async (signal, status) => {
-    const out = path.join(dir, `interrupted-${signal}`);
-    await mkdir(out, { recursive: true });
-    const base = path.join(out, 'base.jsonl');
-    expect((await runJunobench(['pool', 'import', 'raw/pool/empirical-study.csv', '-o', base])).code).toBe(0);
-    const records = (await readFile(base, 'utf8')).split('\n').filter(Boolean);
-    // Enough records (about 100 MB) that the import is still writing when the signal comes.
-    const big = path.join(dir, `big-${signal}.jsonl`);
-    const copies: string[] = [];
-    for (let i = 0; i < 400; i++) for (const r of records) copies.push(r.replace(/^\{"id":"[^"]*"/, `{"id":"copy-${i}-${copies.length}"`));
-    await writeFile(big, `${copies.join('\n')}\n`);
-    const child = spawn(process.execPath, [junobenchBin, 'pool', 'import', big, '-o', path.join(out, 'pool.jsonl')], { cwd: repoRoot, env: { ...process.env, CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    // Wait until the import has its temporary output open, then interrupt it.
-    const deadline = Date.now() + 60_000;
-    while (!(await readdir(out)).some((n) => n.endsWith('.tmp')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect((await readdir(out)).some((n) => n.endsWith('.tmp')), 'the import never opened its output').toBe(true);
-    child.kill(signal);
-    expect(await exited, stderr).toBe(status);
-    expect(stderr).toContain(`junobench: interrupted (${signal}); outputs not complete were not written`);
-    expect((await readdir(out)).sort()).toEqual(['base.jsonl', 'base.rejects.jsonl']);
-  }, 180_000);
+  ] as const)(
+    'an import interrupted by %s exits %i and leaves neither its output nor a temporary file',
+    async (signal, status) => {
+      const out = path.join(dir, `interrupted-${signal}`);
+      await mkdir(out, { recursive: true });
+      const base = path.join(out, 'base.jsonl');
+      expect((await runJunobench(['pool', 'import', 'raw/pool/empirical-study.csv', '-o', base])).code).toBe(0);
+      const records = (await readFile(base, 'utf8')).split('\n').filter(Boolean);
+      // Enough records (about 100 MB) that the import is still writing when the signal comes.
+      const big = path.join(dir, `big-${signal}.jsonl`);
+      const copies: string[] = [];
+      for (let i = 0; i < 400; i++)
+        for (const r of records) copies.push(r.replace(/^\{"id":"[^"]*"/, `{"id":"copy-${i}-${copies.length}"`));
+      await writeFile(big, `${copies.join('\n')}\n`);
+      const child = spawn(process.execPath, [junobenchBin, 'pool', 'import', big, '-o', path.join(out, 'pool.jsonl')], {
+        cwd: repoRoot,
+        env: { ...process.env, CI: '1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      // Wait until the import has its temporary output open, then interrupt it.
+      const deadline = Date.now() + 60_000;
+      while (!(await readdir(out)).some((n) => n.endsWith('.tmp')) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(
+        (await readdir(out)).some((n) => n.endsWith('.tmp')),
+        'the import never opened its output',
+      ).toBe(true);
+      child.kill(signal);
+      expect(await exited, stderr).toBe(status);
+      expect(stderr).toContain(`junobench: interrupted (${signal}); outputs not complete were not written`);
+      expect((await readdir(out)).sort()).toEqual(['base.jsonl', 'base.rejects.jsonl']);
+    },
+    180_000,
+  );
 
-  it.each([['../outside/pandas_1'], ['/tmp'], ['a/b']])('subsample and verify refuse the id %s (exit 2), nothing outside --instances touched', async (id) => {
-    await mkdir(path.join(dir, 'outside'), { recursive: true });
-    await cp(path.join(instances(), 'pandas_1'), path.join(dir, 'outside', 'pandas_1'), { recursive: true });
-    const before = await hashTree(path.join(dir, 'outside'));
-    for (const args of [
-      ['subsample', id, '--instances', instances(), '--method', 'table', '--path', 'x.csv', '--rows', '1', '--dry-run', '--cache-dir', cache()],
-      ['verify', id, '--instances', instances(), '--cache-dir', cache()],
-    ]) {
-      const r = await runJunobench(args);
-      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
-      expect(r.stderr).toContain(`"${id}" is not a valid instance id`);
-    }
-    expect(await hashTree(path.join(dir, 'outside'))).toBe(before);
-  }, 300_000);
+  it.each([['../outside/pandas_1'], ['/tmp'], ['a/b']])(
+    'subsample and verify refuse the id %s (exit 2), nothing outside --instances touched',
+    async (id) => {
+      await mkdir(path.join(dir, 'outside'), { recursive: true });
+      await cp(path.join(instances(), 'pandas_1'), path.join(dir, 'outside', 'pandas_1'), { recursive: true });
+      const before = await hashTree(path.join(dir, 'outside'));
+      for (const args of [
+        [
+          'subsample',
+          id,
+          '--instances',
+          instances(),
+          '--method',
+          'table',
+          '--path',
+          'x.csv',
+          '--rows',
+          '1',
+          '--dry-run',
+          '--cache-dir',
+          cache(),
+        ],
+        ['verify', id, '--instances', instances(), '--cache-dir', cache()],
+      ]) {
+        const r = await runJunobench(args);
+        expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
+        expect(r.stderr).toContain(`"${id}" is not a valid instance id`);
+      }
+      expect(await hashTree(path.join(dir, 'outside'))).toBe(before);
+    },
+    300_000,
+  );
 });
 
 describe('time limits from the command line', () => {
@@ -117,6 +157,8 @@ describe('time limits from the command line', () => {
   ])('%j: more than a day is refused (exit 2, naming the flag) before anything runs', async (args, flag) => {
     const r = await runJunobench([...args, '--instances', instances()]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`option '${flag} <s>' argument '[^']+' is invalid\\. expected at most 86400 seconds \\(a day\\)`));
+    expect(r.stderr).toMatch(
+      new RegExp(`option '${flag} <s>' argument '[^']+' is invalid\\. expected at most 86400 seconds \\(a day\\)`),
+    );
   });
 });

@@ -30,7 +30,16 @@ describe('junobench stats', () => {
   });
 
   it('writes tables, JSON and SVG/PNG charts from a curated benchmark, byte-identical on a rerun', async () => {
-    const r = await junobench(tmp, 'stats', '--input', `${fixtures}/benchmark.json`, '--out', 'out1', '--json', 'stats-copy.json');
+    const r = await junobench(
+      tmp,
+      'stats',
+      '--input',
+      `${fixtures}/benchmark.json`,
+      '--out',
+      'out1',
+      '--json',
+      'stats-copy.json',
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('13 instances.');
     expect(r.stdout).toContain('| API misuse | 6 | 46.2% |');
@@ -39,7 +48,9 @@ describe('junobench stats', () => {
     expect(r.stderr).toContain('wrote 20 files to out1');
     const json = JSON.parse(await readFile(path.join(tmp, 'out1/stats.json'), 'utf8'));
     expect(checkSchema('stats', json)).toEqual([]);
-    expect(await readFile(path.join(tmp, 'stats-copy.json'), 'utf8')).toBe(await readFile(path.join(tmp, 'out1/stats.json'), 'utf8'));
+    expect(await readFile(path.join(tmp, 'stats-copy.json'), 'utf8')).toBe(
+      await readFile(path.join(tmp, 'out1/stats.json'), 'utf8'),
+    );
     const first = await hashes(path.join(tmp, 'out1'));
     expect(Object.keys(first)).toContain('charts/pipeline-stage-by-crash-type.png');
     expect(Object.keys(first)).toContain('charts/library.svg');
@@ -50,7 +61,15 @@ describe('junobench stats', () => {
   });
 
   it('reads a benchmark-description sheet through the pool importer, with the same numbers', async () => {
-    const r = await junobench(tmp, 'stats', '--input', `${fixtures}/benchmark-desc.csv`, '--out', 'sheet', '--no-charts');
+    const r = await junobench(
+      tmp,
+      'stats',
+      '--input',
+      `${fixtures}/benchmark-desc.csv`,
+      '--out',
+      'sheet',
+      '--no-charts',
+    );
     expect(r.stderr).toContain('wrote 2 files');
     expect(r.code).toBe(0);
     const fromSheet = JSON.parse(await readFile(path.join(tmp, 'sheet/stats.json'), 'utf8'));
@@ -60,7 +79,10 @@ describe('junobench stats', () => {
 
   it('exit 2 on a curated benchmark.csv, pointing at its benchmark.json', async () => {
     const csv = path.join(tmp, 'benchmark.csv');
-    await writeFile(csv, 'id,library,crash_type,root_cause,pipeline_stage\npandas_1,pandas,key error,API misuse,data preparation\n');
+    await writeFile(
+      csv,
+      'id,library,crash_type,root_cause,pipeline_stage\npandas_1,pandas,key error,API misuse,data preparation\n',
+    );
     const r = await junobench(tmp, 'stats', '--input', csv, '--no-charts');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('for a curated benchmark pass its benchmark.json');
@@ -68,7 +90,11 @@ describe('junobench stats', () => {
 
   it.each([
     { name: 'no curated benchmark yet', args: [], text: ['no curated benchmark yet', 'junobench build'] },
-    { name: 'unknown extension', args: ['--input', `${fixtures}/agree/annotator-a.jsonl.txt`], text: ['cannot read statistics'] },
+    {
+      name: 'unknown extension',
+      args: ['--input', `${fixtures}/agree/annotator-a.jsonl.txt`],
+      text: ['cannot read statistics'],
+    },
     { name: 'invalid benchmark', args: ['--input', `${fixtures}/agree/adjudicated.jsonl`], text: ['not a valid'] },
   ])('exit 2: $name', async ({ args, text }) => {
     const r = await junobench(tmp, 'stats', ...args);

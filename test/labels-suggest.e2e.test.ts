@@ -8,7 +8,8 @@ import { checkSchema, type LabelSuggestionReport } from '@junobench/core';
 import { repoRoot, runJunobench } from './run-cli.js';
 
 const junobench = (...args: string[]) => runJunobench(args);
-const ACCURACY = /^accuracy: library (\d\.\d{3}), crashType (\d\.\d{3}), rootCause (\d\.\d{3}), pipelineStage (\d\.\d{3})$/;
+const ACCURACY =
+  /^accuracy: library (\d\.\d{3}), crashType (\d\.\d{3}), rootCause (\d\.\d{3}), pipelineStage (\d\.\d{3})$/;
 
 function lastLineAccuracies(stdout: string) {
   const last = stdout.trimEnd().split('\n').pop()!;
@@ -44,12 +45,17 @@ describe('junobench labels suggest', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('NBspecific_1 (raw/instances/NBspecific_1/original.ipynb, code cell 8): NameError');
-    expect(r.stdout).toMatch(/rootCause\s+NB specific\s+\d\.\d\d\s+NB specific\s+X_train is defined in an earlier cell/);
+    expect(r.stdout).toMatch(
+      /rootCause\s+NB specific\s+\d\.\d\d\s+NB specific\s+X_train is defined in an earlier cell/,
+    );
     const report = JSON.parse(await readFile(json, 'utf8')) as LabelSuggestionReport;
     expect(checkSchema('label-suggestion-report', report)).toEqual([]);
     expect(report.crashes.map((c) => c.id)).toEqual(['NBspecific_1', 'pandas_1']);
     expect(report.crashes[0]!.suggestions.library.value).toBe('None');
-    expect(report.crashes[1]!.suggestions).toMatchObject({ library: { value: 'pandas' }, crashType: { value: 'key error' } });
+    expect(report.crashes[1]!.suggestions).toMatchObject({
+      library: { value: 'pandas' },
+      crashType: { value: 'key error' },
+    });
     expect(report.evaluation).toBeUndefined();
   });
 
@@ -87,7 +93,18 @@ describe('junobench labels suggest', () => {
     expect(whole.pipelineStage).toBeGreaterThanOrEqual(0.7);
 
     const json = path.join(tmp, 'held-out.json');
-    const held = await junobench('labels', 'suggest', pool, '--eval', '--split', 'held-out', '--show', '0', '--json', json);
+    const held = await junobench(
+      'labels',
+      'suggest',
+      pool,
+      '--eval',
+      '--split',
+      'held-out',
+      '--show',
+      '0',
+      '--json',
+      json,
+    );
     expect(held.code).toBe(0);
     const report = JSON.parse(await readFile(json, 'utf8')) as LabelSuggestionReport;
     expect(checkSchema('label-suggestion-report', report)).toEqual([]);
@@ -96,7 +113,9 @@ describe('junobench labels suggest', () => {
     expect(report.evaluation!.crashes).toBe(heldOut);
     expect(report.evaluation!.bySplit['held-out']!.crashes).toBe(heldOut);
     expect(report.evaluation!.bySplit.dev!.crashes + heldOut).toBe(report.crashes.filter((c) => c.labels).length);
-    expect(lastLineAccuracies(held.stdout).library).toBe(Number(report.evaluation!.dimensions.library.accuracy.toFixed(3)));
+    expect(lastLineAccuracies(held.stdout).library).toBe(
+      Number(report.evaluation!.dimensions.library.accuracy.toFixed(3)),
+    );
   });
 
   it('the same library estimate as pool libcause', async () => {
@@ -111,7 +130,11 @@ describe('junobench labels suggest', () => {
   it.each([
     ['an unknown split side', ['--split', 'test', 'pandas_1'], /--split must be all, dev or held-out/],
     ['an unknown instance', ['no_such_1'], /no instance "no_such_1"/],
-    ['a file of another kind', ['README.md'], /give a notebook \(\.ipynb\), a pool of crash records \(\.jsonl\) or an instance id/],
+    [
+      'a file of another kind',
+      ['README.md'],
+      /give a notebook \(\.ipynb\), a pool of crash records \(\.jsonl\) or an instance id/,
+    ],
   ])('refuses %s with exit 2 and a hint', async (_name, args, message) => {
     const r = await junobench('labels', 'suggest', ...args);
     expect(r.code).toBe(2);

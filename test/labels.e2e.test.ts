@@ -24,13 +24,24 @@ describe('junobench labels agreement', () => {
   });
 
   it('prints the per-dimension table, weakest categories and disagreements; exit 0 above the gate', async () => {
-    const r = await junobench('labels', 'agreement', `${fixtures}/agree/annotator-a.jsonl`, `${fixtures}/agree/annotator-b.jsonl`, '--json', `${tmp}/agreement.json`);
+    const r = await junobench(
+      'labels',
+      'agreement',
+      `${fixtures}/agree/annotator-a.jsonl`,
+      `${fixtures}/agree/annotator-b.jsonl`,
+      '--json',
+      `${tmp}/agreement.json`,
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('| dimension | n | observed | chance | κ | CI (bootstrap) | SE | 95% CI (asymptotic) | α |');
+    expect(r.stdout).toContain(
+      '| dimension | n | observed | chance | κ | CI (bootstrap) | SE | 95% CI (asymptotic) | α |',
+    );
     expect(r.stdout).toMatch(/\| library cause \| 13 \| 1\.000 \|/);
     expect(r.stdout).toMatch(/\| crash type \| 13 \| 0\.923 \|/);
-    expect(r.stdout).toMatch(/\| crash type \| 13 \| 0\.923 \| 0\.107 \| 0\.914 \| \[0\.\d{3}, 1\.000\] \| 0\.082 \| \[0\.753, 1\.000\] \| 0\.917 \|/);
+    expect(r.stdout).toMatch(
+      /\| crash type \| 13 \| 0\.923 \| 0\.107 \| 0\.914 \| \[0\.\d{3}, 1\.000\] \| 0\.082 \| \[0\.753, 1\.000\] \| 0\.917 \|/,
+    );
     expect(r.stdout).toContain('| crash type | invalid argument | 0.629 | 1 | 2 | 1 | 0.667 |');
     expect(r.stdout).toContain('| pandas_2 | crash type | value error | invalid argument |');
     expect(r.stdout).toContain('Every dimension reaches κ ≥ 0.9.');
@@ -46,15 +57,53 @@ describe('junobench labels agreement', () => {
   });
 
   it('a glob that includes adjudicated.jsonl skips it with a note', async () => {
-    const r = await junobench('labels', 'agreement', `${fixtures}/agree/adjudicated.jsonl`, `${fixtures}/agree/annotator-a.jsonl`, `${fixtures}/agree/annotator-b.jsonl`, '--bootstrap', '0');
+    const r = await junobench(
+      'labels',
+      'agreement',
+      `${fixtures}/agree/adjudicated.jsonl`,
+      `${fixtures}/agree/annotator-a.jsonl`,
+      `${fixtures}/agree/annotator-b.jsonl`,
+      '--bootstrap',
+      '0',
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('note: skipping');
   });
 
   it('the seed decides the bootstrap interval', async () => {
-    await junobench('labels', 'agreement', `${fixtures}/weak`, '--seed', '1', '--json', `${tmp}/s1.json`, '--min-kappa', '0');
-    await junobench('labels', 'agreement', `${fixtures}/weak`, '--seed', '1', '--json', `${tmp}/s1b.json`, '--min-kappa', '0');
-    await junobench('labels', 'agreement', `${fixtures}/weak`, '--seed', '2', '--json', `${tmp}/s2.json`, '--min-kappa', '0');
+    await junobench(
+      'labels',
+      'agreement',
+      `${fixtures}/weak`,
+      '--seed',
+      '1',
+      '--json',
+      `${tmp}/s1.json`,
+      '--min-kappa',
+      '0',
+    );
+    await junobench(
+      'labels',
+      'agreement',
+      `${fixtures}/weak`,
+      '--seed',
+      '1',
+      '--json',
+      `${tmp}/s1b.json`,
+      '--min-kappa',
+      '0',
+    );
+    await junobench(
+      'labels',
+      'agreement',
+      `${fixtures}/weak`,
+      '--seed',
+      '2',
+      '--json',
+      `${tmp}/s2.json`,
+      '--min-kappa',
+      '0',
+    );
     const [s1, s1b, s2] = await Promise.all(['s1', 's1b', 's2'].map((n) => readFile(`${tmp}/${n}.json`, 'utf8')));
     expect(s1b).toBe(s1);
     expect(s2).not.toBe(s1);
@@ -65,13 +114,29 @@ describe('junobench labels agreement', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('agreement below κ 0.9: crash type (κ = 0.830), root cause (κ = 0.768)');
     expect(r.stdout).toContain('## Disagreements (5)');
-    const strict = await junobench('labels', 'agreement', `${fixtures}/agree`, '--min-kappa', '0.95', '--bootstrap', '0');
+    const strict = await junobench(
+      'labels',
+      'agreement',
+      `${fixtures}/agree`,
+      '--min-kappa',
+      '0.95',
+      '--bootstrap',
+      '0',
+    );
     expect(strict.code).toBe(1);
     expect(strict.stderr).toContain('crash type');
   });
 
   it.each([
-    { args: [`${fixtures}/invalid/annotator-x.jsonl`, `${fixtures}/agree/annotator-a.jsonl`], text: ['annotator-x.jsonl, line 2, field "rootCause"', 'did you mean "API misuse"?', 'did you mean "tensorflow/keras"?', 'did you mean "tensor shape mismatch"?'] },
+    {
+      args: [`${fixtures}/invalid/annotator-x.jsonl`, `${fixtures}/agree/annotator-a.jsonl`],
+      text: [
+        'annotator-x.jsonl, line 2, field "rootCause"',
+        'did you mean "API misuse"?',
+        'did you mean "tensorflow/keras"?',
+        'did you mean "tensor shape mismatch"?',
+      ],
+    },
     { args: [`${fixtures}/agree/annotator-a.jsonl`], text: ["at least two annotators' files"] },
     { args: [`${fixtures}/agree`, '--min-kappa', 'high'], text: ['--min-kappa must be a number'] },
     { args: [`${fixtures}/agree`, '--bootstrap', '-5'], text: ['--bootstrap must be a whole number'] },
@@ -95,7 +160,10 @@ describe('junobench labels check / resolve', () => {
   it('resolve prints final labels, the adjudicated one where annotators disagree', async () => {
     const r = await junobench('labels', 'resolve', `${fixtures}/agree`);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(13);
     const p2 = lines.find((l) => l.instance === 'pandas_2');
     expect(p2.labels.crashType).toBe('value error');
@@ -112,7 +180,7 @@ describe('junobench labels check / resolve', () => {
 });
 
 describe('the embedded annotations (raw/annotations)', () => {
-  it('pass the default gate with a few real disagreements, and resolve to the instances\' own labels', async () => {
+  it("pass the default gate with a few real disagreements, and resolve to the instances' own labels", async () => {
     const agreement = await junobench('labels', 'agreement', 'raw/annotations', '--bootstrap', '0');
     expect(agreement.code).toBe(0);
     expect(agreement.stdout).toMatch(/## Disagreements \([1-9]\d*\)/);
@@ -132,7 +200,9 @@ describe('the embedded annotations (raw/annotations)', () => {
     const ids = (await readdir(instancesDir)).filter((d) => existsSync(path.join(instancesDir, d, 'instance.json')));
     expect(ids.length).toBeGreaterThan(0);
     for (const id of ids) {
-      const instance = JSON.parse(await readFile(path.join(instancesDir, id, 'instance.json'), 'utf8')) as { labels: unknown };
+      const instance = JSON.parse(await readFile(path.join(instancesDir, id, 'instance.json'), 'utf8')) as {
+        labels: unknown;
+      };
       expect(final.get(id), `final labels of ${id} (annotate it in raw/annotations/*.jsonl)`).toEqual(instance.labels);
     }
   });

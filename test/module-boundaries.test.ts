@@ -12,15 +12,25 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RULE = '@nx/enforce-module-boundaries';
 
 async function lint(files: string[] | { text: string; filePath: string }) {
-  const eslint = new ESLint({ cwd: root, overrideConfig: [{ rules: { 'no-restricted-syntax': 'off', '@typescript-eslint/no-unused-vars': 'off' } }] });
-  const results = Array.isArray(files) ? await eslint.lintFiles(files) : await eslint.lintText(files.text, { filePath: files.filePath });
-  return results.flatMap((r) => r.messages.filter((m) => m.ruleId === RULE).map((m) => `${path.relative(root, r.filePath)}:${m.line} ${m.message}`));
+  const eslint = new ESLint({
+    cwd: root,
+    overrideConfig: [{ rules: { 'no-restricted-syntax': 'off', '@typescript-eslint/no-unused-vars': 'off' } }],
+  });
+  const results = Array.isArray(files)
+    ? await eslint.lintFiles(files)
+    : await eslint.lintText(files.text, { filePath: files.filePath });
+  return results.flatMap((r) =>
+    r.messages.filter((m) => m.ruleId === RULE).map((m) => `${path.relative(root, r.filePath)}:${m.line} ${m.message}`),
+  );
 }
 
 // The rule reads Nx's cached project graph and silently skips itself when
 // there is none, as in a fresh clone where no nx command has run yet: compute it.
 beforeAll(async () => {
-  await execa(path.join(root, 'node_modules/.bin/nx'), ['show', 'projects'], { cwd: root, env: { NX_DAEMON: 'false' } });
+  await execa(path.join(root, 'node_modules/.bin/nx'), ['show', 'projects'], {
+    cwd: root,
+    env: { NX_DAEMON: 'false' },
+  });
 }, 120_000);
 
 describe('module boundaries', () => {
@@ -29,14 +39,34 @@ describe('module boundaries', () => {
   }, 120_000);
 
   it.each([
-    ['a stage importing another stage', 'packages/pool/src/x.ts', "import { verifyInstances } from '@junobench/verify';\nexport const x = verifyInstances;"],
-    ['core importing a domain package', 'packages/core/src/x.ts', "import { readNotebook } from '@junobench/notebook';\nexport const x = readNotebook;"],
-    ['a library importing the CLI', 'packages/pipeline/src/x.ts', "import { main } from '@junobench/cli';\nexport const x = main;"],
-    ['a relative import into a sibling package', 'packages/labels/src/x.ts', "import { filterRecords } from '../../pool/src/filter-records.js';\nexport const x = filterRecords;"],
-  ])('rejects %s', async (_name, filePath, text) => {
-    const errors = await lint({ text, filePath: path.join(root, filePath) });
-    expect(errors.length).toBeGreaterThan(0);
-  }, 120_000);
+    [
+      'a stage importing another stage',
+      'packages/pool/src/x.ts',
+      "import { verifyInstances } from '@junobench/verify';\nexport const x = verifyInstances;",
+    ],
+    [
+      'core importing a domain package',
+      'packages/core/src/x.ts',
+      "import { readNotebook } from '@junobench/notebook';\nexport const x = readNotebook;",
+    ],
+    [
+      'a library importing the CLI',
+      'packages/pipeline/src/x.ts',
+      "import { main } from '@junobench/cli';\nexport const x = main;",
+    ],
+    [
+      'a relative import into a sibling package',
+      'packages/labels/src/x.ts',
+      "import { filterRecords } from '../../pool/src/filter-records.js';\nexport const x = filterRecords;",
+    ],
+  ])(
+    'rejects %s',
+    async (_name, filePath, text) => {
+      const errors = await lint({ text, filePath: path.join(root, filePath) });
+      expect(errors.length).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 
   it('allows the designed direction', async () => {
     // The pipeline loads stage packages lazily (a build with nothing to do loads none of them) and shared ones statically.

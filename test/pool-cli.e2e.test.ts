@@ -68,8 +68,12 @@ describe('junobench pool (end to end)', () => {
       pool,
     ]);
     expect(imp.code).toBe(0);
-    expect(imp.stdout).toContain('test/fixtures/pool/empirical-small.csv (empirical, csv): read 5, imported 3, rejected 2');
-    expect(imp.stdout).toContain('test/fixtures/pool/benchmark-small.csv (benchmark, csv): read 6, imported 6, rejected 0');
+    expect(imp.stdout).toContain(
+      'test/fixtures/pool/empirical-small.csv (empirical, csv): read 5, imported 3, rejected 2',
+    );
+    expect(imp.stdout).toContain(
+      'test/fixtures/pool/benchmark-small.csv (benchmark, csv): read 6, imported 6, rejected 0',
+    );
     expect(imp.stdout).toContain('(benchmark, xlsx): read 1, imported 1, rejected 0');
     expect(imp.stdout).toContain('test/fixtures/pool/notebooks (notebooks, folder): read 3, imported 3, rejected 0');
     expect(imp.stdout).toContain('total: read 15, imported 13, rejected 2');
@@ -141,7 +145,9 @@ describe('junobench pool (end to end)', () => {
       path.join(dir, 'raw-kept.jsonl'),
     ]);
     expect(filter.code).toBe(0);
-    const removed = [...filter.stdout.matchAll(/^\d\. .*?\s+(?:keep|drop)\s+\d+\s+\d+\s+(\d+)$/gm)].map((m) => Number(m[1]));
+    const removed = [...filter.stdout.matchAll(/^\d\. .*?\s+(?:keep|drop)\s+\d+\s+\d+\s+(\d+)$/gm)].map((m) =>
+      Number(m[1]),
+    );
     expect(removed).toHaveLength(3);
     expect(removed.every((n) => n > 0)).toBe(true);
   });
@@ -171,16 +177,29 @@ describe('junobench pool (end to end)', () => {
     const r = await junobench(['pool', 'import', file, '-o', out, '--rejects', path.join(dir, 'long.rejects.jsonl')]);
     expect(r.code, r.stderr).toBe(0);
     expect(await lines(out)).toHaveLength(2);
-    const rejects = (await lines(path.join(dir, 'long.rejects.jsonl'))).map((l) => JSON.parse(l) as { row: number; reason: string; columns: { line: string } });
+    const rejects = (await lines(path.join(dir, 'long.rejects.jsonl'))).map(
+      (l) => JSON.parse(l) as { row: number; reason: string; columns: { line: string } },
+    );
     expect(rejects).toHaveLength(1);
-    expect(rejects[0]).toMatchObject({ row: 2, reason: `a line of ${MAX_LINE_CHARS + 9} characters, longer than the ${MAX_LINE_CHARS} a JSONL line may be` });
+    expect(rejects[0]).toMatchObject({
+      row: 2,
+      reason: `a line of ${MAX_LINE_CHARS + 9} characters, longer than the ${MAX_LINE_CHARS} a JSONL line may be`,
+    });
     expect(rejects[0]!.columns.line.length).toBeLessThan(300);
   }, 120_000);
 
   it.each([
-    ['a missing column', 'missing-column.csv', /missing-column\.csv.*missing required column "traceback" for an empirical-study sheet/s],
+    [
+      'a missing column',
+      'missing-column.csv',
+      /missing-column\.csv.*missing required column "traceback" for an empirical-study sheet/s,
+    ],
     ['an empty file', 'empty.csv', /empty\.csv.*the file is empty/s],
-    ['a non-xlsx file named .xlsx', 'not-a-workbook.xlsx', /not-a-workbook\.xlsx.*is not an Excel workbook.*hint: .*--format csv/s],
+    [
+      'a non-xlsx file named .xlsx',
+      'not-a-workbook.xlsx',
+      /not-a-workbook\.xlsx.*is not an Excel workbook.*hint: .*--format csv/s,
+    ],
   ])('exits 2 on %s, naming the file and what to do, and writes nothing', async (_name, file, message) => {
     const out = path.join(dir, `bad-${file}`, 'pool.jsonl');
     const r = await junobench(['pool', 'import', `test/fixtures/pool/${file}`, '-o', out]);
@@ -207,7 +226,18 @@ describe('junobench pool (end to end)', () => {
   });
 
   it('exits 2 on bad usage', async () => {
-    const r = await junobench(['pool', 'resample', '-i', 'x.jsonl', '--per-library', 'many', '--seed', '1', '-o', path.join(dir, 'x.jsonl')]);
+    const r = await junobench([
+      'pool',
+      'resample',
+      '-i',
+      'x.jsonl',
+      '--per-library',
+      'many',
+      '--seed',
+      '1',
+      '-o',
+      path.join(dir, 'x.jsonl'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--per-library/);
   });

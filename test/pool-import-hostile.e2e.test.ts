@@ -11,7 +11,17 @@ import { runJunobench } from './run-cli.js';
 // whose zip says one thing to the checks and another to exceljs, and files
 // read in another format than their own. The real binary, files in a temp folder.
 
-const BENCHMARK_HEADER = ['nb_name', 'eid', 'ename', 'evalue', 'traceback', 'crash_type', 'root_cause', 'ML_pipeline_stage', 'bug_type'];
+const BENCHMARK_HEADER = [
+  'nb_name',
+  'eid',
+  'ename',
+  'evalue',
+  'traceback',
+  'crash_type',
+  'root_cause',
+  'ML_pipeline_stage',
+  'bug_type',
+];
 const TRACEBACK = String.raw`['Cell In[3], line 1\n----> 1 df["price"]\n', "KeyError: 'price'"]`;
 
 let dir: string;
@@ -40,7 +50,17 @@ async function benchmarkWorkbook(file: string, eid: string): Promise<void> {
   const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet('Sheet1');
   ws.addRow(BENCHMARK_HEADER);
-  ws.addRow(['pandas_1', eid, 'keyerror', "'price'", TRACEBACK, 'API misuse', 'invalid key', 'data preparation', 'ML bug']);
+  ws.addRow([
+    'pandas_1',
+    eid,
+    'keyerror',
+    "'price'",
+    TRACEBACK,
+    'API misuse',
+    'invalid key',
+    'data preparation',
+    'ML bug',
+  ]);
   await wb.xlsx.writeFile(file);
 }
 
@@ -68,12 +88,19 @@ describe('junobench pool import on hostile inputs (end to end)', () => {
 
   it('--format jsonl on a CSV sheet: exit 2 naming the file, the format and the fix; nothing written', async () => {
     const sheet = path.join(dir, 'sheet.csv');
-    await writeFile(sheet, `${BENCHMARK_HEADER.join(',')}\npandas_1,e1,keyerror,'price',"${TRACEBACK.replace(/"/g, '""')}",API misuse,invalid key,data preparation,ML bug\n`);
+    await writeFile(
+      sheet,
+      `${BENCHMARK_HEADER.join(',')}\npandas_1,e1,keyerror,'price',"${TRACEBACK.replace(/"/g, '""')}",API misuse,invalid key,data preparation,ML bug\n`,
+    );
     const out = path.join(dir, 'wrong-format');
     const r = await runJunobench(['pool', 'import', sheet, '--format', 'jsonl', '-o', path.join(out, 'pool.jsonl')]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain(`error [E_INPUT_FORMAT]: ${sheet}, line 1: no line is JSON, so it is not JSONL (read as JSONL because of --format jsonl): Unexpected token`);
-    expect(r.stderr).toContain('hint: it looks like a CSV sheet (its first line has commas): pass --format csv, or leave --format out to choose by extension; nothing was written');
+    expect(r.stderr).toContain(
+      `error [E_INPUT_FORMAT]: ${sheet}, line 1: no line is JSON, so it is not JSONL (read as JSONL because of --format jsonl): Unexpected token`,
+    );
+    expect(r.stderr).toContain(
+      'hint: it looks like a CSV sheet (its first line has commas): pass --format csv, or leave --format out to choose by extension; nothing was written',
+    );
     expect(await readdir(out).catch(() => [])).toEqual([]);
 
     // The fix the hint names works.
@@ -84,11 +111,21 @@ describe('junobench pool import on hostile inputs (end to end)', () => {
 
   it('--format csv on a JSONL pool, and a CSV named .xlsx: exit 2 with the format to use, not garbage records', async () => {
     const pool = path.join(dir, 'records.jsonl');
-    const record = { id: 'r1', notebook: 'n.ipynb', source: 'local', ename: 'KeyError', evalue: "'a'", traceback: [], columns: {} };
+    const record = {
+      id: 'r1',
+      notebook: 'n.ipynb',
+      source: 'local',
+      ename: 'KeyError',
+      evalue: "'a'",
+      traceback: [],
+      columns: {},
+    };
     await writeFile(pool, `${JSON.stringify(record)}\n`);
     const asCsv = await runJunobench(['pool', 'import', pool, '--format', 'csv', '-o', path.join(dir, 'as-csv.jsonl')]);
     expect(asCsv.code, asCsv.stderr).toBe(2);
-    expect(asCsv.stderr).toContain(`error [E_INPUT_FORMAT]: ${pool}, line 1: is JSON lines (a JSON object per line), not CSV text`);
+    expect(asCsv.stderr).toContain(
+      `error [E_INPUT_FORMAT]: ${pool}, line 1: is JSON lines (a JSON object per line), not CSV text`,
+    );
     expect(asCsv.stderr).toContain('hint: pass --format jsonl');
 
     const fake = path.join(dir, 'text.xlsx');

@@ -47,24 +47,47 @@ afterAll(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-const verifyArgs = (json: string) => ['verify', '--instances', instances, '--runtime', 'docker', '--image', image, '--no-cache', '--json', json];
+const verifyArgs = (json: string) => [
+  'verify',
+  '--instances',
+  instances,
+  '--runtime',
+  'docker',
+  '--image',
+  image,
+  '--no-cache',
+  '--json',
+  json,
+];
 
 describe('verify --queue with a docker worker', () => {
-  it('runs every notebook in the worker\'s containers with the outcomes of a direct docker run', async () => {
+  it("runs every notebook in the worker's containers with the outcomes of a direct docker run", async () => {
     const direct = await runJunobench(verifyArgs(path.join(tmp, 'direct.json')));
     expect(direct.code, direct.stderr).toBe(0);
 
-    const worker = startWorker(url, 'dockw', { prefix, args: ['--runtime', 'docker', '--image', image, '--jobs', '2', '--cache-dir', path.join(tmp, 'worker-cache')] });
+    const worker = startWorker(url, 'dockw', {
+      prefix,
+      args: ['--runtime', 'docker', '--image', image, '--jobs', '2', '--cache-dir', path.join(tmp, 'worker-cache')],
+    });
     workers.push(worker);
     await worker.waitFor(/ready: docker runtime, image /, 120_000);
-    const queued = await runJunobench([...verifyArgs(path.join(tmp, 'queued.json')), '--queue', url], { env: { JUNOBENCH_QUEUE_PREFIX: prefix } });
+    const queued = await runJunobench([...verifyArgs(path.join(tmp, 'queued.json')), '--queue', url], {
+      env: { JUNOBENCH_QUEUE_PREFIX: prefix },
+    });
     expect(queued.code, queued.stderr).toBe(0);
     // Every job (the four runs and the describe that gives the cache key) went to the docker worker.
     expect(queued.stderr).toMatch(/queue: (\d+) job\(s\) \(dockw \1\)/);
 
     const read = async (f: string) => JSON.parse(await readFile(path.join(tmp, f), 'utf8')) as VerificationReport;
     const [a, b] = [await read('direct.json'), await read('queued.json')];
-    const outcomes = (r: VerificationReport) => r.instances.map((v) => [v.instance, v.status, v.reproduced.outcome, v.fixed.outcome, v.reproduced.observed?.ename ?? null]);
+    const outcomes = (r: VerificationReport) =>
+      r.instances.map((v) => [
+        v.instance,
+        v.status,
+        v.reproduced.outcome,
+        v.fixed.outcome,
+        v.reproduced.observed?.ename ?? null,
+      ]);
     expect(outcomes(b)).toEqual(outcomes(a));
     expect(outcomes(b)).toEqual([
       ['stdlib_1', 'verified', 'crash-reproduced', 'fixed-ok', 'ZeroDivisionError'],

@@ -20,12 +20,20 @@ export interface WorkerProcess {
   exited: Promise<number | null>;
 }
 
-export function startWorker(url: string, name: string, options: { prefix: string; args?: string[]; env?: NodeJS.ProcessEnv; cwd?: string }): WorkerProcess {
-  const proc = spawn(process.execPath, [junobenchBin, 'worker', '--queue', url, '--name', name, ...(options.args ?? [])], {
-    cwd: options.cwd ?? repoRoot,
-    env: { ...process.env, CI: '1', JUNOBENCH_QUEUE_PREFIX: options.prefix, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function startWorker(
+  url: string,
+  name: string,
+  options: { prefix: string; args?: string[]; env?: NodeJS.ProcessEnv; cwd?: string },
+): WorkerProcess {
+  const proc = spawn(
+    process.execPath,
+    [junobenchBin, 'worker', '--queue', url, '--name', name, ...(options.args ?? [])],
+    {
+      cwd: options.cwd ?? repoRoot,
+      env: { ...process.env, CI: '1', JUNOBENCH_QUEUE_PREFIX: options.prefix, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();
@@ -97,10 +105,31 @@ export async function startOwnRedis(port: number): Promise<ChildProcess> {
   } catch {
     throw new Error('redis-server is not installed: run `sh tools/setup-redis.sh`');
   }
-  const proc = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
-    stdio: 'ignore',
+  const proc = spawn(
+    binary,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const redis = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
   });
-  const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on('error', () => undefined);
   for (let i = 0; i < 100; i++) {
     try {

@@ -43,8 +43,18 @@ function prefix(name: string): string {
   return p;
 }
 
-function worker(queueUrl: string, name: string, p: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): WorkerProcess {
-  const w = startWorker(queueUrl, name, { prefix: p, args: ['--cache-dir', path.join(tmp, `cache-${name}`), ...args], env });
+function worker(
+  queueUrl: string,
+  name: string,
+  p: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): WorkerProcess {
+  const w = startWorker(queueUrl, name, {
+    prefix: p,
+    args: ['--cache-dir', path.join(tmp, `cache-${name}`), ...args],
+    env,
+  });
   started.push(w);
   return w;
 }
@@ -63,7 +73,13 @@ function outcomes(v: InstanceVerification) {
     cells: r.cells.map((c) => c.status),
     runtime: r.runtime,
   });
-  return { instance: v.instance, status: v.status, contentHash: v.contentHash, reproduced: version(v.reproduced), fixed: version(v.fixed) };
+  return {
+    instance: v.instance,
+    status: v.status,
+    contentHash: v.contentHash,
+    reproduced: version(v.reproduced),
+    fixed: version(v.fixed),
+  };
 }
 
 describe('verify --queue with two workers', () => {
@@ -74,11 +90,33 @@ describe('verify --queue with two workers', () => {
     await Promise.all([a.waitFor(/ready: local runtime/), b.waitFor(/ready: local runtime/)]);
 
     const localJson = path.join(tmp, 'local.json');
-    const local = await runJunobench(['verify', '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-local'), '--jobs', '2', '--json', localJson]);
+    const local = await runJunobench([
+      'verify',
+      '--instances',
+      instances,
+      '--no-cache',
+      '--cache-dir',
+      path.join(tmp, 'c-local'),
+      '--jobs',
+      '2',
+      '--json',
+      localJson,
+    ]);
     expect(local.code, local.stderr).toBe(0);
     const queueJson = path.join(tmp, 'queue.json');
     const queued = await runJunobench(
-      ['verify', '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-queue'), '--queue', url, '--json', queueJson],
+      [
+        'verify',
+        '--instances',
+        instances,
+        '--no-cache',
+        '--cache-dir',
+        path.join(tmp, 'c-queue'),
+        '--queue',
+        url,
+        '--json',
+        queueJson,
+      ],
       { env: { JUNOBENCH_QUEUE_PREFIX: p } },
     );
     expect(queued.code, queued.stderr).toBe(0);
@@ -96,9 +134,22 @@ describe('verify --queue with two workers', () => {
     // Each file went through Redis once.
     const sent = Number(queued.stderr.match(/files: (\d+) blob\(s\) sent/)?.[1]);
     expect(sent).toBeGreaterThan(0);
-    const again = await runJunobench(['verify', 'numpy_1', '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-queue'), '--queue', url], {
-      env: { JUNOBENCH_QUEUE_PREFIX: p },
-    });
+    const again = await runJunobench(
+      [
+        'verify',
+        'numpy_1',
+        '--instances',
+        instances,
+        '--no-cache',
+        '--cache-dir',
+        path.join(tmp, 'c-queue'),
+        '--queue',
+        url,
+      ],
+      {
+        env: { JUNOBENCH_QUEUE_PREFIX: p },
+      },
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/files: 0 blob\(s\) sent, \d+ already in Redis/);
   }, 1_500_000);
@@ -114,9 +165,24 @@ describe('faults', () => {
     const group = (await a.waitFor(/identity ([0-9a-f]{16})/))[1]!;
     await b.waitFor(/ready/);
     const json = path.join(tmp, 'kill.json');
-    const run = runJunobench(['verify', ...ids, '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-kill'), '--queue', url, '--json', json], {
-      env: { JUNOBENCH_QUEUE_PREFIX: p },
-    });
+    const run = runJunobench(
+      [
+        'verify',
+        ...ids,
+        '--instances',
+        instances,
+        '--no-cache',
+        '--cache-dir',
+        path.join(tmp, 'c-kill'),
+        '--queue',
+        url,
+        '--json',
+        json,
+      ],
+      {
+        env: { JUNOBENCH_QUEUE_PREFIX: p },
+      },
+    );
     // Kill worker a while Redis says it holds a job.
     const redis = new Redis(url);
     try {
@@ -150,9 +216,24 @@ describe('faults', () => {
     const w = worker(ownUrl, 'restart-w', p, ['--jobs', '1', '--lock-duration', '3']);
     await w.waitFor(/ready/);
     const json = path.join(tmp, 'restart.json');
-    const run = runJunobench(['verify', ...ids, '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-restart'), '--queue', ownUrl, '--json', json], {
-      env: { JUNOBENCH_QUEUE_PREFIX: p },
-    });
+    const run = runJunobench(
+      [
+        'verify',
+        ...ids,
+        '--instances',
+        instances,
+        '--no-cache',
+        '--cache-dir',
+        path.join(tmp, 'c-restart'),
+        '--queue',
+        ownUrl,
+        '--json',
+        json,
+      ],
+      {
+        env: { JUNOBENCH_QUEUE_PREFIX: p },
+      },
+    );
     await w.waitFor(/^\S+\/(reproduced|fixed)\/0 \w+/m, 600_000);
     const first = ownRedis.pop()!;
     first.kill('SIGKILL');
@@ -176,14 +257,30 @@ describe('identities, limits and file transport', () => {
     // Same interpreter, one more installed distribution: another environment.
     const extra = path.join(tmp, 'extra-site');
     await mkdir(path.join(extra, 'junobench_identity_probe-1.0.dist-info'), { recursive: true });
-    await writeFile(path.join(extra, 'junobench_identity_probe-1.0.dist-info', 'METADATA'), 'Metadata-Version: 2.1\nName: junobench-identity-probe\nVersion: 1.0\n');
+    await writeFile(
+      path.join(extra, 'junobench_identity_probe-1.0.dist-info', 'METADATA'),
+      'Metadata-Version: 2.1\nName: junobench-identity-probe\nVersion: 1.0\n',
+    );
     a = worker(url, 'ident-a', p, ['--jobs', '1']);
     const b = worker(url, 'ident-b', p, ['--jobs', '1'], { PYTHONPATH: extra });
     const [ga, gb] = [(await a.waitFor(/identity ([0-9a-f]{16})/))[1], (await b.waitFor(/identity ([0-9a-f]{16})/))[1]];
     expect(ga).not.toBe(gb);
-    const r = await runJunobench(['verify', 'numpy_1', '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-ident'), '--queue', url], {
-      env: { JUNOBENCH_QUEUE_PREFIX: p },
-    });
+    const r = await runJunobench(
+      [
+        'verify',
+        'numpy_1',
+        '--instances',
+        instances,
+        '--no-cache',
+        '--cache-dir',
+        path.join(tmp, 'c-ident'),
+        '--queue',
+        url,
+      ],
+      {
+        env: { JUNOBENCH_QUEUE_PREFIX: p },
+      },
+    );
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('have 2 different runtime identities');
     expect(r.stderr).toMatch(new RegExp(`identity ${ga}: ident-a@`));
@@ -199,11 +296,27 @@ describe('identities, limits and file transport', () => {
     const dir = path.join(tmp, 'big', 'instances');
     await cp(path.join(instances, 'numpy_1'), path.join(dir, 'numpy_1'), { recursive: true });
     await writeFile(path.join(dir, 'numpy_1', 'data.bin'), Buffer.alloc(100_000, 7));
-    const r = await runJunobench(['verify', '--instances', dir, '--no-cache', '--cache-dir', path.join(tmp, 'c-big'), '--queue', url, '--queue-blob-limit', '64k'], {
-      env: { JUNOBENCH_QUEUE_PREFIX: p },
-    });
+    const r = await runJunobench(
+      [
+        'verify',
+        '--instances',
+        dir,
+        '--no-cache',
+        '--cache-dir',
+        path.join(tmp, 'c-big'),
+        '--queue',
+        url,
+        '--queue-blob-limit',
+        '64k',
+      ],
+      {
+        env: { JUNOBENCH_QUEUE_PREFIX: p },
+      },
+    );
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("data.bin is 97.7 KiB, over the queue's blob limit of 64.0 KiB: it cannot be sent to the workers through Redis");
+    expect(r.stderr).toContain(
+      "data.bin is 97.7 KiB, over the queue's blob limit of 64.0 KiB: it cannot be sent to the workers through Redis",
+    );
     expect(r.stderr).toMatch(/--shared-instances <that folder>[\s\S]*--queue-blob-limit 1m/);
     expect(a.stdout()).not.toMatch(/numpy_1\/(reproduced|fixed)/);
   }, 300_000);
@@ -212,7 +325,18 @@ describe('identities, limits and file transport', () => {
     const shared = path.join(tmp, 'shared');
     await cp(path.join(instances, 'numpy_2'), path.join(shared, 'instances', 'numpy_2'), { recursive: true });
     const r = await runJunobench(
-      ['verify', '--instances', path.join(shared, 'instances'), '--shared-instances', shared, '--no-cache', '--cache-dir', path.join(tmp, 'c-shared'), '--queue', url],
+      [
+        'verify',
+        '--instances',
+        path.join(shared, 'instances'),
+        '--shared-instances',
+        shared,
+        '--no-cache',
+        '--cache-dir',
+        path.join(tmp, 'c-shared'),
+        '--queue',
+        url,
+      ],
       { env: { JUNOBENCH_QUEUE_PREFIX: p } },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -220,16 +344,33 @@ describe('identities, limits and file transport', () => {
     expect(r.stderr).toMatch(/files: 0 blob\(s\) sent, 0 already in Redis/);
     expect(a.stdout()).toMatch(/numpy_2\/fixed\/0 done in .+: the notebook ran to its end/);
     // A reproduced notebook crashes on purpose: its line must not read as a failed job.
-    expect(a.stdout()).toMatch(/numpy_2\/reproduced\/0 done in .+: the notebook raised an error \(as a reproduced crash should\)/);
+    expect(a.stdout()).toMatch(
+      /numpy_2\/reproduced\/0 done in .+: the notebook raised an error \(as a reproduced crash should\)/,
+    );
   }, 300_000);
 
   it('with no live worker, says so after the grace period instead of waiting forever', async () => {
     a.proc.kill('SIGTERM');
     expect(await a.exited).toBe(0);
     const t0 = Date.now();
-    const r = await runJunobench(['verify', 'numpy_1', '--instances', instances, '--no-cache', '--cache-dir', path.join(tmp, 'c-none'), '--queue', url, '--queue-wait', '2'], {
-      env: { JUNOBENCH_QUEUE_PREFIX: p },
-    });
+    const r = await runJunobench(
+      [
+        'verify',
+        'numpy_1',
+        '--instances',
+        instances,
+        '--no-cache',
+        '--cache-dir',
+        path.join(tmp, 'c-none'),
+        '--queue',
+        url,
+        '--queue-wait',
+        '2',
+      ],
+      {
+        env: { JUNOBENCH_QUEUE_PREFIX: p },
+      },
+    );
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/no live local worker on redis:\/\/\S+ for 2 s/);
     expect(r.stderr).toContain('hint: start one: `junobench worker --queue');

@@ -53,13 +53,20 @@ describe('publishGitHubRelease', { timeout: 60_000 }, () => {
     const result = await publishGitHubRelease(client(), request());
     expect(result).toMatchObject({ created: true, uploaded: assets.map((a) => a.name), skipped: [], replaced: [] });
     const rel = gh.release('junobench', 'junobench', 'v0.1.0')!;
-    expect(rel).toMatchObject({ name: 'JunoBench 0.1.0', body: '## Changelog\n\nFirst release.', draft: false, prerelease: false });
-    expect(rel.assets.map((a) => [a.name, a.size, a.content_type])).toEqual(assets.map((a) => [a.name, a.bytes, a.contentType]));
+    expect(rel).toMatchObject({
+      name: 'JunoBench 0.1.0',
+      body: '## Changelog\n\nFirst release.',
+      draft: false,
+      prerelease: false,
+    });
+    expect(rel.assets.map((a) => [a.name, a.size, a.content_type])).toEqual(
+      assets.map((a) => [a.name, a.bytes, a.contentType]),
+    );
     expect(rel.assets[0]!.data.equals(Buffer.alloc(70_000, 7))).toBe(true);
     const uploads = gh.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/uploads/'));
-    expect(uploads.map((r) => new URL(r.path, gh.url)).map((u) => `${u.pathname} ${u.searchParams.get('name')}`)).toEqual(
-      assets.map((a) => `/uploads/repos/junobench/junobench/releases/${rel.id}/assets ${a.name}`),
-    );
+    expect(
+      uploads.map((r) => new URL(r.path, gh.url)).map((u) => `${u.pathname} ${u.searchParams.get('name')}`),
+    ).toEqual(assets.map((a) => `/uploads/repos/junobench/junobench/releases/${rel.id}/assets ${a.name}`));
     expect(gh.requests.every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
   });
 
@@ -79,19 +86,32 @@ describe('publishGitHubRelease', { timeout: 60_000 }, () => {
     const err = await publishGitHubRelease(client(), request()).catch((e: unknown) => e);
     expect(isJunoError(err) && err.code).toBe('E_GITHUB');
     expect((err as Error).message).toContain('uploading junobench-0.1.0.tar.gz');
-    expect(gh.release('junobench', 'junobench', 'v0.1.0')!.assets.map((a) => [a.name, a.size])).toEqual([['junobench-0.1.0.tar.gz', 1000]]);
+    expect(gh.release('junobench', 'junobench', 'v0.1.0')!.assets.map((a) => [a.name, a.size])).toEqual([
+      ['junobench-0.1.0.tar.gz', 1000],
+    ]);
 
     const resumed = await publishGitHubRelease(client(), request());
-    expect(resumed).toMatchObject({ created: false, replaced: ['junobench-0.1.0.tar.gz'], uploaded: assets.map((a) => a.name), skipped: [] });
+    expect(resumed).toMatchObject({
+      created: false,
+      replaced: ['junobench-0.1.0.tar.gz'],
+      uploaded: assets.map((a) => a.name),
+      skipped: [],
+    });
     const rel = gh.release('junobench', 'junobench', 'v0.1.0')!;
     expect(rel.assets.map((a) => [a.name, a.size])).toEqual(assets.map((a) => [a.name, a.bytes]));
     expect(gh.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/releases')).length).toBe(1);
   });
 
   it('reuses a release created outside the tool', async () => {
-    gh.seedRelease('junobench', 'junobench', 'v0.1.0', [{ name: 'manifest.json', data: Buffer.from('{"version":"0.1.0"}\n') }]);
+    gh.seedRelease('junobench', 'junobench', 'v0.1.0', [
+      { name: 'manifest.json', data: Buffer.from('{"version":"0.1.0"}\n') },
+    ]);
     const result = await publishGitHubRelease(client(), request());
-    expect(result).toMatchObject({ created: false, skipped: ['manifest.json'], uploaded: ['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'croissant.json'] });
+    expect(result).toMatchObject({
+      created: false,
+      skipped: ['manifest.json'],
+      uploaded: ['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'croissant.json'],
+    });
   });
 
   it('a bad token is an E_GITHUB error that says what to do and never shows the token', async () => {

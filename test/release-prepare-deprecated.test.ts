@@ -15,10 +15,20 @@ import { writeCuratedFixture, type Fixture } from '../packages/release/test-help
 
 // Labels that differ per instance in every dimension (a dimension with one category has no kappa).
 const LABELS: Record<string, Partial<Labels>> = {
-  numpy_1: { library: 'numpy', crashType: 'value error', rootCause: 'data confusion', pipelineStage: 'data preparation' },
+  numpy_1: {
+    library: 'numpy',
+    crashType: 'value error',
+    rootCause: 'data confusion',
+    pipelineStage: 'data preparation',
+  },
   pandas_1: { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'training' },
   sklearn_1: { library: 'sklearn', crashType: 'type error', rootCause: 'API misuse', pipelineStage: 'training' },
-  torch_1: { library: 'torch', crashType: 'index error', rootCause: 'implementation error', pipelineStage: 'model construction' },
+  torch_1: {
+    library: 'torch',
+    crashType: 'index error',
+    rootCause: 'implementation error',
+    pipelineStage: 'model construction',
+  },
 };
 const DEPRECATED = 'pandas_1';
 
@@ -32,9 +42,20 @@ beforeAll(async () => {
   await mkdir(path.join(raw, 'annotations'), { recursive: true });
   await mkdir(path.join(raw, 'instances'), { recursive: true });
   // Two annotators agree everywhere but on pandas_1's crash type, which was adjudicated.
-  const line = (annotator: string, id: string, over: Partial<Labels> = {}) => JSON.stringify({ instance: id, annotator, ...LABELS[id], ...over });
-  await writeFile(path.join(raw, 'annotations', 'annotator-a.jsonl'), Object.keys(LABELS).map((id) => `${line('annotator-a', id)}\n`).join(''));
-  await writeFile(path.join(raw, 'annotations', 'annotator-b.jsonl'), Object.keys(LABELS).map((id) => `${line('annotator-b', id, id === DEPRECATED ? { crashType: 'value error' } : {})}\n`).join(''));
+  const line = (annotator: string, id: string, over: Partial<Labels> = {}) =>
+    JSON.stringify({ instance: id, annotator, ...LABELS[id], ...over });
+  await writeFile(
+    path.join(raw, 'annotations', 'annotator-a.jsonl'),
+    Object.keys(LABELS)
+      .map((id) => `${line('annotator-a', id)}\n`)
+      .join(''),
+  );
+  await writeFile(
+    path.join(raw, 'annotations', 'annotator-b.jsonl'),
+    Object.keys(LABELS)
+      .map((id) => `${line('annotator-b', id, id === DEPRECATED ? { crashType: 'value error' } : {})}\n`)
+      .join(''),
+  );
   await writeFile(
     path.join(raw, 'annotations', 'adjudicated.jsonl'),
     `${JSON.stringify({ instance: DEPRECATED, annotator: 'adjudicated', crashType: 'key error', note: 'KeyError raised by the lookup of a missing column.' })}\n`,
@@ -43,7 +64,12 @@ beforeAll(async () => {
   built = computeAgreement((await readAnnotationFolder(path.join(raw, 'annotations'))).sets);
   await writeAgreementReport(path.join(f.curated, 'labels'), built, { minKappa: 0.5 });
   await generateReport({ from: f.curated, raw, out: path.join(f.curated, 'report') });
-  await writeFile(path.join(f.root, 'deprecated.json'), formatJson({ instances: [{ id: DEPRECATED, deprecatedIn: '0.2.0', reason: 'the dataset was withdrawn by its author' }] }));
+  await writeFile(
+    path.join(f.root, 'deprecated.json'),
+    formatJson({
+      instances: [{ id: DEPRECATED, deprecatedIn: '0.2.0', reason: 'the dataset was withdrawn by its author' }],
+    }),
+  );
 }, 120_000);
 afterAll(() => rm(f.root, { recursive: true, force: true }));
 
@@ -75,7 +101,9 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
     expect(built.instances).toBe(4);
     expect(built.disagreements.map((d) => d.instance)).toEqual([DEPRECATED]);
     expect(built.dimensions.find((d) => d.dimension === 'crashType')!.kappa).toBeLessThan(1);
-    expect(await readFile(path.join(f.curated, 'report', 'index.html'), 'utf8')).toContain(`instances/${DEPRECATED}.html`);
+    expect(await readFile(path.join(f.curated, 'report', 'index.html'), 'utf8')).toContain(
+      `instances/${DEPRECATED}.html`,
+    );
   });
 
   it('ships report/ rendered again without the deprecated instance, and agreement recomputed over the others; the same inputs give the same archive', async () => {
@@ -84,7 +112,13 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
     expect(plan.refusals).toEqual([]);
     expect(plan.warnings.join('\n')).not.toMatch(/report/);
     const paths = plan.manifest.files.map((x) => x.path);
-    expect(paths.filter((p) => p.startsWith('report/'))).toEqual(['report/index.html', 'report/instances/numpy_1.html', 'report/instances/sklearn_1.html', 'report/instances/torch_1.html', 'report/stats.html']);
+    expect(paths.filter((p) => p.startsWith('report/'))).toEqual([
+      'report/index.html',
+      'report/instances/numpy_1.html',
+      'report/instances/sklearn_1.html',
+      'report/instances/torch_1.html',
+      'report/stats.html',
+    ]);
 
     const dir = await extracted(written!.archive.path);
     const index = await readFile(path.join(dir, 'report', 'index.html'), 'utf8');
@@ -94,7 +128,9 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
     expect(stats).not.toContain(DEPRECATED);
     expect(stats).not.toContain('not recomputed');
     // An instance the deprecation does not touch has the very page the build rendered.
-    expect(await readFile(path.join(dir, 'report', 'instances', 'numpy_1.html'), 'utf8')).toBe(await readFile(path.join(f.curated, 'report', 'instances', 'numpy_1.html'), 'utf8'));
+    expect(await readFile(path.join(dir, 'report', 'instances', 'numpy_1.html'), 'utf8')).toBe(
+      await readFile(path.join(f.curated, 'report', 'instances', 'numpy_1.html'), 'utf8'),
+    );
 
     const agreement = JSON.parse(await readFile(path.join(dir, 'labels', 'agreement.json'), 'utf8')) as AgreementReport;
     expect(agreement.instances).toBe(3);
@@ -134,17 +170,32 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
       const gRaw = path.join(g.root, 'raw');
       const draft = path.join(gRaw, 'instances', 'torch_9');
       await mkdir(draft, { recursive: true });
-      const numpy = JSON.parse(await readFile(path.join(g.curated, 'instances', 'numpy_1', 'instance.json'), 'utf8')) as Record<string, unknown>;
+      const numpy = JSON.parse(
+        await readFile(path.join(g.curated, 'instances', 'numpy_1', 'instance.json'), 'utf8'),
+      ) as Record<string, unknown>;
       await writeFile(path.join(draft, 'instance.json'), formatJson({ ...numpy, id: 'torch_9', status: 'draft' }));
       await generateReport({ from: g.curated, raw: gRaw, out: path.join(g.curated, 'report') });
       expect(await readFile(path.join(g.curated, 'report', 'index.html'), 'utf8')).toContain('torch_9');
       const deprecatedFile = path.join(g.root, 'deprecated.json');
-      await writeFile(deprecatedFile, formatJson({ instances: [{ id: 'torch_9', deprecatedIn: '0.2.0', reason: 'a duplicate of torch_1' }] }));
+      await writeFile(
+        deprecatedFile,
+        formatJson({ instances: [{ id: 'torch_9', deprecatedIn: '0.2.0', reason: 'a duplicate of torch_1' }] }),
+      );
       const { plan, written } = await prepareRelease(
-        options({ curatedDir: g.curated, recipeDir: g.recipe, outDir: path.join(g.root, 'releases'), deprecatedFile, rawInstancesDir: path.join(gRaw, 'instances'), annotationsDir: path.join(gRaw, 'annotations') }),
+        options({
+          curatedDir: g.curated,
+          recipeDir: g.recipe,
+          outDir: path.join(g.root, 'releases'),
+          deprecatedFile,
+          rawInstancesDir: path.join(gRaw, 'instances'),
+          annotationsDir: path.join(gRaw, 'annotations'),
+        }),
       );
       expect(plan.refusals).toEqual([]);
-      expect(plan.manifest.files.map((x) => x.path).filter((p) => p.startsWith('report/instances/'))).toEqual(['report/instances/numpy_1.html', 'report/instances/pandas_1.html']);
+      expect(plan.manifest.files.map((x) => x.path).filter((p) => p.startsWith('report/instances/'))).toEqual([
+        'report/instances/numpy_1.html',
+        'report/instances/pandas_1.html',
+      ]);
       const dir = await extracted(written!.archive.path);
       expect(await readFile(path.join(dir, 'report', 'index.html'), 'utf8')).not.toContain('torch_9');
     } finally {
@@ -158,7 +209,9 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
       const gRaw = path.join(g.root, 'raw');
       const draft = path.join(gRaw, 'instances', 'torch_9');
       await mkdir(path.join(draft, 'data'), { recursive: true });
-      const numpy = JSON.parse(await readFile(path.join(g.curated, 'instances', 'numpy_1', 'instance.json'), 'utf8')) as Record<string, unknown>;
+      const numpy = JSON.parse(
+        await readFile(path.join(g.curated, 'instances', 'numpy_1', 'instance.json'), 'utf8'),
+      ) as Record<string, unknown>;
       // Reviewed, not yet verified by a build: the build's report lists it from raw/instances, outside the benchmark.
       await writeFile(path.join(draft, 'instance.json'), formatJson({ ...numpy, id: 'torch_9' }));
       await writeFile(path.join(g.root, 'secret.txt'), 'not for the report');
@@ -167,16 +220,33 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
       const builtPage = await readFile(path.join(g.curated, 'report', 'instances', 'torch_9.html'), 'utf8');
       expect(builtPage).toMatch(/leak\.csv.*outside the instance folder/);
       const deprecatedFile = path.join(g.root, 'deprecated.json');
-      await writeFile(deprecatedFile, formatJson({ instances: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'the dataset was withdrawn by its author' }] }));
+      await writeFile(
+        deprecatedFile,
+        formatJson({
+          instances: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'the dataset was withdrawn by its author' }],
+        }),
+      );
       const { plan, written } = await prepareRelease(
-        options({ curatedDir: g.curated, recipeDir: g.recipe, outDir: path.join(g.root, 'releases'), deprecatedFile, rawInstancesDir: path.join(gRaw, 'instances'), annotationsDir: path.join(gRaw, 'annotations') }),
+        options({
+          curatedDir: g.curated,
+          recipeDir: g.recipe,
+          outDir: path.join(g.root, 'releases'),
+          deprecatedFile,
+          rawInstancesDir: path.join(gRaw, 'instances'),
+          annotationsDir: path.join(gRaw, 'annotations'),
+        }),
       );
       expect(plan.refusals).toEqual([]);
       // The copy the release view used to make refused the folder, and the instance silently left the released report.
-      expect(plan.manifest.files.map((x) => x.path).filter((p) => p.startsWith('report/instances/'))).toEqual(['report/instances/numpy_1.html', 'report/instances/torch_9.html']);
+      expect(plan.manifest.files.map((x) => x.path).filter((p) => p.startsWith('report/instances/'))).toEqual([
+        'report/instances/numpy_1.html',
+        'report/instances/torch_9.html',
+      ]);
       const dir = await extracted(written!.archive.path);
       expect(await readFile(path.join(dir, 'report', 'instances', 'torch_9.html'), 'utf8')).toBe(builtPage);
-      expect(await readFile(path.join(dir, 'report', 'instances', 'numpy_1.html'), 'utf8')).toBe(await readFile(path.join(g.curated, 'report', 'instances', 'numpy_1.html'), 'utf8'));
+      expect(await readFile(path.join(dir, 'report', 'instances', 'numpy_1.html'), 'utf8')).toBe(
+        await readFile(path.join(g.curated, 'report', 'instances', 'numpy_1.html'), 'utf8'),
+      );
       expect(await readFile(path.join(dir, 'report', 'index.html'), 'utf8')).not.toContain('pandas_1');
     } finally {
       await rm(g.root, { recursive: true, force: true });
@@ -184,11 +254,17 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
   });
 
   it('without the annotations, the build figures are carried and the card says they include the deprecated instance', async () => {
-    const { plan, written } = await prepareRelease(options({ writeDir: path.join(f.root, 'c'), annotationsDir: path.join(f.root, 'no-annotations') }));
+    const { plan, written } = await prepareRelease(
+      options({ writeDir: path.join(f.root, 'c'), annotationsDir: path.join(f.root, 'no-annotations') }),
+    );
     expect(plan.refusals).toEqual([]);
     const dir = await extracted(written!.archive.path);
-    expect(JSON.parse(await readFile(path.join(dir, 'labels', 'agreement.json'), 'utf8'))).toMatchObject({ instances: 4 });
-    expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toContain(`this release holds 3 (deprecated: ${DEPRECATED}), and the figures were not recomputed without them`);
+    expect(JSON.parse(await readFile(path.join(dir, 'labels', 'agreement.json'), 'utf8'))).toMatchObject({
+      instances: 4,
+    });
+    expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toContain(
+      `this release holds 3 (deprecated: ${DEPRECATED}), and the figures were not recomputed without them`,
+    );
     // The report is still rendered without it: no row, no page, and the statistics page (which shows the carried
     // figures) lists none of its disagreements and says what was carried and what was left out.
     expect(await readFile(path.join(dir, 'report', 'index.html'), 'utf8')).not.toContain(DEPRECATED);

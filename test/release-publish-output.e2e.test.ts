@@ -32,10 +32,29 @@ afterAll(async () => {
 });
 
 const publish = (version: string, token: string) =>
-  runJunobench(['release', 'publish', version, '--from', f.curated, '--recipe', f.recipe, '--out', f.releases, '--repo', repo, '--remote', 'origin', '--github', 'junobench/junobench'], {
-    cwd: f.root,
-    env: { SOURCE_DATE_EPOCH: '1767225600', GITHUB_TOKEN: token, GITHUB_API_URL: gh.url },
-  });
+  runJunobench(
+    [
+      'release',
+      'publish',
+      version,
+      '--from',
+      f.curated,
+      '--recipe',
+      f.recipe,
+      '--out',
+      f.releases,
+      '--repo',
+      repo,
+      '--remote',
+      'origin',
+      '--github',
+      'junobench/junobench',
+    ],
+    {
+      cwd: f.root,
+      env: { SOURCE_DATE_EPOCH: '1767225600', GITHUB_TOKEN: token, GITHUB_API_URL: gh.url },
+    },
+  );
 
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
@@ -44,7 +63,12 @@ describe('release publish on a terminal', () => {
     const r = await publish('0.1.0', TOKEN);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const screen = r.stdout + r.stderr;
-    expect(r.stdout.trim().split('\n').map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual([
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/).slice(0, 2).join(' ')),
+    ).toEqual([
       'done check',
       'done prepare',
       'done verify',
@@ -53,13 +77,21 @@ describe('release publish on a terminal', () => {
       'done github',
       'published v0.1.0:',
     ]);
-    for (const needle of ['working tree clean', 'annotated tag v0.1.0 on', 'pushed v0.1.0 to origin', 'files checked (SHA256SUMS', 'uploaded 6, already there 0']) {
+    for (const needle of [
+      'working tree clean',
+      'annotated tag v0.1.0 on',
+      'pushed v0.1.0 to origin',
+      'files checked (SHA256SUMS',
+      'uploaded 6, already there 0',
+    ]) {
       expect(count(screen, needle), needle).toBe(1);
     }
     // The sub-steps (each upload) are on stderr, once each.
     expect(count(r.stderr, 'junobench-0.1.0.tar.gz: uploaded')).toBe(1);
     // And what `release prepare` warns about, as prepare says it (the fixture has no build lock): publish said nothing.
-    expect(count(r.stderr, 'warning: curated/.build-lock.json is not there: cannot tell whether curated/ is up to date')).toBe(1);
+    expect(
+      count(r.stderr, 'warning: curated/.build-lock.json is not there: cannot tell whether curated/ is up to date'),
+    ).toBe(1);
     expect(r.stdout + r.stderr).not.toContain(TOKEN);
   }, 300_000);
 
@@ -74,7 +106,7 @@ describe('release publish on a terminal', () => {
     expect(count(r.stdout + r.stderr, 'pushed v0.2.0 to origin')).toBe(1);
   }, 300_000);
 
-  it("gives a downloader commands that run in a folder of the assets: the toolchain is not an npm package, so it is cloned beside them and run with npx --prefix", async () => {
+  it('gives a downloader commands that run in a folder of the assets: the toolchain is not an npm package, so it is cloned beside them and run with npx --prefix', async () => {
     const r = await publish('0.3.0', TOKEN);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const rel = gh.release('junobench', 'junobench', 'v0.3.0')!;
@@ -91,8 +123,16 @@ describe('release publish on a terminal', () => {
     ]);
     const card = await readFile(path.join(download, 'README.md'), 'utf8');
     const cardRun = block(card.slice(card.indexOf('## Run every case')));
-    expect(cardRun[0]).toBe("git clone --branch v0.3.0 <the toolchain's repository> junobench-toolchain && npm ci --prefix junobench-toolchain");
-    expect(cardRun.slice(1).every((l) => l.startsWith('npx --prefix junobench-toolchain junobench release verify junobench-0.3.0.tar.gz '))).toBe(true);
+    expect(cardRun[0]).toBe(
+      "git clone --branch v0.3.0 <the toolchain's repository> junobench-toolchain && npm ci --prefix junobench-toolchain",
+    );
+    expect(
+      cardRun
+        .slice(1)
+        .every((l) =>
+          l.startsWith('npx --prefix junobench-toolchain junobench release verify junobench-0.3.0.tar.gz '),
+        ),
+    ).toBe(true);
     // Run them as given: the checkout under test stands in for the clone (no network here).
     await symlink(repoRoot, path.join(download, 'junobench-toolchain'));
     const sh = (line: string) => runShell(line, download);
@@ -108,8 +148,12 @@ describe('release publish on a terminal', () => {
 function runShell(line: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // npx finds the bin in the --prefix folder; offline so that nothing is ever fetched.
-    execFile('sh', ['-c', line], { cwd, env: { ...process.env, CI: '1', npm_config_offline: 'true', npm_config_update_notifier: 'false' } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      'sh',
+      ['-c', line],
+      { cwd, env: { ...process.env, CI: '1', npm_config_offline: 'true', npm_config_update_notifier: 'false' } },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }

@@ -22,11 +22,16 @@ let repo: string;
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 beforeAll(async () => {
-  if (!REGISTRY) throw new Error('JUNOBENCH_TEST_REGISTRY is not set: run `sh tools/setup-registry.sh` (as root) and export the line it prints (npm test does both)');
+  if (!REGISTRY)
+    throw new Error(
+      'JUNOBENCH_TEST_REGISTRY is not set: run `sh tools/setup-registry.sh` (as root) and export the line it prints (npm test does both)',
+    );
   const host = process.env.DOCKER_HOST ?? 'unix:///run/podman/podman.sock';
   docker = new Docker({ socketPath: host.replace(/^unix:\/\//, '') });
   await docker.ping().catch((e: unknown) => {
-    throw new Error(`no container engine at ${host}: run \`sh tools/setup-engine.sh\` and export DOCKER_HOST (${(e as Error).message})`);
+    throw new Error(
+      `no container engine at ${host}: run \`sh tools/setup-engine.sh\` and export DOCKER_HOST (${(e as Error).message})`,
+    );
   });
   f = await writeCuratedFixture([{ id: 'numpy_1' }, { id: 'pandas_1' }]);
   // A tiny stand-in for the benchmark image, recorded as `image build` records one.
@@ -34,10 +39,25 @@ beforeAll(async () => {
   await mkdir(ctx);
   await writeFile(path.join(ctx, 'Dockerfile'), 'FROM scratch\nCOPY runner.txt /opt/junobench/runner.txt\n');
   await writeFile(path.join(ctx, 'runner.txt'), `${image}\n`);
-  const stream = await docker.buildImage(createTar({ cwd: ctx, portable: true }, ['Dockerfile', 'runner.txt']) as unknown as NodeJS.ReadableStream, { t: image, rm: true });
-  await new Promise((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null, out: unknown) => (err ? reject(err) : resolve(out))));
+  const stream = await docker.buildImage(
+    createTar({ cwd: ctx, portable: true }, ['Dockerfile', 'runner.txt']) as unknown as NodeJS.ReadableStream,
+    { t: image, rm: true },
+  );
+  await new Promise((resolve, reject) =>
+    docker.modem.followProgress(stream, (err: Error | null, out: unknown) => (err ? reject(err) : resolve(out))),
+  );
   const info = await docker.getImage(image).inspect();
-  const record: ImageRecord = { profile: 'debian', tag: image, imageId: info.Id, size: info.Size, recipeHash: 'r'.repeat(64), base: 'scratch', packages: {}, modules: {}, unavailable: {} };
+  const record: ImageRecord = {
+    profile: 'debian',
+    tag: image,
+    imageId: info.Id,
+    size: info.Size,
+    recipeHash: 'r'.repeat(64),
+    base: 'scratch',
+    packages: {},
+    modules: {},
+    unavailable: {},
+  };
   await writeFile(path.join(f.curated, 'image.json'), formatJson(record));
 
   repo = path.join(f.root, 'work');
@@ -50,7 +70,11 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const t of [`${REGISTRY}/junobench/benchmark:0.1.0`, image]) await docker?.getImage(t).remove({ force: true }).catch(() => undefined);
+  for (const t of [`${REGISTRY}/junobench/benchmark:0.1.0`, image])
+    await docker
+      ?.getImage(t)
+      .remove({ force: true })
+      .catch(() => undefined);
   if (f) await rm(f.root, { recursive: true, force: true });
 });
 
@@ -71,14 +95,33 @@ const publish = (version: string) =>
 describe('publish --registry', () => {
   it('pushes the image first and seals its digest into the archive', async () => {
     const report = await publish('0.1.0');
-    expect(report.steps.map((s) => `${s.status} ${s.what}`)).toEqual(['done check', 'done image', 'done prepare', 'done verify', 'done tag']);
+    expect(report.steps.map((s) => `${s.status} ${s.what}`)).toEqual([
+      'done check',
+      'done image',
+      'done prepare',
+      'done verify',
+      'done tag',
+    ]);
     const digest = report.image!.digest;
-    const served = await fetch(`http://${REGISTRY}/v2/junobench/benchmark/manifests/0.1.0`, { method: 'HEAD', headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json' } });
+    const served = await fetch(`http://${REGISTRY}/v2/junobench/benchmark/manifests/0.1.0`, {
+      method: 'HEAD',
+      headers: {
+        accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json',
+      },
+    });
     expect(served.headers.get('docker-content-digest')).toBe(digest);
     const archive = path.join(f.root, 'releases', 'junobench-0.1.0', 'junobench-0.1.0.tar.gz');
     // The manifest inside the archive (not only the one beside it) names the digest.
     const inside = await readReleaseManifest(archive);
-    expect(inside.image).toMatchObject({ tag: image, registry: { repository: `${REGISTRY}/junobench/benchmark`, tag: '0.1.0', digest, reference: `${REGISTRY}/junobench/benchmark@${digest}` } });
+    expect(inside.image).toMatchObject({
+      tag: image,
+      registry: {
+        repository: `${REGISTRY}/junobench/benchmark`,
+        tag: '0.1.0',
+        digest,
+        reference: `${REGISTRY}/junobench/benchmark@${digest}`,
+      },
+    });
     expect(git(repo, 'cat-file', '-p', 'v0.1.0')).toContain(report.archive.sha256);
     const check = await verifyRelease({ input: path.dirname(archive), run: false });
     expect(check.problems).toEqual([]);
@@ -93,7 +136,10 @@ describe('publish --registry', () => {
     await docker.getImage(id).remove({ force: true });
     await expect(docker.getImage(reference).inspect()).rejects.toThrow();
     // The stand-in image has no Python: the pull is what is checked here, not the re-run.
-    const r = await runJunobench(['release', 'verify', archive, '--runtime', 'docker', '--image', reference, '--jobs', '1'], { cwd: f.root });
+    const r = await runJunobench(
+      ['release', 'verify', archive, '--runtime', 'docker', '--image', reference, '--jobs', '1'],
+      { cwd: f.root },
+    );
     expect(r.stderr, r.stdout + r.stderr).toContain(`pulling ${reference}`);
     expect((await docker.getImage(reference).inspect()).Id).toBe(id);
     await docker.getImage(reference).tag({ repo: image.split(':')[0]!, tag: image.split(':')[1]! });
@@ -101,8 +147,16 @@ describe('publish --registry', () => {
 
   it('a release that would be refused (a version not greater than the last) is refused before the image is pushed', async () => {
     const err = await publish('0.0.9').catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'E_RELEASE_REFUSED', message: expect.stringContaining('version 0.0.9 is not greater than the previous release 0.1.0') });
-    const served = await fetch(`http://${REGISTRY}/v2/junobench/benchmark/manifests/0.0.9`, { method: 'HEAD', headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json' } });
+    expect(err).toMatchObject({
+      code: 'E_RELEASE_REFUSED',
+      message: expect.stringContaining('version 0.0.9 is not greater than the previous release 0.1.0'),
+    });
+    const served = await fetch(`http://${REGISTRY}/v2/junobench/benchmark/manifests/0.0.9`, {
+      method: 'HEAD',
+      headers: {
+        accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json',
+      },
+    });
     expect(served.status).toBe(404);
   });
 });

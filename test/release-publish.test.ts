@@ -44,7 +44,12 @@ function options(over: Partial<PublishReleaseOptions> = {}): PublishReleaseOptio
     toolchain: { version: '0.1.0', commit: 'c0ffee', dirty: false },
     repoDir: repo,
     remote: 'origin',
-    github: { owner: 'junobench', repo: 'junobench', hasToken: true, client: () => createGitHubClient({ token: TOKEN, baseUrl: gh.url, retries: 0 }) },
+    github: {
+      owner: 'junobench',
+      repo: 'junobench',
+      hasToken: true,
+      client: () => createGitHubClient({ token: TOKEN, baseUrl: gh.url, retries: 0 }),
+    },
     ...over,
   };
 }
@@ -53,7 +58,14 @@ describe('publishRelease', { timeout: 120_000 }, () => {
   it('--dry-run prints every step and changes nothing', async () => {
     const steps: string[] = [];
     const report = await publishRelease(options({ dryRun: true, onStep: (s) => steps.push(s) }));
-    expect(report.steps.map((s) => `${s.status} ${s.what}`)).toEqual(['done check', 'would prepare', 'done verify', 'would tag', 'would push-tag', 'would github']);
+    expect(report.steps.map((s) => `${s.status} ${s.what}`)).toEqual([
+      'done check',
+      'would prepare',
+      'done verify',
+      'would tag',
+      'would push-tag',
+      'would github',
+    ]);
     expect(report.archive.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(steps.find((s) => s.startsWith('would tag'))).toContain(report.archive.sha256);
     expect(git(repo, 'tag', '--list')).toBe('');
@@ -64,18 +76,34 @@ describe('publishRelease', { timeout: 120_000 }, () => {
 
   it('writes the sealed release, tags it (message with the archive sha256), pushes the tag and creates the GitHub release with its assets', async () => {
     const report = await publishRelease(options());
-    expect(report.steps.map((s) => `${s.status} ${s.what}`)).toEqual(['done check', 'done prepare', 'done verify', 'done tag', 'done push-tag', 'done github']);
+    expect(report.steps.map((s) => `${s.status} ${s.what}`)).toEqual([
+      'done check',
+      'done prepare',
+      'done verify',
+      'done tag',
+      'done push-tag',
+      'done github',
+    ]);
     const dir = path.join(repo, '..', 'releases', 'junobench-0.1.0');
     const archive = await readFile(path.join(dir, 'junobench-0.1.0.tar.gz'));
     const { createHash } = await import('node:crypto');
     expect(createHash('sha256').update(archive).digest('hex')).toBe(report.archive.sha256);
-    expect(git(remote, 'cat-file', '-p', 'v0.1.0')).toContain(`archive junobench-0.1.0.tar.gz sha256 ${report.archive.sha256}`);
+    expect(git(remote, 'cat-file', '-p', 'v0.1.0')).toContain(
+      `archive junobench-0.1.0.tar.gz sha256 ${report.archive.sha256}`,
+    );
     expect(git(repo, 'rev-list', '-n', '1', 'v0.1.0')).toBe(git(repo, 'rev-parse', 'HEAD'));
     const rel = gh.release('junobench', 'junobench', 'v0.1.0')!;
     expect(rel.name).toBe('JunoBench 0.1.0');
     expect(rel.body).toContain('First release: 3 instances.');
     expect(rel.body).toContain(`sha256 \`${report.archive.sha256}\``);
-    expect(rel.assets.map((a) => a.name)).toEqual(['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json', 'README.md', 'CHANGELOG.md']);
+    expect(rel.assets.map((a) => a.name)).toEqual([
+      'junobench-0.1.0.tar.gz',
+      'SHA256SUMS',
+      'manifest.json',
+      'croissant.json',
+      'README.md',
+      'CHANGELOG.md',
+    ]);
     for (const a of rel.assets) expect(a.data.equals(await readFile(path.join(dir, a.name)))).toBe(true);
     // A downloader's folder of the assets passes the check the release body gives (every file SHA256SUMS names was uploaded).
     const download = path.join(repo, '..', 'download');
@@ -83,8 +111,13 @@ describe('publishRelease', { timeout: 120_000 }, () => {
     for (const a of rel.assets) await writeFile(path.join(download, a.name), a.data);
     expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: download, encoding: 'utf8' })).not.toMatch(/FAILED/);
     // The Croissant file beside the archive points at the GitHub download.
-    const croissant = JSON.parse(rel.assets.find((a) => a.name === 'croissant.json')!.data.toString('utf8')) as { distribution: { contentUrl: string; sha256?: string }[] };
-    expect(croissant.distribution[0]).toMatchObject({ contentUrl: 'https://github.com/junobench/junobench/releases/download/v0.1.0/junobench-0.1.0.tar.gz', sha256: report.archive.sha256 });
+    const croissant = JSON.parse(rel.assets.find((a) => a.name === 'croissant.json')!.data.toString('utf8')) as {
+      distribution: { contentUrl: string; sha256?: string }[];
+    };
+    expect(croissant.distribution[0]).toMatchObject({
+      contentUrl: 'https://github.com/junobench/junobench/releases/download/v0.1.0/junobench-0.1.0.tar.gz',
+      sha256: report.archive.sha256,
+    });
     // GITHUB_TOKEN went to GitHub and nowhere else.
     const written = await Promise.all((await readdir(dir)).map((name) => readFile(path.join(dir, name))));
     expect(written.some((b) => b.includes(TOKEN))).toBe(false);
@@ -94,8 +127,19 @@ describe('publishRelease', { timeout: 120_000 }, () => {
     const uploadsBefore = gh.requests.filter((r) => r.path.startsWith('/uploads/')).length;
     const again = await publishRelease(options());
     expect(again.archive.sha256).toBe(report.archive.sha256);
-    expect(again.steps.map((s) => `${s.status} ${s.what}`)).toEqual(['done check', 'done prepare', 'done verify', 'skipped tag', 'done push-tag', 'done github']);
-    expect(again.github).toMatchObject({ created: false, uploaded: [], skipped: ['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json', 'README.md', 'CHANGELOG.md'] });
+    expect(again.steps.map((s) => `${s.status} ${s.what}`)).toEqual([
+      'done check',
+      'done prepare',
+      'done verify',
+      'skipped tag',
+      'done push-tag',
+      'done github',
+    ]);
+    expect(again.github).toMatchObject({
+      created: false,
+      uploaded: [],
+      skipped: ['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json', 'README.md', 'CHANGELOG.md'],
+    });
     expect(gh.requests.filter((r) => r.path.startsWith('/uploads/')).length).toBe(uploadsBefore);
     // `release prepare` again (same inputs; it knows no GitHub repository): the folder keeps the files that were published,
     // the croissant.json with its download URL included (rewriting it had dropped the URL and changed SHA256SUMS).
@@ -105,7 +149,11 @@ describe('publishRelease', { timeout: 120_000 }, () => {
 
   it.each([
     ['an existing tag', () => git(repo, 'tag', '-a', 'v0.1.0', '-m', 'someone else'), /tag v0\.1\.0 already exists/],
-    ['uncommitted changes', () => writeFile(path.join(repo, 'README.md'), 'edited\n'), /uncommitted changes \(README\.md\)/],
+    [
+      'uncommitted changes',
+      () => writeFile(path.join(repo, 'README.md'), 'edited\n'),
+      /uncommitted changes \(README\.md\)/,
+    ],
   ])('refuses %s (exit 2) before anything changes', async (_n, setup, message) => {
     await setup();
     const err = await publishRelease(options()).catch((e: unknown) => e);
@@ -128,13 +176,19 @@ describe('publishRelease', { timeout: 120_000 }, () => {
     const err = await prepareRelease({ ...options(), sourceDateEpoch: 1_767_225_999 }).catch((e: unknown) => e);
     expect(isJunoError(err) && [err.code, err.exitCode]).toEqual(['E_STATE', 2]);
     expect(await hashFile(path.join(dir, 'junobench-0.1.0.tar.gz'))).toBe(report.archive.sha256);
-    const again = await publishRelease(options({ github: undefined, sourceDateEpoch: 1_767_225_999 })).catch((e: unknown) => e);
+    const again = await publishRelease(options({ github: undefined, sourceDateEpoch: 1_767_225_999 })).catch(
+      (e: unknown) => e,
+    );
     expect(isJunoError(again) && again.exitCode).toBe(2);
     expect(await hashFile(path.join(dir, 'junobench-0.1.0.tar.gz'))).toBe(report.archive.sha256);
   });
 
   it('refuses without GITHUB_TOKEN, and a version that is not semver', async () => {
-    const noToken = await publishRelease(options({ github: { owner: 'o', repo: 'r', hasToken: false, client: () => createGitHubClient({ baseUrl: gh.url }) } })).catch((e: unknown) => e);
+    const noToken = await publishRelease(
+      options({
+        github: { owner: 'o', repo: 'r', hasToken: false, client: () => createGitHubClient({ baseUrl: gh.url }) },
+      }),
+    ).catch((e: unknown) => e);
     expect(isJunoError(noToken) && noToken.message).toBe('GITHUB_TOKEN is not set');
     expect(isJunoError(noToken) && [noToken.code, noToken.exitCode]).toEqual(['E_GITHUB', 3]);
     const bad = await publishRelease(options({ version: 'v1' })).catch((e: unknown) => e);

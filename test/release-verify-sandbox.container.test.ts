@@ -18,14 +18,29 @@ let archive: string;
 
 beforeAll(async () => {
   const docker = await connectDockerEngine(process.env).catch((e: unknown) => {
-    throw new Error(`no container engine: run \`sh tools/setup-engine.sh\` and export DOCKER_HOST (${(e as Error).message})`);
+    throw new Error(
+      `no container engine: run \`sh tools/setup-engine.sh\` and export DOCKER_HOST (${(e as Error).message})`,
+    );
   });
   const image = await ensureSandboxTestImage(docker);
   f = await writeCuratedFixture([{ id: 'pandas_1' }, { id: 'pandas_2' }]);
   const info = await docker.getImage(image).inspect();
-  const record: ImageRecord = { profile: 'debian', tag: image, imageId: info.Id, size: info.Size, recipeHash: 'r'.repeat(64), base: 'junobench/base:bookworm', packages: {}, modules: {}, unavailable: {} };
+  const record: ImageRecord = {
+    profile: 'debian',
+    tag: image,
+    imageId: info.Id,
+    size: info.Size,
+    recipeHash: 'r'.repeat(64),
+    base: 'junobench/base:bookworm',
+    packages: {},
+    modules: {},
+    unavailable: {},
+  };
   await writeFile(path.join(f.curated, 'image.json'), formatJson(record));
-  const prepared = await runJunobench(['release', 'prepare', '0.1.0', '--recipe', f.recipe, '--out', f.releases], { cwd: f.root, env: { SOURCE_DATE_EPOCH: '1767225600' } });
+  const prepared = await runJunobench(['release', 'prepare', '0.1.0', '--recipe', f.recipe, '--out', f.releases], {
+    cwd: f.root,
+    env: { SOURCE_DATE_EPOCH: '1767225600' },
+  });
   expect(prepared.code, prepared.stdout + prepared.stderr).toBe(0);
   archive = path.join(f.releases, 'junobench-0.1.0', 'junobench-0.1.0.tar.gz');
 }, 900_000);
@@ -33,15 +48,22 @@ beforeAll(async () => {
 describe('release verify: the runtime it chooses', () => {
   it("runs in the docker runtime when the engine has the release's image", async () => {
     const r = await runJunobench(['release', 'verify', archive], { cwd: f.root });
-    expect(r.stdout).toMatch(/^re-run \(docker runtime\): 2 instances, 0 differ from verification\.json, 2 could not run here/m);
+    expect(r.stdout).toMatch(
+      /^re-run \(docker runtime\): 2 instances, 0 differ from verification\.json, 2 could not run here/m,
+    );
     expect(r.stdout).toMatch(/not checked here: pandas_1 \(.*pandas/);
     expect(r.stderr).not.toMatch(/UNSANDBOXED/);
     expect(r.code, r.stdout + r.stderr).toBe(0);
   }, 900_000);
 
   it('falls back to the local runtime, saying why, when no engine answers', async () => {
-    const r = await runJunobench(['release', 'verify', archive], { cwd: f.root, env: { DOCKER_HOST: `unix://${path.join(f.root, 'no-engine.sock')}` } });
-    expect(r.stderr).toMatch(/will run UNSANDBOXED in the local runtime, with your user's rights \(no container engine answers\)/);
+    const r = await runJunobench(['release', 'verify', archive], {
+      cwd: f.root,
+      env: { DOCKER_HOST: `unix://${path.join(f.root, 'no-engine.sock')}` },
+    });
+    expect(r.stderr).toMatch(
+      /will run UNSANDBOXED in the local runtime, with your user's rights \(no container engine answers\)/,
+    );
     expect(r.stdout).toMatch(/^re-run \(local runtime\): 2 instances, 0 differ from verification\.json/m);
     expect(r.code, r.stdout + r.stderr).toBe(0);
   }, 900_000);

@@ -25,13 +25,15 @@ beforeAll(async () => {
   // The build is only the fixture here (test/build.e2e.test.ts proves a fresh one): the project's
   // content-addressed verification cache may answer. The re-run below never uses a cache.
   const build = await runJunobench(['build', '--cache-dir', path.join(repoRoot, '.junobench-cache')], { cwd: work });
-  if (build.code === 3) throw new Error(`no Python kernel stack: run \`sh tools/setup-python.sh\` first\n${build.stderr}`);
+  if (build.code === 3)
+    throw new Error(`no Python kernel stack: run \`sh tools/setup-python.sh\` first\n${build.stderr}`);
   expect(build.code, build.stderr).toBe(0);
   releases = path.join(work, 'releases');
   prepared = await runJunobench(['release', 'prepare', '0.1.0', '--recipe', recipe], { cwd: work, env });
 }, 1_800_000);
 
-const manifestOf = async (version: string) => JSON.parse(await readFile(path.join(releases, `junobench-${version}`, 'manifest.json'), 'utf8')) as ReleaseManifest;
+const manifestOf = async (version: string) =>
+  JSON.parse(await readFile(path.join(releases, `junobench-${version}`, 'manifest.json'), 'utf8')) as ReleaseManifest;
 
 describe('junobench release', () => {
   it('prepare writes the release folder: archive, manifest, SHA256SUMS, card, Croissant, changelog', async () => {
@@ -39,7 +41,9 @@ describe('junobench release', () => {
     expect(prepared.stdout).toMatch(/release 0\.1\.0: 16 instances \(15 verified, 1 skipped-env\)/);
     expect(prepared.stdout).toMatch(/tensorflow_1: skipped-env \(required module tensorflow/);
     const dir = path.join(releases, 'junobench-0.1.0');
-    expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' }).match(/: OK/g)).toHaveLength(5);
+    expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' }).match(/: OK/g)).toHaveLength(
+      5,
+    );
     const m = await manifestOf('0.1.0');
     expect(m.totals).toMatchObject({ instances: 16, verified: 15, skippedEnv: 1 });
     expect(m.instances.find((i) => i.id === 'tensorflow_1')).toMatchObject({ status: 'skipped-env' });
@@ -58,12 +62,25 @@ describe('junobench release', () => {
   });
 
   it('verify re-executes every instance from the extracted archive and finds the released outcomes', async () => {
-    const r = await runJunobench(['release', 'verify', path.join(releases, 'junobench-0.1.0', 'junobench-0.1.0.tar.gz'), '--json', path.join(work, 'verify.json')]);
+    const r = await runJunobench([
+      'release',
+      'verify',
+      path.join(releases, 'junobench-0.1.0', 'junobench-0.1.0.tar.gz'),
+      '--json',
+      path.join(work, 'verify.json'),
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/re-run \(local runtime\): 16 instances, 0 differ from verification\.json, 1 could not run here/);
+    expect(r.stdout).toMatch(
+      /re-run \(local runtime\): 16 instances, 0 differ from verification\.json, 1 could not run here/,
+    );
     expect(r.stdout).toMatch(/not checked here: tensorflow_1/);
-    expect(r.stderr).toMatch(/warning: the release's 16 instances are someone else's notebooks and will run UNSANDBOXED in the local runtime/);
-    const result = JSON.parse(await readFile(path.join(work, 'verify.json'), 'utf8')) as { ok: boolean; verification: { instances: { cached: boolean }[] } };
+    expect(r.stderr).toMatch(
+      /warning: the release's 16 instances are someone else's notebooks and will run UNSANDBOXED in the local runtime/,
+    );
+    const result = JSON.parse(await readFile(path.join(work, 'verify.json'), 'utf8')) as {
+      ok: boolean;
+      verification: { instances: { cached: boolean }[] };
+    };
     expect(checkSchema('release-verify-report', result)).toEqual([]);
     expect(result.ok).toBe(true);
     // A real re-run: nothing came from a cache.
@@ -75,11 +92,16 @@ describe('junobench release', () => {
     await mkdir(x);
     execFileSync('tar', ['-xzf', path.join(releases, 'junobench-0.1.0', 'junobench-0.1.0.tar.gz'), '-C', x]);
     const file = path.join(x, 'junobench-0.1.0', 'instances', 'pandas_1', 'instance.json');
-    await writeFile(file, (await readFile(file, 'utf8')).replace(/"rootCause": "[^"]+"/, '"rootCause": "library cause"'));
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace(/"rootCause": "[^"]+"/, '"rootCause": "library cause"'),
+    );
     const r = await runJunobench(['release', 'verify', path.join(x, 'junobench-0.1.0'), '--no-run']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('checksum-mismatch: instances/pandas_1/instance.json: sha256 differs from SHA256SUMS');
-    expect(r.stdout).toMatch(/label-mismatch: pandas_1: label rootCause is "library cause" in instances\/pandas_1\/instance\.json/);
+    expect(r.stdout).toMatch(
+      /label-mismatch: pandas_1: label rootCause is "library cause" in instances\/pandas_1\/instance\.json/,
+    );
     expect(r.stdout).toMatch(/^FAILED/m);
   });
 
@@ -91,12 +113,17 @@ describe('junobench release', () => {
     const nb = path.join(x, 'junobench-0.1.0', 'instances', 'pandas_1', 'reproduced.ipynb');
     const doc = JSON.parse(await readFile(nb, 'utf8')) as { cells: { cell_type: string; source: string | string[] }[] };
     const first = doc.cells.find((c) => c.cell_type === 'code')!;
-    first.source = [`open(${JSON.stringify(marker)}, 'w').write('ran')\n`, ...(Array.isArray(first.source) ? first.source : [first.source])];
+    first.source = [
+      `open(${JSON.stringify(marker)}, 'w').write('ran')\n`,
+      ...(Array.isArray(first.source) ? first.source : [first.source]),
+    ];
     await writeFile(nb, JSON.stringify(doc));
     const r = await runJunobench(['release', 'verify', path.join(x, 'junobench-0.1.0')]);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain('checksum-mismatch: instances/pandas_1/reproduced.ipynb');
-    expect(r.stdout).toMatch(/^re-run: not done — the release failed \d+ checks? above: its files are not the ones released, so nothing of it is run$/m);
+    expect(r.stdout).toMatch(
+      /^re-run: not done — the release failed \d+ checks? above: its files are not the ones released, so nothing of it is run$/m,
+    );
     expect(await readFile(marker, 'utf8').catch(() => 'absent')).toBe('absent');
   }, 120_000);
 
@@ -112,7 +139,9 @@ describe('junobench release', () => {
     await symlink('/dev/zero', path.join(x, 'manifest.json'));
     const r = await runJunobench(['release', 'verify', x, '--no-run']);
     expect(r.code, r.stdout + r.stderr).toBe(1);
-    expect(r.stdout).toContain("SHA256SUMS names ../../../../../../dev/zero, which is not a file of the release folder itself");
+    expect(r.stdout).toContain(
+      'SHA256SUMS names ../../../../../../dev/zero, which is not a file of the release folder itself',
+    );
     expect(r.stdout).toContain('SHA256SUMS names /etc/hostname, which is not a file of the release folder itself');
     expect(r.stdout).toContain('croissant.json in the release folder is not a regular file (a special file)');
     expect(r.stdout).toContain('manifest.json in the release folder is not a regular file (a symbolic link)');
@@ -121,7 +150,10 @@ describe('junobench release', () => {
   }, 60_000);
 
   it('deprecate records the instance; the next release leaves it out and says so; the version must grow', async () => {
-    const d = await runJunobench(['deprecate', 'pandas_2', '--reason', 'the input dataset was withdrawn by its author'], { cwd: work });
+    const d = await runJunobench(
+      ['deprecate', 'pandas_2', '--reason', 'the input dataset was withdrawn by its author'],
+      { cwd: work },
+    );
     expect(d.code, d.stderr).toBe(0);
     expect(d.stdout).toMatch(/^pandas_2 deprecated in 0\.2\.0/);
     expect(JSON.parse(await readFile(path.join(work, 'raw', 'deprecated.json'), 'utf8'))).toEqual({
@@ -131,16 +163,24 @@ describe('junobench release', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already deprecated/);
 
-    const next = await runJunobench(['release', 'prepare', '0.2.0', '--recipe', recipe, '--json', path.join(work, 'prepare-0.2.0.json')], { cwd: work, env });
+    const next = await runJunobench(
+      ['release', 'prepare', '0.2.0', '--recipe', recipe, '--json', path.join(work, 'prepare-0.2.0.json')],
+      { cwd: work, env },
+    );
     expect(next.code, next.stderr).toBe(0);
     const plan = JSON.parse(await readFile(path.join(work, 'prepare-0.2.0.json'), 'utf8'));
     expect(checkSchema('release-prepare-report', plan)).toEqual([]);
-    expect(plan.changelog).toMatchObject({ previous: '0.1.0', removed: [{ id: 'pandas_2', deprecated: { deprecatedIn: '0.2.0' } }] });
+    expect(plan.changelog).toMatchObject({
+      previous: '0.1.0',
+      removed: [{ id: 'pandas_2', deprecated: { deprecatedIn: '0.2.0' } }],
+    });
     expect(next.stdout).toMatch(/15 instances .*1 deprecated left out/);
     expect(next.stdout).toMatch(/changes since 0\.1\.0: 0 added, 1 removed, 0 changed/);
     const m = await manifestOf('0.2.0');
     expect(m.instances.map((i) => i.id)).not.toContain('pandas_2');
-    expect(m.deprecated).toEqual([{ id: 'pandas_2', deprecatedIn: '0.2.0', reason: 'the input dataset was withdrawn by its author' }]);
+    expect(m.deprecated).toEqual([
+      { id: 'pandas_2', deprecatedIn: '0.2.0', reason: 'the input dataset was withdrawn by its author' },
+    ]);
     expect(m.previous).toEqual({ version: '0.1.0' });
     // The build keeps pandas_2, so its report shows it: the release's report/ is rendered again without it.
     const reportPaths = m.files.map((f) => f.path).filter((p) => p.startsWith('report/'));
@@ -154,7 +194,9 @@ describe('junobench release', () => {
     const index = await readFile(path.join(extracted, 'junobench-0.2.0', 'report', 'index.html'), 'utf8');
     expect(index).not.toContain('pandas_2');
     expect(index).toMatch(/<b id="count-shown">15<\/b> of 15 instances shown/);
-    expect(await readFile(path.join(dir, 'CHANGELOG.md'), 'utf8')).toContain('- pandas_2 — deprecated in 0.2.0: the input dataset was withdrawn by its author');
+    expect(await readFile(path.join(dir, 'CHANGELOG.md'), 'utf8')).toContain(
+      '- pandas_2 — deprecated in 0.2.0: the input dataset was withdrawn by its author',
+    );
     const card = await readFile(path.join(dir, 'README.md'), 'utf8');
     expect(card).toContain('## Deprecated instances');
     // Agreement over the 15 remaining instances' annotations, not the study's 16.
@@ -166,7 +208,9 @@ describe('junobench release', () => {
 
     const older = await runJunobench(['release', 'prepare', '0.1.1', '--recipe', recipe], { cwd: work, env });
     expect(older.code).toBe(1);
-    expect(older.stderr).toMatch(/release 0\.1\.1 refused \(1 reason\):\n\s+- version 0\.1\.1 is not greater than the previous release 0\.2\.0/);
+    expect(older.stderr).toMatch(
+      /release 0\.1\.1 refused \(1 reason\):\n\s+- version 0\.1\.1 is not greater than the previous release 0\.2\.0/,
+    );
   }, 300_000);
 
   it('a curated/ older than raw/ is not released: a label edited after the build is refused, naming what changed', async () => {
@@ -174,13 +218,21 @@ describe('junobench release', () => {
     const before = await readFile(file, 'utf8');
     await writeFile(file, before.replace('"rootCause": "API misuse"', '"rootCause": "data confusion"'));
     try {
-      const r = await runJunobench(['release', 'prepare', '0.3.0', '--recipe', recipe, '--dry-run'], { cwd: work, env });
+      const r = await runJunobench(['release', 'prepare', '0.3.0', '--recipe', recipe, '--dry-run'], {
+        cwd: work,
+        env,
+      });
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stdout).toMatch(/REFUSED: curated\/ is older than its sources: raw\/annotations \(read by labels, report\) changed since the build that made it, .*run `junobench build`, then prepare again/);
+      expect(r.stdout).toMatch(
+        /REFUSED: curated\/ is older than its sources: raw\/annotations \(read by labels, report\) changed since the build that made it, .*run `junobench build`, then prepare again/,
+      );
     } finally {
       await writeFile(file, before);
     }
-    const again = await runJunobench(['release', 'prepare', '0.3.0', '--recipe', recipe, '--dry-run'], { cwd: work, env });
+    const again = await runJunobench(['release', 'prepare', '0.3.0', '--recipe', recipe, '--dry-run'], {
+      cwd: work,
+      env,
+    });
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).not.toContain('REFUSED');
   }, 300_000);
@@ -194,10 +246,24 @@ describe('junobench release', () => {
     const gh = await new GithubReleasesServer().start();
     const token = 'ghp_' + 'e'.repeat(36);
     try {
-      const r = await runJunobench(['release', 'publish', '0.3.0', '--recipe', recipe, '--repo', repo, '--github', 'junobench/junobench', '--dry-run'], {
-        cwd: work,
-        env: { ...env, GITHUB_TOKEN: token, GITHUB_API_URL: gh.url },
-      });
+      const r = await runJunobench(
+        [
+          'release',
+          'publish',
+          '0.3.0',
+          '--recipe',
+          recipe,
+          '--repo',
+          repo,
+          '--github',
+          'junobench/junobench',
+          '--dry-run',
+        ],
+        {
+          cwd: work,
+          env: { ...env, GITHUB_TOKEN: token, GITHUB_API_URL: gh.url },
+        },
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/^would\s+tag\s+create annotated tag v0\.3\.0/m);
       expect(r.stdout).toMatch(/^would\s+github\s+create \(or reuse\) the release v0\.3\.0 of junobench\/junobench/m);

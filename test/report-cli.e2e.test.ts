@@ -33,11 +33,20 @@ describe('junobench report', () => {
   it('writes the report from curated/ (and raw/ found beside it) and says how to open it', async () => {
     const r = await runJunobench(['report'], { cwd: fx.root });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^wrote curated\/report\/: 6 pages for 4 instances, \d+ KB; largest instance page \d+ KB \(instances\/pandas_1\.html\)$/m);
+    expect(r.stdout).toMatch(
+      /^wrote curated\/report\/: 6 pages for 4 instances, \d+ KB; largest instance page \d+ KB \(instances\/pandas_1\.html\)$/m,
+    );
     expect(r.stdout).toContain(`open ${pathToFileURL(path.join(fx.curated, 'report', 'index.html')).href}`);
-    expect((await readdir(path.join(fx.curated, 'report', 'instances'))).sort()).toEqual(['NBspecific_1.html', 'pandas_1.html', 'tensorflow_1.html', 'torch_1.html']);
+    expect((await readdir(path.join(fx.curated, 'report', 'instances'))).sort()).toEqual([
+      'NBspecific_1.html',
+      'pandas_1.html',
+      'tensorflow_1.html',
+      'torch_1.html',
+    ]);
     // raw/ was used: the adjudicator's note is on the page.
-    expect(await readFile(path.join(fx.curated, 'report', 'instances', 'pandas_1.html'), 'utf8')).toContain('the crash type is the exception class');
+    expect(await readFile(path.join(fx.curated, 'report', 'instances', 'pandas_1.html'), 'utf8')).toContain(
+      'the crash type is the exception class',
+    );
   });
 
   it('--out elsewhere and --no-raw', async () => {
@@ -47,13 +56,17 @@ describe('junobench report', () => {
     const page = await readFile(path.join(out, 'instances', 'pandas_1.html'), 'utf8');
     expect(page).not.toContain('the crash type is the exception class');
     // Links to the curated files are relative to where the report is.
-    expect(page).toContain(`href="${path.relative(path.join(out, 'instances'), path.join(fx.curated, 'instances', 'pandas_1', 'reproduced.ipynb'))}"`);
+    expect(page).toContain(
+      `href="${path.relative(path.join(out, 'instances'), path.join(fx.curated, 'instances', 'pandas_1', 'reproduced.ipynb'))}"`,
+    );
   });
 
   it('exits 2 naming the problem: no curated benchmark, a --out that is not a report, a missing --raw', async () => {
     const none = await runJunobench(['report', '--from', path.join(tmp, 'nothing')], { cwd: tmp });
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/no benchmark\.json in .*nothing[\s\S]*hint: build the curated benchmark first: npx junobench build/);
+    expect(none.stderr).toMatch(
+      /no benchmark\.json in .*nothing[\s\S]*hint: build the curated benchmark first: npx junobench build/,
+    );
     const clobber = await runJunobench(['report', '--out', 'curated'], { cwd: fx.root });
     expect(clobber.code).toBe(2);
     expect(clobber.stderr).toMatch(/refusing to replace .*curated: it is not empty and not a report/);
@@ -70,7 +83,9 @@ describe('junobench report', () => {
     const r = await runJunobench(['report'], { cwd: copy });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/warning: pandas_1: fixed\.ipynb: not a notebook: invalid JSON/);
-    expect(await readFile(path.join(copy, 'curated', 'report', 'instances', 'pandas_1.html'), 'utf8')).toContain('fixed.ipynb: not a notebook');
+    expect(await readFile(path.join(copy, 'curated', 'report', 'instances', 'pandas_1.html'), 'utf8')).toContain(
+      'fixed.ipynb: not a notebook',
+    );
   });
 });
 
@@ -82,9 +97,17 @@ describe('the report stage of build, on the embedded raw/', () => {
     // What verify would write, without kernels: every instance verified as labelled.
     const instancesDir = path.join(project, 'raw', 'instances');
     const instances = [];
-    for (const id of await listInstanceIds(instancesDir)) instances.push(await readInstance(path.join(instancesDir, id)));
+    for (const id of await listInstanceIds(instancesDir))
+      instances.push(await readInstance(path.join(instancesDir, id)));
     const runtime = { kind: 'local', pythonVersion: '3.11.2', packages: {} };
-    const result = (version: string, outcome: string, observed?: object) => ({ version, outcome, cells: [], durationMs: 1000, runtime, ...(observed ? { observed } : {}) });
+    const result = (version: string, outcome: string, observed?: object) => ({
+      version,
+      outcome,
+      cells: [],
+      durationMs: 1000,
+      runtime,
+      ...(observed ? { observed } : {}),
+    });
     await writeFile(
       path.join(project, 'verification.fixture.json'),
       formatJson({
@@ -95,7 +118,11 @@ describe('the report stage of build, on the embedded raw/', () => {
           status: 'verified',
           verified: true,
           flaky: false,
-          reproduced: result('reproduced', 'crash-reproduced', { ename: i.crash.ename, evalue: i.crash.evalue, cell: i.crash.cell }),
+          reproduced: result('reproduced', 'crash-reproduced', {
+            ename: i.crash.ename,
+            evalue: i.crash.evalue,
+            cell: i.crash.cell,
+          }),
           fixed: result('fixed', 'fixed-ok'),
           contentHash: i.id,
           cached: false,
@@ -108,14 +135,20 @@ describe('the report stage of build, on the embedded raw/', () => {
   it('builds curated/report/index.html; the embedded report stays under 2 MB with every instance page small', async () => {
     const r = await runJunobench(['build', '--only', 'labels,benchmark,stats,report'], { cwd: project });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^report\s+done in .*: \d+ pages, \d+ KB \(largest instance page \d+ KB\) → curated\/report\/index\.html$/m);
+    expect(r.stdout).toMatch(
+      /^report\s+done in .*: \d+ pages, \d+ KB \(largest instance page \d+ KB\) → curated\/report\/index\.html$/m,
+    );
     const s = await sizes(path.join(project, 'curated', 'report'));
     const ids = await listInstanceIds(path.join(project, 'raw', 'instances'));
-    expect(Object.keys(s).sort()).toEqual(['index.html', ...ids.map((id) => `instances/${id}.html`), 'stats.html'].sort());
+    expect(Object.keys(s).sort()).toEqual(
+      ['index.html', ...ids.map((id) => `instances/${id}.html`), 'stats.html'].sort(),
+    );
     const total = Object.values(s).reduce((a, b) => a + b, 0);
     expect(total).toBeLessThan(2 * 1024 * 1024);
     for (const id of ids) expect(s[`instances/${id}.html`], id).toBeLessThan(150 * 1024);
-    console.log(`embedded report: ${ids.length} instances, ${Math.round(total / 1024)} KB; largest instance page ${Math.round(Math.max(...ids.map((id) => s[`instances/${id}.html`]!)) / 1024)} KB`);
+    console.log(
+      `embedded report: ${ids.length} instances, ${Math.round(total / 1024)} KB; largest instance page ${Math.round(Math.max(...ids.map((id) => s[`instances/${id}.html`]!)) / 1024)} KB`,
+    );
   }, 300_000);
 
   it('skips the report stage on a second build with nothing changed, and re-runs it when curated/ changes', async () => {
@@ -123,7 +156,9 @@ describe('the report stage of build, on the embedded raw/', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^report\s+up to date/m);
     await cp(path.join(project, 'verification.fixture.json'), path.join(project, 'curated', 'verification.json'));
-    const v = JSON.parse(await readFile(path.join(project, 'curated', 'verification.json'), 'utf8')) as { instances: { fixed: { durationMs: number } }[] };
+    const v = JSON.parse(await readFile(path.join(project, 'curated', 'verification.json'), 'utf8')) as {
+      instances: { fixed: { durationMs: number } }[];
+    };
     v.instances[0]!.fixed.durationMs = 1234;
     await writeFile(path.join(project, 'curated', 'verification.json'), formatJson(v));
     const changed = await runJunobench(['build', '--only', 'report'], { cwd: project });

@@ -16,7 +16,8 @@ const UNCAPPED = new Set(['run-plan.schema.json']);
 function* limits(node: unknown, at: string): Generator<[string, Record<string, unknown>]> {
   if (node === null || typeof node !== 'object') return;
   for (const [k, v] of Object.entries(node)) {
-    if (LIMIT_NAMES.has(k) && v && typeof v === 'object' && (v as Record<string, unknown>).type === 'number') yield [`${at}/${k}`, v as Record<string, unknown>];
+    if (LIMIT_NAMES.has(k) && v && typeof v === 'object' && (v as Record<string, unknown>).type === 'number')
+      yield [`${at}/${k}`, v as Record<string, unknown>];
     yield* limits(v, `${at}/${k}`);
   }
 }
@@ -32,7 +33,13 @@ describe('time limits in schemas/', () => {
         if (s.maximum !== ONE_DAY) uncapped.push(at);
       }
     }
-    expect(found).toEqual(expect.arrayContaining([expect.stringMatching(/^queue-job/), expect.stringMatching(/^instance/), expect.stringMatching(/^task/)]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^queue-job/),
+        expect.stringMatching(/^instance/),
+        expect.stringMatching(/^task/),
+      ]),
+    );
     expect(uncapped).toEqual([]);
   });
 });
@@ -40,7 +47,14 @@ describe('time limits in schemas/', () => {
 const job = (run: Partial<Extract<QueueJob, { type: 'run' }>['run']>): QueueJob => ({
   protocol: 1,
   type: 'run',
-  run: { id: 'pandas_3/reproduced', notebook: 'reproduced.ipynb', cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 600, ...run },
+  run: {
+    id: 'pandas_3/reproduced',
+    notebook: 'reproduced.ipynb',
+    cells: [0, 1],
+    cellTimeoutSeconds: 120,
+    timeoutSeconds: 600,
+    ...run,
+  },
   files: { treeHash: 'a'.repeat(64), shared: { root: '/srv/instances', path: 'pandas_3' } },
 });
 

@@ -29,8 +29,12 @@ describe('junobench tasks export / baseline oracle / score', () => {
     // which would make the test depend on what else ran here.
     const r = await runJunobench(['score', p, '--tasks', tasks(), '--out', out, '--jobs', '2', '--runtime', 'local']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^detect {4}32 tasks: crash 100\.0% \(32\/32\) · cell 100\.0% \(32\/32\) · exception 100\.0% \(16\/16\)$/m);
-    expect(r.stdout).toMatch(/^diagnose {2}16 tasks: library 100\.0% \(F1 1\.00\) · crash type 100\.0% \(F1 1\.00\) · root cause 100\.0% \(F1 1\.00\) · pipeline stage 100\.0% \(F1 1\.00\)$/m);
+    expect(r.stdout).toMatch(
+      /^detect {4}32 tasks: crash 100\.0% \(32\/32\) · cell 100\.0% \(32\/32\) · exception 100\.0% \(16\/16\)$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^diagnose {2}16 tasks: library 100\.0% \(F1 1\.00\) · crash type 100\.0% \(F1 1\.00\) · root cause 100\.0% \(F1 1\.00\) · pipeline stage 100\.0% \(F1 1\.00\)$/m,
+    );
     expect(r.stdout).toMatch(/^repair {4}(\d+) scorable tasks: resolved 100\.0% \((\d+)\/\1\) · pass@1 100\.0%$/m);
     const card = JSON.parse(await readFile(path.join(out, 'scorecard.json'), 'utf8')) as Scorecard;
     expect(checkSchema('scorecard', card)).toEqual([]);
@@ -63,7 +67,13 @@ describe('junobench tasks export / baseline oracle / score', () => {
     expect(await readFile(again, 'utf8')).toBe(await readFile(tasks(), 'utf8'));
     const seeded = path.join(dir, 't3.jsonl');
     expect((await runJunobench(['tasks', 'export', '--task', 'detect', '--seed', 'other', '-o', seeded])).code).toBe(0);
-    const ids = (f: string) => readFile(f, 'utf8').then((t) => t.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id));
+    const ids = (f: string) =>
+      readFile(f, 'utf8').then((t) =>
+        t
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { id: string }).id),
+      );
     const original = new Set(await ids(tasks()));
     expect((await ids(seeded)).filter((id) => original.has(id))).toEqual([]);
   }, 300_000);
@@ -88,7 +98,9 @@ describe('junobench tasks export / baseline oracle / score', () => {
     await writeFile(p, line);
     const overPredictions = await runJunobench(['score', p, '--tasks', tasks(), '--json', p]);
     expect(overPredictions.code, overPredictions.stderr).toBe(2);
-    expect(overPredictions.stderr).toContain(`--json ${p} is also an input of this command (${p}): it would be replaced`);
+    expect(overPredictions.stderr).toContain(
+      `--json ${p} is also an input of this command (${p}): it would be replaced`,
+    );
     expect(await readFile(p, 'utf8')).toBe(line);
     const overTasks = await runJunobench(['baseline', 'oracle', '--tasks', tasks(), '-o', tasks()]);
     expect(overTasks.code, overTasks.stderr).toBe(2);
@@ -110,7 +122,9 @@ describe('junobench tasks export / baseline oracle / score', () => {
     // Before: every repair ran, the summary was printed, then writing <file>/detect.svg failed.
     const outFile = await runJunobench(['score', p, '--tasks', oneTask, '--out', p]);
     expect(outFile.code, outFile.stderr).toBe(2);
-    expect(outFile.stderr).toContain(`--out ${p} is a file; give a folder (score writes scorecard.md, scorecard.json and the charts into it)`);
+    expect(outFile.stderr).toContain(
+      `--out ${p} is a file; give a folder (score writes scorecard.md, scorecard.json and the charts into it)`,
+    );
     expect(outFile.stdout).toBe('');
     // Before: the scorecard replaced the predictions it scored.
     const folder = path.join(dir, 'run-1');
@@ -119,7 +133,9 @@ describe('junobench tasks export / baseline oracle / score', () => {
     await writeFile(inside, line);
     const overInput = await runJunobench(['score', inside, '--tasks', oneTask, '--out', folder]);
     expect(overInput.code, overInput.stderr).toBe(2);
-    expect(overInput.stderr).toContain(`--out ${inside} is also an input of this command (${inside}): it would be replaced`);
+    expect(overInput.stderr).toContain(
+      `--out ${inside} is also an input of this command (${inside}): it would be replaced`,
+    );
     expect(await readFile(inside, 'utf8')).toBe(line);
     const fine = await runJunobench(['score', p, '--tasks', oneTask, '--out', folder]);
     expect(fine.code, fine.stderr).toBe(0);
@@ -129,7 +145,9 @@ describe('junobench tasks export / baseline oracle / score', () => {
   it('score --help states every rule of "resolved", the hidden-crash one included', async () => {
     const r = await runJunobench(['score', '--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout.replace(/\s+/g, ' ')).toContain('the crash cell included, and no exception handler or constant-false guard added');
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain(
+      'the crash cell included, and no exception handler or constant-false guard added',
+    );
   }, 120_000);
 
   it('exits 2 naming malformed lines and unknown tasks; --lenient scores the rest', async () => {
@@ -146,35 +164,54 @@ describe('junobench tasks export / baseline oracle / score', () => {
     );
     const strict = await runJunobench(['score', p]);
     expect(strict.code).toBe(2);
-    expect(strict.stderr).toMatch(/bad\.jsonl, line 2: 2 prediction lines cannot be scored:\n {2}line 2: invalid JSON[\s\S]*line 3: unknown task "detect-0123456789abcdef"/);
+    expect(strict.stderr).toMatch(
+      /bad\.jsonl, line 2: 2 prediction lines cannot be scored:\n {2}line 2: invalid JSON[\s\S]*line 3: unknown task "detect-0123456789abcdef"/,
+    );
     expect(strict.stderr).toMatch(/--lenient/);
     const lenient = await runJunobench(['score', p, '--lenient']);
     expect(lenient.code, lenient.stderr).toBe(0);
-    expect(lenient.stderr).toMatch(/line 3: unknown task "detect-0123456789abcdef": none of the tasks being scored has this id \(left out\)/);
+    expect(lenient.stderr).toMatch(
+      /line 3: unknown task "detect-0123456789abcdef": none of the tasks being scored has this id \(left out\)/,
+    );
     expect(lenient.stdout).toMatch(/detect {4}32 tasks: crash \d+\.\d% \([01]\/32\)/);
     expect(lenient.stdout).toContain('predictions: 3 lines, 1 scored, 2 left out');
   }, 300_000);
 
   it('--lenient: a left-out repair line is a missing answer of its attempt, and the scorecard says which line', async () => {
-    const lines = (await readFile(tasks(), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { id: string; task: string });
+    const lines = (await readFile(tasks(), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; task: string });
     const ids = lines.filter((t) => t.task === 'repair').map((t) => t.id);
     const p = path.join(dir, 'lenient-repair.jsonl');
     // Attempt 1 fails the static check (nothing runs); attempt 2's only line is refused. It was scored as 1 attempt.
     await writeFile(
       p,
-      [JSON.stringify({ task: 'repair', id: ids[0], attempt: 1, answer: { cells: ['pass'] } }), JSON.stringify({ task: 'repair', id: ids[0], attempt: 2, answer: { cells: [1] } })].join('\n'),
+      [
+        JSON.stringify({ task: 'repair', id: ids[0], attempt: 1, answer: { cells: ['pass'] } }),
+        JSON.stringify({ task: 'repair', id: ids[0], attempt: 2, answer: { cells: [1] } }),
+      ].join('\n'),
     );
     const json = path.join(dir, 'lenient-repair.json');
     const r = await runJunobench(['score', p, '--tasks', tasks(), '--lenient', '--runtime', 'local', '--json', json]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^repair {4}\d+ scorable tasks: resolved 0\.0% \(0\/\d+\) · pass@1 0\.0% · pass@2 0\.0%$/m);
+    expect(r.stdout).toMatch(
+      /^repair {4}\d+ scorable tasks: resolved 0\.0% \(0\/\d+\) · pass@1 0\.0% · pass@2 0\.0%$/m,
+    );
     const card = JSON.parse(await readFile(json, 'utf8')) as Scorecard;
     expect(card.repair!.attempts).toBe(2);
     const second = card.repair!.results.find((x) => x.task === ids[0] && x.attempt === 2);
-    expect(second).toMatchObject({ outcome: 'no-prediction', reason: expect.stringMatching(/^the answer on line 2 was left out \(--lenient\): not a valid prediction: answer\.cells\[0\]/) });
+    expect(second).toMatchObject({
+      outcome: 'no-prediction',
+      reason: expect.stringMatching(
+        /^the answer on line 2 was left out \(--lenient\): not a valid prediction: answer\.cells\[0\]/,
+      ),
+    });
     // Said before the long work (the runtime's module check, then the repairs), not after it; and the wait is named.
     const leftOut = r.stderr.indexOf('line 2: not a valid prediction: answer.cells[0]');
-    const checking = r.stderr.search(/^checking which modules the repair tasks need the local runtime can import \((\w+, )*pandas(, \w+)*\)…$/m);
+    const checking = r.stderr.search(
+      /^checking which modules the repair tasks need the local runtime can import \((\w+, )*pandas(, \w+)*\)…$/m,
+    );
     expect(leftOut, r.stderr).toBeGreaterThanOrEqual(0);
     expect(checking, r.stderr).toBeGreaterThan(leftOut);
   }, 300_000);
@@ -184,7 +221,17 @@ describe('junobench score interrupted', () => {
   it('Ctrl-C while a repair runs leaves no scratch copy behind', async () => {
     // The repairs' scratch copies (a copy of the instance's data per attempt) were removed only when scoring ended
     // normally: Ctrl-C exits through process.exit, and junobench-score-*/ stayed in $TMPDIR.
-    const all = (await readFile(tasks(), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { id: string; task: string; notebook?: { cells: { cell_type: string; source: string | string[] }[] } });
+    const all = (await readFile(tasks(), 'utf8'))
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            id: string;
+            task: string;
+            notebook?: { cells: { cell_type: string; source: string | string[] }[] };
+          },
+      );
     const task = all.find((t) => t.task === 'repair')!;
     const notebook = structuredClone(task.notebook!);
     const first = notebook.cells.find((c) => c.cell_type === 'code')!;
@@ -211,7 +258,10 @@ describe('junobench score interrupted', () => {
     expect(ownKernels().length, stderr).toBeGreaterThanOrEqual(3);
     expect((await ours()).length, stderr).toBeGreaterThanOrEqual(2);
     child.kill('SIGINT');
-    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running 60 s after the signal'), 60_000))]);
+    const code = await Promise.race([
+      exited,
+      new Promise<string>((r) => setTimeout(() => r('still running 60 s after the signal'), 60_000)),
+    ]);
     if (typeof code === 'string') child.kill('SIGKILL');
     expect(code, stderr).toBe(130);
     expect(await ours()).toEqual([]);

@@ -6,7 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runJunobench } from './run-cli.js';
-import { deletePrefix, requireTestRedis, startWorker, stopWorkers, uniquePrefix, type WorkerProcess } from './queue-helpers.js';
+import {
+  deletePrefix,
+  requireTestRedis,
+  startWorker,
+  stopWorkers,
+  uniquePrefix,
+  type WorkerProcess,
+} from './queue-helpers.js';
 
 const url = requireTestRedis();
 const prefix = uniquePrefix('score');
@@ -34,11 +41,31 @@ describe('junobench score --queue', () => {
     await cp(path.join(repoRoot, 'raw/instances', 'numpy_2'), path.join(instances, 'numpy_2'), { recursive: true });
     const tasks = path.join(tmp, 't.jsonl');
     const oracle = path.join(tmp, 'oracle.jsonl');
-    expect((await runJunobench(['tasks', 'export', '--task', 'repair', '--instances', instances, '-o', tasks])).code).toBe(0);
-    expect((await runJunobench(['baseline', 'oracle', '--tasks', tasks, '--instances', instances, '-o', oracle])).code).toBe(0);
-    const r = await runJunobench(['score', oracle, '--tasks', tasks, '--instances', instances, '--shared-instances', shared, '--queue', url, '--runtime', 'local'], {
-      env: { JUNOBENCH_QUEUE_PREFIX: prefix },
-    });
+    expect(
+      (await runJunobench(['tasks', 'export', '--task', 'repair', '--instances', instances, '-o', tasks])).code,
+    ).toBe(0);
+    expect(
+      (await runJunobench(['baseline', 'oracle', '--tasks', tasks, '--instances', instances, '-o', oracle])).code,
+    ).toBe(0);
+    const r = await runJunobench(
+      [
+        'score',
+        oracle,
+        '--tasks',
+        tasks,
+        '--instances',
+        instances,
+        '--shared-instances',
+        shared,
+        '--queue',
+        url,
+        '--runtime',
+        'local',
+      ],
+      {
+        env: { JUNOBENCH_QUEUE_PREFIX: prefix },
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^repair {4}1 scorable tasks: resolved 100\.0% \(1\/1\) · pass@1 100\.0%$/m);
     expect(r.stderr).toMatch(/files: 0 blob\(s\) sent, 0 already in Redis/);

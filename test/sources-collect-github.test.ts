@@ -15,26 +15,53 @@ let tmp: string;
 let gh: GithubContentsServer;
 let mainSha: string;
 const SALT = 'test-salt-0123456789abcdef';
-const nb = JSON.stringify(makeNotebook([{ source: 'import numpy as np\nnp.zeros(3) + np.zeros(4)', error: { ename: 'ValueError', evalue: 'operands could not be broadcast together with shapes (3,) (4,) ' } }]));
+const nb = JSON.stringify(
+  makeNotebook([
+    {
+      source: 'import numpy as np\nnp.zeros(3) + np.zeros(4)',
+      error: { ename: 'ValueError', evalue: 'operands could not be broadcast together with shapes (3,) (4,) ' },
+    },
+  ]),
+);
 // Over 1 MB: the contents endpoint leaves it out and the client must use the blob endpoint.
-const bigNb = JSON.stringify(makeNotebook([{ source: `x = "${'a'.repeat(1_200_000)}"` }, { source: 'y = x + 1', error: { ename: 'TypeError', evalue: 'can only concatenate str (not "int") to str' } }]));
+const bigNb = JSON.stringify(
+  makeNotebook([
+    { source: `x = "${'a'.repeat(1_200_000)}"` },
+    { source: 'y = x + 1', error: { ename: 'TypeError', evalue: 'can only concatenate str (not "int") to str' } },
+  ]),
+);
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'jb-collect-github-'));
   gh = await new GithubContentsServer().start();
-  mainSha = gh.addRepo('octo/nbs', { 'eda/crash.ipynb': nb, 'big.ipynb': bigNb, 'notes.ipynb': 'not json at all', 'data/x.csv': 'a\n1\n' });
+  mainSha = gh.addRepo('octo/nbs', {
+    'eda/crash.ipynb': nb,
+    'big.ipynb': bigNb,
+    'notes.ipynb': 'not json at all',
+    'data/x.csv': 'a\n1\n',
+  });
   gh.commit('octo/nbs', 'feature/x', { 'nb.ipynb': nb });
   gh.addRepo('octo/unlicensed', { 'a.ipynb': nb }, { license: null });
   gh.addRepo('octo/private', { 'a.ipynb': nb }, { private: true });
   gh.addRepo('octo/rstats', {
-    'r.ipynb': JSON.stringify(makeNotebook([{ source: 'library(notapkg)', error: { ename: 'ERROR', evalue: 'no package' } }], { kernelspec: { name: 'ir', display_name: 'R', language: 'R' }, language_info: { name: 'R' } })),
+    'r.ipynb': JSON.stringify(
+      makeNotebook([{ source: 'library(notapkg)', error: { ename: 'ERROR', evalue: 'no package' } }], {
+        kernelspec: { name: 'ir', display_name: 'R', language: 'R' },
+        language_info: { name: 'R' },
+      }),
+    ),
   });
 });
 afterAll(() => gh.stop());
 
 const env = (extra: NodeJS.ProcessEnv = {}) => ({ GITHUB_API_URL: gh.url, ...extra });
 const run = (refs: string[], out: string, extra: NodeJS.ProcessEnv = {}) =>
-  collectGithubNotebooks(refs, { client: createGithubClient({ env: env(extra) }), env: env(extra), outDir: out, salt: SALT });
+  collectGithubNotebooks(refs, {
+    client: createGithubClient({ env: env(extra) }),
+    env: env(extra),
+    outDir: out,
+    salt: SALT,
+  });
 
 async function caught(p: Promise<unknown>): Promise<JunoError> {
   try {
@@ -71,7 +98,14 @@ describe('collectGithubNotebooks', () => {
 
   it('takes owner/repo:path@ref, the default branch without @ref, and a branch with "/" in a blob URL', async () => {
     const out = path.join(tmp, 'o2');
-    const got = await run(['octo/nbs:eda/crash.ipynb@main', 'octo/nbs:eda/crash.ipynb', 'https://github.com/octo/nbs/blob/feature/x/nb.ipynb'], out);
+    const got = await run(
+      [
+        'octo/nbs:eda/crash.ipynb@main',
+        'octo/nbs:eda/crash.ipynb',
+        'https://github.com/octo/nbs/blob/feature/x/nb.ipynb',
+      ],
+      out,
+    );
     expect(got.map((g) => g.record.version.requestedRef)).toEqual(['main', 'main', 'feature/x']);
   });
 
@@ -81,7 +115,9 @@ describe('collectGithubNotebooks', () => {
     expect(gh.requests.some((r) => /\/git\/blobs\/[0-9a-f]{40}$/.test(r.url))).toBe(true);
     // As api.github.com: with the default media type a file over 1 MB is refused (403 too_large), which the
     // collector must not take for "private": it asks for the object media type.
-    const plain = await fetch(`${gh.url}/repos/octo/nbs/contents/big.ipynb?ref=main`, { headers: { accept: 'application/vnd.github+json' } });
+    const plain = await fetch(`${gh.url}/repos/octo/nbs/contents/big.ipynb?ref=main`, {
+      headers: { accept: 'application/vnd.github+json' },
+    });
     expect(plain.status).toBe(403);
     expect(((await plain.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('too_large');
   });
@@ -97,7 +133,12 @@ describe('collectGithubNotebooks', () => {
     const before = gh.requests.length;
     gh.failNext(1, { kind: 'secondary' });
     const client = createGithubClient({ env: env(), onNotice: (m) => notices.push(m) });
-    await collectGithubNotebooks(['octo/nbs:eda/crash.ipynb@main'], { client, env: env(), outDir: path.join(tmp, 'o5'), salt: SALT });
+    await collectGithubNotebooks(['octo/nbs:eda/crash.ipynb@main'], {
+      client,
+      env: env(),
+      outDir: path.join(tmp, 'o5'),
+      salt: SALT,
+    });
     expect(notices.join('\n')).toMatch(/secondary rate limit .* retrying in 1 s/);
     expect(gh.requests.length - before).toBe(4); // commit (403, then again), contents, licence
   });
@@ -135,7 +176,9 @@ describe('collectGithubNotebooks', () => {
     const out = path.join(tmp, 'o8r');
     const e = await caught(run(['octo/rstats:r.ipynb@main'], out));
     expect([e.code, e.exitCode]).toEqual(['E_USAGE', 2]);
-    expect(e.message).toBe('octo/rstats:r.ipynb@main is a notebook in R, not Python (its kernel language): only Python notebooks can become JunoBench instances');
+    expect(e.message).toBe(
+      'octo/rstats:r.ipynb@main is a notebook in R, not Python (its kernel language): only Python notebooks can become JunoBench instances',
+    );
     expect(await readdir(out).catch(() => [])).toEqual([]);
   });
 
@@ -144,7 +187,12 @@ describe('collectGithubNotebooks', () => {
     const url = closed.url.replace('http://', 'http://bob:s3cretpw@');
     await closed.stop();
     const e = await caught(
-      collectGithubNotebooks(['octo/nbs:eda/crash.ipynb@main'], { client: createGithubClient({ env: { GITHUB_API_URL: url } }), env: { GITHUB_API_URL: url }, outDir: path.join(tmp, 'o10'), salt: SALT }),
+      collectGithubNotebooks(['octo/nbs:eda/crash.ipynb@main'], {
+        client: createGithubClient({ env: { GITHUB_API_URL: url } }),
+        env: { GITHUB_API_URL: url },
+        outDir: path.join(tmp, 'o10'),
+        salt: SALT,
+      }),
     );
     expect([e.code, e.exitCode]).toEqual(['E_ENV_NETWORK', 3]);
     expect(e.message).toMatch(/^cannot reach the GitHub API at http:\/\/127\.0\.0\.1:\d+/);

@@ -24,13 +24,29 @@ beforeAll(async () => {
     { source: "df['prize']", error: { ename: 'KeyError', evalue: "'prize'" } },
   ]);
   await fake.addKernel('alice/house-crash', nb, { dataset_sources: ['alice/house-prices'], id_no: 4242 });
-  await fake.addDataset('alice/house-prices', { title: 'House prices', licenses: [{ name: 'CC0-1.0' }], files: { 'train.csv': csv, 'docs/readme.txt': 'hi' } });
-  await fake.addKernel('alice/unlicensed-crash', nb, { dataset_sources: ['carol/no-licence'], model_sources: ['google/gemma/transformers/2b/1'] });
+  await fake.addDataset('alice/house-prices', {
+    title: 'House prices',
+    licenses: [{ name: 'CC0-1.0' }],
+    files: { 'train.csv': csv, 'docs/readme.txt': 'hi' },
+  });
+  await fake.addKernel('alice/unlicensed-crash', nb, {
+    dataset_sources: ['carol/no-licence'],
+    model_sources: ['google/gemma/transformers/2b/1'],
+  });
   await fake.addDataset('carol/no-licence', { title: 'Scraped', licenses: [], files: { 'train.csv': csv } });
   await fake.addKernel('alice/other-licence-crash', nb, { dataset_sources: ['dave/other-terms'] });
-  await fake.addDataset('dave/other-terms', { title: 'Terms in prose', licenses: [{ name: 'other' }], files: { 'train.csv': csv } });
+  await fake.addDataset('dave/other-terms', {
+    title: 'Terms in prose',
+    licenses: [{ name: 'other' }],
+    files: { 'train.csv': csv },
+  });
   await fake.addKernel('alice/evil-zip-crash', nb, { dataset_sources: ['mallory/evil'] });
-  await fake.addDataset('mallory/evil', { title: 'Evil', licenses: [{ name: 'CC0-1.0' }], files: { 'ok.csv': csv }, zipExtra: [{ name: '../../escaped.txt', content: 'pwned' }] });
+  await fake.addDataset('mallory/evil', {
+    title: 'Evil',
+    licenses: [{ name: 'CC0-1.0' }],
+    files: { 'ok.csv': csv },
+    zipExtra: [{ name: '../../escaped.txt', content: 'pwned' }],
+  });
   await fake.addKernel('alice/not-a-notebook', '{"this": "is not a notebook"}');
   await fake.addKernel('alice/rules-crash', nb, { competition_sources: ['titanic'] });
   await fake.addCompetition('titanic', { 'train.csv': csv }, false);
@@ -62,7 +78,15 @@ describe('collectKaggleKernels', () => {
     const [c] = await collectKaggleKernels(['alice/house-crash'], options(out));
     expect(c!.dir).toBe(path.join(out, 'kaggle', 'alice', 'house-crash'));
     const files = (await readdir(c!.dir, { recursive: true })).sort();
-    expect(files).toEqual(['datasets', 'datasets/alice', 'datasets/alice/house-prices', 'datasets/alice/house-prices/dataset-metadata.json', 'house-crash.ipynb', 'kernel-metadata.json', 'source.json']);
+    expect(files).toEqual([
+      'datasets',
+      'datasets/alice',
+      'datasets/alice/house-prices',
+      'datasets/alice/house-prices/dataset-metadata.json',
+      'house-crash.ipynb',
+      'kernel-metadata.json',
+      'source.json',
+    ]);
     const record = JSON.parse(await readFile(path.join(c!.dir, 'source.json'), 'utf8')) as SourceRecord;
     expect(checkSchema('source', record)).toEqual([]);
     const nbBytes = await readFile(path.join(c!.dir, 'house-crash.ipynb'));
@@ -76,12 +100,25 @@ describe('collectKaggleKernels', () => {
       authorId: pseudonymizeAuthor('kaggle', 'alice', SALT),
     });
     // Kept as the CLI wrote it: the real CLI 1.7 (kagglesdk) writes the API response, {"info": {…}}, defaults left out.
-    const dsMeta = JSON.parse(await readFile(path.join(c!.dir, 'datasets/alice/house-prices/dataset-metadata.json'), 'utf8')) as { info: Record<string, unknown> };
+    const dsMeta = JSON.parse(
+      await readFile(path.join(c!.dir, 'datasets/alice/house-prices/dataset-metadata.json'), 'utf8'),
+    ) as { info: Record<string, unknown> };
     expect(Object.keys(dsMeta)).toEqual(['info']);
-    expect(dsMeta.info).toMatchObject({ ownerUser: 'alice', datasetSlug: 'house-prices', title: 'House prices', licenses: [{ name: 'CC0-1.0' }] });
+    expect(dsMeta.info).toMatchObject({
+      ownerUser: 'alice',
+      datasetSlug: 'house-prices',
+      title: 'House prices',
+      licenses: [{ name: 'CC0-1.0' }],
+    });
     expect(dsMeta.info).not.toHaveProperty('isPrivate');
     const d = record.datasets[0]!;
-    expect(d).toMatchObject({ kind: 'dataset', ref: 'alice/house-prices', title: 'House prices', license: 'CC0-1.0', mount: 'house-prices' });
+    expect(d).toMatchObject({
+      kind: 'dataset',
+      ref: 'alice/house-prices',
+      title: 'House prices',
+      license: 'CC0-1.0',
+      mount: 'house-prices',
+    });
     expect(d.files).toEqual([
       { path: 'docs/readme.txt', bytes: 2, sha256: sha256('hi') },
       { path: 'train.csv', bytes: csv.length, sha256: sha256(csv) },
@@ -99,13 +136,17 @@ describe('collectKaggleKernels', () => {
     expect(c!.record.datasets[0]!.files).toBeUndefined();
     expect(c!.record.warnings?.join('\n')).toMatch(/carol\/no-licence declares no licence.*synthetic data/);
     // A Kaggle model input is not downloaded: said, not left to fail later on a missing file.
-    expect(c!.record.warnings?.join('\n')).toMatch(/Kaggle model google\/gemma\/transformers\/2b\/1 is an input of this notebook: it is not collected/);
+    expect(c!.record.warnings?.join('\n')).toMatch(
+      /Kaggle model google\/gemma\/transformers\/2b\/1 is an input of this notebook: it is not collected/,
+    );
   });
 
   it('flags a dataset whose licence is "other" (terms in its description): to be read before its data is shared', async () => {
     const [c] = await collectKaggleKernels(['alice/other-licence-crash'], options(path.join(tmp, 'out2b'), false));
     expect(c!.record.datasets[0]).toMatchObject({ ref: 'dave/other-terms', license: 'other' });
-    expect(c!.record.warnings?.join('\n')).toMatch(/dave\/other-terms has the licence "other" \(specified in its description on kaggle\.com\/datasets\/dave\/other-terms\): read the terms before sharing/);
+    expect(c!.record.warnings?.join('\n')).toMatch(
+      /dave\/other-terms has the licence "other" \(specified in its description on kaggle\.com\/datasets\/dave\/other-terms\): read the terms before sharing/,
+    );
   });
 
   it('refuses an archive entry escaping the target folder; nothing is written', async () => {
@@ -139,4 +180,3 @@ describe('collectKaggleKernels', () => {
     expect(await fake.calls()).toEqual([]);
   });
 });
-

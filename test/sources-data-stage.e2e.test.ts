@@ -19,12 +19,20 @@ beforeAll(async () => {
   proj = await mkdtemp(path.join(os.tmpdir(), 'jb-data-stage-'));
   full = path.join(proj, 'downloaded');
   await mkdir(path.join(full, 'house-prices'), { recursive: true });
-  const rows = ['id,region,price', ...Array.from({ length: 3000 }, (_, i) => `${i},${['n', 's', 'e', 'w'][i % 4]},${1000 + i}`)];
+  const rows = [
+    'id,region,price',
+    ...Array.from({ length: 3000 }, (_, i) => `${i},${['n', 's', 'e', 'w'][i % 4]},${1000 + i}`),
+  ];
   await writeFile(path.join(full, 'house-prices', 'train.csv'), `${rows.join('\n')}\n`);
   sha = await hashInstanceTree(full);
   const spec: SubsampleSpec = {
     seed: 7,
-    source: { kind: 'dataset', title: 'House prices', url: 'https://www.kaggle.com/datasets/datalab/house-prices', sha256: sha },
+    source: {
+      kind: 'dataset',
+      title: 'House prices',
+      url: 'https://www.kaggle.com/datasets/datalab/house-prices',
+      sha256: sha,
+    },
     steps: [{ path: 'house-prices/train.csv', method: 'table', parameters: { rows: 100, stratifyBy: 'region' } }],
   };
   const dir = path.join(proj, 'raw', 'instances', 'pandas_9');
@@ -42,15 +50,23 @@ beforeAll(async () => {
   await writeFile(path.join(dir, 'instance.json'), formatJson(instance));
 });
 
-const build = () => runJunobench(['build', '--only', 'data'], { cwd: proj, env: { JUNOBENCH_CACHE_DIR: path.join(proj, '.junobench-cache') } });
+const build = () =>
+  runJunobench(['build', '--only', 'data'], {
+    cwd: proj,
+    env: { JUNOBENCH_CACHE_DIR: path.join(proj, '.junobench-cache') },
+  });
 
 describe('data stage with full data from the sources', () => {
   it('without the fetched full data: not checked, with the command that fetches it', async () => {
     const r = await build();
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-    expect(r.stdout + r.stderr).toMatch(/not checked \(pandas_9: full data not fetched: run `junobench sources fetch pandas_9`\)/);
+    expect(r.stdout + r.stderr).toMatch(
+      /not checked \(pandas_9: full data not fetched: run `junobench sources fetch pandas_9`\)/,
+    );
     const report = JSON.parse(await readFile(path.join(proj, 'curated', 'subsample.json'), 'utf8'));
-    expect(report.skipped).toEqual([{ instance: 'pandas_9', detail: 'full data not fetched: run `junobench sources fetch pandas_9`' }]);
+    expect(report.skipped).toEqual([
+      { instance: 'pandas_9', detail: 'full data not fetched: run `junobench sources fetch pandas_9`' },
+    ]);
   }, 600_000);
 
   it('with the full data in the cache under its tree hash: the stage runs again and redoes data/ byte for byte', async () => {

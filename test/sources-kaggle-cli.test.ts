@@ -7,7 +7,12 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { JunoError } from '@junobench/core';
 import { KaggleCli } from '@junobench/sources';
-import { FAKE_KAGGLE_API_TOKEN, FAKE_KAGGLE_BINARY, FAKE_KAGGLE_KEY, FakeKaggle } from './fakes/fake-kaggle/fake-kaggle-server.js';
+import {
+  FAKE_KAGGLE_API_TOKEN,
+  FAKE_KAGGLE_BINARY,
+  FAKE_KAGGLE_KEY,
+  FakeKaggle,
+} from './fakes/fake-kaggle/fake-kaggle-server.js';
 import { makeNotebook } from './fakes/notebooks.js';
 
 // Each call starts the fake CLI as a real process: allow for a busy machine.
@@ -18,9 +23,15 @@ let fake: FakeKaggle;
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'jb-kaggle-cli-'));
   fake = await FakeKaggle.create(path.join(tmp, 'server'));
-  await fake.addKernel('alice/titanic-crash', makeNotebook([{ source: 'import pandas as pd' }]), { dataset_sources: ['alice/titanic-data'] });
+  await fake.addKernel('alice/titanic-crash', makeNotebook([{ source: 'import pandas as pd' }]), {
+    dataset_sources: ['alice/titanic-data'],
+  });
   await fake.addKernel('bob/secret-kernel', makeNotebook([{ source: 'x = 1' }]), { is_private: true });
-  await fake.addDataset('alice/titanic-data', { title: 'Titanic', licenses: [{ name: 'CC0-1.0' }], files: { 'train.csv': 'a,b\n1,2\n' } });
+  await fake.addDataset('alice/titanic-data', {
+    title: 'Titanic',
+    licenses: [{ name: 'CC0-1.0' }],
+    files: { 'train.csv': 'a,b\n1,2\n' },
+  });
 });
 
 const cli = (extra: NodeJS.ProcessEnv = {}, options: Partial<ConstructorParameters<typeof KaggleCli>[0]> = {}) =>
@@ -42,15 +53,33 @@ describe('KaggleCli on the fake CLI', () => {
     await cli().pullKernel('alice/titanic-crash', dir);
     expect((await readdir(dir)).sort()).toEqual(['kernel-metadata.json', 'titanic-crash.ipynb']);
     const meta = JSON.parse(await readFile(path.join(dir, 'kernel-metadata.json'), 'utf8'));
-    expect(meta).toMatchObject({ id: 'alice/titanic-crash', code_file: 'titanic-crash.ipynb', dataset_sources: ['alice/titanic-data'], competition_sources: [], kernel_sources: [] });
+    expect(meta).toMatchObject({
+      id: 'alice/titanic-crash',
+      code_file: 'titanic-crash.ipynb',
+      dataset_sources: ['alice/titanic-data'],
+      competition_sources: [],
+      kernel_sources: [],
+    });
   });
 
   it('pulls the source Kaggle stores (kernels_pull writes blob.source): no outputs, no counts; metadata as json.dump writes it', async () => {
-    await fake.addKernel('alice/cafe-run', makeNotebook([{ source: 'x = 1', count: 1 }, { source: 'x.y', count: 2, error: { ename: 'AttributeError', evalue: "'int' object has no attribute 'y'" } }]), { title: 'Café run' });
+    await fake.addKernel(
+      'alice/cafe-run',
+      makeNotebook([
+        { source: 'x = 1', count: 1 },
+        { source: 'x.y', count: 2, error: { ename: 'AttributeError', evalue: "'int' object has no attribute 'y'" } },
+      ]),
+      { title: 'Café run' },
+    );
     const dir = path.join(tmp, 'pull-stored');
     await cli().pullKernel('alice/cafe-run', dir);
-    const nb = JSON.parse(await readFile(path.join(dir, 'cafe-run.ipynb'), 'utf8')) as { cells: { source: unknown; outputs: unknown[]; execution_count: unknown }[] };
-    expect(nb.cells.map((c) => [c.source, c.outputs, c.execution_count])).toEqual([['x = 1', [], null], ['x.y', [], null]]);
+    const nb = JSON.parse(await readFile(path.join(dir, 'cafe-run.ipynb'), 'utf8')) as {
+      cells: { source: unknown; outputs: unknown[]; execution_count: unknown }[];
+    };
+    expect(nb.cells.map((c) => [c.source, c.outputs, c.execution_count])).toEqual([
+      ['x = 1', [], null],
+      ['x.y', [], null],
+    ]);
     // json.dump(data, f, indent=2) keeps ensure_ascii: non-ASCII characters escaped.
     expect(await readFile(path.join(dir, 'kernel-metadata.json'), 'utf8')).toContain('"title": "Caf\\u00e9 run"');
   });
@@ -71,7 +100,9 @@ describe('KaggleCli on the fake CLI', () => {
     const priv = await caught(cli().pullKernel('bob/secret-kernel', path.join(tmp, 'x2')));
     expect([priv.code, priv.exitCode]).toEqual(['E_SOURCE_FORBIDDEN', 2]);
     expect(priv.message).toMatch(/private/);
-    const bad = await caught(cli({ KAGGLE_KEY: 'ffffffffffffffffffffffffffffffff' }).pullKernel('alice/titanic-crash', path.join(tmp, 'x3')));
+    const bad = await caught(
+      cli({ KAGGLE_KEY: 'ffffffffffffffffffffffffffffffff' }).pullKernel('alice/titanic-crash', path.join(tmp, 'x3')),
+    );
     expect([bad.code, bad.exitCode]).toEqual(['E_SOURCE_AUTH', 3]);
     expect(bad.hint).toMatch(/KAGGLE_USERNAME and KAGGLE_KEY/);
   });
@@ -79,7 +110,12 @@ describe('KaggleCli on the fake CLI', () => {
   it('exits 3 when there are no credentials at all, and never shows the key', async () => {
     const home = path.join(tmp, 'home-without-kaggle');
     await mkdir(home, { recursive: true });
-    const e = await caught(cli({ KAGGLE_USERNAME: '', KAGGLE_KEY: '', HOME: home, KAGGLE_CONFIG_DIR: path.join(home, 'none') }).pullKernel('alice/titanic-crash', path.join(tmp, 'x4')));
+    const e = await caught(
+      cli({ KAGGLE_USERNAME: '', KAGGLE_KEY: '', HOME: home, KAGGLE_CONFIG_DIR: path.join(home, 'none') }).pullKernel(
+        'alice/titanic-crash',
+        path.join(tmp, 'x4'),
+      ),
+    );
     expect([e.code, e.exitCode]).toEqual(['E_SOURCE_AUTH', 3]);
     expect(e.message).toMatch(/You must authenticate/);
     expect(`${e.message} ${e.hint}`).not.toContain(FAKE_KAGGLE_KEY);
@@ -88,7 +124,12 @@ describe('KaggleCli on the fake CLI', () => {
   it('downloads a public dataset without any credentials, as the real CLI allows `datasets download` anonymously; a private one is refused', async () => {
     const home = path.join(tmp, 'home-anonymous');
     await mkdir(home, { recursive: true });
-    const anonymous = cli({ KAGGLE_USERNAME: '', KAGGLE_KEY: '', HOME: home, KAGGLE_CONFIG_DIR: path.join(home, 'none') });
+    const anonymous = cli({
+      KAGGLE_USERNAME: '',
+      KAGGLE_KEY: '',
+      HOME: home,
+      KAGGLE_CONFIG_DIR: path.join(home, 'none'),
+    });
     const dir = path.join(tmp, 'dl-anonymous');
     await mkdir(dir);
     expect(path.basename(await anonymous.downloadDataset('alice/titanic-data', dir))).toBe('titanic-data.zip');
@@ -101,20 +142,30 @@ describe('KaggleCli on the fake CLI', () => {
   it('reads credentials from kaggle.json in $KAGGLE_CONFIG_DIR like the real CLI', async () => {
     const cfg = path.join(tmp, 'cfg');
     await mkdir(cfg, { recursive: true });
-    await writeFile(path.join(cfg, 'kaggle.json'), JSON.stringify({ username: 'junotester', key: FAKE_KAGGLE_KEY }), { mode: 0o600 });
-    await cli({ KAGGLE_USERNAME: '', KAGGLE_KEY: '', KAGGLE_CONFIG_DIR: cfg }).pullKernel('alice/titanic-crash', path.join(tmp, 'x5'));
+    await writeFile(path.join(cfg, 'kaggle.json'), JSON.stringify({ username: 'junotester', key: FAKE_KAGGLE_KEY }), {
+      mode: 0o600,
+    });
+    await cli({ KAGGLE_USERNAME: '', KAGGLE_KEY: '', KAGGLE_CONFIG_DIR: cfg }).pullKernel(
+      'alice/titanic-crash',
+      path.join(tmp, 'x5'),
+    );
   });
 
   it('takes an API token (KAGGLE_API_TOKEN, or access_token in the config folder) as the current CLI does, and never shows it', async () => {
     const noKey = { KAGGLE_USERNAME: '', KAGGLE_KEY: '', KAGGLE_CONFIG_DIR: path.join(tmp, 'no-cfg') };
-    await cli({ ...noKey, KAGGLE_API_TOKEN: FAKE_KAGGLE_API_TOKEN }).pullKernel('alice/titanic-crash', path.join(tmp, 'x9'));
+    await cli({ ...noKey, KAGGLE_API_TOKEN: FAKE_KAGGLE_API_TOKEN }).pullKernel(
+      'alice/titanic-crash',
+      path.join(tmp, 'x9'),
+    );
     const cfg = path.join(tmp, 'cfg-token');
     await mkdir(cfg, { recursive: true });
     await writeFile(path.join(cfg, 'access_token'), `${FAKE_KAGGLE_API_TOKEN}\n`, { mode: 0o600 });
     await cli({ ...noKey, KAGGLE_CONFIG_DIR: cfg }).pullKernel('alice/titanic-crash', path.join(tmp, 'x10'));
     // A token Kaggle does not know is ignored, as by the real CLI: no other credentials → not authenticated.
     const wrong = 'KGAT_ffffffffffffffffffffffffffffffff';
-    const e = await caught(cli({ ...noKey, KAGGLE_API_TOKEN: wrong }).pullKernel('alice/titanic-crash', path.join(tmp, 'x11')));
+    const e = await caught(
+      cli({ ...noKey, KAGGLE_API_TOKEN: wrong }).pullKernel('alice/titanic-crash', path.join(tmp, 'x11')),
+    );
     expect([e.code, e.exitCode]).toEqual(['E_SOURCE_AUTH', 3]);
     expect(e.hint).toMatch(/KAGGLE_API_TOKEN/);
     expect(`${e.message} ${e.hint}`).not.toContain(wrong);
@@ -137,7 +188,7 @@ describe('KaggleCli on the fake CLI', () => {
     await fake.clearFaults();
   });
 
-  it('gives any other failure with the CLI\'s own last line', async () => {
+  it("gives any other failure with the CLI's own last line", async () => {
     await fake.setFault('kernels pull alice/titanic-crash', 500);
     const e = await caught(cli().pullKernel('alice/titanic-crash', path.join(tmp, 'x8')));
     expect([e.code, e.exitCode]).toEqual(['E_SOURCE', 1]);

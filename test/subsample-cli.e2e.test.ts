@@ -23,7 +23,16 @@ describe('junobench subsample (e2e)', () => {
   });
 
   it('--check regenerates pandas_3 data/ byte for byte from the generated source', async () => {
-    const r = await junobench(tmp, 'subsample', 'pandas_3', '--instances', 'instances', '--check', '--cache-dir', 'cache');
+    const r = await junobench(
+      tmp,
+      'subsample',
+      'pandas_3',
+      '--instances',
+      'instances',
+      '--check',
+      '--cache-dir',
+      'cache',
+    );
     expect(r.stderr).not.toMatch(/error/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/rows 300000 → 2500/);
@@ -32,8 +41,30 @@ describe('junobench subsample (e2e)', () => {
 
   it('--dry-run with flags reports sizes and changes nothing', async () => {
     const before = await hashTree(path.join(tmp, 'instances'));
-    const r = await junobench(tmp, 'subsample', 'pandas_3', '--instances', 'instances', '--cache-dir', 'cache', '--source', 'instances/pandas_3/data',
-      '--method', 'table', '--path', 'sales.csv', '--fraction', '0.1', '--stratify', 'region', '--keep', 'units:missing', '--seed', '1', '--dry-run');
+    const r = await junobench(
+      tmp,
+      'subsample',
+      'pandas_3',
+      '--instances',
+      'instances',
+      '--cache-dir',
+      'cache',
+      '--source',
+      'instances/pandas_3/data',
+      '--method',
+      'table',
+      '--path',
+      'sales.csv',
+      '--fraction',
+      '0.1',
+      '--stratify',
+      'region',
+      '--keep',
+      'units:missing',
+      '--seed',
+      '1',
+      '--dry-run',
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/rows 2500 → 250 /);
     expect(r.stdout).toMatch(/dry run/);
@@ -41,14 +72,43 @@ describe('junobench subsample (e2e)', () => {
   });
 
   it('--method without --source reduces the full data the saved spec names (its generator), not the already reduced data/', async () => {
-    const r = await junobench(tmp, 'subsample', 'pandas_3', '--instances', 'instances', '--cache-dir', 'cache',
-      '--method', 'table', '--path', 'sales.csv', '--rows', '3000', '--stratify', 'region', '--keep', 'units:missing', '--seed', '3', '--dry-run');
+    const r = await junobench(
+      tmp,
+      'subsample',
+      'pandas_3',
+      '--instances',
+      'instances',
+      '--cache-dir',
+      'cache',
+      '--method',
+      'table',
+      '--path',
+      'sales.csv',
+      '--rows',
+      '3000',
+      '--stratify',
+      'region',
+      '--keep',
+      'units:missing',
+      '--seed',
+      '3',
+      '--dry-run',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/rows 300000 → 3000 /);
   });
 
   it('exits 2 on bad usage', async () => {
-    const r = await junobench(tmp, 'subsample', 'pandas_3', '--instances', 'instances', '--method', 'table', '--dry-run');
+    const r = await junobench(
+      tmp,
+      'subsample',
+      'pandas_3',
+      '--instances',
+      'instances',
+      '--method',
+      'table',
+      '--dry-run',
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/needs --path/);
   });

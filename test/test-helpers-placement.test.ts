@@ -40,7 +40,8 @@ async function listFiles(dir: string, keep: (f: string) => boolean): Promise<str
   for (const e of entries) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (!['node_modules', 'dist', 'generated', '.nx', 'results'].includes(e.name)) out.push(...(await listFiles(p, keep)));
+      if (!['node_modules', 'dist', 'generated', '.nx', 'results'].includes(e.name))
+        out.push(...(await listFiles(p, keep)));
     } else if (keep(p)) out.push(p);
   }
   return out;
@@ -54,10 +55,14 @@ async function specifiersOf(file: string): Promise<string[]> {
 
 /** Relative imports of a file, resolved to the .ts files they name. */
 async function importsOf(file: string): Promise<string[]> {
-  return (await specifiersOf(file)).filter((s) => s.startsWith('.')).map((s) => path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
+  return (await specifiersOf(file))
+    .filter((s) => s.startsWith('.'))
+    .map((s) => path.resolve(path.dirname(file), s.replace(/\.js$/, '.ts')));
 }
 
-const packages = (await readdir(path.join(root, 'packages'), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+const packages = (await readdir(path.join(root, 'packages'), { withFileTypes: true }))
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name);
 
 async function checkPackage(pkg: string) {
   const src = path.join(root, 'packages', pkg, 'src');
@@ -99,7 +104,13 @@ describe('test helpers live outside the library sources', () => {
   it.each(packages)(
     '%s: no helper in src/, no library module only there for tests, no library module reaching a helper',
     async (pkg) => {
-      expect(await checkPackage(pkg)).toEqual({ helpersInSrc: [], testsInHelpers: [], disguised: [], libraryImportsHelper: [], helpersReachable: [] });
+      expect(await checkPackage(pkg)).toEqual({
+        helpersInSrc: [],
+        testsInHelpers: [],
+        disguised: [],
+        libraryImportsHelper: [],
+        helpersReachable: [],
+      });
     },
   );
 
@@ -129,19 +140,26 @@ describe('test helpers live outside the library sources', () => {
   it('the tools treat test-helpers/ as test code', async () => {
     const json = async (f: string) => JSON.parse(await readFile(path.join(root, f), 'utf8'));
     const withHelpers: string[] = [];
-    for (const pkg of packages) if ((await listFiles(path.join(root, 'packages', pkg, 'test-helpers'), (f) => SOURCE.test(f))).length > 0) withHelpers.push(pkg);
+    for (const pkg of packages)
+      if ((await listFiles(path.join(root, 'packages', pkg, 'test-helpers'), (f) => SOURCE.test(f))).length > 0)
+        withHelpers.push(pkg);
     expect(withHelpers.length).toBeGreaterThan(0);
 
     const problems: string[] = [];
-    if (!(await json('tsconfig.json')).include.includes('packages/*/test-helpers/**/*.ts')) problems.push('tsconfig.json does not type-check packages/*/test-helpers');
+    if (!(await json('tsconfig.json')).include.includes('packages/*/test-helpers/**/*.ts'))
+      problems.push('tsconfig.json does not type-check packages/*/test-helpers');
     const production: string[] = (await json('nx.json')).namedInputs.production;
-    if (!production.includes('!{projectRoot}/test-helpers/**/*')) problems.push('nx.json: the production input does not leave out {projectRoot}/test-helpers');
+    if (!production.includes('!{projectRoot}/test-helpers/**/*'))
+      problems.push('nx.json: the production input does not leave out {projectRoot}/test-helpers');
     for (const pkg of withHelpers) {
       const dir = `packages/${pkg}`;
-      if (!(await json(`${dir}/tsconfig.json`)).include.includes('test-helpers/**/*.ts')) problems.push(`${dir}/tsconfig.json does not type-check test-helpers/`);
+      if (!(await json(`${dir}/tsconfig.json`)).include.includes('test-helpers/**/*.ts'))
+        problems.push(`${dir}/tsconfig.json does not type-check test-helpers/`);
       const lib = await json(`${dir}/tsconfig.lib.json`);
-      if (lib.compilerOptions.rootDir !== 'src' || !lib.include.every((g: string) => g.startsWith('src/'))) problems.push(`${dir}/tsconfig.lib.json compiles more than src/`);
-      if (!/\btest-helpers\b/.test((await json(`${dir}/package.json`)).scripts.lint)) problems.push(`${dir}/package.json: the lint script leaves out test-helpers/`);
+      if (lib.compilerOptions.rootDir !== 'src' || !lib.include.every((g: string) => g.startsWith('src/')))
+        problems.push(`${dir}/tsconfig.lib.json compiles more than src/`);
+      if (!/\btest-helpers\b/.test((await json(`${dir}/package.json`)).scripts.lint))
+        problems.push(`${dir}/package.json: the lint script leaves out test-helpers/`);
     }
     expect(problems).toEqual([]);
   });

@@ -11,13 +11,22 @@ import { junobenchBin, repoRoot, runJunobench } from './run-cli.js';
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'jb-verify-e2e-'));
-  for (const id of ['pandas_1', 'NBspecific_2']) await cp(path.join(repoRoot, 'raw/instances', id), path.join(dir, 'instances', id), { recursive: true });
+  for (const id of ['pandas_1', 'NBspecific_2'])
+    await cp(path.join(repoRoot, 'raw/instances', id), path.join(dir, 'instances', id), { recursive: true });
 });
 
 describe('junobench verify', () => {
   it('verifies instances, prints a summary table and writes --json', async () => {
     const json = path.join(dir, 'v.json');
-    const r = await runJunobench(['verify', '--instances', path.join(dir, 'instances'), '--cache-dir', path.join(dir, 'cache'), '--json', json]);
+    const r = await runJunobench([
+      'verify',
+      '--instances',
+      path.join(dir, 'instances'),
+      '--cache-dir',
+      path.join(dir, 'cache'),
+      '--json',
+      json,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^instance\s+reproduced\s+fixed\s+time\s+status/m);
     expect(r.stdout).toMatch(/^NBspecific_2\s+crash-reproduced\s+fixed-ok/m);
@@ -31,9 +40,18 @@ describe('junobench verify', () => {
     const value = JSON.parse(await readFile(inst, 'utf8'));
     value.crash.evalue = "'something else'";
     await writeFile(inst, JSON.stringify(value, null, 2));
-    const r = await runJunobench(['verify', 'pandas_1', '--instances', path.join(dir, 'instances'), '--cache-dir', path.join(dir, 'cache')]);
+    const r = await runJunobench([
+      'verify',
+      'pandas_1',
+      '--instances',
+      path.join(dir, 'instances'),
+      '--cache-dir',
+      path.join(dir, 'cache'),
+    ]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/pandas_1: reproduced crash-mismatch \(message "'income'" does not match exact "'something else'"\)/);
+    expect(r.stdout).toMatch(
+      /pandas_1: reproduced crash-mismatch \(message "'income'" does not match exact "'something else'"\)/,
+    );
   }, 300_000);
 
   it('a draft (no fixed.ipynb) whose crash reproduces is DRAFT, exit 0; one whose crash no longer reproduces fails, exit 1', async () => {
@@ -64,7 +82,9 @@ describe('junobench verify', () => {
     await writeFile(inst, (await readFile(inst, 'utf8')).replace('"execution-count"', '"random"'));
     const broken = await runJunobench(['verify', 'NBspecific_2', '--instances', path.join(dir, 'instances')]);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toMatch(/instance\.json[\s\S]*execution\.order[\s\S]*must be one of: "file", "execution-count"/);
+    expect(broken.stderr).toMatch(
+      /instance\.json[\s\S]*execution\.order[\s\S]*must be one of: "file", "execution-count"/,
+    );
     expect(broken.stderr).not.toMatch(/at .*\.ts:\d+/);
   }, 120_000);
 });
@@ -73,44 +93,65 @@ describe('junobench verify interrupted', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('%s while a notebook runs exits %i at once: no --json written, no runner, zygote or kernel left', async (signal, status) => {
-    // Before, execa's signal-exit listener and the bin's handler each stepped aside for the other:
-    // the signal was ignored and every notebook still ran.
-    const instances = path.join(dir, `slow-${signal}`);
-    await cp(path.join(repoRoot, 'raw/instances', 'pandas_1'), path.join(instances, 'pandas_1'), { recursive: true });
-    const nbFile = path.join(instances, 'pandas_1', 'reproduced.ipynb');
-    const nb = JSON.parse(await readFile(nbFile, 'utf8'));
-    const first = nb.cells.find((c: { cell_type: string }) => c.cell_type === 'code');
-    first.source = ['import time\n', 'time.sleep(100)\n', ...first.source];
-    await writeFile(nbFile, JSON.stringify(nb));
-    const json = path.join(dir, `interrupted-${signal}.json`);
-    const child = spawn(process.execPath, [junobenchBin, 'verify', '--instances', instances, '--no-cache', '--cache-dir', path.join(dir, 'cache'), '--json', json], {
-      cwd: repoRoot,
-      env: { ...process.env, CI: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const ownProcesses = () =>
-      execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-        .split('\n')
-        .filter((l) => l.includes(`junobench-${child.pid}-`));
-    // Wait until the runner runs the notebook (its processes carry this run's temporary folder).
-    const deadline = Date.now() + 120_000;
-    while (ownProcesses().length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    expect(ownProcesses().length, stderr).toBeGreaterThanOrEqual(3);
-    await new Promise((r) => setTimeout(r, 2000));
-    child.kill(signal);
-    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running 60 s after the signal'), 60_000))]);
-    if (typeof code === 'string') child.kill('SIGKILL');
-    expect(code, stderr).toBe(status);
-    expect(stderr).toContain(`junobench: interrupted (${signal}); outputs not complete were not written`);
-    await expect(access(json)).rejects.toThrow();
-    const gone = Date.now() + 30_000;
-    while (ownProcesses().length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 200));
-    expect(ownProcesses()).toEqual([]);
-  }, 300_000);
+  ] as const)(
+    '%s while a notebook runs exits %i at once: no --json written, no runner, zygote or kernel left',
+    async (signal, status) => {
+      // Before, execa's signal-exit listener and the bin's handler each stepped aside for the other:
+      // the signal was ignored and every notebook still ran.
+      const instances = path.join(dir, `slow-${signal}`);
+      await cp(path.join(repoRoot, 'raw/instances', 'pandas_1'), path.join(instances, 'pandas_1'), { recursive: true });
+      const nbFile = path.join(instances, 'pandas_1', 'reproduced.ipynb');
+      const nb = JSON.parse(await readFile(nbFile, 'utf8'));
+      const first = nb.cells.find((c: { cell_type: string }) => c.cell_type === 'code');
+      first.source = ['import time\n', 'time.sleep(100)\n', ...first.source];
+      await writeFile(nbFile, JSON.stringify(nb));
+      const json = path.join(dir, `interrupted-${signal}.json`);
+      const child = spawn(
+        process.execPath,
+        [
+          junobenchBin,
+          'verify',
+          '--instances',
+          instances,
+          '--no-cache',
+          '--cache-dir',
+          path.join(dir, 'cache'),
+          '--json',
+          json,
+        ],
+        {
+          cwd: repoRoot,
+          env: { ...process.env, CI: '1' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const ownProcesses = () =>
+        execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+          .split('\n')
+          .filter((l) => l.includes(`junobench-${child.pid}-`));
+      // Wait until the runner runs the notebook (its processes carry this run's temporary folder).
+      const deadline = Date.now() + 120_000;
+      while (ownProcesses().length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(ownProcesses().length, stderr).toBeGreaterThanOrEqual(3);
+      await new Promise((r) => setTimeout(r, 2000));
+      child.kill(signal);
+      const code = await Promise.race([
+        exited,
+        new Promise<string>((r) => setTimeout(() => r('still running 60 s after the signal'), 60_000)),
+      ]);
+      if (typeof code === 'string') child.kill('SIGKILL');
+      expect(code, stderr).toBe(status);
+      expect(stderr).toContain(`junobench: interrupted (${signal}); outputs not complete were not written`);
+      await expect(access(json)).rejects.toThrow();
+      const gone = Date.now() + 30_000;
+      while (ownProcesses().length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 200));
+      expect(ownProcesses()).toEqual([]);
+    },
+    300_000,
+  );
 });
 
 describe('mining the embedded originals', () => {
@@ -122,7 +163,10 @@ describe('mining the embedded originals', () => {
     const rels = ids.map((id) => `raw/instances/${id}/original.ipynb`);
     const r = await runJunobench(['pool', 'import', ...rels, '--format', 'notebooks', '-o', out]);
     expect(r.code, r.stderr).toBe(0);
-    const records = (await readFile(out, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as CrashRecord);
+    const records = (await readFile(out, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as CrashRecord);
     expect(records).toHaveLength(ids.length);
     for (const id of ids) {
       const inst = await readInstance(path.join(instancesDir, id));

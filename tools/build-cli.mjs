@@ -62,7 +62,9 @@ try {
   const msg = e?.errors?.length ? e.message : (e?.stack ?? String(e));
   process.stderr.write(`build-cli: could not compile the junobench CLI:\n${msg}\n`);
   if (warnOnly) {
-    process.stderr.write('build-cli: the CLI will run from its TypeScript sources (slower start). Fix the error, then `npm run build:cli`.\n');
+    process.stderr.write(
+      'build-cli: the CLI will run from its TypeScript sources (slower start). Fix the error, then `npm run build:cli`.\n',
+    );
   } else {
     process.exitCode = 1;
   }
@@ -98,10 +100,17 @@ async function buildCli() {
     });
     const outputs = Object.entries(result.metafile.outputs);
     for (const f of Object.keys(result.metafile.inputs)) {
-      if (!inputs.has(f)) throw new Error(`input ${f} was compiled without being recorded (a loader the build script does not know)`);
+      if (!inputs.has(f))
+        throw new Error(`input ${f} was compiled without being recorded (a loader the build script does not know)`);
     }
     const id = createHash('sha256')
-      .update(JSON.stringify([STAMP_VERSION, esbuild.version, [...inputs].sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, s]) => [f, s[2]])]))
+      .update(
+        JSON.stringify([
+          STAMP_VERSION,
+          esbuild.version,
+          [...inputs].sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, s]) => [f, s[2]]),
+        ]),
+      )
       .digest('hex')
       .slice(0, 16);
     const dir = path.join(DIST_DIR, id);
@@ -112,7 +121,14 @@ async function buildCli() {
       await rename(tmp, dir);
     }
     const previous = readCurrentId();
-    const stamp = { version: STAMP_VERSION, id, entry: `${id}/main.js`, esbuild: esbuild.version, builtAt: new Date().toISOString(), inputs: Object.fromEntries([...inputs].sort(([a], [b]) => (a < b ? -1 : 1))) };
+    const stamp = {
+      version: STAMP_VERSION,
+      id,
+      entry: `${id}/main.js`,
+      esbuild: esbuild.version,
+      builtAt: new Date().toISOString(),
+      inputs: Object.fromEntries([...inputs].sort(([a], [b]) => (a < b ? -1 : 1))),
+    };
     const stampTmp = `${STAMP_FILE}.${process.pid}.tmp`;
     await writeFile(stampTmp, `${JSON.stringify(stamp)}\n`);
     await rename(stampTmp, STAMP_FILE);
@@ -149,7 +165,12 @@ function externalDependencies(outdir) {
         const fromSource = findPackageDir(a.resolveDir, name);
         if (!fromSource) throw new Error(`${rel(a.importer)} imports "${a.path}", which is not installed (npm ci)`);
         if (fromSource === findPackageDir(outdir, name)) return { path: a.path, external: true };
-        const r = await build.resolve(a.path, { kind: a.kind, resolveDir: a.resolveDir, importer: a.importer, pluginData: { resolving: true } });
+        const r = await build.resolve(a.path, {
+          kind: a.kind,
+          resolveDir: a.resolveDir,
+          importer: a.importer,
+          pluginData: { resolving: true },
+        });
         if (r.errors.length > 0) throw new Error(`${rel(a.importer)}: cannot resolve "${a.path}": ${r.errors[0].text}`);
         const target = path.relative(outdir, r.path).split(path.sep).join('/');
         return { path: target.startsWith('.') ? target : `./${target}`, external: true };
@@ -177,7 +198,8 @@ function sourceLocations(outdir, inputs) {
     name: 'source-locations',
     setup(build) {
       build.onLoad({ filter: /\.(ts|mts|js|mjs|json)$/ }, async (a) => {
-        if (a.path.includes(`${path.sep}node_modules${path.sep}`)) throw new Error(`${a.path}: node_modules are external, not bundled`);
+        if (a.path.includes(`${path.sep}node_modules${path.sep}`))
+          throw new Error(`${a.path}: node_modules are external, not bundled`);
         // Stat before reading: if the file changes in between, the stamp's mtime is the older one and the check hashes it.
         const st = await stat(a.path);
         const bytes = await readFile(a.path);
@@ -185,7 +207,9 @@ function sourceLocations(outdir, inputs) {
         let contents = bytes.toString('utf8');
         const unsupported = /\bimport\.meta\.(dirname|filename|resolve)\b/.exec(contents);
         if (unsupported) {
-          throw new Error(`${rel(a.path)}: ${unsupported[0]} is not rewritten by tools/build-cli.mjs; use fileURLToPath(import.meta.url) (or teach the build script)`);
+          throw new Error(
+            `${rel(a.path)}: ${unsupported[0]} is not rewritten by tools/build-cli.mjs; use fileURLToPath(import.meta.url) (or teach the build script)`,
+          );
         }
         if (contents.includes('import.meta.url')) {
           const url = path.relative(outdir, a.path).split(path.sep).map(encodeURIComponent).join('/');

@@ -36,7 +36,10 @@ export async function generateSchemaTypes(): Promise<string> {
           // Cross-schema $refs name files by their $id; read them from schemas/, never over the network.
           junobench: {
             order: 1,
-            canRead: (f: { url: string }) => f.url.startsWith(ID_PREFIX) || f.url.startsWith(pathToFileURL(schemasDir).href) || f.url.startsWith(schemasDir),
+            canRead: (f: { url: string }) =>
+              f.url.startsWith(ID_PREFIX) ||
+              f.url.startsWith(pathToFileURL(schemasDir).href) ||
+              f.url.startsWith(schemasDir),
             read: async (f: { url: string }) => {
               const name = f.url.split('/').pop()!.split('#')[0]!;
               return readFile(path.join(schemasDir, name), 'utf8');

@@ -35,18 +35,24 @@ export function summarizeVitestReport(report, options = {}) {
     failedTests += failedHere;
     if (file.status === 'failed' && failedHere === 0) {
       failedFiles++;
-      const why = (file.message ?? '').split('\n')[0] || (results.length ? 'failed in a hook (beforeAll/afterAll); its tests did not run' : 'failed to load');
+      const why =
+        (file.message ?? '').split('\n')[0] ||
+        (results.length ? 'failed in a hook (beforeAll/afterAll); its tests did not run' : 'failed to load');
       problems.push(`failed file: ${path.relative(process.cwd(), file.name ?? '?') || file.name}: ${why}`);
     }
   }
   let failed = failedTests + failedFiles;
   if (report.success === false && failed === 0) {
     failed = 1;
-    problems.push('vitest reported the run as failed although no test or file failed (an unhandled error?); see its output above');
+    problems.push(
+      'vitest reported the run as failed although no test or file failed (an unhandled error?); see its output above',
+    );
   }
   if (options.exitStatus && failed === 0) {
     failed = 1;
-    problems.push(`the test command exited with status ${options.exitStatus} although its report names no failed test or file (an unhandled error?); see its output above`);
+    problems.push(
+      `the test command exited with status ${options.exitStatus} although its report names no failed test or file (an unhandled error?); see its output above`,
+    );
   }
   return { passed, failed, skipped, problems };
 }

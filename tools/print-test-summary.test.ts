@@ -15,7 +15,10 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function run(report: unknown | undefined, extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  report: unknown | undefined,
+  extra: string[] = [],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return (async () => {
     dir ??= await mkdtemp(path.join(tmpdir(), 'junobench-summary-'));
     const file = path.join(dir, `${Math.random().toString(36).slice(2)}.json`);
@@ -33,7 +36,12 @@ const lastLine = (s: string) => s.trimEnd().split('\n').at(-1);
 type Status = 'passed' | 'failed' | 'skipped' | 'pending' | 'todo';
 // The shape of vitest 4's JSON reporter, as it wrote it for a real run of such files.
 function file(name: string, status: 'passed' | 'failed', tests: Status[], message = '') {
-  return { name, status, message, assertionResults: tests.map((s, i) => ({ title: `t${i}`, fullName: `t${i}`, status: s, failureMessages: [] })) };
+  return {
+    name,
+    status,
+    message,
+    assertionResults: tests.map((s, i) => ({ title: `t${i}`, fullName: `t${i}`, status: s, failureMessages: [] })),
+  };
 }
 function report(files: ReturnType<typeof file>[]) {
   const all = files.flatMap((f) => f.assertionResults.map((a) => a.status));
@@ -53,7 +61,12 @@ function report(files: ReturnType<typeof file>[]) {
 describe('print-test-summary', () => {
   it.each([
     ['all passed', [file('a.test.ts', 'passed', ['passed', 'passed'])], '2 passed, 0 failed, 0 skipped', 0],
-    ['a skipped test is counted, and is not a failure', [file('a.test.ts', 'passed', ['passed', 'skipped', 'todo'])], '1 passed, 0 failed, 2 skipped', 0],
+    [
+      'a skipped test is counted, and is not a failure',
+      [file('a.test.ts', 'passed', ['passed', 'skipped', 'todo'])],
+      '1 passed, 0 failed, 2 skipped',
+      0,
+    ],
     ['a failed test', [file('a.test.ts', 'failed', ['passed', 'failed'])], '1 passed, 1 failed, 0 skipped', 1],
     [
       'a file failing in beforeAll (its tests marked skipped) counts as failed',
@@ -61,10 +74,19 @@ describe('print-test-summary', () => {
       '1 passed, 1 failed, 2 skipped',
       1,
     ],
-    ['a file that fails to load (no tests at all)', [file('c.test.ts', 'failed', [], "Cannot find module './x.js'"), file('b.test.ts', 'passed', ['passed'])], '1 passed, 1 failed, 0 skipped', 1],
+    [
+      'a file that fails to load (no tests at all)',
+      [file('c.test.ts', 'failed', [], "Cannot find module './x.js'"), file('b.test.ts', 'passed', ['passed'])],
+      '1 passed, 1 failed, 0 skipped',
+      1,
+    ],
     [
       'failed tests and failed files add up',
-      [file('a.test.ts', 'failed', ['skipped']), file('b.test.ts', 'failed', ['passed', 'skipped', 'failed']), file('c.test.ts', 'failed', [])],
+      [
+        file('a.test.ts', 'failed', ['skipped']),
+        file('b.test.ts', 'failed', ['passed', 'skipped', 'failed']),
+        file('c.test.ts', 'failed', []),
+      ],
       '1 passed, 3 failed, 2 skipped',
       1,
     ],

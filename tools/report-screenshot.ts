@@ -13,17 +13,31 @@ const flag = (name: string, fallback: number) => {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
-const [page, out] = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1]!.startsWith('--') && args[i - 1] !== '--full'));
+const [page, out] = args.filter(
+  (a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1]!.startsWith('--') && args[i - 1] !== '--full'),
+);
 if (!page || !out) {
-  console.error('usage: npx tsx tools/report-screenshot.ts <page.html> <out.png> [--width 1280] [--height 800] [--full]');
+  console.error(
+    'usage: npx tsx tools/report-screenshot.ts <page.html> <out.png> [--width 1280] [--height 800] [--full]',
+  );
   process.exit(2);
 }
 const browser = await chromium.launch({
   executablePath: process.env.JUNOBENCH_CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
 });
 try {
-  const context = await browser.newContext({ viewport: { width: flag('--width', 1280), height: flag('--height', 800) }, deviceScaleFactor: 1 });
+  const context = await browser.newContext({
+    viewport: { width: flag('--width', 1280), height: flag('--height', 800) },
+    deviceScaleFactor: 1,
+  });
   const p = await context.newPage();
   await p.goto(pathToFileURL(path.resolve(page)).href);
   const png = await p.screenshot({ fullPage: args.includes('--full') });

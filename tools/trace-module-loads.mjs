@@ -25,7 +25,10 @@ if (out) {
   Module._load = function (request, parent, ...rest) {
     const loaded = load.call(this, request, parent, ...rest);
     try {
-      appendFileSync(out, `${performance.timeOrigin + performance.now()} cjs:${Module._resolveFilename(request, parent)}\n`);
+      appendFileSync(
+        out,
+        `${performance.timeOrigin + performance.now()} cjs:${Module._resolveFilename(request, parent)}\n`,
+      );
     } catch {
       // A module that resolves only through a hook: it loaded, its name is beside the point.
     }

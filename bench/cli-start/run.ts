@@ -35,16 +35,29 @@ function measure(command: string, env: NodeJS.ProcessEnv, cwd: string): Promise<
   const script = `s=$EPOCHREALTIME; ${command} >"$JB_OUT" 2>&1; rc=$?; e=$EPOCHREALTIME; echo "$s $e $rc"; times`;
   return new Promise((resolve, reject) => {
     const out = path.join(os.tmpdir(), `jb-cli-start-${process.pid}.out`);
-    execFile('bash', ['-c', script], { cwd, env: { ...process.env, CI: '1', ...env, JB_OUT: out } }, async (error, stdout) => {
-      if (error) return reject(error);
-      const [line, , children] = stdout.trim().split('\n');
-      const [s, e, rc] = line!.split(' ');
-      const text = await readFile(out, 'utf8');
-      if (rc !== '0') return reject(new Error(`${command} exited ${rc}:\n${text}`));
-      const cpu = [...children!.matchAll(/(\d+)m([\d.]+)s/g)].reduce((n, m) => n + Number(m[1]) * 60_000 + Number(m[2]) * 1000, 0);
-      const work = /build complete: .*?, ((?:\d+ min )?[\d.]+ (?:ms|s)) → /.exec(text)?.[1];
-      resolve({ wallMs: (Number(e) - Number(s)) * 1000, cpuMs: cpu, ...(work ? { workMs: parseDuration(work) } : {}), stdout: text });
-    });
+    execFile(
+      'bash',
+      ['-c', script],
+      { cwd, env: { ...process.env, CI: '1', ...env, JB_OUT: out } },
+      async (error, stdout) => {
+        if (error) return reject(error);
+        const [line, , children] = stdout.trim().split('\n');
+        const [s, e, rc] = line!.split(' ');
+        const text = await readFile(out, 'utf8');
+        if (rc !== '0') return reject(new Error(`${command} exited ${rc}:\n${text}`));
+        const cpu = [...children!.matchAll(/(\d+)m([\d.]+)s/g)].reduce(
+          (n, m) => n + Number(m[1]) * 60_000 + Number(m[2]) * 1000,
+          0,
+        );
+        const work = /build complete: .*?, ((?:\d+ min )?[\d.]+ (?:ms|s)) → /.exec(text)?.[1];
+        resolve({
+          wallMs: (Number(e) - Number(s)) * 1000,
+          cpuMs: cpu,
+          ...(work ? { workMs: parseDuration(work) } : {}),
+          stdout: text,
+        });
+      },
+    );
   });
 }
 
@@ -76,10 +89,30 @@ async function main() {
   ];
   if (withBuild) {
     rows.push(
-      { label: '`node bin build` (nothing to do), compiled', command: `node ${bin} build --cache-dir cache`, env: { JUNOBENCH_CLI: 'compiled' }, build: true },
-      { label: '`node bin build` (nothing to do), tsx', command: `node ${bin} build --cache-dir cache`, env: { JUNOBENCH_CLI: 'tsx' }, build: true },
-      { label: '`npx junobench build` (nothing to do), compiled', command: `npx --prefix ${root} junobench build --cache-dir cache`, env: { JUNOBENCH_CLI: 'compiled' }, build: true },
-      { label: '`npx junobench build` (nothing to do), tsx', command: `npx --prefix ${root} junobench build --cache-dir cache`, env: { JUNOBENCH_CLI: 'tsx' }, build: true },
+      {
+        label: '`node bin build` (nothing to do), compiled',
+        command: `node ${bin} build --cache-dir cache`,
+        env: { JUNOBENCH_CLI: 'compiled' },
+        build: true,
+      },
+      {
+        label: '`node bin build` (nothing to do), tsx',
+        command: `node ${bin} build --cache-dir cache`,
+        env: { JUNOBENCH_CLI: 'tsx' },
+        build: true,
+      },
+      {
+        label: '`npx junobench build` (nothing to do), compiled',
+        command: `npx --prefix ${root} junobench build --cache-dir cache`,
+        env: { JUNOBENCH_CLI: 'compiled' },
+        build: true,
+      },
+      {
+        label: '`npx junobench build` (nothing to do), tsx',
+        command: `npx --prefix ${root} junobench build --cache-dir cache`,
+        env: { JUNOBENCH_CLI: 'tsx' },
+        build: true,
+      },
     );
   }
   const samples = new Map<string, Sample[]>(rows.map((r) => [r.label, []]));
@@ -88,7 +121,8 @@ async function main() {
   for (let r = 0; r < rounds; r++) {
     for (const row of rows) {
       const s = await measure(row.command, row.env, row.build ? work : root);
-      if (row.build && !/0 stage\(s\) ran/.test(s.stdout)) throw new Error(`${row.label}: the build had work to do:\n${s.stdout}`);
+      if (row.build && !/0 stage\(s\) ran/.test(s.stdout))
+        throw new Error(`${row.label}: the build had work to do:\n${s.stdout}`);
       samples.get(row.label)!.push(s);
     }
     loads.push(os.loadavg()[0]!);
@@ -96,7 +130,10 @@ async function main() {
   }
 
   const check = await measureStalenessCheck();
-  const traced = { help: await traceLoads(['--help'], root), ...(withBuild ? { build: await traceLoads(['build', '--cache-dir', 'cache'], work) } : {}) };
+  const traced = {
+    help: await traceLoads(['--help'], root),
+    ...(withBuild ? { build: await traceLoads(['build', '--cache-dir', 'cache'], work) } : {}),
+  };
 
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const spread = (xs: number[]) => `${s(median(xs))} [${s(Math.min(...xs))}–${s(Math.max(...xs))}]`;
@@ -142,7 +179,10 @@ async function main() {
     '',
     'Modules loaded by the compiled CLI (ES modules and require() calls, node: built-ins left out):',
     '',
-    ...Object.entries(traced).map(([k, t]) => `- \`${k === 'help' ? '--help' : 'build'}\`${k === 'build' ? ' (nothing to do)' : ''}: ${t.count} files from ${t.packages.length} packages${t.heavy.length ? `; heavy: ${t.heavy.join(', ')}` : '; nothing heavy'}.`),
+    ...Object.entries(traced).map(
+      ([k, t]) =>
+        `- \`${k === 'help' ? '--help' : 'build'}\`${k === 'build' ? ' (nothing to do)' : ''}: ${t.count} files from ${t.packages.length} packages${t.heavy.length ? `; heavy: ${t.heavy.join(', ')}` : '; nothing heavy'}.`,
+    ),
     '',
   );
   const text = lines.join('\n');
@@ -165,15 +205,39 @@ async function measureStalenessCheck() {
   const xs: { fresh: boolean; inputs: number; first: number; warm: number; touched: number }[] = [];
   for (let i = 0; i < runs; i++) {
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--input-type=module', '-e', code], (e, stdout, stderr) => (e ? reject(new Error(stderr)) : resolve(stdout))),
+      execFile(process.execPath, ['--input-type=module', '-e', code], (e, stdout, stderr) =>
+        e ? reject(new Error(stderr)) : resolve(stdout),
+      ),
     );
     xs.push(JSON.parse(out));
   }
   if (!xs.every((x) => x.fresh)) throw new Error('the compiled CLI went stale during the bench (sources edited?)');
-  return { runs, inputs: xs[0]!.inputs, firstMs: median(xs.map((x) => x.first)), warmMs: median(xs.map((x) => x.warm)), touchedMs: median(xs.map((x) => x.touched)) };
+  return {
+    runs,
+    inputs: xs[0]!.inputs,
+    firstMs: median(xs.map((x) => x.first)),
+    warmMs: median(xs.map((x) => x.warm)),
+    touchedMs: median(xs.map((x) => x.touched)),
+  };
 }
 
-const HEAVY = ['dockerode', 'exceljs', 'sharp', 'vega', 'vega-lite', '@octokit/rest', 'simple-git', 'bullmq', 'ioredis', 'playwright-core', 'execa', 'tar', 'yauzl', 'csv-parse', 'semver'];
+const HEAVY = [
+  'dockerode',
+  'exceljs',
+  'sharp',
+  'vega',
+  'vega-lite',
+  '@octokit/rest',
+  'simple-git',
+  'bullmq',
+  'ioredis',
+  'playwright-core',
+  'execa',
+  'tar',
+  'yauzl',
+  'csv-parse',
+  'semver',
+];
 
 /** What the compiled CLI loads for one command (tools/trace-module-loads.mjs). */
 async function traceLoads(args: string[], cwd: string) {

@@ -9,8 +9,25 @@ import { flag } from '../args.js';
 
 const N = Number(flag('--values', '200000'));
 const rng = createRng('bench-filter-matches');
-const words = ['KeyError', 'ValueError', 'shape', 'mismatch', 'tensor', 'column', 'price', 'index', 'out', 'of', 'range', 'in', 'cell', 'line'];
-const values = Array.from({ length: N }, () => Array.from({ length: 8 + rng.int(40) }, () => words[rng.int(words.length)]).join(' '));
+const words = [
+  'KeyError',
+  'ValueError',
+  'shape',
+  'mismatch',
+  'tensor',
+  'column',
+  'price',
+  'index',
+  'out',
+  'of',
+  'range',
+  'in',
+  'cell',
+  'line',
+];
+const values = Array.from({ length: N }, () =>
+  Array.from({ length: 8 + rng.int(40) }, () => words[rng.int(words.length)]).join(' '),
+);
 
 function time(test: (s: string) => boolean): { ms: number; hits: number } {
   const t0 = performance.now();
@@ -22,14 +39,22 @@ function time(test: (s: string) => boolean): { ms: number; hits: number } {
 console.log(`${N} values, ${Math.round(values.reduce((s, v) => s + v.length, 0) / N)} characters on average`);
 console.log('| pattern | RegExp ms | RE2 (re2js) ms | ratio | same hits |');
 console.log('|---|---|---|---|---|');
-for (const p of ['KeyError', '^ValueError', 'shape .*mismatch', '(KeyError|ValueError): .*price', '\\bindex\\b.*\\brange$']) {
+for (const p of [
+  'KeyError',
+  '^ValueError',
+  'shape .*mismatch',
+  '(KeyError|ValueError): .*price',
+  '\\bindex\\b.*\\brange$',
+]) {
   const js = new RegExp(p);
   const re2 = compileLinearRegExp(p);
   time((s) => js.test(s)); // warm-up
   time((s) => re2.test(s));
   const a = time((s) => js.test(s));
   const b = time((s) => re2.test(s));
-  console.log(`| \`${p}\` | ${a.ms.toFixed(0)} | ${b.ms.toFixed(0)} | ${(b.ms / a.ms).toFixed(1)}× | ${a.hits === b.hits} |`);
+  console.log(
+    `| \`${p}\` | ${a.ms.toFixed(0)} | ${b.ms.toFixed(0)} | ${(b.ms / a.ms).toFixed(1)}× | ${a.hits === b.hits} |`,
+  );
 }
 for (const n of [20, 24, 26]) {
   const evil = `${'a'.repeat(n)}!`;
@@ -38,5 +63,7 @@ for (const n of [20, 24, 26]) {
   const js = performance.now() - t0;
   const t1 = performance.now();
   compileLinearRegExp('^(a+)+$').test(evil);
-  console.log(`^(a+)+$ on ${n} "a"s and "!": RegExp ${js.toFixed(0)} ms, RE2 ${(performance.now() - t1).toFixed(2)} ms`);
+  console.log(
+    `^(a+)+$ on ${n} "a"s and "!": RegExp ${js.toFixed(0)} ms, RE2 ${(performance.now() - t1).toFixed(2)} ms`,
+  );
 }

@@ -32,8 +32,18 @@ const lib = (file: string, line: number, fn: string, args: string, code: string)
   `File ${G}${SP}/${file}:${line}${X}, in ${C}${fn}${B}(${args})${X}\n${G}${'-'.repeat(Math.max(0, 5 - String(line).length))}> ${line}${X} ${code}\n`;
 
 const COLUMNS = ['price', 'Age', 'Fare', 'target', 'label', 'SalePrice', 'Survived', 'date', 'region', 'income'];
-const ENV_CAUSES = ['module not installed', 'file/path not found or exist', 'insufficient resources', 'library versions incompatible'];
-const ML_CAUSES = ['misunderstanding of data structure', 'misunderstanding of APIs', 'wrong implementation', 'misunderstanding of ML model'];
+const ENV_CAUSES = [
+  'module not installed',
+  'file/path not found or exist',
+  'insufficient resources',
+  'library versions incompatible',
+];
+const ML_CAUSES = [
+  'misunderstanding of data structure',
+  'misunderstanding of APIs',
+  'wrong implementation',
+  'misunderstanding of ML model',
+];
 
 const SCENARIOS: Array<(rng: Rng) => Scenario> = [
   (rng) => {
@@ -75,7 +85,13 @@ const SCENARIOS: Array<(rng: Rng) => Scenario> = [
       evalue: `could not convert string to float: '${v}'`,
       frames: [
         cell(rng.int(80) + 1, 'clf.fit(X_train, y_train)', ['clf = RandomForestClassifier(n_estimators=200)']),
-        lib('sklearn/ensemble/_forest.py', 345, 'BaseForest.fit', 'self, X, y, sample_weight', 'X, y = self._validate_data('),
+        lib(
+          'sklearn/ensemble/_forest.py',
+          345,
+          'BaseForest.fit',
+          'self, X, y, sample_weight',
+          'X, y = self._validate_data(',
+        ),
         lib(
           'sklearn/utils/validation.py',
           879,
@@ -83,7 +99,13 @@ const SCENARIOS: Array<(rng: Rng) => Scenario> = [
           'array, accept_sparse, dtype',
           'array = _asarray_with_order(array, order=order, dtype=dtype)',
         ),
-        lib('pandas/core/generic.py', 1998, 'NDFrame.__array__', 'self, dtype', 'arr = np.asarray(values, dtype=dtype)'),
+        lib(
+          'pandas/core/generic.py',
+          1998,
+          'NDFrame.__array__',
+          'self, dtype',
+          'arr = np.asarray(values, dtype=dtype)',
+        ),
       ],
       rootCause: 'misunderstanding of data structure',
       crashType: 'cast exception',
@@ -99,9 +121,21 @@ const SCENARIOS: Array<(rng: Rng) => Scenario> = [
       evalue: `mat1 and mat2 shapes cannot be multiplied (${n}x${n * 8} and ${n * 2}x10)`,
       frames: [
         cell(rng.int(80) + 1, 'outputs = net(images)', ['optimizer.zero_grad()']),
-        lib('torch/nn/modules/module.py', 1501, 'Module._call_impl', 'self, *args, **kwargs', 'return forward_call(*args, **kwargs)'),
+        lib(
+          'torch/nn/modules/module.py',
+          1501,
+          'Module._call_impl',
+          'self, *args, **kwargs',
+          'return forward_call(*args, **kwargs)',
+        ),
         cell(rng.int(80) + 1, 'x = self.fc1(x)'),
-        lib('torch/nn/modules/linear.py', 114, 'Linear.forward', 'self, input', 'return F.linear(input, self.weight, self.bias)'),
+        lib(
+          'torch/nn/modules/linear.py',
+          114,
+          'Linear.forward',
+          'self, input',
+          'return F.linear(input, self.weight, self.bias)',
+        ),
       ],
       rootCause: 'misunderstanding of ML model',
       crashType: 'tensor shape mismatch',
@@ -274,15 +308,28 @@ export function syntheticCrash(rng: Rng, i: number): { cells: Record<string, str
     ename: cells.ename as string,
     evalue: s.evalue,
     traceback: items.map(stripAnsi),
-    labels: { library, crashType: s.crashType, rootCause: cells.label_root_cause as string, pipelineStage: s.stage, isMlBug: s.mlBug === ML },
+    labels: {
+      library,
+      crashType: s.crashType,
+      rootCause: cells.label_root_cause as string,
+      pipelineStage: s.stage,
+      isMlBug: s.mlBug === ML,
+    },
     // As read back from the CSV: text cells, empty ones null.
-    columns: Object.fromEntries(EMPIRICAL_COLUMNS.map((c) => [c, cells[c] === '' || cells[c] === undefined ? null : String(cells[c])])),
+    columns: Object.fromEntries(
+      EMPIRICAL_COLUMNS.map((c) => [c, cells[c] === '' || cells[c] === undefined ? null : String(cells[c])]),
+    ),
   };
   return { cells, record };
 }
 
 /** Write `size` synthetic crashes as an empirical-study CSV and as JSONL, seeded. */
-export async function writeSyntheticPool(options: { size: number; seed: string | number; csv: string; jsonl: string }): Promise<void> {
+export async function writeSyntheticPool(options: {
+  size: number;
+  seed: string | number;
+  csv: string;
+  jsonl: string;
+}): Promise<void> {
   const rng = createRng(`pool-scale:${options.seed}`);
   const csv = createWriteStream(options.csv);
   const jsonl = createWriteStream(options.jsonl);

@@ -45,7 +45,12 @@ switch (step) {
     break;
   }
   case 'resample': {
-    const r = await resamplePool({ input: file('libcause.jsonl'), output: file('sample.jsonl'), perLibrary: 15, seed: 1 });
+    const r = await resamplePool({
+      input: file('libcause.jsonl'),
+      output: file('sample.jsonl'),
+      perLibrary: 15,
+      seed: 1,
+    });
     records = r.input;
     note = `${r.selected} selected`;
     break;

@@ -28,7 +28,11 @@ const prefix = `jbbench-${randomBytes(4).toString('hex')}`;
 const children: ChildProcess[] = [];
 
 function startWorker(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, args, { cwd: root, env: { ...process.env, CI: '1', JUNOBENCH_QUEUE_PREFIX: prefix, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, CI: '1', JUNOBENCH_QUEUE_PREFIX: prefix, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(proc);
   return new Promise((resolve, reject) => {
     let out = '';
@@ -63,22 +67,55 @@ interface Row {
 async function verify(label: string, ids: string[], extra: string[], scratch: string): Promise<Row> {
   const json = path.join(scratch, `${label.replace(/\W+/g, '-')}.json`);
   const t0 = Date.now();
-  const r = await execa('node', [bin, 'verify', ...ids, '--instances', instancesDir, '--no-cache', '--cache-dir', path.join(scratch, 'cache'), '--json', json, ...extra], {
-    cwd: root,
-    reject: false,
-    env: { ...process.env, CI: '1', JUNOBENCH_QUEUE_PREFIX: prefix },
-  });
+  const r = await execa(
+    'node',
+    [
+      bin,
+      'verify',
+      ...ids,
+      '--instances',
+      instancesDir,
+      '--no-cache',
+      '--cache-dir',
+      path.join(scratch, 'cache'),
+      '--json',
+      json,
+      ...extra,
+    ],
+    {
+      cwd: root,
+      reject: false,
+      env: { ...process.env, CI: '1', JUNOBENCH_QUEUE_PREFIX: prefix },
+    },
+  );
   const wallMs = Date.now() - t0;
   if (r.exitCode !== 0) throw new Error(`${label} exited ${r.exitCode}: ${r.stderr.slice(-800)}`);
   const rep = JSON.parse(await readFile(json, 'utf8')) as VerificationReport;
-  const cellsMs = rep.instances.reduce((s, v) => s + [v.reproduced, v.fixed].reduce((a, x) => a + x.cells.reduce((c, cell) => c + cell.durationMs, 0), 0), 0);
+  const cellsMs = rep.instances.reduce(
+    (s, v) => s + [v.reproduced, v.fixed].reduce((a, x) => a + x.cells.reduce((c, cell) => c + cell.durationMs, 0), 0),
+    0,
+  );
   return { label, wallMs, cellsMs, notebooks: ids.length * 2 };
 }
 
-async function noopCeiling(workers: number, jobsPerWorker: number, scratch: string): Promise<{ workers: number; jobs: number; ms: number }> {
+async function noopCeiling(
+  workers: number,
+  jobsPerWorker: number,
+  scratch: string,
+): Promise<{ workers: number; jobs: number; ms: number }> {
   const procs: ChildProcess[] = [];
   for (let i = 0; i < workers; i++) {
-    procs.push(await startWorker(['--import', 'tsx', path.join(root, 'bench/queue/noop-worker.ts'), url, prefix, `noop-${workers}-${i}`, String(jobsPerWorker)]));
+    procs.push(
+      await startWorker([
+        '--import',
+        'tsx',
+        path.join(root, 'bench/queue/noop-worker.ts'),
+        url,
+        prefix,
+        `noop-${workers}-${i}`,
+        String(jobsPerWorker),
+      ]),
+    );
   }
   const rt = await createQueueRuntime({ url, prefix, waitSeconds: 30 });
   try {
@@ -86,7 +123,14 @@ async function noopCeiling(workers: number, jobsPerWorker: number, scratch: stri
     await writeFile(path.join(scratch, 'noop-instance.keep'), '');
     await execa('mkdir', ['-p', dir]);
     await writeFile(path.join(dir, 'fixed.ipynb'), '{}');
-    const runs: NotebookRun[] = Array.from({ length: noopJobs }, (_, i) => ({ id: `noop/${i}`, instanceDir: dir, notebook: 'fixed.ipynb', cells: [0], cellTimeoutSeconds: 10, timeoutSeconds: 10 }));
+    const runs: NotebookRun[] = Array.from({ length: noopJobs }, (_, i) => ({
+      id: `noop/${i}`,
+      instanceDir: dir,
+      notebook: 'fixed.ipynb',
+      cells: [0],
+      cellTimeoutSeconds: 10,
+      timeoutSeconds: 10,
+    }));
     await rt.run(runs.slice(0, 50)); // warm-up: connections, scripts loaded, tree cached
     const t0 = Date.now();
     await rt.run(runs);
@@ -115,12 +159,20 @@ function formatCeiling(ceilings: { workers: number; jobs: number; ms: number }[]
 async function ceilingOnly() {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'jb-bench-queue-'));
   try {
-    const ceilings = [await noopCeiling(1, 8, scratch), await noopCeiling(2, 8, scratch), await noopCeiling(4, 8, scratch)];
+    const ceilings = [
+      await noopCeiling(1, 8, scratch),
+      await noopCeiling(2, 8, scratch),
+      await noopCeiling(4, 8, scratch),
+    ];
     const out = path.join(root, 'bench/queue/results.md');
     const previous = await readFile(out, 'utf8');
     const start = previous.indexOf('Ceiling: no-op jobs');
     const notes = previous.indexOf('\n## Notes');
-    const text = previous.slice(0, start) + formatCeiling(ceilings).join('\n') + `\n(ceiling measured again on ${new Date().toISOString().slice(0, 10)})\n` + (notes >= 0 ? previous.slice(notes) : '');
+    const text =
+      previous.slice(0, start) +
+      formatCeiling(ceilings).join('\n') +
+      `\n(ceiling measured again on ${new Date().toISOString().slice(0, 10)})\n` +
+      (notes >= 0 ? previous.slice(notes) : '');
     console.log(formatCeiling(ceilings).join('\n'));
     await writeFile(out, text);
   } finally {
@@ -135,28 +187,84 @@ async function main() {
   const ids: string[] = [];
   for (const id of await listInstanceIds(instancesDir)) {
     const inst = await readInstance(path.join(instancesDir, id));
-    const probe = await execa(python, ['-c', inst.requires.map((m) => `import ${m}`).join('; ') || 'pass'], { reject: false });
+    const probe = await execa(python, ['-c', inst.requires.map((m) => `import ${m}`).join('; ') || 'pass'], {
+      reject: false,
+    });
     if (probe.exitCode === 0) ids.push(id);
   }
-  console.log(`bench/queue: ${ids.length} instances, ${ids.length * 2} notebooks, ${os.availableParallelism()} CPUs, Redis ${url}, prefix ${prefix}`);
+  console.log(
+    `bench/queue: ${ids.length} instances, ${ids.length * 2} notebooks, ${os.availableParallelism()} CPUs, Redis ${url}, prefix ${prefix}`,
+  );
   const rows: Row[] = [];
   try {
     rows.push(await verify('local runtime, --jobs 1', ids, ['--jobs', '1'], scratch));
-    let w = [await startWorker([bin, 'worker', '--queue', url, '--name', 'bench-1', '--jobs', '1', '--cache-dir', path.join(scratch, 'w1')])];
+    let w = [
+      await startWorker([
+        bin,
+        'worker',
+        '--queue',
+        url,
+        '--name',
+        'bench-1',
+        '--jobs',
+        '1',
+        '--cache-dir',
+        path.join(scratch, 'w1'),
+      ]),
+    ];
     rows.push(await verify('queue, 1 worker --jobs 1', ids, ['--queue', url], scratch));
     await stop(w);
     rows.push(await verify(`local runtime, --jobs 2`, ids, ['--jobs', '2'], scratch));
     w = [
-      await startWorker([bin, 'worker', '--queue', url, '--name', 'bench-2a', '--jobs', '1', '--cache-dir', path.join(scratch, 'w2a')]),
-      await startWorker([bin, 'worker', '--queue', url, '--name', 'bench-2b', '--jobs', '1', '--cache-dir', path.join(scratch, 'w2b')]),
+      await startWorker([
+        bin,
+        'worker',
+        '--queue',
+        url,
+        '--name',
+        'bench-2a',
+        '--jobs',
+        '1',
+        '--cache-dir',
+        path.join(scratch, 'w2a'),
+      ]),
+      await startWorker([
+        bin,
+        'worker',
+        '--queue',
+        url,
+        '--name',
+        'bench-2b',
+        '--jobs',
+        '1',
+        '--cache-dir',
+        path.join(scratch, 'w2b'),
+      ]),
     ];
     rows.push(await verify('queue, 2 workers --jobs 1', ids, ['--queue', url], scratch));
     await stop(w);
-    w = [await startWorker([bin, 'worker', '--queue', url, '--name', 'bench-1x2', '--jobs', '2', '--cache-dir', path.join(scratch, 'w1x2')])];
+    w = [
+      await startWorker([
+        bin,
+        'worker',
+        '--queue',
+        url,
+        '--name',
+        'bench-1x2',
+        '--jobs',
+        '2',
+        '--cache-dir',
+        path.join(scratch, 'w1x2'),
+      ]),
+    ];
     rows.push(await verify('queue, 1 worker --jobs 2', ids, ['--queue', url], scratch));
     await stop(w);
 
-    const ceilings = [await noopCeiling(1, 8, scratch), await noopCeiling(2, 8, scratch), await noopCeiling(4, 8, scratch)];
+    const ceilings = [
+      await noopCeiling(1, 8, scratch),
+      await noopCeiling(2, 8, scratch),
+      await noopCeiling(4, 8, scratch),
+    ];
 
     const local1 = rows[0]!;
     const lines = [
@@ -168,7 +276,11 @@ async function main() {
       '| runner | wall | notebooks/min | in cells | overhead/notebook vs local |',
       '|---|---:|---:|---:|---:|',
       ...rows.map((r) => {
-        const base = r.label.includes('1 worker --jobs 1') ? local1 : r.label.startsWith('queue') ? rows[2]! : undefined;
+        const base = r.label.includes('1 worker --jobs 1')
+          ? local1
+          : r.label.startsWith('queue')
+            ? rows[2]!
+            : undefined;
         const over = base ? `${((r.wallMs - base.wallMs) / r.notebooks / 1000).toFixed(2)} s` : '—';
         return `| ${r.label} | ${(r.wallMs / 1000).toFixed(1)} s | ${((r.notebooks / r.wallMs) * 60_000).toFixed(1)} | ${(r.cellsMs / 1000).toFixed(1)} s | ${over} |`;
       }),

@@ -16,7 +16,15 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compareCodePoints, copyInstanceTree, formatJson, listInstanceIds, readJsonFile, type Benchmark, type VerificationReport } from '@junobench/core';
+import {
+  compareCodePoints,
+  copyInstanceTree,
+  formatJson,
+  listInstanceIds,
+  readJsonFile,
+  type Benchmark,
+  type VerificationReport,
+} from '@junobench/core';
 import { generateReport } from '@junobench/report';
 import { flag } from '../args.js';
 
@@ -64,8 +72,10 @@ async function measureSize(scratch: string, mb: number): Promise<string[]> {
     if (name === 'instances' || name === 'report') continue;
     await cp(path.join(from, name), path.join(curated, name), { recursive: true });
   }
-  for (const id of await listInstanceIds(path.join(from, 'instances'))) await copyInstanceTree(path.join(from, 'instances', id), path.join(curated, 'instances', id));
-  for (const id of await listInstanceIds(path.join(raw, 'instances'))) await copyInstanceTree(path.join(raw, 'instances', id), path.join(rawCopy, 'instances', id));
+  for (const id of await listInstanceIds(path.join(from, 'instances')))
+    await copyInstanceTree(path.join(from, 'instances', id), path.join(curated, 'instances', id));
+  for (const id of await listInstanceIds(path.join(raw, 'instances')))
+    await copyInstanceTree(path.join(raw, 'instances', id), path.join(rawCopy, 'instances', id));
   await cp(path.join(raw, 'annotations'), path.join(rawCopy, 'annotations'), { recursive: true });
   const benchmark = await readJsonFile<Benchmark>(path.join(curated, 'benchmark.json'), { schema: 'benchmark' });
   if (mb > 0) {
@@ -73,19 +83,28 @@ async function measureSize(scratch: string, mb: number): Promise<string[]> {
     for (let i = 0; i < block.length; i++) block[i] = (i * 2654435761) >>> 24;
     for (const e of benchmark.instances) {
       await mkdir(path.join(curated, 'instances', e.id, 'data'), { recursive: true });
-      await writeFile(path.join(curated, 'instances', e.id, 'data', 'bench-padding.bin'), Buffer.concat(Array.from({ length: mb }, () => block)));
+      await writeFile(
+        path.join(curated, 'instances', e.id, 'data', 'bench-padding.bin'),
+        Buffer.concat(Array.from({ length: mb }, () => block)),
+      );
     }
   }
 
   // The view's files other than instance folders, as the release view writes them (made once: the same for both ways).
   const deprecated = new Set([deprecatedId]);
   const kept: Benchmark = { ...benchmark, instances: benchmark.instances.filter((e) => !deprecated.has(e.id)) };
-  const verification = await readJsonFile<VerificationReport>(path.join(curated, 'verification.json'), { schema: 'verification' });
+  const verification = await readJsonFile<VerificationReport>(path.join(curated, 'verification.json'), {
+    schema: 'verification',
+  });
   const makeView = async (dir: string) => {
     await mkdir(path.join(dir, 'curated'), { recursive: true });
     await writeFile(path.join(dir, 'curated', 'benchmark.json'), formatJson(kept));
-    await writeFile(path.join(dir, 'curated', 'verification.json'), formatJson({ ...verification, instances: verification.instances.filter((v) => !deprecated.has(v.instance)) }));
-    for (const name of ['labels', 'stats']) await cp(path.join(curated, name), path.join(dir, 'curated', name), { recursive: true });
+    await writeFile(
+      path.join(dir, 'curated', 'verification.json'),
+      formatJson({ ...verification, instances: verification.instances.filter((v) => !deprecated.has(v.instance)) }),
+    );
+    for (const name of ['labels', 'stats'])
+      await cp(path.join(curated, name), path.join(dir, 'curated', name), { recursive: true });
     await mkdir(path.join(dir, 'raw'), { recursive: true });
   };
   const withdrawn = { instances: [...deprecated], agreementRecomputed: false };
@@ -98,13 +117,19 @@ async function measureSize(scratch: string, mb: number): Promise<string[]> {
     const c0 = process.cpuUsage();
     let copiedBytes = 0;
     for (const e of kept.instances) {
-      copiedBytes += (await copyInstanceTree(path.join(curated, 'instances', e.id), path.join(dir, 'curated', 'instances', e.id))).reduce((s, f) => s + f.size, 0);
+      copiedBytes += (
+        await copyInstanceTree(path.join(curated, 'instances', e.id), path.join(dir, 'curated', 'instances', e.id))
+      ).reduce((s, f) => s + f.size, 0);
     }
     await mkdir(path.join(dir, 'raw', 'instances'), { recursive: true });
     const inBenchmark = new Set(kept.instances.map((e) => e.id));
     for (const id of rawIds) {
       if (deprecated.has(id) || inBenchmark.has(id)) continue;
-      copiedBytes += (await copyInstanceTree(path.join(rawCopy, 'instances', id), path.join(dir, 'raw', 'instances', id)).catch(() => [])).reduce((s, f) => s + f.size, 0);
+      copiedBytes += (
+        await copyInstanceTree(path.join(rawCopy, 'instances', id), path.join(dir, 'raw', 'instances', id)).catch(
+          () => [],
+        )
+      ).reduce((s, f) => s + f.size, 0);
     }
     const report = path.join(dir, 'curated', 'report');
     await generateReport({ from: path.join(dir, 'curated'), raw: path.join(dir, 'raw'), out: report, withdrawn });
@@ -129,7 +154,8 @@ async function measureSize(scratch: string, mb: number): Promise<string[]> {
   };
 
   // One round of each first, not counted: module loading and JIT warm-up would land on whichever ran first.
-  for (const w of [await oldWay(-1), await newWay(-1)]) await rm(path.dirname(path.dirname(w.report)), { recursive: true, force: true });
+  for (const w of [await oldWay(-1), await newWay(-1)])
+    await rm(path.dirname(path.dirname(w.report)), { recursive: true, force: true });
   const olds: Sample[] = [];
   const news: Sample[] = [];
   let reference: Map<string, string> | undefined;
@@ -146,7 +172,9 @@ async function measureSize(scratch: string, mb: number): Promise<string[]> {
     news.push(pair[1]!);
     await rm(path.join(proj, `old-${i}`), { recursive: true, force: true });
     await rm(path.join(proj, `new-${i}`), { recursive: true, force: true });
-    process.stderr.write(`data +${mb} MB: round ${i + 1}/${rounds}: old ${ms(pair[0]!.wallMs)}, new ${ms(pair[1]!.wallMs)}\n`);
+    process.stderr.write(
+      `data +${mb} MB: round ${i + 1}/${rounds}: old ${ms(pair[0]!.wallMs)}, new ${ms(pair[1]!.wallMs)}\n`,
+    );
   }
   await rm(proj, { recursive: true, force: true });
   const oldWall = median(olds.map((s) => s.wallMs));

@@ -56,15 +56,39 @@ async function main(): Promise<void> {
       { source: "df['prize'].describe()", count: 3, error: { ename: 'KeyError', evalue: "'prize'" } },
     ]);
     await fake.addKernel('bench/house-sales-crash', nb, { dataset_sources: ['bench/house-sales'] });
-    await fake.addDataset('bench/house-sales', { title: 'House sales', licenses: [{ name: 'CC0-1.0' }], files: { 'sales.csv': csv } });
-    const env = { ...process.env, ...fake.env({ JUNOBENCH_CACHE_DIR: path.join(proj, 'cache'), JUNOBENCH_AUTHOR_SALT: 'bench-salt-0123456789abcdef', CI: '1' }) };
-    const jb = (args: string[]) => run(process.execPath, [path.join(repo, 'packages/cli/bin/junobench.js'), ...args], { cwd: proj, env, maxBuffer: 64 << 20 }).catch((e: { stdout?: string; stderr?: string; code?: number }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code }));
+    await fake.addDataset('bench/house-sales', {
+      title: 'House sales',
+      licenses: [{ name: 'CC0-1.0' }],
+      files: { 'sales.csv': csv },
+    });
+    const env = {
+      ...process.env,
+      ...fake.env({
+        JUNOBENCH_CACHE_DIR: path.join(proj, 'cache'),
+        JUNOBENCH_AUTHOR_SALT: 'bench-salt-0123456789abcdef',
+        CI: '1',
+      }),
+    };
+    const jb = (args: string[]) =>
+      run(process.execPath, [path.join(repo, 'packages/cli/bin/junobench.js'), ...args], {
+        cwd: proj,
+        env,
+        maxBuffer: 64 << 20,
+      }).catch((e: { stdout?: string; stderr?: string; code?: number }) => ({
+        stdout: e.stdout ?? '',
+        stderr: e.stderr ?? '',
+        code: e.code,
+      }));
 
     const floorDir = path.join(proj, 'floor');
     await mkdir(floorDir);
-    const floor = await timed('floor: fake `kaggle datasets download` alone', () => run(FAKE_KAGGLE_BINARY, ['datasets', 'download', 'bench/house-sales', '-p', floorDir], { env }));
+    const floor = await timed('floor: fake `kaggle datasets download` alone', () =>
+      run(FAKE_KAGGLE_BINARY, ['datasets', 'download', 'bench/house-sales', '-p', floorDir], { env }),
+    );
     const zipBytes = (await stat(path.join(floorDir, 'house-sales.zip'))).size;
-    const collect = await timed('junobench collect kaggle --with-data', () => jb(['collect', 'kaggle', 'bench/house-sales-crash', '--with-data']));
+    const collect = await timed('junobench collect kaggle --with-data', () =>
+      jb(['collect', 'kaggle', 'bench/house-sales-crash', '--with-data']),
+    );
     // `kernels pull` gives the source only; the notebook with its outputs is the one downloaded from the kernel's page.
     await copyFile(fake.pageNotebook('bench/house-sales-crash'), path.join(proj, 'house-sales-crash.ipynb'));
     const add = await timed('junobench add (draft + data/ + verify in the local runtime)', () =>
@@ -77,7 +101,10 @@ async function main(): Promise<void> {
     const drift = await timed('junobench sources fetch (one row changed upstream)', () => jb(['sources', 'fetch']));
 
     const rows = [floor, collect, add, fetch, drift];
-    const load = os.loadavg().map((l) => l.toFixed(1)).join(' / ');
+    const load = os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ');
     const md = [
       '# bench/sources',
       '',

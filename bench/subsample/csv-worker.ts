@@ -8,7 +8,9 @@ const cpu0 = process.cpuUsage();
 const report = await sampleTable(input!, output!, {
   rows: Number(rows),
   seed: 1,
-  ...(mode === 'stratified' ? { stratifyBy: 'region', keep: [{ column: 'units', isMissing: true }] } : { preserveMissing: false }),
+  ...(mode === 'stratified'
+    ? { stratifyBy: 'region', keep: [{ column: 'units', isMissing: true }] }
+    : { preserveMissing: false }),
 });
 const cpu = process.cpuUsage(cpu0);
 process.stdout.write(
@@ -16,6 +18,11 @@ process.stdout.write(
     wallMs: Number(process.hrtime.bigint() - started) / 1e6,
     cpuMs: (cpu.user + cpu.system) / 1000,
     maxRssMiB: process.resourceUsage().maxRSS / 1024,
-    report: { rowsBefore: report.rowsBefore, rowsAfter: report.rowsAfter, strata: report.strata, bytesBefore: report.bytesBefore },
+    report: {
+      rowsBefore: report.rowsBefore,
+      rowsAfter: report.rowsAfter,
+      strata: report.strata,
+      bytesBefore: report.bytesBefore,
+    },
   })}\n`,
 );

@@ -58,7 +58,13 @@ async function benchImages(tmp: string): Promise<Row[]> {
       // 10 classes; 160–480 px wide.
       const w = 160 + ((i * 37) % 321);
       const h = Math.round(w * (0.6 + ((i * 13) % 40) / 100));
-      await writeImage(path.join(src, `class_${i % 10}`, `img_${String(i).padStart(5, '0')}${EXTENSION[kind]}`), kind, w, h, i);
+      await writeImage(
+        path.join(src, `class_${i % 10}`, `img_${String(i).padStart(5, '0')}${EXTENSION[kind]}`),
+        kind,
+        w,
+        h,
+        i,
+      );
     }),
   );
   const mb = (await dirBytes(src)) / 2 ** 20;
@@ -73,10 +79,25 @@ async function benchImages(tmp: string): Promise<Row[]> {
   );
   rows.push({ what: 'plain copy of every image (floor)', items: files.length, mb, ...copy });
   const all = await timed(() => sampleImages(src, path.join(tmp, 'all'), { fraction: 1, seed: 1 }));
-  rows.push({ what: 'sample all, bytes kept (header probe + copy)', items: files.length, mb, wallS: all.wallS, cpuS: all.cpuS });
+  rows.push({
+    what: 'sample all, bytes kept (header probe + copy)',
+    items: files.length,
+    mb,
+    wallS: all.wallS,
+    cpuS: all.cpuS,
+  });
   const half = await timed(() => sampleImages(src, path.join(tmp, 'half'), { fraction: 0.5, seed: 1 }));
-  rows.push({ what: 'sample 50 % per class, bytes kept', items: files.length, mb, wallS: half.wallS, cpuS: half.cpuS, note: `${half.value.imagesAfter} kept` });
-  const resize = await timed(() => sampleImages(src, path.join(tmp, 'resize'), { fraction: 0.5, maxSide: 128, seed: 1 }));
+  rows.push({
+    what: 'sample 50 % per class, bytes kept',
+    items: files.length,
+    mb,
+    wallS: half.wallS,
+    cpuS: half.cpuS,
+    note: `${half.value.imagesAfter} kept`,
+  });
+  const resize = await timed(() =>
+    sampleImages(src, path.join(tmp, 'resize'), { fraction: 0.5, maxSide: 128, seed: 1 }),
+  );
   await sampleImages(src, path.join(tmp, 'resize2'), { fraction: 0.5, maxSide: 128, seed: 1 });
   const same = (await hashTree(path.join(tmp, 'resize'))) === (await hashTree(path.join(tmp, 'resize2')));
   rows.push({
@@ -87,15 +108,25 @@ async function benchImages(tmp: string): Promise<Row[]> {
     cpuS: resize.cpuS,
     note: `${resize.value.resized} re-encoded; ${(resize.value.bytesAfter / 2 ** 20).toFixed(1)} MB out; identical bytes on a second run: ${same ? 'yes' : 'NO'}`,
   });
-  const resizeAll = await timed(() => sampleImages(src, path.join(tmp, 'resize-all'), { fraction: 1, maxSide: 128, seed: 1 }));
-  rows.push({ what: 'resize every image to 128 px + re-encode', items: files.length, mb, wallS: resizeAll.wallS, cpuS: resizeAll.cpuS });
+  const resizeAll = await timed(() =>
+    sampleImages(src, path.join(tmp, 'resize-all'), { fraction: 1, maxSide: 128, seed: 1 }),
+  );
+  rows.push({
+    what: 'resize every image to 128 px + re-encode',
+    items: files.length,
+    mb,
+    wallS: resizeAll.wallS,
+    cpuS: resizeAll.cpuS,
+  });
   return rows;
 }
 
 async function benchCsv(tmp: string): Promise<{ rows: Row[]; lines: string[] }> {
   const rowsWanted = Math.round((CSV_MB * 2 ** 20) / 86);
   // The ~1 GB source is generated once into the (git-ignored) cache and reused by later runs.
-  const gen = await timed(() => generateSource(path.join(repo, '.junobench-cache', 'bench-sources'), 'retail-sales', { rows: rowsWanted }, 1));
+  const gen = await timed(() =>
+    generateSource(path.join(repo, '.junobench-cache', 'bench-sources'), 'retail-sales', { rows: rowsWanted }, 1),
+  );
   const file = path.join(gen.value.dir, 'sales.csv');
   const bytes = (await stat(file)).size;
   console.log(`generated ${rowsWanted} rows, ${(bytes / 2 ** 20).toFixed(0)} MB in ${gen.wallS.toFixed(0)} s`);
@@ -107,9 +138,17 @@ async function benchCsv(tmp: string): Promise<{ rows: Row[]; lines: string[] }> 
       ['--import', 'tsx', path.join(here, 'csv-worker.ts'), file, path.join(tmp, `out-${mode}.csv`), '10000', mode],
       { cwd: repo, maxBuffer: 1 << 20 },
     );
-    const r = JSON.parse(stdout.trim().split('\n').pop()!) as { wallMs: number; cpuMs: number; maxRssMiB: number; report: { rowsBefore: number; strata: number } };
+    const r = JSON.parse(stdout.trim().split('\n').pop()!) as {
+      wallMs: number;
+      cpuMs: number;
+      maxRssMiB: number;
+      report: { rowsBefore: number; strata: number };
+    };
     out.push({
-      what: mode === 'plain' ? 'CSV: keep 10,000 rows (two passes)' : 'CSV: keep 10,000 rows stratified by region × missing pattern, + keep filter',
+      what:
+        mode === 'plain'
+          ? 'CSV: keep 10,000 rows (two passes)'
+          : 'CSV: keep 10,000 rows stratified by region × missing pattern, + keep filter',
       items: r.report.rowsBefore,
       mb: bytes / 2 ** 20,
       wallS: r.wallMs / 1000,
@@ -138,7 +177,10 @@ const tmp = await mkdtemp(path.join(os.tmpdir(), 'jb-bench-subsample-'));
 try {
   const images = N_IMAGES > 0 ? await benchImages(tmp) : [];
   const csv = CSV_MB > 0 ? await benchCsv(tmp) : { rows: [], lines: [] };
-  const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
   const md = [
     '# bench/subsample results',
     '',

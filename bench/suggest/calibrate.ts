@@ -4,7 +4,14 @@
 // their confidences. Usage: npx tsx bench/suggest/calibrate.ts <pool.jsonl>...
 // (pools as `junobench pool import` writes them, e.g. of benchmark_desc.xlsx).
 import { readJsonlAll, type CrashRecord } from '@junobench/core';
-import { DEFAULT_SPLIT, RULE_CONFIDENCE, SuggestionEvaluator, assignSplit, normalizeLabels, suggestLabelsWithRules } from '@junobench/suggest';
+import {
+  DEFAULT_SPLIT,
+  RULE_CONFIDENCE,
+  SuggestionEvaluator,
+  assignSplit,
+  normalizeLabels,
+  suggestLabelsWithRules,
+} from '@junobench/suggest';
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
@@ -25,7 +32,11 @@ for (const file of files) {
 const { rules, dimensions } = evaluator.result();
 // Laplace smoothing: a rule that fired twice and hit twice is not certain.
 const smoothed = (hits: number, total: number) => Math.round(((hits + 1) / (total + 2)) * 100) / 100;
-console.log(`// ${seen.size} dev crashes; accuracy ${Object.entries(dimensions).map(([d, e]) => `${d} ${e.accuracy.toFixed(3)}`).join(', ')}`);
+console.log(
+  `// ${seen.size} dev crashes; accuracy ${Object.entries(dimensions)
+    .map(([d, e]) => `${d} ${e.accuracy.toFixed(3)}`)
+    .join(', ')}`,
+);
 for (const id of Object.keys(RULE_CONFIDENCE)) {
   const r = rules[id];
   console.log(`  '${id}': ${r ? smoothed(r.hits, r.total) : 0.5}, // ${r ? `${r.hits}/${r.total}` : 'never fired'}`);

@@ -6,7 +6,13 @@
 // instead (suggestLabels on the record, as `labels suggest` reads a pool).
 // Usage: npx tsx bench/suggest/dev-misses.ts [--rows] [--dim <dimension>] <pool.jsonl>...
 import { readJsonlAll, stripAnsi, type CrashRecord } from '@junobench/core';
-import { DEFAULT_SPLIT, assignSplit, normalizeLabels, predictLibrary, suggestLabelsWithRules } from '@junobench/suggest';
+import {
+  DEFAULT_SPLIT,
+  assignSplit,
+  normalizeLabels,
+  predictLibrary,
+  suggestLabelsWithRules,
+} from '@junobench/suggest';
 
 const args = process.argv.slice(2);
 const showRows = args.includes('--rows');
@@ -16,7 +22,9 @@ const files = args.filter((a, i) => a !== '--rows' && (dimAt < 0 || (i !== dimAt
 const DIMENSIONS = ['library', 'crashType', 'rootCause', 'pipelineStage'] as const;
 type Dimension = (typeof DIMENSIONS)[number];
 if (files.length === 0 || !DIMENSIONS.includes(dim as Dimension)) {
-  console.error('usage: npx tsx bench/suggest/dev-misses.ts [--rows] [--dim library|crashType|rootCause|pipelineStage] <pool.jsonl>...');
+  console.error(
+    'usage: npx tsx bench/suggest/dev-misses.ts [--rows] [--dim library|crashType|rootCause|pipelineStage] <pool.jsonl>...',
+  );
   process.exit(2);
 }
 
@@ -26,7 +34,12 @@ function predict(record: CrashRecord): { value: string; rule: string; evidence: 
     return { value: p.library, rule: p.rule, evidence: p.evidence };
   }
   const d = dim as Exclude<Dimension, 'library'>;
-  const input = { ename: record.ename, evalue: record.evalue, traceback: record.traceback, ...(record.imports ? { imports: record.imports } : {}) };
+  const input = {
+    ename: record.ename,
+    evalue: record.evalue,
+    traceback: record.traceback,
+    ...(record.imports ? { imports: record.imports } : {}),
+  };
   const { suggestions, rules } = suggestLabelsWithRules(input);
   return { value: suggestions[d].value, rule: rules[d], evidence: suggestions[d].evidence };
 }
@@ -71,7 +84,8 @@ for (const file of files) {
   }
   console.log(`${file}: dev ${dim} ${(hits / total).toFixed(3)} (${hits}/${total}), ${misses.length} misses`);
   if (dim !== 'library') {
-    for (const [pair, n] of [...confusion].sort((a, b) => b[1] - a[1])) if (!pair.split(' -> ').every((v, _, a) => v === a[0])) console.log(`  ${pair}: ${n}`);
+    for (const [pair, n] of [...confusion].sort((a, b) => b[1] - a[1]))
+      if (!pair.split(' -> ').every((v, _, a) => v === a[0])) console.log(`  ${pair}: ${n}`);
   }
   const byRule = new Map<string, Miss[]>();
   for (const m of misses) byRule.set(m.rule, [...(byRule.get(m.rule) ?? []), m]);
@@ -81,7 +95,13 @@ for (const file of files) {
       console.log(`    [${m.id.slice(0, 8)}] labelled ${m.labelled} / predicted ${m.predicted} — ${m.exception}`);
       if (showRows) {
         console.log(`      why: ${m.why}`);
-        console.log(m.traceback.split('\n').slice(-40).map((l) => `      | ${l}`).join('\n'));
+        console.log(
+          m.traceback
+            .split('\n')
+            .slice(-40)
+            .map((l) => `      | ${l}`)
+            .join('\n'),
+        );
       }
     }
   }

@@ -10,7 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { listInstanceIds, readInstance, type RunPhases, type VerificationReport, type VersionResult } from '@junobench/core';
+import {
+  listInstanceIds,
+  readInstance,
+  type RunPhases,
+  type VerificationReport,
+  type VersionResult,
+} from '@junobench/core';
 import { planExecution, readNotebook } from '@junobench/notebook';
 import { planPrewarm } from '@junobench/verify';
 import { flag, hasFlag } from '../args.js';
@@ -23,10 +29,24 @@ const jobs = Number(flag('--jobs', String(cores)));
 const python = process.env.JUNOBENCH_PYTHON ?? '/usr/bin/python3';
 const withDocker = hasFlag('--docker');
 
-const cli = (a: string[]) => execa('node', [path.join(root, 'packages/cli/bin/junobench.js'), ...a], { cwd: root, reject: false, env: { ...process.env, CI: '1' } });
+const cli = (a: string[]) =>
+  execa('node', [path.join(root, 'packages/cli/bin/junobench.js'), ...a], {
+    cwd: root,
+    reject: false,
+    env: { ...process.env, CI: '1' },
+  });
 
 type PhaseName = Exclude<keyof RunPhases, 'cellsMinorFaults'>;
-const PHASES: PhaseName[] = ['containerMs', 'startMs', 'readyMs', 'importsMs', 'waitMs', 'cellsMs', 'cellsCpuMs', 'teardownMs'];
+const PHASES: PhaseName[] = [
+  'containerMs',
+  'startMs',
+  'readyMs',
+  'importsMs',
+  'waitMs',
+  'cellsMs',
+  'cellsCpuMs',
+  'teardownMs',
+];
 
 interface Measure {
   wallMs: number;
@@ -44,7 +64,9 @@ async function main() {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'jb-bench-verify-'));
   for (const id of await listInstanceIds(instancesDir)) {
     const inst = await readInstance(path.join(instancesDir, id));
-    const probe = await execa(python, ['-c', inst.requires.map((m) => `import ${m}`).join('; ') || 'pass'], { reject: false });
+    const probe = await execa(python, ['-c', inst.requires.map((m) => `import ${m}`).join('; ') || 'pass'], {
+      reject: false,
+    });
     if (probe.exitCode !== 0) continue;
     ids.push(id);
     for (const v of ['reproduced', 'fixed']) {
@@ -53,19 +75,31 @@ async function main() {
       await cp(path.join(instancesDir, id), dir, { recursive: true });
       const nb = await readNotebook(path.join(dir, `${v}.ipynb`));
       const cells = planExecution(nb, inst.execution.order, inst.execution.cells);
-      items.push({ notebook: path.join(dir, `${v}.ipynb`), cwd: dir, cells, prewarm: planPrewarm(nb, cells, inst.requires) });
+      items.push({
+        notebook: path.join(dir, `${v}.ipynb`),
+        cwd: dir,
+        cells,
+        prewarm: planPrewarm(nb, cells, inst.requires),
+      });
     }
   }
   const n = items.length;
   const loadStart = os.loadavg();
-  console.log(`bench/verify: ${ids.length} instances, ${n} notebooks, ${cores} CPUs, --jobs ${jobs}, ${rounds} round(s); load ${loadStart.map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(
+    `bench/verify: ${ids.length} instances, ${n} notebooks, ${cores} CPUs, --jobs ${jobs}, ${rounds} round(s); load ${loadStart.map((x) => x.toFixed(1)).join(' ')}`,
+  );
 
   const rows: [string, string[]][] = [
     ['junobench verify --jobs 1', ['--jobs', '1']],
     ['junobench verify --jobs 1 --no-fork', ['--jobs', '1', '--no-fork']],
     [`junobench verify --jobs ${jobs}`, ['--jobs', String(jobs)]],
     [`junobench verify --jobs ${jobs} --no-fork`, ['--jobs', String(jobs), '--no-fork']],
-    ...(withDocker ? ([[`junobench verify --runtime docker --jobs ${jobs}`, ['--runtime', 'docker', '--jobs', String(jobs)]]] as [string, string[]][]) : []),
+    ...(withDocker
+      ? ([[`junobench verify --runtime docker --jobs ${jobs}`, ['--runtime', 'docker', '--jobs', String(jobs)]]] as [
+          string,
+          string[],
+        ][])
+      : []),
   ];
   const measures: Record<string, Measure[]> = {};
   const add = (k: string, m: Measure) => (measures[k] ??= []).push(m);
@@ -73,13 +107,33 @@ async function main() {
 
   for (let r = 0; r < rounds; r++) {
     const t0 = Date.now();
-    const b = await execa(python, [path.join(root, 'bench/verify/nbclient_baseline.py')], { input: JSON.stringify(items) });
+    const b = await execa(python, [path.join(root, 'bench/verify/nbclient_baseline.py')], {
+      input: JSON.stringify(items),
+    });
     const base = JSON.parse(b.stdout) as { notebooks: { cellsMs: number }[] };
-    add('nbclient one by one', { wallMs: Date.now() - t0, cellsMs: sum(base.notebooks.map((x) => x.cellsMs)), phases: {}, kernels: {}, jobs: 1, failures: 0 });
-    const f = await execa(python, [path.join(root, 'bench/verify/nbclient_baseline.py'), '--floor'], { input: JSON.stringify(items) });
-    const floorCells = sum((JSON.parse(f.stdout) as { notebooks: { cellsMs: number }[] }).notebooks.map((x) => x.cellsMs));
+    add('nbclient one by one', {
+      wallMs: Date.now() - t0,
+      cellsMs: sum(base.notebooks.map((x) => x.cellsMs)),
+      phases: {},
+      kernels: {},
+      jobs: 1,
+      failures: 0,
+    });
+    const f = await execa(python, [path.join(root, 'bench/verify/nbclient_baseline.py'), '--floor'], {
+      input: JSON.stringify(items),
+    });
+    const floorCells = sum(
+      (JSON.parse(f.stdout) as { notebooks: { cellsMs: number }[] }).notebooks.map((x) => x.cellsMs),
+    );
     // The floor: the cells' own work (imports done before, one thread per kernel) spread perfectly over the jobs.
-    add(`floor: cells only, imports first, ÷ ${jobs}`, { wallMs: floorCells / jobs, cellsMs: floorCells, phases: {}, kernels: {}, jobs, failures: 0 });
+    add(`floor: cells only, imports first, ÷ ${jobs}`, {
+      wallMs: floorCells / jobs,
+      cellsMs: floorCells,
+      phases: {},
+      kernels: {},
+      jobs,
+      failures: 0,
+    });
 
     for (const [label, extra] of rows) {
       const json = path.join(scratch, 'v.json');
@@ -106,7 +160,12 @@ async function main() {
       });
     }
     loads.push(os.loadavg()[0]!);
-    console.log(`round ${r + 1}/${rounds} done; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(
+      `round ${r + 1}/${rounds} done; load ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}`,
+    );
   }
 
   const baseline = measures['nbclient one by one']!;
@@ -138,7 +197,13 @@ async function main() {
   for (const [label, ms] of Object.entries(measures)) {
     if (!label.startsWith('junobench')) continue;
     const mid = ms[indexOfMedian(ms.map((m) => m.wallMs))]!;
-    lines.push(`| ${label} | ${PHASES.map((p) => (mid.phases[p] !== undefined ? (mid.phases[p]! / 1000).toFixed(1) : '—')).join(' | ')} | ${Object.entries(mid.kernels).map(([k, c]) => `${k} ${c}`).join(', ')} |`);
+    lines.push(
+      `| ${label} | ${PHASES.map((p) => (mid.phases[p] !== undefined ? (mid.phases[p]! / 1000).toFixed(1) : '—')).join(' | ')} | ${Object.entries(
+        mid.kernels,
+      )
+        .map(([k, c]) => `${k} ${c}`)
+        .join(', ')} |`,
+    );
   }
   lines.push(
     '',
@@ -151,7 +216,9 @@ async function main() {
   );
   if (withDocker) {
     const docker = measures[`junobench verify --runtime docker --jobs ${jobs}`]!;
-    lines.push(`- docker ≤ 1.3× local at \`--jobs ${jobs}\`: median ${median(docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}× [${Math.min(...docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}–${Math.max(...docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}].`);
+    lines.push(
+      `- docker ≤ 1.3× local at \`--jobs ${jobs}\`: median ${median(docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}× [${Math.min(...docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}–${Math.max(...docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}].`,
+    );
   }
   const text = lines.join('\n') + '\n';
   console.log(text);

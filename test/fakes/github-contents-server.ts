@@ -75,7 +75,11 @@ export class GithubContentsServer {
   }
 
   /** A repository with one commit on `branch` holding `files`; returns the commit SHA. */
-  addRepo(fullName: string, files: Record<string, string | Buffer>, options: { branch?: string; license?: FakeLicense | null; private?: boolean } = {}): string {
+  addRepo(
+    fullName: string,
+    files: Record<string, string | Buffer>,
+    options: { branch?: string; license?: FakeLicense | null; private?: boolean } = {},
+  ): string {
     const branch = options.branch ?? 'main';
     this.repos.set(fullName, {
       defaultBranch: branch,
@@ -109,17 +113,33 @@ export class GithubContentsServer {
     this.requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', ...(auth ? { authorization: auth } : {}) });
     const fault = this.faults.shift();
     if (fault?.kind === 'secondary') {
-      this.send(res, 403, {
-        message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:1111:2222:3333.',
-        documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
-      }, { 'retry-after': '1' });
+      this.send(
+        res,
+        403,
+        {
+          message:
+            'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:1111:2222:3333.',
+          documentation_url:
+            'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+        },
+        { 'retry-after': '1' },
+      );
       return;
     }
     if (fault?.kind === 'primary') {
-      this.send(res, 403, { message: 'API rate limit exceeded for 127.0.0.1. (But here\'s the good news: Authenticated requests get a higher rate limit.)', documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting' }, {
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + fault.resetInSeconds),
-      });
+      this.send(
+        res,
+        403,
+        {
+          message:
+            "API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated requests get a higher rate limit.)",
+          documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting',
+        },
+        {
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + fault.resetInSeconds),
+        },
+      );
       return;
     }
     if (fault?.kind === 'status') {
@@ -128,7 +148,11 @@ export class GithubContentsServer {
     }
     const token = auth?.replace(/^(token|bearer)\s+/i, '');
     if (this.requireToken !== undefined && auth && token !== this.requireToken) {
-      this.send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
+      this.send(res, 401, {
+        message: 'Bad credentials',
+        documentation_url: 'https://docs.github.com/rest',
+        status: '401',
+      });
       return;
     }
     const authed = this.requireToken !== undefined && token === this.requireToken;
@@ -140,17 +164,31 @@ export class GithubContentsServer {
     if (!repo || (repo.private && !authed)) return this.notFound(res);
     const rest = m[3] ?? '';
     if (rest === '') {
-      this.send(res, 200, { full_name: fullName, name: fullName.split('/')[1], owner: { login: fullName.split('/')[0] }, private: repo.private, default_branch: repo.defaultBranch });
+      this.send(res, 200, {
+        full_name: fullName,
+        name: fullName.split('/')[1],
+        owner: { login: fullName.split('/')[0] },
+        private: repo.private,
+        default_branch: repo.defaultBranch,
+      });
       return;
     }
     let mm: RegExpExecArray | null;
     if ((mm = /^commits\/(.+)$/.exec(rest))) {
       const sha = this.resolve(repo, decodeURIComponent(mm[1]!));
       if (!sha) {
-        this.send(res, 422, { message: `No commit found for SHA: ${decodeURIComponent(mm[1]!)}`, documentation_url: 'https://docs.github.com/rest/commits/commits#get-a-commit', status: '422' });
+        this.send(res, 422, {
+          message: `No commit found for SHA: ${decodeURIComponent(mm[1]!)}`,
+          documentation_url: 'https://docs.github.com/rest/commits/commits#get-a-commit',
+          status: '422',
+        });
         return;
       }
-      this.send(res, 200, { sha, commit: { message: 'commit', tree: { sha } }, html_url: `https://github.com/${fullName}/commit/${sha}` });
+      this.send(res, 200, {
+        sha,
+        commit: { message: 'commit', tree: { sha } },
+        html_url: `https://github.com/${fullName}/commit/${sha}`,
+      });
       return;
     }
     if ((mm = /^contents\/(.+)$/.exec(rest))) {
@@ -164,7 +202,8 @@ export class GithubContentsServer {
       const accept = String(req.headers.accept ?? '');
       if (big && !/application\/vnd\.github(?:\.v3)?\.(?:object|raw)/.test(accept)) {
         this.send(res, 403, {
-          message: 'This API returns blobs up to 1 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.',
+          message:
+            'This API returns blobs up to 1 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.',
           errors: [{ resource: 'Blob', field: 'data', code: 'too_large' }],
           documentation_url: 'https://docs.github.com/rest/repos/contents#get-repository-content',
           status: '403',
@@ -187,7 +226,12 @@ export class GithubContentsServer {
       for (const files of repo.commits.values()) {
         for (const content of files.values()) {
           if (gitBlobSha(content) === mm[1]) {
-            this.send(res, 200, { sha: mm[1], size: content.length, encoding: 'base64', content: content.toString('base64') });
+            this.send(res, 200, {
+              sha: mm[1],
+              size: content.length,
+              encoding: 'base64',
+              content: content.toString('base64'),
+            });
             return;
           }
         }
@@ -196,7 +240,11 @@ export class GithubContentsServer {
     }
     if (rest === 'license') {
       if (!repo.license) return this.notFound(res);
-      this.send(res, 200, { name: 'LICENSE', path: 'LICENSE', license: { ...repo.license, url: `https://api.github.com/licenses/${repo.license.key}` } });
+      this.send(res, 200, {
+        name: 'LICENSE',
+        path: 'LICENSE',
+        license: { ...repo.license, url: `https://api.github.com/licenses/${repo.license.key}` },
+      });
       return;
     }
     return this.notFound(res);

@@ -46,7 +46,8 @@ export interface RecordedRequest {
   contentLength?: string;
 }
 
-type Fault = { match: RegExp; kind: 'status'; status: number } | { match: RegExp; kind: 'cut-upload'; keepBytes: number };
+type Fault =
+  { match: RegExp; kind: 'status'; status: number } | { match: RegExp; kind: 'cut-upload'; keepBytes: number };
 
 export class GithubReleasesServer {
   readonly requests: RecordedRequest[] = [];
@@ -85,7 +86,11 @@ export class GithubReleasesServer {
 
   /** The next request whose "METHOD path" matches fails this way (once). */
   failNext(match: RegExp, fault: { status: number } | { cutUploadAfter: number }): void {
-    this.faults.push('status' in fault ? { match, kind: 'status', status: fault.status } : { match, kind: 'cut-upload', keepBytes: fault.cutUploadAfter });
+    this.faults.push(
+      'status' in fault
+        ? { match, kind: 'status', status: fault.status }
+        : { match, kind: 'cut-upload', keepBytes: fault.cutUploadAfter },
+    );
   }
 
   /** A release made outside the tool (e.g. an earlier, interrupted run). */
@@ -112,7 +117,8 @@ export class GithubReleasesServer {
     });
     if (this.requireToken !== undefined) {
       const token = auth?.replace(/^(token|bearer)\s+/i, '');
-      if (token !== this.requireToken) return this.json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+      if (token !== this.requireToken)
+        return this.json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
     }
     const faultIndex = this.faults.findIndex((f) => f.match.test(`${method} ${u.pathname}`));
     const fault = faultIndex >= 0 ? this.faults.splice(faultIndex, 1)[0] : undefined;
@@ -124,10 +130,23 @@ export class GithubReleasesServer {
       return rel ? this.json(res, 200, this.view(rel)) : this.json(res, 404, { message: 'Not Found' });
     }
     if ((m = /^\/repos\/([^/]+)\/([^/]+)\/releases$/.exec(u.pathname)) && method === 'POST') {
-      const input = JSON.parse(body.toString('utf8') || '{}') as { tag_name?: string; name?: string; body?: string; draft?: boolean; prerelease?: boolean };
-      if (!input.tag_name) return this.json(res, 422, { message: 'Validation Failed', errors: [{ resource: 'Release', code: 'missing_field', field: 'tag_name' }] });
+      const input = JSON.parse(body.toString('utf8') || '{}') as {
+        tag_name?: string;
+        name?: string;
+        body?: string;
+        draft?: boolean;
+        prerelease?: boolean;
+      };
+      if (!input.tag_name)
+        return this.json(res, 422, {
+          message: 'Validation Failed',
+          errors: [{ resource: 'Release', code: 'missing_field', field: 'tag_name' }],
+        });
       if (this.release(m[1]!, m[2]!, input.tag_name)) {
-        return this.json(res, 422, { message: 'Validation Failed', errors: [{ resource: 'Release', code: 'already_exists', field: 'tag_name' }] });
+        return this.json(res, 422, {
+          message: 'Validation Failed',
+          errors: [{ resource: 'Release', code: 'already_exists', field: 'tag_name' }],
+        });
       }
       return this.json(res, 201, this.view(this.newRelease(m[1]!, m[2]!, input)));
     }
@@ -140,7 +159,11 @@ export class GithubReleasesServer {
       if (page * perPage < rel.assets.length) {
         res.setHeader('link', `<${this.url}${u.pathname}?per_page=${perPage}&page=${page + 1}>; rel="next"`);
       }
-      return this.json(res, 200, slice.map((a) => this.assetView(a)));
+      return this.json(
+        res,
+        200,
+        slice.map((a) => this.assetView(a)),
+      );
     }
     if ((m = /^\/repos\/([^/]+)\/([^/]+)\/releases\/assets\/(\d+)$/.exec(u.pathname)) && method === 'DELETE') {
       for (const rel of this.releases.get(`${m[1]}/${m[2]}`) ?? []) {
@@ -158,23 +181,46 @@ export class GithubReleasesServer {
       if (!rel) return this.json(res, 404, { message: 'Not Found' });
       const name = u.searchParams.get('name');
       const type = req.headers['content-type'];
-      if (!name) return this.json(res, 422, { message: 'Validation Failed', errors: [{ resource: 'ReleaseAsset', code: 'missing_field', field: 'name' }] });
+      if (!name)
+        return this.json(res, 422, {
+          message: 'Validation Failed',
+          errors: [{ resource: 'ReleaseAsset', code: 'missing_field', field: 'name' }],
+        });
       if (!type) return this.json(res, 422, { message: 'Validation Failed: content-type is required' });
       if (rel.assets.some((a) => a.name === name)) {
-        return this.json(res, 422, { message: 'Validation Failed', errors: [{ resource: 'ReleaseAsset', code: 'already_exists', field: 'name' }] });
+        return this.json(res, 422, {
+          message: 'Validation Failed',
+          errors: [{ resource: 'ReleaseAsset', code: 'already_exists', field: 'name' }],
+        });
       }
       if (fault?.kind === 'cut-upload') {
         // What an interrupted upload leaves behind: a shorter asset under the name.
-        this.addAsset(m[1]!, m[2]!, rel, name, u.searchParams.get('label'), String(type), body.subarray(0, fault.keepBytes));
+        this.addAsset(
+          m[1]!,
+          m[2]!,
+          rel,
+          name,
+          u.searchParams.get('label'),
+          String(type),
+          body.subarray(0, fault.keepBytes),
+        );
         req.socket.destroy();
         return;
       }
-      return this.json(res, 201, this.assetView(this.addAsset(m[1]!, m[2]!, rel, name, u.searchParams.get('label'), String(type), body)));
+      return this.json(
+        res,
+        201,
+        this.assetView(this.addAsset(m[1]!, m[2]!, rel, name, u.searchParams.get('label'), String(type), body)),
+      );
     }
     return this.json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
   }
 
-  private newRelease(owner: string, repo: string, input: { tag_name?: string; name?: string; body?: string; draft?: boolean; prerelease?: boolean }): FakeRelease {
+  private newRelease(
+    owner: string,
+    repo: string,
+    input: { tag_name?: string; name?: string; body?: string; draft?: boolean; prerelease?: boolean },
+  ): FakeRelease {
     const id = this.nextId++;
     const rel: FakeRelease = {
       id,
@@ -192,7 +238,15 @@ export class GithubReleasesServer {
     return rel;
   }
 
-  private addAsset(owner: string, repo: string, rel: FakeRelease, name: string, label: string | null, contentType: string, data: Buffer): FakeAsset {
+  private addAsset(
+    owner: string,
+    repo: string,
+    rel: FakeRelease,
+    name: string,
+    label: string | null,
+    contentType: string,
+    data: Buffer,
+  ): FakeAsset {
     const asset: FakeAsset = {
       id: this.nextId++,
       name,
@@ -223,7 +277,12 @@ export class GithubReleasesServer {
 
   private json(res: http.ServerResponse, status: number, value: unknown): void {
     const text = JSON.stringify(value);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'x-ratelimit-remaining': '4999', 'x-ratelimit-limit': '5000' });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'x-ratelimit-remaining': '4999',
+      'x-ratelimit-limit': '5000',
+    });
     res.end(text);
   }
 }

@@ -15,7 +15,11 @@ export function makeNotebook(cells: CellSpec[], metadata: Record<string, unknown
   return {
     nbformat: 4,
     nbformat_minor: 5,
-    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' }, language_info: { name: 'python' }, ...metadata },
+    metadata: {
+      kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
+      language_info: { name: 'python' },
+      ...metadata,
+    },
     cells: cells.map((c, i) => {
       if (c.markdown) return { cell_type: 'markdown', id: `m${i}`, metadata: {}, source: c.source };
       const outputs: unknown[] = [];
@@ -33,7 +37,14 @@ export function makeNotebook(cells: CellSpec[], metadata: Record<string, unknown
           ],
         });
       }
-      return { cell_type: 'code', id: `c${i}`, metadata: {}, execution_count: c.count === undefined ? i + 1 : c.count, source: c.source, outputs };
+      return {
+        cell_type: 'code',
+        id: `c${i}`,
+        metadata: {},
+        execution_count: c.count === undefined ? i + 1 : c.count,
+        source: c.source,
+        outputs,
+      };
     }),
   };
 }

@@ -45,7 +45,10 @@ export const DEFAULT_ARCHIVE_LIMITS: Required<ArchiveLimits> = {
  * Most content bytes an archive of `archiveBytes` may hold under the limits:
  * the size cap, or the ratio cap when that is lower (never below the floor).
  */
-export function contentByteLimit(limits: ArchiveLimits, archiveBytes: number | undefined): { bytes: number; by: 'size' | 'ratio' } {
+export function contentByteLimit(
+  limits: ArchiveLimits,
+  archiveBytes: number | undefined,
+): { bytes: number; by: 'size' | 'ratio' } {
   const maxBytes = limits.maxBytes ?? DEFAULT_ARCHIVE_LIMITS.maxBytes;
   if (archiveBytes === undefined) return { bytes: maxBytes, by: 'size' };
   const ratio = limits.maxRatio ?? DEFAULT_ARCHIVE_LIMITS.maxRatio;
@@ -140,10 +143,14 @@ export class ArchiveBudget {
   add(e: ArchiveEntry): void {
     const { file } = this;
     if (++this.entries > this.maxEntries) {
-      throw new JunoError('E_UNSAFE_ARCHIVE', `more than ${this.maxEntries} entries (entry "${e.path}" is past the limit)`, {
-        location: { file, field: e.path },
-        hint: 'if the archive is genuine, raise maxEntries (the archive step\'s parameters in the subsampling spec)',
-      });
+      throw new JunoError(
+        'E_UNSAFE_ARCHIVE',
+        `more than ${this.maxEntries} entries (entry "${e.path}" is past the limit)`,
+        {
+          location: { file, field: e.path },
+          hint: "if the archive is genuine, raise maxEntries (the archive step's parameters in the subsampling spec)",
+        },
+      );
     }
     this.bytes += e.size;
     if (this.bytes <= this.limit.bytes) return;
@@ -153,14 +160,18 @@ export class ArchiveBudget {
         `the archive (${formatBytes(this.archiveBytes!)}) expands to more than ${formatBytes(this.limit.bytes)}, over ${Math.floor(this.limit.bytes / this.archiveBytes!)} times its size (at entry "${e.path}"): a zip bomb?`,
         {
           location: { file, field: e.path },
-          hint: 'nothing was extracted; if the archive is genuine (very repetitive data), raise maxRatio (default 100) or ratioFloorBytes in the archive step\'s parameters',
+          hint: "nothing was extracted; if the archive is genuine (very repetitive data), raise maxRatio (default 100) or ratioFloorBytes in the archive step's parameters",
         },
       );
     }
-    throw new JunoError('E_UNSAFE_ARCHIVE', `files add up to more than ${this.limit.bytes} bytes (${formatBytes(this.limit.bytes)}, at entry "${e.path}")`, {
-      location: { file, field: e.path },
-      hint: 'a zip bomb, or a genuinely large archive: nothing was extracted; raise maxBytes (default 16 GiB) in the archive step\'s parameters if it is genuine',
-    });
+    throw new JunoError(
+      'E_UNSAFE_ARCHIVE',
+      `files add up to more than ${this.limit.bytes} bytes (${formatBytes(this.limit.bytes)}, at entry "${e.path}")`,
+      {
+        location: { file, field: e.path },
+        hint: "a zip bomb, or a genuinely large archive: nothing was extracted; raise maxBytes (default 16 GiB) in the archive step's parameters if it is genuine",
+      },
+    );
   }
 }
 
@@ -170,13 +181,22 @@ export class ArchiveBudget {
  * every link, followed through other links, ends at a file inside); throws
  * E_UNSAFE_ARCHIVE naming the first bad entry.
  */
-export function assertSafeEntries(file: string, entries: readonly ArchiveEntry[], limits: ArchiveLimits = {}, archiveBytes?: number): void {
+export function assertSafeEntries(
+  file: string,
+  entries: readonly ArchiveEntry[],
+  limits: ArchiveLimits = {},
+  archiveBytes?: number,
+): void {
   const budget = new ArchiveBudget(file, limits, archiveBytes);
   for (const e of entries) {
     const why = unsafeEntryPathReason(e.path);
     if (why) throw unsafe(file, e.path, why);
     if ((e.type === 'symlink' || e.type === 'hardlink') && linkEscapes(e.path, e.linkpath ?? '', e.type)) {
-      throw unsafe(file, e.path, `${e.type === 'symlink' ? 'symbolic' : 'hard'} link points outside the target folder (to "${e.linkpath}")`);
+      throw unsafe(
+        file,
+        e.path,
+        `${e.type === 'symlink' ? 'symbolic' : 'hard'} link points outside the target folder (to "${e.linkpath}")`,
+      );
     }
     budget.add(e);
   }
@@ -185,17 +205,26 @@ export function assertSafeEntries(file: string, entries: readonly ArchiveEntry[]
 
 export function openZip(file: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false }, (err, zip) =>
-      err ? reject(zipError(file, err)) : resolve(zip),
+    yauzl.open(
+      file,
+      { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false },
+      (err, zip) => (err ? reject(zipError(file, err)) : resolve(zip)),
     ),
   );
 }
 
 function zipError(file: string, err: unknown): JunoError {
   // yauzl validates entry names itself; report those as unsafe entries like ours.
-  const m = /^(invalid relative path|absolute path|invalid characters in fileName): (.*)$/.exec((err as Error)?.message ?? '');
+  const m = /^(invalid relative path|absolute path|invalid characters in fileName): (.*)$/.exec(
+    (err as Error)?.message ?? '',
+  );
   if (m) {
-    const why = m[1] === 'absolute path' ? 'is an absolute path' : m[1] === 'invalid relative path' ? 'contains a ".." segment that leaves the target folder' : 'contains invalid characters';
+    const why =
+      m[1] === 'absolute path'
+        ? 'is an absolute path'
+        : m[1] === 'invalid relative path'
+          ? 'contains a ".." segment that leaves the target folder'
+          : 'contains invalid characters';
     return unsafe(file, m[2]!, why);
   }
   return new JunoError('E_INPUT_FORMAT', `cannot read the zip archive: ${(err as Error).message}`, {
@@ -222,7 +251,10 @@ export function readZipEntryBuffer(zip: yauzl.ZipFile, entry: yauzl.Entry): Prom
 }
 
 /** Every entry of a zip with its yauzl Entry (in central-directory order). Symlink targets are read (they are tiny). */
-export async function readZipEntries(file: string, zip: yauzl.ZipFile): Promise<{ entry: ArchiveEntry; raw: yauzl.Entry }[]> {
+export async function readZipEntries(
+  file: string,
+  zip: yauzl.ZipFile,
+): Promise<{ entry: ArchiveEntry; raw: yauzl.Entry }[]> {
   const out: { entry: ArchiveEntry; raw: yauzl.Entry }[] = [];
   await new Promise<void>((resolve, reject) => {
     zip.on('entry', (raw: yauzl.Entry) => {
@@ -233,7 +265,8 @@ export async function readZipEntries(file: string, zip: yauzl.ZipFile): Promise<
         zip.readEntry();
       };
       if (isZipSymlink(raw)) {
-        if (raw.uncompressedSize > 4096) return reject(unsafe(file, name, 'a symbolic link with an implausibly long target'));
+        if (raw.uncompressedSize > 4096)
+          return reject(unsafe(file, name, 'a symbolic link with an implausibly long target'));
         readZipEntryBuffer(zip, raw).then(
           (b) => record({ path: name, type: 'symlink', size: 0, linkpath: b.toString('utf8') }),
           (e: unknown) => reject(zipError(file, e)),
@@ -263,7 +296,10 @@ const TAR_TYPES: Partial<Record<string, ArchiveEntry['type']>> = {
  * entry's data must be consumed or resumed by the callback). Device files
  * and FIFOs are refused as unsafe.
  */
-export async function walkTar(file: string, onEntry: (entry: ArchiveEntry, read: ReadEntry) => void | Promise<void>): Promise<void> {
+export async function walkTar(
+  file: string,
+  onEntry: (entry: ArchiveEntry, read: ReadEntry) => void | Promise<void>,
+): Promise<void> {
   const parser = new Parser({ strict: true });
   let failure: unknown;
   const pending: Promise<void>[] = [];

@@ -38,9 +38,24 @@ describe('default limits are proportionate', () => {
 // anything is decompressed or written.
 describe.each([
   // Twelve deflated entries that each claim 200 MiB: the sixth passes the 1 GiB floor.
-  ['zip', 'bomb.zip', 'layer5.bin', () => makeZip(Array.from({ length: 12 }, (_, i) => ({ path: `layer${i}.bin`, content: 'x', declaredSize: 200 * MiB })), { deflate: true })],
+  [
+    'zip',
+    'bomb.zip',
+    'layer5.bin',
+    () =>
+      makeZip(
+        Array.from({ length: 12 }, (_, i) => ({ path: `layer${i}.bin`, content: 'x', declaredSize: 200 * MiB })),
+        { deflate: true },
+      ),
+  ],
   // A header claiming 2 GiB: refused at the header, before the parser would read (or miss) its data.
-  ['tar.gz', 'bomb.tar.gz', 'layer0.bin', () => makeTar([{ path: 'layer0.bin', content: 'x', declaredSize: 2 * GiB }, { path: 'layer1.bin' }], { gzip: true })],
+  [
+    'tar.gz',
+    'bomb.tar.gz',
+    'layer0.bin',
+    () =>
+      makeTar([{ path: 'layer0.bin', content: 'x', declaredSize: 2 * GiB }, { path: 'layer1.bin' }], { gzip: true }),
+  ],
 ])('a %s that would expand past 1 GiB from a few KiB', (_kind, name, entry, make) => {
   it('is refused with default limits, the ratio and the entry named, nothing written', async () => {
     const dir = await tempDir();
@@ -62,10 +77,16 @@ describe('really compressed data past the ratio', () => {
     const input = path.join(dir, 'zeros.zip');
     await writeFile(input, makeZip([{ path: 'zeros.bin', content: Buffer.alloc(4 * MiB) }], { deflate: true }));
     const size = (await stat(input)).size;
-    expect(4 * MiB / size).toBeGreaterThan(500);
+    expect((4 * MiB) / size).toBeGreaterThan(500);
     const limits = { ratioFloorBytes: MiB };
-    await expect(extractArchive(input, path.join(dir, 'x'), limits)).rejects.toMatchObject({ code: 'E_UNSAFE_ARCHIVE', message: expect.stringMatching(/times its size/) });
-    expect(await extractArchive(input, path.join(dir, 'x'), { ...limits, maxRatio: 2000 })).toMatchObject({ files: 1, bytes: 4 * MiB });
+    await expect(extractArchive(input, path.join(dir, 'x'), limits)).rejects.toMatchObject({
+      code: 'E_UNSAFE_ARCHIVE',
+      message: expect.stringMatching(/times its size/),
+    });
+    expect(await extractArchive(input, path.join(dir, 'x'), { ...limits, maxRatio: 2000 })).toMatchObject({
+      files: 1,
+      bytes: 4 * MiB,
+    });
     // The default floor lets small archives of repetitive data through.
     expect(await extractArchive(input, path.join(dir, 'y'))).toMatchObject({ files: 1 });
   });

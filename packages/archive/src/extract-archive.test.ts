@@ -88,8 +88,20 @@ describe.each(KINDS)('extractArchive (%s)', (kind, name, make) => {
     [[{ path: 'link', type: 'symlink', linkpath: '../../etc/passwd' }], /link .*outside/],
     [[{ path: 'a/link', type: 'symlink', linkpath: '/etc' }], /link .*outside/],
     // Links through links: each hop looks harmless, the chain leaves the folder.
-    [[{ path: 'out', type: 'symlink', linkpath: 'a/up/..' }, { path: 'a/up', type: 'symlink', linkpath: '..' }], /"out".*outside/],
-    [[{ path: 'l1', type: 'symlink', linkpath: 'l2' }, { path: 'l2', type: 'symlink', linkpath: 'l1' }], /loop/],
+    [
+      [
+        { path: 'out', type: 'symlink', linkpath: 'a/up/..' },
+        { path: 'a/up', type: 'symlink', linkpath: '..' },
+      ],
+      /"out".*outside/,
+    ],
+    [
+      [
+        { path: 'l1', type: 'symlink', linkpath: 'l2' },
+        { path: 'l2', type: 'symlink', linkpath: 'l1' },
+      ],
+      /loop/,
+    ],
     [[{ path: 'dangling', type: 'symlink', linkpath: 'nothing-here' }], /does not resolve/],
     [[{ path: 'd', type: 'symlink', linkpath: 'fine.txt' }, { path: 'd/x.txt' }], /"d\/x\.txt".*under "d"/],
     [[{ path: 'twice.txt' }, { path: 'twice.txt', content: 'again' }], /twice/],
@@ -127,10 +139,20 @@ describe.each(KINDS)('extractArchive (%s)', (kind, name, make) => {
     const hard: FixtureEntry[] = kind === 'zip' ? [] : [{ path: 'h', type: 'hardlink', linkpath: 'd/f.txt' }];
     await writeFile(
       input,
-      make([{ path: 'd/f.txt', content: 'the data\n' }, { path: 'd/s', type: 'symlink', linkpath: 'f.txt' }, { path: 'e/via', type: 'symlink', linkpath: '../d/s' }, ...hard]),
+      make([
+        { path: 'd/f.txt', content: 'the data\n' },
+        { path: 'd/s', type: 'symlink', linkpath: 'f.txt' },
+        { path: 'e/via', type: 'symlink', linkpath: '../d/s' },
+        ...hard,
+      ]),
     );
-    expect(await extractArchive(input, x)).toMatchObject({ entries: 3 + hard.length, files: 1, links: 2 + hard.length });
-    for (const p of ['d/f.txt', 'd/s', 'e/via', ...hard.map((h) => h.path)]) expect(await readFile(path.join(x, p), 'utf8'), p).toBe('the data\n');
+    expect(await extractArchive(input, x)).toMatchObject({
+      entries: 3 + hard.length,
+      files: 1,
+      links: 2 + hard.length,
+    });
+    for (const p of ['d/f.txt', 'd/s', 'e/via', ...hard.map((h) => h.path)])
+      expect(await readFile(path.join(x, p), 'utf8'), p).toBe('the data\n');
     expect(await noLinksUnder(x)).toEqual([]);
   });
 
@@ -142,7 +164,9 @@ describe.each(KINDS)('extractArchive (%s)', (kind, name, make) => {
       code: 'E_UNSAFE_ARCHIVE',
       message: expect.stringMatching(/more than 100 bytes/),
     });
-    await expect(extractArchive(input, path.join(dir, 'x'), { maxEntries: 10 })).rejects.toMatchObject({ code: 'E_UNSAFE_ARCHIVE' });
+    await expect(extractArchive(input, path.join(dir, 'x'), { maxEntries: 10 })).rejects.toMatchObject({
+      code: 'E_UNSAFE_ARCHIVE',
+    });
   });
 });
 
@@ -151,7 +175,10 @@ describe('tar hard links', () => {
     const dir = await tempDir();
     const bad = path.join(dir, 'bad.tar');
     await writeTar(bad, [{ path: 'h', type: 'hardlink', linkpath: '../outside' }]);
-    await expect(listArchiveEntries(bad)).rejects.toMatchObject({ code: 'E_UNSAFE_ARCHIVE', message: expect.stringMatching(/hard link/) });
+    await expect(listArchiveEntries(bad)).rejects.toMatchObject({
+      code: 'E_UNSAFE_ARCHIVE',
+      message: expect.stringMatching(/hard link/),
+    });
   });
 });
 
@@ -187,7 +214,9 @@ describe('fuzz: links through links never write outside the target', () => {
     const pick = <T>(xs: readonly T[]): T => xs[rng.int(xs.length)]!;
     const randomPath = (maxDepth: number) => Array.from({ length: 1 + rng.int(maxDepth) }, () => pick(NAMES)).join('/');
     const randomTarget = () => {
-      const parts = Array.from({ length: 1 + rng.int(4) }, () => pick([...NAMES, '..', '..', '.', 'ESCAPED.txt', 'outside']));
+      const parts = Array.from({ length: 1 + rng.int(4) }, () =>
+        pick([...NAMES, '..', '..', '.', 'ESCAPED.txt', 'outside']),
+      );
       const t = parts.join('/');
       return rng.next() < 0.05 ? `/${t}` : t;
     };
@@ -202,39 +231,46 @@ describe('fuzz: links through links never write outside the target', () => {
     return entries;
   }
 
-  it.each(['zip', 'tar'] as const)('%s: 400 seeded archives', async (kind) => {
-    const rng = createRng(`archive-fuzz-${kind}`);
-    const root = await tempDir();
-    const outcomes = { extracted: 0, refused: 0 };
-    for (let i = 0; i < 400; i++) {
-      const sandbox = path.join(root, String(i));
-      const work = path.join(sandbox, 'w1', 'w2');
-      await mkdir(work, { recursive: true });
-      for (const n of NAMES) await writeFile(path.join(sandbox, n), 'sentinel\n');
-      await writeFile(path.join(work, 'outside'), 'sentinel\n');
-      const entries = randomArchive(rng);
-      const input = path.join(sandbox, `in.${kind}`);
-      if (kind === 'zip') await writeZip(input, entries);
-      else await writeTar(input, entries);
-      const target = path.join(work, 'x');
-      const before = await snapshot(sandbox, target);
-      const err = await extractArchive(input, target).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      const what = `${kind} #${i}: ${JSON.stringify(entries)}`;
-      if (err) {
-        expect(isJunoError(err) && ['E_UNSAFE_ARCHIVE', 'E_INPUT_FORMAT'].includes(err.code), `${what}: ${String(err)}`).toBe(true);
-        outcomes.refused++;
-      } else {
-        outcomes.extracted++;
-        expect(await noLinksUnder(target), what).toEqual([]);
+  it.each(['zip', 'tar'] as const)(
+    '%s: 400 seeded archives',
+    async (kind) => {
+      const rng = createRng(`archive-fuzz-${kind}`);
+      const root = await tempDir();
+      const outcomes = { extracted: 0, refused: 0 };
+      for (let i = 0; i < 400; i++) {
+        const sandbox = path.join(root, String(i));
+        const work = path.join(sandbox, 'w1', 'w2');
+        await mkdir(work, { recursive: true });
+        for (const n of NAMES) await writeFile(path.join(sandbox, n), 'sentinel\n');
+        await writeFile(path.join(work, 'outside'), 'sentinel\n');
+        const entries = randomArchive(rng);
+        const input = path.join(sandbox, `in.${kind}`);
+        if (kind === 'zip') await writeZip(input, entries);
+        else await writeTar(input, entries);
+        const target = path.join(work, 'x');
+        const before = await snapshot(sandbox, target);
+        const err = await extractArchive(input, target).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        const what = `${kind} #${i}: ${JSON.stringify(entries)}`;
+        if (err) {
+          expect(
+            isJunoError(err) && ['E_UNSAFE_ARCHIVE', 'E_INPUT_FORMAT'].includes(err.code),
+            `${what}: ${String(err)}`,
+          ).toBe(true);
+          outcomes.refused++;
+        } else {
+          outcomes.extracted++;
+          expect(await noLinksUnder(target), what).toEqual([]);
+        }
+        expect(await snapshot(sandbox, target), what).toEqual(before);
+        await rm(sandbox, { recursive: true, force: true });
       }
-      expect(await snapshot(sandbox, target), what).toEqual(before);
-      await rm(sandbox, { recursive: true, force: true });
-    }
-    // The generator reaches both sides: archives that are fine and archives that are refused.
-    expect(outcomes.extracted).toBeGreaterThan(20);
-    expect(outcomes.refused).toBeGreaterThan(20);
-  }, 300_000);
+      // The generator reaches both sides: archives that are fine and archives that are refused.
+      expect(outcomes.extracted).toBeGreaterThan(20);
+      expect(outcomes.refused).toBeGreaterThan(20);
+    },
+    300_000,
+  );
 });

@@ -3,7 +3,15 @@ import { chmod, copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { JunoError } from '@junobench/core';
-import { detectArchiveKind, listArchiveEntries, openZip, readZipEntries, walkTar, type ArchiveEntry, type ArchiveLimits } from './archive-entries.js';
+import {
+  detectArchiveKind,
+  listArchiveEntries,
+  openZip,
+  readZipEntries,
+  walkTar,
+  type ArchiveEntry,
+  type ArchiveLimits,
+} from './archive-entries.js';
 import { resolveArchiveLinks } from './resolve-archive-links.js';
 
 export interface ExtractReport {
@@ -30,10 +38,20 @@ export interface ExtractReport {
  * Extraction goes to a temporary folder renamed into place, so a failure
  * leaves nothing behind.
  */
-export async function extractArchive(archive: string, targetDir: string, limits: ArchiveLimits = {}): Promise<ExtractReport> {
-  const exists = await stat(targetDir).then(() => true, () => false);
+export async function extractArchive(
+  archive: string,
+  targetDir: string,
+  limits: ArchiveLimits = {},
+): Promise<ExtractReport> {
+  const exists = await stat(targetDir).then(
+    () => true,
+    () => false,
+  );
   if (exists) {
-    throw new JunoError('E_USAGE', 'the extraction folder already exists', { location: { file: targetDir }, hint: 'extract into a new folder' });
+    throw new JunoError('E_USAGE', 'the extraction folder already exists', {
+      location: { file: targetDir },
+      hint: 'extract into a new folder',
+    });
   }
   const entries = await listArchiveEntries(archive, limits);
   const layout = resolveArchiveLinks(archive, entries);
@@ -48,10 +66,14 @@ export async function extractArchive(archive: string, targetDir: string, limits:
     // The second read must see the entries the check saw, in the same order.
     const i = index++;
     if (entries[i]?.path !== entry.path || entries[i]?.type !== entry.type) {
-      throw new JunoError('E_UNSAFE_ARCHIVE', `the archive changed while it was read (entry ${i + 1} is "${entry.path}", was "${entries[i]?.path}")`, {
-        location: { file: archive },
-        hint: 'extract it again once nothing is writing to it',
-      });
+      throw new JunoError(
+        'E_UNSAFE_ARCHIVE',
+        `the archive changed while it was read (entry ${i + 1} is "${entry.path}", was "${entries[i]?.path}")`,
+        {
+          location: { file: archive },
+          hint: 'extract it again once nothing is writing to it',
+        },
+      );
     }
     return i;
   };
@@ -93,7 +115,11 @@ export async function extractArchive(archive: string, targetDir: string, limits:
         }
       });
       if (index !== entries.length) {
-        throw new JunoError('E_UNSAFE_ARCHIVE', 'the archive changed while it was read (fewer entries the second time)', { location: { file: archive } });
+        throw new JunoError(
+          'E_UNSAFE_ARCHIVE',
+          'the archive changed while it was read (fewer entries the second time)',
+          { location: { file: archive } },
+        );
       }
     }
     for (const c of layout.copies) {
@@ -106,7 +132,10 @@ export async function extractArchive(archive: string, targetDir: string, limits:
     await rm(tmp, { recursive: true, force: true });
     throw e instanceof JunoError
       ? e
-      : new JunoError('E_INPUT_FORMAT', `could not extract the archive: ${(e as Error).message}`, { location: { file: archive }, cause: e });
+      : new JunoError('E_INPUT_FORMAT', `could not extract the archive: ${(e as Error).message}`, {
+          location: { file: archive },
+          cause: e,
+        });
   }
   return {
     entries: entries.length,

@@ -43,7 +43,11 @@ export function resolveArchiveLinks(file: string, entries: readonly ArchiveEntry
     if (p === '' && type !== 'directory') throw unsafe(file, entries[i]!.path, 'names the extraction folder itself');
     const seen = byPath.get(p);
     if (seen !== undefined && !(type === 'directory' && entries[seen]!.type === 'directory')) {
-      throw unsafe(file, entries[i]!.path, 'appears twice in the archive (a later entry would replace or write through the first)');
+      throw unsafe(
+        file,
+        entries[i]!.path,
+        'appears twice in the archive (a later entry would replace or write through the first)',
+      );
     }
     byPath.set(p, i);
     const parts = p.split('/');
@@ -56,25 +60,41 @@ export function resolveArchiveLinks(file: string, entries: readonly ArchiveEntry
       const above = parts.slice(0, k).join('/');
       const at = byPath.get(above);
       if (at !== undefined && entries[at]!.type !== 'directory') {
-        const what = entries[at]!.type === 'symlink' ? 'a symbolic link' : entries[at]!.type === 'hardlink' ? 'a hard link' : 'a file';
-        throw unsafe(file, entries[i]!.path, `lies under "${above}", which is ${what} in the archive: extracting it would write through that link`);
+        const what =
+          entries[at]!.type === 'symlink'
+            ? 'a symbolic link'
+            : entries[at]!.type === 'hardlink'
+              ? 'a hard link'
+              : 'a file';
+        throw unsafe(
+          file,
+          entries[i]!.path,
+          `lies under "${above}", which is ${what} in the archive: extracting it would write through that link`,
+        );
       }
     }
   });
 
-  const isDir = (p: string) => p === '' || implicitDirs.has(p) || (byPath.has(p) && entries[byPath.get(p)!]!.type === 'directory');
+  const isDir = (p: string) =>
+    p === '' || implicitDirs.has(p) || (byPath.has(p) && entries[byPath.get(p)!]!.type === 'directory');
 
   /** The real path (a file or folder entry) `target` leads to, resolved from the folder `base`; throws for the link `owner`. */
   function follow(owner: number, base: string[], target: string, hops: number): { path: string; dir: boolean } {
     const name = entries[owner]!.path;
     const t = target.replace(/\\/g, '/');
-    if (t.startsWith('/') || /^[A-Za-z]:/.test(t)) throw unsafe(file, name, `is a link to an absolute path ("${target}"): links must stay inside the archive's folder`);
+    if (t.startsWith('/') || /^[A-Za-z]:/.test(t))
+      throw unsafe(
+        file,
+        name,
+        `is a link to an absolute path ("${target}"): links must stay inside the archive's folder`,
+      );
     const cur = [...base];
     const parts = t.split('/').filter((s) => s !== '' && s !== '.');
     for (let k = 0; k < parts.length; k++) {
       const part = parts[k]!;
       if (part === '..') {
-        if (cur.length === 0) throw unsafe(file, name, `is a link that resolves outside the archive's folder (through "${target}")`);
+        if (cur.length === 0)
+          throw unsafe(file, name, `is a link that resolves outside the archive's folder (through "${target}")`);
         cur.pop();
         continue;
       }
@@ -115,7 +135,11 @@ export function resolveArchiveLinks(file: string, entries: readonly ArchiveEntry
     const base = e.type === 'symlink' ? own.slice(0, -1) : [];
     const real = follow(i, base, e.linkpath ?? '', 0);
     if (real.dir) {
-      throw unsafe(file, e.path, `is a link to the folder "${real.path || '.'}": links to folders are not extracted (replace the link with the folder's files)`);
+      throw unsafe(
+        file,
+        e.path,
+        `is a link to the folder "${real.path || '.'}": links to folders are not extracted (replace the link with the folder's files)`,
+      );
     }
     copies.push({ path: paths[i]!, from: real.path });
   });
@@ -124,7 +148,11 @@ export function resolveArchiveLinks(file: string, entries: readonly ArchiveEntry
 
 /** `./a//b/` → `a/b` (an entry path already checked for `..` and absolute forms). */
 export function normalizeEntryPath(p: string): string {
-  return path.posix.normalize(p.replace(/\\/g, '/')).replace(/^(\.\/)+/, '').replace(/\/+$/, '').replace(/^\.$/, '');
+  return path.posix
+    .normalize(p.replace(/\\/g, '/'))
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '')
+    .replace(/^\.$/, '');
 }
 
 function unsafe(file: string, entry: string, why: string): JunoError {

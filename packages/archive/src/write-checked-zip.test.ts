@@ -40,43 +40,57 @@ const checked: FixtureEntry[] = [
 // Each zip's central directory lists `checked`; its local entries, read from
 // the start as a streaming reader does, say something else.
 const ambiguous: [string, () => Buffer][] = [
-  ['a hidden local entry the directory does not list', () => makeZip([{ path: 'a.txt', content: 'unchecked\n', hidden: true }, ...checked])],
+  [
+    'a hidden local entry the directory does not list',
+    () => makeZip([{ path: 'a.txt', content: 'unchecked\n', hidden: true }, ...checked]),
+  ],
   [
     'a local header naming another file than the directory',
     () => makeZip([{ path: 'a.txt', content: 'checked a\n', localPath: 'evil.txt' }, checked[1]!]),
   ],
-  ['a whole other zip before the first entry (two central directories)', () => makeZip(checked, { prepend: makeZip([{ path: 'a.txt', content: 'unchecked\n' }]) })],
+  [
+    'a whole other zip before the first entry (two central directories)',
+    () => makeZip(checked, { prepend: makeZip([{ path: 'a.txt', content: 'unchecked\n' }]) }),
+  ],
 ];
 
 describe('writeCheckedZip', () => {
-  it.each(ambiguous)('%s: the copy holds exactly the checked entries, and its local headers say the same', async (_name, build) => {
-    const d = await tempDir();
-    const src = path.join(d, 'in.zip');
-    const bytes = build();
-    await writeFile(src, bytes);
-    // The fixture is really ambiguous: its local view differs from its central one.
-    expect(text(readLocalEntries(bytes))).not.toEqual(text(await readCentralEntries(src)));
-    expect(text(await readCentralEntries(src))).toEqual([
-      ['a.txt', 'checked a\n'],
-      ['dir/b.txt', 'checked b\n'],
-    ]);
+  it.each(ambiguous)(
+    '%s: the copy holds exactly the checked entries, and its local headers say the same',
+    async (_name, build) => {
+      const d = await tempDir();
+      const src = path.join(d, 'in.zip');
+      const bytes = build();
+      await writeFile(src, bytes);
+      // The fixture is really ambiguous: its local view differs from its central one.
+      expect(text(readLocalEntries(bytes))).not.toEqual(text(await readCentralEntries(src)));
+      expect(text(await readCentralEntries(src))).toEqual([
+        ['a.txt', 'checked a\n'],
+        ['dir/b.txt', 'checked b\n'],
+      ]);
 
-    const dest = path.join(d, 'out.zip');
-    const copied = await writeCheckedZip(src, dest);
-    expect(copied.map((e) => e.path)).toEqual(['a.txt', 'dir/b.txt']);
-    const out = await readFile(dest);
-    expect(text(readLocalEntries(out))).toEqual([
-      ['a.txt', 'checked a\n'],
-      ['dir/b.txt', 'checked b\n'],
-    ]);
-    expect(text(await readCentralEntries(dest))).toEqual(text(readLocalEntries(out)));
-  });
+      const dest = path.join(d, 'out.zip');
+      const copied = await writeCheckedZip(src, dest);
+      expect(copied.map((e) => e.path)).toEqual(['a.txt', 'dir/b.txt']);
+      const out = await readFile(dest);
+      expect(text(readLocalEntries(out))).toEqual([
+        ['a.txt', 'checked a\n'],
+        ['dir/b.txt', 'checked b\n'],
+      ]);
+      expect(text(await readCentralEntries(dest))).toEqual(text(readLocalEntries(out)));
+    },
+  );
 
   it('copies entries deflated anew, with their content and CRC (yauzl reads them back)', async () => {
     const d = await tempDir();
     const src = path.join(d, 'in.zip');
     const big = Buffer.alloc(200_000, 'abc');
-    await writeFile(src, makeZip([{ path: 'big.txt', content: big }, { path: 'x/', type: 'directory' }, { path: 'x/y.txt' }], { deflate: true }));
+    await writeFile(
+      src,
+      makeZip([{ path: 'big.txt', content: big }, { path: 'x/', type: 'directory' }, { path: 'x/y.txt' }], {
+        deflate: true,
+      }),
+    );
     const dest = path.join(d, 'out.zip');
     expect((await writeCheckedZip(src, dest)).map((e) => e.path)).toEqual(['big.txt', 'x/y.txt']);
     const back = await readCentralEntries(dest);
@@ -88,7 +102,12 @@ describe('writeCheckedZip', () => {
   it('refuses an entry that inflates past its declared size, naming it, and leaves no copy', async () => {
     const d = await tempDir();
     const src = path.join(d, 'in.zip');
-    await writeFile(src, makeZip([{ path: 'ok.txt' }, { path: 'liar.txt', content: Buffer.alloc(100_000, 'z'), declaredSize: 10 }], { deflate: true }));
+    await writeFile(
+      src,
+      makeZip([{ path: 'ok.txt' }, { path: 'liar.txt', content: Buffer.alloc(100_000, 'z'), declaredSize: 10 }], {
+        deflate: true,
+      }),
+    );
     const dest = path.join(d, 'out.zip');
     await expect(writeCheckedZip(src, dest)).rejects.toMatchObject({
       code: 'E_UNSAFE_ARCHIVE',
@@ -113,7 +132,10 @@ describe('writeCheckedZip', () => {
     const d = await tempDir();
     const src = path.join(d, 'in.zip');
     await writeFile(src, makeZip([{ path: 'a.txt' }, { path: 'a.txt', content: 'again' }]));
-    await expect(writeCheckedZip(src, path.join(d, 'out.zip'))).rejects.toMatchObject({ code: 'E_UNSAFE_ARCHIVE', message: expect.stringMatching(/twice/) });
+    await expect(writeCheckedZip(src, path.join(d, 'out.zip'))).rejects.toMatchObject({
+      code: 'E_UNSAFE_ARCHIVE',
+      message: expect.stringMatching(/twice/),
+    });
   });
 
   it('does not write over an existing file', async () => {

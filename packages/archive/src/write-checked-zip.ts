@@ -3,7 +3,14 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw } from 'node:zlib';
 import { JunoError } from '@junobench/core';
-import { assertSafeEntries, formatBytes, openZip, readZipEntries, type ArchiveEntry, type ArchiveLimits } from './archive-entries.js';
+import {
+  assertSafeEntries,
+  formatBytes,
+  openZip,
+  readZipEntries,
+  type ArchiveEntry,
+  type ArchiveLimits,
+} from './archive-entries.js';
 
 const LOCAL_HEADER = 0x04034b50;
 const CENTRAL_HEADER = 0x02014b50;
@@ -82,7 +89,8 @@ export async function writeCheckedZip(file: string, dest: string, limits: Archiv
           });
           await pipeline(stream, measure, createDeflateRaw({ level: 1 }), async (chunks: AsyncIterable<Buffer>) => {
             for await (const chunk of chunks) {
-              if (offset + chunk.length > MAX_U32) throw tooLargeToCopy(file, `more than ${formatBytes(MAX_U32)}`, entry.path);
+              if (offset + chunk.length > MAX_U32)
+                throw tooLargeToCopy(file, `more than ${formatBytes(MAX_U32)}`, entry.path);
               await out.write(chunk, 0, chunk.length, offset);
               offset += chunk.length;
               packed += chunk.length;
@@ -142,11 +150,15 @@ function entryReadError(file: string, entry: ArchiveEntry, e: unknown): unknown 
   if (e instanceof JunoError) return e;
   const message = (e as Error)?.message ?? String(e);
   if (/^too many bytes in the stream/.test(message)) {
-    return new JunoError('E_UNSAFE_ARCHIVE', `entry "${entry.path}" inflates to more than the ${formatBytes(entry.size)} its header declares: a zip bomb?`, {
-      location: { file, field: entry.path },
-      hint: 'the archive is damaged or crafted: nothing was read from it; get it again from its source',
-      cause: e,
-    });
+    return new JunoError(
+      'E_UNSAFE_ARCHIVE',
+      `entry "${entry.path}" inflates to more than the ${formatBytes(entry.size)} its header declares: a zip bomb?`,
+      {
+        location: { file, field: entry.path },
+        hint: 'the archive is damaged or crafted: nothing was read from it; get it again from its source',
+        cause: e,
+      },
+    );
   }
   return new JunoError('E_INPUT_FORMAT', `cannot read entry "${entry.path}" of the zip archive: ${message}`, {
     location: { file, field: entry.path },
@@ -156,8 +168,12 @@ function entryReadError(file: string, entry: ArchiveEntry, e: unknown): unknown 
 }
 
 function tooLargeToCopy(file: string, what: string, entry?: string): JunoError {
-  return new JunoError('E_UNSAFE_ARCHIVE', `the archive holds ${what}${entry ? ` (at entry "${entry}")` : ''}: too large to copy without ZIP64`, {
-    location: { file, ...(entry ? { field: entry } : {}) },
-    hint: 'lower the archive limits (maxBytes, maxEntries) so such an archive is refused before it is read',
-  });
+  return new JunoError(
+    'E_UNSAFE_ARCHIVE',
+    `the archive holds ${what}${entry ? ` (at entry "${entry}")` : ''}: too large to copy without ZIP64`,
+    {
+      location: { file, ...(entry ? { field: entry } : {}) },
+      hint: 'lower the archive limits (maxBytes, maxEntries) so such an archive is refused before it is read',
+    },
+  );
 }

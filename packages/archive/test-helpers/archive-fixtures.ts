@@ -24,7 +24,9 @@ const MTIME = new Date(Date.UTC(2024, 0, 2, 3, 4, 6));
 function body(e: FixtureEntry): Buffer {
   if (e.type === 'symlink') return Buffer.from(e.linkpath ?? '');
   if (e.type && e.type !== 'file') return Buffer.alloc(0);
-  return typeof e.content === 'string' || e.content === undefined ? Buffer.from(e.content ?? `content of ${e.path}\n`) : e.content;
+  return typeof e.content === 'string' || e.content === undefined
+    ? Buffer.from(e.content ?? `content of ${e.path}\n`)
+    : e.content;
 }
 
 /**
@@ -32,7 +34,10 @@ function body(e: FixtureEntry): Buffer {
  * carry the Unix mode 0120777 and their target as content, as Info-ZIP writes
  * them. `deflate` compresses file contents (for ratio tests).
  */
-export function makeZip(entries: readonly FixtureEntry[], options: { deflate?: boolean; prepend?: Buffer } = {}): Buffer {
+export function makeZip(
+  entries: readonly FixtureEntry[],
+  options: { deflate?: boolean; prepend?: Buffer } = {},
+): Buffer {
   const local: Buffer[] = options.prepend ? [options.prepend] : [];
   const central: Buffer[] = [];
   let offset = options.prepend?.length ?? 0;
@@ -95,8 +100,24 @@ export function makeTar(entries: readonly FixtureEntry[], options: { gzip?: bool
   const blocks: Buffer[] = [];
   for (const e of entries) {
     const data = e.type === 'symlink' ? Buffer.alloc(0) : body(e);
-    const type = e.type === 'directory' ? 'Directory' : e.type === 'symlink' ? 'SymbolicLink' : e.type === 'hardlink' ? 'Link' : 'File';
-    const h = new Header({ path: e.path, mode: e.type === 'directory' ? 0o755 : 0o644, size: e.declaredSize ?? data.length, mtime: MTIME, type, linkpath: e.linkpath, uid: 0, gid: 0 });
+    const type =
+      e.type === 'directory'
+        ? 'Directory'
+        : e.type === 'symlink'
+          ? 'SymbolicLink'
+          : e.type === 'hardlink'
+            ? 'Link'
+            : 'File';
+    const h = new Header({
+      path: e.path,
+      mode: e.type === 'directory' ? 0o755 : 0o644,
+      size: e.declaredSize ?? data.length,
+      mtime: MTIME,
+      type,
+      linkpath: e.linkpath,
+      uid: 0,
+      gid: 0,
+    });
     h.encode();
     blocks.push(h.block!);
     if (data.length) blocks.push(data, Buffer.alloc((512 - (data.length % 512)) % 512));
@@ -106,7 +127,11 @@ export function makeTar(entries: readonly FixtureEntry[], options: { gzip?: bool
   return options.gzip ? gzipSync(tar) : tar;
 }
 
-export async function writeZip(file: string, entries: readonly FixtureEntry[], options: { deflate?: boolean } = {}): Promise<void> {
+export async function writeZip(
+  file: string,
+  entries: readonly FixtureEntry[],
+  options: { deflate?: boolean } = {},
+): Promise<void> {
   await writeFile(file, makeZip(entries, options));
 }
 
@@ -129,7 +154,10 @@ export function readLocalEntries(zip: Buffer): { path: string; content: Buffer }
     const extraLength = zip.readUInt16LE(at + 28);
     const start = at + 30 + nameLength + extraLength;
     const data = zip.subarray(start, start + packed);
-    out.push({ path: zip.toString('utf8', at + 30, at + 30 + nameLength), content: method === 8 ? inflateRawSync(data) : Buffer.from(data) });
+    out.push({
+      path: zip.toString('utf8', at + 30, at + 30 + nameLength),
+      content: method === 8 ? inflateRawSync(data) : Buffer.from(data),
+    });
     at = start + packed;
   }
   return out;

@@ -17,9 +17,7 @@ export const STAMP_VERSION = 1;
 
 export function hashFile(file) {
   // node:crypto takes longer to load than the whole check: only when a file must be hashed.
-  return process
-    .getBuiltinModule('node:crypto')
-    .createHash('sha256').update(readFileSync(file)).digest('hex');
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
 /**
@@ -44,9 +42,11 @@ export function checkCompiledCli(stampFile = STAMP_FILE) {
     const st = statSync(file, { throwIfNoEntry: false });
     if (!st) return { fresh: false, reason: `${rel} was removed since the CLI was compiled` };
     if (st.size === size && st.mtimeMs === mtimeMs) continue;
-    if (st.size !== size || hashFile(file) !== sha256) return { fresh: false, reason: `${rel} changed since the CLI was compiled` };
+    if (st.size !== size || hashFile(file) !== sha256)
+      return { fresh: false, reason: `${rel} changed since the CLI was compiled` };
   }
   const entry = path.join(path.dirname(stampFile), stamp.entry);
-  if (!statSync(entry, { throwIfNoEntry: false })) return { fresh: false, reason: `${path.relative(REPO_ROOT, entry)} is missing` };
+  if (!statSync(entry, { throwIfNoEntry: false }))
+    return { fresh: false, reason: `${path.relative(REPO_ROOT, entry)} is missing` };
   return { fresh: true, entry, id: stamp.id };
 }

@@ -44,7 +44,9 @@ if (mode === 'compiled' && !compiled.fresh) {
       if (debug) process.stderr.write(`junobench: running the TypeScript sources through tsx (${compiled.reason})\n`);
       else if (process.stderr.isTTY && mode !== 'tsx') {
         // Only on a terminal: pipes, tests and CI get exactly the command's own output.
-        process.stderr.write(`junobench: ${compiled.reason}: running the sources (slower start; \`npm run build:cli\` compiles them)\n`);
+        process.stderr.write(
+          `junobench: ${compiled.reason}: running the sources (slower start; \`npm run build:cli\` compiles them)\n`,
+        );
       }
       const { register } = await import('tsx/esm/api');
       register();

@@ -9,12 +9,18 @@ export function createProgram(ctx: CliContext): Command {
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => ctx.out(s.replace(/\n$/, '')), writeErr: (s) => ctx.err(s.replace(/\n$/, '')) });
+    .configureOutput({
+      writeOut: (s) => ctx.out(s.replace(/\n$/, '')),
+      writeErr: (s) => ctx.err(s.replace(/\n$/, '')),
+    });
   registerCommands(program, ctx);
   // Sub-commands inherit exitOverride/output so usage errors come back here.
   const inherit = (cmd: Command) => {
     for (const sub of cmd.commands) {
-      sub.exitOverride().configureOutput({ writeOut: (s) => ctx.out(s.replace(/\n$/, '')), writeErr: (s) => ctx.err(s.replace(/\n$/, '')) });
+      sub.exitOverride().configureOutput({
+        writeOut: (s) => ctx.out(s.replace(/\n$/, '')),
+        writeErr: (s) => ctx.err(s.replace(/\n$/, '')),
+      });
       sub.showHelpAfterError('(run with --help for usage)');
       inherit(sub);
     }
@@ -47,13 +53,16 @@ export async function runProgram(program: Command, argv: string[], ctx: CliConte
     }
     if (isJunoError(e)) {
       ctx.err(`error [${e.code}]: ${e.describe()}`);
-      if (e.exitCode === EXIT_INTERNAL) ctx.err('This is a bug in junobench; please report it with the command you ran.');
+      if (e.exitCode === EXIT_INTERNAL)
+        ctx.err('This is a bug in junobench; please report it with the command you ran.');
       if (ctx.env.JUNOBENCH_DEBUG && e.stack) ctx.err(e.stack);
       return e.exitCode;
     }
     const err = e as Error;
     ctx.err(`internal error: ${redactSecrets(err?.message ?? String(e))}`);
-    ctx.err('This is a bug in junobench; please report it with the command you ran. Set JUNOBENCH_DEBUG=1 for a stack trace.');
+    ctx.err(
+      'This is a bug in junobench; please report it with the command you ran. Set JUNOBENCH_DEBUG=1 for a stack trace.',
+    );
     if (ctx.env.JUNOBENCH_DEBUG && err?.stack) ctx.err(redactSecrets(err.stack));
     return EXIT_INTERNAL;
   }

@@ -20,7 +20,12 @@ export function createProgressReporter(
     if (options.interactive && e.total !== undefined) {
       if (!bar) {
         bar = new cliProgress.SingleBar(
-          { format: `${e.task || task} [{bar}] {value}/{total} {item}`, hideCursor: true, clearOnComplete: false, stream: process.stderr },
+          {
+            format: `${e.task || task} [{bar}] {value}/{total} {item}`,
+            hideCursor: true,
+            clearOnComplete: false,
+            stream: process.stderr,
+          },
           cliProgress.Presets.shades_classic,
         );
         bar.start(e.total, e.done, { item: e.item ?? '' });

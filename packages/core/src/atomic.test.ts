@@ -13,9 +13,15 @@ const tmp = () => mkdtemp(path.join(os.tmpdir(), 'jb-atomic-'));
  * status. Asynchronous, so a slow start on a loaded machine does not block
  * the worker; the tests using it get a time limit to match.
  */
-async function runScript(script: string, env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stderr: string }> {
+async function runScript(
+  script: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ status: number | null; stderr: string }> {
   try {
-    const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, ...env } });
+    const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+    });
     return { status: 0, stderr: r.stderr };
   } catch (e) {
     const err = e as { code?: number | string; stderr?: string };
@@ -59,24 +65,30 @@ describe('atomic writes', () => {
     expect(await readdir(d)).toEqual([]);
   });
 
-  it('removes the temporary files of a set still open when the process exits', async () => {
-    const d = await tmp();
-    const script = `import { OutputSet } from ${JSON.stringify(new URL('./atomic.ts', import.meta.url).href)};
+  it(
+    'removes the temporary files of a set still open when the process exits',
+    async () => {
+      const d = await tmp();
+      const script = `import { OutputSet } from ${JSON.stringify(new URL('./atomic.ts', import.meta.url).href)};
 const set = new OutputSet();
 const f = await set.open(${JSON.stringify(path.join(d, 'out.jsonl'))});
 await f.write('partial');
 process.exit(130);`;
-    const r = await runScript(script);
-    expect(r.status, r.stderr).toBe(130);
-    expect(await readdir(d)).toEqual([]);
-  }, CHILD_TIMEOUT);
+      const r = await runScript(script);
+      expect(r.status, r.stderr).toBe(130);
+      expect(await readdir(d)).toEqual([]);
+    },
+    CHILD_TIMEOUT,
+  );
 
-  it('removes a temporary file whose opening was under way when the process exited', async () => {
-    // The CI failure this guards: SIGTERM came while `pool import` was opening
-    // its rejects file; the exit hook ran before the open finished, found no
-    // file, and the open then created one that stayed.
-    const d = await tmp();
-    const script = `import { openAtomic, writeFileAtomic } from ${JSON.stringify(new URL('./atomic.ts', import.meta.url).href)};
+  it(
+    'removes a temporary file whose opening was under way when the process exited',
+    async () => {
+      // The CI failure this guards: SIGTERM came while `pool import` was opening
+      // its rejects file; the exit hook ran before the open finished, found no
+      // file, and the open then created one that stayed.
+      const d = await tmp();
+      const script = `import { openAtomic, writeFileAtomic } from ${JSON.stringify(new URL('./atomic.ts', import.meta.url).href)};
 const dir = ${JSON.stringify(d)};
 for (let i = 0; i < 200; i++) {
   openAtomic(dir + '/s' + i + '.jsonl').catch(() => {});
@@ -90,20 +102,29 @@ const wait = () => setImmediate(async () => {
   else wait();
 });
 wait();`;
-    for (let run = 0; run < 3; run++) {
-      // The old race showed on the first run unloaded, on about one run in four on a loaded machine.
-      const r = await runScript(script);
-      expect(r.status, r.stderr).toBe(143);
-      expect(await readdir(d), `run ${run}`).toEqual([]);
-    }
-  }, CHILD_TIMEOUT);
+      for (let run = 0; run < 3; run++) {
+        // The old race showed on the first run unloaded, on about one run in four on a loaded machine.
+        const r = await runScript(script);
+        expect(r.status, r.stderr).toBe(143);
+        expect(await readdir(d), `run ${run}`).toEqual([]);
+      }
+    },
+    CHILD_TIMEOUT,
+  );
 
   it('an output path the file system will not take is bad usage naming it, and leaves no temporary file', async () => {
     const d = await tmp();
     await writeFile(path.join(d, 'afile'), 'x');
     await mkdir(path.join(d, 'adir'));
-    await expect(writeJsonAtomic(path.join(d, 'afile', 'out.json'), {})).rejects.toMatchObject({ code: 'E_USAGE', exitCode: 2, message: expect.stringMatching(/out\.json: a part of its path is a file, not a folder$/) });
-    await expect(writeJsonAtomic(path.join(d, 'adir'), {})).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringMatching(/adir: it is a folder; give a file path$/) });
+    await expect(writeJsonAtomic(path.join(d, 'afile', 'out.json'), {})).rejects.toMatchObject({
+      code: 'E_USAGE',
+      exitCode: 2,
+      message: expect.stringMatching(/out\.json: a part of its path is a file, not a folder$/),
+    });
+    await expect(writeJsonAtomic(path.join(d, 'adir'), {})).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringMatching(/adir: it is a folder; give a file path$/),
+    });
     await expect(openAtomic(path.join(d, 'adir'))).rejects.toMatchObject({ code: 'E_USAGE' });
     expect((await readdir(d)).sort()).toEqual(['adir', 'afile']);
   });
@@ -122,7 +143,9 @@ wait();`;
     await writeJsonAtomic(file, good, { schema: 'deprecated' });
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(good);
     const bad = { instances: [{ id: 'pandas_2', reason: 'withdrawn' }] };
-    const error = await writeJsonAtomic(path.join(d, 'other.json'), bad, { schema: 'deprecated' }).catch((e: unknown) => e);
+    const error = await writeJsonAtomic(path.join(d, 'other.json'), bad, { schema: 'deprecated' }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'E_INTERNAL', location: { file: path.join(d, 'other.json') } });
     expect((error as Error).message).toMatch(/not a valid deprecated: .*deprecatedIn/);
     expect((await readdir(d)).sort()).toEqual(['deprecated.json']);

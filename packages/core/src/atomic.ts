@@ -1,4 +1,11 @@
-import { close as closeFd, createWriteStream, openSync, unlinkSync, writeFile as writeFd, type WriteStream } from 'node:fs';
+import {
+  close as closeFd,
+  createWriteStream,
+  openSync,
+  unlinkSync,
+  writeFile as writeFd,
+  type WriteStream,
+} from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
@@ -14,7 +21,10 @@ import { validateOrThrow, type SchemaName } from './validate.js';
  * half-written output that a later stage (or Nx's cache) would take as done.
  */
 function openTemp(file: string): { tmp: string; fd: number } {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on('exit', removePendingTempFiles);
@@ -75,7 +85,11 @@ function outputPathError(e: unknown, file: string): unknown {
     EROFS: 'the file system is read-only',
   };
   if (!code || !why[code]) return e;
-  return new JunoError('E_USAGE', `cannot write ${file}: ${why[code]}`, { location: { file }, hint: 'write the output somewhere else', cause: e });
+  return new JunoError('E_USAGE', `cannot write ${file}: ${why[code]}`, {
+    location: { file },
+    hint: 'write the output somewhere else',
+    cause: e,
+  });
 }
 
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
@@ -140,7 +154,8 @@ export async function openAtomic(file: string): Promise<AtomicFile> {
   await mkdir(path.dirname(file), { recursive: true }).catch((e: unknown) => {
     throw outputPathError(e, file);
   });
-  if ((await stat(file).catch(() => undefined))?.isDirectory()) throw outputPathError(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }), file);
+  if ((await stat(file).catch(() => undefined))?.isDirectory())
+    throw outputPathError(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }), file);
   const { tmp, fd } = openTemp(file);
   const stream: WriteStream = createWriteStream(tmp, { fd });
   let done = false;

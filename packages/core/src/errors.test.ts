@@ -3,7 +3,10 @@ import { JunoError, redactSecrets } from './errors.js';
 
 describe('JunoError', () => {
   it('defaults to exit code 2 for input errors and names the location', () => {
-    const e = new JunoError('E_INPUT_ROW', 'traceback is not a list', { location: { file: 'a.csv', row: 7, field: 'traceback' }, hint: 'quote it' });
+    const e = new JunoError('E_INPUT_ROW', 'traceback is not a list', {
+      location: { file: 'a.csv', row: 7, field: 'traceback' },
+      hint: 'quote it',
+    });
     expect(e.exitCode).toBe(2);
     expect(e.describe()).toBe('a.csv, row 7, field "traceback": traceback is not a list\n  hint: quote it');
   });
@@ -34,7 +37,9 @@ describe('redactSecrets', () => {
   });
 
   it('applies to messages and hints', () => {
-    const e = new JunoError('E_SOURCE', 'failed with ghp_abcdefghijklmnopqrstuvwxyz0123456789', { hint: 'retry with ghp_abcdefghijklmnopqrstuvwxyz0123456789' });
+    const e = new JunoError('E_SOURCE', 'failed with ghp_abcdefghijklmnopqrstuvwxyz0123456789', {
+      hint: 'retry with ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+    });
     expect(e.message).not.toContain('ghp_');
     expect(e.hint).not.toContain('ghp_');
   });

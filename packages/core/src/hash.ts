@@ -23,7 +23,8 @@ function sortKeys(value: unknown): unknown {
       const v = (value as Record<string, unknown>)[k];
       if (v === undefined) continue;
       // A key named __proto__ (a sheet's column) must stay a key: assigning it would set the prototype.
-      if (k === '__proto__') Object.defineProperty(out, k, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(out, k, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
       else out[k] = sortKeys(v);
     }
     return out;

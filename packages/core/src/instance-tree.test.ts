@@ -39,14 +39,23 @@ describe('readInstanceTree / copyInstanceTree (the link rule)', () => {
   });
 
   it.each([
-    ['an absolute link out of the folder', async (inst: string, root: string) => symlink(path.join(root, 'outside.txt'), path.join(inst, 'data', 'abs'))],
-    ['a relative link out of the folder', async (inst: string) => symlink('../../outside.txt', path.join(inst, 'data', 'up'))],
+    [
+      'an absolute link out of the folder',
+      async (inst: string, root: string) => symlink(path.join(root, 'outside.txt'), path.join(inst, 'data', 'abs')),
+    ],
+    [
+      'a relative link out of the folder',
+      async (inst: string) => symlink('../../outside.txt', path.join(inst, 'data', 'up')),
+    ],
     ['a link to /etc/passwd', async (inst: string) => symlink('/etc/passwd', path.join(inst, 'data', 'passwd'))],
     ['a dangling link', async (inst: string) => symlink('missing.txt', path.join(inst, 'data', 'dangling'))],
-    ['a link through another link that leaves', async (inst: string) => {
-      await symlink('..', path.join(inst, 'data', 'up'));
-      await symlink('up/../outside.txt', path.join(inst, 'data', 'chain'));
-    }],
+    [
+      'a link through another link that leaves',
+      async (inst: string) => {
+        await symlink('..', path.join(inst, 'data', 'up'));
+        await symlink('up/../outside.txt', path.join(inst, 'data', 'chain'));
+      },
+    ],
     ['a folder link loop', async (inst: string) => symlink('..', path.join(inst, 'data', 'loop'))],
   ])('refuses %s, naming it', async (_name, make) => {
     const { root, inst } = await makeInstance();

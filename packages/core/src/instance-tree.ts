@@ -83,7 +83,11 @@ export async function readInstanceTree(root: string, options: ReadTreeOptions = 
         try {
           target = await realpath(abs);
         } catch (e) {
-          throw refuse(root, rel, `is a symbolic link that does not resolve (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+          throw refuse(
+            root,
+            rel,
+            `is a symbolic link that does not resolve (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+          );
         }
         if (!inside(target)) throw refuse(root, rel, 'is a symbolic link to a path outside the instance folder');
         tst = await stat(target);

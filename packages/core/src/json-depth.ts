@@ -32,7 +32,8 @@ export function findTooDeep(value: unknown, max = MAX_JSON_DEPTH): { path: strin
       return { path: shown.join('.'), depth: depth + 1 };
     }
     const entries: Array<[string, unknown]> = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ v: entries[i]![1], depth: depth + 1, key: entries[i]![0], parent: step });
+    for (let i = entries.length - 1; i >= 0; i--)
+      stack.push({ v: entries[i]![1], depth: depth + 1, key: entries[i]![0], parent: step });
   }
   return undefined;
 }

@@ -30,7 +30,10 @@ describe('JSONL', () => {
   it('validates lines against a schema when asked', async () => {
     const d = await tmp();
     const f = path.join(d, 'ann.jsonl');
-    await writeFile(f, '{"instance":"a","annotator":"x","library":"numpy","crashType":"key error","rootCause":"API misuse"}\n');
+    await writeFile(
+      f,
+      '{"instance":"a","annotator":"x","library":"numpy","crashType":"key error","rootCause":"API misuse"}\n',
+    );
     const e = (await readJsonlAll(f, { schema: 'annotation' }).catch((x: unknown) => x)) as JunoError;
     expect(e.code).toBe('E_SCHEMA');
     expect(e.message).toContain('missing required property "pipelineStage"');

@@ -16,16 +16,23 @@ export interface JsonlLine<T> {
  * lines are skipped. A line that is not JSON, or does not match `schema`,
  * throws an E_INPUT_FORMAT/E_SCHEMA error naming the file and line.
  */
-export async function* readJsonl<T = unknown>(file: string, options: { schema?: SchemaName; maxLineChars?: number } = {}): AsyncGenerator<JsonlLine<T>> {
+export async function* readJsonl<T = unknown>(
+  file: string,
+  options: { schema?: SchemaName; maxLineChars?: number } = {},
+): AsyncGenerator<JsonlLine<T>> {
   const max = options.maxLineChars ?? MAX_LINE_CHARS;
   await assertReadableFile(file);
   for await (const read of readLinesCapped(createReadStream(file, { encoding: 'utf8' }), max)) {
     const { line } = read;
     if ('tooLong' in read) {
-      throw new JunoError('E_INPUT_FORMAT', `a line of ${read.tooLong.chars} characters, longer than the ${max} a JSONL line may be`, {
-        location: { file, line },
-        hint: 'each line of a .jsonl file is one record; a line this long is not one this tool wrote — check the file',
-      });
+      throw new JunoError(
+        'E_INPUT_FORMAT',
+        `a line of ${read.tooLong.chars} characters, longer than the ${max} a JSONL line may be`,
+        {
+          location: { file, line },
+          hint: 'each line of a .jsonl file is one record; a line this long is not one this tool wrote — check the file',
+        },
+      );
     }
     const text = read.text;
     if (text.trim() === '') continue;

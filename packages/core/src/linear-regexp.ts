@@ -22,7 +22,11 @@ export interface LinearRegExp {
  * what only backtracking can do — backreferences (`\1`) and lookarounds
  * (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`) — which throw here with the reason.
  */
-export function compileLinearRegExp(pattern: string, ignoreCase = false, options: { dotAll?: boolean } = {}): LinearRegExp {
+export function compileLinearRegExp(
+  pattern: string,
+  ignoreCase = false,
+  options: { dotAll?: boolean } = {},
+): LinearRegExp {
   const RE2JS = re2();
   const flags = (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (options.dotAll ? RE2JS.DOTALL : 0);
   const re = RE2JS.compile(RE2JS.translateRegExp(pattern), flags);

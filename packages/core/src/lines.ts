@@ -21,7 +21,10 @@ export type CappedLine =
  * read as usual. Memory stays bounded by the cap, whatever the input.
  * Node's readline has no such cap (a single 600 MB line crashes it).
  */
-export async function* readLinesCapped(input: AsyncIterable<string | Buffer>, maxChars = MAX_LINE_CHARS): AsyncGenerator<CappedLine> {
+export async function* readLinesCapped(
+  input: AsyncIterable<string | Buffer>,
+  maxChars = MAX_LINE_CHARS,
+): AsyncGenerator<CappedLine> {
   // Bytes are decoded across chunk boundaries (a character split between two chunks stays whole).
   const decoder = new StringDecoder('utf8');
   let parts: string[] = [];

@@ -9,7 +9,13 @@ describe('checkOutputPaths', () => {
     const d = await mkdtemp(path.join(os.tmpdir(), 'jb-outs-'));
     await writeFile(path.join(d, 'old.json'), '{}');
     await expect(
-      checkOutputPaths({ inputs: [path.join(d, 'in.jsonl')], outputs: [{ path: path.join(d, 'new.jsonl'), flag: '-o' }, { path: path.join(d, 'old.json'), flag: '--json' }] }),
+      checkOutputPaths({
+        inputs: [path.join(d, 'in.jsonl')],
+        outputs: [
+          { path: path.join(d, 'new.jsonl'), flag: '-o' },
+          { path: path.join(d, 'old.json'), flag: '--json' },
+        ],
+      }),
     ).resolves.toBeUndefined();
   });
 
@@ -19,7 +25,9 @@ describe('checkOutputPaths', () => {
     await writeFile(input, '');
     await symlink(input, path.join(d, 'link.jsonl'));
     for (const out of [input, path.join(d, '.', 'p.jsonl'), path.join(d, 'link.jsonl')]) {
-      await expect(checkOutputPaths({ inputs: [input], outputs: [{ path: out, flag: '--json' }] })).rejects.toMatchObject({
+      await expect(
+        checkOutputPaths({ inputs: [input], outputs: [{ path: out, flag: '--json' }] }),
+      ).rejects.toMatchObject({
         code: 'E_USAGE',
         exitCode: 2,
         message: `--json ${out} is also an input of this command (${input}): it would be replaced`,
@@ -30,8 +38,18 @@ describe('checkOutputPaths', () => {
   it('refuses an output that is a folder, and two outputs at one path', async () => {
     const d = await mkdtemp(path.join(os.tmpdir(), 'jb-outs-'));
     await mkdir(path.join(d, 'sc.json'));
-    await expect(checkOutputPaths({ inputs: [], outputs: [{ path: path.join(d, 'sc.json'), flag: '--json' }] })).rejects.toThrow(/--json .*sc\.json is a folder; give a file path/);
+    await expect(
+      checkOutputPaths({ inputs: [], outputs: [{ path: path.join(d, 'sc.json'), flag: '--json' }] }),
+    ).rejects.toThrow(/--json .*sc\.json is a folder; give a file path/);
     const x = path.join(d, 'x.jsonl');
-    await expect(checkOutputPaths({ inputs: [], outputs: [{ path: x, flag: '-o' }, { path: x, flag: '--report' }] })).rejects.toThrow(/-o and --report name the same file/);
+    await expect(
+      checkOutputPaths({
+        inputs: [],
+        outputs: [
+          { path: x, flag: '-o' },
+          { path: x, flag: '--report' },
+        ],
+      }),
+    ).rejects.toThrow(/-o and --report name the same file/);
   });
 });

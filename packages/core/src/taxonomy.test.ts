@@ -38,31 +38,72 @@ describe('taxonomy', () => {
 
   it('reads its vocabularies from the schema', () => {
     expect(LIBRARY_NAMES).toContain('None');
-    expect(ROOT_CAUSES).toEqual(['API misuse', 'data confusion', 'NB specific', 'implementation error', 'ML model confusion', 'library cause']);
+    expect(ROOT_CAUSES).toEqual([
+      'API misuse',
+      'data confusion',
+      'NB specific',
+      'implementation error',
+      'ML model confusion',
+      'library cause',
+    ]);
   });
 
   // A library label is a canonical name or, for a library outside the list,
   // its lowercase package name (DESIGN.md's "…"); another spelling of a
   // canonical library must be refused, or two labels would mean one library.
-  it.each(['torch', 'tensorflow/keras', 'PIL', 'None', 'keras_nlp', 'gpytorch', 'vit_keras'])('the library label %s is valid', (name) => {
-    expect(checkSchema('label-suggestion', suggestionWith(name))).toEqual([]);
+  it.each(['torch', 'tensorflow/keras', 'PIL', 'None', 'keras_nlp', 'gpytorch', 'vit_keras'])(
+    'the library label %s is valid',
+    (name) => {
+      expect(checkSchema('label-suggestion', suggestionWith(name))).toEqual([]);
+    },
+  );
+
+  it.each([
+    'keras',
+    'tensorflow',
+    'tf',
+    'scikit_learn',
+    'pytorch',
+    'pillow',
+    'pil',
+    'opencv',
+    'none',
+    'nan',
+    'nb_specific',
+    'Tensorflow',
+    'Keras',
+    'sci-kit',
+    'torch.nn',
+    '',
+  ])('the library label %j is refused, with one sentence saying what to write', (name) => {
+    const issues = checkSchema('label-suggestion', suggestionWith(name));
+    expect(issues.map((i) => i.message)).toEqual([
+      expect.stringMatching(
+        /^must be a canonical library name .* its package name in lower case .* write the canonical name$/,
+      ),
+    ]);
   });
 
-  it.each(['keras', 'tensorflow', 'tf', 'scikit_learn', 'pytorch', 'pillow', 'pil', 'opencv', 'none', 'nan', 'nb_specific', 'Tensorflow', 'Keras', 'sci-kit', 'torch.nn', ''])(
-    'the library label %j is refused, with one sentence saying what to write',
-    (name) => {
-      const issues = checkSchema('label-suggestion', suggestionWith(name));
-      expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/^must be a canonical library name .* its package name in lower case .* write the canonical name$/)]);
-    },
-  );
-
-  it.each(['keras', 'tensorflow', 'tf', 'tf_keras', 'scikit_learn', 'pytorch', 'pillow', 'pil', 'opencv', 'opencv_python', 'none', 'nan', 'nb_specific', 'pylab', 'tensorflow_hub'])(
-    'the refused spelling %s maps to a canonical name (so pools written with it still normalise)',
-    (name) => {
-      const canonical = canonicalLibrary(name);
-      expect(canonical !== undefined && isLibraryName(canonical) && canonical !== name).toBe(true);
-    },
-  );
+  it.each([
+    'keras',
+    'tensorflow',
+    'tf',
+    'tf_keras',
+    'scikit_learn',
+    'pytorch',
+    'pillow',
+    'pil',
+    'opencv',
+    'opencv_python',
+    'none',
+    'nan',
+    'nb_specific',
+    'pylab',
+    'tensorflow_hub',
+  ])('the refused spelling %s maps to a canonical name (so pools written with it still normalise)', (name) => {
+    const canonical = canonicalLibrary(name);
+    expect(canonical !== undefined && isLibraryName(canonical) && canonical !== name).toBe(true);
+  });
 
   it.each([
     ['API Misuse', 'API misuse'],

@@ -69,7 +69,9 @@ export function libraryOfModule(module: string): CanonicalLibraryName | undefine
   const top = module.split('.')[0] ?? '';
   const alias = MODULE_ALIASES[top];
   if (alias) return alias;
-  return (LIBRARY_NAMES as readonly string[]).includes(top) && top !== 'None' ? (top as CanonicalLibraryName) : undefined;
+  return (LIBRARY_NAMES as readonly string[]).includes(top) && top !== 'None'
+    ? (top as CanonicalLibraryName)
+    : undefined;
 }
 
 /**

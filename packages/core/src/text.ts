@@ -28,7 +28,11 @@ export function editDistance(a: string, b: string): number {
  * `tensor-shape mismatch` → `tensor shape mismatch`), or undefined when none is close.
  */
 export function suggestClosest(value: string, allowed: readonly string[]): string | undefined {
-  const norm = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+  const norm = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[\s_-]+/g, ' ')
+      .trim();
   const v = norm(value);
   const exactish = allowed.find((a) => norm(a) === v);
   if (exactish) return exactish;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createRng } from './rng.js';
 import { Utf8Tracker, locateInvalidUtf8 } from './utf8.js';
 
-const b = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+const b = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
 
 describe('locateInvalidUtf8', () => {
   it.each<[string, Buffer, { offset: number; line: number } | undefined]>([
@@ -21,7 +22,9 @@ describe('locateInvalidUtf8', () => {
   it('agrees with a strict TextDecoder on random bytes', () => {
     const rng = createRng('utf8');
     for (let n = 0; n < 2000; n++) {
-      const bytes = Buffer.from(Array.from({ length: rng.int(12) }, () => (rng.next() < 0.5 ? 0x20 + rng.int(0x5f) : 0x80 + rng.int(0x80))));
+      const bytes = Buffer.from(
+        Array.from({ length: rng.int(12) }, () => (rng.next() < 0.5 ? 0x20 + rng.int(0x5f) : 0x80 + rng.int(0x80))),
+      );
       let valid = true;
       try {
         new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -35,7 +38,12 @@ describe('locateInvalidUtf8', () => {
 
 function countGenuine(buf: Buffer): number {
   let n = 0;
-  for (let at = buf.indexOf(Buffer.from([0xef, 0xbf, 0xbd])); at >= 0; at = buf.indexOf(Buffer.from([0xef, 0xbf, 0xbd]), at + 3)) n++;
+  for (
+    let at = buf.indexOf(Buffer.from([0xef, 0xbf, 0xbd]));
+    at >= 0;
+    at = buf.indexOf(Buffer.from([0xef, 0xbf, 0xbd]), at + 3)
+  )
+    n++;
   return n;
 }
 
@@ -52,7 +60,15 @@ describe('Utf8Tracker', () => {
 
   it('counts every U+FFFD a decoder produces, invalid or genuine, in stream order (random bytes, random chunks)', () => {
     const rng = createRng('utf8-tracker');
-    const pieces = [[0xef, 0xbf, 0xbd], [0xe2, 0x9c, 0x93], [0xf0, 0x9d, 0x84, 0x9e], [0xc3, 0xa9], [0x0a], [0x61], [0x2c]];
+    const pieces = [
+      [0xef, 0xbf, 0xbd],
+      [0xe2, 0x9c, 0x93],
+      [0xf0, 0x9d, 0x84, 0x9e],
+      [0xc3, 0xa9],
+      [0x0a],
+      [0x61],
+      [0x2c],
+    ];
     for (let n = 0; n < 500; n++) {
       const bytes: number[] = [];
       for (let k = rng.int(40); k > 0; k--) {
@@ -64,7 +80,7 @@ describe('Utf8Tracker', () => {
       const expectedTotal = [...decoded].filter((c) => c === '\uFFFD').length;
       expect(buf.toString('utf8')).toBe(decoded);
       const t = new Utf8Tracker();
-      for (let i = 0; i < buf.length; ) {
+      for (let i = 0; i < buf.length;) {
         const size = 1 + rng.int(6);
         t.push(buf.subarray(i, i + size));
         i += size;

@@ -76,7 +76,10 @@ export class Utf8Tracker {
   constructor(private readonly maxLines = 1000) {}
 
   push(chunk: Uint8Array): void {
-    const buf = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buf =
+      this.carry.length > 0
+        ? Buffer.concat([this.carry, chunk])
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     // Keep a trailing incomplete sequence for the next chunk.
     let cut = buf.length;
     for (let back = 1; back <= 3 && back <= buf.length; back++) {
@@ -128,7 +131,8 @@ export class Utf8Tracker {
       if (bad.offset >= buf.length) break;
       this.invalidCount++;
       this.kinds.push(1);
-      if (this.invalidLines.at(-1) !== this.line && this.invalidLines.length < this.maxLines) this.invalidLines.push(this.line);
+      if (this.invalidLines.at(-1) !== this.line && this.invalidLines.length < this.maxLines)
+        this.invalidLines.push(this.line);
       i = bad.offset + bad.length;
     }
   }

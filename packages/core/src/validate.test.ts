@@ -7,7 +7,13 @@ const instance = {
   crash: { ename: 'KeyError', evalue: "'price'", match: 'exact', cell: 3 },
   execution: { order: 'file' },
   requires: ['pandas'],
-  labels: { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation', diagnosis: 'x' },
+  labels: {
+    library: 'pandas',
+    crashType: 'key error',
+    rootCause: 'API misuse',
+    pipelineStage: 'data preparation',
+    diagnosis: 'x',
+  },
 };
 
 describe('schema validation', () => {
@@ -16,7 +22,10 @@ describe('schema validation', () => {
   });
 
   it.each([
-    [{ ...instance, crash: { ...instance.crash, match: 'fuzzy' } }, 'crash.match must be one of: "exact", "prefix", "regex"'],
+    [
+      { ...instance, crash: { ...instance.crash, match: 'fuzzy' } },
+      'crash.match must be one of: "exact", "prefix", "regex"',
+    ],
     [{ ...instance, labels: { ...instance.labels, rootCause: 'API Misuse' } }, 'labels.rootCause must be one of'],
     [{ ...instance, extra: 1 }, 'has unknown property "extra"'],
     [{ ...instance, crash: { ...instance.crash, cell: -1 } }, 'crash.cell must be >= 0'],

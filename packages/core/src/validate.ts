@@ -63,7 +63,8 @@ export function validateOrThrow<T>(
   const issues = checkSchema(name, value);
   if (issues.length === 0) return value as T;
   const first = issues[0]!;
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more: ${issues.slice(1, 4).map(formatIssue).join('; ')})` : '';
+  const more =
+    issues.length > 1 ? ` (and ${issues.length - 1} more: ${issues.slice(1, 4).map(formatIssue).join('; ')})` : '';
   throw new JunoError(code, `not a valid ${name}: ${formatIssue(first)}${more}`, {
     location: { ...location, field: location.field ?? pointerToField(first.path) },
     hint: `see schemas/${name}.schema.json for the expected format`,
@@ -89,7 +90,9 @@ export function pointerToField(pointer: string): string {
 function simplifyIssues(errors: ErrorObject[]): SchemaIssue[] {
   const relevant = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
   const list = relevant.length > 0 ? relevant : errors;
-  const libraryPaths = new Set(list.filter((e) => e.schemaPath.endsWith('/$defs/canonicalLibrary/enum')).map((e) => e.instancePath));
+  const libraryPaths = new Set(
+    list.filter((e) => e.schemaPath.endsWith('/$defs/canonicalLibrary/enum')).map((e) => e.instancePath),
+  );
   const out: SchemaIssue[] = [];
   const seen = new Set<string>();
   for (const e of list) {

@@ -30,7 +30,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const tag of cleanup.reverse()) await docker.getImage(tag).remove({ force: true }).catch(() => undefined);
+  for (const tag of cleanup.reverse())
+    await docker
+      .getImage(tag)
+      .remove({ force: true })
+      .catch(() => undefined);
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
@@ -38,41 +42,56 @@ describe('buildImage (real engine)', () => {
   let first: Awaited<ReturnType<typeof buildImage>>;
 
   // A first build installs ~180 Debian packages: minutes, more on a busy machine.
-  it('builds the debian profile image through dockerode and records it; a second build with nothing changed is skipped in seconds', { timeout: 1_500_000 }, async () => {
-    const root = path.join(tmp, 'debian');
-    const lines: string[] = [];
-    first = await buildImage({ docker, profile: DEBIAN, root, instances: INSTANCES, onOutput: (l) => lines.push(l) });
-    expect(first.tag).toMatch(/^junobench\/benchmark:debian-[0-9a-f]{12}$/);
-    const info = await docker.getImage(first.tag).inspect();
-    expect(info.Id).toBe(first.imageId);
-    expect(first.size).toBeGreaterThan(100e6);
+  it(
+    'builds the debian profile image through dockerode and records it; a second build with nothing changed is skipped in seconds',
+    { timeout: 1_500_000 },
+    async () => {
+      const root = path.join(tmp, 'debian');
+      const lines: string[] = [];
+      first = await buildImage({ docker, profile: DEBIAN, root, instances: INSTANCES, onOutput: (l) => lines.push(l) });
+      expect(first.tag).toMatch(/^junobench\/benchmark:debian-[0-9a-f]{12}$/);
+      const info = await docker.getImage(first.tag).inspect();
+      expect(info.Id).toBe(first.imageId);
+      expect(first.size).toBeGreaterThan(100e6);
 
-    const record = JSON.parse(await readFile(first.recordFile, 'utf8')) as ImageRecord;
-    expect(record).toMatchObject({ profile: 'debian', tag: first.tag, imageId: first.imageId, base: 'junobench/base:bookworm' });
-    expect(record.modules.numpy).toMatch(/^1\./);
-    expect(record.modules.ipykernel).toMatch(/^\d/);
-    expect(record.packages['python3-numpy']).toMatch(/^1:1\./);
-    expect(record.unavailable).toEqual({ tensorflow: 'not packaged in Debian bookworm' });
-    const lock = JSON.parse(await readFile(first.lockFile, 'utf8')) as ImageLock;
-    expect(lock.tag).toBe(first.tag);
-    expect(lock.installed['python3-ipykernel']).toBeTruthy();
-    expect(lock.installed.dash).toBeTruthy();
-    expect(await readFile(path.join(root, 'docker/Dockerfile.debian'), 'utf8')).toContain('python3-numpy');
+      const record = JSON.parse(await readFile(first.recordFile, 'utf8')) as ImageRecord;
+      expect(record).toMatchObject({
+        profile: 'debian',
+        tag: first.tag,
+        imageId: first.imageId,
+        base: 'junobench/base:bookworm',
+      });
+      expect(record.modules.numpy).toMatch(/^1\./);
+      expect(record.modules.ipykernel).toMatch(/^\d/);
+      expect(record.packages['python3-numpy']).toMatch(/^1:1\./);
+      expect(record.unavailable).toEqual({ tensorflow: 'not packaged in Debian bookworm' });
+      const lock = JSON.parse(await readFile(first.lockFile, 'utf8')) as ImageLock;
+      expect(lock.tag).toBe(first.tag);
+      expect(lock.installed['python3-ipykernel']).toBeTruthy();
+      expect(lock.installed.dash).toBeTruthy();
+      expect(await readFile(path.join(root, 'docker/Dockerfile.debian'), 'utf8')).toContain('python3-numpy');
 
-    const recordBytes = await readFile(first.recordFile, 'utf8');
-    const second = await buildImage({ docker, profile: DEBIAN, root, instances: INSTANCES });
-    expect(second.skipped).toBe(true);
-    expect(second.buildMs).toBe(0);
-    expect(second.imageId).toBe(first.imageId);
-    expect(await readFile(first.recordFile, 'utf8')).toBe(recordBytes);
-  });
+      const recordBytes = await readFile(first.recordFile, 'utf8');
+      const second = await buildImage({ docker, profile: DEBIAN, root, instances: INSTANCES });
+      expect(second.skipped).toBe(true);
+      expect(second.buildMs).toBe(0);
+      expect(second.imageId).toBe(first.imageId);
+      expect(await readFile(first.recordFile, 'utf8')).toBe(recordBytes);
+    },
+  );
 
   it('a changed recipe is really built again (on top of the first image), and --tag adds a tag', async () => {
     const root = path.join(tmp, 'changed');
     const profile = path.join(tmp, 'buildtest.json');
     await writeFile(
       profile,
-      JSON.stringify({ name: 'buildtest', base: first.tag, installer: 'apt', kernel: ['python3-ipykernel'], modules: { numpy: 'python3-numpy' } }),
+      JSON.stringify({
+        name: 'buildtest',
+        base: first.tag,
+        installer: 'apt',
+        kernel: ['python3-ipykernel'],
+        modules: { numpy: 'python3-numpy' },
+      }),
     );
     // A runner whose package differs by a comment in one module: a new content hash, so a real build.
     const runnerDir = path.join(tmp, 'runner');
@@ -93,11 +112,24 @@ describe('buildImage (real engine)', () => {
     const profile = path.join(tmp, 'broken.json');
     await writeFile(
       profile,
-      JSON.stringify({ name: 'broken', base: first.tag, installer: 'apt', kernel: ['python3-ipykernel'], modules: { numpy: 'python3-no-such-package-junobench' } }),
+      JSON.stringify({
+        name: 'broken',
+        base: first.tag,
+        installer: 'apt',
+        kernel: ['python3-ipykernel'],
+        modules: { numpy: 'python3-no-such-package-junobench' },
+      }),
     );
-    const err = await buildImage({ docker, profile, root: path.join(tmp, 'broken'), instances: INSTANCES.slice(0, 1) }).catch((e: unknown) => e);
+    const err = await buildImage({
+      docker,
+      profile,
+      root: path.join(tmp, 'broken'),
+      instances: INSTANCES.slice(0, 1),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JunoError);
     expect((err as JunoError).code).toBe('E_IMAGE_BUILD');
-    expect(`${(err as JunoError).message}\n${(err as JunoError).hint}`).toContain('Unable to locate package python3-no-such-package-junobench');
+    expect(`${(err as JunoError).message}\n${(err as JunoError).hint}`).toContain(
+      'Unable to locate package python3-no-such-package-junobench',
+    );
   });
 });

@@ -52,28 +52,44 @@ afterAll(async () => {
 const instances = [{ id: 'numpy_1', requires: ['numpy'] }];
 
 describe('buildImage (fake engine)', () => {
-  it('fails with the builder\'s own error text, and writes the Dockerfile it tried', async () => {
+  it("fails with the builder's own error text, and writes the Dockerfile it tried", async () => {
     const fake = fakeDocker({
       images: ['junobench/base:bookworm'],
       events: [
         { stream: 'STEP 1/9: FROM junobench/base:bookworm\n' },
         { stream: 'E: Unable to locate package python3-nope\n' },
-        { error: 'building at STEP "RUN apt-get update": while running runtime: exit status 100', errorDetail: { message: 'exit status 100' } },
+        {
+          error: 'building at STEP "RUN apt-get update": while running runtime: exit status 100',
+          errorDetail: { message: 'exit status 100' },
+        },
       ],
     });
-    const err = await buildImage({ docker: fake.docker, profile: DEBIAN, root: tmp, instances }).catch((e: unknown) => e);
+    const err = await buildImage({ docker: fake.docker, profile: DEBIAN, root: tmp, instances }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(JunoError);
     expect(err).toMatchObject({ code: 'E_IMAGE_BUILD', exitCode: 1 });
     expect((err as JunoError).message).toContain('while running runtime: exit status 100');
     expect((err as JunoError).hint).toContain('E: Unable to locate package python3-nope');
-    expect(fake.builds[0]!.options).toMatchObject({ t: expect.stringMatching(/^junobench\/benchmark:debian-[0-9a-f]{12}$/), networkmode: 'host' });
-    expect(await readFile(path.join(tmp, 'docker/Dockerfile.debian'), 'utf8')).toContain('FROM junobench/base:bookworm');
+    expect(fake.builds[0]!.options).toMatchObject({
+      t: expect.stringMatching(/^junobench\/benchmark:debian-[0-9a-f]{12}$/),
+      networkmode: 'host',
+    });
+    expect(await readFile(path.join(tmp, 'docker/Dockerfile.debian'), 'utf8')).toContain(
+      'FROM junobench/base:bookworm',
+    );
   });
 
   it('a missing offline base image is an environment error that names the setup script', async () => {
     const fake = fakeDocker({ images: [] });
-    const err = await buildImage({ docker: fake.docker, profile: DEBIAN, root: tmp, instances }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'E_ENV_ENGINE', exitCode: 3, hint: expect.stringContaining('sh tools/setup-engine.sh') });
+    const err = await buildImage({ docker: fake.docker, profile: DEBIAN, root: tmp, instances }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({
+      code: 'E_ENV_ENGINE',
+      exitCode: 3,
+      hint: expect.stringContaining('sh tools/setup-engine.sh'),
+    });
     expect(fake.builds).toHaveLength(0);
   });
 });

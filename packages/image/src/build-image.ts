@@ -15,8 +15,21 @@ import {
   type ImageRecord,
   type ProgressListener,
 } from '@junobench/core';
-import { CONTAINER_LAYOUT, RUNNER_DIR, engineMessage, readRunnerFiles, runContainer, type RunnerFile } from '@junobench/runtime';
-import { normalizeDistribution, planImageRecipe, requirementName, type ImageRecipe, type InstanceRequirement } from './plan-image-recipe.js';
+import {
+  CONTAINER_LAYOUT,
+  RUNNER_DIR,
+  engineMessage,
+  readRunnerFiles,
+  runContainer,
+  type RunnerFile,
+} from '@junobench/runtime';
+import {
+  normalizeDistribution,
+  planImageRecipe,
+  requirementName,
+  type ImageRecipe,
+  type InstanceRequirement,
+} from './plan-image-recipe.js';
 import { readInstanceRequirements } from './read-instance-requirements.js';
 import { readProfile } from './read-profile.js';
 import { RUNNER_CONTEXT_NAME, hashImageContent, imageTagFor, renderDockerfile } from './render-dockerfile.js';
@@ -58,7 +71,8 @@ export async function renderImage(options: RenderImageOptions): Promise<Rendered
   const dockerDir = path.resolve(root, options.dockerDir ?? 'docker');
   const runnerDir = options.runnerDir ?? RUNNER_DIR;
   const { profile, file: profileFile } = await readProfile(options.profile, { dockerDir });
-  const instances = options.instances ?? (await readInstanceRequirements(path.resolve(root, options.instancesDir ?? 'raw/instances')));
+  const instances =
+    options.instances ?? (await readInstanceRequirements(path.resolve(root, options.instancesDir ?? 'raw/instances')));
   const recipe = planImageRecipe(instances, profile, { profileFile: path.relative(root, profileFile) || profileFile });
   const dockerfile = renderDockerfile(recipe);
   let runner: RunnerFile[];
@@ -75,7 +89,15 @@ export async function renderImage(options: RenderImageOptions): Promise<Rendered
   const contentHash = hashImageContent(recipe, dockerfile, runnerHash);
   const dockerfileFile = path.join(dockerDir, `Dockerfile.${recipe.profile}`);
   await writeFileAtomic(dockerfileFile, dockerfile);
-  return { recipe, dockerfile, dockerfileFile, contentHash, tag: imageTagFor(recipe, contentHash), profileFile, runner };
+  return {
+    recipe,
+    dockerfile,
+    dockerfileFile,
+    contentHash,
+    tag: imageTagFor(recipe, contentHash),
+    profileFile,
+    runner,
+  };
 }
 
 export interface BuildImageOptions extends RenderImageOptions {
@@ -130,7 +152,12 @@ export async function buildImage(options: BuildImageOptions): Promise<BuildImage
   const rendered = await renderImage(options);
   const { recipe, tag } = rendered;
   const lockFile = path.join(dockerDir, `${recipe.profile}.lock.json`);
-  progress({ task, done: 0, item: tag, message: `recipe: ${recipe.packages.length} packages for ${Object.keys(recipe.modules).length} modules` });
+  progress({
+    task,
+    done: 0,
+    item: tag,
+    message: `recipe: ${recipe.packages.length} packages for ${Object.keys(recipe.modules).length} modules`,
+  });
 
   const existing = options.force ? undefined : await inspectImage(docker, tag);
   let buildMs = 0;
@@ -224,9 +251,13 @@ async function checkBaseImage(docker: Docker, recipe: ImageRecipe): Promise<void
   // than let the builder fail on a registry lookup.
   if (!recipe.base.startsWith('junobench/')) return;
   if (await inspectImage(docker, recipe.base)) return;
-  throw new JunoError('E_ENV_ENGINE', `base image ${recipe.base} of profile "${recipe.profile}" is not in the container engine`, {
-    hint: 'run `sh tools/setup-engine.sh`: it builds the base image offline with debootstrap and imports it',
-  });
+  throw new JunoError(
+    'E_ENV_ENGINE',
+    `base image ${recipe.base} of profile "${recipe.profile}" is not in the container engine`,
+    {
+      hint: 'run `sh tools/setup-engine.sh`: it builds the base image offline with debootstrap and imports it',
+    },
+  );
 }
 
 async function tagImage(docker: Docker, imageId: string, fullTag: string): Promise<void> {
@@ -314,7 +345,13 @@ async function runBuild(
               step = Number(m[1]) - 1;
               steps = Number(m[2]);
             }
-            ctx.progress({ task: ctx.task, done: step, ...(steps ? { total: steps } : {}), item: rendered.tag, message: line.slice(0, 160) });
+            ctx.progress({
+              task: ctx.task,
+              done: step,
+              ...(steps ? { total: steps } : {}),
+              item: rendered.tag,
+              message: line.slice(0, 160),
+            });
           }
         },
       );
@@ -344,36 +381,59 @@ interface ImageVersions {
 /** Installed packages and module versions, read from inside the image with short throwaway containers. */
 export async function readImageVersions(docker: Docker, tag: string, recipe: ImageRecipe): Promise<ImageVersions> {
   const exec = async (cmd: string[], what: string): Promise<string> => {
-    const out = await runContainer(docker, { image: tag, cmd, capDrop: ['ALL'], wallClockSeconds: 300, labels: { 'org.junobench.probe': 'image' } });
+    const out = await runContainer(docker, {
+      image: tag,
+      cmd,
+      capDrop: ['ALL'],
+      wallClockSeconds: 300,
+      labels: { 'org.junobench.probe': 'image' },
+    });
     if (out.exitCode !== 0) {
-      throw new JunoError('E_IMAGE_BUILD', `cannot read ${what} from image ${tag} (exit ${out.exitCode}): ${out.stderr.trim().slice(-600)}`);
+      throw new JunoError(
+        'E_IMAGE_BUILD',
+        `cannot read ${what} from image ${tag} (exit ${out.exitCode}): ${out.stderr.trim().slice(-600)}`,
+      );
     }
     return out.stdout;
   };
   const installed: Record<string, string> = {};
   if (recipe.installer === 'apt') {
-    for (const line of (await exec(['dpkg-query', '-W', '--showformat=${Package}\\t${Version}\\n'], 'Debian package versions')).split('\n')) {
+    for (const line of (
+      await exec(['dpkg-query', '-W', '--showformat=${Package}\\t${Version}\\n'], 'Debian package versions')
+    ).split('\n')) {
       const [name, version] = line.split('\t');
       if (name && version) installed[name] = version;
     }
   } else {
-    const list = JSON.parse(await exec([recipe.python, '-m', 'pip', 'list', '--format=json'], 'pip package versions')) as { name: string; version: string }[];
+    const list = JSON.parse(
+      await exec([recipe.python, '-m', 'pip', 'list', '--format=json'], 'pip package versions'),
+    ) as { name: string; version: string }[];
     for (const d of list) installed[normalizeDistribution(d.name)] = d.version;
   }
   const recipeVersions: Record<string, string> = {};
   // For pip the system packages are apt's business: the recipe's versions are the pip requirements'.
-  const asked = recipe.installer === 'apt' ? [...recipe.system, ...recipe.kernel, ...recipe.packages] : [...recipe.kernel, ...recipe.packages];
+  const asked =
+    recipe.installer === 'apt'
+      ? [...recipe.system, ...recipe.kernel, ...recipe.packages]
+      : [...recipe.kernel, ...recipe.packages];
   for (const p of asked) {
     const name = recipe.installer === 'apt' ? p : requirementName(p);
     const v = installed[recipe.installer === 'apt' ? p : normalizeDistribution(name)];
     if (v !== undefined) recipeVersions[name] = v;
   }
   const mods = [...new Set(['ipykernel', 'jupyter_client', ...Object.keys(recipe.modules)])].sort(compareCodePoints);
-  const probe = JSON.parse(await exec([recipe.python, CONTAINER_LAYOUT.runner, 'probe', ...mods], 'module versions')) as {
+  const probe = JSON.parse(
+    await exec([recipe.python, CONTAINER_LAYOUT.runner, 'probe', ...mods], 'module versions'),
+  ) as {
     version?: string;
     packages?: Record<string, string | null>;
   };
-  return { python: probe.version ?? 'unknown', recipe: sortObject(recipeVersions), installed: sortObject(installed), modules: sortObject(probe.packages ?? {}) };
+  return {
+    python: probe.version ?? 'unknown',
+    recipe: sortObject(recipeVersions),
+    installed: sortObject(installed),
+    modules: sortObject(probe.packages ?? {}),
+  };
 }
 
 function sortObject<T>(o: Record<string, T>): Record<string, T> {

@@ -8,7 +8,13 @@ const apt: ImageProfile = {
   installer: 'apt',
   system: ['python3-scipy'],
   kernel: ['python3-ipykernel', 'python3-jupyter-client'],
-  modules: { numpy: 'python3-numpy', sklearn: 'python3-sklearn', torch: ['python3-torch'], scipy: 'python3-scipy', PIL: 'python3-pil' },
+  modules: {
+    numpy: 'python3-numpy',
+    sklearn: 'python3-sklearn',
+    torch: ['python3-torch'],
+    scipy: 'python3-scipy',
+    PIL: 'python3-pil',
+  },
   unavailable: { tensorflow: 'not packaged in Debian bookworm' },
 };
 
@@ -17,11 +23,16 @@ const pip: ImageProfile = {
   base: 'python:3.11-slim',
   installer: 'pip',
   kernel: ['ipykernel>=6.20.0'],
-  modules: { sklearn: 'scikit-learn==1.2.2', keras_tuner: 'keras-tuner==1.4.7', kerastuner: 'keras_tuner==1.4.7', numpy: 'numpy==1.26.4' },
+  modules: {
+    sklearn: 'scikit-learn==1.2.2',
+    keras_tuner: 'keras-tuner==1.4.7',
+    kerastuner: 'keras_tuner==1.4.7',
+    numpy: 'numpy==1.26.4',
+  },
 };
 
 describe('planImageRecipe', () => {
-  it('maps the union of the instances\' modules to sorted, unique packages', () => {
+  it("maps the union of the instances' modules to sorted, unique packages", () => {
     const r = planImageRecipe(
       [
         { id: 'a', requires: ['numpy', 'sklearn'] },
@@ -53,7 +64,9 @@ describe('planImageRecipe', () => {
       ],
       apt,
     );
-    expect(r.unavailable).toEqual({ tensorflow: { reason: 'not packaged in Debian bookworm', instances: ['tf_1', 'tf_2'] } });
+    expect(r.unavailable).toEqual({
+      tensorflow: { reason: 'not packaged in Debian bookworm', instances: ['tf_1', 'tf_2'] },
+    });
     expect(r.packages).toEqual(['python3-numpy']);
   });
 
@@ -87,7 +100,9 @@ describe('planImageRecipe', () => {
 
   it('rejects two different pins of one pip distribution', () => {
     const conflicting: ImageProfile = { ...pip, modules: { ...pip.modules, kerastuner: 'keras-tuner==1.0.0' } };
-    expect(() => planImageRecipe([{ id: 'a', requires: ['keras_tuner', 'kerastuner'] }], conflicting)).toThrow(/keras-tuner==1.0.0.*keras-tuner==1.4.7|keras-tuner==1.4.7.*keras-tuner==1.0.0/);
+    expect(() => planImageRecipe([{ id: 'a', requires: ['keras_tuner', 'kerastuner'] }], conflicting)).toThrow(
+      /keras-tuner==1.0.0.*keras-tuner==1.4.7|keras-tuner==1.4.7.*keras-tuner==1.0.0/,
+    );
   });
 
   it.each([

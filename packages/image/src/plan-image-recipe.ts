@@ -64,10 +64,14 @@ export function planImageRecipe(
   }
   if (missing.length > 0) {
     const first = missing[0]!.split(' ')[0]!;
-    throw new JunoError('E_PROFILE', `profile "${profile.name}" has no package for module${missing.length > 1 ? 's' : ''} ${missing.join('; ')}`, {
-      location: { file: profileFile, field: 'modules' },
-      hint: `add e.g. "${first}": "<${profile.installer === 'apt' ? 'Debian package' : 'pinned requirement'}>" to "modules" in ${profileFile}, or list it under "unavailable" with the reason`,
-    });
+    throw new JunoError(
+      'E_PROFILE',
+      `profile "${profile.name}" has no package for module${missing.length > 1 ? 's' : ''} ${missing.join('; ')}`,
+      {
+        location: { file: profileFile, field: 'modules' },
+        hint: `add e.g. "${first}": "<${profile.installer === 'apt' ? 'Debian package' : 'pinned requirement'}>" to "modules" in ${profileFile}, or list it under "unavailable" with the reason`,
+      },
+    );
   }
 
   const kernel = [...profile.kernel];
@@ -90,7 +94,8 @@ export function planImageRecipe(
 
 const APT_NAME = /^[a-z0-9][a-z0-9.+-]*$/;
 // A pip requirement as the profile may write it: name, optional extras, optional version specifiers.
-const PIP_REQUIREMENT = /^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9._,-]+\])?((?:\s*(?:==|>=|<=|~=|!=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*,?)*)$/;
+const PIP_REQUIREMENT =
+  /^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9._,-]+\])?((?:\s*(?:==|>=|<=|~=|!=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*,?)*)$/;
 
 /** pip's normalised distribution name (PEP 503). */
 export function normalizeDistribution(name: string): string {
@@ -110,27 +115,37 @@ function checkPackages(profile: ImageProfile, file: string, packages: string[], 
   }
   if (profile.installer === 'apt') {
     for (const p of packages) {
-      if (!APT_NAME.test(p)) throw badPackage(profile, file, 'modules', p, 'a Debian package name such as python3-sklearn');
+      if (!APT_NAME.test(p))
+        throw badPackage(profile, file, 'modules', p, 'a Debian package name such as python3-sklearn');
     }
     return;
   }
   const seen = new Map<string, string>();
   for (const p of packages) {
-    if (!PIP_REQUIREMENT.test(p)) throw badPackage(profile, file, 'modules', p, 'a pip requirement such as scikit-learn==1.2.2');
+    if (!PIP_REQUIREMENT.test(p))
+      throw badPackage(profile, file, 'modules', p, 'a pip requirement such as scikit-learn==1.2.2');
     const key = normalizeDistribution(requirementName(p));
     const prev = seen.get(key);
     if (prev !== undefined && prev !== p) {
-      throw new JunoError('E_PROFILE', `profile "${profile.name}" asks pip for ${prev} and ${p}: two different requirements of one distribution`, {
-        location: { file, field: 'modules' },
-        hint: 'give every module of that distribution the same pinned requirement',
-      });
+      throw new JunoError(
+        'E_PROFILE',
+        `profile "${profile.name}" asks pip for ${prev} and ${p}: two different requirements of one distribution`,
+        {
+          location: { file, field: 'modules' },
+          hint: 'give every module of that distribution the same pinned requirement',
+        },
+      );
     }
     seen.set(key, p);
   }
 }
 
 function badPackage(profile: ImageProfile, file: string, field: string, value: string, expected: string): JunoError {
-  return new JunoError('E_PROFILE', `profile "${profile.name}" names package ${JSON.stringify(value)}; expected ${expected}`, {
-    location: { file, field },
-  });
+  return new JunoError(
+    'E_PROFILE',
+    `profile "${profile.name}" names package ${JSON.stringify(value)}; expected ${expected}`,
+    {
+      location: { file, field },
+    },
+  );
 }

@@ -23,12 +23,15 @@ afterAll(async () => {
 });
 
 describe('the shipped profiles', () => {
-  it.each(['debian', 'pypi'])('%s validates against schemas/image-profile.schema.json and maps no module twice', async (name) => {
-    const { profile } = await readProfile(name, { dockerDir: DOCKER_DIR });
-    expect(profile.name).toBe(name);
-    const both = Object.keys(profile.modules).filter((m) => profile.unavailable?.[m] !== undefined);
-    expect(both).toEqual([]);
-  });
+  it.each(['debian', 'pypi'])(
+    '%s validates against schemas/image-profile.schema.json and maps no module twice',
+    async (name) => {
+      const { profile } = await readProfile(name, { dockerDir: DOCKER_DIR });
+      expect(profile.name).toBe(name);
+      const both = Object.keys(profile.modules).filter((m) => profile.unavailable?.[m] !== undefined);
+      expect(both).toEqual([]);
+    },
+  );
 
   it('debian leaves TensorFlow out with its reason; pypi pins it as the published requirements do', async () => {
     const debian = (await readProfile('debian', { dockerDir: DOCKER_DIR })).profile;
@@ -44,7 +47,10 @@ describe('the shipped profiles', () => {
   });
 
   it('an unknown profile name says which profiles exist', async () => {
-    await expect(readProfile('ubuntu', { dockerDir: DOCKER_DIR })).rejects.toMatchObject({ code: 'E_USAGE', hint: expect.stringContaining('debian, pypi') });
+    await expect(readProfile('ubuntu', { dockerDir: DOCKER_DIR })).rejects.toMatchObject({
+      code: 'E_USAGE',
+      hint: expect.stringContaining('debian, pypi'),
+    });
   });
 });
 
@@ -56,7 +62,8 @@ describe('renderDockerfile', () => {
     const lines = text.split('\n');
     expect(lines).toContain('FROM junobench/base:bookworm');
     expect(text).toContain('apt-get install -y --no-install-recommends');
-    for (const p of ['python3-ipykernel', 'python3-jupyter-client', 'python3-numpy', 'python3-sklearn']) expect(lines).toContain(`      ${p} \\`);
+    for (const p of ['python3-ipykernel', 'python3-jupyter-client', 'python3-numpy', 'python3-sklearn'])
+      expect(lines).toContain(`      ${p} \\`);
     expect(text).not.toContain('tensorflow');
     expect(text).toContain('COPY runner/ /opt/junobench/');
     expect(CONTAINER_LAYOUT.runner).toBe('/opt/junobench/junobench_runner.py');
@@ -71,7 +78,13 @@ describe('renderDockerfile', () => {
   it('the content hash changes with the packages and the runner, not with which instances need them', async () => {
     const { profile } = await readProfile('debian', { dockerDir: DOCKER_DIR });
     const a = planImageRecipe([{ id: 'a', requires: ['numpy', 'tensorflow'] }], profile);
-    const b = planImageRecipe([{ id: 'b', requires: ['numpy'] }, { id: 'c', requires: ['tensorflow'] }], profile);
+    const b = planImageRecipe(
+      [
+        { id: 'b', requires: ['numpy'] },
+        { id: 'c', requires: ['tensorflow'] },
+      ],
+      profile,
+    );
     const c = planImageRecipe([{ id: 'a', requires: ['numpy', 'pandas'] }], profile);
     const h = (r: typeof a, runner = 'print(1)\n') => hashImageContent(r, renderDockerfile(r), runner);
     expect(h(a)).toBe(h(b));
@@ -97,11 +110,18 @@ describe('the pypi profile for the embedded instances', () => {
   // requirement the instances need, by the published requirement names.
   it('pins every module the embedded instances require, by the published requirement name', async () => {
     const instances = await readInstanceRequirements(path.join(ROOT, 'raw/instances'));
-    const rendered = await renderImage({ profile: path.join(DOCKER_DIR, 'profiles/pypi.json'), root: ROOT, instances, dockerDir: tmp });
+    const rendered = await renderImage({
+      profile: path.join(DOCKER_DIR, 'profiles/pypi.json'),
+      root: ROOT,
+      instances,
+      dockerDir: tmp,
+    });
     const text = await readFile(path.join(tmp, 'Dockerfile.pypi'), 'utf8');
     expect(text).toBe(rendered.dockerfile);
     const pinned = new Map(
-      [...text.matchAll(/^ {6}'([^']+)'/gm)].map((m) => [normalizeDistribution(requirementName(m[1]!)), m[1]!] as const),
+      [...text.matchAll(/^ {6}'([^']+)'/gm)].map(
+        (m) => [normalizeDistribution(requirementName(m[1]!)), m[1]!] as const,
+      ),
     );
     const needed = new Set(instances.flatMap((i) => i.requires));
     expect(needed.size).toBeGreaterThan(0);

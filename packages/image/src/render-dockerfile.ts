@@ -21,7 +21,7 @@ export function renderDockerfile(recipe: ImageRecipe): string {
   const importCheck = ['ipykernel', 'jupyter_client', ...Object.keys(recipe.modules)];
   const lines: string[] = [
     `# JunoBench benchmark image, profile "${recipe.profile}" (docker/profiles/${recipe.profile}.json).`,
-    '# Rendered by `junobench image build` from the instances\' requirements; do not edit:',
+    "# Rendered by `junobench image build` from the instances' requirements; do not edit:",
     '# change the profile or the instances and build again.',
     `FROM ${recipe.base}`,
     '# Installs need root whatever user the base image ends with.',
@@ -34,13 +34,14 @@ export function renderDockerfile(recipe: ImageRecipe): string {
     ...(recipe.installer === 'pip' ? ['    PIP_NO_CACHE_DIR=1 \\', '    PIP_DISABLE_PIP_VERSION_CHECK=1'] : []),
     '',
   ];
-  const aptPackages = recipe.installer === 'apt' ? [...recipe.system, ...recipe.kernel, ...recipe.packages] : recipe.system;
+  const aptPackages =
+    recipe.installer === 'apt' ? [...recipe.system, ...recipe.kernel, ...recipe.packages] : recipe.system;
   if (aptPackages.length > 0) {
     lines.push(
       "# Debian's Recommends are left out: they would add compilers and headers nobody runs.",
-      '# dpkg\'s fsync after every file makes installs several times slower in an image layer,',
+      "# dpkg's fsync after every file makes installs several times slower in an image layer,",
       '# which is thrown away on failure anyway.',
-      "RUN echo force-unsafe-io > /etc/dpkg/dpkg.cfg.d/junobench-unsafe-io \\",
+      'RUN echo force-unsafe-io > /etc/dpkg/dpkg.cfg.d/junobench-unsafe-io \\',
       ' && apt-get update \\',
       ' && apt-get install -y --no-install-recommends \\',
       ...aptPackages.map((p) => `      ${p} \\`),

@@ -45,7 +45,11 @@ describe('bootstrapKappa', () => {
   });
 
   it('perfect agreement with variation: every defined resample has kappa 1', () => {
-    const r = bootstrapKappa(['p', 'q', 'p', 'q', 'r'], ['p', 'q', 'p', 'q', 'r'], { resamples: 300, seed: 3, confidence: 0.95 });
+    const r = bootstrapKappa(['p', 'q', 'p', 'q', 'r'], ['p', 'q', 'p', 'q', 'r'], {
+      resamples: 300,
+      seed: 3,
+      confidence: 0.95,
+    });
     expect(r.ci).toEqual([1, 1]);
   });
 

@@ -24,11 +24,17 @@ export const DEFAULT_BOOTSTRAP_RESAMPLES = 2000;
  * labels) are resampled with replacement, kappa is recomputed on each
  * resample, and the interval is the α/2 and 1 − α/2 quantiles.
  */
-export function bootstrapKappa(a: readonly string[], b: readonly string[], options: BootstrapOptions): BootstrapInterval {
+export function bootstrapKappa(
+  a: readonly string[],
+  b: readonly string[],
+  options: BootstrapOptions,
+): BootstrapInterval {
   if (a.length !== b.length) throw new RangeError(`bootstrapKappa: ${a.length} labels vs ${b.length}`);
   const { resamples, confidence } = options;
-  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`bootstrapKappa: resamples must be a positive integer, got ${resamples}`);
-  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`bootstrapKappa: confidence must be in (0, 1), got ${confidence}`);
+  if (!Number.isInteger(resamples) || resamples < 1)
+    throw new RangeError(`bootstrapKappa: resamples must be a positive integer, got ${resamples}`);
+  if (!(confidence > 0 && confidence < 1))
+    throw new RangeError(`bootstrapKappa: confidence must be in (0, 1), got ${confidence}`);
   const n = a.length;
   if (n === 0) return { resamples, undefinedResamples: resamples, ci: null };
 
@@ -67,7 +73,11 @@ export function bootstrapKappa(a: readonly string[], b: readonly string[], optio
   if (kappas.length === 0) return { resamples, undefinedResamples, ci: null };
   kappas.sort((x, y) => x - y);
   const alpha = 1 - confidence;
-  return { resamples, undefinedResamples, ci: [quantileSorted(kappas, alpha / 2), quantileSorted(kappas, 1 - alpha / 2)] };
+  return {
+    resamples,
+    undefinedResamples,
+    ci: [quantileSorted(kappas, alpha / 2), quantileSorted(kappas, 1 - alpha / 2)],
+  };
 }
 
 /** Quantile of sorted values by linear interpolation between order statistics (Hyndman & Fan type 7, R's default). */

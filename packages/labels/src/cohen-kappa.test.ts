@@ -9,12 +9,14 @@ const TOL = 1e-9;
 function expand(table: number[][], names: string[]): [string[], string[]] {
   const a: string[] = [];
   const b: string[] = [];
-  table.forEach((row, i) => row.forEach((count, j) => {
-    for (let c = 0; c < count; c++) {
-      a.push(names[i]!);
-      b.push(names[j]!);
-    }
-  }));
+  table.forEach((row, i) =>
+    row.forEach((count, j) => {
+      for (let c = 0; c < count; c++) {
+        a.push(names[i]!);
+        b.push(names[j]!);
+      }
+    }),
+  );
   return [a, b];
 }
 
@@ -22,49 +24,102 @@ describe('computeCohenKappa on published and hand-computed tables', () => {
   it.each([
     {
       name: 'Wikipedia "Cohen\'s kappa", simple example: 20/5/10/15 of 50',
-      table: [[20, 5], [10, 15]],
-      observed: 7 / 10, chance: 1 / 2, kappa: 2 / 5,
+      table: [
+        [20, 5],
+        [10, 15],
+      ],
+      observed: 7 / 10,
+      chance: 1 / 2,
+      kappa: 2 / 5,
       // Var = 252/15625 (Fleiss, Cohen & Everitt 1969); Var0 = 3/156.25
-      se: Math.sqrt(252 / 15625), se0: 0.13856406460551018,
+      se: Math.sqrt(252 / 15625),
+      se0: 0.13856406460551018,
     },
     {
       name: 'Wikipedia, same 60% agreement, unbalanced marginals: 45/15/25/15',
-      table: [[45, 15], [25, 15]],
-      observed: 3 / 5, chance: 27 / 50, kappa: 3 / 23,
-      se: Math.sqrt(2724 / 279841), se0: 0.09760845356801585,
+      table: [
+        [45, 15],
+        [25, 15],
+      ],
+      observed: 3 / 5,
+      chance: 27 / 50,
+      kappa: 3 / 23,
+      se: Math.sqrt(2724 / 279841),
+      se0: 0.09760845356801585,
     },
     {
       name: 'Wikipedia, same 60% agreement, skewed marginals: 25/35/5/35',
-      table: [[25, 35], [5, 35]],
-      observed: 3 / 5, chance: 23 / 50, kappa: 7 / 27,
-      se: Math.sqrt(3164 / 531441), se0: 0.08314794192830981,
+      table: [
+        [25, 35],
+        [5, 35],
+      ],
+      observed: 3 / 5,
+      chance: 23 / 50,
+      kappa: 7 / 27,
+      se: Math.sqrt(3164 / 531441),
+      se0: 0.08314794192830981,
     },
     {
-      name: 'three categories, p_o = .70, p_e = .41 (Cohen 1960\'s worked example)',
-      table: [[88, 14, 18], [10, 40, 10], [2, 6, 12]],
-      observed: 7 / 10, chance: 41 / 100, kappa: 29 / 59,
-      se: 0.05100181557607785, se0: 0.05197893635659544,
+      name: "three categories, p_o = .70, p_e = .41 (Cohen 1960's worked example)",
+      table: [
+        [88, 14, 18],
+        [10, 40, 10],
+        [2, 6, 12],
+      ],
+      observed: 7 / 10,
+      chance: 41 / 100,
+      kappa: 29 / 59,
+      se: 0.05100181557607785,
+      se0: 0.05197893635659544,
     },
     {
       name: 'Fleiss, Levin & Paik (2003) psychiatric diagnoses, 100 subjects',
-      table: [[75, 1, 4], [5, 4, 1], [0, 0, 10]],
-      observed: 89 / 100, chance: 33 / 50, kappa: 23 / 34,
-      se: Math.sqrt(256971 / 33408400), se0: 0.07618725792346247,
+      table: [
+        [75, 1, 4],
+        [5, 4, 1],
+        [0, 0, 10],
+      ],
+      observed: 89 / 100,
+      chance: 33 / 50,
+      kappa: 23 / 34,
+      se: Math.sqrt(256971 / 33408400),
+      se0: 0.07618725792346247,
     },
     {
       name: 'perfect agreement with two categories',
-      table: [[9, 0], [0, 1]],
-      observed: 1, chance: 41 / 50, kappa: 1, se: 0, se0: 0.31622776601683794,
+      table: [
+        [9, 0],
+        [0, 1],
+      ],
+      observed: 1,
+      chance: 41 / 50,
+      kappa: 1,
+      se: 0,
+      se0: 0.31622776601683794,
     },
     {
       name: 'complete disagreement (labels swapped)',
-      table: [[0, 5], [5, 0]],
-      observed: 0, chance: 1 / 2, kappa: -1, se: 0, se0: 0.31622776601683794,
+      table: [
+        [0, 5],
+        [5, 0],
+      ],
+      observed: 0,
+      chance: 1 / 2,
+      kappa: -1,
+      se: 0,
+      se0: 0.31622776601683794,
     },
     {
       name: 'one annotator uses a single category: kappa 0 despite 90% agreement',
-      table: [[9, 1], [0, 0]],
-      observed: 9 / 10, chance: 9 / 10, kappa: 0, se: 0, se0: 0,
+      table: [
+        [9, 1],
+        [0, 0],
+      ],
+      observed: 9 / 10,
+      chance: 9 / 10,
+      kappa: 0,
+      se: 0,
+      se0: 0,
     },
   ])('$name', ({ table, observed, chance, kappa, se, se0 }) => {
     const names = table.map((_, i) => `c${i}`);
@@ -85,18 +140,40 @@ describe('computeCohenKappa on published and hand-computed tables', () => {
   });
 
   it('z is kappa / se0, and null when se0 is 0', () => {
-    const [a, b] = expand([[20, 5], [10, 15]], ['y', 'n']);
+    const [a, b] = expand(
+      [
+        [20, 5],
+        [10, 15],
+      ],
+      ['y', 'n'],
+    );
     const r = computeCohenKappa(a, b);
     expect(r.z).toBeCloseTo(0.4 / 0.13856406460551018, 9);
-    const [c, d] = expand([[9, 1], [0, 0]], ['y', 'n']);
+    const [c, d] = expand(
+      [
+        [9, 1],
+        [0, 0],
+      ],
+      ['y', 'n'],
+    );
     expect(computeCohenKappa(c, d).z).toBeNull();
   });
 
   it('does not depend on the order of items or on category names', () => {
-    const [a, b] = expand([[88, 14, 18], [10, 40, 10], [2, 6, 12]], ['x', 'y', 'z']);
+    const [a, b] = expand(
+      [
+        [88, 14, 18],
+        [10, 40, 10],
+        [2, 6, 12],
+      ],
+      ['x', 'y', 'z'],
+    );
     const order = a.map((_, i) => (i * 37) % a.length);
     const r1 = computeCohenKappa(a, b);
-    const r2 = computeCohenKappa(order.map((i) => a[i]!), order.map((i) => b[i]!));
+    const r2 = computeCohenKappa(
+      order.map((i) => a[i]!),
+      order.map((i) => b[i]!),
+    );
     const rename = (s: string) => ({ x: 'zz', y: 'aa', z: 'mm' })[s]!;
     const r3 = computeCohenKappa(a.map(rename), b.map(rename));
     expect(r2.kappa).toBeCloseTo(r1.kappa!, 12);
@@ -112,7 +189,16 @@ describe('computeCohenKappa on published and hand-computed tables', () => {
 describe('computeCohenKappa degenerate cases', () => {
   it('no overlap (n = 0): every statistic is null, with a reason', () => {
     const r = computeCohenKappa([], []);
-    expect(r).toMatchObject({ n: 0, observed: null, chance: null, kappa: null, se: null, se0: null, z: null, ciAsymptotic: null });
+    expect(r).toMatchObject({
+      n: 0,
+      observed: null,
+      chance: null,
+      kappa: null,
+      se: null,
+      se0: null,
+      z: null,
+      ciAsymptotic: null,
+    });
     expect(r.reason).toMatch(/no item/);
   });
 

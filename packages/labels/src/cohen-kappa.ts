@@ -42,13 +42,26 @@ export function computeCohenKappa(a: readonly string[], b: readonly string[]): K
  * Cohen's kappa of a k×k contingency table of counts: `table[i][j]` = items
  * annotator A put in category i and annotator B in category j.
  */
-export function computeKappaFromTable(table: readonly (readonly number[])[], categories: readonly string[]): KappaResult {
+export function computeKappaFromTable(
+  table: readonly (readonly number[])[],
+  categories: readonly string[],
+): KappaResult {
   const k = table.length;
   let n = 0;
   for (const row of table) for (const c of row) n += c;
   const base = { n, categories: [...categories] };
   if (n === 0) {
-    return { ...base, observed: null, chance: null, kappa: null, reason: 'no item was labelled by both annotators', se: null, se0: null, z: null, ciAsymptotic: null };
+    return {
+      ...base,
+      observed: null,
+      chance: null,
+      kappa: null,
+      reason: 'no item was labelled by both annotators',
+      se: null,
+      se0: null,
+      z: null,
+      ciAsymptotic: null,
+    };
   }
   // Observed and chance agreement from integer counts, so that perfect
   // agreement gives exactly 1 and equal tables give equal bits.

@@ -10,7 +10,14 @@ type Row = [instance: string, library: string, crashType: string, rootCause: str
 function set(annotator: string, rows: Row[]): AnnotationSet {
   return {
     annotator,
-    annotations: rows.map(([instance, library, crashType, rootCause, pipelineStage]): Annotation => ({ instance, annotator, library, crashType, rootCause, pipelineStage })),
+    annotations: rows.map(([instance, library, crashType, rootCause, pipelineStage]): Annotation => ({
+      instance,
+      annotator,
+      library,
+      crashType,
+      rootCause,
+      pipelineStage,
+    })),
   };
 }
 
@@ -56,7 +63,7 @@ describe('computeAgreement', () => {
     expect(pair.bootstrap?.resamples).toBe(200);
   });
 
-  it('computes Krippendorff\'s alpha over every instance, leaving unpairable ones out', () => {
+  it("computes Krippendorff's alpha over every instance, leaving unpairable ones out", () => {
     const lib = report.dimensions.find((d) => d.dimension === 'library')!;
     expect(lib.alpha.units).toBe(6);
     expect(lib.alpha.alpha).toBe(1);
@@ -84,7 +91,10 @@ describe('computeAgreement', () => {
   });
 
   it('does not depend on the order of lines', () => {
-    const shuffled = computeAgreement([set('a', [...A].reverse()), set('b', [B[3]!, B[0]!, B[5]!, B[1]!, B[4]!, B[2]!])], { bootstrap: 200, seed: 's' });
+    const shuffled = computeAgreement(
+      [set('a', [...A].reverse()), set('b', [B[3]!, B[0]!, B[5]!, B[1]!, B[4]!, B[2]!])],
+      { bootstrap: 200, seed: 's' },
+    );
     expect(shuffled).toEqual(report);
   });
 
@@ -97,7 +107,7 @@ describe('computeAgreement', () => {
     expect(off.settings).toEqual({ seed: 'junobench', bootstrap: 0, confidence: 0.95 });
   });
 
-  it('findWeakDimensions applies the gate to each dimension\'s kappa', () => {
+  it("findWeakDimensions applies the gate to each dimension's kappa", () => {
     expect(findWeakDimensions(report, 0.9).map((d) => d.dimension)).toEqual(['crashType', 'rootCause']);
     expect(findWeakDimensions(report, 0.5)).toEqual([]);
   });
@@ -109,13 +119,17 @@ describe('computeAgreement with three annotators', () => {
 
   it('reports every pair, and the dimension kappa is the lowest pair', () => {
     const crash = report.dimensions.find((d) => d.dimension === 'crashType')!;
-    expect(crash.pairs.map((p) => p.annotators)).toEqual([['a', 'b'], ['a', 'c'], ['b', 'c']]);
+    expect(crash.pairs.map((p) => p.annotators)).toEqual([
+      ['a', 'b'],
+      ['a', 'c'],
+      ['b', 'c'],
+    ]);
     expect(crash.kappa).toBe(Math.min(...crash.pairs.map((p) => p.kappa!)));
     expect(crash.alpha.units).toBe(6);
     expect(checkSchema('agreement-report', report)).toEqual([]);
   });
 
-  it('disagreements show every annotator\'s label', () => {
+  it("disagreements show every annotator's label", () => {
     expect(report.disagreements.find((d) => d.instance === 'torch_1')).toEqual({
       instance: 'torch_1',
       dimension: 'crashType',
@@ -126,7 +140,16 @@ describe('computeAgreement with three annotators', () => {
 
 describe('computeAgreement degenerate cases', () => {
   it('perfect agreement: kappa 1 everywhere, no disagreements', () => {
-    const r = computeAgreement([set('a', B), set('b', B.map((x) => [...x] as Row))], { bootstrap: 20 });
+    const r = computeAgreement(
+      [
+        set('a', B),
+        set(
+          'b',
+          B.map((x) => [...x] as Row),
+        ),
+      ],
+      { bootstrap: 20 },
+    );
     expect(r.dimensions.map((d) => d.kappa)).toEqual([1, 1, 1, 1]);
     expect(r.dimensions.map((d) => d.alpha.alpha)).toEqual([1, 1, 1, 1]);
     expect(r.disagreements).toEqual([]);
@@ -148,16 +171,32 @@ describe('computeAgreement degenerate cases', () => {
   });
 
   it('one annotator using a single category: kappa 0', () => {
-    const a: Row[] = [['1', 'pandas', 'key error', 'API misuse', 'training'], ['2', 'pandas', 'key error', 'API misuse', 'training']];
-    const b: Row[] = [['1', 'pandas', 'key error', 'API misuse', 'training'], ['2', 'pandas', 'value error', 'API misuse', 'training']];
+    const a: Row[] = [
+      ['1', 'pandas', 'key error', 'API misuse', 'training'],
+      ['2', 'pandas', 'key error', 'API misuse', 'training'],
+    ];
+    const b: Row[] = [
+      ['1', 'pandas', 'key error', 'API misuse', 'training'],
+      ['2', 'pandas', 'value error', 'API misuse', 'training'],
+    ];
     const r = computeAgreement([set('a', a), set('b', b)], { bootstrap: 10 });
     expect(r.dimensions.find((d) => d.dimension === 'crashType')!.kappa).toBe(0);
   });
 
   it.each([
-    { name: 'no overlap', sets: [set('a', A.slice(0, 2)), set('b', B.slice(2))], code: 'E_LABELS', text: 'no instance is labelled by two annotators' },
+    {
+      name: 'no overlap',
+      sets: [set('a', A.slice(0, 2)), set('b', B.slice(2))],
+      code: 'E_LABELS',
+      text: 'no instance is labelled by two annotators',
+    },
     { name: 'one annotator', sets: [set('a', A)], code: 'E_USAGE', text: 'at least two' },
-    { name: 'twice the same annotator', sets: [set('a', A), set('a', B)], code: 'E_LABELS', text: 'appears in two files' },
+    {
+      name: 'twice the same annotator',
+      sets: [set('a', A), set('a', B)],
+      code: 'E_LABELS',
+      text: 'appears in two files',
+    },
   ])('$name → $code', ({ sets, code, text }) => {
     let error: unknown;
     try {
@@ -175,7 +214,7 @@ describe('computeAgreement degenerate cases', () => {
 });
 
 describe('computeCategoryAgreement', () => {
-  it('one-vs-rest kappa is Cohen\'s kappa of the binary recoding', () => {
+  it("one-vs-rest kappa is Cohen's kappa of the binary recoding", () => {
     const a = ['x', 'y', 'x', 'z', 'x', 'y'];
     const b = ['x', 'x', 'x', 'z', 'y', 'y'];
     const rows = computeCategoryAgreement(a, b, ['x', 'y', 'z']);

@@ -55,10 +55,14 @@ export function computeAgreement(sets: readonly AnnotationSet[], options: Agreem
   const resamples = options.bootstrap ?? DEFAULT_BOOTSTRAP_RESAMPLES;
   const confidence = options.confidence ?? DEFAULT_CONFIDENCE;
   if (!Number.isInteger(resamples) || resamples < 0) {
-    throw new JunoError('E_USAGE', `the number of bootstrap resamples must be a whole number ≥ 0, got ${resamples}`, { hint: '--bootstrap 2000' });
+    throw new JunoError('E_USAGE', `the number of bootstrap resamples must be a whole number ≥ 0, got ${resamples}`, {
+      hint: '--bootstrap 2000',
+    });
   }
   if (!(confidence > 0 && confidence < 1)) {
-    throw new JunoError('E_USAGE', `the confidence level must be between 0 and 1, got ${confidence}`, { hint: 'e.g. 0.95' });
+    throw new JunoError('E_USAGE', `the confidence level must be between 0 and 1, got ${confidence}`, {
+      hint: 'e.g. 0.95',
+    });
   }
   const annotators = sets.map((s) => s.annotator);
   const byAnnotator = sets.map((s) => new Map(s.annotations.map((a) => [a.instance, a])));
@@ -66,12 +70,18 @@ export function computeAgreement(sets: readonly AnnotationSet[], options: Agreem
 
   const pairIndexes: [number, number][] = [];
   for (let i = 0; i < sets.length; i++) for (let j = i + 1; j < sets.length; j++) pairIndexes.push([i, j]);
-  const overlap = pairIndexes.map(([i, j]) => instances.filter((id) => byAnnotator[i]!.has(id) && byAnnotator[j]!.has(id)));
+  const overlap = pairIndexes.map(([i, j]) =>
+    instances.filter((id) => byAnnotator[i]!.has(id) && byAnnotator[j]!.has(id)),
+  );
   if (overlap.every((ids) => ids.length === 0)) {
-    throw new JunoError('E_LABELS', `no instance is labelled by two annotators (${annotators.join(', ')}), so agreement cannot be measured`, {
-      location: { file: sets[0]!.file },
-      hint: 'each annotator labels the same instances; check the "instance" ids match across files',
-    });
+    throw new JunoError(
+      'E_LABELS',
+      `no instance is labelled by two annotators (${annotators.join(', ')}), so agreement cannot be measured`,
+      {
+        location: { file: sets[0]!.file },
+        hint: 'each annotator labels the same instances; check the "instance" ids match across files',
+      },
+    );
   }
 
   const dimensions = LABEL_DIMENSIONS.map((dimension): DimensionAgreement => {
@@ -82,9 +92,18 @@ export function computeAgreement(sets: readonly AnnotationSet[], options: Agreem
       const kappa = computeCohenKappa(a, b);
       const bootstrap =
         resamples > 0
-          ? bootstrapKappa(a, b, { resamples, confidence, seed: `${seed}\u0000${dimension}\u0000${annotators[i]}\u0000${annotators[j]}` })
+          ? bootstrapKappa(a, b, {
+              resamples,
+              confidence,
+              seed: `${seed}\u0000${dimension}\u0000${annotators[i]}\u0000${annotators[j]}`,
+            })
           : null;
-      return { ...kappa, annotators: [annotators[i]!, annotators[j]!], bootstrap, perCategory: computeCategoryAgreement(a, b, kappa.categories) };
+      return {
+        ...kappa,
+        annotators: [annotators[i]!, annotators[j]!],
+        bootstrap,
+        perCategory: computeCategoryAgreement(a, b, kappa.categories),
+      };
     });
     const defined = pairs.map((p) => p.kappa).filter((k): k is number => k !== null);
     const alpha = computeKrippendorffAlpha(instances.map((id) => byAnnotator.map((m) => m.get(id)?.[dimension])));
@@ -94,18 +113,36 @@ export function computeAgreement(sets: readonly AnnotationSet[], options: Agreem
   const disagreements: LabelDisagreement[] = [];
   const singlyAnnotated: AgreementReport['singlyAnnotated'] = [];
   for (const id of instances) {
-    const present = byAnnotator.map((m, i) => [annotators[i]!, m.get(id)] as const).filter((x): x is readonly [string, Annotation] => x[1] !== undefined);
+    const present = byAnnotator
+      .map((m, i) => [annotators[i]!, m.get(id)] as const)
+      .filter((x): x is readonly [string, Annotation] => x[1] !== undefined);
     if (present.length === 1) singlyAnnotated.push({ instance: id, annotator: present[0]![0] });
     for (const dimension of LABEL_DIMENSIONS) {
       const values = new Set(present.map(([, a]) => a[dimension]));
-      if (values.size > 1) disagreements.push({ instance: id, dimension, labels: Object.fromEntries(present.map(([name, a]) => [name, a[dimension]])) });
+      if (values.size > 1)
+        disagreements.push({
+          instance: id,
+          dimension,
+          labels: Object.fromEntries(present.map(([name, a]) => [name, a[dimension]])),
+        });
     }
   }
-  return { annotators, instances: instances.length, singlyAnnotated, settings: { seed, bootstrap: resamples, confidence }, dimensions, disagreements };
+  return {
+    annotators,
+    instances: instances.length,
+    singlyAnnotated,
+    settings: { seed, bootstrap: resamples, confidence },
+    dimensions,
+    disagreements,
+  };
 }
 
 /** One-vs-rest agreement per category, weakest (lowest kappa, undefined last) first, then by name. */
-export function computeCategoryAgreement(a: readonly string[], b: readonly string[], categories: readonly string[]): CategoryAgreement[] {
+export function computeCategoryAgreement(
+  a: readonly string[],
+  b: readonly string[],
+  categories: readonly string[],
+): CategoryAgreement[] {
   const rows = categories.map((category): CategoryAgreement => {
     const inA = a.map((x) => x === category);
     const inB = b.map((x) => x === category);
@@ -116,8 +153,15 @@ export function computeCategoryAgreement(a: readonly string[], b: readonly strin
       inA.map((x) => (x ? 'in' : 'out')),
       inB.map((x) => (x ? 'in' : 'out')),
     );
-    const row: CategoryAgreement = { category, counts: [countA, countB], both, positiveAgreement: (2 * both) / (countA + countB), kappa: k.kappa };
-    if (k.kappa === null) row.reason = 'both annotators put every item in this category: chance agreement is 1, so kappa is 0/0';
+    const row: CategoryAgreement = {
+      category,
+      counts: [countA, countB],
+      both,
+      positiveAgreement: (2 * both) / (countA + countB),
+      kappa: k.kappa,
+    };
+    if (k.kappa === null)
+      row.reason = 'both annotators put every item in this category: chance agreement is 1, so kappa is 0/0';
     return row;
   });
   return rows.sort((x, y) => {

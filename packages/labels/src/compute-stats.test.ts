@@ -63,7 +63,12 @@ describe('computeStats', () => {
 
   it('builds library × root cause and pipeline stage × crash type', () => {
     const [lib, stage] = stats.crossTables;
-    expect(lib).toMatchObject({ rows: 'library', columns: 'rootCause', rowValues: ['pandas', 'torch', 'numpy', 'None'], columnValues: ['API misuse', 'data confusion', 'NB specific', 'implementation error'] });
+    expect(lib).toMatchObject({
+      rows: 'library',
+      columns: 'rootCause',
+      rowValues: ['pandas', 'torch', 'numpy', 'None'],
+      columnValues: ['API misuse', 'data confusion', 'NB specific', 'implementation error'],
+    });
     expect(lib!.counts).toEqual([
       [1, 1, 0, 0],
       [0, 0, 0, 1],
@@ -83,7 +88,11 @@ describe('computeStats', () => {
   });
 
   it('counts values outside the vocabulary after the known ones', () => {
-    const s = computeStats([...rows, row('x', 'pandas', 'custom', 'API misuse', 'training'), row('y', 'pandas', 'another', 'API misuse', 'training')]);
+    const s = computeStats([
+      ...rows,
+      row('x', 'pandas', 'custom', 'API misuse', 'training'),
+      row('y', 'pandas', 'another', 'API misuse', 'training'),
+    ]);
     expect(s.counts.crashType.slice(-2).map((c) => c.value)).toEqual(['another', 'custom']);
   });
 

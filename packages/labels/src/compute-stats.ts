@@ -31,7 +31,10 @@ export const DEFAULT_CROSS_TABLES: readonly (readonly [LabelDimension, LabelDime
  * rows are read). Two rows with the same id are an error: a benchmark counts
  * each instance once.
  */
-export function computeStats(rows: readonly StatsRow[], crossTables: readonly (readonly [LabelDimension, LabelDimension])[] = DEFAULT_CROSS_TABLES): BenchmarkStats {
+export function computeStats(
+  rows: readonly StatsRow[],
+  crossTables: readonly (readonly [LabelDimension, LabelDimension])[] = DEFAULT_CROSS_TABLES,
+): BenchmarkStats {
   const seen = new Set<string>();
   for (const r of rows) {
     if (seen.has(r.id)) {

@@ -7,7 +7,14 @@ import type { AnnotationSet } from './read-annotations.js';
 function set(annotator: string, rows: [string, string, string, string, string][]): AnnotationSet {
   return {
     annotator,
-    annotations: rows.map(([instance, library, crashType, rootCause, pipelineStage]): Annotation => ({ instance, annotator, library, crashType, rootCause, pipelineStage })),
+    annotations: rows.map(([instance, library, crashType, rootCause, pipelineStage]): Annotation => ({
+      instance,
+      annotator,
+      library,
+      crashType,
+      rootCause,
+      pipelineStage,
+    })),
   };
 }
 const a = set('ann-a', [
@@ -30,7 +37,9 @@ describe('formatAgreementReport', () => {
 
   it('has a row per dimension with n, observed, chance, kappa, intervals, SE and alpha', () => {
     expect(text).toContain('| dimension | n | observed | chance | κ | CI (bootstrap) | SE | 95% CI (asymptotic) | α |');
-    expect(text).toMatch(/\| library cause \| 4 \| 1\.000 \| 0\.375 \| 1\.000 \| \[1\.000, 1\.000\] \| 0\.000 \| \[1\.000, 1\.000\] \| 1\.000 \|/);
+    expect(text).toMatch(
+      /\| library cause \| 4 \| 1\.000 \| 0\.375 \| 1\.000 \| \[1\.000, 1\.000\] \| 0\.000 \| \[1\.000, 1\.000\] \| 1\.000 \|/,
+    );
     expect(text).toMatch(/\| crash type \| 4 \| 0\.750 \|/);
     expect(text).toContain('Fleiss, Cohen & Everitt (1969)');
     expect(text).toContain('100 resamples of the instances, seed "1", 95% percentile interval');
@@ -55,7 +64,10 @@ describe('formatAgreementReport', () => {
   });
 
   it('shows undefined statistics as n/a with their reason', () => {
-    const same = set('x', [['i1', 'pandas', 'key error', 'API misuse', 'training'], ['i2', 'numpy', 'value error', 'API misuse', 'training']]);
+    const same = set('x', [
+      ['i1', 'pandas', 'key error', 'API misuse', 'training'],
+      ['i2', 'numpy', 'value error', 'API misuse', 'training'],
+    ]);
     const t = formatAgreementReport(computeAgreement([same, { ...same, annotator: 'y' }], { bootstrap: 0 }));
     expect(t).toContain('| pipeline stage | 2 | 1.000 | 1.000 | n/a | n/a | n/a | n/a | n/a |');
     expect(t).toContain('- pipeline stage: κ undefined, both annotators labelled every item "training"');

@@ -21,12 +21,27 @@ export function formatAgreementReport(report: AgreementReport, options: FormatAg
   lines.push(
     `Annotators: ${report.annotators.join(', ')}. Instances: ${report.instances}, of which ${report.instances - compared.size} labelled by two or more annotators.`,
   );
-  const boot = report.settings.bootstrap > 0
-    ? `bootstrap CI: ${report.settings.bootstrap} resamples of the instances, seed "${report.settings.seed}", ${pct(report.settings.confidence)} percentile interval`
-    : 'bootstrap CI: off';
-  lines.push(`Cohen's κ per pair of annotators; SE: Fleiss, Cohen & Everitt (1969) large-sample SE; asymptotic CI: κ ± 1.96·SE; ${boot}; Krippendorff's α (nominal) over all annotators.`, '');
+  const boot =
+    report.settings.bootstrap > 0
+      ? `bootstrap CI: ${report.settings.bootstrap} resamples of the instances, seed "${report.settings.seed}", ${pct(report.settings.confidence)} percentile interval`
+      : 'bootstrap CI: off';
+  lines.push(
+    `Cohen's κ per pair of annotators; SE: Fleiss, Cohen & Everitt (1969) large-sample SE; asymptotic CI: κ ± 1.96·SE; ${boot}; Krippendorff's α (nominal) over all annotators.`,
+    '',
+  );
 
-  const header = ['dimension', ...(many ? ['pair'] : []), 'n', 'observed', 'chance', 'κ', 'CI (bootstrap)', 'SE', '95% CI (asymptotic)', 'α'];
+  const header = [
+    'dimension',
+    ...(many ? ['pair'] : []),
+    'n',
+    'observed',
+    'chance',
+    'κ',
+    'CI (bootstrap)',
+    'SE',
+    '95% CI (asymptotic)',
+    'α',
+  ];
   lines.push(row(header), row(header.map((_, i) => (i === 0 || (many && i === 1) ? '---' : '--:'))));
   const notes: string[] = [];
   for (const d of report.dimensions) {
@@ -45,7 +60,10 @@ export function formatAgreementReport(report: AgreementReport, options: FormatAg
           i === 0 ? num(d.alpha.alpha) : '',
         ]),
       );
-      if (p.reason) notes.push(`${DIMENSION_TITLES[d.dimension]}${many ? ` (${p.annotators.join(' – ')})` : ''}: κ undefined, ${p.reason}.`);
+      if (p.reason)
+        notes.push(
+          `${DIMENSION_TITLES[d.dimension]}${many ? ` (${p.annotators.join(' – ')})` : ''}: κ undefined, ${p.reason}.`,
+        );
     }
     if (d.alpha.reason) notes.push(`${DIMENSION_TITLES[d.dimension]}: α undefined, ${d.alpha.reason}.`);
   }
@@ -55,7 +73,15 @@ export function formatAgreementReport(report: AgreementReport, options: FormatAg
   const weak = weakestCategories(report.dimensions).slice(0, maxCategories);
   if (weak.length === 0) lines.push('Every category has one-vs-rest κ = 1.');
   else {
-    const h = ['dimension', 'category', ...(many ? ['pair'] : []), 'κ', ...(many ? ['uses (first, second)'] : report.annotators.map((a) => `uses by ${a}`)), 'both', 'positive agreement'];
+    const h = [
+      'dimension',
+      'category',
+      ...(many ? ['pair'] : []),
+      'κ',
+      ...(many ? ['uses (first, second)'] : report.annotators.map((a) => `uses by ${a}`)),
+      'both',
+      'positive agreement',
+    ];
     lines.push(row(h), row(h.map((x) => (x === 'dimension' || x === 'category' || x === 'pair' ? '---' : '--:'))));
     for (const w of weak) {
       lines.push(
@@ -112,7 +138,8 @@ export function weakestCategories(dimensions: readonly DimensionAgreement[]): We
   const all: WeakCategory[] = [];
   for (const d of dimensions) {
     for (const p of d.pairs) {
-      for (const c of p.perCategory) if (c.kappa !== null && c.kappa < 1) all.push({ dimension: d.dimension, pair: p.annotators, category: c });
+      for (const c of p.perCategory)
+        if (c.kappa !== null && c.kappa < 1) all.push({ dimension: d.dimension, pair: p.annotators, category: c });
     }
   }
   // Stable sort keeps dimension, pair and category order among ties.

@@ -23,14 +23,22 @@ describe('displayLabel', () => {
 describe('formatStatsMarkdown', () => {
   const stats = computeStats([
     { id: 'a', library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation' },
-    { id: 'b', library: 'pandas', crashType: 'value error', rootCause: 'data confusion', pipelineStage: 'data preparation' },
+    {
+      id: 'b',
+      library: 'pandas',
+      crashType: 'value error',
+      rootCause: 'data confusion',
+      pipelineStage: 'data preparation',
+    },
     { id: 'c', library: 'None', crashType: 'variable not found', rootCause: 'NB specific', pipelineStage: 'training' },
   ]);
   const md = formatStatsMarkdown(stats, 'JunoBench statistics');
 
   it('has a count table per dimension with totals', () => {
     expect(md.startsWith('# JunoBench statistics\n\n3 instances.\n')).toBe(true);
-    expect(md).toContain('## Library cause\n\n| library cause | count | share |\n| --- | --: | --: |\n| pandas | 2 | 66.7% |\n| None (no library) | 1 | 33.3% |\n| **total** | **3** | **100.0%** |');
+    expect(md).toContain(
+      '## Library cause\n\n| library cause | count | share |\n| --- | --: | --: |\n| pandas | 2 | 66.7% |\n| None (no library) | 1 | 33.3% |\n| **total** | **3** | **100.0%** |',
+    );
     expect(md).toContain('## Pipeline stage');
   });
 

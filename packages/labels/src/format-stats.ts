@@ -21,7 +21,11 @@ function formatCrossTable(t: CrossTable): string[] {
   const lines = [`## ${capitalize(rowName)} × ${colName}`, ''];
   lines.push(row([`${rowName} \\ ${colName}`, ...t.columnValues.map((v) => displayLabel(t.columns, v)), 'total']));
   lines.push(row(['---', ...t.columnValues.map(() => '--:'), '--:']));
-  t.rowValues.forEach((v, r) => lines.push(row([displayLabel(t.rows, v), ...t.counts[r]!.map((c) => (c === 0 ? '·' : String(c))), String(t.rowTotals[r])])));
+  t.rowValues.forEach((v, r) =>
+    lines.push(
+      row([displayLabel(t.rows, v), ...t.counts[r]!.map((c) => (c === 0 ? '·' : String(c))), String(t.rowTotals[r])]),
+    ),
+  );
   const total = t.rowTotals.reduce((s, x) => s + x, 0);
   lines.push(row(['**total**', ...t.columnTotals.map((c) => `**${c}**`), `**${total}**`]));
   return lines;

@@ -84,7 +84,7 @@ describe('computeKrippendorffAlpha (nominal)', () => {
     expect(r.alpha!.toFixed(3)).toBe('0.743');
   });
 
-  it('two coders, no missing data: α is Scott\'s π with a small-sample correction', () => {
+  it("two coders, no missing data: α is Scott's π with a small-sample correction", () => {
     // Krippendorff (2011): π = (p_o − p_e) / (1 − p_e) with p_e from the pooled
     // marginals, and α = 1 − (2N − 1)/(2N)·(1 − π) for N units.
     const a = ['x', 'x', 'y', 'y', 'z', 'x', 'y', 'z', 'z', 'x'];
@@ -92,7 +92,10 @@ describe('computeKrippendorffAlpha (nominal)', () => {
     const N = a.length;
     const po = a.filter((v, i) => v === b[i]).length / N;
     const cats = ['x', 'y', 'z'];
-    const pe = cats.reduce((s, c) => s + ((a.filter((v) => v === c).length + b.filter((v) => v === c).length) / (2 * N)) ** 2, 0);
+    const pe = cats.reduce(
+      (s, c) => s + ((a.filter((v) => v === c).length + b.filter((v) => v === c).length) / (2 * N)) ** 2,
+      0,
+    );
     const pi = (po - pe) / (1 - pe);
     const r = computeKrippendorffAlpha(a.map((v, i) => [v, b[i]]));
     expect(Math.abs(r.alpha! - (1 - ((2 * N - 1) / (2 * N)) * (1 - pi)))).toBeLessThan(TOL);
@@ -101,9 +104,20 @@ describe('computeKrippendorffAlpha (nominal)', () => {
   });
 
   it.each([
-    { name: 'no unit has two values', units: [['a', null], [null, 'b'], ['c']], reason: /no unit has two or more values/ },
+    {
+      name: 'no unit has two values',
+      units: [['a', null], [null, 'b'], ['c']],
+      reason: /no unit has two or more values/,
+    },
     { name: 'no units at all', units: [], reason: /no unit/ },
-    { name: 'every value is the same category', units: [['a', 'a'], ['a', 'a', 'a']], reason: /expected disagreement is 0/ },
+    {
+      name: 'every value is the same category',
+      units: [
+        ['a', 'a'],
+        ['a', 'a', 'a'],
+      ],
+      reason: /expected disagreement is 0/,
+    },
   ])('degenerate: $name → null with a reason', ({ units, reason }) => {
     const r = computeKrippendorffAlpha(units as AlphaUnit[]);
     expect(r.alpha).toBeNull();
@@ -111,8 +125,17 @@ describe('computeKrippendorffAlpha (nominal)', () => {
   });
 
   it('units with a single value do not count', () => {
-    const base = computeKrippendorffAlpha([['a', 'a'], ['b', 'a'], ['b', 'b']]);
-    const withLonely = computeKrippendorffAlpha([['a', 'a'], ['b', 'a'], ['b', 'b'], ['c', null, undefined]]);
+    const base = computeKrippendorffAlpha([
+      ['a', 'a'],
+      ['b', 'a'],
+      ['b', 'b'],
+    ]);
+    const withLonely = computeKrippendorffAlpha([
+      ['a', 'a'],
+      ['b', 'a'],
+      ['b', 'b'],
+      ['c', null, undefined],
+    ]);
     expect(withLonely.alpha).toBe(base.alpha);
     expect(withLonely.units).toBe(3);
   });

@@ -28,7 +28,9 @@ export interface AlphaResult {
 export type AlphaUnit = readonly (string | null | undefined)[];
 
 export function computeKrippendorffAlpha(units: readonly AlphaUnit[]): AlphaResult {
-  const pairable = units.map((u) => u.filter((v): v is string => v !== null && v !== undefined)).filter((v) => v.length >= 2);
+  const pairable = units
+    .map((u) => u.filter((v): v is string => v !== null && v !== undefined))
+    .filter((v) => v.length >= 2);
   const categories = [...new Set(pairable.flat())].sort(compareCodePoints);
   const index = new Map(categories.map((c, i) => [c, i]));
   const k = categories.length;
@@ -51,7 +53,13 @@ export function computeKrippendorffAlpha(units: readonly AlphaUnit[]): AlphaResu
   const n = nc.reduce((s, x) => s + x, 0);
   const base = { units: pairable.length, pairableValues: pairable.reduce((s, v) => s + v.length, 0) };
   if (pairable.length === 0) {
-    return { ...base, alpha: null, reason: 'no unit has two or more values, so nothing can be compared', observedDisagreement: null, expectedDisagreement: null };
+    return {
+      ...base,
+      alpha: null,
+      reason: 'no unit has two or more values, so nothing can be compared',
+      observedDisagreement: null,
+      expectedDisagreement: null,
+    };
   }
   let offDiagonal = 0;
   let expectedPairs = 0;

@@ -1,6 +1,12 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { DIMENSION_TITLES } from './check-label.js';
-import { LABEL_DIMENSIONS, type BenchmarkStats, type CountRow, type CrossTable, type LabelDimension } from '@junobench/core';
+import {
+  LABEL_DIMENSIONS,
+  type BenchmarkStats,
+  type CountRow,
+  type CrossTable,
+  type LabelDimension,
+} from '@junobench/core';
 import { displayLabel, formatShare } from './format-stats.js';
 
 /** One chart to render: its file name stem and its Vega-Lite specification. */
@@ -47,7 +53,13 @@ function planBarChart(dimension: LabelDimension, counts: readonly CountRow[], to
   const title = `Instances by ${DIMENSION_TITLES[dimension]}`;
   const values = counts.map((c) => displayLabel(dimension, c.value));
   const max = Math.max(1, ...counts.map((c) => c.count));
-  const y = { field: 'value', type: 'nominal', sort: values, title: null, axis: { labelLimit: 260, ticks: false, labelPadding: 6 } } as const;
+  const y = {
+    field: 'value',
+    type: 'nominal',
+    sort: values,
+    title: null,
+    axis: { labelLimit: 260, ticks: false, labelPadding: 6 },
+  } as const;
   // Leave room right of the longest bar for its "count (share)" label.
   const x = {
     field: 'count',
@@ -59,12 +71,21 @@ function planBarChart(dimension: LabelDimension, counts: readonly CountRow[], to
   const spec: TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: { text: title, subtitle: `${total} instance${total === 1 ? '' : 's'}` },
-    data: { values: counts.map((c) => ({ value: displayLabel(dimension, c.value), count: c.count, label: `${c.count} (${formatShare(c.share)})` })) },
+    data: {
+      values: counts.map((c) => ({
+        value: displayLabel(dimension, c.value),
+        count: c.count,
+        label: `${c.count} (${formatShare(c.share)})`,
+      })),
+    },
     width: 420,
     height: { step: 24 },
     layer: [
       { mark: { type: 'bar', color: BAR_COLOR, height: { band: 0.75 } }, encoding: { y, x } },
-      { mark: { type: 'text', align: 'left', baseline: 'middle', dx: 4, fontSize: 11, color: '#222' }, encoding: { y, x, text: { field: 'label', type: 'nominal' } } },
+      {
+        mark: { type: 'text', align: 'left', baseline: 'middle', dx: 4, fontSize: 11, color: '#222' },
+        encoding: { y, x, text: { field: 'label', type: 'nominal' } },
+      },
     ],
     config: CONFIG,
   };
@@ -77,7 +98,9 @@ function planHeatMap(t: CrossTable): ChartPlan {
   const title = `Instances by ${rowName} and ${colName}`;
   const rowLabels = t.rowValues.map((v) => displayLabel(t.rows, v));
   const columnLabels = t.columnValues.map((v) => displayLabel(t.columns, v));
-  const cells = rowLabels.flatMap((r, i) => columnLabels.map((c, j) => ({ row: r, column: c, count: t.counts[i]![j]! })));
+  const cells = rowLabels.flatMap((r, i) =>
+    columnLabels.map((c, j) => ({ row: r, column: c, count: t.counts[i]![j]! })),
+  );
   const max = Math.max(1, ...cells.map((c) => c.count));
   const total = t.rowTotals.reduce((s, x) => s + x, 0);
   const spec: TopLevelSpec = {
@@ -87,8 +110,20 @@ function planHeatMap(t: CrossTable): ChartPlan {
     width: { step: 34 },
     height: { step: 26 },
     encoding: {
-      x: { field: 'column', type: 'nominal', sort: columnLabels, title: colName, axis: { labelAngle: -40, labelLimit: 320, orient: 'top', ticks: false, domain: false } },
-      y: { field: 'row', type: 'nominal', sort: rowLabels, title: rowName, axis: { labelLimit: 320, ticks: false, domain: false } },
+      x: {
+        field: 'column',
+        type: 'nominal',
+        sort: columnLabels,
+        title: colName,
+        axis: { labelAngle: -40, labelLimit: 320, orient: 'top', ticks: false, domain: false },
+      },
+      y: {
+        field: 'row',
+        type: 'nominal',
+        sort: rowLabels,
+        title: rowName,
+        axis: { labelLimit: 320, ticks: false, domain: false },
+      },
     },
     layer: [
       {

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JunoError } from '@junobench/core';
-import { parseAdjudications, parseAnnotations, readAnnotationFolder, readAnnotations, readAnnotationSets } from './read-annotations.js';
+import {
+  parseAdjudications,
+  parseAnnotations,
+  readAnnotationFolder,
+  readAnnotations,
+  readAnnotationSets,
+} from './read-annotations.js';
 import { checkLabelValue } from './check-label.js';
 
 const good = {
@@ -64,12 +70,48 @@ describe('parseAnnotations', () => {
   });
 
   it.each([
-    { name: 'near-miss root cause', line: { ...good, rootCause: 'API Misuse' }, field: 'rootCause', text: 'did you mean "API misuse"?', code: 'E_LABELS' },
-    { name: 'near-miss crash type', line: { ...good, crashType: 'tensor-shape mismatch' }, field: 'crashType', text: 'did you mean "tensor shape mismatch"?', code: 'E_LABELS' },
-    { name: 'library alias', line: { ...good, library: 'keras' }, field: 'library', text: 'did you mean "tensorflow/keras"?', code: 'E_LABELS' },
-    { name: 'missing field', line: { ...good, pipelineStage: undefined }, field: undefined, text: 'missing required property "pipelineStage"', code: 'E_SCHEMA' },
-    { name: 'unknown field', line: { ...good, confidence: 3 }, field: undefined, text: 'unknown property "confidence"', code: 'E_SCHEMA' },
-    { name: 'wrong type', line: { ...good, crashType: 3 }, field: 'crashType', text: 'must be string', code: 'E_SCHEMA' },
+    {
+      name: 'near-miss root cause',
+      line: { ...good, rootCause: 'API Misuse' },
+      field: 'rootCause',
+      text: 'did you mean "API misuse"?',
+      code: 'E_LABELS',
+    },
+    {
+      name: 'near-miss crash type',
+      line: { ...good, crashType: 'tensor-shape mismatch' },
+      field: 'crashType',
+      text: 'did you mean "tensor shape mismatch"?',
+      code: 'E_LABELS',
+    },
+    {
+      name: 'library alias',
+      line: { ...good, library: 'keras' },
+      field: 'library',
+      text: 'did you mean "tensorflow/keras"?',
+      code: 'E_LABELS',
+    },
+    {
+      name: 'missing field',
+      line: { ...good, pipelineStage: undefined },
+      field: undefined,
+      text: 'missing required property "pipelineStage"',
+      code: 'E_SCHEMA',
+    },
+    {
+      name: 'unknown field',
+      line: { ...good, confidence: 3 },
+      field: undefined,
+      text: 'unknown property "confidence"',
+      code: 'E_SCHEMA',
+    },
+    {
+      name: 'wrong type',
+      line: { ...good, crashType: 3 },
+      field: 'crashType',
+      text: 'must be string',
+      code: 'E_SCHEMA',
+    },
   ])('$name → $code naming file, line and field', ({ line, field, text, code }) => {
     const e = errorOf(() => parseAnnotations(lines(good, line), 'ann.jsonl'));
     expect(e.code).toBe(code);
@@ -82,7 +124,13 @@ describe('parseAnnotations', () => {
 
   it('lists every problem in the file, not only the first', () => {
     const e = errorOf(() =>
-      parseAnnotations(lines({ ...good, rootCause: 'API Misuse' }, { ...good, instance: 'x', crashType: 'tensor-shape mismatch', pipelineStage: 'Training' }), 'f.jsonl'),
+      parseAnnotations(
+        lines(
+          { ...good, rootCause: 'API Misuse' },
+          { ...good, instance: 'x', crashType: 'tensor-shape mismatch', pipelineStage: 'Training' },
+        ),
+        'f.jsonl',
+      ),
     );
     expect(e.message).toContain('and 2 more problems');
     expect(e.message).toContain('line 2, field "crashType"');
@@ -91,7 +139,9 @@ describe('parseAnnotations', () => {
   });
 
   it('rejects two annotators in one file and twice the same instance', () => {
-    const e = errorOf(() => parseAnnotations(lines(good, { ...good, instance: 'b', annotator: 'ann-b' }, good), 'f.jsonl'));
+    const e = errorOf(() =>
+      parseAnnotations(lines(good, { ...good, instance: 'b', annotator: 'ann-b' }, good), 'f.jsonl'),
+    );
     expect(e.message).toContain('annotator "ann-b" differs from "ann-a" on line 1');
     expect(e.message).toContain('instance "pandas_1" is annotated twice (also on line 1)');
   });
@@ -103,8 +153,14 @@ describe('parseAnnotations', () => {
 
 describe('parseAdjudications', () => {
   it('accepts partial lines and full annotation-shaped lines', () => {
-    const adj = parseAdjudications(lines({ instance: 'a', crashType: 'value error', note: 'evalue says so' }, { ...good, annotator: 'adjudicated' }), 'adj.jsonl');
-    expect(adj.map((x) => [x.instance, x.line])).toEqual([['a', 1], ['pandas_1', 2]]);
+    const adj = parseAdjudications(
+      lines({ instance: 'a', crashType: 'value error', note: 'evalue says so' }, { ...good, annotator: 'adjudicated' }),
+      'adj.jsonl',
+    );
+    expect(adj.map((x) => [x.instance, x.line])).toEqual([
+      ['a', 1],
+      ['pandas_1', 2],
+    ]);
   });
 
   it.each([
@@ -117,9 +173,14 @@ describe('parseAdjudications', () => {
   });
 
   it('rejects two lines for one instance', () => {
-    expect(errorOf(() => parseAdjudications(lines({ instance: 'a', crashType: 'value error' }, { instance: 'a', rootCause: 'API misuse' }), 'adj.jsonl')).message).toContain(
-      'adjudicated twice',
-    );
+    expect(
+      errorOf(() =>
+        parseAdjudications(
+          lines({ instance: 'a', crashType: 'value error' }, { instance: 'a', rootCause: 'API misuse' }),
+          'adj.jsonl',
+        ),
+      ).message,
+    ).toContain('adjudicated twice');
   });
 });
 
@@ -129,7 +190,10 @@ describe('reading files and folders', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'labels-read-'));
     await writeFile(path.join(dir, 'b.jsonl'), jsonl({ ...good, annotator: 'bob' }));
-    await writeFile(path.join(dir, 'a.jsonl'), jsonl({ ...good, annotator: 'alice' }, { ...good, instance: 'numpy_1', annotator: 'alice' }));
+    await writeFile(
+      path.join(dir, 'a.jsonl'),
+      jsonl({ ...good, annotator: 'alice' }, { ...good, instance: 'numpy_1', annotator: 'alice' }),
+    );
     await writeFile(path.join(dir, 'adjudicated.jsonl'), jsonl({ instance: 'pandas_1', crashType: 'value error' }));
     await writeFile(path.join(dir, 'notes.txt'), 'not annotations');
   });
@@ -139,28 +203,39 @@ describe('reading files and folders', () => {
 
   it('readAnnotationSets reads every annotator file in name order and skips adjudicated.jsonl', async () => {
     const sets = await readAnnotationSets(dir);
-    expect(sets.map((s) => [s.annotator, s.annotations.length])).toEqual([['alice', 2], ['bob', 1]]);
+    expect(sets.map((s) => [s.annotator, s.annotations.length])).toEqual([
+      ['alice', 2],
+      ['bob', 1],
+    ]);
     expect(sets[0]!.file).toBe(path.join(dir, 'a.jsonl'));
   });
 
   it('readAnnotationFolder also returns the adjudications', async () => {
     const { sets, adjudications } = await readAnnotationFolder(dir);
     expect(sets).toHaveLength(2);
-    expect(adjudications).toEqual([{ instance: 'pandas_1', crashType: 'value error', file: path.join(dir, 'adjudicated.jsonl'), line: 1 }]);
+    expect(adjudications).toEqual([
+      { instance: 'pandas_1', crashType: 'value error', file: path.join(dir, 'adjudicated.jsonl'), line: 1 },
+    ]);
   });
 
   it('readAnnotations reports a missing file and a bad JSON line with its line number', async () => {
     await expect(readAnnotations(path.join(dir, 'nope.jsonl'))).rejects.toMatchObject({ code: 'E_INPUT_NOT_FOUND' });
     const bad = path.join(dir, 'bad.jsonl.txt');
     await writeFile(bad, `${JSON.stringify(good)}\n{"instance": \n`);
-    await expect(readAnnotations(bad)).rejects.toMatchObject({ code: 'E_INPUT_FORMAT', location: { file: bad, line: 2 } });
+    await expect(readAnnotations(bad)).rejects.toMatchObject({
+      code: 'E_INPUT_FORMAT',
+      location: { file: bad, line: 2 },
+    });
   });
 
   it('two files with the same annotator are an error', async () => {
     const twin = await mkdtemp(path.join(tmpdir(), 'labels-twin-'));
     await writeFile(path.join(twin, 'x.jsonl'), jsonl(good));
     await writeFile(path.join(twin, 'y.jsonl'), jsonl({ ...good, instance: 'other' }));
-    await expect(readAnnotationSets(twin)).rejects.toMatchObject({ code: 'E_LABELS', message: expect.stringContaining('appears in two files') });
+    await expect(readAnnotationSets(twin)).rejects.toMatchObject({
+      code: 'E_LABELS',
+      message: expect.stringContaining('appears in two files'),
+    });
     await rm(twin, { recursive: true, force: true });
   });
 

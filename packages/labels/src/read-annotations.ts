@@ -71,11 +71,20 @@ export function parseAnnotations(lines: readonly JsonlLine<unknown>[], file: str
     }
     const seen = firstLineOf.get(a.instance);
     if (seen !== undefined) {
-      problems.push({ code: 'E_LABELS', line, field: 'instance', message: `instance "${a.instance}" is annotated twice (also on line ${seen}); keep one line per instance` });
+      problems.push({
+        code: 'E_LABELS',
+        line,
+        field: 'instance',
+        message: `instance "${a.instance}" is annotated twice (also on line ${seen}); keep one line per instance`,
+      });
     } else firstLineOf.set(a.instance, line);
     annotations.push(a);
   }
-  throwIfProblems(file, problems, 'fix the labels to the exact vocabulary values listed in schemas/taxonomy.schema.json');
+  throwIfProblems(
+    file,
+    problems,
+    'fix the labels to the exact vocabulary values listed in schemas/taxonomy.schema.json',
+  );
   if (!annotator) {
     throw new JunoError('E_INPUT_EMPTY', 'no annotations in this file', {
       location: { file },
@@ -96,17 +105,35 @@ export function parseAdjudications(lines: readonly JsonlLine<unknown>[], file: s
     if (problems.length > before) continue;
     const a = value as Adjudication;
     if (LABEL_DIMENSIONS.every((d) => a[d] === undefined) && a.diagnosis === undefined) {
-      problems.push({ code: 'E_LABELS', line, message: `the adjudication of "${a.instance}" gives no label; name at least one of ${LABEL_DIMENSIONS.join(', ')} or diagnosis` });
+      problems.push({
+        code: 'E_LABELS',
+        line,
+        message: `the adjudication of "${a.instance}" gives no label; name at least one of ${LABEL_DIMENSIONS.join(', ')} or diagnosis`,
+      });
       continue;
     }
-    checkLabels(a, LABEL_DIMENSIONS.filter((d) => a[d] !== undefined), line, problems);
+    checkLabels(
+      a,
+      LABEL_DIMENSIONS.filter((d) => a[d] !== undefined),
+      line,
+      problems,
+    );
     const seen = firstLineOf.get(a.instance);
     if (seen !== undefined) {
-      problems.push({ code: 'E_LABELS', line, field: 'instance', message: `instance "${a.instance}" is adjudicated twice (also on line ${seen}); keep one line per instance` });
+      problems.push({
+        code: 'E_LABELS',
+        line,
+        field: 'instance',
+        message: `instance "${a.instance}" is adjudicated twice (also on line ${seen}); keep one line per instance`,
+      });
     } else firstLineOf.set(a.instance, line);
     out.push({ ...a, file, line });
   }
-  throwIfProblems(file, problems, 'fix the labels to the exact vocabulary values listed in schemas/taxonomy.schema.json');
+  throwIfProblems(
+    file,
+    problems,
+    'fix the labels to the exact vocabulary values listed in schemas/taxonomy.schema.json',
+  );
   return out;
 }
 
@@ -136,10 +163,14 @@ export async function readAnnotationSets(dir: string): Promise<AnnotationSet[]> 
  * The annotators' files and the adjudication file (when present) of an
  * annotations folder such as `raw/annotations/`.
  */
-export async function readAnnotationFolder(dir: string): Promise<{ sets: AnnotationSet[]; adjudications: AdjudicationLine[] }> {
+export async function readAnnotationFolder(
+  dir: string,
+): Promise<{ sets: AnnotationSet[]; adjudications: AdjudicationLine[] }> {
   const files = await listJsonl(dir);
   const sets = await readAnnotationSets(dir);
-  const adjudications = files.includes(ADJUDICATION_FILE) ? await readAdjudications(path.join(dir, ADJUDICATION_FILE)) : [];
+  const adjudications = files.includes(ADJUDICATION_FILE)
+    ? await readAdjudications(path.join(dir, ADJUDICATION_FILE))
+    : [];
   return { sets, adjudications };
 }
 
@@ -149,10 +180,14 @@ export function assertDistinctAnnotators(sets: readonly AnnotationSet[]): void {
   for (const s of sets) {
     const other = byName.get(s.annotator);
     if (other) {
-      throw new JunoError('E_LABELS', `annotator "${s.annotator}" appears in two files: ${other.file ?? '(in memory)'} and ${s.file ?? '(in memory)'}`, {
-        location: { file: s.file, field: 'annotator' },
-        hint: 'give each annotator one file, and a distinct "annotator" value in it',
-      });
+      throw new JunoError(
+        'E_LABELS',
+        `annotator "${s.annotator}" appears in two files: ${other.file ?? '(in memory)'} and ${s.file ?? '(in memory)'}`,
+        {
+          location: { file: s.file, field: 'annotator' },
+          hint: 'give each annotator one file, and a distinct "annotator" value in it',
+        },
+      );
     }
     byName.set(s.annotator, s);
   }
@@ -180,11 +215,21 @@ async function listJsonl(dir: string): Promise<string[]> {
 
 function checkShape(schema: 'annotation' | 'adjudication', value: unknown, line: number, problems: Problem[]): void {
   for (const issue of checkSchema(schema, value)) {
-    problems.push({ code: 'E_SCHEMA', line, field: pointerToField(issue.path) || undefined, message: `not a valid ${schema} line: ${formatIssue(issue)}` });
+    problems.push({
+      code: 'E_SCHEMA',
+      line,
+      field: pointerToField(issue.path) || undefined,
+      message: `not a valid ${schema} line: ${formatIssue(issue)}`,
+    });
   }
 }
 
-function checkLabels(value: Partial<Record<LabelDimension, string>>, dims: readonly LabelDimension[], line: number, problems: Problem[]): void {
+function checkLabels(
+  value: Partial<Record<LabelDimension, string>>,
+  dims: readonly LabelDimension[],
+  line: number,
+  problems: Problem[],
+): void {
   for (const d of dims) {
     const message = checkLabelValue(d, value[d] ?? '');
     if (message) problems.push({ code: 'E_LABELS', line, field: d, message });
@@ -203,6 +248,9 @@ function throwIfProblems(file: string, problems: Problem[], hint: string): void 
           .join('\n')}`;
   throw new JunoError(first.code, `${first.message}${more}`, {
     location: { file, line: first.line, field: first.field },
-    hint: first.code === 'E_SCHEMA' ? 'see schemas/annotation.schema.json and schemas/adjudication.schema.json for the line format' : hint,
+    hint:
+      first.code === 'E_SCHEMA'
+        ? 'see schemas/annotation.schema.json and schemas/adjudication.schema.json for the line format'
+        : hint,
   });
 }

@@ -26,17 +26,20 @@ export function normalizeSvgIds(svg: string): string {
   const renamed = new Map<string, string>();
   const perPrefix = new Map<string, number>();
   // Only ids and references to them: text that happens to read "clip3" stays.
-  return svg.replace(/(id="|url\(#|href="#)(gradient_|clip|pattern_)(\d+)(?=[")])/g, (_m, lead: string, prefix: string, num: string) => {
-    const token = `${prefix}${num}`;
-    let next = renamed.get(token);
-    if (next === undefined) {
-      const n = perPrefix.get(prefix) ?? 0;
-      perPrefix.set(prefix, n + 1);
-      next = `${prefix}${n}`;
-      renamed.set(token, next);
-    }
-    return `${lead}${next}`;
-  });
+  return svg.replace(
+    /(id="|url\(#|href="#)(gradient_|clip|pattern_)(\d+)(?=[")])/g,
+    (_m, lead: string, prefix: string, num: string) => {
+      const token = `${prefix}${num}`;
+      let next = renamed.get(token);
+      if (next === undefined) {
+        const n = perPrefix.get(prefix) ?? 0;
+        perPrefix.set(prefix, n + 1);
+        next = `${prefix}${n}`;
+        renamed.set(token, next);
+      }
+      return `${lead}${next}`;
+    },
+  );
 }
 
 /** Turns an SVG into PNG bytes; injectable so tests and other tools can supply their own. */
@@ -51,7 +54,9 @@ export const DEFAULT_PNG_DENSITY = 144;
  */
 export function createSharpRasterizer(sharpLib: typeof sharp = sharp, density = DEFAULT_PNG_DENSITY): Rasterizer {
   return async (svg) => {
-    const png = await sharpLib(Buffer.from(svg, 'utf8'), { density }).png({ compressionLevel: 9, adaptiveFiltering: false, palette: false }).toBuffer();
+    const png = await sharpLib(Buffer.from(svg, 'utf8'), { density })
+      .png({ compressionLevel: 9, adaptiveFiltering: false, palette: false })
+      .toBuffer();
     return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
   };
 }

@@ -8,8 +8,16 @@ function set(annotator: string, rows: Partial<Annotation>[]): AnnotationSet {
   return { annotator, annotations: rows.map((r) => ({ ...base, annotator, instance: 'x', ...r }) as Annotation) };
 }
 
-const a = set('a', [{ instance: 'p1', diagnosis: 'column typo' }, { instance: 'p2', crashType: 'value error' }, { instance: 'p3', rootCause: 'data confusion' }]);
-const b = set('b', [{ instance: 'p1', diagnosis: 'b thinks so too' }, { instance: 'p2', crashType: 'invalid argument' }, { instance: 'p3' }]);
+const a = set('a', [
+  { instance: 'p1', diagnosis: 'column typo' },
+  { instance: 'p2', crashType: 'value error' },
+  { instance: 'p3', rootCause: 'data confusion' },
+]);
+const b = set('b', [
+  { instance: 'p1', diagnosis: 'b thinks so too' },
+  { instance: 'p2', crashType: 'invalid argument' },
+  { instance: 'p3' },
+]);
 
 function errorOf(fn: () => unknown): JunoError {
   try {
@@ -42,7 +50,7 @@ describe('resolveFinalLabels', () => {
     for (const f of final) expect(checkSchema('final-labels', f)).toEqual([]);
   });
 
-  it('throws one E_LABELS error listing every unresolved disagreement with each annotator\'s label', () => {
+  it("throws one E_LABELS error listing every unresolved disagreement with each annotator's label", () => {
     const e = errorOf(() => resolveFinalLabels([a, b], [], ['p1', 'p2', 'p3']));
     expect(e.code).toBe('E_LABELS');
     expect(e.exitCode).toBe(2);
@@ -54,10 +62,17 @@ describe('resolveFinalLabels', () => {
   });
 
   it('an instance nobody annotated is unresolved unless the adjudication gives every label', () => {
-    expect(errorOf(() => resolveFinalLabels([a, b], adjudications, ['p1', 'ghost'])).message).toContain('ghost: no annotator labelled it');
+    expect(errorOf(() => resolveFinalLabels([a, b], adjudications, ['p1', 'ghost'])).message).toContain(
+      'ghost: no annotator labelled it',
+    );
     const full: AdjudicationLine = { instance: 'ghost', ...base, annotator: 'adjudicated' };
     const [ghost] = resolveFinalLabels([a, b], [full], ['ghost']);
-    expect(ghost!.sources).toEqual({ library: 'adjudicated', crashType: 'adjudicated', rootCause: 'adjudicated', pipelineStage: 'adjudicated' });
+    expect(ghost!.sources).toEqual({
+      library: 'adjudicated',
+      crashType: 'adjudicated',
+      rootCause: 'adjudicated',
+      pipelineStage: 'adjudicated',
+    });
   });
 
   it('the adjudicator has the last word, even over agreeing annotators', () => {
@@ -66,7 +81,7 @@ describe('resolveFinalLabels', () => {
     expect(p1!.sources.pipelineStage).toBe('adjudicated');
   });
 
-  it('an instance only one annotator labelled takes that annotator\'s labels', () => {
+  it("an instance only one annotator labelled takes that annotator's labels", () => {
     const solo = set('c', [{ instance: 'solo', diagnosis: '' }]);
     const [s] = resolveFinalLabels([a, solo], [], ['solo']);
     expect(s!.sources.library).toBe('single-annotator');

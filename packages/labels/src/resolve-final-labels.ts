@@ -47,7 +47,10 @@ export function resolveFinalLabels(
   instanceIds: readonly string[],
   options: ResolveOptions = {},
 ): FinalLabels[] {
-  const byAnnotator = sets.map((s) => ({ annotator: s.annotator, byId: new Map(s.annotations.map((a) => [a.instance, a])) }));
+  const byAnnotator = sets.map((s) => ({
+    annotator: s.annotator,
+    byId: new Map(s.annotations.map((a) => [a.instance, a])),
+  }));
   const adjudicationOf = new Map(adjudications.map((a) => [a.instance, a]));
   const unresolved: UnresolvedLabel[] = [];
   const out: FinalLabels[] = [];
@@ -77,7 +80,11 @@ export function resolveFinalLabels(
         labels[d] = own[d];
         sources[d] = 'instance';
       } else {
-        unresolved.push({ instance: id, dimension: d, labels: Object.fromEntries(present.map((p) => [p.annotator, p.a[d]])) });
+        unresolved.push({
+          instance: id,
+          dimension: d,
+          labels: Object.fromEntries(present.map((p) => [p.annotator, p.a[d]])),
+        });
       }
     }
     if (LABEL_DIMENSIONS.some((d) => labels[d] === undefined)) continue;
@@ -116,8 +123,12 @@ function unresolvedError(unresolved: readonly UnresolvedLabel[], adjudicationFil
     first.dimension === undefined
       ? `label ${first.instance} in every annotator's raw/annotations/<annotator>.jsonl`
       : `add {"instance":${JSON.stringify(first.instance)},"${first.dimension}":${JSON.stringify(Object.values(first.labels)[0] ?? '')}} (with the value you decide on) to raw/annotations/adjudicated.jsonl`;
-  return new JunoError('E_LABELS', `${unresolved.length} unresolved label disagreement${unresolved.length === 1 ? '' : 's'}:\n${list.join('\n')}`, {
-    location: { file: adjudicationFile ?? 'raw/annotations/adjudicated.jsonl', field: first.dimension },
-    hint: `${example}; run \`junobench labels agreement raw/annotations/*.jsonl\` to see every disagreement`,
-  });
+  return new JunoError(
+    'E_LABELS',
+    `${unresolved.length} unresolved label disagreement${unresolved.length === 1 ? '' : 's'}:\n${list.join('\n')}`,
+    {
+      location: { file: adjudicationFile ?? 'raw/annotations/adjudicated.jsonl', field: first.dimension },
+      hint: `${example}; run \`junobench labels agreement raw/annotations/*.jsonl\` to see every disagreement`,
+    },
+  );
 }

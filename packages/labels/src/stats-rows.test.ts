@@ -15,7 +15,9 @@ describe('statsRowsFromRecords', () => {
     { library: 'pandas', expected: 'pandas' },
     { library: 'scikit-learn', expected: 'sklearn' },
   ])('canonicalises the library "$library" → "$expected"', ({ library, expected }) => {
-    expect(statsRowsFromRecords([{ id: 'e1', notebook: 'x_1', labels: { ...labels, library } }], 'sheet.xlsx')).toEqual([{ id: 'e1', library: expected, ...labels }]);
+    expect(statsRowsFromRecords([{ id: 'e1', notebook: 'x_1', labels: { ...labels, library } }], 'sheet.xlsx')).toEqual(
+      [{ id: 'e1', library: expected, ...labels }],
+    );
   });
 
   it('collects every missing or unknown label into one error naming the record and field', () => {
@@ -34,7 +36,9 @@ describe('statsRowsFromRecords', () => {
     }
     expect(error?.code).toBe('E_INPUT_ROW');
     expect(error?.location).toEqual({ file: 'sheet.csv', field: 'labels.rootCause' });
-    expect(error?.message).toContain('pandas_1 (e1), labels.rootCause: "API Misuse" is not a root cause; did you mean "API misuse"?');
+    expect(error?.message).toContain(
+      'pandas_1 (e1), labels.rootCause: "API Misuse" is not a root cause; did you mean "API misuse"?',
+    );
     expect(error?.message).toContain('e2, labels.pipelineStage: missing');
     expect(error?.message).toContain('e3, labels.library: missing');
   });
@@ -60,7 +64,13 @@ describe('readBenchmarkRows', () => {
     expect(await readBenchmarkRows(good)).toEqual([{ id: 'pandas_1', library: 'pandas', ...labels }]);
 
     const bad = path.join(dir, 'bad.json');
-    await writeFile(bad, JSON.stringify({ name: 'junobench', instances: [{ ...entry, labels: { ...entry.labels, rootCause: 'API Misuse' } }] }));
+    await writeFile(
+      bad,
+      JSON.stringify({
+        name: 'junobench',
+        instances: [{ ...entry, labels: { ...entry.labels, rootCause: 'API Misuse' } }],
+      }),
+    );
     await expect(readBenchmarkRows(bad)).rejects.toMatchObject({ code: 'E_SCHEMA', location: { file: bad } });
 
     const empty = path.join(dir, 'empty.json');

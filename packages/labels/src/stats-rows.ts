@@ -1,4 +1,11 @@
-import { canonicalLibrary, JunoError, LABEL_DIMENSIONS, readJsonFile, type Benchmark, type LabelDimension } from '@junobench/core';
+import {
+  canonicalLibrary,
+  JunoError,
+  LABEL_DIMENSIONS,
+  readJsonFile,
+  type Benchmark,
+  type LabelDimension,
+} from '@junobench/core';
 import { checkLabelValue } from './check-label.js';
 import type { StatsRow } from './compute-stats.js';
 
@@ -54,13 +61,20 @@ export function statsRowsFromRecords(records: readonly LabelledRecord[], source:
   if (problems.length > 0) {
     const shown = problems.slice(0, 20).map((p) => `  - ${p}`);
     if (problems.length > 20) shown.push(`  … and ${problems.length - 20} more`);
-    throw new JunoError('E_INPUT_ROW', `${problems.length} record${problems.length === 1 ? ' has' : 's have'} missing or unknown labels:\n${shown.join('\n')}`, {
-      location: { file: source, field: firstField },
-      hint: 'statistics need all four labels (library, crash type, root cause, pipeline stage) in the vocabularies of schemas/taxonomy.schema.json',
-    });
+    throw new JunoError(
+      'E_INPUT_ROW',
+      `${problems.length} record${problems.length === 1 ? ' has' : 's have'} missing or unknown labels:\n${shown.join('\n')}`,
+      {
+        location: { file: source, field: firstField },
+        hint: 'statistics need all four labels (library, crash type, root cause, pipeline stage) in the vocabularies of schemas/taxonomy.schema.json',
+      },
+    );
   }
   if (rows.length === 0) {
-    throw new JunoError('E_INPUT_EMPTY', 'no labelled records to count', { location: { file: source }, hint: 'give a benchmark file with at least one instance' });
+    throw new JunoError('E_INPUT_EMPTY', 'no labelled records to count', {
+      location: { file: source },
+      hint: 'give a benchmark file with at least one instance',
+    });
   }
   return rows;
 }
@@ -69,7 +83,10 @@ export function statsRowsFromRecords(records: readonly LabelledRecord[], source:
 export async function readBenchmarkRows(file: string): Promise<StatsRow[]> {
   const benchmark = await readJsonFile<Benchmark>(file, { schema: 'benchmark' });
   if (benchmark.instances.length === 0) {
-    throw new JunoError('E_INPUT_EMPTY', 'the benchmark has no instances', { location: { file, field: 'instances' }, hint: 'run `junobench build` first' });
+    throw new JunoError('E_INPUT_EMPTY', 'the benchmark has no instances', {
+      location: { file, field: 'instances' },
+      hint: 'run `junobench build` first',
+    });
   }
   return statsRowsFromBenchmark(benchmark);
 }

@@ -11,8 +11,23 @@ import type { AnnotationSet } from './read-annotations.js';
 const rows = (annotator: string, crash: string): AnnotationSet => ({
   annotator,
   annotations: [
-    { instance: 'p1', annotator, library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation', diagnosis: 'typo' },
-    { instance: 'p2', annotator, library: 'pandas', crashType: crash, rootCause: 'API misuse', pipelineStage: 'training' },
+    {
+      instance: 'p1',
+      annotator,
+      library: 'pandas',
+      crashType: 'key error',
+      rootCause: 'API misuse',
+      pipelineStage: 'data preparation',
+      diagnosis: 'typo',
+    },
+    {
+      instance: 'p2',
+      annotator,
+      library: 'pandas',
+      crashType: crash,
+      rootCause: 'API misuse',
+      pipelineStage: 'training',
+    },
   ] as Annotation[],
 });
 
@@ -23,12 +38,19 @@ describe('writeAgreementReport', () => {
     const finalLabels = resolveFinalLabels(sets, [{ instance: 'p2', crashType: 'value error' }], ['p1', 'p2']);
     const dir = await mkdtemp(path.join(tmpdir(), 'labels-report-'));
     const out = path.join(dir, 'labels');
-    expect(await writeAgreementReport(out, report, { finalLabels, minKappa: 0.9 })).toEqual(['agreement.json', 'agreement.md', 'final-labels.jsonl']);
+    expect(await writeAgreementReport(out, report, { finalLabels, minKappa: 0.9 })).toEqual([
+      'agreement.json',
+      'agreement.md',
+      'final-labels.jsonl',
+    ]);
     expect((await readdir(out)).sort()).toEqual(['agreement.json', 'agreement.md', 'final-labels.jsonl']);
     const json = JSON.parse(await readFile(path.join(out, 'agreement.json'), 'utf8'));
     expect(checkSchema('agreement-report', json)).toEqual([]);
     expect(await readFile(path.join(out, 'agreement.md'), 'utf8')).toContain('Below κ 0.9: crash type');
-    const lines = (await readFile(path.join(out, 'final-labels.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(path.join(out, 'final-labels.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => [l.instance, l.labels.crashType, l.sources.crashType])).toEqual([
       ['p1', 'key error', 'agreed'],
       ['p2', 'value error', 'adjudicated'],
@@ -41,7 +63,10 @@ describe('writeAgreementReport', () => {
 });
 
 describe('writeAgreementJson (labels agreement --json)', () => {
-  const report = () => computeAgreement([rows('a', 'value error'), rows('b', 'invalid argument'), rows('c', 'value error')], { bootstrap: 50 });
+  const report = () =>
+    computeAgreement([rows('a', 'value error'), rows('b', 'invalid argument'), rows('c', 'value error')], {
+      bootstrap: 50,
+    });
 
   it('writes the real report, valid against agreement-report, as the build writes agreement.json', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'labels-json-'));
@@ -63,7 +88,11 @@ describe('writeAgreementJson (labels agreement --json)', () => {
     ['an unknown dimension', (r: Report) => (r.dimensions[0].dimension = 'colour'), 'dimensions[0].dimension'],
     ['a kappa that is a string', (r: Report) => (r.dimensions[1].kappa = '0.5'), 'dimensions[1].kappa'],
     ['a missing alpha', (r: Report) => delete r.dimensions[2].alpha, 'is missing required property "alpha"'],
-    ['an interval of three numbers', (r: Report) => (r.dimensions[1].pairs[0].ciAsymptotic = [0, 0.5, 1]), 'dimensions[1].pairs[0]'],
+    [
+      'an interval of three numbers',
+      (r: Report) => (r.dimensions[1].pairs[0].ciAsymptotic = [0, 0.5, 1]),
+      'dimensions[1].pairs[0]',
+    ],
     ['a confidence of 1', (r: Report) => (r.settings.confidence = 1), 'settings.confidence'],
     ['an extra property', (r: Report) => (r.minKappa = 0.9), 'unknown property "minKappa"'],
   ])('%s fails (%s)', async (_what, breakIt, named) => {

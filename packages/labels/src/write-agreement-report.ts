@@ -1,9 +1,21 @@
 import path from 'node:path';
-import { formatJson, OutputSet, stableStringify, validateOrThrow, writeJsonAtomic, type AgreementReport, type FinalLabels } from '@junobench/core';
+import {
+  formatJson,
+  OutputSet,
+  stableStringify,
+  validateOrThrow,
+  writeJsonAtomic,
+  type AgreementReport,
+  type FinalLabels,
+} from '@junobench/core';
 import { formatAgreementReport } from './format-agreement.js';
 
 /** File names inside the labels output folder (`curated/labels/`). */
-export const LABELS_FILES = { agreementJson: 'agreement.json', agreementMarkdown: 'agreement.md', finalLabels: 'final-labels.jsonl' } as const;
+export const LABELS_FILES = {
+  agreementJson: 'agreement.json',
+  agreementMarkdown: 'agreement.md',
+  finalLabels: 'final-labels.jsonl',
+} as const;
 
 export interface WriteAgreementOptions {
   /** Final labels to write beside the report (`final-labels.jsonl`, one line per instance). */
@@ -18,15 +30,23 @@ export interface WriteAgreementOptions {
  * `final-labels.jsonl` when final labels are given. The files appear together
  * or not at all. Returns the written paths, relative to `dir`.
  */
-export async function writeAgreementReport(dir: string, report: AgreementReport, options: WriteAgreementOptions = {}): Promise<string[]> {
+export async function writeAgreementReport(
+  dir: string,
+  report: AgreementReport,
+  options: WriteAgreementOptions = {},
+): Promise<string[]> {
   validateOrThrow('agreement-report', report, { file: path.join(dir, LABELS_FILES.agreementJson) }, 'E_INTERNAL');
   const files: { rel: string; data: string }[] = [
     { rel: LABELS_FILES.agreementJson, data: formatJson(report) },
     { rel: LABELS_FILES.agreementMarkdown, data: formatAgreementReport(report, { minKappa: options.minKappa }) },
   ];
   if (options.finalLabels) {
-    for (const [i, f] of options.finalLabels.entries()) validateOrThrow('final-labels', f, { file: path.join(dir, LABELS_FILES.finalLabels), line: i + 1 }, 'E_INTERNAL');
-    files.push({ rel: LABELS_FILES.finalLabels, data: options.finalLabels.map((f) => `${stableStringify(f)}\n`).join('') });
+    for (const [i, f] of options.finalLabels.entries())
+      validateOrThrow('final-labels', f, { file: path.join(dir, LABELS_FILES.finalLabels), line: i + 1 }, 'E_INTERNAL');
+    files.push({
+      rel: LABELS_FILES.finalLabels,
+      data: options.finalLabels.map((f) => `${stableStringify(f)}\n`).join(''),
+    });
   }
   await OutputSet.run(async (outputs) => {
     for (const f of files) await (await outputs.open(path.join(dir, f.rel))).write(f.data);

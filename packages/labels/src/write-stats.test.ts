@@ -8,11 +8,41 @@ import { planCharts } from './plan-charts.js';
 import { writeStats } from './write-stats.js';
 
 const rows: StatsRow[] = [
-  { id: 'pandas_1', library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation' },
-  { id: 'pandas_2', library: 'pandas', crashType: 'value error', rootCause: 'data confusion', pipelineStage: 'data preparation' },
-  { id: 'torch_1', library: 'torch', crashType: 'tensor shape mismatch', rootCause: 'implementation error', pipelineStage: 'training' },
-  { id: 'tensorflow_1', library: 'tensorflow/keras', crashType: 'invalid argument', rootCause: 'API misuse', pipelineStage: 'model construction' },
-  { id: 'NBspecific_1', library: 'None', crashType: 'variable not found', rootCause: 'NB specific', pipelineStage: 'evaluation/prediction' },
+  {
+    id: 'pandas_1',
+    library: 'pandas',
+    crashType: 'key error',
+    rootCause: 'API misuse',
+    pipelineStage: 'data preparation',
+  },
+  {
+    id: 'pandas_2',
+    library: 'pandas',
+    crashType: 'value error',
+    rootCause: 'data confusion',
+    pipelineStage: 'data preparation',
+  },
+  {
+    id: 'torch_1',
+    library: 'torch',
+    crashType: 'tensor shape mismatch',
+    rootCause: 'implementation error',
+    pipelineStage: 'training',
+  },
+  {
+    id: 'tensorflow_1',
+    library: 'tensorflow/keras',
+    crashType: 'invalid argument',
+    rootCause: 'API misuse',
+    pipelineStage: 'model construction',
+  },
+  {
+    id: 'NBspecific_1',
+    library: 'None',
+    crashType: 'variable not found',
+    rootCause: 'NB specific',
+    pipelineStage: 'evaluation/prediction',
+  },
 ];
 const stats = computeStats(rows);
 

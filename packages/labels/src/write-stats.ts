@@ -23,7 +23,11 @@ export const STATS_FILES = { json: 'stats.json', markdown: 'stats.md', chartsDir
  * Vega-Lite specification, to restyle a chart). All files appear together or
  * not at all. Returns the written paths, relative to `dir`.
  */
-export async function writeStats(dir: string, stats: BenchmarkStats, options: WriteStatsOptions = {}): Promise<string[]> {
+export async function writeStats(
+  dir: string,
+  stats: BenchmarkStats,
+  options: WriteStatsOptions = {},
+): Promise<string[]> {
   validateOrThrow('stats', stats, { file: path.join(dir, STATS_FILES.json) }, 'E_INTERNAL');
   const rasterize = options.rasterize ?? createSharpRasterizer();
   const rendered: { rel: string; data: string | Uint8Array }[] = [
@@ -34,7 +38,11 @@ export async function writeStats(dir: string, stats: BenchmarkStats, options: Wr
     for (const chart of planCharts(stats)) {
       const svg = await renderChartSvg(chart.spec);
       const base = `${STATS_FILES.chartsDir}/${chart.name}`;
-      rendered.push({ rel: `${base}.svg`, data: svg }, { rel: `${base}.png`, data: await rasterize(svg) }, { rel: `${base}.vl.json`, data: formatJson(chart.spec) });
+      rendered.push(
+        { rel: `${base}.svg`, data: svg },
+        { rel: `${base}.png`, data: await rasterize(svg) },
+        { rel: `${base}.vl.json`, data: formatJson(chart.spec) },
+      );
     }
   }
   await OutputSet.run(async (outputs) => {

@@ -30,9 +30,21 @@ describe('listCodeCells', () => {
 describe('planExecution', () => {
   it.each([
     ['file order runs every code cell top to bottom', ['md', 3, null, 1, 2], 'file', undefined, [0, 1, 2, 3]],
-    ['execution-count order sorts by saved counts and skips never-run cells', ['md', 3, null, 1, 2], 'execution-count', undefined, [2, 3, 0]],
+    [
+      'execution-count order sorts by saved counts and skips never-run cells',
+      ['md', 3, null, 1, 2],
+      'execution-count',
+      undefined,
+      [2, 3, 0],
+    ],
     ['equal counts keep file order', [2, 1, 2], 'execution-count', undefined, [1, 0, 2]],
-    ['an explicit replay list wins, repeats are re-executions', [1, 2, 3], 'execution-count', [0, 1, 1, 2], [0, 1, 1, 2]],
+    [
+      'an explicit replay list wins, repeats are re-executions',
+      [1, 2, 3],
+      'execution-count',
+      [0, 1, 1, 2],
+      [0, 1, 1, 2],
+    ],
   ] as const)('%s', (_name, counts, order, explicit, expected) => {
     expect(planExecution(nb([...counts]), order, explicit)).toEqual(expected);
   });

@@ -11,7 +11,13 @@ export function listCodeCells(nb: Notebook): IndexedCodeCell[] {
   nb.cells.forEach((cell, cellIndex) => {
     if (cell.cell_type !== 'code') return;
     const code = cell as CodeCell;
-    out.push({ index: out.length, cellIndex, source: cellSource(code), executionCount: code.execution_count ?? null, cell: code });
+    out.push({
+      index: out.length,
+      cellIndex,
+      source: cellSource(code),
+      executionCount: code.execution_count ?? null,
+      cell: code,
+    });
   });
   return out;
 }
@@ -32,10 +38,14 @@ export function planExecution(nb: Notebook, order: ExecutionOrder, explicit?: re
   if (explicit && explicit.length > 0) {
     for (const i of explicit) {
       if (!Number.isInteger(i) || i < 0 || i >= cells.length) {
-        throw new JunoError('E_INSTANCE', `execution.cells names code cell ${i}, but the notebook has ${cells.length} code cells (0–${cells.length - 1})`, {
-          location: { field: 'execution.cells' },
-          hint: 'code cells are counted from 0, skipping markdown and raw cells',
-        });
+        throw new JunoError(
+          'E_INSTANCE',
+          `execution.cells names code cell ${i}, but the notebook has ${cells.length} code cells (0–${cells.length - 1})`,
+          {
+            location: { field: 'execution.cells' },
+            hint: 'code cells are counted from 0, skipping markdown and raw cells',
+          },
+        );
       }
     }
     return [...explicit];

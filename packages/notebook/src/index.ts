@@ -1,4 +1,12 @@
-export type { Notebook, NotebookCell, CodeCell, MarkdownCell, RawCell, CellOutput, IndexedCodeCell } from './notebook-types.js';
+export type {
+  Notebook,
+  NotebookCell,
+  CodeCell,
+  MarkdownCell,
+  RawCell,
+  CellOutput,
+  IndexedCodeCell,
+} from './notebook-types.js';
 export { readNotebook, parseNotebook, validateNotebook } from './read-notebook.js';
 export { readNotebookLean, LeanNotebookScanner } from './read-notebook-lean.js';
 export { listCodeCells, planExecution, cellSource } from './code-cells.js';

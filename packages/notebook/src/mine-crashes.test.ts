@@ -7,7 +7,14 @@ const notebook: Notebook = {
   nbformat_minor: 4,
   metadata: {},
   cells: [
-    { cell_type: 'code', metadata: {}, execution_count: 1, outputs: [], source: 'import numpy as np\nimport pandas as pd, os\n%matplotlib inline\nfrom sklearn.model_selection import (\n    train_test_split,\n    KFold as KF,\n)\n' },
+    {
+      cell_type: 'code',
+      metadata: {},
+      execution_count: 1,
+      outputs: [],
+      source:
+        'import numpy as np\nimport pandas as pd, os\n%matplotlib inline\nfrom sklearn.model_selection import (\n    train_test_split,\n    KFold as KF,\n)\n',
+    },
     { cell_type: 'markdown', metadata: {}, source: 'import notacode' },
     {
       cell_type: 'code',
@@ -16,16 +23,29 @@ const notebook: Notebook = {
       source: "df = pd.read_csv('data/x.csv')\ndf['price']",
       outputs: [
         { output_type: 'stream', name: 'stdout', text: 'hi' },
-        { output_type: 'error', ename: 'KeyError', evalue: "'price'", traceback: ['\u001b[0;31mKeyError\u001b[0m: \'price\''] },
+        {
+          output_type: 'error',
+          ename: 'KeyError',
+          evalue: "'price'",
+          traceback: ["\u001b[0;31mKeyError\u001b[0m: 'price'"],
+        },
       ],
     },
-    { cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source: '    import torch.nn as nn  # inside a block\nfrom . import local' },
+    {
+      cell_type: 'code',
+      metadata: {},
+      execution_count: null,
+      outputs: [],
+      source: '    import torch.nn as nn  # inside a block\nfrom . import local',
+    },
   ],
 };
 
 describe('mining notebooks', () => {
   it('turns each saved error output into a crash with its code cell and count', () => {
-    expect(mineNotebookCrashes(notebook)).toEqual([{ codeCell: 1, executionCount: 2, ename: 'KeyError', evalue: "'price'", traceback: ["KeyError: 'price'"] }]);
+    expect(mineNotebookCrashes(notebook)).toEqual([
+      { codeCell: 1, executionCount: 2, ename: 'KeyError', evalue: "'price'", traceback: ["KeyError: 'price'"] },
+    ]);
   });
 
   it('lists top-level imported modules from code cells only', () => {

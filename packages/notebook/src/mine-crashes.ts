@@ -113,4 +113,3 @@ function logicalLines(source: string): string[] {
   if (buf.trim()) out.push(buf.trim());
   return out;
 }
-

@@ -34,7 +34,12 @@ export interface RawCell {
 export type CellOutput =
   | { output_type: 'stream'; name: string; text: string | string[] }
   | { output_type: 'error'; ename: string; evalue: string; traceback: string[] }
-  | { output_type: 'execute_result'; execution_count: number | null; data: Record<string, unknown>; metadata: Record<string, unknown> }
+  | {
+      output_type: 'execute_result';
+      execution_count: number | null;
+      data: Record<string, unknown>;
+      metadata: Record<string, unknown>;
+    }
   | { output_type: 'display_data'; data: Record<string, unknown>; metadata: Record<string, unknown> };
 
 /** A code cell with its positions: `index` among code cells (what `crash.cell` counts), `cellIndex` among all cells. */

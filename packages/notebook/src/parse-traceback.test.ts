@@ -36,7 +36,7 @@ const tmpFile = [
 // IPython 8.0–8.4: `Input In [3], in <cell line: 2>()`.
 const ipython80 = [
   'TypeError                                 Traceback (most recent call last)',
-  "Input In [12], in <cell line: 4>()\n      2 model = Net()\n----> 4 out = model(x)\n",
+  'Input In [12], in <cell line: 4>()\n      2 model = Net()\n----> 4 out = model(x)\n',
   'File /opt/conda/lib/python3.7/site-packages/torch/nn/modules/module.py:1130, in Module._call_impl(self, *input, **kwargs)\n-> 1130     return forward_call(*input, **kwargs)\n',
   "TypeError: forward() missing 1 required positional argument: 'y'",
 ];
@@ -47,7 +47,13 @@ describe('parseTraceback', () => {
     expect(t.ename).toBe('KeyError');
     expect(t.evalue).toBe("'price'");
     expect(t.userFrame).toMatchObject({ kind: 'user', executionCount: 3, line: 2, code: "df['price']" });
-    expect(t.raisingFrame).toMatchObject({ kind: 'library', package: 'pandas', module: 'pandas.core.frame', line: 3807, function: 'DataFrame.__getitem__(self, key)' });
+    expect(t.raisingFrame).toMatchObject({
+      kind: 'library',
+      package: 'pandas',
+      module: 'pandas.core.frame',
+      line: 3807,
+      function: 'DataFrame.__getitem__(self, key)',
+    });
     expect(t.chained).toEqual(['KeyError']);
     expect(t.frames).toHaveLength(2);
     expect(t.allFrames).toHaveLength(3);
@@ -57,7 +63,12 @@ describe('parseTraceback', () => {
     const t = parseTraceback(ipython7);
     expect(t.ename).toBe('ValueError');
     expect(t.evalue).toBe('Found array with dim 3. Estimator expected <= 2.');
-    expect(t.userFrame).toMatchObject({ executionCount: 3, line: 5, code: 'classifier.fit(X_train, y_train)', function: '<module>' });
+    expect(t.userFrame).toMatchObject({
+      executionCount: 3,
+      line: 5,
+      code: 'classifier.fit(X_train, y_train)',
+      function: '<module>',
+    });
     expect(t.raisingFrame).toMatchObject({ package: 'sklearn', module: 'sklearn.utils.validation', line: 800 });
   });
 
@@ -94,12 +105,36 @@ describe('parseTraceback', () => {
 
 describe('IPython 7 frame headers', () => {
   it.each([
-    ['/opt/conda/lib/python3.7/site-packages/pandas/_libs/hashtable_class_helper.pxi in pandas._libs.hashtable.PyObjectHashTable.get_item()', 'pandas', 'pandas._libs.hashtable.PyObjectHashTable.get_item()'],
-    ['/Users/Jane Doe/anaconda3/lib/python3.8/site-packages/sklearn/base.py in fit(self, X, y)', 'sklearn', 'fit(self, X, y)'],
-    ['C:\\Users\\Jane Doe\\Anaconda3\\lib\\site-packages\\torch\\nn\\modules\\module.py in _call_impl(self, *input)', 'torch', '_call_impl(self, *input)'],
-    ['/opt/conda/lib/python3.7/site-packages/pandas/_libs/parsers.pyx in pandas._libs.parsers.TextReader.__cinit__()', 'pandas', 'pandas._libs.parsers.TextReader.__cinit__()'],
+    [
+      '/opt/conda/lib/python3.7/site-packages/pandas/_libs/hashtable_class_helper.pxi in pandas._libs.hashtable.PyObjectHashTable.get_item()',
+      'pandas',
+      'pandas._libs.hashtable.PyObjectHashTable.get_item()',
+    ],
+    [
+      '/Users/Jane Doe/anaconda3/lib/python3.8/site-packages/sklearn/base.py in fit(self, X, y)',
+      'sklearn',
+      'fit(self, X, y)',
+    ],
+    [
+      'C:\\Users\\Jane Doe\\Anaconda3\\lib\\site-packages\\torch\\nn\\modules\\module.py in _call_impl(self, *input)',
+      'torch',
+      '_call_impl(self, *input)',
+    ],
+    [
+      '/opt/conda/lib/python3.7/site-packages/pandas/_libs/parsers.pyx in pandas._libs.parsers.TextReader.__cinit__()',
+      'pandas',
+      'pandas._libs.parsers.TextReader.__cinit__()',
+    ],
   ])('%s', (header, pkg, fn) => {
-    const t = parseTraceback(['KeyError Traceback (most recent call last)', '<ipython-input-3-0123abcd> in <module>', '----> 1 f()', '', header, '    120 x', "KeyError: 'a'"]);
+    const t = parseTraceback([
+      'KeyError Traceback (most recent call last)',
+      '<ipython-input-3-0123abcd> in <module>',
+      '----> 1 f()',
+      '',
+      header,
+      '    120 x',
+      "KeyError: 'a'",
+    ]);
     expect(t.frames).toHaveLength(2);
     expect(t.raisingFrame).toMatchObject({ kind: 'library', package: pkg, function: fn });
   });
@@ -112,7 +147,11 @@ describe('classifyFile', () => {
     ['/usr/local/lib/python3.10/site-packages/tensorflow/__init__.py', 'library', 'tensorflow'],
     ['/usr/lib/python3.11/json/decoder.py', 'other', 'json.decoder'],
     ['/tmp/ipykernel_27/1513200142.py', 'user', undefined],
-    ['/opt/conda/lib/python3.7/site-packages/pandas/_libs/hashtable_class_helper.pxi', 'library', 'pandas._libs.hashtable_class_helper'],
+    [
+      '/opt/conda/lib/python3.7/site-packages/pandas/_libs/hashtable_class_helper.pxi',
+      'library',
+      'pandas._libs.hashtable_class_helper',
+    ],
     ['/opt/conda/lib/python3.7/site-packages/pandas/_libs/parsers.pyx', 'library', 'pandas._libs.parsers'],
     ['/usr/lib/python3/dist-packages/numpy/core/fromnumeric.pyc', 'library', 'numpy.core.fromnumeric'],
   ])('%s', (file, kind, module) => {

@@ -53,8 +53,12 @@ const PLAIN_PY = /^\s*File "(.+?)", line (\d+)(?:, in (.+))?$/;
 const ARROW_LINE = /^\s*-*>\s*(\d+)\s?(.*)$/;
 const CONTEXT_LINE = /^\s+(\d+)\s?(.*)$/;
 const HEADER = /^(\S+)\s+Traceback \(most recent call last\)/;
-const CHAIN_SEPARATORS = [/^During handling of the above exception, another exception occurred:/, /^The above exception was the direct cause of the following exception:/];
-const EXCEPTION_LINE = /^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Iteration|Fault|[A-Z]\w*)?)(?::\s?(.*))?$/;
+const CHAIN_SEPARATORS = [
+  /^During handling of the above exception, another exception occurred:/,
+  /^The above exception was the direct cause of the following exception:/,
+];
+const EXCEPTION_LINE =
+  /^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Iteration|Fault|[A-Z]\w*)?)(?::\s?(.*))?$/;
 const IPYKERNEL_TMP = /(^|\/)ipykernel_\d+\/\d+\.py$|\/var\/folders\/.*\/ipykernel_\d+\/\d+\.py$/;
 
 /**
@@ -62,7 +66,10 @@ const IPYKERNEL_TMP = /(^|\/)ipykernel_\d+\/\d+\.py$|\/var\/folders\/.*\/ipykern
  * possibly several lines) or as plain lines. Finds the frames, the crashing
  * notebook line and the deepest (raising) frame, across IPython versions.
  */
-export function parseTraceback(traceback: readonly string[], hint: { ename?: string; evalue?: string } = {}): ParsedTraceback {
+export function parseTraceback(
+  traceback: readonly string[],
+  hint: { ename?: string; evalue?: string } = {},
+): ParsedTraceback {
   const lines = traceback.flatMap((item) => stripAnsi(item).split('\n'));
   const segments: TracebackFrame[][] = [[]];
   const chained: string[] = [];
@@ -93,7 +100,12 @@ export function parseTraceback(traceback: readonly string[], hint: { ename?: str
     }
     let m: RegExpExecArray | null;
     if ((m = CELL_IN.exec(line.trim()))) {
-      startFrame({ kind: 'user', executionCount: Number(m[1]), line: Number(m[2]), ...(m[3] ? { function: m[3] } : {}) });
+      startFrame({
+        kind: 'user',
+        executionCount: Number(m[1]),
+        line: Number(m[2]),
+        ...(m[3] ? { function: m[3] } : {}),
+      });
       continue;
     }
     if ((m = INPUT_IN.exec(line.trim()))) {
@@ -132,7 +144,11 @@ export function parseTraceback(traceback: readonly string[], hint: { ename?: str
       current.context.push(m[2]!.trimEnd());
       continue;
     }
-    if (!/^\s/.test(line) && (m = EXCEPTION_LINE.exec(line.trim())) && /^[A-Za-z_][\w.]*:|^[A-Za-z_][\w.]*$/.test(line.trim())) {
+    if (
+      !/^\s/.test(line) &&
+      (m = EXCEPTION_LINE.exec(line.trim())) &&
+      /^[A-Za-z_][\w.]*:|^[A-Za-z_][\w.]*$/.test(line.trim())
+    ) {
       lastExceptionLine = { ename: m[1]!, evalue: m[2] ?? '' };
       current = undefined;
       continue;

@@ -28,9 +28,22 @@ const nb = {
       source: ['import pandas as pd\n', 'print("text\\"data")'],
       outputs: [
         { output_type: 'stream', name: 'stdout', text: ['line "one" \\ {]\n', 'é ✓ 𝄞\n'] },
-        { output_type: 'display_data', metadata: {}, data: { 'image/png': 'iVBORw0KGgo=', 'text/plain': ['<Figure "x">'], 'application/json': { a: ['b', { text: 'c' }] } } },
+        {
+          output_type: 'display_data',
+          metadata: {},
+          data: {
+            'image/png': 'iVBORw0KGgo=',
+            'text/plain': ['<Figure "x">'],
+            'application/json': { a: ['b', { text: 'c' }] },
+          },
+        },
         { output_type: 'execute_result', execution_count: 3, metadata: {}, data: { 'text/plain': '42' } },
-        { output_type: 'error', ename: 'KeyError', evalue: "'price' \"q\"", traceback: ['\u001b[0;31mKeyError\u001b[0m', 'line "2" é'] },
+        {
+          output_type: 'error',
+          ename: 'KeyError',
+          evalue: '\'price\' "q"',
+          traceback: ['\u001b[0;31mKeyError\u001b[0m', 'line "2" é'],
+        },
       ],
     },
   ],
@@ -38,8 +51,16 @@ const nb = {
 
 function expectedLean(value: typeof nb): unknown {
   const copy = structuredClone(value) as Record<string, unknown> & { cells: { outputs?: Record<string, unknown>[] }[] };
-  const blank = (v: unknown): unknown => (typeof v === 'string' ? '' : Array.isArray(v) ? v.map(blank) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, blank(x)])) : v);
-  for (const c of copy.cells) for (const o of c.outputs ?? []) for (const k of ['text', 'data']) if (k in o) o[k] = blank(o[k]);
+  const blank = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? ''
+      : Array.isArray(v)
+        ? v.map(blank)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, blank(x)]))
+          : v;
+  for (const c of copy.cells)
+    for (const o of c.outputs ?? []) for (const k of ['text', 'data']) if (k in o) o[k] = blank(o[k]);
   return copy;
 }
 
@@ -70,20 +91,31 @@ describe('readNotebookLean', () => {
     const full = await readNotebook(file);
     const lean = await readNotebookLean(file);
     expect(lean).toEqual(expectedLean(full as unknown as typeof nb));
-    expect(lean.cells[1]!.cell_type === 'code' && lean.cells[1]!.outputs[3]).toMatchObject({ output_type: 'error', ename: 'KeyError', traceback: ['\u001b[0;31mKeyError\u001b[0m', 'line "2" é'] });
+    expect(lean.cells[1]!.cell_type === 'code' && lean.cells[1]!.outputs[3]).toMatchObject({
+      output_type: 'error',
+      ename: 'KeyError',
+      traceback: ['\u001b[0;31mKeyError\u001b[0m', 'line "2" é'],
+    });
   });
 
-  it('gives readNotebook\'s errors (invalid UTF-8, invalid JSON, not nbformat)', async () => {
+  it("gives readNotebook's errors (invalid UTF-8, invalid JSON, not nbformat)", async () => {
     const d = await mkdtemp(path.join(os.tmpdir(), 'jb-lean-'));
     made.push(d);
     const cases: [string, Buffer | string, RegExp][] = [
-      ['latin1.ipynb', Buffer.from(JSON.stringify({ ...nb, metadata: { x: 'caf\u00e9' } }), 'latin1'), /not valid UTF-8/],
+      [
+        'latin1.ipynb',
+        Buffer.from(JSON.stringify({ ...nb, metadata: { x: 'caf\u00e9' } }), 'latin1'),
+        /not valid UTF-8/,
+      ],
       ['broken.ipynb', '{"cells": [', /invalid JSON/],
       ['v3.ipynb', JSON.stringify({ nbformat: 3, nbformat_minor: 0, worksheets: [] }), /only nbformat 4/],
     ];
     for (const [name, content, message] of cases) {
       await writeFile(path.join(d, name), content);
-      await expect(readNotebookLean(path.join(d, name)), name).rejects.toMatchObject({ code: 'E_NOTEBOOK', message: expect.stringMatching(message) });
+      await expect(readNotebookLean(path.join(d, name)), name).rejects.toMatchObject({
+        code: 'E_NOTEBOOK',
+        message: expect.stringMatching(message),
+      });
     }
   });
 });
@@ -105,7 +137,14 @@ describe('memory', () => {
       new Promise<{ stdout: string; failed: boolean }>((resolve) =>
         execFile(
           process.execPath,
-          ['--max-old-space-size=32', '--import', 'tsx', '--input-type=module', '-e', `import { ${fn} } from './packages/notebook/src/index.ts'; const nb = await ${fn}(${JSON.stringify(file)}); process.stdout.write(nb.cells[1].outputs[3].ename);`],
+          [
+            '--max-old-space-size=32',
+            '--import',
+            'tsx',
+            '--input-type=module',
+            '-e',
+            `import { ${fn} } from './packages/notebook/src/index.ts'; const nb = await ${fn}(${JSON.stringify(file)}); process.stdout.write(nb.cells[1].outputs[3].ename);`,
+          ],
           { cwd: root, timeout: 300_000 },
           (error, stdout) => resolve({ stdout, failed: error !== null }),
         ),

@@ -89,7 +89,8 @@ export class LeanNotebookScanner {
         this.inString = true;
         this.escape = false;
         this.stringIsKey = !!top && top.obj && top.expectKey;
-        this.dropString = !this.stringIsKey && (this.dropDepth >= 0 || this.isPayload(top?.obj ? (top.key ?? '') : '*'));
+        this.dropString =
+          !this.stringIsKey && (this.dropDepth >= 0 || this.isPayload(top?.obj ? (top.key ?? '') : '*'));
         if (this.dropString) {
           this.out.push(chunk.slice(keepFrom, i + 1));
           keepFrom = i + 1;
@@ -164,10 +165,14 @@ export async function readNotebookLean(file: string): Promise<Notebook> {
   scanner.push(decoder.decode());
   if (utf8.invalidCount > 0) {
     const line = utf8.invalidLines[0] ?? 1;
-    throw new JunoError('E_NOTEBOOK', `not valid UTF-8 (first invalid byte at line ${line}); a notebook file is UTF-8 JSON`, {
-      location: { file, line },
-      hint: 'it was probably saved in another encoding: convert it, e.g. `iconv -f latin1 -t utf-8 in.ipynb > out.ipynb`, or restore it from its source',
-    });
+    throw new JunoError(
+      'E_NOTEBOOK',
+      `not valid UTF-8 (first invalid byte at line ${line}); a notebook file is UTF-8 JSON`,
+      {
+        location: { file, line },
+        hint: 'it was probably saved in another encoding: convert it, e.g. `iconv -f latin1 -t utf-8 in.ipynb > out.ipynb`, or restore it from its source',
+      },
+    );
   }
   return parseNotebook(scanner.text(), file);
 }

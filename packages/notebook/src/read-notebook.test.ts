@@ -11,7 +11,14 @@ const valid = {
   metadata: {},
   cells: [
     { cell_type: 'markdown', id: 'a1', metadata: {}, source: '# Title' },
-    { cell_type: 'code', id: 'a2', metadata: {}, source: ['import pandas as pd\n', 'df = pd.DataFrame()'], execution_count: 1, outputs: [] },
+    {
+      cell_type: 'code',
+      id: 'a2',
+      metadata: {},
+      source: ['import pandas as pd\n', 'df = pd.DataFrame()'],
+      execution_count: 1,
+      outputs: [],
+    },
   ],
 };
 
@@ -28,10 +35,25 @@ describe('parseNotebook', () => {
   it.each([
     ['invalid JSON', '{"cells": [', /invalid JSON/],
     ['empty file', '', /empty/],
-    ['nbformat 3', JSON.stringify({ nbformat: 3, nbformat_minor: 0, metadata: {}, worksheets: [] }), /nbformat 3.*only nbformat 4/],
-    ['missing cells', JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {} }), /not a valid nbformat 4\.5 notebook.*cells/],
+    [
+      'nbformat 3',
+      JSON.stringify({ nbformat: 3, nbformat_minor: 0, metadata: {}, worksheets: [] }),
+      /nbformat 3.*only nbformat 4/,
+    ],
+    [
+      'missing cells',
+      JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {} }),
+      /not a valid nbformat 4\.5 notebook.*cells/,
+    ],
     ['a JSON array', '[]', /not an object/],
-    ['a code cell without outputs', JSON.stringify({ ...valid, cells: [{ cell_type: 'code', id: 'x', metadata: {}, source: '', execution_count: null }] }), /not a valid nbformat/],
+    [
+      'a code cell without outputs',
+      JSON.stringify({
+        ...valid,
+        cells: [{ cell_type: 'code', id: 'x', metadata: {}, source: '', execution_count: null }],
+      }),
+      /not a valid nbformat/,
+    ],
   ])('rejects %s with a clear error', (_name, text, message) => {
     let err: unknown;
     try {
@@ -57,14 +79,28 @@ describe('parseNotebook', () => {
   it('refuses a notebook that is not valid UTF-8, naming the file and the line (bad input, not a kernel death)', async () => {
     const d = await mkdtemp(path.join(os.tmpdir(), 'jb-nb-'));
     const file = path.join(d, 'latin1.ipynb');
-    const text = JSON.stringify({ ...valid, cells: [{ cell_type: 'code', id: 'a2', metadata: {}, source: 'x = "caf\u00e9"', execution_count: 1, outputs: [] }] }, null, 1);
+    const text = JSON.stringify(
+      {
+        ...valid,
+        cells: [
+          { cell_type: 'code', id: 'a2', metadata: {}, source: 'x = "caf\u00e9"', execution_count: 1, outputs: [] },
+        ],
+      },
+      null,
+      1,
+    );
     // The same notebook saved as Latin-1: é is the single byte 0xE9.
     await writeFile(file, Buffer.from(text, 'latin1'));
-    const err = await readNotebook(file).then(() => undefined, (e: unknown) => e);
+    const err = await readNotebook(file).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(JunoError);
     expect(err).toMatchObject({ code: 'E_NOTEBOOK', exitCode: 2, location: { file } });
     const line = text.split('\n').findIndex((l) => l.includes('caf')) + 1;
-    expect((err as JunoError).message).toMatch(new RegExp(`not valid UTF-8 \\(first invalid byte 0xe9 at line ${line}`));
+    expect((err as JunoError).message).toMatch(
+      new RegExp(`not valid UTF-8 \\(first invalid byte 0xe9 at line ${line}`),
+    );
     expect((err as JunoError).hint).toMatch(/iconv|UTF-8/);
   });
 
@@ -73,9 +109,14 @@ describe('parseNotebook', () => {
     const file = path.join(d, 'huge.ipynb');
     await writeFile(file, JSON.stringify(valid));
     await truncate(file, MAX_NOTEBOOK_BYTES + 1); // sparse: no disk used
-    const err = await readNotebook(file).then(() => undefined, (e: unknown) => e);
+    const err = await readNotebook(file).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: 'E_NOTEBOOK', exitCode: 2, location: { file } });
-    expect((err as JunoError).message).toBe(`the notebook is ${MAX_NOTEBOOK_BYTES + 1} bytes (256 MiB), more than the 256 MiB a notebook is read whole up to (its saved outputs, most likely)`);
+    expect((err as JunoError).message).toBe(
+      `the notebook is ${MAX_NOTEBOOK_BYTES + 1} bytes (256 MiB), more than the 256 MiB a notebook is read whole up to (its saved outputs, most likely)`,
+    );
     expect((err as JunoError).hint).toMatch(/--clear-output/);
   });
 
@@ -91,7 +132,9 @@ describe('parseNotebook', () => {
       }
     })();
     expect(err).toMatchObject({ code: 'E_NOTEBOOK', exitCode: 2, location: { file: 'deep.ipynb' } });
-    expect((err as JunoError).message).toBe(`nested ${MAX_JSON_DEPTH + 1} levels deep at metadata.deep.a.a.a.a.….a, more than the ${MAX_JSON_DEPTH} a notebook may nest`);
+    expect((err as JunoError).message).toBe(
+      `nested ${MAX_JSON_DEPTH + 1} levels deep at metadata.deep.a.a.a.a.….a, more than the ${MAX_JSON_DEPTH} a notebook may nest`,
+    );
   });
 
   it('reads from disk and reports a missing file', async () => {

@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import AjvDraft04, { type ValidateFunction } from 'ajv-draft-04';
-import { JunoError, MAX_JSON_DEPTH, SCHEMAS_DIR, assertReadableFile, findTooDeep, locateInvalidUtf8 } from '@junobench/core';
+import {
+  JunoError,
+  MAX_JSON_DEPTH,
+  SCHEMAS_DIR,
+  assertReadableFile,
+  findTooDeep,
+  locateInvalidUtf8,
+} from '@junobench/core';
 import type { Notebook } from './notebook-types.js';
 
 // The official nbformat schemas (draft-04), one per minor version, as
@@ -35,18 +42,26 @@ export async function readNotebook(file: string): Promise<Notebook> {
   const { size } = await stat(file);
   if (size > MAX_NOTEBOOK_BYTES) {
     // Read whole, a notebook this size would pass V8's string limit (about 512 Mi characters) or exhaust memory.
-    throw new JunoError('E_NOTEBOOK', `the notebook is ${size} bytes (${formatMiB(size)}), more than the ${formatMiB(MAX_NOTEBOOK_BYTES)} a notebook is read whole up to (its saved outputs, most likely)`, {
-      location: { file },
-      hint: 'clear its outputs except the error, e.g. `jupyter nbconvert --clear-output --inplace` on a copy and re-run the crashing cell, or import it with `junobench pool import`, which reads notebooks without their outputs',
-    });
+    throw new JunoError(
+      'E_NOTEBOOK',
+      `the notebook is ${size} bytes (${formatMiB(size)}), more than the ${formatMiB(MAX_NOTEBOOK_BYTES)} a notebook is read whole up to (its saved outputs, most likely)`,
+      {
+        location: { file },
+        hint: 'clear its outputs except the error, e.g. `jupyter nbconvert --clear-output --inplace` on a copy and re-run the crashing cell, or import it with `junobench pool import`, which reads notebooks without their outputs',
+      },
+    );
   }
   const bytes = await readFile(file);
   const bad = locateInvalidUtf8(bytes);
   if (bad) {
-    throw new JunoError('E_NOTEBOOK', `not valid UTF-8 (first invalid byte 0x${bytes[bad.offset]!.toString(16).padStart(2, '0')} at line ${bad.line}, byte ${bad.offset}); a notebook file is UTF-8 JSON`, {
-      location: { file, line: bad.line },
-      hint: 'it was probably saved in another encoding: convert it, e.g. `iconv -f latin1 -t utf-8 in.ipynb > out.ipynb`, or restore it from its source',
-    });
+    throw new JunoError(
+      'E_NOTEBOOK',
+      `not valid UTF-8 (first invalid byte 0x${bytes[bad.offset]!.toString(16).padStart(2, '0')} at line ${bad.line}, byte ${bad.offset}); a notebook file is UTF-8 JSON`,
+      {
+        location: { file, line: bad.line },
+        hint: 'it was probably saved in another encoding: convert it, e.g. `iconv -f latin1 -t utf-8 in.ipynb > out.ipynb`, or restore it from its source',
+      },
+    );
   }
   return parseNotebook(bytes.toString('utf8'), file);
 }
@@ -81,10 +96,14 @@ export function validateNotebook(value: unknown, file = '<notebook>'): Notebook 
   }
   const deep = findTooDeep(value);
   if (deep) {
-    throw new JunoError('E_NOTEBOOK', `nested ${deep.depth} levels deep at ${deep.path}, more than the ${MAX_JSON_DEPTH} a notebook may nest`, {
-      location: { file, field: deep.path },
-      hint: 'real notebooks nest a few levels; a document this deep would overflow every tool that reads it (Python\'s json included): remove that field',
-    });
+    throw new JunoError(
+      'E_NOTEBOOK',
+      `nested ${deep.depth} levels deep at ${deep.path}, more than the ${MAX_JSON_DEPTH} a notebook may nest`,
+      {
+        location: { file, field: deep.path },
+        hint: "real notebooks nest a few levels; a document this deep would overflow every tool that reads it (Python's json included): remove that field",
+      },
+    );
   }
   const nb = value as Record<string, unknown>;
   if (nb.nbformat !== 4) {
@@ -99,10 +118,14 @@ export function validateNotebook(value: unknown, file = '<notebook>'): Notebook 
   if (!validate(value)) {
     const e = validate.errors?.[0];
     const where = e?.instancePath ?? '';
-    throw new JunoError('E_NOTEBOOK', `not a valid nbformat 4.${minor} notebook: ${where || '(root)'} ${e?.message ?? ''}`.trim(), {
-      location: { file, field: where.replace(/^\./, '') || undefined },
-      hint: 'the notebook must follow the official nbformat v4 schema (https://nbformat.readthedocs.io)',
-    });
+    throw new JunoError(
+      'E_NOTEBOOK',
+      `not a valid nbformat 4.${minor} notebook: ${where || '(root)'} ${e?.message ?? ''}`.trim(),
+      {
+        location: { file, field: where.replace(/^\./, '') || undefined },
+        hint: 'the notebook must follow the official nbformat v4 schema (https://nbformat.readthedocs.io)',
+      },
+    );
   }
   return value as unknown as Notebook;
 }

@@ -1,4 +1,11 @@
-import { JunoError, compareCodePoints, type ExpectedCrash, type LibraryName, type SourceDataset, type InstanceSource } from '@junobench/core';
+import {
+  JunoError,
+  compareCodePoints,
+  type ExpectedCrash,
+  type LibraryName,
+  type SourceDataset,
+  type InstanceSource,
+} from '@junobench/core';
 import { listCodeCells, type CodeCell, type MinedCrash, type Notebook, type NotebookCell } from '@junobench/notebook';
 
 export interface ReproducedPlan {
@@ -76,12 +83,19 @@ export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, inputs: 
   if (!target) throw new JunoError('E_INTERNAL', `mined crash names code cell ${crash.codeCell}, which does not exist`);
   const crashCount = target.executionCount;
   const before = cells.slice(0, crash.codeCell);
-  const ranBefore = crashCount === null ? [] : cells.filter((c) => c.executionCount !== null && c.executionCount < crashCount);
+  const ranBefore =
+    crashCount === null ? [] : cells.filter((c) => c.executionCount !== null && c.executionCount < crashCount);
   const topToBottom =
     crashCount === null ||
-    (before.every((c, i) => c.executionCount !== null && c.executionCount < crashCount && (i === 0 || c.executionCount > before[i - 1]!.executionCount!)) &&
+    (before.every(
+      (c, i) =>
+        c.executionCount !== null &&
+        c.executionCount < crashCount &&
+        (i === 0 || c.executionCount > before[i - 1]!.executionCount!),
+    ) &&
       ranBefore.length === before.length);
-  const erred = (ci: number) => ci !== crash.codeCell && (cells[ci]!.cell.outputs ?? []).some((o) => o.output_type === 'error');
+  const erred = (ci: number) =>
+    ci !== crash.codeCell && (cells[ci]!.cell.outputs ?? []).some((o) => o.output_type === 'error');
   // Replay position of each needed cell (out-of-order sessions only): its saved count.
   const at = new Map<number, number>();
   const rerunAfter: ReproducedPlan['rerunAfter'] = [];
@@ -116,7 +130,9 @@ export function planReproducedNotebook(nb: Notebook, crash: MinedCrash, inputs: 
   const everyCellAbove = [...before.map((c) => c.index), crash.codeCell].filter((ci) => !erred(ci));
   const fileOrder =
     topToBottom ||
-    (rerunAfter.some((r) => r.replayedAt !== null) && replay.length === everyCellAbove.length && replay.every((ci, i) => ci === everyCellAbove[i]));
+    (rerunAfter.some((r) => r.replayedAt !== null) &&
+      replay.length === everyCellAbove.length &&
+      replay.every((ci, i) => ci === everyCellAbove[i]));
   const order: ReproducedPlan['order'] = fileOrder ? 'file' : 'execution-count';
   const renumber = new Map(replay.map((ci, i) => [ci, i + 1]));
   const lastPosition = Math.max(...kept.map((ci) => cells[ci]!.cellIndex));
@@ -172,13 +188,21 @@ function splitLines(text: string): string[] {
  * it is and added to `unresolved`; in a plain notebook it becomes
  * `data/<name>`. `/kaggle/working/x` → `x` (the working directory).
  */
-export function rewriteDataPaths(source: string, inputs: DataInputs = PLAIN, seen?: Set<string>, unresolved?: Set<string>): string {
+export function rewriteDataPaths(
+  source: string,
+  inputs: DataInputs = PLAIN,
+  seen?: Set<string>,
+  unresolved?: Set<string>,
+): string {
   const known = new Set(inputs.mounts);
   const only = inputs.mounts.length === 1 ? inputs.mounts[0]! : undefined;
   const onlyFiles = new Set(only !== undefined ? (inputs.topLevel?.get(only) ?? []) : []);
   // One path segment, or the newer layout's datasets/<owner>/<slug> and competitions/<slug>.
   const name = `[^/'"\\s)\\],;]+`;
-  const input = new RegExp(`(?:/kaggle/input|\\.\\./input)(?:/(datasets/${name}/${name}|competitions/${name}|${name}))?(?=[/'"\\s)\\],;]|$)`, 'g');
+  const input = new RegExp(
+    `(?:/kaggle/input|\\.\\./input)(?:/(datasets/${name}/${name}|competitions/${name}|${name}))?(?=[/'"\\s)\\],;]|$)`,
+    'g',
+  );
   let out = source.replace(input, (all: string, seg: string | undefined) => {
     let to: string;
     const head = seg?.split('/')[0];
@@ -240,7 +264,8 @@ export function planExpectedCrash(crash: MinedCrash, cell: number, inputs?: Data
       .join('0x[0-9a-fA-F]+');
     return { ename, evalue: `^${pattern}$`, match: 'regex', cell };
   }
-  if (evalue.includes('\n') && evalue.length > 300) return { ename, evalue: evalue.split('\n')[0]!, match: 'prefix', cell };
+  if (evalue.includes('\n') && evalue.length > 300)
+    return { ename, evalue: evalue.split('\n')[0]!, match: 'prefix', cell };
   return { ename, evalue, match: 'exact', cell };
 }
 
@@ -251,8 +276,15 @@ export function planExpectedCrash(crash: MinedCrash, cell: number, inputs?: Data
  * make every runtime skip the instance ("not importable"), and a runtime that
  * has it could not reproduce the crash anyway.
  */
-export function planRequires(imports: readonly string[], crash: Pick<MinedCrash, 'ename' | 'evalue'>, stdlib: ReadonlySet<string>): string[] {
-  const missing = (crash.ename.split('.').pop() === 'ModuleNotFoundError' && /^No module named '([A-Za-z_][A-Za-z0-9_]*)'/.exec(crash.evalue)?.[1]) || undefined;
+export function planRequires(
+  imports: readonly string[],
+  crash: Pick<MinedCrash, 'ename' | 'evalue'>,
+  stdlib: ReadonlySet<string>,
+): string[] {
+  const missing =
+    (crash.ename.split('.').pop() === 'ModuleNotFoundError' &&
+      /^No module named '([A-Za-z_][A-Za-z0-9_]*)'/.exec(crash.evalue)?.[1]) ||
+    undefined;
   return imports.filter((m) => !stdlib.has(m) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(m) && m !== missing);
 }
 
@@ -263,7 +295,9 @@ export function planRequires(imports: readonly string[], crash: Pick<MinedCrash,
  */
 export function parseNotebookLanguages(nb: Notebook): string[] {
   const meta = nb.metadata as { kernelspec?: { language?: unknown }; language_info?: { name?: unknown } } | undefined;
-  const declared = [meta?.kernelspec?.language, meta?.language_info?.name].filter((l): l is string => typeof l === 'string' && l.trim() !== '');
+  const declared = [meta?.kernelspec?.language, meta?.language_info?.name].filter(
+    (l): l is string => typeof l === 'string' && l.trim() !== '',
+  );
   const byCase = new Map<string, string>();
   for (const l of declared) if (!byCase.has(l.trim().toLowerCase())) byCase.set(l.trim().toLowerCase(), l.trim());
   return [...byCase.values()];
@@ -279,7 +313,9 @@ export function describeMinedCrashes(crashes: readonly MinedCrash[]): string[] {
   return crashes.map((c, i) => {
     const first = c.evalue.split('\n')[0]!;
     const msg = first.length > 100 ? `${first.slice(0, 97)}…` : first;
-    const what = isInterruption(c) ? `${c.ename}${msg ? `: ${msg}` : ''} (the user stopped the cell: not a crash)` : `${c.ename}: ${msg}`;
+    const what = isInterruption(c)
+      ? `${c.ename}${msg ? `: ${msg}` : ''} (the user stopped the cell: not a crash)`
+      : `${c.ename}: ${msg}`;
     return `${i + 1}: code cell ${c.codeCell}${c.executionCount !== null ? ` (In [${c.executionCount}])` : ''}: ${what}`;
   });
 }
@@ -310,42 +346,73 @@ export function planSameCode(collected: Notebook, downloaded: Notebook): string 
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     if (norm(a[i]!.source) !== norm(b[i]!.source)) return `code cell ${i} differs`;
   }
-  if (a.length !== b.length) return `it has ${b.length} code cell${b.length === 1 ? '' : 's'}, the collected notebook ${a.length}`;
+  if (a.length !== b.length)
+    return `it has ${b.length} code cell${b.length === 1 ? '' : 's'}, the collected notebook ${a.length}`;
   return null;
 }
 
-export function chooseCrash(crashes: readonly MinedCrash[], n: number | undefined, file: string, nb?: Notebook): { crash: MinedCrash; index: number } {
+export function chooseCrash(
+  crashes: readonly MinedCrash[],
+  n: number | undefined,
+  file: string,
+  nb?: Notebook,
+): { crash: MinedCrash; index: number } {
   if (crashes.length === 0) {
     const stripped = nb !== undefined && hasNoSavedRun(nb);
-    throw new JunoError('E_INPUT_EMPTY', `the notebook has no saved error output${stripped ? ' — it has no saved outputs or execution counts at all (saved without outputs, or never run)' : ''}: there is no crash to reproduce`, {
-      location: { file },
-      hint: 'add takes a notebook saved with the outputs of a run that crashed (the error output in a code cell)',
-    });
+    throw new JunoError(
+      'E_INPUT_EMPTY',
+      `the notebook has no saved error output${stripped ? ' — it has no saved outputs or execution counts at all (saved without outputs, or never run)' : ''}: there is no crash to reproduce`,
+      {
+        location: { file },
+        hint: 'add takes a notebook saved with the outputs of a run that crashed (the error output in a code cell)',
+      },
+    );
   }
   const real = crashes.filter((c) => !isInterruption(c));
   if (n === undefined) {
     if (real.length === 0) {
-      throw new JunoError('E_INPUT_EMPTY', `the notebook's only saved error output${crashes.length > 1 ? 's are' : ' is'} KeyboardInterrupt (the user stopped a cell): there is no crash to reproduce`, {
-        location: { file },
-        hint: 'add takes a notebook saved with the outputs of a run that crashed (the error output in a code cell)',
-      });
+      throw new JunoError(
+        'E_INPUT_EMPTY',
+        `the notebook's only saved error output${crashes.length > 1 ? 's are' : ' is'} KeyboardInterrupt (the user stopped a cell): there is no crash to reproduce`,
+        {
+          location: { file },
+          hint: 'add takes a notebook saved with the outputs of a run that crashed (the error output in a code cell)',
+        },
+      );
     }
     if (real.length === 1) return { crash: real[0]!, index: crashes.indexOf(real[0]!) };
-    throw new JunoError('E_USAGE', `the notebook has ${crashes.length} saved error outputs; choose one with --crash <n>:\n  ${describeMinedCrashes(crashes).join('\n  ')}`, {
-      location: { file },
-      hint: `e.g. junobench add ${file} --crash ${crashes.indexOf(real[0]!) + 1}`,
-    });
+    throw new JunoError(
+      'E_USAGE',
+      `the notebook has ${crashes.length} saved error outputs; choose one with --crash <n>:\n  ${describeMinedCrashes(crashes).join('\n  ')}`,
+      {
+        location: { file },
+        hint: `e.g. junobench add ${file} --crash ${crashes.indexOf(real[0]!) + 1}`,
+      },
+    );
   }
   if (!Number.isInteger(n) || n < 1 || n > crashes.length) {
-    throw new JunoError('E_USAGE', `--crash ${n} does not name a saved error output (the notebook has ${crashes.length}):\n  ${describeMinedCrashes(crashes).join('\n  ')}`, {
-      location: { file },
-    });
+    throw new JunoError(
+      'E_USAGE',
+      `--crash ${n} does not name a saved error output (the notebook has ${crashes.length}):\n  ${describeMinedCrashes(crashes).join('\n  ')}`,
+      {
+        location: { file },
+      },
+    );
   }
   if (isInterruption(crashes[n - 1]!)) {
-    throw new JunoError('E_USAGE', `--crash ${n} is a KeyboardInterrupt (the user stopped code cell ${crashes[n - 1]!.codeCell}), not a crash: no replay reproduces it`, {
-      location: { file },
-      hint: real.length > 0 ? `choose a crash: ${describeMinedCrashes(crashes).filter((_, i) => !isInterruption(crashes[i]!)).join('; ')}` : 'the notebook saved no crash',
-    });
+    throw new JunoError(
+      'E_USAGE',
+      `--crash ${n} is a KeyboardInterrupt (the user stopped code cell ${crashes[n - 1]!.codeCell}), not a crash: no replay reproduces it`,
+      {
+        location: { file },
+        hint:
+          real.length > 0
+            ? `choose a crash: ${describeMinedCrashes(crashes)
+                .filter((_, i) => !isInterruption(crashes[i]!))
+                .join('; ')}`
+            : 'the notebook saved no crash',
+      },
+    );
   }
   return { crash: crashes[n - 1]!, index: n - 1 };
 }
@@ -373,10 +440,18 @@ export function nextInstanceId(prefix: string, taken: Iterable<string>): string 
 }
 
 /** Pure: the instance's `source` from a source record — no owner name, no notebook URL (it names the owner). */
-export function instanceSourceOf(record: { platform: 'kaggle' | 'github'; authorId: string; datasets: readonly SourceDataset[] }): InstanceSource {
+export function instanceSourceOf(record: {
+  platform: 'kaggle' | 'github';
+  authorId: string;
+  datasets: readonly SourceDataset[];
+}): InstanceSource {
   return {
     platform: record.platform,
     authorId: record.authorId,
-    datasets: record.datasets.map((d) => ({ title: d.title, license: d.license ?? 'none declared (the data may not be shared: use synthetic data)', url: d.url })),
+    datasets: record.datasets.map((d) => ({
+      title: d.title,
+      license: d.license ?? 'none declared (the data may not be shared: use synthetic data)',
+      url: d.url,
+    })),
   };
 }

@@ -94,7 +94,8 @@ export interface AddInstanceResult {
  * ids), and the datasets data/ will hold.
  */
 export async function planAddInstance(options: AddInstanceOptions): Promise<AddInstancePlan> {
-  const { NO_SAVED_OUTPUTS_WARNING, SOURCE_RECORD_FILE, datasetCacheDir, readSourceRecord } = await import('@junobench/sources');
+  const { NO_SAVED_OUTPUTS_WARNING, SOURCE_RECORD_FILE, datasetCacheDir, readSourceRecord } =
+    await import('@junobench/sources');
   const { suggestLabels, notebookCrashInput } = await import('@junobench/suggest');
   const STDLIB = new Set<string>((await import('@junobench/image')).PYTHON_STDLIB_MODULES);
   const input = path.resolve(options.input);
@@ -114,29 +115,45 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     notebookFile = input;
     // A notebook inside a source record folder brings its record along.
     const beside = path.join(path.dirname(input), SOURCE_RECORD_FILE);
-    if (await stat(beside).then((s) => s.isFile(), () => false)) {
+    if (
+      await stat(beside).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    ) {
       const value = await readSourceRecord(path.dirname(input));
       if (value.notebook.path === path.basename(input)) record = { dir: path.dirname(input), value };
     }
   }
   const original = await readFile(notebookFile).catch((e: unknown) => {
-    throw new JunoError('E_INPUT_NOT_FOUND', 'the notebook named by the source record is missing', { location: { file: notebookFile }, cause: e });
+    throw new JunoError('E_INPUT_NOT_FOUND', 'the notebook named by the source record is missing', {
+      location: { file: notebookFile },
+      cause: e,
+    });
   });
   if (record && sha256(original) !== record.value.notebook.sha256) {
-    throw new JunoError('E_STATE', `${record.value.notebook.path} differs from the notebook recorded in ${SOURCE_RECORD_FILE} (sha256 mismatch)`, {
-      location: { file: notebookFile },
-      hint: `collect it again: junobench collect ${record.value.platform} ${record.value.ref}`,
-    });
+    throw new JunoError(
+      'E_STATE',
+      `${record.value.notebook.path} differs from the notebook recorded in ${SOURCE_RECORD_FILE} (sha256 mismatch)`,
+      {
+        location: { file: notebookFile },
+        hint: `collect it again: junobench collect ${record.value.platform} ${record.value.ref}`,
+      },
+    );
   }
   let nb: Notebook = parseNotebook(original.toString('utf8'), options.input);
   let originalBytes = original;
   let originalName = options.input;
   if (options.notebook !== undefined) {
     if (!record) {
-      throw new JunoError('E_USAGE', '--notebook goes with a source folder from `junobench collect`: give the notebook itself as the input instead', {
-        location: { file: options.notebook },
-        hint: `junobench add ${options.notebook}`,
-      });
+      throw new JunoError(
+        'E_USAGE',
+        '--notebook goes with a source folder from `junobench collect`: give the notebook itself as the input instead',
+        {
+          location: { file: options.notebook },
+          hint: `junobench add ${options.notebook}`,
+        },
+      );
     }
     originalBytes = await readFile(path.resolve(options.notebook)).catch((e: unknown) => {
       throw new JunoError('E_INPUT_NOT_FOUND', 'no such notebook', { location: { file: options.notebook! }, cause: e });
@@ -144,33 +161,45 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     const saved = parseNotebook(originalBytes.toString('utf8'), options.notebook);
     const differs = planSameCode(nb, saved);
     if (differs !== null) {
-      throw new JunoError('E_USAGE', `${options.notebook} is not the notebook collected in ${record.value.ref} (${record.value.notebook.path}): ${differs}`, {
-        location: { file: options.notebook },
-        hint:
-          record.value.platform === 'kaggle'
-            ? `\`kaggle kernels pull\` gives the kernel's latest version: download that version with its outputs from ${record.value.url} (collect again if it changed since). ` +
-              `If the crash is only in an older version, add that notebook on its own (junobench add <file.ipynb>) and put its data under the draft's data/`
-            : `download the version that was collected, or collect it again (junobench collect ${record.value.platform} ${record.value.ref}) and add with the notebook of that version`,
-      });
+      throw new JunoError(
+        'E_USAGE',
+        `${options.notebook} is not the notebook collected in ${record.value.ref} (${record.value.notebook.path}): ${differs}`,
+        {
+          location: { file: options.notebook },
+          hint:
+            record.value.platform === 'kaggle'
+              ? `\`kaggle kernels pull\` gives the kernel's latest version: download that version with its outputs from ${record.value.url} (collect again if it changed since). ` +
+                `If the crash is only in an older version, add that notebook on its own (junobench add <file.ipynb>) and put its data under the draft's data/`
+              : `download the version that was collected, or collect it again (junobench collect ${record.value.platform} ${record.value.ref}) and add with the notebook of that version`,
+        },
+      );
     }
     nb = saved;
     originalName = options.notebook;
   } else if (record?.value.platform === 'kaggle' && hasNoSavedRun(nb)) {
     // The Kaggle CLI writes the source Kaggle stores (ApiKernelBlob.source): no outputs, so no error output to mine.
-    throw new JunoError('E_INPUT_EMPTY', `the notebook collected from Kaggle (${record.value.notebook.path}) has no saved outputs: \`kaggle kernels pull\` returns a notebook's source only, so there is no error output to mine`, {
-      location: { file: notebookFile },
-      hint:
-        `download the notebook with its outputs from ${record.value.url} (the version that crashed), then: ` +
-        `junobench add ${options.input} --notebook <downloaded.ipynb> (for a run on Kaggle that failed, \`kaggle kernels output ${record.value.ref}\` gives its log)`,
-    });
+    throw new JunoError(
+      'E_INPUT_EMPTY',
+      `the notebook collected from Kaggle (${record.value.notebook.path}) has no saved outputs: \`kaggle kernels pull\` returns a notebook's source only, so there is no error output to mine`,
+      {
+        location: { file: notebookFile },
+        hint:
+          `download the notebook with its outputs from ${record.value.url} (the version that crashed), then: ` +
+          `junobench add ${options.input} --notebook <downloaded.ipynb> (for a run on Kaggle that failed, \`kaggle kernels output ${record.value.ref}\` gives its log)`,
+      },
+    );
   }
   // Its cells would run in a Python kernel: an R or Julia notebook's draft can only fail there.
   const other = parseNotebookLanguages(nb).filter((l) => l.toLowerCase() !== 'python');
   if (other.length > 0) {
-    throw new JunoError('E_USAGE', `the notebook's kernel language is ${other.join(' / ')}, not Python: only Python notebooks can become JunoBench instances`, {
-      location: { file: options.input, field: 'metadata.kernelspec.language' },
-      hint: 'if its code is Python and the metadata is wrong, set metadata.kernelspec.language and metadata.language_info.name to "python"',
-    });
+    throw new JunoError(
+      'E_USAGE',
+      `the notebook's kernel language is ${other.join(' / ')}, not Python: only Python notebooks can become JunoBench instances`,
+      {
+        location: { file: options.input, field: 'metadata.kernelspec.language' },
+        hint: 'if its code is Python and the metadata is wrong, set metadata.kernelspec.language and metadata.language_info.name to "python"',
+      },
+    );
   }
   const crashes = mineNotebookCrashes(nb);
   const { crash, index } = chooseCrash(crashes, options.crash, originalName, nb);
@@ -181,8 +210,12 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
   const sources = (record?.value.datasets ?? []).filter((d) => d.kind !== 'kernel-output');
   const inputs: DataInputs = {
     mounts: sources.map((d) => d.mount),
-    topLevel: new Map(sources.filter((d) => d.files).map((d) => [d.mount, [...new Set(d.files!.map((f) => f.path.split('/')[0]!))]])),
-    refs: new Map(sources.map((d) => [`${d.kind === 'competition' ? 'competitions' : 'datasets'}/${d.ref}`.toLowerCase(), d.mount])),
+    topLevel: new Map(
+      sources.filter((d) => d.files).map((d) => [d.mount, [...new Set(d.files!.map((f) => f.path.split('/')[0]!))]]),
+    ),
+    refs: new Map(
+      sources.map((d) => [`${d.kind === 'competition' ? 'competitions' : 'datasets'}/${d.ref}`.toLowerCase(), d.mount]),
+    ),
     // Kaggle says which sources a kernel has; a notebook from anywhere else brings no such list.
     complete: record?.value.platform === 'kaggle',
   };
@@ -226,12 +259,24 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
   const data: AddInstancePlan['data'] = [];
   for (const d of record?.value.datasets ?? []) {
     if (d.kind === 'kernel-output') continue;
-    const cached = d.treeSha256 && (await stat(datasetCacheDir(options.cacheDir, d.treeSha256)).then(() => true, () => false));
+    const cached =
+      d.treeSha256 &&
+      (await stat(datasetCacheDir(options.cacheDir, d.treeSha256)).then(
+        () => true,
+        () => false,
+      ));
     if (cached) data.push({ mount: d.mount, treeSha256: d.treeSha256! });
-    else warnings.push(`data/${d.mount}/ is missing: ${d.kind} ${d.ref} was not downloaded (collect with --with-data: junobench collect ${record!.value.platform} ${record!.value.ref} --with-data)`);
+    else
+      warnings.push(
+        `data/${d.mount}/ is missing: ${d.kind} ${d.ref} was not downloaded (collect with --with-data: junobench collect ${record!.value.platform} ${record!.value.ref} --with-data)`,
+      );
   }
   // Judged on the rewrites, not on the reproduced cells: those no longer hold /kaggle/input once rewritten to data/.
-  const toFill = [...new Set(reproduced.rewrites.map((r) => r.split(' → ')[1]!).filter((to) => to === 'data' || to.startsWith('data/')))];
+  const toFill = [
+    ...new Set(
+      reproduced.rewrites.map((r) => r.split(' → ')[1]!).filter((to) => to === 'data' || to.startsWith('data/')),
+    ),
+  ];
   if (!record && toFill.length > 0) {
     warnings.push(
       `the notebook reads Kaggle input files, but no datasets come with a plain notebook: put them in the draft's ${toFill.map((f) => `${f}/`).join(', ')} ` +
@@ -250,16 +295,34 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     suggestedLabels,
   };
   validateOrThrow<Instance>('instance', instance, { file: path.join(options.instancesDir, id, 'instance.json') });
-  return { id, instance, original: originalBytes, reproduced, crashes, chosen: index, ...(record ? { record } : {}), data, warnings };
+  return {
+    id,
+    instance,
+    original: originalBytes,
+    reproduced,
+    crashes,
+    chosen: index,
+    ...(record ? { record } : {}),
+    data,
+    warnings,
+  };
 }
 
 async function chooseId(options: AddInstanceOptions, prefix: string): Promise<string> {
   const instancesDir = path.resolve(options.instancesDir);
   const existing = await listInstanceIds(instancesDir).catch(() => [] as string[]);
-  const deprecated = await readDeprecatedIds(options.deprecatedFile ?? path.join(path.dirname(instancesDir), 'deprecated.json'));
+  const deprecated = await readDeprecatedIds(
+    options.deprecatedFile ?? path.join(path.dirname(instancesDir), 'deprecated.json'),
+  );
   if (options.id !== undefined) {
     const id = validateInstanceId(options.id);
-    if (existing.includes(id) || (await stat(path.join(instancesDir, id)).then(() => true, () => false))) {
+    if (
+      existing.includes(id) ||
+      (await stat(path.join(instancesDir, id)).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       throw new JunoError('E_USAGE', `an instance named ${id} already exists in ${options.instancesDir}`, {
         hint: 'choose another --id, or leave --id out to get the next free <library>_<n>',
       });
@@ -290,7 +353,9 @@ export async function readDeprecatedIds(file: string): Promise<Set<string>> {
   }
   const list = (value as { instances?: unknown })?.instances;
   if (!Array.isArray(list) || list.some((x) => typeof (x as { id?: unknown })?.id !== 'string')) {
-    throw new JunoError('E_INPUT_FORMAT', 'expected { "instances": [ { "id": "…", … } ] }', { location: { file, field: 'instances' } });
+    throw new JunoError('E_INPUT_FORMAT', 'expected { "instances": [ { "id": "…", … } ] }', {
+      location: { file, field: 'instances' },
+    });
   }
   return new Set(list.map((x) => (x as { id: string }).id));
 }
@@ -305,7 +370,8 @@ export async function readDeprecatedIds(file: string): Promise<Set<string>> {
  * draft (it is a draft: the maintainer fixes it), with what happened instead.
  */
 export async function addInstance(options: AddInstanceOptions): Promise<AddInstanceResult> {
-  const { assembleFullData, planLockEntry, readSourcesLock, withLockEntry, writeSourcesLock } = await import('@junobench/sources');
+  const { assembleFullData, planLockEntry, readSourcesLock, withLockEntry, writeSourcesLock } =
+    await import('@junobench/sources');
   const progress = options.onProgress;
   progress?.({ task: 'add', done: 0, message: 'planning the draft' });
   const plan = await planAddInstance(options);
@@ -327,11 +393,22 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
     for (const [other, entry] of Object.entries(lock.instances)) {
       if (entry?.notebook.sha256 !== nbSha) continue;
       const existing = await readInstance(path.join(instancesDir, other)).catch(() => undefined);
-      if (existing && existing.crash.ename === plan.instance.crash.ename && existing.crash.evalue === plan.instance.crash.evalue) {
-        throw new JunoError('E_USAGE', `this crash of ${plan.record.value.ref} (${existing.crash.ename}: ${existing.crash.evalue.split('\n')[0]!.slice(0, 100)}) is already instance ${other}`, {
-          location: { file: lockFile },
-          hint: plan.crashes.length > 1 ? 'choose another of its saved errors with --crash <n>' : `nothing to add; to start ${other} again, remove its folder and its entry in ${path.basename(lockFile)}`,
-        });
+      if (
+        existing &&
+        existing.crash.ename === plan.instance.crash.ename &&
+        existing.crash.evalue === plan.instance.crash.evalue
+      ) {
+        throw new JunoError(
+          'E_USAGE',
+          `this crash of ${plan.record.value.ref} (${existing.crash.ename}: ${existing.crash.evalue.split('\n')[0]!.slice(0, 100)}) is already instance ${other}`,
+          {
+            location: { file: lockFile },
+            hint:
+              plan.crashes.length > 1
+                ? 'choose another of its saved errors with --crash <n>'
+                : `nothing to add; to start ${other} again, remove its folder and its entry in ${path.basename(lockFile)}`,
+          },
+        );
       }
     }
   }
@@ -359,8 +436,15 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       verification = await options.verify(staging);
     }
 
-    if (await stat(final).then(() => true, () => false)) {
-      throw new JunoError('E_USAGE', `an instance named ${plan.id} appeared in ${options.instancesDir} meanwhile`, { hint: 'run the command again' });
+    if (
+      await stat(final).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      throw new JunoError('E_USAGE', `an instance named ${plan.id} appeared in ${options.instancesDir} meanwhile`, {
+        hint: 'run the command again',
+      });
     }
     await rename(staging, final);
     moved = true;
@@ -389,6 +473,8 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
 
 function describeReproduced(v: InstanceVerification): string {
   const r = v.reproduced;
-  const seen = r.observed ? `${r.observed.ename}: ${r.observed.evalue.split('\n')[0]} (code cell ${r.observed.cell})` : undefined;
+  const seen = r.observed
+    ? `${r.observed.ename}: ${r.observed.evalue.split('\n')[0]} (code cell ${r.observed.cell})`
+    : undefined;
   return [r.outcome, seen, r.reason].filter(Boolean).join(' — ');
 }

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { BuildInProgress } from '@junobench/core';
 import { decideBuildMutex, isProcessAlive, readProcessStart } from './build-mutex.js';
 
-const holder: BuildInProgress = { pid: 4242, host: 'here', startedAt: '2026-01-01T00:00:00.000Z', command: 'junobench build' };
+const holder: BuildInProgress = {
+  pid: 4242,
+  host: 'here',
+  startedAt: '2026-01-01T00:00:00.000Z',
+  command: 'junobench build',
+};
 
 describe('decideBuildMutex', () => {
   it.each<[string, Parameters<typeof decideBuildMutex>[0], boolean, string]>([

@@ -8,9 +8,7 @@ import { JunoError, checkSchema, formatIssue, formatJson, type BuildInProgress }
 export const BUILD_MUTEX_FILE = '.build-in-progress.json';
 
 export type MutexDecision =
-  | { action: 'take' }
-  | { action: 'take-over'; why: string }
-  | { action: 'refuse'; why: string };
+  { action: 'take' } | { action: 'take-over'; why: string } | { action: 'refuse'; why: string };
 
 /**
  * Pure: what to do about the lock file found in the output folder.
@@ -27,7 +25,11 @@ export function decideBuildMutex(
   if (existing === undefined) return { action: 'take' };
   if ('corrupt' in existing) return { action: 'take-over', why: `an unreadable build lock (${existing.corrupt})` };
   if (existing.host !== here.host) return { action: 'refuse', why: 'held on another machine' };
-  if (!alive(existing.pid, existing.processStart)) return { action: 'take-over', why: `a stale build lock of ${describeHolder(existing)}, which is no longer running` };
+  if (!alive(existing.pid, existing.processStart))
+    return {
+      action: 'take-over',
+      why: `a stale build lock of ${describeHolder(existing)}, which is no longer running`,
+    };
   return { action: 'refuse', why: 'held by a running build' };
 }
 
@@ -97,7 +99,10 @@ export async function acquireBuildMutex(
   } finally {
     await rm(mine, { force: true });
   }
-  throw new JunoError('E_STATE', `could not take the build lock ${file}: other builds keep taking it`, { location: { file }, hint: 'run one build at a time in this folder' });
+  throw new JunoError('E_STATE', `could not take the build lock ${file}: other builds keep taking it`, {
+    location: { file },
+    hint: 'run one build at a time in this folder',
+  });
 
   async function judge(): Promise<void> {
     const existing = await readMutex(file);

@@ -36,13 +36,22 @@ export interface BuildOptions {
 const PACKAGES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export async function computeCodeFingerprint(): Promise<string> {
-  const src = await hashTree(PACKAGES_DIR, { ignore: (rel) => rel.includes('node_modules') || rel.endsWith('.test.ts') || rel.includes('/test-helpers/') || rel.includes('/test-fixtures/') || rel.includes('/dist/') });
+  const src = await hashTree(PACKAGES_DIR, {
+    ignore: (rel) =>
+      rel.includes('node_modules') ||
+      rel.endsWith('.test.ts') ||
+      rel.includes('/test-helpers/') ||
+      rel.includes('/test-fixtures/') ||
+      rel.includes('/dist/'),
+  });
   const schemas = await hashTree(path.resolve(PACKAGES_DIR, '../schemas'));
   return hashValue({ src, schemas });
 }
 
 /** The stages of `junobench build`, in order, with their paths relative to the root. */
-export function planStages(options: Pick<BuildOptions, 'rawDir' | 'curatedDir' | 'createRuntime' | 'jobs' | 'cacheDir' | 'container'>): Stage[] {
+export function planStages(
+  options: Pick<BuildOptions, 'rawDir' | 'curatedDir' | 'createRuntime' | 'jobs' | 'cacheDir' | 'container'>,
+): Stage[] {
   const raw = options.rawDir ?? 'raw';
   const out = options.curatedDir ?? 'curated';
   const instancesDir = path.join(raw, 'instances');
@@ -50,10 +59,21 @@ export function planStages(options: Pick<BuildOptions, 'rawDir' | 'curatedDir' |
   const getRuntime = () => (runtime ??= options.createRuntime());
   const cacheDir = options.cacheDir ?? '.junobench-cache';
   return [
-    createPoolStage({ poolDir: path.join(raw, 'pool'), criteria: path.join(raw, 'criteria', 'junobench.json'), outDir: path.join(out, 'pool') }),
+    createPoolStage({
+      poolDir: path.join(raw, 'pool'),
+      criteria: path.join(raw, 'criteria', 'junobench.json'),
+      outDir: path.join(out, 'pool'),
+    }),
     createDataStage({ instancesDir, output: path.join(out, 'subsample.json'), cacheDir }),
     ...(options.container
-      ? [createImageStage({ instancesDir, record: path.join(out, 'image.json'), docker: options.container.docker, ...(options.container.profile ? { profile: options.container.profile } : {}) })]
+      ? [
+          createImageStage({
+            instancesDir,
+            record: path.join(out, 'image.json'),
+            docker: options.container.docker,
+            ...(options.container.profile ? { profile: options.container.profile } : {}),
+          }),
+        ]
       : []),
     createVerifyStage({
       instancesDir,
@@ -62,7 +82,11 @@ export function planStages(options: Pick<BuildOptions, 'rawDir' | 'curatedDir' |
       ...(options.jobs ? { jobs: options.jobs } : {}),
       runtime: getRuntime,
     }),
-    createLabelsStage({ annotationsDir: path.join(raw, 'annotations'), instancesDir, outDir: path.join(out, 'labels') }),
+    createLabelsStage({
+      annotationsDir: path.join(raw, 'annotations'),
+      instancesDir,
+      outDir: path.join(out, 'labels'),
+    }),
     createBenchmarkStage({
       instancesDir,
       verification: path.join(out, 'verification.json'),

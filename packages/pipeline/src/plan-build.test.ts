@@ -9,7 +9,14 @@ describe('planBuild', () => {
     ['unchanged', lock, { fingerprint: 'f1', outputs: 'o1' }, {}, 'skip', 'up to date'],
     ['inputs changed', lock, { fingerprint: 'f2', outputs: 'o1' }, {}, 'run', 'inputs changed'],
     ['outputs deleted', lock, { fingerprint: 'f1', outputs: undefined }, {}, 'run', 'outputs missing'],
-    ['outputs edited by hand', lock, { fingerprint: 'f1', outputs: 'oX' }, {}, 'run', 'outputs changed since the last build'],
+    [
+      'outputs edited by hand',
+      lock,
+      { fingerprint: 'f1', outputs: 'oX' },
+      {},
+      'run',
+      'outputs changed since the last build',
+    ],
     ['forced', lock, { fingerprint: 'f1', outputs: 'o1' }, { force: true }, 'run', 'forced'],
   ])('%s', (_name, l, state, opts, action, reason) => {
     const [d] = planBuild([{ name: 'pool', ...state }], l, opts);
@@ -17,6 +24,8 @@ describe('planBuild', () => {
   });
 
   it('shows the last summary for a skipped stage', () => {
-    expect(planBuild([{ name: 'pool', fingerprint: 'f1', outputs: 'o1' }], lock)[0]).toMatchObject({ summary: '12 kept' });
+    expect(planBuild([{ name: 'pool', fingerprint: 'f1', outputs: 'o1' }], lock)[0]).toMatchObject({
+      summary: '12 kept',
+    });
   });
 });

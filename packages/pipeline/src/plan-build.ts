@@ -31,8 +31,7 @@ export interface StageState {
 }
 
 export type StageDecision =
-  | { stage: string; action: 'run'; reason: string }
-  | { stage: string; action: 'skip'; reason: string; summary: string };
+  { stage: string; action: 'run'; reason: string } | { stage: string; action: 'skip'; reason: string; summary: string };
 
 export interface PlanOptions {
   /** Run every stage regardless of the lock. */
@@ -51,7 +50,8 @@ export function planBuild(states: readonly StageState[], lock: BuildLock, option
     if (!prev) return { stage: s.name, action: 'run', reason: 'never built' };
     if (s.outputs === undefined) return { stage: s.name, action: 'run', reason: 'outputs missing' };
     if (prev.fingerprint !== s.fingerprint) return { stage: s.name, action: 'run', reason: 'inputs changed' };
-    if (prev.outputs !== s.outputs) return { stage: s.name, action: 'run', reason: 'outputs changed since the last build' };
+    if (prev.outputs !== s.outputs)
+      return { stage: s.name, action: 'run', reason: 'outputs changed since the last build' };
     return { stage: s.name, action: 'skip', reason: 'up to date', summary: prev.summary };
   });
 }

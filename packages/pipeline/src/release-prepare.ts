@@ -77,7 +77,8 @@ export interface PreparedRelease {
  * each.
  */
 export async function prepareRelease(o: PrepareReleaseOptions): Promise<PreparedRelease> {
-  const { planRelease, validateReleaseVersion, readDeprecated, readReleaseInputs, writeRelease } = await import('@junobench/release');
+  const { planRelease, validateReleaseVersion, readDeprecated, readReleaseInputs, writeRelease } =
+    await import('@junobench/release');
   const { RUNNER_CONTEXT_NAME } = await import('@junobench/image');
   const { RUNNER_DIR, readRunnerFiles } = await import('@junobench/runtime');
   validateReleaseVersion(o.version);
@@ -105,7 +106,10 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
       overlay: view.overlay,
       recipeDir: o.recipeDir,
       // The image's build context beside the Dockerfile, laid out as `image build` lays it out.
-      contextFiles: (await readRunnerFiles()).map((f) => ({ path: `${RUNNER_CONTEXT_NAME}/${f.name}`, abs: path.join(RUNNER_DIR, f.name) })),
+      contextFiles: (await readRunnerFiles()).map((f) => ({
+        path: `${RUNNER_CONTEXT_NAME}/${f.name}`,
+        abs: path.join(RUNNER_DIR, f.name),
+      })),
       ...(o.profile ? { profile: o.profile } : {}),
       deprecatedFile: o.deprecatedFile,
       metadataFile: o.metadataFile,
@@ -137,13 +141,21 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
  */
 async function checkCuratedSources(root: string, curatedDir: string, plan: ReleasePlan): Promise<void> {
   const shown = path.relative(root, curatedDir) || '.';
-  const check = await checkBuildSources({ root, lockFile: path.relative(root, path.join(curatedDir, '.build-lock.json')), derivedDir: path.relative(root, curatedDir) || '.' });
+  const check = await checkBuildSources({
+    root,
+    lockFile: path.relative(root, path.join(curatedDir, '.build-lock.json')),
+    derivedDir: path.relative(root, curatedDir) || '.',
+  });
   if (check.lock !== 'ok') {
-    plan.warnings.push(`${shown}/.build-lock.json is ${check.lock === 'missing' ? 'not there' : 'not valid'}: cannot tell whether ${shown}/ is up to date with its sources (run \`junobench build\` first to be sure)`);
+    plan.warnings.push(
+      `${shown}/.build-lock.json is ${check.lock === 'missing' ? 'not there' : 'not valid'}: cannot tell whether ${shown}/ is up to date with its sources (run \`junobench build\` first to be sure)`,
+    );
     return;
   }
   if (check.unrecorded.length > 0) {
-    plan.warnings.push(`the build lock of ${shown}/ was written by an older toolchain (stages ${check.unrecorded.join(', ')}): cannot tell whether they are up to date with their sources (run \`junobench build\` to record them)`);
+    plan.warnings.push(
+      `the build lock of ${shown}/ was written by an older toolchain (stages ${check.unrecorded.join(', ')}): cannot tell whether they are up to date with their sources (run \`junobench build\` to record them)`,
+    );
   }
   if (check.changed.length === 0) return;
   const list = check.changed.map((c) => `${c.path} (read by ${c.stages.join(', ')})`).join(', ');
@@ -154,7 +166,12 @@ async function checkCuratedSources(root: string, curatedDir: string, plan: Relea
 }
 
 /** The toolchain's version (root package.json) and its git commit, dirtiness and commit time. */
-export async function readToolchainIdentity(): Promise<{ version: string; commit: string | null; dirty: boolean | null; commitTime: number | null }> {
+export async function readToolchainIdentity(): Promise<{
+  version: string;
+  commit: string | null;
+  dirty: boolean | null;
+  commitTime: number | null;
+}> {
   const { openGitRepository, readGitIdentity } = await import('@junobench/release');
   const pkg = JSON.parse(await readFile(path.join(TOOLCHAIN_ROOT, 'package.json'), 'utf8')) as { version?: string };
   const git = await readGitIdentity(openGitRepository(TOOLCHAIN_ROOT));
@@ -190,19 +207,32 @@ async function writeReleaseView(o: {
   const benchmarkFile = path.join(curatedDir, 'benchmark.json');
   const verificationFile = path.join(curatedDir, 'verification.json');
   const benchmark = await readJsonFile<Benchmark>(benchmarkFile, { schema: 'benchmark' }).catch(() => undefined);
-  const verification = await readJsonFile<VerificationReport>(verificationFile, { schema: 'verification' }).catch(() => undefined);
+  const verification = await readJsonFile<VerificationReport>(verificationFile, { schema: 'verification' }).catch(
+    () => undefined,
+  );
   if (!benchmark || !verification) return none;
   const labels = await import('@junobench/labels');
   // The annotations the build's agreement was computed from; absent (another layout): the curated figures stay, and the card says so.
   const annotations =
-    o.annotationsDir && (await stat(o.annotationsDir).then((s) => s.isDirectory(), () => false)) ? await labels.readAnnotationFolder(o.annotationsDir) : undefined;
+    o.annotationsDir &&
+    (await stat(o.annotationsDir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+      ? await labels.readAnnotationFolder(o.annotationsDir)
+      : undefined;
   const annotated = annotations?.sets.some((s) => s.annotations.some((a) => deprecated.has(a.instance))) ?? false;
   const hit =
     annotated ||
     benchmark.instances.some((e) => deprecated.has(e.id)) ||
     verification.instances.some((v) => deprecated.has(v.instance)) ||
     // A deprecated draft the build's report lists from raw/instances (in no other curated file).
-    (await someAsync([...deprecated], (id) => stat(path.join(curatedDir, 'report', 'instances', `${id}.html`)).then(() => true, () => false)));
+    (await someAsync([...deprecated], (id) =>
+      stat(path.join(curatedDir, 'report', 'instances', `${id}.html`)).then(
+        () => true,
+        () => false,
+      ),
+    ));
   if (!hit) return none;
 
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'junobench-release-view-'));
@@ -233,18 +263,28 @@ async function writeReleaseView(o: {
     await writeFileAtomic(overlay['benchmark.csv']!, formatBenchmarkCsv(kept));
     await writeFileAtomic(overlay['verification.json']!, formatJson(keptVerification));
     await labels.writeStats(overlay.stats!, labels.computeStats(labels.statsRowsFromBenchmark(kept)));
-    const finalLabels = await readFile(path.join(curatedDir, 'labels', 'final-labels.jsonl'), 'utf8').catch(() => undefined);
+    const finalLabels = await readFile(path.join(curatedDir, 'labels', 'final-labels.jsonl'), 'utf8').catch(
+      () => undefined,
+    );
     if (finalLabels !== undefined) {
-      const lines = finalLabels.split('\n').filter((l) => l.trim() && !deprecated.has((JSON.parse(l) as { instance: string }).instance));
+      const lines = finalLabels
+        .split('\n')
+        .filter((l) => l.trim() && !deprecated.has((JSON.parse(l) as { instance: string }).instance));
       overlay['labels/final-labels.jsonl'] = path.join(view, 'labels', 'final-labels.jsonl');
       await writeFileAtomic(overlay['labels/final-labels.jsonl'], lines.map((l) => `${l}\n`).join(''));
     }
     // Agreement over the annotations of the instances that remain, as the labels stage computes it (same seed,
     // resamples and gate in agreement.md): the figures the card and the manifest carry describe the release's instances.
     let agreementRecomputed = false;
-    const curatedAgreement = await stat(path.join(curatedDir, 'labels', 'agreement.json')).then((s) => s.isFile(), () => false);
+    const curatedAgreement = await stat(path.join(curatedDir, 'labels', 'agreement.json')).then(
+      (s) => s.isFile(),
+      () => false,
+    );
     if (annotations && curatedAgreement) {
-      const sets = annotations.sets.map((s) => ({ ...s, annotations: s.annotations.filter((a) => !deprecated.has(a.instance)) }));
+      const sets = annotations.sets.map((s) => ({
+        ...s,
+        annotations: s.annotations.filter((a) => !deprecated.has(a.instance)),
+      }));
       const report = labels.computeAgreement(sets);
       await labels.writeAgreementReport(path.join(view, 'labels'), report, { minKappa: labels.DEFAULT_MIN_KAPPA });
       overlay['labels/agreement.json'] = path.join(view, 'labels', 'agreement.json');
@@ -253,7 +293,12 @@ async function writeReleaseView(o: {
     }
     // report/: rendered again when the build made one, over the view (the instances the release ships, their
     // labels, stats and agreement), with raw/ as the build gives it minus the deprecated instances.
-    if (await stat(path.join(curatedDir, 'report')).then((s) => s.isDirectory(), () => false)) {
+    if (
+      await stat(path.join(curatedDir, 'report')).then(
+        (s) => s.isDirectory(),
+        () => false,
+      )
+    ) {
       if (!overlay['labels/agreement.json']) {
         for (const name of ['agreement.json', 'agreement.md']) {
           const text = await readFile(path.join(curatedDir, 'labels', name), 'utf8').catch(() => undefined);
@@ -261,11 +306,18 @@ async function writeReleaseView(o: {
         }
       }
       await mkdir(rawView, { recursive: true });
-      const adjudicated = o.annotationsDir ? await readFile(path.join(o.annotationsDir, labels.ADJUDICATION_FILE), 'utf8').catch(() => undefined) : undefined;
+      const adjudicated = o.annotationsDir
+        ? await readFile(path.join(o.annotationsDir, labels.ADJUDICATION_FILE), 'utf8').catch(() => undefined)
+        : undefined;
       if (adjudicated !== undefined) {
         // Already read and checked by readAnnotationFolder: the adjudicators' notes, line for line, without the deprecated instances'.
-        const notes = adjudicated.split('\n').filter((l) => l.trim() && !deprecated.has((JSON.parse(l) as { instance: string }).instance));
-        await writeFileAtomic(path.join(rawView, 'annotations', labels.ADJUDICATION_FILE), notes.map((l) => `${l}\n`).join(''));
+        const notes = adjudicated
+          .split('\n')
+          .filter((l) => l.trim() && !deprecated.has((JSON.parse(l) as { instance: string }).instance));
+        await writeFileAtomic(
+          path.join(rawView, 'annotations', labels.ADJUDICATION_FILE),
+          notes.map((l) => `${l}\n`).join(''),
+        );
       }
       const { generateReport } = await import('@junobench/report');
       // The instance folders are read where they are (curated/instances for the benchmark's, raw/instances for those
@@ -277,7 +329,10 @@ async function writeReleaseView(o: {
         from: view,
         raw: rawView,
         out: path.join(view, 'report'),
-        instanceFolders: { curated: path.join(curatedDir, 'instances'), ...(o.rawInstancesDir ? { raw: o.rawInstancesDir } : {}) },
+        instanceFolders: {
+          curated: path.join(curatedDir, 'instances'),
+          ...(o.rawInstancesDir ? { raw: o.rawInstancesDir } : {}),
+        },
         withdrawn: { instances: [...deprecated].sort(compareCodePoints), agreementRecomputed },
       });
       overlay.report = path.join(view, 'report');

@@ -14,7 +14,12 @@ export interface PublishReleaseOptions extends Omit<PrepareReleaseOptions, 'imag
   /** The GitHub release: owner/repo and a client on GITHUB_API_URL with GITHUB_TOKEN. */
   github?: { owner: string; repo: string; client: () => GitHubClient; hasToken: boolean };
   /** Push the benchmark image to this registry (host:port) through the engine. */
-  registry?: { address: string; docker: () => Promise<Docker>; auth?: { username: string; password: string }; fetch?: typeof fetch };
+  registry?: {
+    address: string;
+    docker: () => Promise<Docker>;
+    auth?: { username: string; password: string };
+    fetch?: typeof fetch;
+  };
   dryRun?: boolean;
   /** Every step and sub-step, as a line of text, as it happens. */
   onStep?: (message: string) => void;
@@ -27,7 +32,8 @@ export interface PublishReleaseOptions extends Omit<PrepareReleaseOptions, 'imag
   onEvent?: (event: PublishEvent) => void;
 }
 
-export type PublishEvent = { kind: 'step'; step: PublishStep } | { kind: 'detail'; message: string } | { kind: 'warning'; message: string };
+export type PublishEvent =
+  { kind: 'step'; step: PublishStep } | { kind: 'detail'; message: string } | { kind: 'warning'; message: string };
 
 export interface PublishStep {
   what: 'check' | 'image' | 'prepare' | 'verify' | 'tag' | 'push-tag' | 'github';
@@ -85,19 +91,24 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
     o.onStep?.(`${s.status === 'would' ? 'would ' : ''}${s.what}: ${s.detail}`);
     o.onEvent?.({ kind: 'step', step: s });
   };
-  const detail = o.onStep || o.onEvent
-    ? (message: string) => {
-        o.onStep?.(message);
-        o.onEvent?.({ kind: 'detail', message });
-      }
-    : undefined;
+  const detail =
+    o.onStep || o.onEvent
+      ? (message: string) => {
+          o.onStep?.(message);
+          o.onEvent?.({ kind: 'detail', message });
+        }
+      : undefined;
   const dry = Boolean(o.dryRun);
   const git = openGitRepository(o.repoDir);
 
   // 1. Everything that can refuse, before anything changes.
   await assertCleanTree(git, o.repoDir);
   const head = await readGitIdentity(git);
-  if (!head.commit) throw new JunoError('E_GIT', 'the repository has no commit to tag', { location: { file: o.repoDir }, hint: 'commit first' });
+  if (!head.commit)
+    throw new JunoError('E_GIT', 'the repository has no commit to tag', {
+      location: { file: o.repoDir },
+      hint: 'commit first',
+    });
   const existing = await readTag(git, tag);
   if (existing.exists && !existing.archiveSha256) {
     throw new JunoError('E_GIT', `tag ${tag} already exists`, {
@@ -107,17 +118,24 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
   }
   if (o.github && !o.github.hasToken && !dry) {
     // Missing credentials are the environment's, as with Kaggle's (exit 3), not a wrong command line.
-    throw new JunoError('E_GITHUB', 'GITHUB_TOKEN is not set', { exitCode: 3, hint: 'export GITHUB_TOKEN=<a token that may write releases of the repository> (it is never printed)' });
+    throw new JunoError('E_GITHUB', 'GITHUB_TOKEN is not set', {
+      exitCode: 3,
+      hint: 'export GITHUB_TOKEN=<a token that may write releases of the repository> (it is never printed)',
+    });
   }
   let image: ImageRecord | undefined;
   if (o.registry) {
     const record = path.join(o.curatedDir, 'image.json');
     image = await readJsonFile<ImageRecord>(record, { schema: 'image-record' }).catch((e: unknown) => {
-      throw new JunoError('E_USAGE', 'no benchmark image recorded: --registry pushes the image `junobench image build` made', {
-        location: { file: record },
-        hint: 'build it first: `npx junobench image build` (or leave out --registry)',
-        cause: e,
-      });
+      throw new JunoError(
+        'E_USAGE',
+        'no benchmark image recorded: --registry pushes the image `junobench image build` made',
+        {
+          location: { file: record },
+          hint: 'build it first: `npx junobench image build` (or leave out --registry)',
+          cause: e,
+        },
+      );
     });
   }
   // The release's own refusals (a version not greater than the last, unverified instances, agreement below the gate)
@@ -129,13 +147,22 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
     o.onStep?.(`warning: ${w}`);
     o.onEvent?.({ kind: 'warning', message: w });
   }
-  step({ what: 'check', status: 'done', detail: `working tree clean at ${head.commit.slice(0, 12)}; tag ${tag} ${existing.exists ? 'exists (from an earlier run of this release)' : 'is free'}; the release is not refused` });
+  step({
+    what: 'check',
+    status: 'done',
+    detail: `working tree clean at ${head.commit.slice(0, 12)}; tag ${tag} ${existing.exists ? 'exists (from an earlier run of this release)' : 'is free'}; the release is not refused`,
+  });
 
   // 2. The image, so that the archive can name its digest.
   let push: ReleaseImagePush | undefined;
   if (o.registry && image) {
     const repository = `${o.registry.address}/${RELEASE_IMAGE_REPOSITORY}`;
-    if (dry) step({ what: 'image', status: 'would', detail: `tag ${image.tag} as ${repository}:${version}, push it and record its digest in manifest.json` });
+    if (dry)
+      step({
+        what: 'image',
+        status: 'would',
+        detail: `tag ${image.tag} as ${repository}:${version}, push it and record its digest in manifest.json`,
+      });
     else {
       push = await pushReleaseImage(await o.registry.docker(), {
         image: image.tag,
@@ -152,7 +179,13 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
   // 3. The sealed release.
   const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
   // Until the tag exists the version is not published: the folder `prepare` wrote is replaced (the digest changes the archive).
-  const prepareOptions: PrepareReleaseOptions = { ...o, dryRun: false, replace: !existing.exists, ...(push ? { imagePush: push } : {}), ...(repository ? { repository } : {}) };
+  const prepareOptions: PrepareReleaseOptions = {
+    ...o,
+    dryRun: false,
+    replace: !existing.exists,
+    ...(push ? { imagePush: push } : {}),
+    ...(repository ? { repository } : {}),
+  };
   let written: WrittenRelease;
   let plan: ReleasePlan;
   let scratch: string | undefined;
@@ -179,12 +212,22 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
     try {
       const check = await checkRelease(opened);
       if (check.problems.length > 0) {
-        throw new JunoError('E_INTERNAL', `the prepared release does not pass its own checks: ${check.problems.slice(0, 5).map((p) => p.message).join('; ')}`);
+        throw new JunoError(
+          'E_INTERNAL',
+          `the prepared release does not pass its own checks: ${check.problems
+            .slice(0, 5)
+            .map((p) => p.message)
+            .join('; ')}`,
+        );
       }
     } finally {
       await opened.close();
     }
-    step({ what: 'verify', status: 'done', detail: `${plan.files.length} files checked (SHA256SUMS, manifest, schemas, Croissant)` });
+    step({
+      what: 'verify',
+      status: 'done',
+      detail: `${plan.files.length} files checked (SHA256SUMS, manifest, schemas, Croissant)`,
+    });
 
     // 4. The tag names the sealed archive.
     if (existing.exists && existing.archiveSha256 !== archive.sha256) {
@@ -194,12 +237,28 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
       });
     }
     const manifestSha = plan.files.find((f) => f.path === RELEASE_FILES.manifest)!.sha256;
-    const message = formatTagMessage({ name: plan.metadata.name, version, archiveName: plan.archiveName, archiveSha256: archive.sha256, manifestSha256: manifestSha, instances: plan.manifest.totals.instances });
+    const message = formatTagMessage({
+      name: plan.metadata.name,
+      version,
+      archiveName: plan.archiveName,
+      archiveSha256: archive.sha256,
+      manifestSha256: manifestSha,
+      instances: plan.manifest.totals.instances,
+    });
     if (existing.exists) step({ what: 'tag', status: 'skipped', detail: `${tag} already names this archive` });
-    else if (dry) step({ what: 'tag', status: 'would', detail: `create annotated tag ${tag} on ${head.commit.slice(0, 12)}: "${message.split('\n')[0]}" … archive sha256 ${archive.sha256}` });
+    else if (dry)
+      step({
+        what: 'tag',
+        status: 'would',
+        detail: `create annotated tag ${tag} on ${head.commit.slice(0, 12)}: "${message.split('\n')[0]}" … archive sha256 ${archive.sha256}`,
+      });
     else {
       await createReleaseTag(git, { tag, message });
-      step({ what: 'tag', status: 'done', detail: `annotated tag ${tag} on ${head.commit.slice(0, 12)} (archive sha256 ${archive.sha256})` });
+      step({
+        what: 'tag',
+        status: 'done',
+        detail: `annotated tag ${tag} on ${head.commit.slice(0, 12)} (archive sha256 ${archive.sha256})`,
+      });
     }
     if (o.remote) {
       if (dry) step({ what: 'push-tag', status: 'would', detail: `push ${tag} to ${o.remote}` });
@@ -213,20 +272,39 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
     let github: GitHubReleaseResult | undefined;
     if (o.github) {
       const assets = [
-        { name: plan.archiveName, path: written.archive.path, bytes: written.archive.bytes, contentType: 'application/gzip' },
+        {
+          name: plan.archiveName,
+          path: written.archive.path,
+          bytes: written.archive.bytes,
+          contentType: 'application/gzip',
+        },
         // Every file SHA256SUMS names (the card and changelog too): `sha256sum -c SHA256SUMS` must pass on the downloaded assets.
-        ...[RELEASE_FILES.sums, RELEASE_FILES.manifest, RELEASE_FILES.croissant, RELEASE_FILES.card, RELEASE_FILES.changelog].map((name) => {
+        ...[
+          RELEASE_FILES.sums,
+          RELEASE_FILES.manifest,
+          RELEASE_FILES.croissant,
+          RELEASE_FILES.card,
+          RELEASE_FILES.changelog,
+        ].map((name) => {
           const f = written.sealed.files.find((x) => x.name === name)!;
           return {
             name,
             path: path.join(written.dir, name),
             bytes: Buffer.byteLength(f.content),
-            contentType: name.endsWith('.json') ? 'application/json' : name.endsWith('.md') ? 'text/markdown' : 'text/plain',
+            contentType: name.endsWith('.json')
+              ? 'application/json'
+              : name.endsWith('.md')
+                ? 'text/markdown'
+                : 'text/plain',
           };
         }),
       ];
       if (dry) {
-        step({ what: 'github', status: 'would', detail: `create (or reuse) the release ${tag} of ${repository} and upload ${assets.map((a) => `${a.name} (${a.bytes} bytes)`).join(', ')}` });
+        step({
+          what: 'github',
+          status: 'would',
+          detail: `create (or reuse) the release ${tag} of ${repository} and upload ${assets.map((a) => `${a.name} (${a.bytes} bytes)`).join(', ')}`,
+        });
       } else {
         github = await publishGitHubRelease(o.github.client(), {
           owner: o.github.owner,
@@ -245,7 +323,16 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
         });
       }
     }
-    return { version, tag, dryRun: dry, steps, plan, archive, ...(push ? { image: push } : {}), ...(github ? { github } : {}) };
+    return {
+      version,
+      tag,
+      dryRun: dry,
+      steps,
+      plan,
+      archive,
+      ...(push ? { image: push } : {}),
+      ...(github ? { github } : {}),
+    };
   } finally {
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }
@@ -256,8 +343,13 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
 const CHANGELOG_FILE: (typeof import('@junobench/release'))['RELEASE_FILES']['changelog'] = 'CHANGELOG.md';
 const TOOLCHAIN_FOLDER: (typeof import('@junobench/release'))['TOOLCHAIN_FOLDER'] = 'junobench-toolchain';
 
-export function releaseNotes(plan: ReleasePlan, archive: { name: string; sha256: string }, repository?: string): string {
-  const changelog = (plan.files.find((f) => f.path === CHANGELOG_FILE) as { content?: string } | undefined)?.content ?? '';
+export function releaseNotes(
+  plan: ReleasePlan,
+  archive: { name: string; sha256: string },
+  repository?: string,
+): string {
+  const changelog =
+    (plan.files.find((f) => f.path === CHANGELOG_FILE) as { content?: string } | undefined)?.content ?? '';
   const m = plan.manifest;
   const lines = [
     changelog.replace(/^# Changelog\n+/, '').trim(),
@@ -265,7 +357,9 @@ export function releaseNotes(plan: ReleasePlan, archive: { name: string; sha256:
     '## This release',
     '',
     `- ${m.totals.instances} instances: ${m.totals.verified} verified${m.totals.skippedEnv ? `, ${m.totals.skippedEnv} skipped-env (never counted as verified)` : ''}${m.deprecated.length ? `; ${m.deprecated.length} deprecated` : ''}`,
-    ...m.agreement.dimensions.map((d) => `- agreement on ${d.dimension}: Cohen's kappa ${d.kappa === null ? 'n/a' : d.kappa.toFixed(3)}`),
+    ...m.agreement.dimensions.map(
+      (d) => `- agreement on ${d.dimension}: Cohen's kappa ${d.kappa === null ? 'n/a' : d.kappa.toFixed(3)}`,
+    ),
     ...(m.image.registry ? [`- image: \`${m.image.registry.reference}\``] : []),
     `- \`${archive.name}\` sha256 \`${archive.sha256}\``,
     '',

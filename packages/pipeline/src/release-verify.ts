@@ -1,5 +1,12 @@
 import path from 'node:path';
-import { isJunoError, readJsonFile, type JunoError, type ProgressListener, type ReleaseManifest, type VerificationReport } from '@junobench/core';
+import {
+  isJunoError,
+  readJsonFile,
+  type JunoError,
+  type ProgressListener,
+  type ReleaseManifest,
+  type VerificationReport,
+} from '@junobench/core';
 import type { ReleaseProblem } from '@junobench/release';
 import type { Runtime } from '@junobench/runtime';
 
@@ -87,16 +94,26 @@ export async function verifyRelease(o: VerifyReleaseOptions): Promise<ReleaseVer
       }
       if (runtime) result.rerun = await rerunRelease(opened.top, check.manifest, runtime, o);
     }
-    result.ok = result.problems.length === 0 && (result.rerun?.differences.length ?? 0) === 0 && (!o.run || result.rerun !== undefined);
+    result.ok =
+      result.problems.length === 0 &&
+      (result.rerun?.differences.length ?? 0) === 0 &&
+      (!o.run || result.rerun !== undefined);
     return result;
   } finally {
     await opened.close();
   }
 }
 
-async function rerunRelease(top: string, manifest: ReleaseManifest, runtime: Runtime, o: VerifyReleaseOptions): Promise<ReleaseRerun> {
+async function rerunRelease(
+  top: string,
+  manifest: ReleaseManifest,
+  runtime: Runtime,
+  o: VerifyReleaseOptions,
+): Promise<ReleaseRerun> {
   const { verifyInstances } = await import('@junobench/verify');
-  const released = await readJsonFile<VerificationReport>(path.join(top, 'verification.json'), { schema: 'verification' }).catch(() => undefined);
+  const released = await readJsonFile<VerificationReport>(path.join(top, 'verification.json'), {
+    schema: 'verification',
+  }).catch(() => undefined);
   const expectedById = new Map((released?.instances ?? []).map((v) => [v.instance, v]));
   let report: VerificationReport;
   try {
@@ -111,7 +128,14 @@ async function rerunRelease(top: string, manifest: ReleaseManifest, runtime: Run
   } finally {
     await runtime.close();
   }
-  const rerun: ReleaseRerun = { runtime: report.runtime, instances: report.instances.length, differences: [], unchecked: [], improved: [], report };
+  const rerun: ReleaseRerun = {
+    runtime: report.runtime,
+    instances: report.instances.length,
+    differences: [],
+    unchecked: [],
+    improved: [],
+    report,
+  };
   for (const m of manifest.instances) {
     const got = report.instances.find((v) => v.instance === m.id);
     const exp = expectedById.get(m.id);
@@ -121,22 +145,38 @@ async function rerunRelease(top: string, manifest: ReleaseManifest, runtime: Run
       fixed: exp?.fixed.outcome ?? m.verification.fixed,
     };
     if (!got) {
-      rerun.differences.push({ instance: m.id, expected, observed: { status: 'not-run', reproduced: '', fixed: '' }, message: `${m.id} was not re-run` });
+      rerun.differences.push({
+        instance: m.id,
+        expected,
+        observed: { status: 'not-run', reproduced: '', fixed: '' },
+        message: `${m.id} was not re-run`,
+      });
       continue;
     }
     const observed = { status: got.status, reproduced: got.reproduced.outcome, fixed: got.fixed.outcome };
     if (got.status === 'skipped') {
-      rerun.unchecked.push({ instance: m.id, reason: got.reproduced.reason ?? got.fixed.reason ?? 'skipped in this runtime' });
+      rerun.unchecked.push({
+        instance: m.id,
+        reason: got.reproduced.reason ?? got.fixed.reason ?? 'skipped in this runtime',
+      });
       continue;
     }
     if (expected.status === 'skipped' && got.status === 'verified') {
       rerun.improved.push(m.id);
       continue;
     }
-    if (observed.status !== expected.status || observed.reproduced !== expected.reproduced || observed.fixed !== expected.fixed) {
+    if (
+      observed.status !== expected.status ||
+      observed.reproduced !== expected.reproduced ||
+      observed.fixed !== expected.fixed
+    ) {
       const why = [
-        observed.reproduced !== expected.reproduced ? `reproduced ${expected.reproduced} → ${observed.reproduced}${got.reproduced.reason ? ` (${got.reproduced.reason})` : ''}` : '',
-        observed.fixed !== expected.fixed ? `fixed ${expected.fixed} → ${observed.fixed}${got.fixed.reason ? ` (${got.fixed.reason})` : ''}` : '',
+        observed.reproduced !== expected.reproduced
+          ? `reproduced ${expected.reproduced} → ${observed.reproduced}${got.reproduced.reason ? ` (${got.reproduced.reason})` : ''}`
+          : '',
+        observed.fixed !== expected.fixed
+          ? `fixed ${expected.fixed} → ${observed.fixed}${got.fixed.reason ? ` (${got.fixed.reason})` : ''}`
+          : '',
         observed.status !== expected.status ? `status ${expected.status} → ${observed.status}` : '',
       ].filter(Boolean);
       rerun.differences.push({ instance: m.id, expected, observed, message: `${m.id}: ${why.join('; ')}` });

@@ -72,12 +72,21 @@ describe('runStages', () => {
       ['run', 'outputs missing'],
     ]);
 
-    expect((await runStages(stages(runs), { ...opts, codeFingerprint: 'c2' })).stages.map((s) => s.action)).toEqual(['run', 'run']);
+    expect((await runStages(stages(runs), { ...opts, codeFingerprint: 'c2' })).stages.map((s) => s.action)).toEqual([
+      'run',
+      'run',
+    ]);
   });
 
   it('does not record a stage that found failures, so the next build looks again', async () => {
     const root = await project();
-    const failing: Stage = { name: 'check', description: 'x', inputs: ['raw/in.txt'], outputs: ['raw/in.txt'], run: async () => ({ summary: 'bad', failed: true }) };
+    const failing: Stage = {
+      name: 'check',
+      description: 'x',
+      inputs: ['raw/in.txt'],
+      outputs: ['raw/in.txt'],
+      run: async () => ({ summary: 'bad', failed: true }),
+    };
     const r1 = await runStages([failing], { root, lockFile: 'lock.json', codeFingerprint: 'c' });
     expect(r1.failed).toBe(true);
     const r2 = await runStages([failing], { root, lockFile: 'lock.json', codeFingerprint: 'c' });
@@ -86,12 +95,14 @@ describe('runStages', () => {
 
   it('rejects an unknown --only stage with the list of stages', async () => {
     const root = await project();
-    await expect(runStages(stages([]), { root, lockFile: 'l.json', codeFingerprint: 'c', only: ['nope'] })).rejects.toThrow(/unknown build stage "nope"/);
+    await expect(
+      runStages(stages([]), { root, lockFile: 'l.json', codeFingerprint: 'c', only: ['nope'] }),
+    ).rejects.toThrow(/unknown build stage "nope"/);
   });
 });
 
 describe('checkBuildSources', () => {
-  it('names each source changed since the build and the stages that read it, never the build\'s own outputs', async () => {
+  it("names each source changed since the build and the stages that read it, never the build's own outputs", async () => {
     const root = await project();
     const opts = { root, lockFile: 'out/.lock.json', codeFingerprint: 'c1' };
     const check = () => checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' });
@@ -114,8 +125,15 @@ describe('checkBuildSources', () => {
   it('says what it cannot tell: a lock without per-path records, an invalid lock', async () => {
     const root = await project();
     await mkdir(path.join(root, 'out'));
-    await writeFile(path.join(root, 'out', '.lock.json'), JSON.stringify({ version: 1, stages: { upper: { fingerprint: 'f', outputs: 'o', summary: 's' } } }));
-    expect(await checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' })).toEqual({ lock: 'ok', changed: [], unrecorded: ['upper'] });
+    await writeFile(
+      path.join(root, 'out', '.lock.json'),
+      JSON.stringify({ version: 1, stages: { upper: { fingerprint: 'f', outputs: 'o', summary: 's' } } }),
+    );
+    expect(await checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' })).toEqual({
+      lock: 'ok',
+      changed: [],
+      unrecorded: ['upper'],
+    });
     await writeFile(path.join(root, 'out', '.lock.json'), '{');
     expect((await checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' })).lock).toBe('invalid');
   });
@@ -146,8 +164,13 @@ describe('one build at a time per output folder', () => {
     const first = runStages([blocking(gate, started)], opts);
     await running;
     const err = await runStages(stages([]), opts).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'E_STATE', location: { file: path.join(root, 'out', '.build-in-progress.json') } });
-    expect((err as Error).message).toMatch(new RegExp(`out is being built by another junobench build \\(pid ${process.pid} on ${os.hostname()}, started `));
+    expect(err).toMatchObject({
+      code: 'E_STATE',
+      location: { file: path.join(root, 'out', '.build-in-progress.json') },
+    });
+    expect((err as Error).message).toMatch(
+      new RegExp(`out is being built by another junobench build \\(pid ${process.pid} on ${os.hostname()}, started `),
+    );
     expect((err as { hint: string }).hint).toMatch(/wait for it to finish/);
     open();
     expect((await first).stages[0]!.action).toBe('run');
@@ -158,8 +181,16 @@ describe('one build at a time per output folder', () => {
 
   it('releases the lock when a stage throws', async () => {
     const root = await project();
-    const boom: Stage = { name: 'boom', description: 'x', inputs: [], outputs: ['out/x'], run: async () => Promise.reject(new Error('stage crashed')) };
-    await expect(runStages([boom], { root, lockFile: 'out/.build-lock.json', codeFingerprint: 'c' })).rejects.toThrow(/stage crashed/);
+    const boom: Stage = {
+      name: 'boom',
+      description: 'x',
+      inputs: [],
+      outputs: ['out/x'],
+      run: async () => Promise.reject(new Error('stage crashed')),
+    };
+    await expect(runStages([boom], { root, lockFile: 'out/.build-lock.json', codeFingerprint: 'c' })).rejects.toThrow(
+      /stage crashed/,
+    );
     await expect(access(path.join(root, 'out', '.build-in-progress.json'))).rejects.toThrow();
   });
 
@@ -170,19 +201,44 @@ describe('one build at a time per output folder', () => {
     const deadPid = child.pid!;
     await new Promise((r) => child.on('exit', r));
     await mkdir(path.join(root, 'out'));
-    await writeFile(path.join(root, 'out', '.build-in-progress.json'), JSON.stringify({ pid: deadPid, host: os.hostname(), startedAt: '2020-01-01T00:00:00.000Z', command: 'junobench build' }));
+    await writeFile(
+      path.join(root, 'out', '.build-in-progress.json'),
+      JSON.stringify({
+        pid: deadPid,
+        host: os.hostname(),
+        startedAt: '2020-01-01T00:00:00.000Z',
+        command: 'junobench build',
+      }),
+    );
     const warnings: string[] = [];
-    const report = await runStages(stages([]), { root, lockFile: 'out/.build-lock.json', codeFingerprint: 'c', onWarning: (w) => warnings.push(w) });
+    const report = await runStages(stages([]), {
+      root,
+      lockFile: 'out/.build-lock.json',
+      codeFingerprint: 'c',
+      onWarning: (w) => warnings.push(w),
+    });
     expect(report.stages.map((s) => s.action)).toEqual(['run', 'run']);
-    expect(warnings).toEqual([expect.stringMatching(new RegExp(`stale build lock .*pid ${deadPid} on ${os.hostname()}.*no longer running`))]);
+    expect(warnings).toEqual([
+      expect.stringMatching(new RegExp(`stale build lock .*pid ${deadPid} on ${os.hostname()}.*no longer running`)),
+    ]);
     await expect(access(path.join(root, 'out', '.build-in-progress.json'))).rejects.toThrow();
   });
 
   it('a lock held on another machine is not taken over (its process cannot be checked from here)', async () => {
     const root = await project();
     await mkdir(path.join(root, 'out'));
-    await writeFile(path.join(root, 'out', '.build-in-progress.json'), JSON.stringify({ pid: 1, host: 'elsewhere.example', startedAt: new Date().toISOString(), command: 'junobench build' }));
-    await expect(runStages(stages([]), { root, lockFile: 'out/.build-lock.json', codeFingerprint: 'c' })).rejects.toMatchObject({
+    await writeFile(
+      path.join(root, 'out', '.build-in-progress.json'),
+      JSON.stringify({
+        pid: 1,
+        host: 'elsewhere.example',
+        startedAt: new Date().toISOString(),
+        command: 'junobench build',
+      }),
+    );
+    await expect(
+      runStages(stages([]), { root, lockFile: 'out/.build-lock.json', codeFingerprint: 'c' }),
+    ).rejects.toMatchObject({
       code: 'E_STATE',
       message: expect.stringMatching(/pid 1 on elsewhere\.example/),
       hint: expect.stringMatching(/remove .*\.build-in-progress\.json/),
@@ -207,11 +263,17 @@ describe('a corrupt build lock', () => {
       ['run', 'never built'],
       ['run', 'never built'],
     ]);
-    expect(warnings).toEqual([expect.stringMatching(/out\/\.build-lock\.json is not a valid build lock \(.+\): ignored, every stage runs again/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /out\/\.build-lock\.json is not a valid build lock \(.+\): ignored, every stage runs again/,
+      ),
+    ]);
     expect(report.warnings).toEqual(warnings);
     // Rewritten whole: the next build is quiet and skips.
     const quiet: string[] = [];
-    expect((await runStages(stages(runs), { ...opts, onWarning: (w) => quiet.push(w) })).stages.map((s) => s.action)).toEqual(['skip', 'skip']);
+    expect(
+      (await runStages(stages(runs), { ...opts, onWarning: (w) => quiet.push(w) })).stages.map((s) => s.action),
+    ).toEqual(['skip', 'skip']);
     expect(quiet).toEqual([]);
   });
 });

@@ -1,6 +1,16 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { JunoError, checkSchema, compareCodePoints, formatIssue, hashFile, hashTree, hashValue, writeJsonAtomic, type ProgressListener } from '@junobench/core';
+import {
+  JunoError,
+  checkSchema,
+  compareCodePoints,
+  formatIssue,
+  hashFile,
+  hashTree,
+  hashValue,
+  writeJsonAtomic,
+  type ProgressListener,
+} from '@junobench/core';
 import { acquireBuildMutex } from './build-mutex.js';
 import { emptyLock, planBuild, type BuildLock, type StageDecision } from './plan-build.js';
 
@@ -43,7 +53,14 @@ export interface StageEvent {
 }
 
 export interface BuildReport {
-  stages: { stage: string; action: 'run' | 'skip'; reason: string; summary: string; failed: boolean; durationMs: number }[];
+  stages: {
+    stage: string;
+    action: 'run' | 'skip';
+    reason: string;
+    summary: string;
+    failed: boolean;
+    durationMs: number;
+  }[];
   failed: boolean;
   /** Things the build noticed that did not stop it (a corrupt build lock, a stale lock taken over). */
   warnings: string[];
@@ -110,7 +127,9 @@ async function runLocked(
   const known = new Set(stages.map((s) => s.name));
   for (const name of options.only ?? []) {
     if (!known.has(name)) {
-      throw new JunoError('E_USAGE', `unknown build stage "${name}"`, { hint: `stages: ${stages.map((s) => s.name).join(', ')}` });
+      throw new JunoError('E_USAGE', `unknown build stage "${name}"`, {
+        hint: `stages: ${stages.map((s) => s.name).join(', ')}`,
+      });
     }
   }
   const report: BuildReport = { stages: [], failed: false, warnings };
@@ -128,8 +147,20 @@ async function runLocked(
     options.onStage?.({ stage: stage.name, description: stage.description, decision: decision! });
     if (decision!.action === 'skip') {
       const summary = decision!.summary;
-      report.stages.push({ stage: stage.name, action: 'skip', reason: decision!.reason, summary, failed: false, durationMs: 0 });
-      options.onStage?.({ stage: stage.name, description: stage.description, decision: decision!, result: { summary, durationMs: 0 } });
+      report.stages.push({
+        stage: stage.name,
+        action: 'skip',
+        reason: decision!.reason,
+        summary,
+        failed: false,
+        durationMs: 0,
+      });
+      options.onStage?.({
+        stage: stage.name,
+        description: stage.description,
+        decision: decision!,
+        result: { summary, durationMs: 0 },
+      });
       continue;
     }
     const t0 = Date.now();
@@ -139,14 +170,29 @@ async function runLocked(
     const durationMs = Date.now() - t0;
     const written = await fingerprintOutputs(options.root, stage.outputs);
     if (written === undefined) {
-      throw new JunoError('E_INTERNAL', `stage ${stage.name} did not write all of its outputs (${stage.outputs.join(', ')})`);
+      throw new JunoError(
+        'E_INTERNAL',
+        `stage ${stage.name} did not write all of its outputs (${stage.outputs.join(', ')})`,
+      );
     }
     // A stage that found failures is not recorded as built: the next build looks again.
     if (!result.failed) lock.stages[stage.name] = { fingerprint, outputs: written, summary: result.summary, inputs };
     await writeJsonAtomic(lockPath, lock, { schema: 'build-lock' });
-    report.stages.push({ stage: stage.name, action: 'run', reason: decision!.reason, summary: result.summary, failed: Boolean(result.failed), durationMs });
+    report.stages.push({
+      stage: stage.name,
+      action: 'run',
+      reason: decision!.reason,
+      summary: result.summary,
+      failed: Boolean(result.failed),
+      durationMs,
+    });
     report.failed ||= Boolean(result.failed);
-    options.onStage?.({ stage: stage.name, description: stage.description, decision: decision!, result: { ...result, durationMs } });
+    options.onStage?.({
+      stage: stage.name,
+      description: stage.description,
+      decision: decision!,
+      result: { ...result, durationMs },
+    });
   }
   return report;
 }
@@ -167,7 +213,11 @@ export interface BuildSourcesCheck {
  * the build's own outputs. Code and environment are not compared — a newer
  * toolchain does not make curated/ wrong, an edited label does.
  */
-export async function checkBuildSources(options: { root: string; lockFile: string; derivedDir: string }): Promise<BuildSourcesCheck> {
+export async function checkBuildSources(options: {
+  root: string;
+  lockFile: string;
+  derivedDir: string;
+}): Promise<BuildSourcesCheck> {
   const { lock, problem } = await readLock(path.resolve(options.root, options.lockFile));
   const out: BuildSourcesCheck = { lock: problem ? 'invalid' : 'ok', changed: [], unrecorded: [] };
   if (problem) return out;

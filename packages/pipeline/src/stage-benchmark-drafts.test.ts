@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import type { Instance, InstanceVerification, Labels, VerificationReport } from '@junobench/core';
 import { assembleBenchmark } from './stage-benchmark.js';
 
-const labels: Labels = { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation' };
+const labels: Labels = {
+  library: 'pandas',
+  crashType: 'key error',
+  rootCause: 'API misuse',
+  pipelineStage: 'data preparation',
+};
 const runtime = { kind: 'local' as const, packages: {} };
 const base = (id: string): Instance => ({
   id,
@@ -13,12 +18,23 @@ const base = (id: string): Instance => ({
   execution: { order: 'file' },
   requires: ['pandas'],
 });
-const verdict = (id: string, status: InstanceVerification['status'], fixed: InstanceVerification['fixed']['outcome']): InstanceVerification => ({
+const verdict = (
+  id: string,
+  status: InstanceVerification['status'],
+  fixed: InstanceVerification['fixed']['outcome'],
+): InstanceVerification => ({
   instance: id,
   status,
   verified: status === 'verified',
   flaky: false,
-  reproduced: { version: 'reproduced', outcome: 'crash-reproduced', cells: [], durationMs: 1, runtime, observed: { ename: 'KeyError', evalue: "'p'", cell: 1 } },
+  reproduced: {
+    version: 'reproduced',
+    outcome: 'crash-reproduced',
+    cells: [],
+    durationMs: 1,
+    runtime,
+    observed: { ename: 'KeyError', evalue: "'p'", cell: 1 },
+  },
   fixed: { version: 'fixed', outcome: fixed, cells: [], durationMs: 1, runtime },
   contentHash: 'h',
   cached: false,
@@ -29,10 +45,18 @@ describe('assembleBenchmark and drafts', () => {
     const report: VerificationReport = {
       runtime: 'local',
       summary: { total: 3, verified: 2, notVerified: 0, skipped: 0, flaky: 0, drafts: 1 },
-      instances: [verdict('ready_1', 'verified', 'fixed-ok'), verdict('draft_1', 'draft', 'absent'), verdict('draft_2', 'verified', 'fixed-ok')],
+      instances: [
+        verdict('ready_1', 'verified', 'fixed-ok'),
+        verdict('draft_1', 'draft', 'absent'),
+        verdict('draft_2', 'verified', 'fixed-ok'),
+      ],
     };
     const b = assembleBenchmark(
-      [{ ...base('ready_1'), labels }, { ...base('draft_1'), status: 'draft' }, { ...base('draft_2'), status: 'draft', labels }],
+      [
+        { ...base('ready_1'), labels },
+        { ...base('draft_1'), status: 'draft' },
+        { ...base('draft_2'), status: 'draft', labels },
+      ],
       report,
       { ready_1: labels, draft_2: labels },
       { name: 'JunoBench' },

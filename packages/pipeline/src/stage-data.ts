@@ -1,7 +1,14 @@
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { hashTree, listInstanceIds, readInstance, writeJsonAtomic, type SubsampleBuildReport, type SubsampleSource } from '@junobench/core';
+import {
+  hashTree,
+  listInstanceIds,
+  readInstance,
+  writeJsonAtomic,
+  type SubsampleBuildReport,
+  type SubsampleSource,
+} from '@junobench/core';
 import type { InstanceSubsampleReport } from '@junobench/subsample';
 import type { Stage } from './run-build.js';
 
@@ -26,7 +33,10 @@ export function createDataStage(o: DataStageOptions): Stage {
     // Which full data `sources fetch` has put in the cache (names are tree hashes): fetching more re-runs the stage.
     environment: async () => {
       const dirs = await readdir(path.join(o.cacheDir, 'sources', 'full')).catch(() => [] as string[]);
-      return `full-data:${dirs.filter((d) => /^[0-9a-f]{64}$/.test(d)).sort().join(',')}`;
+      return `full-data:${dirs
+        .filter((d) => /^[0-9a-f]{64}$/.test(d))
+        .sort()
+        .join(',')}`;
     },
     async run(io) {
       const { regenerateInstanceData, summarizeSubsampleReports } = await import('@junobench/subsample');
@@ -49,13 +59,21 @@ export function createDataStage(o: DataStageOptions): Stage {
         const tmp = await mkdtemp(path.join(os.tmpdir(), `junobench-data-${id}-`));
         try {
           const t0 = Date.now();
-          const r = await regenerateInstanceData(dir, { cacheDir: io.abs(o.cacheDir), outDir: path.join(tmp, 'data'), ...(full ? { sourceDir: full } : {}) });
+          const r = await regenerateInstanceData(dir, {
+            cacheDir: io.abs(o.cacheDir),
+            outDir: path.join(tmp, 'data'),
+            ...(full ? { sourceDir: full } : {}),
+          });
           const same = (await hashTree(path.join(tmp, 'data'))) === (await hashTree(path.join(dir, 'data')));
           const reproduced = r.matches !== false && same;
           checks.push({
             instance: id,
             reproduced,
-            detail: reproduced ? 'byte-identical' : r.matches === false ? 'differs from the result recorded in instance.json' : 'differs from the data/ the instance ships',
+            detail: reproduced
+              ? 'byte-identical'
+              : r.matches === false
+                ? 'differs from the result recorded in instance.json'
+                : 'differs from the data/ the instance ships',
           });
           reports.push({ instance: id, status: 'applied', data: r.report, durationMs: Date.now() - t0 });
         } finally {
@@ -63,7 +81,11 @@ export function createDataStage(o: DataStageOptions): Stage {
         }
       }
       const summary = summarizeSubsampleReports(reports);
-      await writeSubsampleBuildReport(io.abs(o.output), { summary, checks, ...(skipped.length > 0 ? { skipped } : {}) });
+      await writeSubsampleBuildReport(io.abs(o.output), {
+        summary,
+        checks,
+        ...(skipped.length > 0 ? { skipped } : {}),
+      });
       const bad = checks.filter((c) => !c.reproduced);
       const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
       return {
@@ -98,8 +120,17 @@ async function findFullData(cacheDir: string, id: string, source: SubsampleSourc
   if (source.kind === 'generator') return undefined;
   if (!source.sha256) return null;
   const { fullDataCacheDir } = await import('@junobench/sources');
-  for (const dir of [fullDataCacheDir(cacheDir, source.sha256), path.join(cacheDir, 'originals', `${id}-${source.sha256.slice(0, 16)}`)]) {
-    if (await stat(dir).then((s) => s.isDirectory(), () => false)) return dir;
+  for (const dir of [
+    fullDataCacheDir(cacheDir, source.sha256),
+    path.join(cacheDir, 'originals', `${id}-${source.sha256.slice(0, 16)}`),
+  ]) {
+    if (
+      await stat(dir).then(
+        (s) => s.isDirectory(),
+        () => false,
+      )
+    )
+      return dir;
   }
   return null;
 }

@@ -37,7 +37,9 @@ export function createImageStage(o: ImageStageOptions): Stage {
         onProgress: io.onProgress,
       });
       const size = `${(r.size / 1e9).toFixed(2)} GB`;
-      return { summary: `${r.tag} (${r.imageId.slice(0, 19)}, ${size})${r.skipped ? ', already built' : `, built in ${Math.round(r.buildMs / 1000)} s`} → ${o.record}` };
+      return {
+        summary: `${r.tag} (${r.imageId.slice(0, 19)}, ${size})${r.skipped ? ', already built' : `, built in ${Math.round(r.buildMs / 1000)} s`} → ${o.record}`,
+      };
     },
   };
 }

@@ -31,10 +31,15 @@ export function createLabelsStage(o: LabelsStageOptions): Stage {
     name: 'labels',
     description: "annotators' agreement (Cohen's kappa, Krippendorff's alpha) and final labels",
     inputs: [o.annotationsDir, o.instancesDir],
-    outputs: [path.join(o.outDir, LABELS_FILES.agreementJson), path.join(o.outDir, LABELS_FILES.agreementMarkdown), path.join(o.outDir, LABELS_FILES.finalLabels)],
+    outputs: [
+      path.join(o.outDir, LABELS_FILES.agreementJson),
+      path.join(o.outDir, LABELS_FILES.agreementMarkdown),
+      path.join(o.outDir, LABELS_FILES.finalLabels),
+    ],
     params: { minKappa },
     async run(io) {
-      const { computeAgreement, findWeakDimensions, readAnnotationFolder, resolveFinalLabels, writeAgreementReport } = await import('@junobench/labels');
+      const { computeAgreement, findWeakDimensions, readAnnotationFolder, resolveFinalLabels, writeAgreementReport } =
+        await import('@junobench/labels');
       const { sets, adjudications } = await readAnnotationFolder(io.abs(o.annotationsDir));
       if (sets.length === 0) {
         throw new JunoError('E_LABELS', `no annotator files in ${o.annotationsDir}`, {
@@ -54,7 +59,9 @@ export function createLabelsStage(o: LabelsStageOptions): Stage {
       const finalLabels = resolveFinalLabels(sets, adjudications, ids, { instanceLabels });
       await writeAgreementReport(io.abs(o.outDir), report, { finalLabels, minKappa });
       const weak = findWeakDimensions(report, minKappa);
-      const kappas = report.dimensions.map((d) => `${d.dimension} ${d.kappa === null ? 'n/a' : d.kappa.toFixed(3)}`).join(', ');
+      const kappas = report.dimensions
+        .map((d) => `${d.dimension} ${d.kappa === null ? 'n/a' : d.kappa.toFixed(3)}`)
+        .join(', ');
       return {
         summary: `${finalLabels.length} instances labelled; Cohen's kappa ${kappas}${weak.length > 0 ? `; below ${minKappa}: ${weak.map((w) => w.dimension).join(', ')}` : ''}`,
         failed: weak.length > 0,

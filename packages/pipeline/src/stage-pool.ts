@@ -53,11 +53,14 @@ export function createPoolStage(o: PoolStageOptions): Stage {
           hint: 'put the empirical-study or benchmark-description sheets there',
         });
       }
-      const imported = await importPool(names.map((n) => path.join(io.abs(o.poolDir), n)), {
-        output: io.abs(out('pool')),
-        rejects: io.abs(out('rejects')),
-        onProgress: io.onProgress,
-      });
+      const imported = await importPool(
+        names.map((n) => path.join(io.abs(o.poolDir), n)),
+        {
+          output: io.abs(out('pool')),
+          rejects: io.abs(out('rejects')),
+          onProgress: io.onProgress,
+        },
+      );
       const funnel = await filterPool({
         input: io.abs(out('pool')),
         criteria: io.abs(o.criteria),
@@ -81,7 +84,9 @@ export function createPoolStage(o: PoolStageOptions): Stage {
         onProgress: io.onProgress,
       });
       const t = imported.total;
-      const acc = lib.evaluation ? `, library estimate accuracy ${lib.evaluation.accuracy.toFixed(3)} (${lib.evaluation.hits}/${lib.evaluation.total})` : '';
+      const acc = lib.evaluation
+        ? `, library estimate accuracy ${lib.evaluation.accuracy.toFixed(3)} (${lib.evaluation.hits}/${lib.evaluation.total})`
+        : '';
       return {
         summary: `${t.read} read, ${t.imported} imported, ${t.rejected} rejected; ${funnel.kept}/${funnel.input} kept by the criteria${acc}; ${sample.selected} sampled (≤${perLibrary} per library)`,
       };

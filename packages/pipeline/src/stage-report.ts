@@ -15,13 +15,29 @@ export function createReportStage(o: ReportStageOptions): Stage {
   return {
     name: 'report',
     description: 'browsable HTML report: instances, notebooks side by side, statistics',
-    inputs: [c('benchmark.json'), c('verification.json'), c('labels'), c('stats'), c('instances'), path.join(o.rawDir, 'annotations'), path.join(o.rawDir, 'instances')],
+    inputs: [
+      c('benchmark.json'),
+      c('verification.json'),
+      c('labels'),
+      c('stats'),
+      c('instances'),
+      path.join(o.rawDir, 'annotations'),
+      path.join(o.rawDir, 'instances'),
+    ],
     outputs: [o.outDir],
     async run(io) {
       const { generateReport } = await import('@junobench/report');
-      const r = await generateReport({ from: io.abs(o.curatedDir), raw: io.abs(o.rawDir), out: io.abs(o.outDir), onProgress: io.onProgress });
+      const r = await generateReport({
+        from: io.abs(o.curatedDir),
+        raw: io.abs(o.rawDir),
+        out: io.abs(o.outDir),
+        onProgress: io.onProgress,
+      });
       const kb = (n: number) => `${Math.round(n / 1024)} KB`;
-      const problems = r.problems.length > 0 ? `; ${r.problems.length} problem(s): ${r.problems.map((p) => `${p.instance}: ${p.problem}`).join('; ')}` : '';
+      const problems =
+        r.problems.length > 0
+          ? `; ${r.problems.length} problem(s): ${r.problems.map((p) => `${p.instance}: ${p.problem}`).join('; ')}`
+          : '';
       return {
         summary: `${r.pages} pages, ${kb(r.bytes)}${r.largestInstancePage ? ` (largest instance page ${kb(r.largestInstancePage.bytes)})` : ''}${problems} → ${path.join(o.outDir, 'index.html')}`,
         failed: r.problems.length > 0,

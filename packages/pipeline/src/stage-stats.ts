@@ -20,7 +20,9 @@ export function createStatsStage(o: StatsStageOptions): Stage {
       const benchmark = await readJsonFile<Benchmark>(io.abs(o.benchmark), { schema: 'benchmark' });
       const stats = computeStats(statsRowsFromBenchmark(benchmark));
       const written = await writeStats(io.abs(o.outDir), stats);
-      return { summary: `${benchmark.instances.length} instances; ${written.length} files → ${path.join(o.outDir, STATS_FILES.markdown ?? '')}` };
+      return {
+        summary: `${benchmark.instances.length} instances; ${written.length} files → ${path.join(o.outDir, STATS_FILES.markdown ?? '')}`,
+      };
     },
   };
 }

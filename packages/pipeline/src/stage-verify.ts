@@ -37,7 +37,9 @@ export function createVerifyStage(o: VerifyStageOptions): Stage {
       // Checked against its schema first: a drifted report is a bug (exit 70), never a curated file.
       await writeVerificationReport(io.abs(o.output), report);
       const s = report.summary;
-      const bad = report.instances.filter((v) => v.status === 'not-verified' || v.status === 'flaky').map((v) => v.instance);
+      const bad = report.instances
+        .filter((v) => v.status === 'not-verified' || v.status === 'flaky')
+        .map((v) => v.instance);
       return {
         summary: `${s.verified}/${s.total} verified, ${s.skipped} skipped, ${s.notVerified} not verified, ${s.flaky} flaky (${runtime.kind}) → ${path.normalize(o.output)}${bad.length > 0 ? `; not verified: ${bad.join(', ')}` : ''}`,
         failed: bad.length > 0,

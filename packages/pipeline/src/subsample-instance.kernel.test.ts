@@ -42,7 +42,13 @@ describe('subsampleInstance on pandas_3 with real kernels', () => {
     const saved = instance.data!.subsample!;
     const careless: SubsampleSpec = {
       ...saved,
-      steps: [{ path: 'sales.csv', method: 'table', parameters: { rows: 2500, stratifyBy: 'region', preserveMissing: false } }],
+      steps: [
+        {
+          path: 'sales.csv',
+          method: 'table',
+          parameters: { rows: 2500, stratifyBy: 'region', preserveMissing: false },
+        },
+      ],
     };
     const r = await subsampleInstance({ instanceDir: dir, spec: careless, cacheDir, verify });
     expect(r.status).toBe('refused');

@@ -2,7 +2,16 @@ import { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatJson, hashTree, listTree, type Instance, type InstanceVerification, type Outcome, type SubsampleSpec, type VersionResult } from '@junobench/core';
+import {
+  formatJson,
+  hashTree,
+  listTree,
+  type Instance,
+  type InstanceVerification,
+  type Outcome,
+  type SubsampleSpec,
+  type VersionResult,
+} from '@junobench/core';
 import { describeVerificationChange, subsampleInstance } from './subsample-instance.js';
 
 // Generated fixtures and real encoders: slow on a loaded machine, so a generous per-test limit.
@@ -42,7 +51,14 @@ async function makeInstance(): Promise<{ root: string; dir: string; cache: strin
 }
 
 function version(v: 'reproduced' | 'fixed', outcome: Outcome, observed?: VersionResult['observed']): VersionResult {
-  return { version: v, outcome, cells: [], durationMs: 1, runtime: { kind: 'local', packages: {} }, ...(observed ? { observed } : {}) };
+  return {
+    version: v,
+    outcome,
+    cells: [],
+    durationMs: 1,
+    runtime: { kind: 'local', packages: {} },
+    ...(observed ? { observed } : {}),
+  };
 }
 
 function verification(ok: boolean): InstanceVerification {
@@ -51,7 +67,9 @@ function verification(ok: boolean): InstanceVerification {
     status: ok ? 'verified' : 'not-verified',
     verified: ok,
     flaky: false,
-    reproduced: ok ? version('reproduced', 'crash-reproduced') : version('reproduced', 'crash-mismatch', { ename: 'ValueError', evalue: 'bad shape', cell: 1 }),
+    reproduced: ok
+      ? version('reproduced', 'crash-reproduced')
+      : version('reproduced', 'crash-mismatch', { ename: 'ValueError', evalue: 'bad shape', cell: 1 }),
     fixed: version('fixed', 'fixed-ok'),
     contentHash: 'x',
     cached: false,
@@ -94,9 +112,16 @@ describe('subsampleInstance', () => {
   it('refuses a subsampling that loses the crash and leaves the instance untouched', async () => {
     const { root, dir, cache } = await makeInstance();
     const before = await hashTree(dir);
-    const r = await subsampleInstance({ instanceDir: dir, spec: SPEC, cacheDir: cache, verify: async () => verification(false) });
+    const r = await subsampleInstance({
+      instanceDir: dir,
+      spec: SPEC,
+      cacheDir: cache,
+      verify: async () => verification(false),
+    });
     expect(r.status).toBe('refused');
-    expect(r.reason).toMatch(/expected KeyError: 'rare' \(cell 2\), got crash-mismatch — ValueError: bad shape \(cell 1\)/);
+    expect(r.reason).toMatch(
+      /expected KeyError: 'rare' \(cell 2\), got crash-mismatch — ValueError: bad shape \(cell 1\)/,
+    );
     expect(await hashTree(dir)).toBe(before);
     expect(await readdir(path.join(root, 'instances'))).toEqual([INSTANCE.id]);
   });
@@ -105,7 +130,12 @@ describe('subsampleInstance', () => {
     const { root, dir, cache } = await makeInstance();
     const before = await hashTree(dir);
     await expect(
-      subsampleInstance({ instanceDir: dir, spec: SPEC, cacheDir: cache, verify: async () => Promise.reject(new Error('kernel exploded')) }),
+      subsampleInstance({
+        instanceDir: dir,
+        spec: SPEC,
+        cacheDir: cache,
+        verify: async () => Promise.reject(new Error('kernel exploded')),
+      }),
     ).rejects.toThrow('kernel exploded');
     expect(await hashTree(dir)).toBe(before);
     expect(await readdir(path.join(root, 'instances'))).toEqual([INSTANCE.id]);
@@ -114,7 +144,13 @@ describe('subsampleInstance', () => {
   it('reports sizes on a dry run without verifying or changing anything', async () => {
     const { dir, cache } = await makeInstance();
     const before = await hashTree(dir);
-    const r = await subsampleInstance({ instanceDir: dir, spec: SPEC, cacheDir: cache, dryRun: true, verify: () => Promise.reject(new Error('not called')) });
+    const r = await subsampleInstance({
+      instanceDir: dir,
+      spec: SPEC,
+      cacheDir: cache,
+      dryRun: true,
+      verify: () => Promise.reject(new Error('not called')),
+    });
     expect(r.status).toBe('dry-run');
     expect(r.data.steps[0]!.table!.rowsAfter).toBe(20);
     expect(r.data.after.bytes).toBeLessThan(r.data.before.bytes);
@@ -123,9 +159,21 @@ describe('subsampleInstance', () => {
 
   it('redoes the saved spec from the kept full data, and needs a spec', async () => {
     const { dir, cache } = await makeInstance();
-    await expect(subsampleInstance({ instanceDir: dir, cacheDir: cache, verify: async () => verification(true) })).rejects.toMatchObject({ code: 'E_USAGE' });
-    const first = await subsampleInstance({ instanceDir: dir, spec: SPEC, cacheDir: cache, verify: async () => verification(true) });
-    const again = await subsampleInstance({ instanceDir: dir, sourceDir: first.originalDataKeptAt, cacheDir: cache, verify: async () => verification(true) });
+    await expect(
+      subsampleInstance({ instanceDir: dir, cacheDir: cache, verify: async () => verification(true) }),
+    ).rejects.toMatchObject({ code: 'E_USAGE' });
+    const first = await subsampleInstance({
+      instanceDir: dir,
+      spec: SPEC,
+      cacheDir: cache,
+      verify: async () => verification(true),
+    });
+    const again = await subsampleInstance({
+      instanceDir: dir,
+      sourceDir: first.originalDataKeptAt,
+      cacheDir: cache,
+      verify: async () => verification(true),
+    });
     expect(again.data.result).toEqual(first.data.result);
     expect(await listTree(path.join(dir, 'data'))).toEqual(['table.csv']);
   });
@@ -135,18 +183,39 @@ describe('subsampleInstance', () => {
     await subsampleInstance({
       instanceDir: dir,
       cacheDir: cache,
-      spec: { seed: 'x', source: { kind: 'local' }, steps: [{ path: 'table.csv', method: 'synthetic-table', parameters: { reason: 'licence forbids sharing', license: 'CC BY-NC-ND 4.0' } }] },
+      spec: {
+        seed: 'x',
+        source: { kind: 'local' },
+        steps: [
+          {
+            path: 'table.csv',
+            method: 'synthetic-table',
+            parameters: { reason: 'licence forbids sharing', license: 'CC BY-NC-ND 4.0' },
+          },
+        ],
+      },
       verify: async () => verification(true),
     });
     const saved = JSON.parse(await readFile(path.join(dir, 'instance.json'), 'utf8')) as Instance;
-    expect(saved.data?.synthetic).toEqual({ reason: 'licence forbids sharing', license: 'CC BY-NC-ND 4.0', files: ['data/table.csv'], seed: 'x' });
+    expect(saved.data?.synthetic).toEqual({
+      reason: 'licence forbids sharing',
+      license: 'CC BY-NC-ND 4.0',
+      files: ['data/table.csv'],
+      seed: 'x',
+    });
   });
 });
 
 describe('describeVerificationChange', () => {
   it('says what the fixed notebook did', () => {
-    const v = { ...verification(true), verified: false, fixed: version('fixed', 'fixed-crashed', { ename: 'KeyError', evalue: "'rare'", cell: 2 }) };
-    expect(describeVerificationChange(INSTANCE.crash, v)).toBe("fixed: fixed-crashed — KeyError: 'rare' (cell 2); data/ was left as it was");
+    const v = {
+      ...verification(true),
+      verified: false,
+      fixed: version('fixed', 'fixed-crashed', { ename: 'KeyError', evalue: "'rare'", cell: 2 }),
+    };
+    expect(describeVerificationChange(INSTANCE.crash, v)).toBe(
+      "fixed: fixed-crashed — KeyError: 'rare' (cell 2); data/ was left as it was",
+    );
   });
 });
 
@@ -177,11 +246,20 @@ describe('links in the instance (the one link rule)', () => {
     const { root, dir, cache } = await makeInstance();
     await writeFile(path.join(root, 'secret.txt'), 'outside\n');
     await symlink(path.join(root, 'secret.txt'), path.join(dir, rel));
-    const before = await hashTree(path.join(root, 'instances'), { ignore: (p) => p.endsWith('leak.txt') || p.endsWith('leak.csv') });
+    const before = await hashTree(path.join(root, 'instances'), {
+      ignore: (p) => p.endsWith('leak.txt') || p.endsWith('leak.csv'),
+    });
     const verify = vi.fn(async () => verification(true));
-    const err = await subsampleInstance({ instanceDir: dir, spec: SPEC, cacheDir: cache, verify }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'E_INSTANCE', message: expect.stringMatching(/leak\.(txt|csv) is a symbolic link to a path outside/) });
+    const err = await subsampleInstance({ instanceDir: dir, spec: SPEC, cacheDir: cache, verify }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({
+      code: 'E_INSTANCE',
+      message: expect.stringMatching(/leak\.(txt|csv) is a symbolic link to a path outside/),
+    });
     expect(verify).not.toHaveBeenCalled();
-    expect(await hashTree(path.join(root, 'instances'), { ignore: (p) => p.endsWith('leak.txt') || p.endsWith('leak.csv') })).toBe(before);
+    expect(
+      await hashTree(path.join(root, 'instances'), { ignore: (p) => p.endsWith('leak.txt') || p.endsWith('leak.csv') }),
+    ).toBe(before);
   });
 });

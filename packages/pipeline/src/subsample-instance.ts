@@ -54,7 +54,8 @@ export interface SubsampleInstanceResult extends InstanceSubsampleReport {
  * the instance is left exactly as it was and the result says what changed.
  */
 export async function subsampleInstance(options: SubsampleInstanceOptions): Promise<SubsampleInstanceResult> {
-  const { DEFAULT_CACHE_DIR, parseSubsampleSpec, resolveSubsampleSource, subsampleData } = await import('@junobench/subsample');
+  const { DEFAULT_CACHE_DIR, parseSubsampleSpec, resolveSubsampleSource, subsampleData } =
+    await import('@junobench/subsample');
   const started = Date.now();
   const progress = options.onProgress ?? noProgress;
   const instanceDir = path.resolve(options.instanceDir);
@@ -77,14 +78,23 @@ export async function subsampleInstance(options: SubsampleInstanceOptions): Prom
   const saved: SubsampleSpec = { ...spec, source: { ...spec.source, sha256: source.sha256 } };
   delete saved.result;
 
-  const stagingRoot = path.join(path.dirname(instanceDir), `.subsample-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const stagingRoot = path.join(
+    path.dirname(instanceDir),
+    `.subsample-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
   const staging = path.join(stagingRoot, path.basename(instanceDir));
   try {
     progress({ task: 'subsample', done: 0, item: instance.id, message: 'staging' });
     // The instance (without data/, which the steps write) under the one link rule:
     // links inside become their content, anything leaving the instance is refused.
     await copyInstanceTree(instanceDir, staging, { ignore: (rel) => rel === 'data' || rel.startsWith('data/') });
-    const data = await subsampleData({ sourceDir: source.dir, outDir: path.join(staging, 'data'), spec, onProgress: options.onProgress, sharp: options.sharp });
+    const data = await subsampleData({
+      sourceDir: source.dir,
+      outDir: path.join(staging, 'data'),
+      spec,
+      onProgress: options.onProgress,
+      sharp: options.sharp,
+    });
     saved.result = data.result;
     const updated = withSubsampleSpec(instance, saved);
     validateOrThrow('instance', updated, { file: instanceFile });
@@ -104,7 +114,11 @@ export async function subsampleInstance(options: SubsampleInstanceOptions): Prom
         durationMs: Date.now() - started,
       };
     }
-    const originalDataKeptAt = await swapData(instanceDir, staging, ownData ? path.join(cacheDir, 'originals', `${instance.id}-${source.sha256.slice(0, 16)}`) : undefined);
+    const originalDataKeptAt = await swapData(
+      instanceDir,
+      staging,
+      ownData ? path.join(cacheDir, 'originals', `${instance.id}-${source.sha256.slice(0, 16)}`) : undefined,
+    );
     await writeFileAtomic(instanceFile, formatJson(updated));
     return { ...base, status: 'applied', verification, originalDataKeptAt, durationMs: Date.now() - started };
   } finally {
@@ -134,10 +148,17 @@ export function withSubsampleSpec(instance: Instance, spec: SubsampleSpec): Inst
  * renamed in, and the old one removed (or kept in `keepOldAt`) only then.
  * On failure the old data/ is put back.
  */
-async function swapData(instanceDir: string, staging: string, keepOldAt: string | undefined): Promise<string | undefined> {
+async function swapData(
+  instanceDir: string,
+  staging: string,
+  keepOldAt: string | undefined,
+): Promise<string | undefined> {
   const dataDir = path.join(instanceDir, 'data');
   const aside = path.join(instanceDir, `.data-old-${randomBytes(4).toString('hex')}`);
-  const hadData = await stat(dataDir).then(() => true, () => false);
+  const hadData = await stat(dataDir).then(
+    () => true,
+    () => false,
+  );
   if (hadData) await rename(dataDir, aside);
   try {
     await rename(path.join(staging, 'data'), dataDir);
@@ -150,7 +171,12 @@ async function swapData(instanceDir: string, staging: string, keepOldAt: string 
     await rm(aside, { recursive: true, force: true });
     return undefined;
   }
-  if (await stat(keepOldAt).then(() => true, () => false)) {
+  if (
+    await stat(keepOldAt).then(
+      () => true,
+      () => false,
+    )
+  ) {
     // The same full data (same hash) is already kept.
     await rm(aside, { recursive: true, force: true });
     return keepOldAt;
@@ -175,10 +201,11 @@ function describeVersion(v: VersionResult): string {
 export function describeVerificationChange(expected: ExpectedCrash, v: InstanceVerification): string {
   const parts: string[] = [];
   if (v.reproduced.outcome !== 'crash-reproduced') {
-    parts.push(`reproduced: expected ${expected.ename}: ${expected.evalue} (cell ${expected.cell}), got ${describeVersion(v.reproduced)}`);
+    parts.push(
+      `reproduced: expected ${expected.ename}: ${expected.evalue} (cell ${expected.cell}), got ${describeVersion(v.reproduced)}`,
+    );
   }
   if (v.fixed.outcome !== 'fixed-ok') parts.push(`fixed: ${describeVersion(v.fixed)}`);
   if (parts.length === 0) parts.push(`status ${v.status}`);
   return `${parts.join('; ')}; data/ was left as it was`;
 }
-

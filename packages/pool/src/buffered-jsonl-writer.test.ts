@@ -16,7 +16,9 @@ describe('BufferedJsonlWriter', () => {
       await file.commit();
       const lines = (await readFile(path.join(dir, 'out.jsonl'), 'utf8')).split('\n');
       expect(lines).toHaveLength(101);
-      expect(lines.slice(0, 100).map((l) => (JSON.parse(l) as { i: number }).i)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      expect(lines.slice(0, 100).map((l) => (JSON.parse(l) as { i: number }).i)).toEqual(
+        Array.from({ length: 100 }, (_, i) => i),
+      );
       expect(w.count).toBe(100);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -5,11 +5,17 @@ const limits = { maxChars: 100, headShare: 0.4, maxLineChars: 40 };
 
 describe('capTraceback', () => {
   it('keeps a traceback that fits as it is', () => {
-    expect(capTraceback(['Traceback (most recent call last)', "KeyError: 'a'"], limits)).toEqual({ lines: ['Traceback (most recent call last)', "KeyError: 'a'"] });
+    expect(capTraceback(['Traceback (most recent call last)', "KeyError: 'a'"], limits)).toEqual({
+      lines: ['Traceback (most recent call last)', "KeyError: 'a'"],
+    });
   });
 
   it('keeps the head and the tail (where the exception is) with one marker line saying how much is left out', () => {
-    const lines = ['Traceback (most recent call last)', ...Array.from({ length: 50 }, (_, i) => `  frame ${String(i).padStart(2, '0')}`), "KeyError: 'price'"];
+    const lines = [
+      'Traceback (most recent call last)',
+      ...Array.from({ length: 50 }, (_, i) => `  frame ${String(i).padStart(2, '0')}`),
+      "KeyError: 'price'",
+    ];
     const r = capTraceback(lines, limits);
     expect(r.lines[0]).toBe('Traceback (most recent call last)');
     expect(r.lines.at(-1)).toBe("KeyError: 'price'");

@@ -25,14 +25,21 @@ export function tracebackMarker(lines: number, chars: number): string {
 }
 
 function formatChars(n: number): string {
-  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} M characters` : n >= 1024 ? `${(n / 1024).toFixed(0)} K characters` : `${n} characters`;
+  return n >= 1024 * 1024
+    ? `${(n / 1024 / 1024).toFixed(1)} M characters`
+    : n >= 1024
+      ? `${(n / 1024).toFixed(0)} K characters`
+      : `${n} characters`;
 }
 
 function capLine(line: string, max: number): { text: string; cut: number } {
   if (line.length <= max) return { text: line, cut: 0 };
   const half = Math.floor(max / 2);
   const cut = line.length - 2 * half;
-  return { text: `${line.slice(0, half)} … [junobench: ${formatChars(cut)} of this line left out] … ${line.slice(line.length - half)}`, cut };
+  return {
+    text: `${line.slice(0, half)} … [junobench: ${formatChars(cut)} of this line left out] … ${line.slice(line.length - half)}`,
+    cut,
+  };
 }
 
 /**
@@ -40,7 +47,10 @@ function capLine(line: string, max: number): { text: string; cut: number } {
  * at most maxChars of lines kept, from the head (headShare of it) and the
  * tail; markers say what was left out. The same lines when they already fit.
  */
-export function capTraceback(lines: readonly string[], limits: { maxChars: number; headShare: number; maxLineChars: number } = TRACEBACK_LIMITS): CappedTraceback {
+export function capTraceback(
+  lines: readonly string[],
+  limits: { maxChars: number; headShare: number; maxLineChars: number } = TRACEBACK_LIMITS,
+): CappedTraceback {
   let total = 0;
   let longLine = false;
   for (const l of lines) {
@@ -70,13 +80,21 @@ export function capTraceback(lines: readonly string[], limits: { maxChars: numbe
   let cutKept = 0;
   for (let i = 0; i < capped.length; i++) if (i < head || i >= tail) cutKept += capped[i]!.cut;
   return {
-    lines: [...capped.slice(0, head).map((c) => c.text), tracebackMarker(tail - head, omittedChars), ...capped.slice(tail).map((c) => c.text)],
+    lines: [
+      ...capped.slice(0, head).map((c) => c.text),
+      tracebackMarker(tail - head, omittedChars),
+      ...capped.slice(tail).map((c) => c.text),
+    ],
     omitted: { lines: tail - head, chars: omittedChars + cutKept },
   };
 }
 
 /** The raw cell text within the same budget (head and tail with a marker): `columns.traceback` must not carry the 20 MB either. */
-export function capCellText(text: string, maxChars: number = TRACEBACK_LIMITS.maxChars, headShare: number = TRACEBACK_LIMITS.headShare): string {
+export function capCellText(
+  text: string,
+  maxChars: number = TRACEBACK_LIMITS.maxChars,
+  headShare: number = TRACEBACK_LIMITS.headShare,
+): string {
   if (text.length <= maxChars) return text;
   const head = Math.floor(maxChars * headShare);
   const tail = maxChars - head;

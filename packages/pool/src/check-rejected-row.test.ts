@@ -11,26 +11,55 @@ let dir: string;
 let lines: RejectedRow[];
 
 const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
-const record = (id: string): CrashRecord => ({ id, notebook: `${id}.ipynb`, source: 'kaggle', ename: 'KeyError', evalue: "'a'", traceback: ["KeyError: 'a'"], columns: {} });
+const record = (id: string): CrashRecord => ({
+  id,
+  notebook: `${id}.ipynb`,
+  source: 'kaggle',
+  ename: 'KeyError',
+  evalue: "'a'",
+  traceback: ["KeyError: 'a'"],
+  columns: {},
+});
 
 // One real import whose inputs are rejected every way importPool knows: sheet cells, JSONL lines, records, duplicates, notebooks.
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'pool-rejects-'));
-  const good = { fname: 'nb.ipynb', ename: 'keyerror', evalue: "'a'", traceback: "['KeyError: a']", nb_source: '1', 'Libs-cause': 'pandas' };
+  const good = {
+    fname: 'nb.ipynb',
+    ename: 'keyerror',
+    evalue: "'a'",
+    traceback: "['KeyError: a']",
+    nb_source: '1',
+    'Libs-cause': 'pandas',
+  };
   const sheet = [
     EMPIRICAL_COLUMNS.join(','),
-    ...[{ eid: 's1' }, { eid: 's2', traceback: "['unclosed', 3]" }, { eid: 's3', nb_source: 'kaggle-ish' }, { eid: 's4', ename: '' }].map((r) =>
-      EMPIRICAL_COLUMNS.map((c) => q(({ ...good, ...r } as Record<string, string>)[c] ?? '')).join(','),
-    ),
+    ...[
+      { eid: 's1' },
+      { eid: 's2', traceback: "['unclosed', 3]" },
+      { eid: 's3', nb_source: 'kaggle-ish' },
+      { eid: 's4', ename: '' },
+    ].map((r) => EMPIRICAL_COLUMNS.map((c) => q(({ ...good, ...r } as Record<string, string>)[c] ?? '')).join(',')),
   ];
   await writeFile(path.join(dir, 'sheet.csv'), `${sheet.join('\n')}\n`);
-  const jsonl = [JSON.stringify(record('j1')), '{ not json', JSON.stringify({ ...record('j2'), source: 7 }), JSON.stringify(record('j1')), JSON.stringify({ id: 'j3' })];
+  const jsonl = [
+    JSON.stringify(record('j1')),
+    '{ not json',
+    JSON.stringify({ ...record('j2'), source: 7 }),
+    JSON.stringify(record('j1')),
+    JSON.stringify({ id: 'j3' }),
+  ];
   await writeFile(path.join(dir, 'pool.jsonl'), `${jsonl.join('\n')}\n`);
   await mkdir(path.join(dir, 'nbs'));
   await writeFile(path.join(dir, 'nbs', 'broken.ipynb'), '{ not json');
-  const report = await importPool([path.join(dir, 'sheet.csv'), path.join(dir, 'pool.jsonl'), path.join(dir, 'nbs')], { output: path.join(dir, 'out', 'pool.jsonl') });
+  const report = await importPool([path.join(dir, 'sheet.csv'), path.join(dir, 'pool.jsonl'), path.join(dir, 'nbs')], {
+    output: path.join(dir, 'out', 'pool.jsonl'),
+  });
   expect(report.total).toMatchObject({ imported: 2, rejected: 8 });
-  lines = (await readFile(report.rejects, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as RejectedRow);
+  lines = (await readFile(report.rejects, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as RejectedRow);
 });
 
 afterAll(async () => {
@@ -76,7 +105,11 @@ describe('the pool import --rejects file', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(JunoError);
-    expect(error).toMatchObject({ code: 'E_INTERNAL', exitCode: 70, location: { file: 'pool.rejects.jsonl', line: i + 1 } });
+    expect(error).toMatchObject({
+      code: 'E_INTERNAL',
+      exitCode: 70,
+      location: { file: 'pool.rejects.jsonl', line: i + 1 },
+    });
     expect((error as JunoError).message).toContain('not a valid pool-reject: ');
     expect((error as JunoError).message).toContain(named);
   });

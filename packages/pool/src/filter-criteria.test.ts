@@ -42,7 +42,11 @@ describe('compilePredicate', () => {
     ['notIn on a missing value is true', { field: 'url', notIn: ['x'] }, true],
     ['notIn listing null excludes a missing value', { field: 'url', notIn: [null] }, false],
     ['startsWith', { field: 'columns.label_root_cause', startsWith: 'nb specific' }, true],
-    ['startsWith with ignoreCase', { field: 'columns.label_if_ML_bug', startsWith: 'ml/data science', ignoreCase: true }, true],
+    [
+      'startsWith with ignoreCase',
+      { field: 'columns.label_if_ML_bug', startsWith: 'ml/data science', ignoreCase: true },
+      true,
+    ],
     ['startsWith on a missing value', { field: 'labels.rootCause', startsWith: '' }, false],
     ['matches', { field: 'evalue', matches: "^'pri" }, true],
     ['matches on arrays: any element', { field: 'traceback', matches: 'KeyError: ' }, true],
@@ -114,13 +118,29 @@ describe('validateCriteria', () => {
       step({ any: [{ field: 'columns.label_root_cause', startswith: 'nb' }] }),
       /^steps\[2\]\.keep\.any\[0\]: unknown predicate "startswith" — did you mean "startsWith"\?$/,
     ],
-    ['an unknown field', step({ field: 'sorce', equals: 'kaggle' }), /^steps\[2\]\.keep\.field: unknown field "sorce" — did you mean "source"\?$/],
+    [
+      'an unknown field',
+      step({ field: 'sorce', equals: 'kaggle' }),
+      /^steps\[2\]\.keep\.field: unknown field "sorce" — did you mean "source"\?$/,
+    ],
     ['no test', step({ field: 'source' }), /steps\[2\]\.keep: no test on "source"/],
     ['two tests', step({ field: 'source', equals: 'a', in: ['b'] }), /one test per predicate, found equals and in/],
-    ['a bad regular expression', step({ field: 'ename', matches: '(' }), /steps\[2\]\.keep\.matches: invalid regular expression/],
+    [
+      'a bad regular expression',
+      step({ field: 'ename', matches: '(' }),
+      /steps\[2\]\.keep\.matches: invalid regular expression/,
+    ],
     ['in that is not a list', step({ field: 'ename', in: 'KeyError' }), /steps\[2\]\.keep\.in: must be a list/],
-    ['exists that is not a boolean', step({ field: 'ename', exists: 'yes' }), /steps\[2\]\.keep\.exists: must be true or false/],
-    ['a combinator mixed with a field', step({ all: [{ field: 'ename', exists: true }], field: 'x' }), /"all" must be alone in its object/],
+    [
+      'exists that is not a boolean',
+      step({ field: 'ename', exists: 'yes' }),
+      /steps\[2\]\.keep\.exists: must be true or false/,
+    ],
+    [
+      'a combinator mixed with a field',
+      step({ all: [{ field: 'ename', exists: true }], field: 'x' }),
+      /"all" must be alone in its object/,
+    ],
     ['an empty any', step({ any: [] }), /steps\[2\]\.keep\.any: must be a non-empty list/],
     ['columns without a name', step({ field: 'columns.', exists: true }), /name a column after "columns\."/],
     [
@@ -129,8 +149,16 @@ describe('validateCriteria', () => {
       /steps\[0\]: has both "keep" and "drop"/,
     ],
     ['neither keep nor drop', { steps: [{ name: 'x' }] }, /steps\[0\]: needs "keep" or "drop"/],
-    ['a step without a name', { steps: [{ keep: { field: 'ename', exists: true } }] }, /steps\[0\]\.name: every step needs a name/],
-    ['a misspelt step property', { steps: [{ name: 'x', kep: {} }] }, /steps\[0\]: unknown property "kep" — did you mean "keep"\?/],
+    [
+      'a step without a name',
+      { steps: [{ keep: { field: 'ename', exists: true } }] },
+      /steps\[0\]\.name: every step needs a name/,
+    ],
+    [
+      'a misspelt step property',
+      { steps: [{ name: 'x', kep: {} }] },
+      /steps\[0\]: unknown property "kep" — did you mean "keep"\?/,
+    ],
     ['no steps', { steps: [] }, /^steps: must be a non-empty list/],
     ['not an object', [1], /must be an object/],
     ['an unknown top-level property', { step: [] }, /unknown property "step" — did you mean "steps"\?/],
@@ -182,8 +210,11 @@ describe('matches is linear-time (ReDoS)', () => {
     `;
     const root = fileURLToPath(new URL('../../..', import.meta.url));
     const out = await new Promise<{ stdout: string; error: Error | null }>((resolve) =>
-      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: root, timeout: 120_000, killSignal: 'SIGKILL' }, (error, stdout) =>
-        resolve({ stdout, error }),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', code],
+        { cwd: root, timeout: 120_000, killSignal: 'SIGKILL' },
+        (error, stdout) => resolve({ stdout, error }),
       ),
     );
     expect(out.error, 'the patterns did not finish within 120 s (catastrophic backtracking)').toBeNull();
@@ -221,7 +252,11 @@ describe('matches is linear-time (ReDoS)', () => {
     } catch (e) {
       err = e;
     }
-    expect(err).toMatchObject({ code: 'E_CRITERIA', exitCode: 2, location: { file: 'c.json', field: 'steps[0].keep.matches' } });
+    expect(err).toMatchObject({
+      code: 'E_CRITERIA',
+      exitCode: 2,
+      location: { file: 'c.json', field: 'steps[0].keep.matches' },
+    });
     expect((err as Error).message).toMatch(/^steps\[0\]\.keep\.matches \(step "keep key errors"\): .*linear-time/);
     expect((err as { hint: string }).hint).toMatch(/RE2/);
   });

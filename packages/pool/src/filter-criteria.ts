@@ -52,7 +52,8 @@ export interface CompiledStep {
 function criteriaError(at: string, message: string, file?: string, hint?: string): JunoError {
   return new JunoError('E_CRITERIA', `${at}: ${message}`, {
     location: { ...(file ? { file } : {}), field: at },
-    hint: hint ?? 'see docs/formats.md ("Filter criteria") and schemas/filter-criteria.schema.json for the criteria format',
+    hint:
+      hint ?? 'see docs/formats.md ("Filter criteria") and schemas/filter-criteria.schema.json for the criteria format',
   });
 }
 
@@ -69,7 +70,8 @@ function checkField(field: unknown, at: string, file?: string): string {
     throw criteriaError(`${at}.field`, 'must be a record path such as "ename" or "columns.label_root_cause"', file);
   }
   if (field.startsWith('columns.')) {
-    if (field.length === 'columns.'.length) throw criteriaError(`${at}.field`, 'name a column after "columns." (e.g. "columns.nb_source")', file);
+    if (field.length === 'columns.'.length)
+      throw criteriaError(`${at}.field`, 'name a column after "columns." (e.g. "columns.nb_source")', file);
     return field;
   }
   if (!(RECORD_FIELDS as readonly string[]).includes(field)) {
@@ -85,7 +87,8 @@ function checkField(field: unknown, at: string, file?: string): string {
 
 /** Structural check of one predicate, with errors that point at it (`steps[2].keep.any[0]`). */
 function checkPredicate(p: unknown, at: string, file?: string, step?: string): void {
-  if (!isObject(p)) throw criteriaError(at, 'a predicate must be an object such as { "field": "ename", "equals": "KeyError" }', file);
+  if (!isObject(p))
+    throw criteriaError(at, 'a predicate must be an object such as { "field": "ename", "equals": "KeyError" }', file);
   const keys = Object.keys(p);
   for (const k of keys) {
     if (!PREDICATE_KEYS.includes(k)) {
@@ -115,7 +118,8 @@ function checkPredicate(p: unknown, at: string, file?: string, step?: string): v
       return;
     }
     const list = p[c];
-    if (!Array.isArray(list) || list.length === 0) throw criteriaError(`${at}.${c}`, 'must be a non-empty list of predicates', file);
+    if (!Array.isArray(list) || list.length === 0)
+      throw criteriaError(`${at}.${c}`, 'must be a non-empty list of predicates', file);
     list.forEach((q, i) => checkPredicate(q, `${at}.${c}[${i}]`, file, step));
     return;
   }
@@ -139,7 +143,8 @@ function checkPredicate(p: unknown, at: string, file?: string, step?: string): v
       break;
     case 'in':
     case 'notIn':
-      if (!Array.isArray(v) || !v.every(isScalar)) throw criteriaError(`${at}.${t}`, 'must be a list of strings, numbers, booleans or null', file);
+      if (!Array.isArray(v) || !v.every(isScalar))
+        throw criteriaError(`${at}.${t}`, 'must be a list of strings, numbers, booleans or null', file);
       break;
     case 'startsWith':
       if (typeof v !== 'string') throw criteriaError(`${at}.startsWith`, 'must be a string', file);
@@ -169,7 +174,8 @@ function checkPredicate(p: unknown, at: string, file?: string, step?: string): v
       if (typeof v !== 'boolean') throw criteriaError(`${at}.exists`, 'must be true or false', file);
       break;
   }
-  if ('ignoreCase' in p && typeof p.ignoreCase !== 'boolean') throw criteriaError(`${at}.ignoreCase`, 'must be true or false', file);
+  if ('ignoreCase' in p && typeof p.ignoreCase !== 'boolean')
+    throw criteriaError(`${at}.ignoreCase`, 'must be true or false', file);
 }
 
 /**
@@ -181,23 +187,31 @@ function checkPredicate(p: unknown, at: string, file?: string, step?: string): v
 export function validateCriteria(value: unknown, file?: string): FilterCriteria {
   if (!isObject(value)) throw criteriaError('criteria', 'must be an object { "steps": [ … ] }', file);
   for (const k of Object.keys(value)) {
-    if (k !== 'steps' && k !== 'description') throw criteriaError(k, `unknown property "${k}"${didYouMean(k, ['steps', 'description'])}`, file);
+    if (k !== 'steps' && k !== 'description')
+      throw criteriaError(k, `unknown property "${k}"${didYouMean(k, ['steps', 'description'])}`, file);
   }
-  if (value.description !== undefined && typeof value.description !== 'string') throw criteriaError('description', 'must be a string', file);
+  if (value.description !== undefined && typeof value.description !== 'string')
+    throw criteriaError('description', 'must be a string', file);
   const steps = value.steps;
   if (!Array.isArray(steps) || steps.length === 0)
     throw criteriaError('steps', 'must be a non-empty list of { "name", "keep" | "drop" } steps', file);
   steps.forEach((step, i) => {
     const at = `steps[${i}]`;
-    if (!isObject(step)) throw criteriaError(at, 'a step must be an object { "name": …, "keep": … } or { "name": …, "drop": … }', file);
+    if (!isObject(step))
+      throw criteriaError(at, 'a step must be an object { "name": …, "keep": … } or { "name": …, "drop": … }', file);
     for (const k of Object.keys(step)) {
-      if (!['name', 'keep', 'drop'].includes(k)) throw criteriaError(at, `unknown property "${k}"${didYouMean(k, ['name', 'keep', 'drop'])}`, file);
+      if (!['name', 'keep', 'drop'].includes(k))
+        throw criteriaError(at, `unknown property "${k}"${didYouMean(k, ['name', 'keep', 'drop'])}`, file);
     }
     if (typeof step.name !== 'string' || step.name.trim() === '')
       throw criteriaError(`${at}.name`, 'every step needs a name (it labels the funnel report)', file);
     const actions = ['keep', 'drop'].filter((k) => k in step);
     if (actions.length !== 1)
-      throw criteriaError(at, actions.length === 0 ? 'needs "keep" or "drop"' : 'has both "keep" and "drop": split it into two steps', file);
+      throw criteriaError(
+        at,
+        actions.length === 0 ? 'needs "keep" or "drop"' : 'has both "keep" and "drop": split it into two steps',
+        file,
+      );
     checkPredicate(step[actions[0]!], `${at}.${actions[0]}`, file, step.name);
   });
   const issues = checkSchema('filter-criteria', value);
@@ -261,8 +275,10 @@ function sameValue(actual: Scalar, expected: Scalar, ignoreCase: boolean): boole
     return actual === expected;
   }
   // Sheets give "1" in CSV and 1 in .xlsx for the same cell: compare numbers as numbers.
-  if (typeof actual === 'number' && typeof expected === 'string' && NUMERIC.test(expected.trim())) return actual === Number(expected);
-  if (typeof actual === 'string' && typeof expected === 'number' && NUMERIC.test(actual.trim())) return Number(actual) === expected;
+  if (typeof actual === 'number' && typeof expected === 'string' && NUMERIC.test(expected.trim()))
+    return actual === Number(expected);
+  if (typeof actual === 'string' && typeof expected === 'number' && NUMERIC.test(actual.trim()))
+    return Number(actual) === expected;
   return false;
 }
 
@@ -302,14 +318,19 @@ function compileField(p: FieldPredicate): RecordTest {
   }
   if (p.startsWith !== undefined) {
     const prefix = ic ? p.startsWith.toLowerCase() : p.startsWith;
-    return (r) => anyElement(get(r), (x) => x !== null && (ic ? String(x).toLowerCase() : String(x)).startsWith(prefix));
+    return (r) =>
+      anyElement(get(r), (x) => x !== null && (ic ? String(x).toLowerCase() : String(x)).startsWith(prefix));
   }
   if (p.matches !== undefined) {
     let re: ReturnType<typeof compileLinearRegExp>;
     try {
       re = compileLinearRegExp(p.matches, ic);
     } catch (e) {
-      throw new JunoError('E_CRITERIA', `matches: /${p.matches}/ cannot run on the linear-time engine: ${(e as Error).message}`, { cause: e });
+      throw new JunoError(
+        'E_CRITERIA',
+        `matches: /${p.matches}/ cannot run on the linear-time engine: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     return (r) => anyElement(get(r), (x) => x !== null && re.test(String(x)));
   }

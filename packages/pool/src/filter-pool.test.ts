@@ -26,10 +26,21 @@ const rec = (id: string, source: CrashRecord['source']): CrashRecord => ({
 describe('filterPool', () => {
   it('streams kept records and writes the funnel report with them', async () => {
     const input = path.join(dir, 'pool.jsonl');
-    await writeFile(input, [rec('a', 'kaggle'), rec('b', 'github'), rec('c', 'kaggle')].map((r) => JSON.stringify(r)).join('\n'));
+    await writeFile(
+      input,
+      [rec('a', 'kaggle'), rec('b', 'github'), rec('c', 'kaggle')].map((r) => JSON.stringify(r)).join('\n'),
+    );
     const criteria = path.join(dir, 'c.json');
-    await writeFile(criteria, JSON.stringify({ steps: [{ name: 'kaggle', keep: { field: 'source', equals: 'kaggle' } }] }));
-    const result = await filterPool({ input, criteria, output: path.join(dir, 'kept.jsonl'), report: path.join(dir, 'funnel.json') });
+    await writeFile(
+      criteria,
+      JSON.stringify({ steps: [{ name: 'kaggle', keep: { field: 'source', equals: 'kaggle' } }] }),
+    );
+    const result = await filterPool({
+      input,
+      criteria,
+      output: path.join(dir, 'kept.jsonl'),
+      report: path.join(dir, 'funnel.json'),
+    });
     expect(result).toMatchObject({ input: 3, kept: 2 });
     expect((await readJsonlAll<CrashRecord>(path.join(dir, 'kept.jsonl'))).map((r) => r.id)).toEqual(['a', 'c']);
     expect(JSON.parse(await readFile(path.join(dir, 'funnel.json'), 'utf8'))).toEqual({
@@ -43,8 +54,13 @@ describe('filterPool', () => {
     const input = path.join(dir, 'pool.jsonl');
     await writeFile(input, JSON.stringify(rec('a', 'kaggle')));
     const criteria = path.join(dir, 'typo.json');
-    await writeFile(criteria, JSON.stringify({ steps: [{ name: 'x', keep: { any: [{ field: 'ename', equal: 'E' }] } }] }));
-    const err = await filterPool({ input, criteria, output: path.join(dir, 'out', 'kept.jsonl') }).catch((e: unknown) => e);
+    await writeFile(
+      criteria,
+      JSON.stringify({ steps: [{ name: 'x', keep: { any: [{ field: 'ename', equal: 'E' }] } }] }),
+    );
+    const err = await filterPool({ input, criteria, output: path.join(dir, 'out', 'kept.jsonl') }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: 'E_CRITERIA', location: { file: criteria, field: 'steps[0].keep.any[0]' } });
     expect((err as Error).message).toBe('steps[0].keep.any[0]: unknown predicate "equal" — did you mean "equals"?');
     expect(await readdir(dir)).toEqual(['pool.jsonl', 'typo.json']);
@@ -63,7 +79,9 @@ describe('filterPool', () => {
     const input = path.join(dir, 'pool.jsonl');
     await writeFile(input, `${JSON.stringify(rec('a', 'kaggle'))}\n${JSON.stringify({ id: 'b' })}\n`);
     const output = path.join(dir, 'kept.jsonl');
-    await expect(filterPool({ input, criteria: { steps: [{ name: 'all', keep: { field: 'id', exists: true } }] }, output })).rejects.toMatchObject({
+    await expect(
+      filterPool({ input, criteria: { steps: [{ name: 'all', keep: { field: 'id', exists: true } }] }, output }),
+    ).rejects.toMatchObject({
       code: 'E_SCHEMA',
       location: { file: input, line: 2 },
     });

@@ -20,7 +20,9 @@ export interface FilterPoolOptions {
  * million-record pool filters in flat memory. Kept records and the funnel
  * report are committed together.
  */
-export async function filterPool(options: FilterPoolOptions): Promise<FunnelReport & { output: string; reportFile?: string }> {
+export async function filterPool(
+  options: FilterPoolOptions,
+): Promise<FunnelReport & { output: string; reportFile?: string }> {
   const onProgress = options.onProgress ?? noProgress;
   const steps =
     typeof options.criteria === 'string'

@@ -39,7 +39,16 @@ describe('filterRecords', () => {
       ],
     };
     const { kept, report } = filterRecords(pool, criteria);
-    expect(kept.map((r) => r.id)).toEqual(['k-ml', 'k-nb', 'k-module', 'k-file', 'k-settings', 'k-oom', 'k-unlabelled', 'k-data']);
+    expect(kept.map((r) => r.id)).toEqual([
+      'k-ml',
+      'k-nb',
+      'k-module',
+      'k-file',
+      'k-settings',
+      'k-oom',
+      'k-unlabelled',
+      'k-data',
+    ]);
     expect(report).toEqual({
       input: 10,
       kept: 8,
@@ -64,8 +73,10 @@ describe('filterRecords', () => {
   });
 
   it('refuses invalid criteria', () => {
-    expect(() => filterRecords(pool, { steps: [{ name: 'x', keep: { field: 'ename', startswith: 'V' } }] } as unknown as FilterCriteria)).toThrow(
-      /unknown predicate "startswith" — did you mean "startsWith"\?/,
-    );
+    expect(() =>
+      filterRecords(pool, {
+        steps: [{ name: 'x', keep: { field: 'ename', startswith: 'V' } }],
+      } as unknown as FilterCriteria),
+    ).toThrow(/unknown predicate "startswith" — did you mean "startsWith"\?/);
   });
 });

@@ -45,7 +45,10 @@ export class Funnel {
 }
 
 /** Keep the records that pass every step, in input order, with the funnel report. Pure. */
-export function filterRecords(records: Iterable<CrashRecord>, criteria: FilterCriteria): { kept: CrashRecord[]; report: FunnelReport } {
+export function filterRecords(
+  records: Iterable<CrashRecord>,
+  criteria: FilterCriteria,
+): { kept: CrashRecord[]; report: FunnelReport } {
   const funnel = new Funnel(compileCriteria(criteria));
   const kept: CrashRecord[] = [];
   for (const r of records) if (funnel.pass(r)) kept.push(r);

@@ -16,7 +16,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const rec = (id: string, source: CrashRecord['source'], library: string | undefined, ename: string, line: string): CrashRecord => ({
+const rec = (
+  id: string,
+  source: CrashRecord['source'],
+  library: string | undefined,
+  ename: string,
+  line: string,
+): CrashRecord => ({
   id,
   notebook: `${id}.ipynb`,
   source,
@@ -47,14 +53,33 @@ const WRITERS: [PoolReportSchema, (input: string, report: string) => Promise<unk
     (input, report) =>
       filterPool({
         input,
-        criteria: { steps: [{ name: 'Kaggle only', keep: { field: 'source', equals: 'kaggle' } }, { name: 'no KeyError', drop: { field: 'ename', equals: 'KeyError' } }] },
+        criteria: {
+          steps: [
+            { name: 'Kaggle only', keep: { field: 'source', equals: 'kaggle' } },
+            { name: 'no KeyError', drop: { field: 'ename', equals: 'KeyError' } },
+          ],
+        },
         output: path.join(dir, 'out.jsonl'),
         report,
       }),
   ],
   ['pool-libcause-report', (input, report) => libcausePool({ input, output: path.join(dir, 'out.jsonl'), report })],
-  ['pool-libcause-report', (input, report) => libcausePool({ input, output: path.join(dir, 'out.jsonl'), eval: true, report })],
-  ['pool-resample-report', (input, report) => resamplePool({ input, output: path.join(dir, 'out.jsonl'), perLibrary: 2, seed: 's', libraries: ['numpy', 'tensorflow'], report })],
+  [
+    'pool-libcause-report',
+    (input, report) => libcausePool({ input, output: path.join(dir, 'out.jsonl'), eval: true, report }),
+  ],
+  [
+    'pool-resample-report',
+    (input, report) =>
+      resamplePool({
+        input,
+        output: path.join(dir, 'out.jsonl'),
+        perLibrary: 2,
+        seed: 's',
+        libraries: ['numpy', 'tensorflow'],
+        report,
+      }),
+  ],
 ];
 
 async function writtenReport(i: number): Promise<{ report: Record<string, unknown>; returned: unknown }> {
@@ -65,12 +90,15 @@ async function writtenReport(i: number): Promise<{ report: Record<string, unknow
 }
 
 describe('pool --report files', () => {
-  it.each(WRITERS.map(([schema], i) => [schema, i] as const))('%s written by the real function matches its schema', async (schema, i) => {
-    const { report, returned } = await writtenReport(i);
-    expect(checkSchema(schema, report)).toEqual([]);
-    // The file is the report the command prints from, not some other object.
-    expect(returned).toMatchObject(report);
-  });
+  it.each(WRITERS.map(([schema], i) => [schema, i] as const))(
+    '%s written by the real function matches its schema',
+    async (schema, i) => {
+      const { report, returned } = await writtenReport(i);
+      expect(checkSchema(schema, report)).toEqual([]);
+      // The file is the report the command prints from, not some other object.
+      expect(returned).toMatchObject(report);
+    },
+  );
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- reports are broken on purpose, field by field
   type Report = any;
@@ -82,11 +110,26 @@ describe('pool --report files', () => {
     [0, 'an extra property', (r: Report) => (r.output = 'out.jsonl'), 'unknown property "output"'],
     [1, 'a fractional count', (r: Report) => (r.predicted.numpy = 1.5), 'predicted.numpy'],
     [2, 'an accuracy above 1', (r: Report) => (r.evaluation.accuracy = 3), 'evaluation.accuracy'],
-    [2, 'a confusion cell of the wrong type', (r: Report) => (r.baseline.confusion.numpy.numpy = '1'), 'baseline.confusion.numpy.numpy'],
+    [
+      2,
+      'a confusion cell of the wrong type',
+      (r: Report) => (r.baseline.confusion.numpy.numpy = '1'),
+      'baseline.confusion.numpy.numpy',
+    ],
     [2, 'an evaluation without its baseline', (r: Report) => delete r.baseline, 'baseline'],
-    [2, 'a library score without recall', (r: Report) => delete r.evaluation.perLibrary.numpy.recall, 'evaluation.perLibrary.numpy is missing required property "recall"'],
+    [
+      2,
+      'a library score without recall',
+      (r: Report) => delete r.evaluation.perLibrary.numpy.recall,
+      'evaluation.perLibrary.numpy is missing required property "recall"',
+    ],
     [3, 'a numeric seed', (r: Report) => (r.seed = 7), 'seed'],
-    [3, 'a shortfall without its request', (r: Report) => delete r.shortfalls[0].requested, 'shortfalls[0] is missing required property "requested"'],
+    [
+      3,
+      'a shortfall without its request',
+      (r: Report) => delete r.shortfalls[0].requested,
+      'shortfalls[0] is missing required property "requested"',
+    ],
     [3, 'a per-library of 0', (r: Report) => (r.perLibrary = 0), 'perLibrary'],
   ])('%#: %s fails (%s)', async (i, _what, breakIt, named) => {
     const [schema] = WRITERS[i]!;
@@ -107,6 +150,8 @@ describe('pool --report files', () => {
   });
 
   it('a report is written with sorted keys and a final newline', () => {
-    expect(formatPoolReport('pool-funnel-report', { steps: [], kept: 0, input: 0 })).toBe('{\n  "input": 0,\n  "kept": 0,\n  "steps": []\n}\n');
+    expect(formatPoolReport('pool-funnel-report', { steps: [], kept: 0, input: 0 })).toBe(
+      '{\n  "input": 0,\n  "kept": 0,\n  "steps": []\n}\n',
+    );
   });
 });

@@ -110,7 +110,12 @@ describe('importPool', () => {
     ]);
     // Nothing is lost: the rejected row keeps every original column.
     expect(rejects[0]!.file).toBe(input);
-    expect(rejects[0]!.columns).toMatchObject({ eid: 'a2', traceback: "['unclosed', 3]", fname: 'nb.ipynb', cluster_id: null });
+    expect(rejects[0]!.columns).toMatchObject({
+      eid: 'a2',
+      traceback: "['unclosed', 3]",
+      fname: 'nb.ipynb',
+      cluster_id: null,
+    });
   });
 
   it('writes byte-identical outputs for the same input', async () => {
@@ -130,14 +135,33 @@ describe('importPool', () => {
     const { records, rejects } = await readPoolRecords(file);
     expect(rejects).toEqual([]);
     expect(records).toEqual([
-      expect.objectContaining({ id: 'b-1', notebook: 'torch_4', source: 'kaggle', labels: { library: 'torch', rootCause: 'API misuse' } }),
+      expect.objectContaining({
+        id: 'b-1',
+        notebook: 'torch_4',
+        source: 'kaggle',
+        labels: { library: 'torch', rootCause: 'API misuse' },
+      }),
     ]);
-    expect(records[0]!.columns).toMatchObject({ DatasetTitle_1: null, NotebookUrl: 'https://www.kaggle.com/code/u/nb' });
+    expect(records[0]!.columns).toMatchObject({
+      DatasetTitle_1: null,
+      NotebookUrl: 'https://www.kaggle.com/code/u/nb',
+    });
   });
 
   it('imports JSONL CrashRecords, rejecting invalid lines with their line number', async () => {
-    const good: CrashRecord = { id: 'j1', notebook: 'n', source: 'local', ename: 'E', evalue: '', traceback: [], columns: {} };
-    const input = await write('pool.jsonl', `${JSON.stringify(good)}\n\n{not json\n${JSON.stringify({ ...good, id: 'j2', source: 'nowhere' })}\n`);
+    const good: CrashRecord = {
+      id: 'j1',
+      notebook: 'n',
+      source: 'local',
+      ename: 'E',
+      evalue: '',
+      traceback: [],
+      columns: {},
+    };
+    const input = await write(
+      'pool.jsonl',
+      `${JSON.stringify(good)}\n\n{not json\n${JSON.stringify({ ...good, id: 'j2', source: 'nowhere' })}\n`,
+    );
     const { records, rejects } = await readPoolRecords(input);
     expect(records).toEqual([good]);
     expect(rejects.map((r) => [r.row, r.field, r.reason.slice(0, 30)])).toEqual([
@@ -162,7 +186,11 @@ describe('importPool', () => {
     );
     const { records, rejects } = await readPoolRecords(jsonl);
     expect(records).toEqual(fromXlsx.records);
-    expect(records[0]).toMatchObject({ id: 'b-1', notebook: 'torch_4', labels: { library: 'torch', rootCause: 'API misuse' } });
+    expect(records[0]).toMatchObject({
+      id: 'b-1',
+      notebook: 'torch_4',
+      labels: { library: 'torch', rootCause: 'API misuse' },
+    });
     // A row the sheet would reject is rejected with the sheet's reason and its line, not as a CrashRecord without an id.
     expect(rejects.map((r) => [r.row, r.field])).toEqual([[2, 'nb_name']]);
     expect(rejects[0]!.reason).not.toMatch(/CrashRecord/);
@@ -173,17 +201,27 @@ describe('importPool', () => {
   it('rejects a duplicate id from a later input', async () => {
     const a = await write('a.csv', empiricalCsv([{ eid: 'same' }]));
     const b = await write('b.csv', empiricalCsv([{ eid: 'same', fname: 'other.ipynb' }, { eid: 'new' }]));
-    const report = await importPool([a, b], { output: path.join(dir, 'pool.jsonl'), rejects: path.join(dir, 'r.jsonl') });
+    const report = await importPool([a, b], {
+      output: path.join(dir, 'pool.jsonl'),
+      rejects: path.join(dir, 'r.jsonl'),
+    });
     expect(report.total).toEqual({ read: 3, imported: 2, rejected: 1, warnings: 0 });
     const [rej] = await readJsonlAll<RejectedRow>(path.join(dir, 'r.jsonl'));
-    expect(rej).toMatchObject({ file: b, row: 2, field: 'id', reason: 'duplicate id "same": already imported from a.csv row 2' });
+    expect(rej).toMatchObject({
+      file: b,
+      row: 2,
+      field: 'id',
+      reason: 'duplicate id "same": already imported from a.csv row 2',
+    });
   });
 
   it('imports every saved error output of a folder of notebooks', async () => {
     const folder = path.join(dir, 'nbs');
     await write(
       'nbs/b/second.ipynb',
-      notebook([{ ename: 'NameError', evalue: "name 'x' is not defined", traceback: ['\u001b[0;31mNameError\u001b[0m: x'] }]),
+      notebook([
+        { ename: 'NameError', evalue: "name 'x' is not defined", traceback: ['\u001b[0;31mNameError\u001b[0m: x'] },
+      ]),
     );
     await write(
       'nbs/a.ipynb',
@@ -195,9 +233,17 @@ describe('importPool', () => {
     await write('nbs/.ipynb_checkpoints/a-checkpoint.ipynb', notebook([{ ename: 'E', evalue: '', traceback: [] }]));
     await write('nbs/broken.ipynb', '{ not json');
     const report = await importPool([folder], { output: path.join(dir, 'pool.jsonl') });
-    expect(report.inputs[0]).toMatchObject({ format: 'notebooks', container: 'folder', read: 4, imported: 3, rejected: 1 });
+    expect(report.inputs[0]).toMatchObject({
+      format: 'notebooks',
+      container: 'folder',
+      read: 4,
+      imported: 3,
+      rejected: 1,
+    });
     const records = await readJsonlAll<CrashRecord>(path.join(dir, 'pool.jsonl'));
-    expect(records.map((r) => [r.notebook, r.ename, r.source, r.columns.cell, r.columns.execution_count, r.imports])).toEqual([
+    expect(
+      records.map((r) => [r.notebook, r.ename, r.source, r.columns.cell, r.columns.execution_count, r.imports]),
+    ).toEqual([
       ['a.ipynb', 'KeyError', 'local', 1, 4, ['numpy', 'pandas']],
       ['a.ipynb', 'KeyError', 'local', 1, 4, ['numpy', 'pandas']],
       ['b/second.ipynb', 'NameError', 'local', 1, 4, ['numpy', 'pandas']],
@@ -205,7 +251,11 @@ describe('importPool', () => {
     expect(new Set(records.map((r) => r.id)).size).toBe(3);
     expect(records[2]!.traceback).toEqual(['NameError: x']);
     const [rej] = await readJsonlAll<RejectedRow>(defaultRejectsPath(path.join(dir, 'pool.jsonl')));
-    expect(rej).toMatchObject({ file: path.join(folder, 'broken.ipynb'), row: 0, reason: expect.stringMatching(/not a notebook/) });
+    expect(rej).toMatchObject({
+      file: path.join(folder, 'broken.ipynb'),
+      row: 0,
+      reason: expect.stringMatching(/not a notebook/),
+    });
   });
 
   it.each([
@@ -246,9 +296,11 @@ describe('importPool', () => {
   });
 
   it('refuses a missing input and an output that overwrites an input', async () => {
-    await expect(importPool([path.join(dir, 'nope.csv')], { output: path.join(dir, 'p.jsonl') })).rejects.toMatchObject({
-      code: 'E_INPUT_NOT_FOUND',
-    });
+    await expect(importPool([path.join(dir, 'nope.csv')], { output: path.join(dir, 'p.jsonl') })).rejects.toMatchObject(
+      {
+        code: 'E_INPUT_NOT_FOUND',
+      },
+    );
     const input = await write('p.jsonl', '{}\n');
     await expect(importPool([input], { output: input })).rejects.toMatchObject({ code: 'E_USAGE' });
     await expect(importPool([], { output: path.join(dir, 'x.jsonl') })).rejects.toMatchObject({ code: 'E_USAGE' });
@@ -262,16 +314,44 @@ describe('importPool', () => {
 
   it('warns with the row when a CSV or JSONL input has bytes that are not UTF-8 (they are replaced, not dropped silently)', async () => {
     // A Latin-1 export: é is the single byte 0xE9 on the third data row.
-    const csv = Buffer.from(empiricalCsv([{ eid: 'a1' }, { eid: 'a2' }, { eid: 'a3', evalue: "'caf\u00e9'" }, { eid: 'a4', evalue: 'real \uFFFD kept' }]), 'latin1');
-    const input = await write('latin1.csv', Buffer.concat([csv.subarray(0, csv.indexOf('real')), Buffer.from('real \uFFFD kept'), csv.subarray(csv.indexOf('real') + 6)]));
+    const csv = Buffer.from(
+      empiricalCsv([
+        { eid: 'a1' },
+        { eid: 'a2' },
+        { eid: 'a3', evalue: "'caf\u00e9'" },
+        { eid: 'a4', evalue: 'real \uFFFD kept' },
+      ]),
+      'latin1',
+    );
+    const input = await write(
+      'latin1.csv',
+      Buffer.concat([
+        csv.subarray(0, csv.indexOf('real')),
+        Buffer.from('real \uFFFD kept'),
+        csv.subarray(csv.indexOf('real') + 6),
+      ]),
+    );
     const report = await importPool([input], { output: path.join(dir, 'p.jsonl') });
     expect(report.inputs[0]!.imported).toBe(4);
-    expect(report.inputs[0]!.warnings).toEqual([{ file: input, row: 4, message: expect.stringMatching(/not valid UTF-8.*replaced by U\+FFFD/) }]);
+    expect(report.inputs[0]!.warnings).toEqual([
+      { file: input, row: 4, message: expect.stringMatching(/not valid UTF-8.*replaced by U\+FFFD/) },
+    ]);
 
-    const good: CrashRecord = { id: 'j1', notebook: 'n', source: 'local', ename: 'E', evalue: 'ok', traceback: [], columns: {} };
+    const good: CrashRecord = {
+      id: 'j1',
+      notebook: 'n',
+      source: 'local',
+      ename: 'E',
+      evalue: 'ok',
+      traceback: [],
+      columns: {},
+    };
     const jsonl = await write(
       'pool.jsonl',
-      Buffer.concat([Buffer.from(`${JSON.stringify(good)}\n`), Buffer.from(`${JSON.stringify({ ...good, id: 'j2', evalue: 'caf\u00e9' })}\n`, 'latin1')]),
+      Buffer.concat([
+        Buffer.from(`${JSON.stringify(good)}\n`),
+        Buffer.from(`${JSON.stringify({ ...good, id: 'j2', evalue: 'caf\u00e9' })}\n`, 'latin1'),
+      ]),
     );
     const { records, warnings } = await readPoolRecords(jsonl);
     expect(records).toHaveLength(2);
@@ -289,13 +369,17 @@ describe('importPool', () => {
     const [, rec] = await readJsonlAll<CrashRecord>(path.join(dir, 'p.jsonl'));
     expect(rec!.traceback[0]).toBe('Traceback (most recent call last)');
     expect(rec!.traceback.at(-1)).toBe("KeyError: 'price'");
-    expect(rec!.traceback.some((l) => /^… \[junobench: [\d,]+ traceback lines \(.*\) left out here\] …$/.test(l))).toBe(true);
+    expect(rec!.traceback.some((l) => /^… \[junobench: [\d,]+ traceback lines \(.*\) left out here\] …$/.test(l))).toBe(
+      true,
+    );
     expect(rec!.traceback.join('\n').length).toBeLessThan(1.1 * 1024 * 1024);
     // The verbatim cell is bounded the same way.
     expect(String(rec!.columns.traceback).length).toBeLessThan(1.1 * 1024 * 1024);
     expect(String(rec!.columns.traceback)).toMatch(/characters of this cell left out/);
     expect(report.inputs[0]!.warnings.filter((w) => w.row === 3).map((w) => w.message)).toEqual([
-      expect.stringMatching(/^traceback too long \(40,002 lines, [\d,]+ characters\): kept [\d,]+ lines from its start and end/),
+      expect.stringMatching(
+        /^traceback too long \(40,002 lines, [\d,]+ characters\): kept [\d,]+ lines from its start and end/,
+      ),
       expect.stringMatching(/^cell traceback \([\d,]+ characters\) too long/),
     ]);
   }, 120_000);
@@ -312,7 +396,15 @@ describe('importPool', () => {
 // A file read in another format than its own used to give an empty pool with
 // every row rejected (exit 0), or a CSV quoting error about a JSONL file.
 describe('importPool on a file read in the wrong format', () => {
-  const good: CrashRecord = { id: 'j1', notebook: 'n', source: 'local', ename: 'E', evalue: '', traceback: [], columns: {} };
+  const good: CrashRecord = {
+    id: 'j1',
+    notebook: 'n',
+    source: 'local',
+    ename: 'E',
+    evalue: '',
+    traceback: [],
+    columns: {},
+  };
 
   async function workbook(name: string): Promise<string> {
     const file = path.join(dir, name);
@@ -331,7 +423,9 @@ describe('importPool on a file read in the wrong format', () => {
         code: 'E_INPUT_FORMAT',
         exitCode: 2,
         location: { line: 1 },
-        message: expect.stringMatching(/^no line is JSON, so it is not JSONL \(read as JSONL because of --format jsonl\): Unexpected token/),
+        message: expect.stringMatching(
+          /^no line is JSON, so it is not JSONL \(read as JSONL because of --format jsonl\): Unexpected token/,
+        ),
         hint: 'it looks like a CSV sheet (its first line has commas): pass --format csv, or leave --format out to choose by extension; nothing was written',
       },
     ],
@@ -342,20 +436,30 @@ describe('importPool on a file read in the wrong format', () => {
       {
         code: 'E_INPUT_FORMAT',
         message: expect.stringContaining('read as JSONL because of its .jsonl extension'),
-        hint: expect.stringMatching(/^it looks like a CSV sheet .*: pass --format csv, or name the file for its format/),
+        hint: expect.stringMatching(
+          /^it looks like a CSV sheet .*: pass --format csv, or name the file for its format/,
+        ),
       },
     ],
     [
       'a tab-separated sheet with --format jsonl',
       () => write('sheet.tsv', 'fname\teid\tename\nnb.ipynb\te1\tKeyError\n'),
       'jsonl',
-      { code: 'E_INPUT_FORMAT', hint: expect.stringMatching(/^it looks like a CSV sheet \(its first line has tabs\): pass --format csv/) },
+      {
+        code: 'E_INPUT_FORMAT',
+        hint: expect.stringMatching(/^it looks like a CSV sheet \(its first line has tabs\): pass --format csv/),
+      },
     ],
     [
       'an .xlsx workbook with --format jsonl',
       () => workbook('sheet.xlsx'),
       'jsonl',
-      { code: 'E_INPUT_FORMAT', hint: expect.stringMatching(/^it is a zip archive \(an \.xlsx workbook\?\): pass --format empirical or --format benchmark/) },
+      {
+        code: 'E_INPUT_FORMAT',
+        hint: expect.stringMatching(
+          /^it is a zip archive \(an \.xlsx workbook\?\): pass --format empirical or --format benchmark/,
+        ),
+      },
     ],
     [
       'JSONL CrashRecords with --format csv',
@@ -396,23 +500,32 @@ describe('importPool on a file read in the wrong format', () => {
     ],
   ];
 
-  it.each(cases)('%s: a whole-input error naming the file and the fix, and no output written', async (_name, make, format, want) => {
-    const input = await make();
-    const output = path.join(dir, 'out', 'pool.jsonl');
-    await mkdir(path.dirname(output));
-    // An earlier pool at -o stays as it was.
-    await writeFile(output, 'earlier\n');
-    const failure = importPool([input], { format, output });
-    await expect(failure).rejects.toMatchObject({ ...want, location: { file: input, ...((want.location as object) ?? {}) } });
-    expect(await readdir(path.dirname(output))).toEqual(['pool.jsonl']);
-    expect(await readFile(output, 'utf8')).toBe('earlier\n');
-  });
+  it.each(cases)(
+    '%s: a whole-input error naming the file and the fix, and no output written',
+    async (_name, make, format, want) => {
+      const input = await make();
+      const output = path.join(dir, 'out', 'pool.jsonl');
+      await mkdir(path.dirname(output));
+      // An earlier pool at -o stays as it was.
+      await writeFile(output, 'earlier\n');
+      const failure = importPool([input], { format, output });
+      await expect(failure).rejects.toMatchObject({
+        ...want,
+        location: { file: input, ...((want.location as object) ?? {}) },
+      });
+      expect(await readdir(path.dirname(output))).toEqual(['pool.jsonl']);
+      expect(await readFile(output, 'utf8')).toBe('earlier\n');
+    },
+  );
 
   it('with several inputs, one in the wrong format fails the import and nothing is written', async () => {
     const pool = await write('good.jsonl', `${JSON.stringify(good)}\n`);
     const sheet = await write('sheet.csv', empiricalCsv([{ eid: 'a1' }]));
     const output = path.join(dir, 'out.jsonl');
-    await expect(importPool([pool, sheet], { format: 'jsonl', output })).rejects.toMatchObject({ code: 'E_INPUT_FORMAT', location: { file: sheet } });
+    await expect(importPool([pool, sheet], { format: 'jsonl', output })).rejects.toMatchObject({
+      code: 'E_INPUT_FORMAT',
+      location: { file: sheet },
+    });
     expect((await readdir(dir)).sort()).toEqual(['good.jsonl', 'sheet.csv']);
   });
 

@@ -78,7 +78,13 @@ export interface ImportOptions {
 }
 
 type ImportItem =
-  | { kind: 'record'; record: CrashRecord; file: string; row: number; /** The JSONL line, kept for a reject. */ line?: string }
+  | {
+      kind: 'record';
+      record: CrashRecord;
+      file: string;
+      row: number;
+      /** The JSONL line, kept for a reject. */ line?: string;
+    }
   | { kind: 'layout'; format: SheetKind }
   | { kind: 'reject'; rejected: RejectedRow }
   | { kind: 'warning'; warning: ImportWarning };
@@ -144,15 +150,20 @@ async function resolveInput(input: string, format: ImportFormat): Promise<Resolv
       break;
   }
   if (ext === '.ipynb') return { input, format: 'notebooks', container: 'ipynb', chosenBy: 'extension' };
-  if (ext === '.jsonl' || ext === '.ndjson') return { input, format: 'jsonl', container: 'jsonl', chosenBy: 'extension' };
+  if (ext === '.jsonl' || ext === '.ndjson')
+    return { input, format: 'jsonl', container: 'jsonl', chosenBy: 'extension' };
   if (xlsxExt) return { input, format: 'sheet', container: 'xlsx', chosenBy: 'extension' };
-  if (['.csv', '.tsv', '.txt'].includes(ext)) return { input, format: 'sheet', container: 'csv', chosenBy: 'extension' };
+  if (['.csv', '.tsv', '.txt'].includes(ext))
+    return { input, format: 'sheet', container: 'csv', chosenBy: 'extension' };
   await assertReadableFile(input);
   const head = await sniff(input);
   if (head.startsWith('PK\u0003\u0004')) return { input, format: 'sheet', container: 'xlsx', chosenBy: 'content' };
   if (/^\s*\{/.test(head)) return { input, format: 'jsonl', container: 'jsonl', chosenBy: 'content' };
   if (head.trim() === '') {
-    throw new JunoError('E_INPUT_EMPTY', 'the file is empty', { location: { file: input }, hint: 'remove it from the inputs or check the export' });
+    throw new JunoError('E_INPUT_EMPTY', 'the file is empty', {
+      location: { file: input },
+      hint: 'remove it from the inputs or check the export',
+    });
   }
   return { input, format: 'sheet', container: 'csv', chosenBy: 'content' };
 }
@@ -174,7 +185,10 @@ async function* sheetItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> 
   }
   const header = parseSheetHeader(first.value.values);
   if ('message' in header) {
-    throw new JunoError('E_INPUT_COLUMNS', header.message, { location: { file, row: first.value.row }, hint: header.hint });
+    throw new JunoError('E_INPUT_COLUMNS', header.message, {
+      location: { file, row: first.value.row },
+      hint: header.hint,
+    });
   }
   const kind = resolved.forcedKind ?? detectSheetKind(header);
   if (!kind) {
@@ -245,7 +259,12 @@ async function* jsonlItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> 
       nonBlank++;
       yield {
         kind: 'reject',
-        rejected: { file, row: line, reason: `a line of ${read.tooLong.chars} characters, longer than the ${MAX_LINE_CHARS} a JSONL line may be`, columns: { line: `${read.tooLong.head}…` } },
+        rejected: {
+          file,
+          row: line,
+          reason: `a line of ${read.tooLong.chars} characters, longer than the ${MAX_LINE_CHARS} a JSONL line may be`,
+          columns: { line: `${read.tooLong.head}…` },
+        },
       };
       continue;
     }
@@ -259,7 +278,10 @@ async function* jsonlItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> 
       value = JSON.parse(text);
     } catch (e) {
       firstInvalid ??= { line, message: (e as Error).message };
-      yield { kind: 'reject', rejected: { file, row: line, reason: `invalid JSON: ${(e as Error).message}`, columns: { line: text } } };
+      yield {
+        kind: 'reject',
+        rejected: { file, row: line, reason: `invalid JSON: ${(e as Error).message}`, columns: { line: text } },
+      };
       continue;
     }
     parsed++;
@@ -276,7 +298,13 @@ async function* jsonlItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> 
       if ('problem' in result) {
         yield {
           kind: 'reject',
-          rejected: { file, row: line, reason: result.problem.reason, ...(result.problem.field ? { field: result.problem.field } : {}), columns: { line: text } },
+          rejected: {
+            file,
+            row: line,
+            reason: result.problem.reason,
+            ...(result.problem.field ? { field: result.problem.field } : {}),
+            columns: { line: text },
+          },
         };
         continue;
       }
@@ -287,7 +315,9 @@ async function* jsonlItems(resolved: ResolvedInput): AsyncGenerator<ImportItem> 
     yield { kind: 'record', record: value as CrashRecord, file, row: line, line: text };
   }
   if (nonBlank === 0) {
-    throw new JunoError('E_INPUT_EMPTY', 'the file has only blank lines; expected one CrashRecord (JSON) per line', { location: { file } });
+    throw new JunoError('E_INPUT_EMPTY', 'the file has only blank lines; expected one CrashRecord (JSON) per line', {
+      location: { file },
+    });
   }
   if (parsed === 0 && firstInvalid) throw notJsonl(resolved, firstInvalid, await sniff(file));
 }
@@ -322,7 +352,9 @@ function notJsonl(resolved: ResolvedInput, first: { line: number; message: strin
   const file = resolved.input;
   const firstLine = head.replace(/^\ufeff/, '').split(/\r?\n/, 1)[0] ?? '';
   const fix =
-    resolved.chosenBy === 'flag' ? 'leave --format out to choose by extension' : 'name the file for its format (.csv, .xlsx, .jsonl, .ipynb)';
+    resolved.chosenBy === 'flag'
+      ? 'leave --format out to choose by extension'
+      : 'name the file for its format (.csv, .xlsx, .jsonl, .ipynb)';
   let hint: string;
   if (head.startsWith('PK\u0003\u0004')) {
     hint = `it is a zip archive (an .xlsx workbook?): pass --format empirical or --format benchmark, or ${fix}`;
@@ -348,7 +380,8 @@ async function* notebookItems(resolved: ResolvedInput): AsyncGenerator<ImportIte
     // The path as the user named it (relative to the current folder): several
     // instances' `original.ipynb` stay apart, and ids do not depend on where the clone lives.
     const named = path.isAbsolute(resolved.input) ? path.relative(process.cwd(), resolved.input) : resolved.input;
-    for (const record of notebookCrashRecords(nb, named.split(path.sep).join('/'))) yield* boundedRecord(record, resolved.input);
+    for (const record of notebookCrashRecords(nb, named.split(path.sep).join('/')))
+      yield* boundedRecord(record, resolved.input);
     return;
   }
   // A folder is untrusted: links leaving it, dangling links, loops and special files come back refused, never read.
@@ -365,7 +398,13 @@ async function* notebookItems(resolved: ResolvedInput): AsyncGenerator<ImportIte
 
 /** A file named with --format notebooks that is no notebook: say which format it may be rather than how to repair a notebook. */
 function notANotebook(resolved: ResolvedInput, e: unknown): unknown {
-  if (!isJunoError(e) || e.code !== 'E_NOTEBOOK' || resolved.chosenBy !== 'flag' || path.extname(resolved.input).toLowerCase() === '.ipynb') return e;
+  if (
+    !isJunoError(e) ||
+    e.code !== 'E_NOTEBOOK' ||
+    resolved.chosenBy !== 'flag' ||
+    path.extname(resolved.input).toLowerCase() === '.ipynb'
+  )
+    return e;
   return new JunoError('E_NOTEBOOK', `${e.message} (read as a notebook because of --format notebooks)`, {
     location: e.location ?? { file: resolved.input },
     hint: 'for a sheet pass --format csv (or leave --format out to choose by extension), for CrashRecords --format jsonl; nothing was written',
@@ -380,7 +419,11 @@ function* boundedRecord(record: CrashRecord, file: string): Generator<ImportItem
   if (capped.omitted) {
     yield {
       kind: 'warning',
-      warning: { file, row, message: `traceback too long (${record.traceback.length.toLocaleString('en')} lines): kept ${(capped.lines.length - 1).toLocaleString('en')} lines from its start and end, a marker line says what was left out` },
+      warning: {
+        file,
+        row,
+        message: `traceback too long (${record.traceback.length.toLocaleString('en')} lines): kept ${(capped.lines.length - 1).toLocaleString('en')} lines from its start and end, a marker line says what was left out`,
+      },
     };
     record = { ...record, traceback: capped.lines };
   }
@@ -425,7 +468,10 @@ class RecordChecker {
     if (issues.length > 0) {
       const first = issues[0]!;
       const columns =
-        record && typeof record === 'object' && !Array.isArray(record) && isPlainColumns((record as { columns?: unknown }).columns)
+        record &&
+        typeof record === 'object' &&
+        !Array.isArray(record) &&
+        isPlainColumns((record as { columns?: unknown }).columns)
           ? (record as { columns: Record<string, CellValue> }).columns
           : {};
       return {
@@ -468,7 +514,9 @@ function isPlainColumns(v: unknown): v is Record<string, CellValue> {
  */
 export async function importPool(inputs: string[], options: ImportOptions): Promise<ImportReport> {
   if (inputs.length === 0) {
-    throw new JunoError('E_USAGE', 'no input given', { hint: 'name at least one sheet (.xlsx/.csv), .jsonl file, notebook or folder of notebooks' });
+    throw new JunoError('E_USAGE', 'no input given', {
+      hint: 'name at least one sheet (.xlsx/.csv), .jsonl file, notebook or folder of notebooks',
+    });
   }
   const format = options.format ?? 'auto';
   const output = options.output;

@@ -1,6 +1,14 @@
 // pool import
 export { importPool, readPoolRecords, defaultRejectsPath, IMPORT_FORMATS } from './import-pool.js';
-export type { ImportFormat, ImportOptions, ImportReport, ImportInputReport, ImportCounts, ImportWarning, RejectedRow } from './import-pool.js';
+export type {
+  ImportFormat,
+  ImportOptions,
+  ImportReport,
+  ImportInputReport,
+  ImportCounts,
+  ImportWarning,
+  RejectedRow,
+} from './import-pool.js';
 export { parsePythonStringList, PythonLiteralError } from './parse-python-string-list.js';
 export type { ParsedStringList } from './parse-python-string-list.js';
 export { parseTracebackCell } from './parse-traceback-cell.js';
@@ -29,7 +37,15 @@ export { filterRecords, Funnel } from './filter-records.js';
 export type { FunnelReport, FunnelStep } from './filter-records.js';
 export { filterPool } from './filter-pool.js';
 export type { FilterPoolOptions } from './filter-pool.js';
-export { validateCriteria, readCriteria, compileCriteria, compilePredicate, readField, FIELD_TESTS, RECORD_FIELDS } from './filter-criteria.js';
+export {
+  validateCriteria,
+  readCriteria,
+  compileCriteria,
+  compilePredicate,
+  readField,
+  FIELD_TESTS,
+  RECORD_FIELDS,
+} from './filter-criteria.js';
 export type { FieldTest, RecordTest, CompiledStep } from './filter-criteria.js';
 
 // pool libcause (the estimator itself lives in @junobench/suggest, shared with `labels suggest`)

@@ -1,4 +1,11 @@
-import { OutputSet, compareCodePoints, noProgress, type CrashRecord, type PoolLibcauseReport, type ProgressListener } from '@junobench/core';
+import {
+  OutputSet,
+  compareCodePoints,
+  noProgress,
+  type CrashRecord,
+  type PoolLibcauseReport,
+  type ProgressListener,
+} from '@junobench/core';
 import { readPoolJsonl } from './read-pool-jsonl.js';
 import { BufferedJsonlWriter } from './buffered-jsonl-writer.js';
 import { LibcauseEvaluator, labelledLibrary, predictLibrary, type LibcauseEvaluation } from '@junobench/suggest';
@@ -34,7 +41,9 @@ export interface LibcauseReport {
  * also scores the prediction (and the keyword baseline) against the labels.
  * The output and the report are committed together.
  */
-export async function libcausePool(options: LibcausePoolOptions): Promise<LibcauseReport & { output: string; reportFile?: string }> {
+export async function libcausePool(
+  options: LibcausePoolOptions,
+): Promise<LibcauseReport & { output: string; reportFile?: string }> {
   const onProgress = options.onProgress ?? noProgress;
   const evaluator = options.eval ? new LibcauseEvaluator() : undefined;
   const baseline = options.eval ? new LibcauseEvaluator() : undefined;

@@ -20,10 +20,28 @@ const nb: Notebook = {
   nbformat_minor: 5,
   metadata: {},
   cells: [
-    { cell_type: 'code', execution_count: 1, metadata: {}, source: 'import torch\nfrom sklearn.metrics import f1_score', outputs: [] },
+    {
+      cell_type: 'code',
+      execution_count: 1,
+      metadata: {},
+      source: 'import torch\nfrom sklearn.metrics import f1_score',
+      outputs: [],
+    },
     { cell_type: 'markdown', metadata: {}, source: 'text' },
-    { cell_type: 'code', execution_count: 9, metadata: {}, source: 'x', outputs: [error('NameError', "name 'x' is not defined")] },
-    { cell_type: 'code', execution_count: null, metadata: {}, source: 'x', outputs: [error('NameError', "name 'x' is not defined")] },
+    {
+      cell_type: 'code',
+      execution_count: 9,
+      metadata: {},
+      source: 'x',
+      outputs: [error('NameError', "name 'x' is not defined")],
+    },
+    {
+      cell_type: 'code',
+      execution_count: null,
+      metadata: {},
+      source: 'x',
+      outputs: [error('NameError', "name 'x' is not defined")],
+    },
   ],
 };
 
@@ -37,7 +55,13 @@ describe('notebookCrashRecords', () => {
         'NameError',
         ["NameError: name 'x' is not defined"],
         ['sklearn', 'torch'],
-        { notebook: 'dir/nb.ipynb', cell: 1, execution_count: 9, ename: 'NameError', evalue: "name 'x' is not defined" },
+        {
+          notebook: 'dir/nb.ipynb',
+          cell: 1,
+          execution_count: 9,
+          ename: 'NameError',
+          evalue: "name 'x' is not defined",
+        },
       ],
       [
         'dir/nb.ipynb',
@@ -45,7 +69,13 @@ describe('notebookCrashRecords', () => {
         'NameError',
         ["NameError: name 'x' is not defined"],
         ['sklearn', 'torch'],
-        { notebook: 'dir/nb.ipynb', cell: 2, execution_count: null, ename: 'NameError', evalue: "name 'x' is not defined" },
+        {
+          notebook: 'dir/nb.ipynb',
+          cell: 2,
+          execution_count: null,
+          ename: 'NameError',
+          evalue: "name 'x' is not defined",
+        },
       ],
     ]);
   });
@@ -139,9 +169,21 @@ describe('a folder of notebooks with links and special files', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { file: string; reason: string; columns: { notebook: string } });
     expect(rows.map((r) => [r.columns.notebook, r.file])).toEqual(
-      ['dangling.ipynb', 'fifo.ipynb', 'loop.ipynb', 'outside-dir', 'pw.ipynb', 'sub/back-up', 'subdir-link/back-up', 'text.ipynb', 'zero.ipynb'].map((n) => [n, path.join(dir, n)]),
+      [
+        'dangling.ipynb',
+        'fifo.ipynb',
+        'loop.ipynb',
+        'outside-dir',
+        'pw.ipynb',
+        'sub/back-up',
+        'subdir-link/back-up',
+        'text.ipynb',
+        'zero.ipynb',
+      ].map((n) => [n, path.join(dir, n)]),
     );
-    expect(rows.find((r) => r.columns.notebook === 'text.ipynb')!.reason).toBe('not a notebook: invalid JSON (an unexpected character: the text is not JSON)');
+    expect(rows.find((r) => r.columns.notebook === 'text.ipynb')!.reason).toBe(
+      'not a notebook: invalid JSON (an unexpected character: the text is not JSON)',
+    );
     const records = (await readFile(output, 'utf8')).trim().split('\n');
     // good, alias, sub/up and subdir-link/up: two saved errors each; nothing from outside the folder.
     expect(records).toHaveLength(8);
@@ -157,7 +199,9 @@ describe('readListedNotebook', () => {
       const long = path.join(dir, 'long.ipynb');
       await writeFile(long, JSON.stringify({ nbformat: 'x'.repeat(100_000), cells: [] }));
       const read = await readListedNotebook({ rel: 'long.ipynb', abs: long });
-      expect('reason' in read && read.reason).toMatch(/^unsupported notebook format \(nbformat x{20,}.*… \(\d+ characters\)$/);
+      expect('reason' in read && read.reason).toMatch(
+        /^unsupported notebook format \(nbformat x{20,}.*… \(\d+ characters\)$/,
+      );
       expect('reason' in read && read.reason.length).toBeLessThan(300);
       expect(await readListedNotebook({ rel: 'x.ipynb', refused: 'is a FIFO' })).toEqual({ reason: 'is a FIFO' });
     } finally {

@@ -9,7 +9,8 @@ import { hashCrashId } from './sheet-formats.js';
  * (a link's resolved target, inside the folder); `refused` says why it is
  * not read at all (the link rule of untrusted folders).
  */
-export type NotebookFile = { rel: string; abs: string; refused?: undefined } | { rel: string; abs?: undefined; refused: string };
+export type NotebookFile =
+  { rel: string; abs: string; refused?: undefined } | { rel: string; abs?: undefined; refused: string };
 
 /**
  * Every `.ipynb` under a folder, relative (`/`-separated) and sorted by code
@@ -41,19 +42,35 @@ export async function listNotebookFiles(folder: string): Promise<NotebookFile[]>
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
           // A dangling or looping link that is not named as a notebook is not one.
-          if (isNotebook) out.push({ rel, refused: code === 'ELOOP' ? 'is a symbolic link that loops (ELOOP): not read' : `is a symbolic link that does not resolve (${code ?? 'error'}): not read` });
+          if (isNotebook)
+            out.push({
+              rel,
+              refused:
+                code === 'ELOOP'
+                  ? 'is a symbolic link that loops (ELOOP): not read'
+                  : `is a symbolic link that does not resolve (${code ?? 'error'}): not read`,
+            });
           continue;
         }
         const st = await stat(target);
         if (!inside(target)) {
-          if (isNotebook || st.isDirectory()) out.push({ rel, refused: `is a symbolic link to a ${st.isDirectory() ? 'folder' : 'path'} outside the folder imported: not read` });
+          if (isNotebook || st.isDirectory())
+            out.push({
+              rel,
+              refused: `is a symbolic link to a ${st.isDirectory() ? 'folder' : 'path'} outside the folder imported: not read`,
+            });
           continue;
         }
         if (st.isDirectory()) {
-          if (ancestors.has(target)) out.push({ rel, refused: 'is a symbolic link that loops back to a folder above it: not read' });
+          if (ancestors.has(target))
+            out.push({ rel, refused: 'is a symbolic link that loops back to a folder above it: not read' });
           else await walk(target, rel, new Set([...ancestors, target]));
         } else if (isNotebook) {
-          out.push(st.isFile() ? { rel, abs: target } : { rel, refused: 'is a symbolic link to a FIFO, socket or device, not a regular file: not read' });
+          out.push(
+            st.isFile()
+              ? { rel, abs: target }
+              : { rel, refused: 'is a symbolic link to a FIFO, socket or device, not a regular file: not read' },
+          );
         }
         continue;
       }
@@ -61,7 +78,9 @@ export async function listNotebookFiles(folder: string): Promise<NotebookFile[]>
         const real = await realpath(abs);
         await walk(real, rel, new Set([...ancestors, real]));
       } else if (isNotebook) {
-        out.push(e.isFile() ? { rel, abs } : { rel, refused: 'is a FIFO, socket or device, not a regular file: not read' });
+        out.push(
+          e.isFile() ? { rel, abs } : { rel, refused: 'is a FIFO, socket or device, not a regular file: not read' },
+        );
       }
     }
   }
@@ -92,7 +111,10 @@ export async function readListedNotebook(file: NotebookFile): Promise<{ notebook
 
 function shortReason(message: string): string {
   // `Unexpected token 'r', "root:x:0:0"... is not valid JSON`: keep what is wrong, not the bytes.
-  const m = message.replace(/Unexpected token [\s\S]* is not valid JSON/, 'an unexpected character: the text is not JSON');
+  const m = message.replace(
+    /Unexpected token [\s\S]* is not valid JSON/,
+    'an unexpected character: the text is not JSON',
+  );
   return m.length > MAX_REASON_CHARS ? `${m.slice(0, MAX_REASON_CHARS)}… (${m.length} characters)` : m;
 }
 

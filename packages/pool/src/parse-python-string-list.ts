@@ -126,7 +126,8 @@ class Tokenizer {
           end++;
         }
         if (bytes) {
-          for (let i = this.pos; i < end; i++) if (s.charCodeAt(i) > 0x7f) this.fail('bytes literals may only contain ASCII characters', i);
+          for (let i = this.pos; i < end; i++)
+            if (s.charCodeAt(i) > 0x7f) this.fail('bytes literals may only contain ASCII characters', i);
         }
         parts.push(s.slice(this.pos, end));
         this.pos = end;
@@ -167,7 +168,8 @@ class Tokenizer {
     if (simple !== undefined) return simple;
     if (e >= '0' && e <= '7') {
       let digits = e;
-      while (digits.length < 3 && s[this.pos] !== undefined && s[this.pos]! >= '0' && s[this.pos]! <= '7') digits += s[this.pos++];
+      while (digits.length < 3 && s[this.pos] !== undefined && s[this.pos]! >= '0' && s[this.pos]! <= '7')
+        digits += s[this.pos++];
       const code = Number.parseInt(digits, 8);
       return String.fromCharCode(bytes ? code & 0xff : code);
     }
@@ -198,7 +200,8 @@ class Tokenizer {
 
   private readHex(n: number, what: string, at: number): number {
     const digits = this.s.slice(this.pos, this.pos + n);
-    if (digits.length < n && this.pos + digits.length >= this.s.length && /^[0-9a-fA-F]*$/.test(digits)) throw new EndOfText();
+    if (digits.length < n && this.pos + digits.length >= this.s.length && /^[0-9a-fA-F]*$/.test(digits))
+      throw new EndOfText();
     if (!new RegExp(`^[0-9a-fA-F]{${n}}$`).test(digits)) {
       this.fail(`truncated ${what} escape: expected ${n} hex digits, found "${what}${digits}"`, at);
     }

@@ -9,7 +9,11 @@ describe('parseTracebackCell', () => {
       String.raw`['\x1b[0;31mKeyError\x1b[0m   Traceback (most recent call last)', "Cell \x1b[0;32mIn[3], line 1\x1b[0m\n----> 1 df['a']\n", "\x1b[0;31mKeyError\x1b[0m: 'a'"]`,
       {},
       {
-        traceback: ['KeyError   Traceback (most recent call last)', "Cell In[3], line 1\n----> 1 df['a']\n", "KeyError: 'a'"],
+        traceback: [
+          'KeyError   Traceback (most recent call last)',
+          "Cell In[3], line 1\n----> 1 df['a']\n",
+          "KeyError: 'a'",
+        ],
         form: 'list',
         truncated: false,
       },

@@ -28,9 +28,27 @@ const rec = (id: string, library: string | undefined, ename: string, evalue: str
 
 const pool = [
   rec('a', 'None', 'NameError', "name 'df' is not defined", "df['x']"),
-  rec('b', 'numpy', 'ValueError', 'operands could not be broadcast together with shapes (2,) (3,)', 'c = np.asarray(a) + b'),
-  rec('c', 'seaborn', 'TypeError', 'barplot() takes from 0 to 1 positional arguments but 2 were given', 'sns.barplot(x, y)'),
-  rec('d', 'pandas', 'ValueError', 'operands could not be broadcast together with shapes (2,) (3,)', 'c = np.asarray(a) + b'),
+  rec(
+    'b',
+    'numpy',
+    'ValueError',
+    'operands could not be broadcast together with shapes (2,) (3,)',
+    'c = np.asarray(a) + b',
+  ),
+  rec(
+    'c',
+    'seaborn',
+    'TypeError',
+    'barplot() takes from 0 to 1 positional arguments but 2 were given',
+    'sns.barplot(x, y)',
+  ),
+  rec(
+    'd',
+    'pandas',
+    'ValueError',
+    'operands could not be broadcast together with shapes (2,) (3,)',
+    'c = np.asarray(a) + b',
+  ),
   rec('e', undefined, 'AttributeError', "'DataFrame' object has no attribute 'ix'", 'df.ix[0]'),
 ];
 
@@ -43,7 +61,12 @@ async function writePool(records: CrashRecord[]): Promise<string> {
 describe('libcausePool', () => {
   it('sets predictedLibrary on every record and evaluates against the labels', async () => {
     const input = await writePool(pool);
-    const result = await libcausePool({ input, output: path.join(dir, 'out.jsonl'), eval: true, report: path.join(dir, 'report.json') });
+    const result = await libcausePool({
+      input,
+      output: path.join(dir, 'out.jsonl'),
+      eval: true,
+      report: path.join(dir, 'report.json'),
+    });
     const out = await readJsonlAll<CrashRecord>(path.join(dir, 'out.jsonl'));
     expect(out.map((r) => r.predictedLibrary)).toEqual(['None', 'numpy', 'seaborn', 'numpy', 'pandas']);
     expect(result).toMatchObject({
@@ -53,7 +76,12 @@ describe('libcausePool', () => {
     });
     expect(result.baseline).toMatchObject({ total: 4 });
     const report = JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8'));
-    expect(report).toEqual({ records: 5, predicted: result.predicted, evaluation: result.evaluation, baseline: result.baseline });
+    expect(report).toEqual({
+      records: 5,
+      predicted: result.predicted,
+      evaluation: result.evaluation,
+      baseline: result.baseline,
+    });
   });
 
   it('does not evaluate unless asked', async () => {
@@ -67,9 +95,17 @@ describe('resamplePool', () => {
   it('writes the same sample as resampleRecords, whatever the file order', async () => {
     const withPrediction = pool.map((r) => ({ ...r, predictedLibrary: 'pandas' }));
     const input = await writePool([...withPrediction].reverse());
-    const result = await resamplePool({ input, output: path.join(dir, 'sample.jsonl'), perLibrary: 2, seed: 42, report: path.join(dir, 'r.json') });
+    const result = await resamplePool({
+      input,
+      output: path.join(dir, 'sample.jsonl'),
+      perLibrary: 2,
+      seed: 42,
+      report: path.join(dir, 'r.json'),
+    });
     const expected = resampleRecords(withPrediction, { perLibrary: 2, seed: 42 });
-    expect((await readJsonlAll<CrashRecord>(path.join(dir, 'sample.jsonl'))).map((r) => r.id)).toEqual(expected.selected.map((r) => r.id));
+    expect((await readJsonlAll<CrashRecord>(path.join(dir, 'sample.jsonl'))).map((r) => r.id)).toEqual(
+      expected.selected.map((r) => r.id),
+    );
     expect(JSON.parse(await readFile(path.join(dir, 'r.json'), 'utf8'))).toEqual(expected.report);
     expect(result.shortfalls.map((s) => s.library)).toEqual(['None', 'numpy', 'seaborn']);
   });

@@ -26,8 +26,15 @@ describe('readPoolJsonl', () => {
 
   it('given a sheet row as JSON (not yet imported), says where and that pool import comes first (exit 2)', async () => {
     const file = path.join(dir, 'benchmark_desc.jsonl');
-    await writeFile(file, `${JSON.stringify({ nb_name: 'torch_1', eid: 'x', ename: 'valueerror', evalue: 'v', traceback: "['x']", NotebookUrl: null })}\n`);
-    const err = await filterPool({ input: file, criteria: { steps: [{ name: 'all', keep: { field: 'ename', exists: true } }] }, output: path.join(dir, 'kept.jsonl') }).catch((e: unknown) => e);
+    await writeFile(
+      file,
+      `${JSON.stringify({ nb_name: 'torch_1', eid: 'x', ename: 'valueerror', evalue: 'v', traceback: "['x']", NotebookUrl: null })}\n`,
+    );
+    const err = await filterPool({
+      input: file,
+      criteria: { steps: [{ name: 'all', keep: { field: 'ename', exists: true } }] },
+      output: path.join(dir, 'kept.jsonl'),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JunoError);
     const e = err as JunoError;
     expect(e.code).toBe('E_SCHEMA');

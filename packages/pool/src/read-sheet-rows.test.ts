@@ -75,13 +75,24 @@ describe('readSheetRows (xlsx)', () => {
     const file = path.join(dir, 'fake.xlsx');
     await writeFile(file, 'fname,ename\nnb,KeyError\n');
     await expect(collect(file, 'xlsx')).rejects.toThrow(/is not an Excel workbook/);
-    await expect(collect(file, 'xlsx')).rejects.toMatchObject({ code: 'E_INPUT_FORMAT', hint: expect.stringMatching(/--format csv/) });
+    await expect(collect(file, 'xlsx')).rejects.toMatchObject({
+      code: 'E_INPUT_FORMAT',
+      hint: expect.stringMatching(/--format csv/),
+    });
   });
 
   it('refuses a zip archive that is not a workbook', async () => {
     const file = path.join(dir, 'other.xlsx');
     // An empty zip: the end-of-central-directory record only.
-    await writeFile(file, Buffer.concat([Buffer.from('PK\u0003\u0004'), Buffer.alloc(26), Buffer.from([0x50, 0x4b, 0x05, 0x06]), Buffer.alloc(18)]));
+    await writeFile(
+      file,
+      Buffer.concat([
+        Buffer.from('PK\u0003\u0004'),
+        Buffer.alloc(26),
+        Buffer.from([0x50, 0x4b, 0x05, 0x06]),
+        Buffer.alloc(18),
+      ]),
+    );
     await expect(collect(file, 'xlsx')).rejects.toMatchObject({ code: 'E_INPUT_FORMAT' });
   });
 
@@ -189,7 +200,9 @@ describe('readSheetRows (xlsx decompression limits)', () => {
   });
 
   const withStrings = (data: Buffer, declaredSize?: number) =>
-    genuine.map((e) => (e.name === 'xl/sharedStrings.xml' ? { ...e, data, ...(declaredSize !== undefined ? { declaredSize } : {}) } : e));
+    genuine.map((e) =>
+      e.name === 'xl/sharedStrings.xml' ? { ...e, data, ...(declaredSize !== undefined ? { declaredSize } : {}) } : e,
+    );
 
   it('reads a workbook well within the limits (the same zip layout as the bombs below)', async () => {
     const file = path.join(dir, 'rezipped.xlsx');
@@ -210,7 +223,9 @@ describe('readSheetRows (xlsx decompression limits)', () => {
       code: 'E_UNSAFE_ARCHIVE',
       exitCode: 2,
       location: { file, field: 'xl/sharedStrings.xml' },
-      message: expect.stringMatching(/the workbook \(.*KiB\) expands to more than 64 MiB, over \d+ times its size \(at entry "xl\/sharedStrings\.xml"\): a zip bomb\?/),
+      message: expect.stringMatching(
+        /the workbook \(.*KiB\) expands to more than 64 MiB, over \d+ times its size \(at entry "xl\/sharedStrings\.xml"\): a zip bomb\?/,
+      ),
       hint: expect.stringMatching(/export the sheet as \.csv/),
     });
   });
@@ -222,7 +237,9 @@ describe('readSheetRows (xlsx decompression limits)', () => {
     await expect(collect(file, 'xlsx')).rejects.toMatchObject({
       code: 'E_UNSAFE_ARCHIVE',
       location: { file, field: 'xl/sharedStrings.xml' },
-      message: expect.stringMatching(/entry "xl\/sharedStrings\.xml" inflates to more than the \d+ bytes its header declares: a zip bomb\?/),
+      message: expect.stringMatching(
+        /entry "xl\/sharedStrings\.xml" inflates to more than the \d+ bytes its header declares: a zip bomb\?/,
+      ),
     });
   });
 });
@@ -267,7 +284,12 @@ describe('readSheetRows (xlsx whose local headers disagree with its central dire
     genuine = await unzipEntries(file);
     const sheet = genuine.find((e) => e.name === SHEET)!.data.toString('utf8');
     // The same sheet with one number in place of its rows: what an attacker wants imported.
-    unchecked = Buffer.from(sheet.replace(/<sheetData>[\s\S]*<\/sheetData>/, '<sheetData><row r="1"><c r="A1"><v>666</v></c></row></sheetData>'));
+    unchecked = Buffer.from(
+      sheet.replace(
+        /<sheetData>[\s\S]*<\/sheetData>/,
+        '<sheetData><row r="1"><c r="A1"><v>666</v></c></row></sheetData>',
+      ),
+    );
     expect(unchecked.toString('utf8')).toContain('666');
   });
 
@@ -275,8 +297,14 @@ describe('readSheetRows (xlsx whose local headers disagree with its central dire
   const beforeSheet = (...parts: ZipPart[]) => genuine.flatMap((e) => (e.name === SHEET ? [...parts, e] : [e]));
 
   const cases: [string, () => Buffer][] = [
-    ['a hidden local entry the directory does not list', () => zipOf(beforeSheet({ name: SHEET, data: unchecked, hidden: true }))],
-    ['a local header that names another file than the directory', () => zipOf(beforeSheet({ name: 'xl/media/notes.xml', data: unchecked, localName: SHEET }))],
+    [
+      'a hidden local entry the directory does not list',
+      () => zipOf(beforeSheet({ name: SHEET, data: unchecked, hidden: true })),
+    ],
+    [
+      'a local header that names another file than the directory',
+      () => zipOf(beforeSheet({ name: 'xl/media/notes.xml', data: unchecked, localName: SHEET })),
+    ],
     [
       'another whole workbook before the first entry (two central directories)',
       () => zipOf(genuine, { prepend: zipOf(genuine.map((e) => (e.name === SHEET ? { ...e, data: unchecked } : e))) }),

@@ -46,10 +46,14 @@ export async function* readSheetRows(file: string, container: SheetContainer): A
   await assertReadableFile(file);
   const { size } = await stat(file);
   if (size === 0) {
-    throw new JunoError('E_INPUT_EMPTY', 'the file is empty; expected a sheet with a header row and one crash per row', {
-      location: { file },
-      hint: 'check that the export finished, or remove the file from the inputs',
-    });
+    throw new JunoError(
+      'E_INPUT_EMPTY',
+      'the file is empty; expected a sheet with a header row and one crash per row',
+      {
+        location: { file },
+        hint: 'check that the export finished, or remove the file from the inputs',
+      },
+    );
   }
   if (container === 'xlsx') yield* readXlsxRows(file);
   else yield* readCsvRows(file);
@@ -76,12 +80,16 @@ async function* readXlsxRows(file: string): AsyncGenerator<SheetRow> {
   if (!(await looksLikeZip(file))) {
     const head = (await readHead(file, 64)).toString('utf8');
     const looksText = [...head].every((c) => c === '\t' || c === '\n' || c === '\r' || (c >= ' ' && c !== '\u007f'));
-    throw new JunoError('E_INPUT_FORMAT', 'is not an Excel workbook: an .xlsx file is a zip archive, and this one is not', {
-      location: { file },
-      hint: looksText
-        ? 'it looks like text: if it is CSV, rename it to .csv or pass --format csv'
-        : 'save the sheet again from Excel/LibreOffice as .xlsx (Office Open XML), or export it as .csv',
-    });
+    throw new JunoError(
+      'E_INPUT_FORMAT',
+      'is not an Excel workbook: an .xlsx file is a zip archive, and this one is not',
+      {
+        location: { file },
+        hint: looksText
+          ? 'it looks like text: if it is CSV, rename it to .csv or pass --format csv'
+          : 'save the sheet again from Excel/LibreOffice as .xlsx (Office Open XML), or export it as .csv',
+      },
+    );
   }
   // exceljs is large: load it only when a workbook is read.
   const { default: ExcelJS } = await import('exceljs');
@@ -168,19 +176,27 @@ function workbookBomb(file: string, e: JunoError): JunoError {
     });
   }
   const what = e.message.replace(/^the archive /, 'the workbook ');
-  return new JunoError('E_UNSAFE_ARCHIVE', `is not read: ${what}${what.endsWith('a zip bomb?') ? '' : ': a zip bomb?'}`, {
-    location,
-    hint: WORKBOOK_BOMB_HINT,
-    cause: e,
-  });
+  return new JunoError(
+    'E_UNSAFE_ARCHIVE',
+    `is not read: ${what}${what.endsWith('a zip bomb?') ? '' : ': a zip bomb?'}`,
+    {
+      location,
+      hint: WORKBOOK_BOMB_HINT,
+      cause: e,
+    },
+  );
 }
 
 function unreadableWorkbook(file: string, e: unknown): JunoError {
-  return new JunoError('E_INPUT_FORMAT', `could not read the workbook: ${isJunoError(e) ? e.message : (e as Error).message}`, {
-    location: { file },
-    hint: 'the zip archive is not a valid .xlsx workbook; open and save it again in a spreadsheet program, or export it as .csv',
-    cause: e,
-  });
+  return new JunoError(
+    'E_INPUT_FORMAT',
+    `could not read the workbook: ${isJunoError(e) ? e.message : (e as Error).message}`,
+    {
+      location: { file },
+      hint: 'the zip archive is not a valid .xlsx workbook; open and save it again in a spreadsheet program, or export it as .csv',
+      cause: e,
+    },
+  );
 }
 
 /** exceljs cell values → the plain values kept under `columns`. */
@@ -248,14 +264,16 @@ async function* readCsvRows(file: string): AsyncGenerator<SheetRow> {
   }
   const delimiter = sniffDelimiter(head.split(/\r?\n/, 1)[0] ?? '');
   const utf8 = createUtf8CheckStream();
-  const parser = createReadStream(file).pipe(utf8.stream).pipe(
-    parseCsv({
-      bom: true,
-      delimiter,
-      relax_column_count: true,
-      skip_empty_lines: true,
-    }),
-  );
+  const parser = createReadStream(file)
+    .pipe(utf8.stream)
+    .pipe(
+      parseCsv({
+        bom: true,
+        delimiter,
+        relax_column_count: true,
+        skip_empty_lines: true,
+      }),
+    );
   // Records as a spreadsheet numbers its rows (the header is row 1); counted
   // here rather than with csv-parse's `info`, which costs a copy per record.
   let record = 0;

@@ -16,7 +16,9 @@ export interface ResamplePoolOptions extends ResampleOptions {
  * Draw the balanced sample from a pool file, streaming: memory holds only the
  * records drawn so far (at most perLibrary per library), never the pool.
  */
-export async function resamplePool(options: ResamplePoolOptions): Promise<ResampleReport & { output: string; reportFile?: string }> {
+export async function resamplePool(
+  options: ResamplePoolOptions,
+): Promise<ResampleReport & { output: string; reportFile?: string }> {
   const onProgress = options.onProgress ?? noProgress;
   const acc = new ResampleAccumulator(options);
   let done = 0;
@@ -29,7 +31,8 @@ export async function resamplePool(options: ResamplePoolOptions): Promise<Resamp
     const out = new BufferedJsonlWriter<CrashRecord>(await set.open(options.output));
     for (const r of selected) await out.write(r);
     await out.flush();
-    if (options.report) await (await set.open(options.report)).write(formatPoolReport('pool-resample-report', report, options.report));
+    if (options.report)
+      await (await set.open(options.report)).write(formatPoolReport('pool-resample-report', report, options.report));
     return { ...report, output: options.output, ...(options.report ? { reportFile: options.report } : {}) };
   });
 }

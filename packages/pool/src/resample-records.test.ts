@@ -73,7 +73,11 @@ describe('resampleRecords', () => {
   });
 
   it('keeps only the libraries asked for, as users write them, and reports the missing ones', () => {
-    const { selected, report } = resampleRecords(pool, { perLibrary: 2, seed: 1, libraries: ['tensorflow', 'pandas', 'torch'] });
+    const { selected, report } = resampleRecords(pool, {
+      perLibrary: 2,
+      seed: 1,
+      libraries: ['tensorflow', 'pandas', 'torch'],
+    });
     expect(selected.map(resampleLibrary)).toEqual(['pandas', 'pandas', 'tensorflow/keras', 'tensorflow/keras']);
     expect(report.outside).toBe(6);
     expect(report.shortfalls).toEqual([{ library: 'torch', requested: 2, available: 0 }]);
@@ -89,6 +93,10 @@ describe('resampleRecords', () => {
   });
 
   it('parses library lists', () => {
-    expect(parseLibraryList(['keras', ' tensorflow ', 'scikit-learn', '', 'NBspecific'])).toEqual(['tensorflow/keras', 'sklearn', 'None']);
+    expect(parseLibraryList(['keras', ' tensorflow ', 'scikit-learn', '', 'NBspecific'])).toEqual([
+      'tensorflow/keras',
+      'sklearn',
+      'None',
+    ]);
   });
 });

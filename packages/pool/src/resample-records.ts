@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { JunoError, LIBRARY_NAMES, canonicalLibrary, compareCodePoints, stableStringify, suggestClosest, type CrashRecord, type PoolResampleReport, type ResampleLibraryDraw, type ResampleShortfall } from '@junobench/core';
+import {
+  JunoError,
+  LIBRARY_NAMES,
+  canonicalLibrary,
+  compareCodePoints,
+  stableStringify,
+  suggestClosest,
+  type CrashRecord,
+  type PoolResampleReport,
+  type ResampleLibraryDraw,
+  type ResampleShortfall,
+} from '@junobench/core';
 import { labelledLibrary } from '@junobench/suggest';
 
 export interface ResampleOptions {
@@ -115,10 +126,14 @@ export class ResampleAccumulator {
 
   constructor(private readonly options: ResampleOptions) {
     if (!Number.isInteger(options.perLibrary) || options.perLibrary < 1) {
-      throw new JunoError('E_USAGE', `--per-library must be a positive whole number, got ${String(options.perLibrary)}`, {
-        location: { field: 'perLibrary' },
-        hint: 'e.g. --per-library 15',
-      });
+      throw new JunoError(
+        'E_USAGE',
+        `--per-library must be a positive whole number, got ${String(options.perLibrary)}`,
+        {
+          location: { field: 'perLibrary' },
+          hint: 'e.g. --per-library 15',
+        },
+      );
     }
     if (options.seed === undefined || String(options.seed) === '') {
       throw new JunoError('E_USAGE', 'a seed is required so that the sample can be drawn again', {
@@ -159,7 +174,8 @@ export class ResampleAccumulator {
       for (const c of picked) selected.push(c.record);
       const available = this.available.get(lib) ?? 0;
       draws.push({ library: lib, available, selected: picked.length });
-      if (available < this.options.perLibrary) shortfalls.push({ library: lib, requested: this.options.perLibrary, available });
+      if (available < this.options.perLibrary)
+        shortfalls.push({ library: lib, requested: this.options.perLibrary, available });
     }
     return {
       selected,
@@ -178,7 +194,10 @@ export class ResampleAccumulator {
 }
 
 /** Balanced, seeded selection of up to N records per library; deterministic regardless of input order. Pure. */
-export function resampleRecords(records: Iterable<CrashRecord>, options: ResampleOptions): { selected: CrashRecord[]; report: ResampleReport } {
+export function resampleRecords(
+  records: Iterable<CrashRecord>,
+  options: ResampleOptions,
+): { selected: CrashRecord[]; report: ResampleReport } {
   const acc = new ResampleAccumulator(options);
   for (const r of records) acc.add(r);
   return acc.result();

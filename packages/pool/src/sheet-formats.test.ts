@@ -112,9 +112,21 @@ describe('sheetRowToRecord (empirical)', () => {
       { 'Libs-cause': 'tensorflow' },
       { labels: expect.objectContaining({ library: 'tensorflow/keras' }) },
     ],
-    ['Libs-cause keras', { 'Libs-cause': 'Keras' }, { labels: expect.objectContaining({ library: 'tensorflow/keras' }) }],
-    ['general code error is not an ML bug', { label_if_ML_bug: 'general code error' }, { labels: expect.objectContaining({ isMlBug: false }) }],
-    ['no eid: a hash of notebook, ename and evalue', { eid: null }, { id: hashCrashId('abc_nb.ipynb', 'keyerror', "'a'") }],
+    [
+      'Libs-cause keras',
+      { 'Libs-cause': 'Keras' },
+      { labels: expect.objectContaining({ library: 'tensorflow/keras' }) },
+    ],
+    [
+      'general code error is not an ML bug',
+      { label_if_ML_bug: 'general code error' },
+      { labels: expect.objectContaining({ isMlBug: false }) },
+    ],
+    [
+      'no eid: a hash of notebook, ename and evalue',
+      { eid: null },
+      { id: hashCrashId('abc_nb.ipynb', 'keyerror', "'a'") },
+    ],
     ['numeric evalue becomes text', { evalue: 0, ename: 'KeyError' }, { evalue: '0' }],
   ])('%s', (_name, over, expected) => {
     const result = sheetRowToRecord('empirical', h, empiricalRow(over as Record<string, CellValue>));
@@ -126,8 +138,18 @@ describe('sheetRowToRecord (empirical)', () => {
     ['missing value (traceback)', { traceback: '' }, /missing value: traceback/, 'traceback'],
     ['missing value (fname)', { fname: null }, /missing value: fname/, 'fname'],
     ['missing value (nb_source)', { nb_source: null }, /missing value: nb_source/, 'nb_source'],
-    ['wrong type (nb_source)', { nb_source: 'kagle' }, /wrong type: nb_source must be 1 \(Kaggle\) or 2 \(GitHub\), got "kagle"/, 'nb_source'],
-    ['wrong type (ename is a number)', { ename: 42 }, /wrong type: ename must be an exception class name, got the number 42/, 'ename'],
+    [
+      'wrong type (nb_source)',
+      { nb_source: 'kagle' },
+      /wrong type: nb_source must be 1 \(Kaggle\) or 2 \(GitHub\), got "kagle"/,
+      'nb_source',
+    ],
+    [
+      'wrong type (ename is a number)',
+      { ename: 42 },
+      /wrong type: ename must be an exception class name, got the number 42/,
+      'ename',
+    ],
     ['wrong type (traceback is a number)', { traceback: 7 }, /wrong type: traceback must be text/, 'traceback'],
     [
       'unparseable traceback',
@@ -142,12 +164,17 @@ describe('sheetRowToRecord (empirical)', () => {
 
   it('rejects a row with more cells than the header', () => {
     const result = sheetRowToRecord('empirical', h, [...empiricalRow(), 'extra']);
-    expect(result).toEqual({ problem: { reason: expect.stringMatching(/17 cells but the header names only 16 columns/) } });
+    expect(result).toEqual({
+      problem: { reason: expect.stringMatching(/17 cells but the header names only 16 columns/) },
+    });
   });
 
   it('keeps a truncated traceback with a warning', () => {
     const result = sheetRowToRecord('empirical', h, empiricalRow({ traceback: "['Traceback', 'ValueError: cut" }));
-    expect(result).toMatchObject({ record: { traceback: ['Traceback', 'ValueError: cut'] }, warnings: [expect.stringMatching(/cut short/)] });
+    expect(result).toMatchObject({
+      record: { traceback: ['Traceback', 'ValueError: cut'] },
+      warnings: [expect.stringMatching(/cut short/)],
+    });
   });
 });
 
@@ -179,7 +206,9 @@ describe('sheetRowToRecord (benchmark)', () => {
     ['NBspecific_4.ipynb', 'https://www.kaggle.com/code/a/b', 'None', 'kaggle'],
   ])('%s → library %s from the name prefix, source from the URL', (nbName, url, library, source) => {
     const result = sheetRowToRecord('benchmark', h, row(nbName, url));
-    expect(result).toMatchObject({ record: { notebook: nbName, source, labels: { library, rootCause: 'API misuse', isMlBug: true } } });
+    expect(result).toMatchObject({
+      record: { notebook: nbName, source, labels: { library, rootCause: 'API misuse', isMlBug: true } },
+    });
   });
 });
 

@@ -126,11 +126,16 @@ export function hashCrashId(notebook: string, ename: string, evalue: string, ext
  * kept as its head and tail with a marker so that one absurd cell cannot cost
  * the import hundreds of MB. `capped` names such columns.
  */
-export function rowColumns(header: SheetHeader, values: readonly CellValue[], capped?: string[]): Record<string, CellValue> {
+export function rowColumns(
+  header: SheetHeader,
+  values: readonly CellValue[],
+  capped?: string[],
+): Record<string, CellValue> {
   const columns: Record<string, CellValue> = {};
   // defineProperty, not assignment: a column named __proto__ is kept as a column (nothing is lost) and cannot touch the prototype.
   const set = (name: string, v: CellValue) => {
-    if (name === '__proto__') Object.defineProperty(columns, name, { value: v, enumerable: true, writable: true, configurable: true });
+    if (name === '__proto__')
+      Object.defineProperty(columns, name, { value: v, enumerable: true, writable: true, configurable: true });
     else columns[name] = v;
   };
   header.names.forEach((name, i) => {
@@ -160,12 +165,15 @@ class RowError extends Error {
 }
 
 function describeValue(v: CellValue): string {
-  return typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v) : `the ${typeof v} ${String(v)}`;
+  return typeof v === 'string'
+    ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)
+    : `the ${typeof v} ${String(v)}`;
 }
 
 function requiredText(header: SheetHeader, values: readonly CellValue[], name: string, what: string): string {
   const v = cell(header, values, name);
-  if (v === null || (typeof v === 'string' && v.trim() === '')) throw new RowError(`missing value: ${name} (${what}) is empty`, name);
+  if (v === null || (typeof v === 'string' && v.trim() === ''))
+    throw new RowError(`missing value: ${name} (${what}) is empty`, name);
   if (typeof v === 'boolean') throw new RowError(`wrong type: ${name} must be ${what}, got ${describeValue(v)}`, name);
   return String(v);
 }
@@ -179,20 +187,33 @@ function optionalText(header: SheetHeader, values: readonly CellValue[], name: s
 
 function exceptionName(header: SheetHeader, values: readonly CellValue[]): string {
   const v = cell(header, values, 'ename');
-  if (v === null || (typeof v === 'string' && v.trim() === '')) throw new RowError('missing value: ename (the exception class) is empty', 'ename');
-  if (typeof v !== 'string') throw new RowError(`wrong type: ename must be an exception class name, got ${describeValue(v)}`, 'ename');
+  if (v === null || (typeof v === 'string' && v.trim() === ''))
+    throw new RowError('missing value: ename (the exception class) is empty', 'ename');
+  if (typeof v !== 'string')
+    throw new RowError(`wrong type: ename must be an exception class name, got ${describeValue(v)}`, 'ename');
   const name = v.trim();
   if (!/^[A-Za-z_][\w.]*$/.test(name)) {
-    throw new RowError(`wrong type: ename must be an exception class name such as ValueError, got ${describeValue(v)}`, 'ename');
+    throw new RowError(
+      `wrong type: ename must be an exception class name such as ValueError, got ${describeValue(v)}`,
+      'ename',
+    );
   }
   return name;
 }
 
-function traceback(header: SheetHeader, values: readonly CellValue[], ename: string): { lines: string[]; warnings: string[] } {
+function traceback(
+  header: SheetHeader,
+  values: readonly CellValue[],
+  ename: string,
+): { lines: string[]; warnings: string[] } {
   const v = cell(header, values, 'traceback');
-  if (v === null || (typeof v === 'string' && v.trim() === '')) throw new RowError('missing value: traceback is empty', 'traceback');
+  if (v === null || (typeof v === 'string' && v.trim() === ''))
+    throw new RowError('missing value: traceback is empty', 'traceback');
   if (typeof v !== 'string')
-    throw new RowError(`wrong type: traceback must be text (a Python list of strings), got ${describeValue(v)}`, 'traceback');
+    throw new RowError(
+      `wrong type: traceback must be text (a Python list of strings), got ${describeValue(v)}`,
+      'traceback',
+    );
   try {
     const parsed = parseTracebackCell(v, { ename });
     const warnings = parsed.truncated
@@ -295,7 +316,9 @@ export function sheetRowToRecord(kind: SheetKind, header: SheetHeader, values: r
     if (values.length > header.names.length) {
       const extra = values.slice(header.names.length).filter((v) => v !== null).length;
       if (extra > 0) {
-        throw new RowError(`the row has ${values.length} cells but the header names only ${header.names.length} columns`);
+        throw new RowError(
+          `the row has ${values.length} cells but the header names only ${header.names.length} columns`,
+        );
       }
     }
     const notebookColumn = kind === 'empirical' ? 'fname' : 'nb_name';
@@ -338,7 +361,12 @@ export function sheetRowToRecord(kind: SheetKind, header: SheetHeader, values: r
       ...(labels ? { labels } : {}),
       columns: rowColumns(header, values, cappedColumns),
     };
-    const cellWarnings = cappedColumns.length > 0 ? [`cell${cappedColumns.length > 1 ? 's' : ''} ${cappedColumns.join(', ')} too long: kept its start and end under columns, with a marker`] : [];
+    const cellWarnings =
+      cappedColumns.length > 0
+        ? [
+            `cell${cappedColumns.length > 1 ? 's' : ''} ${cappedColumns.join(', ')} too long: kept its start and end under columns, with a marker`,
+          ]
+        : [];
     return { record, warnings: [...tb.warnings, ...cellWarnings] };
   } catch (e) {
     if (e instanceof RowError) return { problem: { reason: e.reason, ...(e.field ? { field: e.field } : {}) } };

@@ -62,7 +62,8 @@ export function lookupUnicodeName(name: string): string | undefined {
     if (cp <= 0x10ffff && unicodeBaseName(cp) === key) return String.fromCodePoint(cp);
   }
   if (key.startsWith('HANGUL SYLLABLE ')) {
-    for (let cp = HANGUL_FIRST; cp <= HANGUL_LAST; cp++) if (unicodeBaseName(cp) === key) return String.fromCodePoint(cp);
+    for (let cp = HANGUL_FIRST; cp <= HANGUL_LAST; cp++)
+      if (unicodeBaseName(cp) === key) return String.fromCodePoint(cp);
     return undefined;
   }
   index ??= buildIndex();

@@ -32,7 +32,10 @@ afterAll(async () => {
 
 describe('writeBlobs and openBlobCache', () => {
   it('sends each distinct file once, and nothing on a second run', async () => {
-    const manifests = [await readInstanceManifest(path.join(dir, 'a')), await readInstanceManifest(path.join(dir, 'b'))];
+    const manifests = [
+      await readInstanceManifest(path.join(dir, 'a')),
+      await readInstanceManifest(path.join(dir, 'b')),
+    ];
     const first = await writeBlobs(redis, prefix, manifests, { ttlSeconds: 600 });
     expect(first).toEqual({ blobs: 3, uploaded: 3, uploadedBytes: 11 + 11 + 6, reused: 0 });
     const again = await writeBlobs(redis, prefix, manifests, { ttlSeconds: 600 });
@@ -46,7 +49,10 @@ describe('writeBlobs and openBlobCache', () => {
     await writeBlobs(redis, prefix, [m, mb]);
     const cacheDir = path.join(dir, 'worker-cache');
     const cache = openBlobCache(redis, prefix, cacheDir);
-    const [tree, sameTree] = await Promise.all([cache.materialize(m.treeHash, m.blobs), cache.materialize(m.treeHash, m.blobs)]);
+    const [tree, sameTree] = await Promise.all([
+      cache.materialize(m.treeHash, m.blobs),
+      cache.materialize(m.treeHash, m.blobs),
+    ]);
     expect(sameTree).toBe(tree);
     expect(await hashInstanceTree(tree)).toBe(m.treeHash);
     const treeB = await cache.materialize(mb.treeHash, mb.blobs);
@@ -56,13 +62,17 @@ describe('writeBlobs and openBlobCache', () => {
     const second = openBlobCache(redis, prefix, cacheDir);
     expect(await second.materialize(m.treeHash, m.blobs)).toBe(tree);
     expect(second.fetched).toEqual({ blobs: 0, bytes: 0 });
-    expect((await stat(path.join(cacheDir, 'blobs', m.blobs[0]!.sha256.slice(0, 2), m.blobs[0]!.sha256))).size).toBe(m.blobs[0]!.size);
+    expect((await stat(path.join(cacheDir, 'blobs', m.blobs[0]!.sha256.slice(0, 2), m.blobs[0]!.sha256))).size).toBe(
+      m.blobs[0]!.size,
+    );
   });
 
   it('fails clearly when a blob is missing from Redis or its bytes do not match', async () => {
     const cache = openBlobCache(redis, prefix, path.join(dir, 'cache2'));
     const missing = { path: 'data/gone.csv', sha256: sha256('never sent'), size: 10, executable: false };
-    await expect(cache.materialize('f'.repeat(64), [missing])).rejects.toThrow(/the blob of data\/gone\.csv .* is not in Redis/);
+    await expect(cache.materialize('f'.repeat(64), [missing])).rejects.toThrow(
+      /the blob of data\/gone\.csv .* is not in Redis/,
+    );
     const forged = { path: 'x.txt', sha256: sha256('expected'), size: 8, executable: false };
     await redis.set(blobKey(prefix, forged.sha256), 'tampered');
     await expect(cache.materialize('e'.repeat(64), [forged])).rejects.toThrow(/does not match its sha256/);
@@ -74,7 +84,9 @@ describe('writeBlobs and openBlobCache', () => {
     await writeFile(path.join(dir, 'a', 'fixed.ipynb'), '{"id": "changed"}');
     const fresh = uniquePrefix('changed');
     try {
-      await expect(writeBlobs(redis, fresh, [m])).rejects.toThrow(/fixed\.ipynb changed while the run was being prepared/);
+      await expect(writeBlobs(redis, fresh, [m])).rejects.toThrow(
+        /fixed\.ipynb changed while the run was being prepared/,
+      );
     } finally {
       await deletePrefix(url, fresh);
       await writeFile(path.join(dir, 'a', 'fixed.ipynb'), '{"id": "a"}');

@@ -33,15 +33,28 @@ export async function writeBlobs(
   redis: Redis,
   prefix: string,
   manifests: readonly InstanceManifest[],
-  options: { ttlSeconds?: number; /** Per Redis command: a Redis that stops answering is an error, not a hang. */ timeoutMs?: number } = {},
+  options: {
+    ttlSeconds?: number;
+    /** Per Redis command: a Redis that stops answering is an error, not a hang. */ timeoutMs?: number;
+  } = {},
 ): Promise<BlobUploadStats> {
   const ttl = options.ttlSeconds ?? BLOB_TTL_SECONDS;
   const guard = <T>(p: Promise<T>): Promise<T> =>
     options.timeoutMs === undefined
       ? p
-      : withTimeout(p, options.timeoutMs, () => new JunoError('E_ENV_QUEUE', `Redis did not answer within ${Math.round(options.timeoutMs! / 1000)} s while instance files were being sent`, { hint: 'check that Redis is running and reachable, then run again' }));
+      : withTimeout(
+          p,
+          options.timeoutMs,
+          () =>
+            new JunoError(
+              'E_ENV_QUEUE',
+              `Redis did not answer within ${Math.round(options.timeoutMs! / 1000)} s while instance files were being sent`,
+              { hint: 'check that Redis is running and reachable, then run again' },
+            ),
+        );
   const wanted = new Map<string, { manifest: InstanceManifest; blob: QueueBlobRef }>();
-  for (const m of manifests) for (const b of m.blobs) if (!wanted.has(b.sha256)) wanted.set(b.sha256, { manifest: m, blob: b });
+  for (const m of manifests)
+    for (const b of m.blobs) if (!wanted.has(b.sha256)) wanted.set(b.sha256, { manifest: m, blob: b });
   const shas = [...wanted.keys()];
   const stats: BlobUploadStats = { blobs: shas.length, uploaded: 0, uploadedBytes: 0, reused: 0 };
   for (let i = 0; i < shas.length; i += 500) {
@@ -107,12 +120,19 @@ export function openBlobCache(redis: Redis, prefix: string, dir: string): BlobCa
         if (await exists(file)) return file;
         const bytes = await redis.getBuffer(blobKey(prefix, blob.sha256));
         if (!bytes) {
-          throw new JunoError('E_QUEUE', `the blob of ${blob.path} (sha256 ${blob.sha256.slice(0, 12)}…) is not in Redis`, {
-            hint: 'Redis lost it (restarted without persistence, or the blob expired): the coordinator sends it again when it notices; otherwise run the command again',
-          });
+          throw new JunoError(
+            'E_QUEUE',
+            `the blob of ${blob.path} (sha256 ${blob.sha256.slice(0, 12)}…) is not in Redis`,
+            {
+              hint: 'Redis lost it (restarted without persistence, or the blob expired): the coordinator sends it again when it notices; otherwise run the command again',
+            },
+          );
         }
         if (sha256Of(bytes) !== blob.sha256) {
-          throw new JunoError('E_QUEUE', `the blob of ${blob.path} in Redis does not match its sha256 ${blob.sha256.slice(0, 12)}…`);
+          throw new JunoError(
+            'E_QUEUE',
+            `the blob of ${blob.path} in Redis does not match its sha256 ${blob.sha256.slice(0, 12)}…`,
+          );
         }
         await mkdir(path.dirname(file), { recursive: true });
         const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
@@ -144,7 +164,11 @@ export function openBlobCache(redis: Redis, prefix: string, dir: string): BlobCa
             const src = await fetchBlob(b);
             const to = path.join(tmp, ...b.path.split('/'));
             // The job was checked against its schema; this guards the one thing that must never happen.
-            if (!to.startsWith(tmp + path.sep)) throw new JunoError('E_QUEUE', `refusing blob path ${JSON.stringify(b.path)}: it leaves the instance folder`);
+            if (!to.startsWith(tmp + path.sep))
+              throw new JunoError(
+                'E_QUEUE',
+                `refusing blob path ${JSON.stringify(b.path)}: it leaves the instance folder`,
+              );
             await mkdir(path.dirname(to), { recursive: true });
             // A copy, not a link: nothing done to the folder can reach the blob cache.
             await writeFile(to, await readFile(src));

@@ -31,7 +31,9 @@ describe('readInstanceManifest', () => {
       { path: 'fixed.ipynb', sha256: sha256('{"cells": []}'), size: 13, executable: false },
     ]);
     expect(m.treeHash).toBe(await hashInstanceTree(inst));
-    expect(m.sources.get('data/b.csv')!.abs).toBe(path.join(await import('node:fs/promises').then((f) => f.realpath(inst)), 'data', 'a.csv'));
+    expect(m.sources.get('data/b.csv')!.abs).toBe(
+      path.join(await import('node:fs/promises').then((f) => f.realpath(inst)), 'data', 'a.csv'),
+    );
   });
 
   it('refuses a link leaving the folder, naming it', async () => {
@@ -39,7 +41,9 @@ describe('readInstanceManifest', () => {
     await mkdir(inst);
     await writeFile(path.join(dir, 'secret'), 'x');
     await symlink('../secret', path.join(inst, 'leak'));
-    await expect(readInstanceManifest(inst)).rejects.toThrow(/leak is a symbolic link to a path outside the instance folder/);
+    await expect(readInstanceManifest(inst)).rejects.toThrow(
+      /leak is a symbolic link to a path outside the instance folder/,
+    );
   });
 });
 
@@ -62,13 +66,21 @@ describe('checkBlobLimit', () => {
   it('names the largest file over the limit, the count of the others, and both ways out', () => {
     let e: JunoError | undefined;
     try {
-      checkBlobLimit({ dir: '/i/x', blobs: [blob('data/big.csv', 80 * 1024 * 1024 + 1), blob('data/b.bin', 70 * 1024 * 1024), blob('ok', 1)] }, 64 * 1024 * 1024);
+      checkBlobLimit(
+        {
+          dir: '/i/x',
+          blobs: [blob('data/big.csv', 80 * 1024 * 1024 + 1), blob('data/b.bin', 70 * 1024 * 1024), blob('ok', 1)],
+        },
+        64 * 1024 * 1024,
+      );
     } catch (err) {
       e = err as JunoError;
     }
     expect(e?.code).toBe('E_QUEUE_BLOB_LIMIT');
     expect(e?.exitCode).toBe(2);
-    expect(e?.message).toBe("data/big.csv is 80.0 MiB, over the queue's blob limit of 64.0 MiB (and 1 more file(s) over it): it cannot be sent to the workers through Redis");
+    expect(e?.message).toBe(
+      "data/big.csv is 80.0 MiB, over the queue's blob limit of 64.0 MiB (and 1 more file(s) over it): it cannot be sent to the workers through Redis",
+    );
     expect(e?.location?.file).toBe(path.join('/i/x', 'data', 'big.csv'));
     expect(e?.hint).toContain('--shared-instances');
     expect(e?.hint).toContain('--queue-blob-limit 128m');

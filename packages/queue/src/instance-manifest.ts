@@ -30,7 +30,8 @@ export async function readInstanceManifest(dir: string): Promise<InstanceManifes
 /** The tree hash of a list of files, computed exactly as core's hashInstanceTree does from a folder. */
 export function planTreeHash(blobs: readonly Pick<QueueBlobRef, 'path' | 'sha256'>[]): string {
   const h = createHash('sha256');
-  for (const b of [...blobs].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0))) h.update(`F ${b.path}\0${b.sha256}\0`);
+  for (const b of [...blobs].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0)))
+    h.update(`F ${b.path}\0${b.sha256}\0`);
   return h.digest('hex');
 }
 

@@ -29,11 +29,19 @@ afterAll(async () => {
 });
 
 /** A runtime whose runs take `ms` (stopping early when told) and answer with `answer(run)`, or throw. */
-function fakeRuntime(opts: { fingerprint?: string; ms?: number; answer?: (run: NotebookRun) => RunResult['status'] | Error }) {
+function fakeRuntime(opts: {
+  fingerprint?: string;
+  ms?: number;
+  answer?: (run: NotebookRun) => RunResult['status'] | Error;
+}) {
   const calls: string[] = [];
   const runtime: Runtime = {
     kind: 'local',
-    describe: async (modules) => ({ kind: 'local', python: '/fake/python3', packages: Object.fromEntries(modules.map((m) => [m, '1.0'])) }),
+    describe: async (modules) => ({
+      kind: 'local',
+      python: '/fake/python3',
+      packages: Object.fromEntries(modules.map((m) => [m, '1.0'])),
+    }),
     fingerprint: async () => opts.fingerprint ?? 'local:fake',
     close: async () => undefined,
     async run(runs: readonly NotebookRun[], o: RunOptions = {}) {
@@ -48,7 +56,12 @@ function fakeRuntime(opts: { fingerprint?: string; ms?: number; answer?: (run: N
         });
         const result: RunResult = o.signal?.aborted
           ? { id: r.id, status: 'failed', reason: 'cancelled', cells: [], durationMs: 0 }
-          : { id: r.id, status: answer, cells: [{ index: 0, status: answer === 'timeout' ? 'timeout' : 'ok', durationMs: 1 }], durationMs: 1 };
+          : {
+              id: r.id,
+              status: answer,
+              cells: [{ index: 0, status: answer === 'timeout' ? 'timeout' : 'ok', durationMs: 1 }],
+              durationMs: 1,
+            };
         out.push(result);
         o.onResult?.(result, r);
       }
@@ -63,7 +76,18 @@ async function setup(name: string, workers: Parameters<typeof fakeRuntime>[0][],
   prefixes.push(prefix);
   const fakes = workers.map((w) => fakeRuntime(w));
   const ws = await Promise.all(
-    fakes.map((f, i) => runWorker({ url, prefix, name: `${name}-${i}`, runtime: f.runtime, jobs, cacheDir: path.join(dir, `cache-${name}-${i}`), lockDurationMs: 2000, heartbeatMs: 500 })),
+    fakes.map((f, i) =>
+      runWorker({
+        url,
+        prefix,
+        name: `${name}-${i}`,
+        runtime: f.runtime,
+        jobs,
+        cacheDir: path.join(dir, `cache-${name}-${i}`),
+        lockDurationMs: 2000,
+        heartbeatMs: 500,
+      }),
+    ),
   );
   handles.push(...ws);
   return { prefix, fakes, workers: ws };
@@ -76,19 +100,34 @@ async function coordinator(prefix: string, extra: Partial<Parameters<typeof crea
 }
 
 const runs = (n: number): NotebookRun[] =>
-  Array.from({ length: n }, (_, i) => ({ id: `inst_${i}/fixed/0`, instanceDir: dir, notebook: 'fixed.ipynb', cells: [0], cellTimeoutSeconds: 5, timeoutSeconds: 5 }));
+  Array.from({ length: n }, (_, i) => ({
+    id: `inst_${i}/fixed/0`,
+    instanceDir: dir,
+    notebook: 'fixed.ipynb',
+    cells: [0],
+    cellTimeoutSeconds: 5,
+    timeoutSeconds: 5,
+  }));
 
 describe('queue runtime', () => {
-  it('answers each run in order with the workers\' results and their runtime identity', async () => {
+  it("answers each run in order with the workers' results and their runtime identity", async () => {
     const { prefix } = await setup('basic', [{}, {}]);
     const rt = await coordinator(prefix);
     expect(rt.kind).toBe('local');
     expect(await rt.fingerprint()).toBe('local:fake');
-    expect(await rt.describe(['numpy'])).toEqual({ kind: 'local', python: '/fake/python3', packages: { numpy: '1.0' } });
+    expect(await rt.describe(['numpy'])).toEqual({
+      kind: 'local',
+      python: '/fake/python3',
+      packages: { numpy: '1.0' },
+    });
     const seen: string[] = [];
     const results = await rt.run(runs(6), { onResult: (r) => seen.push(r.id) });
     expect(results.map((r) => [r.id, r.status])).toEqual(runs(6).map((r) => [r.id, 'completed']));
-    expect(seen.sort()).toEqual(runs(6).map((r) => r.id).sort());
+    expect(seen.sort()).toEqual(
+      runs(6)
+        .map((r) => r.id)
+        .sort(),
+    );
     expect(Object.values(rt.stats().byWorker).reduce((a, b) => a + b, 0)).toBe(7);
   });
 
@@ -101,13 +140,17 @@ describe('queue runtime', () => {
   });
 
   it('a job the worker fails is retried a bounded number of times with backoff, then the run fails saying why', async () => {
-    const { prefix, fakes } = await setup('fail', [{ answer: (r) => (r.id.startsWith('inst_1') ? new Error('engine unreachable') : 'completed') }]);
+    const { prefix, fakes } = await setup('fail', [
+      { answer: (r) => (r.id.startsWith('inst_1') ? new Error('engine unreachable') : 'completed') },
+    ]);
     const rt = await coordinator(prefix, { attempts: 3 });
     const t0 = Date.now();
     const error = (await rt.run(runs(2)).catch((e: unknown) => e)) as JunoError;
     expect(error).toBeInstanceOf(JunoError);
     expect(error.code).toBe('E_QUEUE');
-    expect(error.message).toMatch(/run inst_1\/fixed\/0 failed on the workers \(after at most 3 tries\): engine unreachable/);
+    expect(error.message).toMatch(
+      /run inst_1\/fixed\/0 failed on the workers \(after at most 3 tries\): engine unreachable/,
+    );
     expect(fakes[0]!.calls.filter((id) => id.startsWith('inst_1'))).toHaveLength(3);
     // Backoff 100 ms, then 200 ms: the tries were spread out, not immediate.
     expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
@@ -120,7 +163,17 @@ describe('queue runtime', () => {
     for (let i = 0; i < 200 && fakes[0]!.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(fakes[0]!.calls).toEqual(['inst_0/fixed/0']);
     const fast = fakeRuntime({ ms: 10 });
-    handles.push(await runWorker({ url, prefix, name: 'return-fast', runtime: fast.runtime, jobs: 1, cacheDir: path.join(dir, 'cache-return-fast'), heartbeatMs: 500 }));
+    handles.push(
+      await runWorker({
+        url,
+        prefix,
+        name: 'return-fast',
+        runtime: fast.runtime,
+        jobs: 1,
+        cacheDir: path.join(dir, 'cache-return-fast'),
+        heartbeatMs: 500,
+      }),
+    );
     await workers[0]!.stop('return', 0);
     // Its second slot may fetch the job again while it stops: returned again, never run or lost.
     expect(workers[0]!.stats().returned).toBeGreaterThanOrEqual(1);
@@ -139,16 +192,28 @@ describe('queue runtime', () => {
     const slow = rt.run(runs(1).map((r) => ({ ...r, timeoutSeconds: 2 })));
     const [r] = await slow;
     expect(r).toMatchObject({ id: 'inst_0/fixed/0', status: 'failed' });
-    expect(r!.reason).toMatch(/^the queue gave up on it: worker overdue-0 took it \d+ s ago and has not answered \(its limit is 2 s, plus 1 s of grace\)$/);
+    expect(r!.reason).toMatch(
+      /^the queue gave up on it: worker overdue-0 took it \d+ s ago and has not answered \(its limit is 2 s, plus 1 s of grace\)$/,
+    );
     expect(rt.stats()).toMatchObject({ givenUp: 1, byWorker: {} });
-    expect(notices).toContainEqual(expect.stringMatching(/^inst_0\/fixed\/0: worker overdue-0 took it .*: given up on; see that worker's output$/));
+    expect(notices).toContainEqual(
+      expect.stringMatching(/^inst_0\/fixed\/0: worker overdue-0 took it .*: given up on; see that worker's output$/),
+    );
   });
 
   it('never mixes identities: a worker of another environment takes none of the jobs', async () => {
     const { prefix, fakes } = await setup('mix', [{}]);
     const rt = await coordinator(prefix);
     const other = fakeRuntime({ fingerprint: 'local:another-environment' });
-    const late = await runWorker({ url, prefix, name: 'mix-other', runtime: other.runtime, jobs: 2, cacheDir: path.join(dir, 'cache-mix-other'), heartbeatMs: 500 });
+    const late = await runWorker({
+      url,
+      prefix,
+      name: 'mix-other',
+      runtime: other.runtime,
+      jobs: 2,
+      cacheDir: path.join(dir, 'cache-mix-other'),
+      heartbeatMs: 500,
+    });
     handles.push(late);
     expect(late.record.group).not.toBe(rt.group.group);
     const results = await rt.run(runs(8));
@@ -171,6 +236,8 @@ describe('queue runtime', () => {
     const error = (await done) as JunoError;
     expect(error.code).toBe('E_ENV_QUEUE');
     expect(error.exitCode).toBe(3);
-    expect(error.message).toMatch(/no live local worker of identity [0-9a-f]{16} on redis:\/\/\S+ for 2 s; 1 job\(s\) unfinished/);
+    expect(error.message).toMatch(
+      /no live local worker of identity [0-9a-f]{16} on redis:\/\/\S+ for 2 s; 1 job\(s\) unfinished/,
+    );
   });
 });

@@ -121,8 +121,14 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     throw e;
   }
   const queueName = planQueueName(group.group);
-  const queue = new Queue<QueueJob, QueueJobAnswer>(queueName, { connection: planRedisOptions(address, 'junobench-coordinator:queue'), prefix });
-  const events = new QueueEvents(queueName, { connection: planRedisOptions(address, 'junobench-coordinator:events'), prefix });
+  const queue = new Queue<QueueJob, QueueJobAnswer>(queueName, {
+    connection: planRedisOptions(address, 'junobench-coordinator:queue'),
+    prefix,
+  });
+  const events = new QueueEvents(queueName, {
+    connection: planRedisOptions(address, 'junobench-coordinator:events'),
+    prefix,
+  });
   queue.on('error', () => undefined);
   events.on('error', () => undefined);
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
@@ -135,7 +141,14 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     removeOnFail: { age: 7 * 24 * 3600 },
   };
   const tracked = new Map<string, Tracked>();
-  const stats: QueueRunStats = { jobs: 0, byWorker: {}, blobs: { blobs: 0, uploaded: 0, uploadedBytes: 0, reused: 0 }, stalled: 0, resubmitted: 0, givenUp: 0 };
+  const stats: QueueRunStats = {
+    jobs: 0,
+    byWorker: {},
+    blobs: { blobs: 0, uploaded: 0, uploadedBytes: 0, reused: 0 },
+    stalled: 0,
+    resubmitted: 0,
+    givenUp: 0,
+  };
 
   const settle = (jobId: string, fn: (t: Tracked) => void) => {
     const t = tracked.get(jobId);
@@ -146,9 +159,18 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
   const failure = (jobId: string, reason: string) => {
     const t = tracked.get(jobId);
     const what = t?.data.type === 'run' ? `run ${t.data.run.id}` : 'the runtime probe';
-    return new JunoError('E_QUEUE', `${what} failed on the workers (after at most ${jobOptions.attempts} tries): ${reason}`, {
-      hint: 'see the workers\' output; the job stays in Redis as failed for 7 days (queue ' + queueName + ', job ' + jobId + ')',
-    });
+    return new JunoError(
+      'E_QUEUE',
+      `${what} failed on the workers (after at most ${jobOptions.attempts} tries): ${reason}`,
+      {
+        hint:
+          "see the workers' output; the job stays in Redis as failed for 7 days (queue " +
+          queueName +
+          ', job ' +
+          jobId +
+          ')',
+      },
+    );
   };
   let lastEventAt = Date.now();
   events.on('completed', ({ jobId, returnvalue }) => {
@@ -164,7 +186,9 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     const t = tracked.get(jobId);
     if (!t) return;
     stats.stalled++;
-    notice(`${t.data.type === 'run' ? t.data.run.id : 'probe'}: its worker stopped answering; the job goes to another worker`);
+    notice(
+      `${t.data.type === 'run' ? t.data.run.id : 'probe'}: its worker stopped answering; the job goes to another worker`,
+    );
   });
 
   // Events are fast; this poll is what makes the run survive what events cannot tell:
@@ -209,7 +233,9 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
       for (const w of workers) {
         if (w.group !== group.group && w.kind === kind && !otherWorkersSeen.has(w.name)) {
           otherWorkersSeen.add(w.name);
-          notice(`worker ${w.name}@${w.host} has another runtime identity (${w.group}): it takes none of this run's jobs`);
+          notice(
+            `worker ${w.name}@${w.host} has another runtime identity (${w.group}): it takes none of this run's jobs`,
+          );
         }
       }
       const mine = workers.filter((w) => w.group === group.group);
@@ -218,20 +244,29 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
       } else {
         if (noWorkerSince === undefined) {
           noWorkerSince = Date.now();
-          notice(`no live worker of identity ${group.group} on ${address.display}; waiting up to ${Math.round(waitMs / 1000)} s for one`);
+          notice(
+            `no live worker of identity ${group.group} on ${address.display}; waiting up to ${Math.round(waitMs / 1000)} s for one`,
+          );
         }
         if (Date.now() - noWorkerSince > waitMs) {
           failAll(noWorkerError(address, kind, group, workers, tracked.size, waitMs));
         }
       }
     } catch (e) {
-      if (!lostNoticed) notice(`Redis at ${address.display} does not answer (${(e as Error).message}); waiting up to ${Math.round(waitMs / 1000)} s`);
+      if (!lostNoticed)
+        notice(
+          `Redis at ${address.display} does not answer (${(e as Error).message}); waiting up to ${Math.round(waitMs / 1000)} s`,
+        );
       lostNoticed = true;
       if (Date.now() - lastContact > waitMs) {
         failAll(
-          new JunoError('E_ENV_QUEUE', `Redis at ${address.display} has not answered for ${Math.round((Date.now() - lastContact) / 1000)} s; ${tracked.size} job(s) unfinished`, {
-            hint: 'check that Redis is running there; the finished results are cached, so running the command again redoes only the rest',
-          }),
+          new JunoError(
+            'E_ENV_QUEUE',
+            `Redis at ${address.display} has not answered for ${Math.round((Date.now() - lastContact) / 1000)} s; ${tracked.size} job(s) unfinished`,
+            {
+              hint: 'check that Redis is running there; the finished results are cached, so running the command again redoes only the rest',
+            },
+          ),
         );
       }
     } finally {
@@ -256,9 +291,11 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
         const [lockErr, locked] = answers[2 * k + 1] ?? [null, 0];
         if (err) throw err;
         if (lockErr) throw lockErr;
-        const [timestamp, finishedOn, returnvalue, failedReason, processedOn, processedBy] = (value as (string | null)[] | null) ?? [];
+        const [timestamp, finishedOn, returnvalue, failedReason, processedOn, processedBy] =
+          (value as (string | null)[] | null) ?? [];
         if (!timestamp) missing.push(id);
-        else if (finishedOn && returnvalue != null) settle(id, (t) => t.resolve(JSON.parse(returnvalue) as QueueJobAnswer));
+        else if (finishedOn && returnvalue != null)
+          settle(id, (t) => t.resolve(JSON.parse(returnvalue) as QueueJobAnswer));
         else if (finishedOn && failedReason) {
           const error = failure(id, failedReason);
           settle(id, (t) => t.reject(error));
@@ -287,7 +324,18 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
       const run = t.data.run;
       notice(`${run.id}: ${held}: given up on; see that worker's output`);
       settle(id, (x) =>
-        x.resolve({ worker: worker ?? 'unknown', group: group.group, givenUp: true, result: { id: run.id, status: 'failed', reason: `the queue gave up on it: ${held}`, cells: [], durationMs: heldMs } }),
+        x.resolve({
+          worker: worker ?? 'unknown',
+          group: group.group,
+          givenUp: true,
+          result: {
+            id: run.id,
+            status: 'failed',
+            reason: `the queue gave up on it: ${held}`,
+            cells: [],
+            durationMs: heldMs,
+          },
+        }),
       );
     } else {
       const error = failure(id, `the runtime probe was given up on: ${held}`);
@@ -315,9 +363,13 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
       tracked.set(next, t);
       items.push([next, t]);
     }
-    const manifests = [...new Set(items.map(([, t]) => t.manifest).filter((m): m is InstanceManifest => m !== undefined))];
+    const manifests = [
+      ...new Set(items.map(([, t]) => t.manifest).filter((m): m is InstanceManifest => m !== undefined)),
+    ];
     if (manifests.length > 0) await writeBlobs(redis, prefix, manifests, { timeoutMs: waitMs });
-    await queue.addBulk(items.map(([jobId, t]) => ({ name: t.data.type, data: t.data, opts: { ...jobOptions, jobId } })));
+    await queue.addBulk(
+      items.map(([jobId, t]) => ({ name: t.data.type, data: t.data, opts: { ...jobOptions, jobId } })),
+    );
     for (const [, t] of items) t.submitted = true;
     stats.resubmitted += items.length;
     notice(`${items.length} job(s) vanished from Redis (restarted without persistence?): submitted again`);
@@ -325,7 +377,9 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
 
   const timer = setInterval(() => void poll(), pollMs);
 
-  const submit = async (items: { jobId: string; data: QueueJob; manifest?: InstanceManifest }[]): Promise<Promise<QueueJobAnswer>[]> => {
+  const submit = async (
+    items: { jobId: string; data: QueueJob; manifest?: InstanceManifest }[],
+  ): Promise<Promise<QueueJobAnswer>[]> => {
     const promises = items.map(
       ({ jobId, data, manifest }) =>
         new Promise<QueueJobAnswer>((resolve, reject) => {
@@ -339,9 +393,13 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
         queue.addBulk(chunk.map(({ jobId, data }) => ({ name: data.type, data, opts: { ...jobOptions, jobId } }))),
         waitMs,
         () =>
-          new JunoError('E_ENV_QUEUE', `Redis at ${address.display} did not take the jobs within ${Math.round(waitMs / 1000)} s`, {
-            hint: 'check that Redis is running and reachable, then run again',
-          }),
+          new JunoError(
+            'E_ENV_QUEUE',
+            `Redis at ${address.display} did not take the jobs within ${Math.round(waitMs / 1000)} s`,
+            {
+              hint: 'check that Redis is running and reachable, then run again',
+            },
+          ),
       ).catch((e: unknown) => {
         for (const { jobId } of items) tracked.delete(jobId);
         throw e;
@@ -358,7 +416,11 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
   const removeJobs = async (ids: readonly string[]): Promise<void> => {
     for (let i = 0; i < ids.length; i += 200) {
       // An active job cannot be removed (its worker holds the lock): it expires with removeOnComplete.
-      await Promise.all(ids.slice(i, i + 200).map((id) => withTimeout(queue.remove(id), 5000, () => new Error('timeout')).catch(() => 0)));
+      await Promise.all(
+        ids
+          .slice(i, i + 200)
+          .map((id) => withTimeout(queue.remove(id), 5000, () => new Error('timeout')).catch(() => 0)),
+      );
     }
   };
 
@@ -404,9 +466,13 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
 
   const checkAnswer = (answer: QueueJobAnswer): void => {
     if (answer.group !== group.group) {
-      throw new JunoError('E_QUEUE_IDENTITY', `worker ${answer.worker} answered with runtime identity ${answer.group}, not ${group.group}: results of two environments are never mixed`, {
-        exitCode: 3,
-      });
+      throw new JunoError(
+        'E_QUEUE_IDENTITY',
+        `worker ${answer.worker} answered with runtime identity ${answer.group}, not ${group.group}: results of two environments are never mixed`,
+        {
+          exitCode: 3,
+        },
+      );
     }
     if (!answer.givenUp) stats.byWorker[answer.worker] = (stats.byWorker[answer.worker] ?? 0) + 1;
   };
@@ -427,7 +493,11 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
           checkAnswer(answer);
           identity = answer.identity;
         });
-        if (!identity || (identity.kind !== 'local' && identity.kind !== 'docker') || typeof identity.packages !== 'object') {
+        if (
+          !identity ||
+          (identity.kind !== 'local' && identity.kind !== 'docker') ||
+          typeof identity.packages !== 'object'
+        ) {
           throw new JunoError('E_QUEUE', `a worker answered the runtime probe without a runtime identity`);
         }
         return identity;
@@ -438,7 +508,9 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     return p;
   };
 
-  const planFiles = async (runs: readonly NotebookRun[]): Promise<Map<string, { files: QueueFiles; manifest?: InstanceManifest }>> => {
+  const planFiles = async (
+    runs: readonly NotebookRun[],
+  ): Promise<Map<string, { files: QueueFiles; manifest?: InstanceManifest }>> => {
     const out = new Map<string, { files: QueueFiles; manifest?: InstanceManifest }>();
     const dirs = [...new Set(runs.map((r) => path.resolve(r.instanceDir)))];
     if (sharedRoot) {
@@ -449,7 +521,12 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
             hint: 'with --shared-instances <dir>, the instances must be read from that folder (e.g. --instances <dir>/raw/instances)',
           });
         }
-        out.set(dir, { files: { treeHash: await hashInstanceTree(dir), shared: { root: sharedRoot, path: rel.split(path.sep).join('/') } } });
+        out.set(dir, {
+          files: {
+            treeHash: await hashInstanceTree(dir),
+            shared: { root: sharedRoot, path: rel.split(path.sep).join('/') },
+          },
+        });
       }
       return out;
     }
@@ -491,7 +568,8 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
       return { jobId: `${id}-${i}`, data, ...(f.manifest ? { manifest: f.manifest } : {}) };
     });
     const issues = items.flatMap((it) => checkSchema('queue-job', it.data));
-    if (issues.length > 0) throw new JunoError('E_QUEUE', `cannot make a queue job: ${issues.map(formatIssue).join('; ')}`);
+    if (issues.length > 0)
+      throw new JunoError('E_QUEUE', `cannot make a queue job: ${issues.map(formatIssue).join('; ')}`);
     const promises = await submit(items);
     try {
       await collect(
@@ -504,7 +582,13 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
           const result: RunResult =
             issues.length === 0
               ? { ...answer.result!, id: r.id }
-              : { id: r.id, status: 'failed', reason: `worker ${answer.worker} returned an invalid result: ${issues.map(formatIssue).join('; ')}`, cells: [], durationMs: 0 };
+              : {
+                  id: r.id,
+                  status: 'failed',
+                  reason: `worker ${answer.worker} returned an invalid result: ${issues.map(formatIssue).join('; ')}`,
+                  cells: [],
+                  durationMs: 0,
+                };
           results[i] = result;
           opts.onResult?.(result, r);
         },
@@ -559,7 +643,11 @@ async function waitForGroup(
   const deadline = Date.now() + waitMs;
   let told = false;
   for (;;) {
-    const workers = await withTimeout(readLiveWorkers(redis, prefix), 10_000, () => new JunoError('E_ENV_QUEUE', `Redis at ${address.display} does not answer`));
+    const workers = await withTimeout(
+      readLiveWorkers(redis, prefix),
+      10_000,
+      () => new JunoError('E_ENV_QUEUE', `Redis at ${address.display} does not answer`),
+    );
     const groups = planWorkerGroups(workers).filter((g) => g.kind === kind);
     if (groups.length > 1) {
       throw new JunoError(
@@ -590,7 +678,10 @@ function noWorkerError(
 ): JunoError {
   const others = workers.filter((w) => !group || w.group !== group.group);
   const which = group ? `${kind} worker of identity ${group.group}` : `${kind} worker`;
-  const seen = others.length > 0 ? ` (live workers that do not qualify: ${others.map((w) => `${w.name}@${w.host} (${w.kind}, ${w.group})`).join(', ')})` : '';
+  const seen =
+    others.length > 0
+      ? ` (live workers that do not qualify: ${others.map((w) => `${w.name}@${w.host} (${w.kind}, ${w.group})`).join(', ')})`
+      : '';
   return new JunoError(
     'E_ENV_QUEUE',
     `no live ${which} on ${address.display} for ${Math.round(waitMs / 1000)} s${unfinished > 0 ? `; ${unfinished} job(s) unfinished` : ''}${seen}`,

@@ -37,10 +37,14 @@ export async function connectRedis(address: RedisAddress, name: string, timeoutM
     );
   } catch (e) {
     redis.disconnect();
-    throw new JunoError('E_ENV_QUEUE', `cannot reach Redis at ${address.display}: ${lastError || (e as Error).message}`, {
-      hint: 'start Redis there (on this machine: `sh tools/setup-redis.sh` starts one on redis://127.0.0.1:6417), or fix the --queue URL',
-      cause: e,
-    });
+    throw new JunoError(
+      'E_ENV_QUEUE',
+      `cannot reach Redis at ${address.display}: ${lastError || (e as Error).message}`,
+      {
+        hint: 'start Redis there (on this machine: `sh tools/setup-redis.sh` starts one on redis://127.0.0.1:6417), or fix the --queue URL',
+        cause: e,
+      },
+    );
   }
   return redis;
 }

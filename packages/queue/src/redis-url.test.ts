@@ -6,11 +6,22 @@ describe('parseRedisUrl', () => {
   it.each([
     ['redis://127.0.0.1:6417', { host: '127.0.0.1', port: 6417, db: 0, tls: false, display: 'redis://127.0.0.1:6417' }],
     ['redis://queue.lan', { host: 'queue.lan', port: 6379, db: 0, tls: false, display: 'redis://queue.lan' }],
-    ['redis://10.0.0.5:6379/3', { host: '10.0.0.5', port: 6379, db: 3, tls: false, display: 'redis://10.0.0.5:6379/3' }],
+    [
+      'redis://10.0.0.5:6379/3',
+      { host: '10.0.0.5', port: 6379, db: 3, tls: false, display: 'redis://10.0.0.5:6379/3' },
+    ],
     ['rediss://[::1]:7000', { host: '::1', port: 7000, db: 0, tls: true, display: 'rediss://[::1]:7000' }],
     [
       'redis://bench:s3cr%40t@h:1',
-      { host: 'h', port: 1, db: 0, tls: false, username: 'bench', password: 's3cr@t', display: 'redis://bench:***@h:1' },
+      {
+        host: 'h',
+        port: 1,
+        db: 0,
+        tls: false,
+        username: 'bench',
+        password: 's3cr@t',
+        display: 'redis://bench:***@h:1',
+      },
     ],
   ])('%s', (text, expected) => {
     expect(parseRedisUrl(text)).toEqual(expected);

@@ -24,7 +24,8 @@ export function parseRedisUrl(text: string): RedisAddress {
   } catch {
     throw badUrl(text, 'it is not a URL');
   }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw badUrl(text, `the scheme is "${url.protocol.replace(/:$/, '')}"`);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    throw badUrl(text, `the scheme is "${url.protocol.replace(/:$/, '')}"`);
   if (!url.hostname) throw badUrl(text, 'it names no host');
   const port = url.port ? Number(url.port) : 6379;
   const dbText = url.pathname.replace(/^\//, '');

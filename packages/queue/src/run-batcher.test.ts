@@ -39,14 +39,26 @@ function createTimedRuntime(ms: number, fail?: (run: NotebookRun) => boolean) {
   return { runtime, calls, peak: () => peak };
 }
 
-const run = (id: string): NotebookRun => ({ id, instanceDir: '/i', notebook: 'fixed.ipynb', cells: [0], cellTimeoutSeconds: 1, timeoutSeconds: 1 });
+const run = (id: string): NotebookRun => ({
+  id,
+  instanceDir: '/i',
+  notebook: 'fixed.ipynb',
+  cells: [0],
+  cellTimeoutSeconds: 1,
+  timeoutSeconds: 1,
+});
 
 describe('createRunBatcher', () => {
   it('puts runs submitted together into one runtime call and answers each', async () => {
     const t = createTimedRuntime(5);
     const b = createRunBatcher(t.runtime, { jobs: 2 });
     const results = await Promise.all(['a', 'b', 'c', 'd'].map((id) => b.submit(run(id))));
-    expect(results.map((r) => `${r.id}:${r.status}`)).toEqual(['a:completed', 'b:completed', 'c:completed', 'd:completed']);
+    expect(results.map((r) => `${r.id}:${r.status}`)).toEqual([
+      'a:completed',
+      'b:completed',
+      'c:completed',
+      'd:completed',
+    ]);
     expect(t.calls).toEqual([{ ids: ['a', 'b', 'c', 'd'], jobs: 2 }]);
     expect(b.size).toBe(0);
   });
@@ -98,11 +110,12 @@ describe('createRunBatcher', () => {
     ],
     [
       'reports results for other objects than the runs it was given',
-      (): Runtime['run'] => async (runs, opts = {}) => {
-        const results = runs.map((r): RunResult => ({ id: r.id, status: 'completed', cells: [], durationMs: 1 }));
-        for (const [i, r] of runs.entries()) opts.onResult?.(results[i]!, { ...r });
-        return results;
-      },
+      (): Runtime['run'] =>
+        async (runs, opts = {}) => {
+          const results = runs.map((r): RunResult => ({ id: r.id, status: 'completed', cells: [], durationMs: 1 }));
+          for (const [i, r] of runs.entries()) opts.onResult?.(results[i]!, { ...r });
+          return results;
+        },
       'completed',
     ],
     [
@@ -110,26 +123,29 @@ describe('createRunBatcher', () => {
       (): Runtime['run'] => async () => [],
       /^the runtime returned no result for run [ab]$/,
     ],
-  ] as const)('a runtime call that %s: each run is answered, and the next batch runs', async (_name, make, expected) => {
-    const t = createTimedRuntime(1);
-    let first = true;
-    const runtime: Runtime = {
-      ...t.runtime,
-      run: (runs, opts) => {
-        if (!first) return t.runtime.run(runs, opts);
-        first = false;
-        return make()(runs, opts);
-      },
-    };
-    const b = createRunBatcher(runtime, { jobs: 1, gatherMs: 0 });
-    const answers = await Promise.allSettled([b.submit(run('a')), b.submit(run('b'))]);
-    for (const a of answers) {
-      if (typeof expected === 'string') expect(a).toMatchObject({ status: 'fulfilled', value: { status: expected } });
-      else expect(a.status === 'rejected' ? String((a.reason as Error).message) : 'fulfilled').toMatch(expected);
-    }
-    await expect(b.submit(run('c'))).resolves.toMatchObject({ id: 'c', status: 'completed' });
-    expect(b.size).toBe(0);
-  });
+  ] as const)(
+    'a runtime call that %s: each run is answered, and the next batch runs',
+    async (_name, make, expected) => {
+      const t = createTimedRuntime(1);
+      let first = true;
+      const runtime: Runtime = {
+        ...t.runtime,
+        run: (runs, opts) => {
+          if (!first) return t.runtime.run(runs, opts);
+          first = false;
+          return make()(runs, opts);
+        },
+      };
+      const b = createRunBatcher(runtime, { jobs: 1, gatherMs: 0 });
+      const answers = await Promise.allSettled([b.submit(run('a')), b.submit(run('b'))]);
+      for (const a of answers) {
+        if (typeof expected === 'string') expect(a).toMatchObject({ status: 'fulfilled', value: { status: expected } });
+        else expect(a.status === 'rejected' ? String((a.reason as Error).message) : 'fulfilled').toMatch(expected);
+      }
+      await expect(b.submit(run('c'))).resolves.toMatchObject({ id: 'c', status: 'completed' });
+      expect(b.size).toBe(0);
+    },
+  );
 
   it('passes the stop signal to the runtime', async () => {
     const t = createTimedRuntime(10);

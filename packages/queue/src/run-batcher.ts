@@ -23,7 +23,14 @@ interface Batch {
   jobs: number;
 }
 
-export function createRunBatcher(runtime: Runtime, options: { jobs: number; signal?: AbortSignal; /** How long a small batch waits for more runs (default 200 ms). */ gatherMs?: number }): RunBatcher {
+export function createRunBatcher(
+  runtime: Runtime,
+  options: {
+    jobs: number;
+    signal?: AbortSignal;
+    /** How long a small batch waits for more runs (default 200 ms). */ gatherMs?: number;
+  },
+): RunBatcher {
   interface Entry {
     run: NotebookRun;
     resolve: (r: RunResult) => void;
@@ -90,7 +97,9 @@ export function createRunBatcher(runtime: Runtime, options: { jobs: number; sign
         (results) => {
           for (const i of runs.keys()) {
             const r = results[i];
-            answer(i, (e) => (r ? e.resolve(r) : e.reject(new Error(`the runtime returned no result for run ${runs[i]!.id}`))));
+            answer(i, (e) =>
+              r ? e.resolve(r) : e.reject(new Error(`the runtime returned no result for run ${runs[i]!.id}`)),
+            );
           }
         },
         (error: unknown) => {

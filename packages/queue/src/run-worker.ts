@@ -108,14 +108,20 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
   const jobs = Math.max(1, options.jobs ?? 1);
   const name = options.name ?? `${os.hostname()}-${process.pid}`;
   if (!/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/.test(name)) {
-    throw new JunoError('E_USAGE', `"${name}" is not a valid worker name`, { hint: 'letters, digits, "_", ".", "@" and "-", e.g. --name gpu-box-1' });
+    throw new JunoError('E_USAGE', `"${name}" is not a valid worker name`, {
+      hint: 'letters, digits, "_", ".", "@" and "-", e.g. --name gpu-box-1',
+    });
   }
   const heartbeatMs = options.heartbeatMs ?? 5000;
   const lockDurationMs = options.lockDurationMs ?? 30_000;
   const emit = (e: WorkerEvent) => options.onEvent?.(e);
   const { runtime } = options;
 
-  const [fingerprint, runner, identity] = await Promise.all([runtime.fingerprint(), hashFile(RUNNER_PATH), runtime.describe([])]);
+  const [fingerprint, runner, identity] = await Promise.all([
+    runtime.fingerprint(),
+    hashFile(RUNNER_PATH),
+    runtime.describe([]),
+  ]);
   const group = planWorkerGroup({ kind: runtime.kind, fingerprint, runner });
   const record: QueueWorker = {
     protocol: QUEUE_PROTOCOL,
@@ -138,9 +144,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
   const existing = await readWorkerRecord(redis, prefix, name);
   if (existing && !(existing.host === record.host && !isAlive(existing.pid))) {
     redis.disconnect();
-    throw new JunoError('E_USAGE', `a worker named "${name}" is already live (on ${existing.host}, pid ${existing.pid})`, {
-      hint: 'give this one another --name, or stop the other one first',
-    });
+    throw new JunoError(
+      'E_USAGE',
+      `a worker named "${name}" is already live (on ${existing.host}, pid ${existing.pid})`,
+      {
+        hint: 'give this one another --name, or stop the other one first',
+      },
+    );
   }
   const ttl = heartbeatMs * 3;
   await writeWorkerRecord(redis, prefix, record, ttl);
@@ -164,7 +174,11 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
     void writeWorkerRecord(redis, prefix, record, ttl).catch(() => undefined);
   });
   const heartbeat = setInterval(() => {
-    withTimeout(writeWorkerRecord(redis, prefix, record, ttl), heartbeatMs, () => new Error('Redis does not answer')).catch((e: Error) => markLost(e.message));
+    withTimeout(
+      writeWorkerRecord(redis, prefix, record, ttl),
+      heartbeatMs,
+      () => new Error('Redis does not answer'),
+    ).catch((e: Error) => markLost(e.message));
   }, heartbeatMs);
 
   const cache = openBlobCache(redis, prefix, options.cacheDir);
@@ -199,7 +213,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
   const handedBack = new Set<string>();
   const processJob = async (job: Job<QueueJob, QueueJobAnswer>, token?: string): Promise<QueueJobAnswer> => {
     const issues = checkSchema('queue-job', job.data);
-    if (issues.length > 0) throw new UnrecoverableError(`job ${job.id} is not a junobench queue job: ${issues.map(formatIssue).join('; ')}`);
+    if (issues.length > 0)
+      throw new UnrecoverableError(`job ${job.id} is not a junobench queue job: ${issues.map(formatIssue).join('; ')}`);
     const data = job.data;
     if (data.type === 'describe') return { worker: name, group, identity: await runtime.describe(data.modules) };
     running++;
@@ -207,16 +222,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
       const { files } = data;
       let dir: string;
       if (files.blobs && !files.shared) {
-        if (planTreeHash(files.blobs) !== files.treeHash) throw new UnrecoverableError(`job ${job.id}: its file list does not match its tree hash`);
+        if (planTreeHash(files.blobs) !== files.treeHash)
+          throw new UnrecoverableError(`job ${job.id}: its file list does not match its tree hash`);
         dir = await cache.materialize(files.treeHash, files.blobs);
       } else if (files.shared && !files.blobs) {
         dir = await resolveShared(files);
       } else {
         throw new UnrecoverableError(`job ${job.id}: it must carry either blobs or a shared folder`);
       }
-      const result = returning.signal.aborted
-        ? undefined
-        : await batcher.submit({ ...data.run, instanceDir: dir });
+      const result = returning.signal.aborted ? undefined : await batcher.submit({ ...data.run, instanceDir: dir });
       if (!result || (returning.signal.aborted && result.status === 'failed' && result.reason === 'cancelled')) {
         // Stopping: the job goes back to the queue for another worker, untouched.
         // If Redis does not take it back now, the lock simply expires and another worker takes it over.
@@ -299,7 +313,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
       if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
       clearInterval(heartbeat);
       await withTimeout(worker.close(), 10_000, () => new Error('timeout')).catch(() => worker.close(true));
-      await withTimeout(deleteWorkerRecord(redis, prefix, name), 2000, () => new Error('timeout')).catch(() => undefined);
+      await withTimeout(deleteWorkerRecord(redis, prefix, name), 2000, () => new Error('timeout')).catch(
+        () => undefined,
+      );
       redis.disconnect();
       resolveStopped();
     })();
@@ -310,7 +326,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
     record,
     stop,
     stopped,
-    stats: () => ({ ...stats, batches: batcher.batches, blobsFetched: cache.fetched.blobs, bytesFetched: cache.fetched.bytes }),
+    stats: () => ({
+      ...stats,
+      batches: batcher.batches,
+      blobsFetched: cache.fetched.blobs,
+      bytesFetched: cache.fetched.bytes,
+    }),
   };
 }
 

@@ -3,7 +3,12 @@ import { checkSchema, type QueueWorker } from '@junobench/core';
 import { describeWorkerGroup, planQueueName, planWorkerGroup, planWorkerGroups } from './worker-registry.js';
 
 const worker = (name: string, over: Partial<QueueWorker> = {}): QueueWorker => {
-  const base = { kind: 'local' as const, fingerprint: 'local:{"count": 3, "distributions": "abcdef0123456789"}', runner: 'r'.repeat(64), ...over };
+  const base = {
+    kind: 'local' as const,
+    fingerprint: 'local:{"count": 3, "distributions": "abcdef0123456789"}',
+    runner: 'r'.repeat(64),
+    ...over,
+  };
   return {
     protocol: 1,
     name,
@@ -44,7 +49,9 @@ describe('planWorkerGroups', () => {
     expect(checkSchema('queue-worker', a1)).toEqual([]);
     const groups = planWorkerGroups([b, a1, a2]);
     expect(groups.map((g) => g.workers.map((w) => w.name))).toEqual([['a1', 'a2'], ['b']]);
-    expect(describeWorkerGroup(groups[0]!)).toBe(`local runtime, Python 3.11.2 (/usr/bin/python3), 3 packages abcdef012345, runner rrrrrrrrrrrr, identity ${a1.group}: a1@h1, a2@h2`);
+    expect(describeWorkerGroup(groups[0]!)).toBe(
+      `local runtime, Python 3.11.2 (/usr/bin/python3), 3 packages abcdef012345, runner rrrrrrrrrrrr, identity ${a1.group}: a1@h1, a2@h2`,
+    );
   });
 
   it('names the runtime settings that follow the package hash', () => {
@@ -53,7 +60,13 @@ describe('planWorkerGroups', () => {
   });
 
   it('describes docker groups by image', () => {
-    const d = worker('d', { kind: 'docker', fingerprint: 'docker:sha256:0123456789abcdef0123', image: 'junobench/bench:debian-1' });
-    expect(describeWorkerGroup(planWorkerGroups([d])[0]!)).toMatch(/^docker runtime, image junobench\/bench:debian-1 \(sha256:0123456789ab/);
+    const d = worker('d', {
+      kind: 'docker',
+      fingerprint: 'docker:sha256:0123456789abcdef0123',
+      image: 'junobench/bench:debian-1',
+    });
+    expect(describeWorkerGroup(planWorkerGroups([d])[0]!)).toMatch(
+      /^docker runtime, image junobench\/bench:debian-1 \(sha256:0123456789ab/,
+    );
   });
 });

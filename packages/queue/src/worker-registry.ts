@@ -18,10 +18,20 @@ export function planQueueName(group: string): string {
  * one group only, so its results can never mix two environments.
  */
 export function planWorkerGroup(identity: { kind: string; fingerprint: string; runner: string }): string {
-  return hashValue({ protocol: QUEUE_PROTOCOL, kind: identity.kind, fingerprint: identity.fingerprint, runner: identity.runner }).slice(0, 16);
+  return hashValue({
+    protocol: QUEUE_PROTOCOL,
+    kind: identity.kind,
+    fingerprint: identity.fingerprint,
+    runner: identity.runner,
+  }).slice(0, 16);
 }
 
-export async function writeWorkerRecord(redis: Redis, prefix: string, record: QueueWorker, ttlMs: number): Promise<void> {
+export async function writeWorkerRecord(
+  redis: Redis,
+  prefix: string,
+  record: QueueWorker,
+  ttlMs: number,
+): Promise<void> {
   await redis.set(workerKey(prefix, record.name), JSON.stringify(record), 'PX', ttlMs);
 }
 
@@ -94,7 +104,8 @@ function describePackages(fingerprint: string): string {
   try {
     const f = JSON.parse(m?.[1] ?? '') as { distributions?: string; count?: number };
     // What follows the JSON is the runtime's own settings (e.g. ":fork:threads=1").
-    if (f.distributions) return `${f.count ?? '?'} packages ${f.distributions.slice(0, 12)}${m![2]!.replace(/:/g, ' ')}`;
+    if (f.distributions)
+      return `${f.count ?? '?'} packages ${f.distributions.slice(0, 12)}${m![2]!.replace(/:/g, ' ')}`;
   } catch {
     // not JSON: show it as it is
   }

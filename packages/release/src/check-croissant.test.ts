@@ -42,28 +42,80 @@ describe('planCroissant', () => {
   });
 
   it('sealed beside the archive: the archive is a FileObject with its sha256, the rest containedIn it', () => {
-    const archive = { name: 'junobench-0.1.0.tar.gz', bytes: 1234, sha256: 'f'.repeat(64), url: 'junobench-0.1.0.tar.gz', topFolder: 'junobench-0.1.0' };
+    const archive = {
+      name: 'junobench-0.1.0.tar.gz',
+      bytes: 1234,
+      sha256: 'f'.repeat(64),
+      url: 'junobench-0.1.0.tar.gz',
+      topFolder: 'junobench-0.1.0',
+    };
     const sealed = sealCroissant(doc(), archive);
     const first = sealed.distribution[0]!;
-    expect(first).toMatchObject({ '@type': 'cr:FileObject', '@id': 'archive', sha256: archive.sha256, contentSize: '1234 B', encodingFormat: 'application/x-gzip' });
+    expect(first).toMatchObject({
+      '@type': 'cr:FileObject',
+      '@id': 'archive',
+      sha256: archive.sha256,
+      contentSize: '1234 B',
+      encodingFormat: 'application/x-gzip',
+    });
     expect(sealed.distribution.slice(1).every((d) => d.containedIn?.['@id'] === 'archive')).toBe(true);
-    expect(sealed.distribution.find((d) => d['@id'] === 'notebook-files')).toMatchObject({ includes: 'junobench-0.1.0/instances/*/*.ipynb' });
+    expect(sealed.distribution.find((d) => d['@id'] === 'notebook-files')).toMatchObject({
+      includes: 'junobench-0.1.0/instances/*/*.ipynb',
+    });
     expect(checkCroissant(sealed, { ...ctx, archive, topFolder: 'junobench-0.1.0' })).toEqual([]);
-    expect(checkCroissant(sealed, { ...ctx, archive: { ...archive, sha256: 'e'.repeat(64) }, topFolder: 'junobench-0.1.0' }).map((i) => i.at)).toEqual(['archive']);
+    expect(
+      checkCroissant(sealed, {
+        ...ctx,
+        archive: { ...archive, sha256: 'e'.repeat(64) },
+        topFolder: 'junobench-0.1.0',
+      }).map((i) => i.at),
+    ).toEqual(['archive']);
   });
 });
 
 describe('checkCroissant', () => {
   const cases: [string, (d: CroissantDataset) => void, string[]][] = [
-    ['a schema violation', (d) => void ((d as { conformsTo: string }).conformsTo = 'http://mlcommons.org/croissant/0.8'), ['conformsTo']],
-    ['a reference to an undeclared @id', (d) => void (d.recordSet[0]!.field[0]!.source.fileObject = { '@id': 'benchmark.tsv' }), ['benchmark/id.source.fileObject', 'benchmark']],
-    ['a fileSet reference to a FileObject', (d) => void (d.recordSet[1]!.field[0]!.source.fileSet = { '@id': 'benchmark.csv' }), ['notebooks/path.source.fileSet']],
-    ['a column the CSV does not have', (d) => void (d.recordSet[0]!.field[1]!.source.extract.column = 'lib'), ['benchmark/library.source.extract', 'benchmark']],
+    [
+      'a schema violation',
+      (d) => void ((d as { conformsTo: string }).conformsTo = 'http://mlcommons.org/croissant/0.8'),
+      ['conformsTo'],
+    ],
+    [
+      'a reference to an undeclared @id',
+      (d) => void (d.recordSet[0]!.field[0]!.source.fileObject = { '@id': 'benchmark.tsv' }),
+      ['benchmark/id.source.fileObject', 'benchmark'],
+    ],
+    [
+      'a fileSet reference to a FileObject',
+      (d) => void (d.recordSet[1]!.field[0]!.source.fileSet = { '@id': 'benchmark.csv' }),
+      ['notebooks/path.source.fileSet'],
+    ],
+    [
+      'a column the CSV does not have',
+      (d) => void (d.recordSet[0]!.field[1]!.source.extract.column = 'lib'),
+      ['benchmark/library.source.extract', 'benchmark'],
+    ],
     ['a CSV column no field maps', (d) => void d.recordSet[0]!.field.pop(), ['benchmark']],
-    ['a wrong sha256', (d) => void ((d.distribution[0] as { sha256: string }).sha256 = '0'.repeat(64)), ['benchmark.csv']],
-    ['a wrong size', (d) => void ((d.distribution[0] as { contentSize: string }).contentSize = '7 B'), ['benchmark.csv']],
-    ['a file that is not there', (d) => void ((d.distribution[1] as { contentUrl: string }).contentUrl = 'benchmark.jsonl'), ['benchmark.json']],
-    ['a FileSet that matches nothing', (d) => void ((d.distribution[4] as { includes: string }).includes = 'instances/*/data/*.parquet'), ['instance-data']],
+    [
+      'a wrong sha256',
+      (d) => void ((d.distribution[0] as { sha256: string }).sha256 = '0'.repeat(64)),
+      ['benchmark.csv'],
+    ],
+    [
+      'a wrong size',
+      (d) => void ((d.distribution[0] as { contentSize: string }).contentSize = '7 B'),
+      ['benchmark.csv'],
+    ],
+    [
+      'a file that is not there',
+      (d) => void ((d.distribution[1] as { contentUrl: string }).contentUrl = 'benchmark.jsonl'),
+      ['benchmark.json'],
+    ],
+    [
+      'a FileSet that matches nothing',
+      (d) => void ((d.distribution[4] as { includes: string }).includes = 'instances/*/data/*.parquet'),
+      ['instance-data'],
+    ],
     ['a duplicate @id', (d) => void (d.recordSet[1]!['@id'] = 'benchmark'), ['benchmark']],
     ['a key that is not a field', (d) => void (d.recordSet[0]!.key = { '@id': 'benchmark/uid' }), ['benchmark.key']],
     ['another version', (d) => void (d.version = '0.2.0'), ['version']],

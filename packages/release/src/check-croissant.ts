@@ -1,5 +1,14 @@
 import { parse } from 'csv-parse/sync';
-import { checkSchema, compileLinearRegExp, formatIssue, pointerToField, type CroissantDataset, type CroissantFileObject, type CroissantFileSet, type LinearRegExp } from '@junobench/core';
+import {
+  checkSchema,
+  compileLinearRegExp,
+  formatIssue,
+  pointerToField,
+  type CroissantDataset,
+  type CroissantFileObject,
+  type CroissantFileSet,
+  type LinearRegExp,
+} from '@junobench/core';
 
 export interface CroissantIssue {
   /** Where in croissant.json: an @id or a property path. */
@@ -30,12 +39,16 @@ export interface CroissantContext {
  * header and every CSV column is mapped by a field. Returns every issue.
  */
 export function checkCroissant(doc: unknown, ctx: CroissantContext): CroissantIssue[] {
-  const issues: CroissantIssue[] = checkSchema('croissant', doc).map((i) => ({ at: pointerToField(i.path) || '(document)', message: formatIssue(i) }));
+  const issues: CroissantIssue[] = checkSchema('croissant', doc).map((i) => ({
+    at: pointerToField(i.path) || '(document)',
+    message: formatIssue(i),
+  }));
   if (issues.length > 0) return issues;
   const d = doc as CroissantDataset;
   const add = (at: string, message: string) => issues.push({ at, message });
 
-  if (ctx.version !== undefined && d.version !== ctx.version) add('version', `is "${d.version}", the release is ${ctx.version}`);
+  if (ctx.version !== undefined && d.version !== ctx.version)
+    add('version', `is "${d.version}", the release is ${ctx.version}`);
   if (d.distribution.length === 0) add('distribution', 'is empty');
   if (d.recordSet.length === 0) add('recordSet', 'is empty');
   if (d.creator.length === 0) add('creator', 'is empty');
@@ -57,12 +70,16 @@ export function checkCroissant(doc: unknown, ctx: CroissantContext): CroissantIs
       add(at, `references @id "${ref['@id']}", which is not declared`);
       return undefined;
     }
-    if (!kinds.includes(target.kind)) add(at, `references "${ref['@id']}", a ${target.kind}, where a ${kinds.join(' or ')} is expected`);
+    if (!kinds.includes(target.kind))
+      add(at, `references "${ref['@id']}", a ${target.kind}, where a ${kinds.join(' or ')} is expected`);
     return target.node;
   };
 
   // Paths inside the archive carry its top folder; the files map is keyed without it.
-  const resolvePath = (node: { contentUrl?: string; containedIn?: { '@id': string } }, raw: string): string | undefined => {
+  const resolvePath = (
+    node: { contentUrl?: string; containedIn?: { '@id': string } },
+    raw: string,
+  ): string | undefined => {
     if (!node.containedIn) return /^[a-z][a-z0-9+.-]*:/i.test(raw) ? undefined : raw.replace(/^\.\//, '');
     const prefix = ctx.topFolder ? `${ctx.topFolder}/` : '';
     if (prefix && !raw.startsWith(prefix)) return undefined;
@@ -78,9 +95,17 @@ export function checkCroissant(doc: unknown, ctx: CroissantContext): CroissantIs
 
   function checkFileObject(n: CroissantFileObject, at: string): void {
     const declared = n.contentSize ? Number(n.contentSize.replace(/ B$/, '')) : undefined;
-    if (ctx.archive && (n.name === ctx.archive.name || n.contentUrl.endsWith(`/${ctx.archive.name}`) || n.contentUrl === ctx.archive.name) && !n.containedIn) {
-      if (n.sha256 !== ctx.archive.sha256) add(at, `sha256 ${n.sha256} does not match the archive ${ctx.archive.name} (${ctx.archive.sha256})`);
-      if (declared !== undefined && declared !== ctx.archive.bytes) add(at, `contentSize ${declared} B does not match the archive's ${ctx.archive.bytes} bytes`);
+    if (
+      ctx.archive &&
+      (n.name === ctx.archive.name ||
+        n.contentUrl.endsWith(`/${ctx.archive.name}`) ||
+        n.contentUrl === ctx.archive.name) &&
+      !n.containedIn
+    ) {
+      if (n.sha256 !== ctx.archive.sha256)
+        add(at, `sha256 ${n.sha256} does not match the archive ${ctx.archive.name} (${ctx.archive.sha256})`);
+      if (declared !== undefined && declared !== ctx.archive.bytes)
+        add(at, `contentSize ${declared} B does not match the archive's ${ctx.archive.bytes} bytes`);
       return;
     }
     const p = resolvePath(n, n.contentUrl);
@@ -90,7 +115,8 @@ export function checkCroissant(doc: unknown, ctx: CroissantContext): CroissantIs
       return;
     }
     if (file.sha256 !== n.sha256) add(at, `sha256 ${n.sha256} does not match ${p} (${file.sha256})`);
-    if (declared !== undefined && declared !== file.bytes) add(at, `contentSize ${declared} B does not match ${p} (${file.bytes} bytes)`);
+    if (declared !== undefined && declared !== file.bytes)
+      add(at, `contentSize ${declared} B does not match ${p} (${file.bytes} bytes)`);
   }
 
   function checkFileSet(n: CroissantFileSet, at: string): void {
@@ -102,7 +128,8 @@ export function checkCroissant(doc: unknown, ctx: CroissantContext): CroissantIs
         continue;
       }
       const re = globToRegExp(p);
-      if (![...ctx.files.keys()].some((f) => re.test(f))) add(at, `includes "${pattern}" matches no file of the release`);
+      if (![...ctx.files.keys()].some((f) => re.test(f)))
+        add(at, `includes "${pattern}" matches no file of the release`);
     }
   }
 
@@ -119,7 +146,9 @@ export function checkCroissant(doc: unknown, ctx: CroissantContext): CroissantIs
   for (const rs of d.recordSet) {
     const fieldIds = new Set(rs.field.map((f) => f['@id']));
     const keys = rs.key === undefined ? [] : Array.isArray(rs.key) ? rs.key : [rs.key];
-    for (const k of keys) if (!fieldIds.has(k['@id'])) add(`${rs['@id']}.key`, `names "${k['@id']}", which is not a field of this record set`);
+    for (const k of keys)
+      if (!fieldIds.has(k['@id']))
+        add(`${rs['@id']}.key`, `names "${k['@id']}", which is not a field of this record set`);
     const mapped = new Map<string, Set<string>>();
     for (const f of rs.field) {
       const at = f['@id'];
@@ -131,19 +160,26 @@ export function checkCroissant(doc: unknown, ctx: CroissantContext): CroissantIs
       const column = src.extract.column;
       if (column !== undefined) {
         if (!fo || fo['@type'] !== 'cr:FileObject') {
-          if (src.fileSet) add(`${at}.source.extract`, 'extracts a column from a FileSet; columns are read from a CSV FileObject');
+          if (src.fileSet)
+            add(`${at}.source.extract`, 'extracts a column from a FileSet; columns are read from a CSV FileObject');
           continue;
         }
         const header = headerOf(fo);
-        if (header === null) add(`${at}.source.extract`, `extracts column "${column}" from ${fo['@id']}, whose header could not be read`);
-        else if (!header.includes(column)) add(`${at}.source.extract`, `extracts column "${column}", which ${fo['@id']} does not have (columns: ${header.join(', ')})`);
+        if (header === null)
+          add(`${at}.source.extract`, `extracts column "${column}" from ${fo['@id']}, whose header could not be read`);
+        else if (!header.includes(column))
+          add(
+            `${at}.source.extract`,
+            `extracts column "${column}", which ${fo['@id']} does not have (columns: ${header.join(', ')})`,
+          );
         if (!mapped.has(fo['@id'])) mapped.set(fo['@id'], new Set());
         mapped.get(fo['@id'])!.add(column);
       }
     }
     for (const [id, columns] of mapped) {
       const header = headerOf(byId.get(id)!.node as CroissantFileObject);
-      for (const c of header ?? []) if (!columns.has(c)) add(rs['@id'], `column "${c}" of ${id} is not mapped by any field`);
+      for (const c of header ?? [])
+        if (!columns.has(c)) add(rs['@id'], `column "${c}" of ${id} is not mapped by any field`);
     }
   }
   return issues;

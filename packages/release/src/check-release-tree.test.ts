@@ -49,7 +49,8 @@ async function rehash(dir: string, rel: string): Promise<void> {
   const content = await readFile(path.join(dir, rel));
   const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as ReleaseManifest;
   const all = [...manifest.instances.flatMap((i) => i.files), ...manifest.files];
-  for (const file of all) if (file.path === rel) Object.assign(file, { bytes: content.length, sha256: sha256(content) });
+  for (const file of all)
+    if (file.path === rel) Object.assign(file, { bytes: content.length, sha256: sha256(content) });
   manifest.totals.bytes = all.reduce((s, x) => s + x.bytes, 0);
   await writeFile(path.join(dir, 'manifest.json'), formatJson(manifest));
   const lines = parseSha256Sums(await readFile(path.join(dir, 'SHA256SUMS'), 'utf8'));
@@ -90,7 +91,10 @@ describe('release checks (verify --no-run)', { timeout: 60_000 }, () => {
     const dir = await copy();
     await unlink(path.join(dir, 'instances/numpy_1/fixed.ipynb'));
     const problems = await problemsOf(dir);
-    expect(brief(problems)).toEqual(['missing-file instances/numpy_1/fixed.ipynb [numpy_1]', 'missing-file instances/numpy_1/fixed.ipynb [numpy_1]']);
+    expect(brief(problems)).toEqual([
+      'missing-file instances/numpy_1/fixed.ipynb [numpy_1]',
+      'missing-file instances/numpy_1/fixed.ipynb [numpy_1]',
+    ]);
     expect(problems[0]!.message).toBe('instances/numpy_1/fixed.ipynb is listed in SHA256SUMS but missing');
   });
 
@@ -103,7 +107,9 @@ describe('release checks (verify --no-run)', { timeout: 60_000 }, () => {
     await rehash(dir, 'instances/numpy_1/instance.json');
     const problems = await problemsOf(dir);
     expect(brief(problems)).toEqual(['label-mismatch instances/numpy_1/instance.json [numpy_1]']);
-    expect(problems[0]!.message).toBe('numpy_1: label crashType is "value error" in instances/numpy_1/instance.json but "key error" in manifest.json');
+    expect(problems[0]!.message).toBe(
+      'numpy_1: label crashType is "value error" in instances/numpy_1/instance.json but "key error" in manifest.json',
+    );
   });
 
   it('a changed label in benchmark.csv is reported by instance', async () => {
@@ -113,9 +119,17 @@ describe('release checks (verify --no-run)', { timeout: 60_000 }, () => {
     await rehash(dir, 'benchmark.csv');
     const problems = await problemsOf(dir);
     // The Croissant file names benchmark.csv's sha256 and size too.
-    expect(brief(problems)).toEqual(['croissant croissant.json', 'croissant croissant.json', 'label-mismatch benchmark.csv [pandas_1]']);
-    expect(problems[0]!.message).toMatch(/^croissant\.json: benchmark\.csv: sha256 [0-9a-f]{64} does not match benchmark\.csv/);
-    expect(problems[2]!.message).toContain('pandas_1: label rootCause is "data confusion" in benchmark.csv but "API misuse" in manifest.json');
+    expect(brief(problems)).toEqual([
+      'croissant croissant.json',
+      'croissant croissant.json',
+      'label-mismatch benchmark.csv [pandas_1]',
+    ]);
+    expect(problems[0]!.message).toMatch(
+      /^croissant\.json: benchmark\.csv: sha256 [0-9a-f]{64} does not match benchmark\.csv/,
+    );
+    expect(problems[2]!.message).toContain(
+      'pandas_1: label rootCause is "data confusion" in benchmark.csv but "API misuse" in manifest.json',
+    );
   });
 
   it('a wrong checksum in SHA256SUMS is reported by the file it names', async () => {
@@ -131,7 +145,10 @@ describe('release checks (verify --no-run)', { timeout: 60_000 }, () => {
   it('a file the release does not list is reported', async () => {
     const dir = await copy();
     await writeFile(path.join(dir, 'instances/numpy_1/data/extra.py'), 'import os\n');
-    expect(brief(await problemsOf(dir))).toEqual(['unlisted-file instances/numpy_1/data/extra.py [numpy_1]', 'unlisted-file instances/numpy_1/data/extra.py [numpy_1]']);
+    expect(brief(await problemsOf(dir))).toEqual([
+      'unlisted-file instances/numpy_1/data/extra.py [numpy_1]',
+      'unlisted-file instances/numpy_1/data/extra.py [numpy_1]',
+    ]);
   });
 
   it('an invalid file is reported against its schema', async () => {
@@ -144,7 +161,9 @@ describe('release checks (verify --no-run)', { timeout: 60_000 }, () => {
 
   it('a changed outcome in verification.json is reported', async () => {
     const dir = await copy();
-    const v = JSON.parse(await readFile(path.join(dir, 'verification.json'), 'utf8')) as { instances: { instance: string; fixed: { outcome: string } }[] };
+    const v = JSON.parse(await readFile(path.join(dir, 'verification.json'), 'utf8')) as {
+      instances: { instance: string; fixed: { outcome: string } }[];
+    };
     v.instances.find((i) => i.instance === 'numpy_1')!.fixed.outcome = 'fixed-crashed';
     await writeFile(path.join(dir, 'verification.json'), formatJson(v));
     await rehash(dir, 'verification.json');
@@ -152,12 +171,15 @@ describe('release checks (verify --no-run)', { timeout: 60_000 }, () => {
     expect(brief(problems)).toEqual(['verification-mismatch verification.json [numpy_1]']);
   });
 
-  it('a tampered archive in its release folder fails the folder\'s SHA256SUMS and Croissant file', async () => {
+  it("a tampered archive in its release folder fails the folder's SHA256SUMS and Croissant file", async () => {
     const dir = path.join(f.root, 'outer');
     await cp(release.dir, dir, { recursive: true });
     const tampered = await copy();
     await appendFile(path.join(tampered, 'instances/numpy_1/data/train.csv'), '4\n');
-    await createTar({ gzip: true, cwd: path.dirname(tampered), file: path.join(dir, 'junobench-0.1.0.tar.gz'), portable: true }, ['junobench-0.1.0']);
+    await createTar(
+      { gzip: true, cwd: path.dirname(tampered), file: path.join(dir, 'junobench-0.1.0.tar.gz'), portable: true },
+      ['junobench-0.1.0'],
+    );
     const problems = brief(await problemsOf(dir));
     expect(problems).toContain('outer junobench-0.1.0.tar.gz');
     expect(problems).toContain('outer croissant.json');

@@ -5,7 +5,15 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isJunoError } from '@junobench/core';
 import { git, initRepoWithRemote } from '../test-helpers/git-repo.js';
-import { assertCleanTree, createReleaseTag, formatTagMessage, openGitRepository, pushReleaseTag, readGitIdentity, readTag } from './git-release.js';
+import {
+  assertCleanTree,
+  createReleaseTag,
+  formatTagMessage,
+  openGitRepository,
+  pushReleaseTag,
+  readGitIdentity,
+  readTag,
+} from './git-release.js';
 
 let root: string;
 let repo: string;
@@ -17,7 +25,14 @@ beforeEach(async () => {
 }, 60_000);
 afterEach(() => rm(root, { recursive: true, force: true }));
 
-const message = formatTagMessage({ name: 'JunoBench', version: '0.1.0', archiveName: 'junobench-0.1.0.tar.gz', archiveSha256: 'a'.repeat(64), manifestSha256: 'b'.repeat(64), instances: 16 });
+const message = formatTagMessage({
+  name: 'JunoBench',
+  version: '0.1.0',
+  archiveName: 'junobench-0.1.0.tar.gz',
+  archiveSha256: 'a'.repeat(64),
+  manifestSha256: 'b'.repeat(64),
+  instances: 16,
+});
 
 describe('git release steps', { timeout: 60_000 }, () => {
   it('reads HEAD, its time and whether the tree is clean', async () => {
@@ -33,7 +48,14 @@ describe('git release steps', { timeout: 60_000 }, () => {
   it.each([
     ['a modified file', async () => writeFile(path.join(repo, 'README.md'), 'changed\n'), 'README.md'],
     ['an untracked file', async () => writeFile(path.join(repo, 'notes.txt'), 'x'), 'notes.txt'],
-    ['a staged file', async () => { await writeFile(path.join(repo, 'staged.txt'), 'x'); git(repo, 'add', 'staged.txt'); }, 'staged.txt'],
+    [
+      'a staged file',
+      async () => {
+        await writeFile(path.join(repo, 'staged.txt'), 'x');
+        git(repo, 'add', 'staged.txt');
+      },
+      'staged.txt',
+    ],
   ])('refuses a working tree with %s (exit 2), naming it', async (_n, change, name) => {
     await change();
     const err = await assertCleanTree(openGitRepository(repo), repo).catch((e: unknown) => e);

@@ -46,7 +46,14 @@ export async function readTag(git: SimpleGit, tag: string): Promise<TagState> {
 }
 
 /** The annotated tag's message: what it releases, with the archive's and the manifest's sha256. */
-export function formatTagMessage(o: { name: string; version: string; archiveName: string; archiveSha256: string; manifestSha256: string; instances: number }): string {
+export function formatTagMessage(o: {
+  name: string;
+  version: string;
+  archiveName: string;
+  archiveSha256: string;
+  manifestSha256: string;
+  instances: number;
+}): string {
   return [
     `${o.name} ${o.version}`,
     '',
@@ -62,16 +69,30 @@ export function formatTagMessage(o: { name: string; version: string; archiveName
 /** Refuse a working tree with changes (modified, staged or untracked files): a release names one commit. */
 export async function assertCleanTree(git: SimpleGit, dir: string): Promise<void> {
   if (!(await git.checkIsRepo().catch(() => false))) {
-    throw new JunoError('E_GIT', 'not a git repository', { location: { file: dir }, hint: 'run publish in the repository the release is tagged in, or pass --repo <dir>' });
+    throw new JunoError('E_GIT', 'not a git repository', {
+      location: { file: dir },
+      hint: 'run publish in the repository the release is tagged in, or pass --repo <dir>',
+    });
   }
   const status = await git.status();
   if (!status.isClean()) {
-    const names = [...status.modified, ...status.staged, ...status.not_added, ...status.deleted, ...status.created, ...status.renamed.map((r) => r.to)];
+    const names = [
+      ...status.modified,
+      ...status.staged,
+      ...status.not_added,
+      ...status.deleted,
+      ...status.created,
+      ...status.renamed.map((r) => r.to),
+    ];
     const unique = [...new Set(names)].sort();
-    throw new JunoError('E_GIT', `the working tree has uncommitted changes (${unique.slice(0, 8).join(', ')}${unique.length > 8 ? `, and ${unique.length - 8} more` : ''})`, {
-      location: { file: dir },
-      hint: 'commit or remove them first: a release tag must name exactly the files it was built from',
-    });
+    throw new JunoError(
+      'E_GIT',
+      `the working tree has uncommitted changes (${unique.slice(0, 8).join(', ')}${unique.length > 8 ? `, and ${unique.length - 8} more` : ''})`,
+      {
+        location: { file: dir },
+        hint: 'commit or remove them first: a release tag must name exactly the files it was built from',
+      },
+    );
   }
 }
 
@@ -107,5 +128,9 @@ export async function pushReleaseTag(git: SimpleGit, tag: string, remote: string
 }
 
 function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n').find((l) => l.trim()) ?? 'git failed';
+  return (
+    String((e as Error)?.message ?? e)
+      .split('\n')
+      .find((l) => l.trim()) ?? 'git failed'
+  );
 }

@@ -67,7 +67,10 @@ export interface GitHubReleaseResult {
  * there with the same size is skipped, one with another size (an interrupted
  * upload) is deleted and uploaded again.
  */
-export async function publishGitHubRelease(octokit: GitHubClient, req: GitHubReleaseRequest): Promise<GitHubReleaseResult> {
+export async function publishGitHubRelease(
+  octokit: GitHubClient,
+  req: GitHubReleaseRequest,
+): Promise<GitHubReleaseResult> {
   const { owner, repo } = req;
   const step = req.onStep ?? (() => undefined);
   let release: { id: number; html_url: string; upload_url: string };
@@ -78,7 +81,17 @@ export async function publishGitHubRelease(octokit: GitHubClient, req: GitHubRel
   } catch (e) {
     if (status(e) !== 404) throw githubError(e, `reading the release for ${req.tag}`, req);
     try {
-      release = (await octokit.rest.repos.createRelease({ owner, repo, tag_name: req.tag, name: req.name, body: req.body, draft: false, prerelease: req.prerelease })).data;
+      release = (
+        await octokit.rest.repos.createRelease({
+          owner,
+          repo,
+          tag_name: req.tag,
+          name: req.name,
+          body: req.body,
+          draft: false,
+          prerelease: req.prerelease,
+        })
+      ).data;
     } catch (e2) {
       throw githubError(e2, `creating the release for ${req.tag}`, req);
     }
@@ -87,11 +100,23 @@ export async function publishGitHubRelease(octokit: GitHubClient, req: GitHubRel
   }
   let existing: { id: number; name: string; size: number }[];
   try {
-    existing = await octokit.paginate(octokit.rest.repos.listReleaseAssets, { owner, repo, release_id: release.id, per_page: 100 });
+    existing = await octokit.paginate(octokit.rest.repos.listReleaseAssets, {
+      owner,
+      repo,
+      release_id: release.id,
+      per_page: 100,
+    });
   } catch (e) {
     throw githubError(e, `listing the assets of release ${release.id}`, req);
   }
-  const result: GitHubReleaseResult = { id: release.id, url: release.html_url, created, uploaded: [], skipped: [], replaced: [] };
+  const result: GitHubReleaseResult = {
+    id: release.id,
+    url: release.html_url,
+    created,
+    uploaded: [],
+    skipped: [],
+    replaced: [],
+  };
   for (const asset of req.assets) {
     const there = existing.find((a) => a.name === asset.name);
     if (there && there.size === asset.bytes) {
@@ -144,5 +169,9 @@ function githubError(e: unknown, what: string, req: { owner: string; repo: strin
         : s === 404
           ? `check --github ${req.owner}/${req.repo} and that the tag is pushed (--remote)`
           : 'run publish again: it reuses the release and skips assets already uploaded';
-  return new JunoError('E_GITHUB', `GitHub API failed while ${what} in ${req.owner}/${req.repo}${s ? ` (HTTP ${s})` : ''}: ${msg}`, { hint, cause: e });
+  return new JunoError(
+    'E_GITHUB',
+    `GitHub API failed while ${what} in ${req.owner}/${req.repo}${s ? ` (HTTP ${s})` : ''}: ${msg}`,
+    { hint, cause: e },
+  );
 }

@@ -32,7 +32,12 @@ export { readReleaseMetadata, resolveReleaseMetadata, DEFAULT_RELEASE_METADATA }
 export { readDeprecated, planDeprecation, writeDeprecated, nextDeprecationVersion } from './deprecate-instance.js';
 export type { DeprecationRequest } from './deprecate-instance.js';
 export { checkReleaseTree } from './check-release-tree.js';
-export { planReleasePrepareReport, planReleaseVerifyReport, writeReleasePrepareReport, writeReleaseVerifyReport } from './write-release-report.js';
+export {
+  planReleasePrepareReport,
+  planReleaseVerifyReport,
+  writeReleasePrepareReport,
+  writeReleaseVerifyReport,
+} from './write-release-report.js';
 export type { ReleaseVerifyOutcome } from './write-release-report.js';
 export type { ReleaseProblem, ReleaseProblemCode, ReleaseTreeCheck } from './check-release-tree.js';
 export { openRelease, checkRelease } from './open-release.js';
@@ -48,7 +53,13 @@ export {
 } from './git-release.js';
 export type { SimpleGit, GitIdentity, TagState, TagRequest } from './git-release.js';
 export { createGitHubClient, publishGitHubRelease } from './github-release.js';
-export type { GitHubClient, GitHubClientOptions, GitHubReleaseRequest, GitHubReleaseResult, ReleaseAsset } from './github-release.js';
+export type {
+  GitHubClient,
+  GitHubClientOptions,
+  GitHubReleaseRequest,
+  GitHubReleaseResult,
+  ReleaseAsset,
+} from './github-release.js';
 export {
   pushReleaseImage,
   pullReleaseImage,

@@ -33,7 +33,10 @@ export interface OpenedRelease {
 export async function openRelease(input: string, options: { tmpDir?: string } = {}): Promise<OpenedRelease> {
   const st = await stat(input).catch(() => undefined);
   if (!st) {
-    throw new JunoError('E_INPUT_NOT_FOUND', 'no such release', { location: { file: input }, hint: 'pass a release folder (releases/junobench-<version>), its .tar.gz, or an extracted release' });
+    throw new JunoError('E_INPUT_NOT_FOUND', 'no such release', {
+      location: { file: input },
+      hint: 'pass a release folder (releases/junobench-<version>), its .tar.gz, or an extracted release',
+    });
   }
   const problems: ReleaseProblem[] = [];
   let archivePath: string | undefined;
@@ -45,10 +48,16 @@ export async function openRelease(input: string, options: { tmpDir?: string } = 
       return { top: path.resolve(input), problems, close: async () => undefined };
     }
     if (tarballs.length !== 1) {
-      throw new JunoError('E_INPUT_FORMAT', tarballs.length === 0 ? 'this folder holds no release archive (junobench-<version>.tar.gz) and is not an extracted release' : `this folder holds ${tarballs.length} release archives`, {
-        location: { file: input },
-        hint: 'pass the archive itself, or the folder `junobench release prepare` wrote',
-      });
+      throw new JunoError(
+        'E_INPUT_FORMAT',
+        tarballs.length === 0
+          ? 'this folder holds no release archive (junobench-<version>.tar.gz) and is not an extracted release'
+          : `this folder holds ${tarballs.length} release archives`,
+        {
+          location: { file: input },
+          hint: 'pass the archive itself, or the folder `junobench release prepare` wrote',
+        },
+      );
     }
     archivePath = path.join(input, tarballs[0]!);
     outerDir = path.resolve(input);
@@ -57,13 +66,17 @@ export async function openRelease(input: string, options: { tmpDir?: string } = 
     // A tarball in its release folder: check the files beside it too.
     const dir = path.dirname(path.resolve(input));
     const sums = await readOuterFile(dir, RELEASE_FILES.sums).catch(() => undefined);
-    if (sums !== undefined && parseSha256Sums(sums.toString('utf8')).some((l) => l.path === path.basename(input))) outerDir = dir;
+    if (sums !== undefined && parseSha256Sums(sums.toString('utf8')).some((l) => l.path === path.basename(input)))
+      outerDir = dir;
   }
 
   const archiveStat = await stat(archivePath);
   if (!archiveStat.isFile()) {
     // A FIFO or a device would never end (a symlink to /dev/zero in a downloaded folder).
-    throw new JunoError('E_INPUT_FORMAT', 'the release archive is not a regular file', { location: { file: archivePath }, hint: 'pass the .tar.gz that `junobench release prepare` wrote' });
+    throw new JunoError('E_INPUT_FORMAT', 'the release archive is not a regular file', {
+      location: { file: archivePath },
+      hint: 'pass the .tar.gz that `junobench release prepare` wrote',
+    });
   }
   const archive = { path: path.resolve(archivePath), bytes: archiveStat.size, sha256: await hashFile(archivePath) };
   let outerManifestSha256: string | undefined;
@@ -76,8 +89,18 @@ export async function openRelease(input: string, options: { tmpDir?: string } = 
   const entries = await listArchiveEntries(archivePath);
   const tops = [...new Set(entries.map((e) => e.path.split('/')[0]!))];
   const expected = path.basename(archivePath).replace(/\.tar\.gz$/, '');
-  if (tops.length !== 1) problems.push({ code: 'layout', path: path.basename(archivePath), message: `the archive has ${tops.length} top-level entries (${tops.slice(0, 5).join(', ')}); a release has one top folder` });
-  else if (tops[0] !== expected) problems.push({ code: 'layout', path: path.basename(archivePath), message: `the archive's top folder is ${tops[0]}, expected ${expected}` });
+  if (tops.length !== 1)
+    problems.push({
+      code: 'layout',
+      path: path.basename(archivePath),
+      message: `the archive has ${tops.length} top-level entries (${tops.slice(0, 5).join(', ')}); a release has one top folder`,
+    });
+  else if (tops[0] !== expected)
+    problems.push({
+      code: 'layout',
+      path: path.basename(archivePath),
+      message: `the archive's top folder is ${tops[0]}, expected ${expected}`,
+    });
 
   const tmp = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), 'junobench-release-'));
   const close = () => rm(tmp, { recursive: true, force: true });
@@ -88,15 +111,33 @@ export async function openRelease(input: string, options: { tmpDir?: string } = 
     throw e;
   }
   const top = path.join(tmp, 'x', tops.length === 1 ? tops[0]! : expected);
-  if (!(await stat(top).then((s) => s.isDirectory(), () => false))) {
+  if (
+    !(await stat(top).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     await close();
-    throw new JunoError('E_INPUT_FORMAT', `the archive holds no folder ${expected}/`, { location: { file: archivePath }, hint: 'pass an archive made by `junobench release prepare`' });
+    throw new JunoError('E_INPUT_FORMAT', `the archive holds no folder ${expected}/`, {
+      location: { file: archivePath },
+      hint: 'pass an archive made by `junobench release prepare`',
+    });
   }
-  return { top, archive, ...(outerDir ? { outerDir } : {}), ...(outerManifestSha256 ? { outerManifestSha256 } : {}), problems, close };
+  return {
+    top,
+    archive,
+    ...(outerDir ? { outerDir } : {}),
+    ...(outerManifestSha256 ? { outerManifestSha256 } : {}),
+    problems,
+    close,
+  };
 }
 
 /** The release folder beside the archive: SHA256SUMS, the Croissant file with the archive's digest, manifest.json as in the archive. */
-async function checkOuterFiles(dir: string, archive: { path: string; bytes: number; sha256: string }): Promise<{ problems: ReleaseProblem[]; manifestSha256?: string }> {
+async function checkOuterFiles(
+  dir: string,
+  archive: { path: string; bytes: number; sha256: string },
+): Promise<{ problems: ReleaseProblem[]; manifestSha256?: string }> {
   const problems: ReleaseProblem[] = [];
   const name = path.basename(archive.path);
   let sumsText: string | undefined;
@@ -107,24 +148,47 @@ async function checkOuterFiles(dir: string, archive: { path: string; bytes: numb
     return { problems };
   }
   if (sumsText === undefined) {
-    problems.push({ code: 'outer', path: RELEASE_FILES.sums, message: `the release folder has no SHA256SUMS beside ${name}` });
+    problems.push({
+      code: 'outer',
+      path: RELEASE_FILES.sums,
+      message: `the release folder has no SHA256SUMS beside ${name}`,
+    });
     return { problems };
   }
   for (const line of parseSha256Sums(sumsText, path.join(dir, RELEASE_FILES.sums))) {
     if (!isOuterName(line.path)) {
       // Never opened: a downloaded SHA256SUMS could name ../../etc/shadow or /dev/zero.
-      problems.push({ code: 'outer', path: shown(line.path), message: `the release folder's SHA256SUMS names ${shown(line.path)}, which is not a file of the release folder itself (a release lists only names beside its archive)` });
+      problems.push({
+        code: 'outer',
+        path: shown(line.path),
+        message: `the release folder's SHA256SUMS names ${shown(line.path)}, which is not a file of the release folder itself (a release lists only names beside its archive)`,
+      });
       continue;
     }
     let actual: string | undefined;
     try {
-      actual = line.path === name ? archive.sha256 : (await outerFileStat(dir, line.path)) ? await hashFile(path.join(dir, line.path)) : undefined;
+      actual =
+        line.path === name
+          ? archive.sha256
+          : (await outerFileStat(dir, line.path))
+            ? await hashFile(path.join(dir, line.path))
+            : undefined;
     } catch (e) {
       problems.push({ code: 'outer', path: line.path, message: (e as Error).message });
       continue;
     }
-    if (actual === undefined) problems.push({ code: 'outer', path: line.path, message: `${line.path} is listed in the release folder's SHA256SUMS but missing` });
-    else if (actual !== line.sha256) problems.push({ code: 'outer', path: line.path, message: `${line.path}: sha256 differs from the release folder's SHA256SUMS` });
+    if (actual === undefined)
+      problems.push({
+        code: 'outer',
+        path: line.path,
+        message: `${line.path} is listed in the release folder's SHA256SUMS but missing`,
+      });
+    else if (actual !== line.sha256)
+      problems.push({
+        code: 'outer',
+        path: line.path,
+        message: `${line.path}: sha256 differs from the release folder's SHA256SUMS`,
+      });
   }
   let outerManifest: Buffer | undefined;
   try {
@@ -157,7 +221,10 @@ function shown(name: string): string {
 async function outerFileStat(dir: string, name: string): Promise<number | undefined> {
   const st = await lstat(path.join(dir, name)).catch(() => undefined);
   if (!st) return undefined;
-  if (!st.isFile()) throw new Error(`${name} in the release folder is not a regular file (${st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a folder' : 'a special file'}); a release folder holds plain files only`);
+  if (!st.isFile())
+    throw new Error(
+      `${name} in the release folder is not a regular file (${st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a folder' : 'a special file'}); a release folder holds plain files only`,
+    );
   return st.size;
 }
 
@@ -165,7 +232,10 @@ async function outerFileStat(dir: string, name: string): Promise<number | undefi
 async function readOuterFile(dir: string, name: string): Promise<Buffer | undefined> {
   const size = await outerFileStat(dir, name);
   if (size === undefined) return undefined;
-  if (size > OUTER_FILE_MAX_BYTES) throw new Error(`${name} in the release folder is ${size} bytes, more than the ${OUTER_FILE_MAX_BYTES} a release's ${name} can be`);
+  if (size > OUTER_FILE_MAX_BYTES)
+    throw new Error(
+      `${name} in the release folder is ${size} bytes, more than the ${OUTER_FILE_MAX_BYTES} a release's ${name} can be`,
+    );
   return readFile(path.join(dir, name));
 }
 
@@ -188,13 +258,21 @@ export async function checkRelease(opened: OpenedRelease): Promise<ReleaseTreeCh
       unreadable = (e as Error).message;
     }
     if (text === undefined) {
-      problems.push({ code: 'outer', path: RELEASE_FILES.croissant, message: unreadable ?? `the release folder has no croissant.json beside ${name}` });
+      problems.push({
+        code: 'outer',
+        path: RELEASE_FILES.croissant,
+        message: unreadable ?? `the release folder has no croissant.json beside ${name}`,
+      });
     } else {
       let doc: unknown;
       try {
         doc = JSON.parse(text);
       } catch (e) {
-        problems.push({ code: 'outer', path: RELEASE_FILES.croissant, message: `croissant.json beside the archive is not valid JSON: ${(e as Error).message}` });
+        problems.push({
+          code: 'outer',
+          path: RELEASE_FILES.croissant,
+          message: `croissant.json beside the archive is not valid JSON: ${(e as Error).message}`,
+        });
       }
       if (doc !== undefined) {
         const issues = checkCroissant(doc, {
@@ -204,10 +282,19 @@ export async function checkRelease(opened: OpenedRelease): Promise<ReleaseTreeCh
           topFolder: path.basename(opened.top),
           ...(tree.manifest ? { version: tree.manifest.version } : {}),
         });
-        for (const i of issues) problems.push({ code: 'outer', path: RELEASE_FILES.croissant, message: `croissant.json beside the archive: ${i.at}: ${i.message}` });
+        for (const i of issues)
+          problems.push({
+            code: 'outer',
+            path: RELEASE_FILES.croissant,
+            message: `croissant.json beside the archive: ${i.at}: ${i.message}`,
+          });
         const distribution = (doc as { distribution?: { containedIn?: unknown; name?: string }[] }).distribution ?? [];
         if (!distribution.some((d) => d.name === name && !d.containedIn)) {
-          problems.push({ code: 'outer', path: RELEASE_FILES.croissant, message: `croissant.json beside the archive does not describe ${name}` });
+          problems.push({
+            code: 'outer',
+            path: RELEASE_FILES.croissant,
+            message: `croissant.json beside the archive does not describe ${name}`,
+          });
         }
       }
     }
@@ -215,7 +302,11 @@ export async function checkRelease(opened: OpenedRelease): Promise<ReleaseTreeCh
   if (opened.outerManifestSha256 !== undefined) {
     const inner = await hashFile(path.join(opened.top, RELEASE_FILES.manifest)).catch(() => undefined);
     if (inner !== undefined && inner !== opened.outerManifestSha256) {
-      problems.push({ code: 'outer', path: RELEASE_FILES.manifest, message: 'manifest.json beside the archive differs from the one inside it' });
+      problems.push({
+        code: 'outer',
+        path: RELEASE_FILES.manifest,
+        message: 'manifest.json beside the archive differs from the one inside it',
+      });
     }
   }
   return { ...tree, problems };

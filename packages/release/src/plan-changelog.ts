@@ -12,7 +12,11 @@ const GENERATED = new Set(['README.md', 'CHANGELOG.md', 'croissant.json']);
  * files added, removed or modified (by sha256), label changes and
  * verification changes. `deprecated` is the current deprecation list.
  */
-export function planChangelog(previous: ReleaseManifest | null, current: ReleaseManifest, deprecated: readonly DeprecatedInstance[]): Changelog {
+export function planChangelog(
+  previous: ReleaseManifest | null,
+  current: ReleaseManifest,
+  deprecated: readonly DeprecatedInstance[],
+): Changelog {
   const depById = new Map(deprecated.map((d) => [d.id, d]));
   const prevDeprecated = new Set((previous?.deprecated ?? []).map((d) => d.id));
   const log: Changelog = {
@@ -42,23 +46,35 @@ export function planChangelog(previous: ReleaseManifest | null, current: Release
     const a = prev.get(id);
     const b = cur.get(id)!;
     if (!a) continue;
-    const change: ChangedInstance = { id, files: diffFiles(a.files, b.files, `instances/${id}/`), labels: [], verification: [] };
+    const change: ChangedInstance = {
+      id,
+      files: diffFiles(a.files, b.files, `instances/${id}/`),
+      labels: [],
+      verification: [],
+    };
     for (const dim of LABEL_DIMENSIONS) {
       const from = a.labels[dim] ?? '';
       const to = b.labels[dim] ?? '';
       if (from !== to) change.labels.push({ dimension: dim, from, to });
     }
     if (a.status !== b.status) change.verification.push({ what: 'status', from: a.status, to: b.status });
-    if (a.verification.reproduced !== b.verification.reproduced) change.verification.push({ what: 'reproduced', from: a.verification.reproduced, to: b.verification.reproduced });
-    if (a.verification.fixed !== b.verification.fixed) change.verification.push({ what: 'fixed', from: a.verification.fixed, to: b.verification.fixed });
+    if (a.verification.reproduced !== b.verification.reproduced)
+      change.verification.push({ what: 'reproduced', from: a.verification.reproduced, to: b.verification.reproduced });
+    if (a.verification.fixed !== b.verification.fixed)
+      change.verification.push({ what: 'fixed', from: a.verification.fixed, to: b.verification.fixed });
     const f = change.files;
-    if (f.added.length + f.removed.length + f.modified.length + change.labels.length + change.verification.length > 0) log.changed.push(change);
+    if (f.added.length + f.removed.length + f.modified.length + change.labels.length + change.verification.length > 0)
+      log.changed.push(change);
   }
   const imageOf = (m: ReleaseManifest) => m.image.registry?.reference ?? m.image.tag ?? null;
   if (imageOf(previous) !== imageOf(current)) log.image = { from: imageOf(previous), to: imageOf(current) };
   const other = diffFiles(previous.files, current.files, '');
   const keep = (p: string) => !GENERATED.has(p);
-  log.otherFiles = { added: other.added.filter(keep), removed: other.removed.filter(keep), modified: other.modified.filter(keep) };
+  log.otherFiles = {
+    added: other.added.filter(keep),
+    removed: other.removed.filter(keep),
+    modified: other.modified.filter(keep),
+  };
   return log;
 }
 
@@ -90,7 +106,11 @@ export function formatChangelog(log: Changelog, name = 'JunoBench'): string {
     section('Added', log.added);
     section(
       'Removed',
-      log.removed.map((r) => (r.deprecated ? `${r.id} — deprecated in ${r.deprecated.deprecatedIn}: ${oneLine(r.deprecated.reason)}` : `${r.id}`)),
+      log.removed.map((r) =>
+        r.deprecated
+          ? `${r.id} — deprecated in ${r.deprecated.deprecatedIn}: ${oneLine(r.deprecated.reason)}`
+          : `${r.id}`,
+      ),
     );
     section(
       'Changed',
@@ -100,19 +120,31 @@ export function formatChangelog(log: Changelog, name = 'JunoBench'): string {
         if (f.modified.length) parts.push(`files modified: ${f.modified.join(', ')}`);
         if (f.added.length) parts.push(`files added: ${f.added.join(', ')}`);
         if (f.removed.length) parts.push(`files removed: ${f.removed.join(', ')}`);
-        for (const l of c.labels) parts.push(l.dimension === 'diagnosis' ? 'diagnosis rewritten' : `${l.dimension}: ${l.from} → ${l.to}`);
-        for (const v of c.verification) parts.push(`${v.what === 'status' ? 'verification' : v.what}: ${v.from} → ${v.to}`);
+        for (const l of c.labels)
+          parts.push(l.dimension === 'diagnosis' ? 'diagnosis rewritten' : `${l.dimension}: ${l.from} → ${l.to}`);
+        for (const v of c.verification)
+          parts.push(`${v.what === 'status' ? 'verification' : v.what}: ${v.from} → ${v.to}`);
         return `${c.id}: ${parts.join('; ')}`;
       }),
     );
-    if (log.added.length + log.removed.length + log.changed.length === 0) lines.push('No instance was added, removed or changed.', '');
+    if (log.added.length + log.removed.length + log.changed.length === 0)
+      lines.push('No instance was added, removed or changed.', '');
     if (log.image) lines.push('### Image', '', `- ${log.image.from ?? '(none)'} → ${log.image.to ?? '(none)'}`, '');
     const o = log.otherFiles;
-    section('Other files', [...o.added.map((p) => `added ${p}`), ...o.removed.map((p) => `removed ${p}`), ...o.modified.map((p) => `modified ${p}`)]);
+    section('Other files', [
+      ...o.added.map((p) => `added ${p}`),
+      ...o.removed.map((p) => `removed ${p}`),
+      ...o.modified.map((p) => `modified ${p}`),
+    ]);
   }
   const depNotRemoved = log.newlyDeprecated.filter((d) => !log.removed.some((r) => r.id === d.id));
   if (depNotRemoved.length > 0) {
-    lines.push('### Deprecated', '', ...depNotRemoved.map((d) => `- ${d.id} — deprecated in ${d.deprecatedIn}: ${oneLine(d.reason)}`), '');
+    lines.push(
+      '### Deprecated',
+      '',
+      ...depNotRemoved.map((d) => `- ${d.id} — deprecated in ${d.deprecatedIn}: ${oneLine(d.reason)}`),
+      '',
+    );
   }
   return lines.join('\n').replace(/\n+$/, '\n');
 }

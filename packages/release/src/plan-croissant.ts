@@ -49,22 +49,47 @@ const COLUMN_INFO: Record<string, { description: string; dataType: DataType }> =
   platform: { description: 'Where the notebook was collected: kaggle, github or local.', dataType: 'sc:Text' },
   notebook_url: { description: 'URL of the original notebook (empty when not public).', dataType: 'sc:URL' },
   datasets: { description: 'Titles of the input datasets, separated by "; ".', dataType: 'sc:Text' },
-  dataset_licenses: { description: 'Licence of each input dataset, in the same order, separated by "; ".', dataType: 'sc:Text' },
-  dataset_urls: { description: 'URL of each input dataset, in the same order, separated by "; ".', dataType: 'sc:Text' },
-  synthetic_data: { description: '"yes" when the data in the instance is synthetic (the original licence forbids sharing it).', dataType: 'sc:Text' },
+  dataset_licenses: {
+    description: 'Licence of each input dataset, in the same order, separated by "; ".',
+    dataType: 'sc:Text',
+  },
+  dataset_urls: {
+    description: 'URL of each input dataset, in the same order, separated by "; ".',
+    dataType: 'sc:Text',
+  },
+  synthetic_data: {
+    description: '"yes" when the data in the instance is synthetic (the original licence forbids sharing it).',
+    dataType: 'sc:Text',
+  },
   crash_ename: { description: 'Exception class the reproduced notebook raises.', dataType: 'sc:Text' },
   crash_evalue: { description: 'Exception message (matched as crash_match says).', dataType: 'sc:Text' },
   crash_match: { description: 'How the message is matched: exact, prefix or regex.', dataType: 'sc:Text' },
-  crash_cell: { description: 'Index of the crashing cell among the code cells of reproduced.ipynb.', dataType: 'sc:Integer' },
-  execution_order: { description: 'Cell order: file (top to bottom) or execution-count (replay of the saved execution counts).', dataType: 'sc:Text' },
+  crash_cell: {
+    description: 'Index of the crashing cell among the code cells of reproduced.ipynb.',
+    dataType: 'sc:Integer',
+  },
+  execution_order: {
+    description: 'Cell order: file (top to bottom) or execution-count (replay of the saved execution counts).',
+    dataType: 'sc:Text',
+  },
   requires: { description: 'Top-level Python modules the notebooks import, space-separated.', dataType: 'sc:Text' },
-  library: { description: 'Library cause label (None = no library caused the crash).', dataType: ['sc:Text', 'cr:Label'] },
+  library: {
+    description: 'Library cause label (None = no library caused the crash).',
+    dataType: ['sc:Text', 'cr:Label'],
+  },
   crash_type: { description: 'Crash type label.', dataType: ['sc:Text', 'cr:Label'] },
   root_cause: { description: 'Root cause label.', dataType: ['sc:Text', 'cr:Label'] },
   pipeline_stage: { description: 'ML pipeline stage label.', dataType: ['sc:Text', 'cr:Label'] },
   diagnosis: { description: 'Natural-language diagnosis of the crash.', dataType: 'sc:Text' },
-  verification_status: { description: 'verified, or skipped (skipped-env: a required module was missing in the runtime that verified the release).', dataType: 'sc:Text' },
-  reproduced_outcome: { description: 'Outcome of reproduced.ipynb: crash-reproduced, or skipped-env.', dataType: 'sc:Text' },
+  verification_status: {
+    description:
+      'verified, or skipped (skipped-env: a required module was missing in the runtime that verified the release).',
+    dataType: 'sc:Text',
+  },
+  reproduced_outcome: {
+    description: 'Outcome of reproduced.ipynb: crash-reproduced, or skipped-env.',
+    dataType: 'sc:Text',
+  },
   fixed_outcome: { description: 'Outcome of fixed.ipynb: fixed-ok, or skipped-env.', dataType: 'sc:Text' },
   verification_note: { description: 'Why an instance was skipped, when it was.', dataType: 'sc:Text' },
 };
@@ -98,7 +123,12 @@ const ARCHIVE_ID = 'archive';
 export function planCroissant(input: PlanCroissantInput): CroissantDataset {
   const m = input.metadata;
   const c = input.counts;
-  const fileObject = (id: string, f: CroissantFileFacts, encodingFormat: string, description: string): CroissantFileObject => ({
+  const fileObject = (
+    id: string,
+    f: CroissantFileFacts,
+    encodingFormat: string,
+    description: string,
+  ): CroissantFileObject => ({
     '@type': 'cr:FileObject',
     '@id': id,
     name: f.path,
@@ -117,7 +147,10 @@ export function planCroissant(input: PlanCroissantInput): CroissantDataset {
     includes,
   });
   const fields: CroissantField[] = input.csvColumns.map((column) => {
-    const info = COLUMN_INFO[column] ?? { description: `Column ${column} of benchmark.csv.`, dataType: 'sc:Text' as const };
+    const info = COLUMN_INFO[column] ?? {
+      description: `Column ${column} of benchmark.csv.`,
+      dataType: 'sc:Text' as const,
+    };
     return {
       '@type': 'cr:Field',
       '@id': `benchmark/${column}`,
@@ -134,7 +167,9 @@ export function planCroissant(input: PlanCroissantInput): CroissantDataset {
     name: m.name,
     description:
       `${m.description}\n\nRelease ${input.version}: ${c.instances} instances, ${c.verified} verified by executing them` +
-      (c.skippedEnv > 0 ? `, ${c.skippedEnv} released as skipped-env (a required module was missing where the release was verified; never counted as verified)` : '') +
+      (c.skippedEnv > 0
+        ? `, ${c.skippedEnv} released as skipped-env (a required module was missing where the release was verified; never counted as verified)`
+        : '') +
       '.',
     license: spdxUrl(m.license),
     url: m.url,
@@ -144,11 +179,36 @@ export function planCroissant(input: PlanCroissantInput): CroissantDataset {
     creator: m.creators.map((name) => ({ '@type': 'sc:Person' as const, name })),
     keywords: [...m.keywords],
     distribution: [
-      fileObject('benchmark.csv', input.benchmarkCsv, 'text/csv', 'One row per instance: source, datasets and licences, crash, labels, diagnosis, verification status.'),
-      fileObject('benchmark.json', input.benchmarkJson, 'application/json', 'The same as benchmark.csv, as JSON (schemas/benchmark.schema.json).'),
-      fileSet('notebook-files', 'instances/*/*.ipynb', 'application/x-ipynb+json', 'original.ipynb, reproduced.ipynb and fixed.ipynb of every instance.'),
-      fileSet('instance-metadata', 'instances/*/instance.json', 'application/json', 'instance.json of every instance: source, expected crash, execution order, requirements, final labels.'),
-      fileSet('instance-data', 'instances/*/data/**', 'application/octet-stream', 'Input data of every instance (subsampled, or synthetic where the licence forbids sharing).'),
+      fileObject(
+        'benchmark.csv',
+        input.benchmarkCsv,
+        'text/csv',
+        'One row per instance: source, datasets and licences, crash, labels, diagnosis, verification status.',
+      ),
+      fileObject(
+        'benchmark.json',
+        input.benchmarkJson,
+        'application/json',
+        'The same as benchmark.csv, as JSON (schemas/benchmark.schema.json).',
+      ),
+      fileSet(
+        'notebook-files',
+        'instances/*/*.ipynb',
+        'application/x-ipynb+json',
+        'original.ipynb, reproduced.ipynb and fixed.ipynb of every instance.',
+      ),
+      fileSet(
+        'instance-metadata',
+        'instances/*/instance.json',
+        'application/json',
+        'instance.json of every instance: source, expected crash, execution order, requirements, final labels.',
+      ),
+      fileSet(
+        'instance-data',
+        'instances/*/data/**',
+        'application/octet-stream',
+        'Input data of every instance (subsampled, or synthetic where the licence forbids sharing).',
+      ),
     ],
     recordSet: [
       {

@@ -1,17 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { checkSchema, sha256, type BenchmarkEntry, type ImageRecord, type InstanceVerification, type Labels, type ReleaseManifest } from '@junobench/core';
+import {
+  checkSchema,
+  sha256,
+  type BenchmarkEntry,
+  type ImageRecord,
+  type InstanceVerification,
+  type Labels,
+  type ReleaseManifest,
+} from '@junobench/core';
 import { planRelease, planRefusals, validateReleaseVersion } from './plan-release.js';
 import { DEFAULT_RELEASE_METADATA } from './read-release-metadata.js';
 import { agreementFixture } from '../test-helpers/release.js';
 import { parseSha256Sums } from './sha256sums.js';
 import type { ReleaseInputs } from './release-types.js';
 
-const LABELS: Labels = { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation', diagnosis: 'wrong column' };
+const LABELS: Labels = {
+  library: 'pandas',
+  crashType: 'key error',
+  rootCause: 'API misuse',
+  pipelineStage: 'data preparation',
+  diagnosis: 'wrong column',
+};
 
 function entry(id: string, status: 'verified' | 'skipped' = 'verified', labels: Partial<Labels> = {}): BenchmarkEntry {
   return {
     id,
-    source: { platform: 'kaggle', notebookUrl: `https://kaggle.com/code/x/${id}`, datasets: [{ title: `D ${id}`, license: 'CC0: Public Domain' }] },
+    source: {
+      platform: 'kaggle',
+      notebookUrl: `https://kaggle.com/code/x/${id}`,
+      datasets: [{ title: `D ${id}`, license: 'CC0: Public Domain' }],
+    },
     crash: { ename: 'KeyError', evalue: "'price'", match: 'exact', cell: 2 },
     execution: { order: 'file' },
     labels: { ...LABELS, ...labels },
@@ -20,18 +38,37 @@ function entry(id: string, status: 'verified' | 'skipped' = 'verified', labels: 
     verification:
       status === 'verified'
         ? { status, reproduced: 'crash-reproduced', fixed: 'fixed-ok' }
-        : { status, reproduced: 'skipped-env', fixed: 'skipped-env', reason: 'required module tensorflow not importable' },
+        : {
+            status,
+            reproduced: 'skipped-env',
+            fixed: 'skipped-env',
+            reason: 'required module tensorflow not importable',
+          },
   };
 }
 
-function result(id: string, status: InstanceVerification['status'], reproduced = 'crash-reproduced', fixed = 'fixed-ok'): InstanceVerification {
-  const r = (version: 'reproduced' | 'fixed', outcome: string) => ({ version, outcome, cells: [], durationMs: 1, runtime: { kind: 'local', packages: {} } });
+function result(
+  id: string,
+  status: InstanceVerification['status'],
+  reproduced = 'crash-reproduced',
+  fixed = 'fixed-ok',
+): InstanceVerification {
+  const r = (version: 'reproduced' | 'fixed', outcome: string) => ({
+    version,
+    outcome,
+    cells: [],
+    durationMs: 1,
+    runtime: { kind: 'local', packages: {} },
+  });
   return {
     instance: id,
     status,
     verified: status === 'verified',
     flaky: status === 'flaky',
-    reproduced: { ...r('reproduced', reproduced), ...(reproduced === 'skipped-env' ? { reason: 'required module tensorflow not importable' } : {}) },
+    reproduced: {
+      ...r('reproduced', reproduced),
+      ...(reproduced === 'skipped-env' ? { reason: 'required module tensorflow not importable' } : {}),
+    },
     fixed: r('fixed', fixed),
     contentHash: id,
     cached: false,
@@ -49,17 +86,31 @@ function inputs(over: Partial<ReleaseInputs> = {}): ReleaseInputs {
     sourceDateEpoch: 1_767_225_600,
     toolchain: { name: 'junobench', version: '0.1.0', commit: 'c0ffee', dirty: false },
     metadata: { ...DEFAULT_RELEASE_METADATA },
-    benchmark: { name: 'JunoBench', instances: [entry('numpy_1'), entry('pandas_1'), entry('tensorflow_1', 'skipped')] },
+    benchmark: {
+      name: 'JunoBench',
+      instances: [entry('numpy_1'), entry('pandas_1'), entry('tensorflow_1', 'skipped')],
+    },
     benchmarkCsv: csv,
     verification: {
       runtime: 'local',
       summary: { total: 3, verified: 2, notVerified: 0, skipped: 1, flaky: 0 },
-      instances: [result('numpy_1', 'verified'), result('pandas_1', 'verified'), result('tensorflow_1', 'skipped', 'skipped-env', 'skipped-env')],
+      instances: [
+        result('numpy_1', 'verified'),
+        result('pandas_1', 'verified'),
+        result('tensorflow_1', 'skipped', 'skipped-env', 'skipped-env'),
+      ],
     },
     agreement: agreementFixture(),
     instances: ids.map((id) => ({
       id,
-      instance: { id, source: entry(id).source, crash: entry(id).crash, execution: { order: 'file' }, requires: ['pandas'], labels: LABELS },
+      instance: {
+        id,
+        source: entry(id).source,
+        crash: entry(id).crash,
+        execution: { order: 'file' },
+        requires: ['pandas'],
+        labels: LABELS,
+      },
       files: [
         { path: `instances/${id}/fixed.ipynb`, bytes: 10, sha256: h(`${id} fixed`), abs: `/x/${id}/fixed.ipynb` },
         { path: `instances/${id}/instance.json`, bytes: 20, sha256: h(`${id} json`), abs: `/x/${id}/instance.json` },
@@ -88,7 +139,16 @@ describe('planRelease', () => {
     expect(plan.refusals).toEqual([]);
     const paths = plan.files.map((f) => f.path);
     expect(paths).toEqual([...paths].sort());
-    for (const p of ['CHANGELOG.md', 'README.md', 'SHA256SUMS', 'benchmark.csv', 'croissant.json', 'manifest.json', 'instances/pandas_1/fixed.ipynb']) expect(paths).toContain(p);
+    for (const p of [
+      'CHANGELOG.md',
+      'README.md',
+      'SHA256SUMS',
+      'benchmark.csv',
+      'croissant.json',
+      'manifest.json',
+      'instances/pandas_1/fixed.ipynb',
+    ])
+      expect(paths).toContain(p);
     for (const f of plan.files) if (f.from === 'generated') expect(f.sha256).toBe(sha256(f.content));
   });
 
@@ -128,19 +188,46 @@ describe('planRelease', () => {
     const card = planRelease(inputs()).files.find((f) => f.path === 'README.md')!;
     const text = card.from === 'generated' ? card.content : '';
     expect(text.startsWith('---\nlicense: other\n')).toBe(true);
-    for (const key of ['pretty_name:', 'task_categories:', 'tags:', 'size_categories:', '  - n<1K', 'configs:', '        path: benchmark.csv']) expect(text).toContain(key);
-    for (const section of ['## How it was built', '## Structure', '## Label definitions', '## Agreement', '## Statistics', '## Run every case', '## Licences', '## Citation']) expect(text).toContain(section);
+    for (const key of [
+      'pretty_name:',
+      'task_categories:',
+      'tags:',
+      'size_categories:',
+      '  - n<1K',
+      'configs:',
+      '        path: benchmark.csv',
+    ])
+      expect(text).toContain(key);
+    for (const section of [
+      '## How it was built',
+      '## Structure',
+      '## Label definitions',
+      '## Agreement',
+      '## Statistics',
+      '## Run every case',
+      '## Licences',
+      '## Citation',
+    ])
+      expect(text).toContain(section);
     expect(text).toMatch(/\| tensorflow_1 \|.*\| skipped-env: required module tensorflow/);
   });
 
   it('leaves deprecated instances out, lists them, and the changelog says why they went', () => {
     const previous = planRelease(inputs()).manifest;
-    const plan = planRelease(inputs({ version: '0.2.0', previous, deprecated: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }] }));
+    const plan = planRelease(
+      inputs({
+        version: '0.2.0',
+        previous,
+        deprecated: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }],
+      }),
+    );
     expect(plan.refusals).toEqual([]);
     expect(plan.manifest.instances.map((i) => i.id)).toEqual(['numpy_1', 'tensorflow_1']);
     expect(plan.manifest.deprecated).toEqual([{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }]);
     expect(plan.files.some((f) => f.path.startsWith('instances/pandas_1/'))).toBe(false);
-    expect(plan.changelog.removed).toEqual([{ id: 'pandas_1', deprecated: { id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' } }]);
+    expect(plan.changelog.removed).toEqual([
+      { id: 'pandas_1', deprecated: { id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' } },
+    ]);
     const log = plan.files.find((f) => f.path === 'CHANGELOG.md')!;
     expect(log.from === 'generated' && log.content).toContain('pandas_1 — deprecated in 0.2.0: dataset withdrawn');
   });
@@ -154,13 +241,23 @@ describe('planRelease', () => {
     expect(plan.changelog.previous).toBe('0.1.0');
     expect(plan.changelog.changed).toEqual([
       { id: 'numpy_1', files: { added: [], removed: [], modified: ['fixed.ipynb'] }, labels: [], verification: [] },
-      { id: 'pandas_1', files: { added: [], removed: [], modified: [] }, labels: [{ dimension: 'crashType', from: 'key error', to: 'value error' }], verification: [] },
+      {
+        id: 'pandas_1',
+        files: { added: [], removed: [], modified: [] },
+        labels: [{ dimension: 'crashType', from: 'key error', to: 'value error' }],
+        verification: [],
+      },
     ]);
     expect(plan.manifest.previous).toEqual({ version: '0.1.0' });
   });
 
   it('names the pushed image by digest in the manifest', () => {
-    const push = { repository: '127.0.0.1:5117/junobench/benchmark', tag: '0.1.0', digest: `sha256:${'a'.repeat(64)}`, reference: `127.0.0.1:5117/junobench/benchmark@sha256:${'a'.repeat(64)}` };
+    const push = {
+      repository: '127.0.0.1:5117/junobench/benchmark',
+      tag: '0.1.0',
+      digest: `sha256:${'a'.repeat(64)}`,
+      reference: `127.0.0.1:5117/junobench/benchmark@sha256:${'a'.repeat(64)}`,
+    };
     const plan = planRelease(inputs({ image: { profile: 'debian', recipe: [], record: null, push } }));
     expect(plan.manifest.image.registry).toEqual(push);
     const card = plan.files.find((f) => f.path === 'README.md')!;
@@ -173,13 +270,38 @@ describe('the dataset card says what is true of the release', () => {
     const f = planRelease(i).files.find((x) => x.path === 'README.md')!;
     return f.from === 'generated' ? f.content : '';
   };
-  const push = { repository: '127.0.0.1:5117/junobench/benchmark', tag: '0.1.0', digest: `sha256:${'a'.repeat(64)}`, reference: `127.0.0.1:5117/junobench/benchmark@sha256:${'a'.repeat(64)}` };
-  const record: ImageRecord = { profile: 'debian', tag: 'junobench/benchmark:debian-0123456789ab', imageId: 'sha256:' + 'b'.repeat(64), size: 1, recipeHash: 'r'.repeat(64), base: 'junobench/base:bookworm', packages: {}, modules: {}, unavailable: {} };
+  const push = {
+    repository: '127.0.0.1:5117/junobench/benchmark',
+    tag: '0.1.0',
+    digest: `sha256:${'a'.repeat(64)}`,
+    reference: `127.0.0.1:5117/junobench/benchmark@sha256:${'a'.repeat(64)}`,
+  };
+  const record: ImageRecord = {
+    profile: 'debian',
+    tag: 'junobench/benchmark:debian-0123456789ab',
+    imageId: 'sha256:' + 'b'.repeat(64),
+    size: 1,
+    recipeHash: 'r'.repeat(64),
+    base: 'junobench/base:bookworm',
+    packages: {},
+    modules: {},
+    unavailable: {},
+  };
   // The docker command a downloader can run: with no pushed image, the name the card's own rebuild line gives it
   // (a bare --runtime docker found no image); with a pushed one, no --image (it would turn off the pull by digest).
   const cases: [string, ReleaseInputs['image'], string, boolean][] = [
-    ['no image built', { profile: 'debian', recipe: [], record: null, push: null }, '--runtime docker --image junobench/benchmark:0.1.0', true],
-    ['an image built, not pushed', { profile: 'debian', recipe: [], record, push: null }, '--runtime docker --image junobench/benchmark:0.1.0', true],
+    [
+      'no image built',
+      { profile: 'debian', recipe: [], record: null, push: null },
+      '--runtime docker --image junobench/benchmark:0.1.0',
+      true,
+    ],
+    [
+      'an image built, not pushed',
+      { profile: 'debian', recipe: [], record, push: null },
+      '--runtime docker --image junobench/benchmark:0.1.0',
+      true,
+    ],
     ['an image pushed', { profile: 'debian', recipe: [], record, push }, '--runtime docker   # in the image', false],
   ];
   it.each(cases)('%s: the docker command names an image the reader can have', (_n, image, command, rebuildFirst) => {
@@ -187,18 +309,24 @@ describe('the dataset card says what is true of the release', () => {
     const run = card.slice(card.indexOf('## Run every case'), card.indexOf('## Licences'));
     // Run from the folder of the archive with the toolchain's checkout beside it: the toolchain is not an npm package,
     // so a bare `npx junobench` there asks the registry for one.
-    expect(run).toContain(`npx --prefix junobench-toolchain junobench release verify junobench-0.1.0.tar.gz ${command}`);
+    expect(run).toContain(
+      `npx --prefix junobench-toolchain junobench release verify junobench-0.1.0.tar.gz ${command}`,
+    );
     expect(run).toContain('git clone --branch v0.1.0 ');
     expect(run).not.toMatch(/^npx junobench/m);
     // The rebuild from the same folder: the archive extracted first, no `cd` that would break the relative paths after it.
-    expect(run).toContain('tar xzf junobench-0.1.0.tar.gz && docker build -f junobench-0.1.0/image/Dockerfile.debian -t junobench/benchmark:0.1.0 junobench-0.1.0/image');
+    expect(run).toContain(
+      'tar xzf junobench-0.1.0.tar.gz && docker build -f junobench-0.1.0/image/Dockerfile.debian -t junobench/benchmark:0.1.0 junobench-0.1.0/image',
+    );
     expect(run.indexOf('docker build') < run.indexOf('```sh')).toBe(rebuildFirst);
     expect(run).not.toMatch(/--image 127\.0\.0\.1/);
   });
 
   it('marks subsampled data as subsampled, not original', () => {
     const i = inputs();
-    i.instances[1]!.instance.data = { subsample: { seed: 1, steps: [{ method: 'table', path: 'sales.csv', parameters: { rows: 10 } }] } } as never;
+    i.instances[1]!.instance.data = {
+      subsample: { seed: 1, steps: [{ method: 'table', path: 'sales.csv', parameters: { rows: 10 } }] },
+    } as never;
     const card = cardOf(i);
     expect(card).toMatch(/\| pandas_1 \|.*\| subsampled \|$/m);
     expect(card).toMatch(/\| numpy_1 \|.*\| original \|$/m);
@@ -207,12 +335,25 @@ describe('the dataset card says what is true of the release', () => {
   it('says the agreement figures were not recomputed when they count a deprecated instance', () => {
     const plain = cardOf(inputs());
     expect(plain).not.toMatch(/not recomputed/);
-    const card = cardOf(inputs({ version: '0.2.0', deprecated: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }] }));
-    expect(card).toContain('These are the figures of the annotation of 3 instances; this release holds 2 (deprecated: pandas_1), and the figures were not recomputed without them.');
+    const card = cardOf(
+      inputs({
+        version: '0.2.0',
+        deprecated: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }],
+      }),
+    );
+    expect(card).toContain(
+      'These are the figures of the annotation of 3 instances; this release holds 2 (deprecated: pandas_1), and the figures were not recomputed without them.',
+    );
   });
 
   it('says the figures leave the deprecated instances out when they were recomputed without them', () => {
-    const card = cardOf(inputs({ version: '0.2.0', deprecated: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }], agreementRecomputed: true }));
+    const card = cardOf(
+      inputs({
+        version: '0.2.0',
+        deprecated: [{ id: 'pandas_1', deprecatedIn: '0.2.0', reason: 'dataset withdrawn' }],
+        agreementRecomputed: true,
+      }),
+    );
     expect(card).not.toMatch(/not recomputed/);
     expect(card).toContain('Computed over the annotations without the deprecated instance (pandas_1).');
     expect(cardOf(inputs())).not.toContain('Computed over the annotations without');
@@ -232,7 +373,10 @@ describe('planRefusals', () => {
     [
       'a flaky instance',
       (i) => {
-        i.verification.instances[0] = { ...result('numpy_1', 'flaky'), repeats: { reproduced: ['crash-reproduced', 'no-crash'], fixed: ['fixed-ok', 'fixed-ok'] } };
+        i.verification.instances[0] = {
+          ...result('numpy_1', 'flaky'),
+          repeats: { reproduced: ['crash-reproduced', 'no-crash'], fixed: ['fixed-ok', 'fixed-ok'] },
+        };
       },
       ['flaky numpy_1'],
     ],
@@ -299,8 +443,16 @@ describe('planRefusals', () => {
 
   it('explains a not-verified instance with its outcome', () => {
     const i = inputs();
-    i.verification.instances.push({ ...result('sklearn_1', 'not-verified', 'crash-mismatch'), reproduced: { ...result('sklearn_1', 'not-verified', 'crash-mismatch').reproduced, reason: 'expected KeyError, got ValueError' } });
-    expect(planRefusals(i)[0]!.message).toBe('sklearn_1 is not verified: reproduced crash-mismatch (expected KeyError, got ValueError)');
+    i.verification.instances.push({
+      ...result('sklearn_1', 'not-verified', 'crash-mismatch'),
+      reproduced: {
+        ...result('sklearn_1', 'not-verified', 'crash-mismatch').reproduced,
+        reason: 'expected KeyError, got ValueError',
+      },
+    });
+    expect(planRefusals(i)[0]!.message).toBe(
+      'sklearn_1 is not verified: reproduced crash-mismatch (expected KeyError, got ValueError)',
+    );
   });
 
   it('a deprecated instance is neither refused nor released', () => {
@@ -312,5 +464,7 @@ describe('planRefusals', () => {
 
 describe('validateReleaseVersion', () => {
   it.each(['0.1.0', '1.2.3-rc.1', '10.20.30'])('accepts %s', (v) => expect(validateReleaseVersion(v)).toBe(v));
-  it.each(['v0.1.0', '0.1', 'latest', '01.2.3', '', '2.0.0+build.5'])('refuses %j', (v) => expect(() => validateReleaseVersion(v)).toThrow(/not a semantic version/));
+  it.each(['v0.1.0', '0.1', 'latest', '01.2.3', '', '2.0.0+build.5'])('refuses %j', (v) =>
+    expect(() => validateReleaseVersion(v)).toThrow(/not a semantic version/),
+  );
 });

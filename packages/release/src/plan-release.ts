@@ -72,7 +72,10 @@ export function planRelease(inputs: ReleaseInputs): ReleasePlan {
       id: i.id,
       status: skipped ? 'skipped-env' : 'verified',
       labels: e.labels,
-      verification: { reproduced: v?.reproduced.outcome ?? e.verification.reproduced ?? 'skipped-env', fixed: v?.fixed.outcome ?? e.verification.fixed ?? 'skipped-env' },
+      verification: {
+        reproduced: v?.reproduced.outcome ?? e.verification.reproduced ?? 'skipped-env',
+        fixed: v?.fixed.outcome ?? e.verification.fixed ?? 'skipped-env',
+      },
       syntheticData: Boolean(e.syntheticData),
       files: i.files.map(toReleaseFile),
     };
@@ -107,9 +110,16 @@ export function planRelease(inputs: ReleaseInputs): ReleasePlan {
 
   const agreement = {
     minKappa: inputs.metadata.minKappa,
-    dimensions: (inputs.agreement?.dimensions ?? []).map((d) => ({ dimension: d.dimension, kappa: d.kappa, alpha: d.alpha.alpha })),
+    dimensions: (inputs.agreement?.dimensions ?? []).map((d) => ({
+      dimension: d.dimension,
+      kappa: d.kappa,
+      alpha: d.alpha.alpha,
+    })),
   };
-  const image: ReleaseManifest['image'] = { profile: inputs.image.profile, recipe: [...inputs.image.recipe].sort(compareCodePoints) };
+  const image: ReleaseManifest['image'] = {
+    profile: inputs.image.profile,
+    recipe: [...inputs.image.recipe].sort(compareCodePoints),
+  };
   if (inputs.image.record) {
     image.tag = inputs.image.record.tag;
     image.imageId = inputs.image.record.imageId;
@@ -127,7 +137,12 @@ export function planRelease(inputs: ReleaseInputs): ReleasePlan {
     toolchain: inputs.toolchain,
     previous: inputs.previous ? { version: inputs.previous.version } : null,
     image,
-    verification: { runtime: inputs.verification.runtime, total: counts.instances, verified: counts.verified, skippedEnv: counts.skippedEnv },
+    verification: {
+      runtime: inputs.verification.runtime,
+      total: counts.instances,
+      verified: counts.verified,
+      skippedEnv: counts.skippedEnv,
+    },
     agreement,
     instances,
     deprecated: [...inputs.deprecated].sort((a, b) => compareCodePoints(a.id, b.id)),
@@ -135,7 +150,11 @@ export function planRelease(inputs: ReleaseInputs): ReleasePlan {
 
   // The changelog compares instances (their files are known by now); its
   // own bytes are then part of the manifest's file list.
-  const provisional: ReleaseManifest = { ...manifestBase, files: curatedFiles.map(toReleaseFile), totals: totalsOf(instances, curatedFiles.map(toReleaseFile), inputs.deprecated.length) };
+  const provisional: ReleaseManifest = {
+    ...manifestBase,
+    files: curatedFiles.map(toReleaseFile),
+    totals: totalsOf(instances, curatedFiles.map(toReleaseFile), inputs.deprecated.length),
+  };
   const changelog = planChangelog(inputs.previous, provisional, inputs.deprecated);
   const changelogText = formatChangelog(changelog, inputs.metadata.name);
   const cardText = renderDatasetCard({
@@ -150,25 +169,53 @@ export function planRelease(inputs: ReleaseInputs): ReleasePlan {
   });
   const croissantText = formatJson(croissant);
 
-  const generated = (path: string, content: string): PlannedFile => ({ path, bytes: Buffer.byteLength(content), sha256: sha256(content), from: 'generated', content });
-  const generatedFiles = [generated(RELEASE_FILES.card, cardText), generated(RELEASE_FILES.changelog, changelogText), generated(RELEASE_FILES.croissant, croissantText)];
-  const otherFiles: ReleaseFile[] = [...curatedFiles.map(toReleaseFile), ...generatedFiles.map(toReleaseFile)].sort((a, b) => compareCodePoints(a.path, b.path));
-  const manifest: ReleaseManifest = { ...manifestBase, files: otherFiles, totals: totalsOf(instances, otherFiles, inputs.deprecated.length) };
+  const generated = (path: string, content: string): PlannedFile => ({
+    path,
+    bytes: Buffer.byteLength(content),
+    sha256: sha256(content),
+    from: 'generated',
+    content,
+  });
+  const generatedFiles = [
+    generated(RELEASE_FILES.card, cardText),
+    generated(RELEASE_FILES.changelog, changelogText),
+    generated(RELEASE_FILES.croissant, croissantText),
+  ];
+  const otherFiles: ReleaseFile[] = [...curatedFiles.map(toReleaseFile), ...generatedFiles.map(toReleaseFile)].sort(
+    (a, b) => compareCodePoints(a.path, b.path),
+  );
+  const manifest: ReleaseManifest = {
+    ...manifestBase,
+    files: otherFiles,
+    totals: totalsOf(instances, otherFiles, inputs.deprecated.length),
+  };
   const manifestFile = generated(RELEASE_FILES.manifest, formatJson(manifest));
 
   const planned: PlannedFile[] = [
-    ...curatedFiles.map((f): PlannedFile => ({ path: f.path, bytes: f.bytes, sha256: f.sha256, from: 'file', abs: f.abs })),
-    ...released.flatMap((i) => i.files.map((f): PlannedFile => ({ path: f.path, bytes: f.bytes, sha256: f.sha256, from: 'file', abs: f.abs }))),
+    ...curatedFiles.map((f): PlannedFile => ({
+      path: f.path,
+      bytes: f.bytes,
+      sha256: f.sha256,
+      from: 'file',
+      abs: f.abs,
+    })),
+    ...released.flatMap((i) =>
+      i.files.map((f): PlannedFile => ({ path: f.path, bytes: f.bytes, sha256: f.sha256, from: 'file', abs: f.abs })),
+    ),
     ...generatedFiles,
     manifestFile,
   ];
-  const sums = generated(RELEASE_FILES.sums, formatSha256Sums(planned.map((f) => ({ path: f.path, sha256: f.sha256 }))));
+  const sums = generated(
+    RELEASE_FILES.sums,
+    formatSha256Sums(planned.map((f) => ({ path: f.path, sha256: f.sha256 }))),
+  );
   planned.push(sums);
   planned.sort((a, b) => compareCodePoints(a.path, b.path));
   const dup = planned.find((f, k) => k > 0 && planned[k - 1]!.path === f.path);
   if (dup) refusals.push({ code: 'inconsistent', message: `two files of the release would both be ${dup.path}` });
 
-  if (inputs.toolchain.commit === null) warnings.push('the toolchain is not a git checkout: the manifest names no commit');
+  if (inputs.toolchain.commit === null)
+    warnings.push('the toolchain is not a git checkout: the manifest names no commit');
   return {
     version,
     tag: `v${version}`,
@@ -198,7 +245,10 @@ export function planRefusals(inputs: ReleaseInputs): Refusal[] {
   const entries = new Map(inputs.benchmark.instances.map((e) => [e.id, e]));
   const verified = new Map(inputs.verification.instances.map((v) => [v.instance, v]));
   const curated = new Map(inputs.instances.map((i) => [i.id, i]));
-  const drafts = new Set([...(inputs.drafts ?? []), ...inputs.instances.filter((i) => i.instance.status === 'draft').map((i) => i.id)]);
+  const drafts = new Set([
+    ...(inputs.drafts ?? []),
+    ...inputs.instances.filter((i) => i.instance.status === 'draft').map((i) => i.id),
+  ]);
 
   if (inputs.previous && !semver.gt(inputs.version, inputs.previous.version)) {
     out.push({
@@ -213,7 +263,12 @@ export function planRefusals(inputs: ReleaseInputs): Refusal[] {
     const v = verified.get(id);
     const e = entries.get(id);
     const c = curated.get(id);
-    if (drafts.has(id)) out.push({ code: 'draft', instance: id, message: `${id} is a draft (instance.json "status": "draft"): review it, or deprecate it` });
+    if (drafts.has(id))
+      out.push({
+        code: 'draft',
+        instance: id,
+        message: `${id} is a draft (instance.json "status": "draft"): review it, or deprecate it`,
+      });
     // A draft the build left out of benchmark.json has said all there is to say.
     if (drafts.has(id) && !e) continue;
     if (!v) {
@@ -231,30 +286,62 @@ export function planRefusals(inputs: ReleaseInputs): Refusal[] {
     }
     if (v.status === 'not-verified') {
       const parts: string[] = [];
-      if (v.reproduced.outcome !== 'crash-reproduced') parts.push(`reproduced ${v.reproduced.outcome}${v.reproduced.reason ? ` (${v.reproduced.reason})` : ''}`);
-      if (v.fixed.outcome !== 'fixed-ok') parts.push(`fixed ${v.fixed.outcome}${v.fixed.reason ? ` (${v.fixed.reason})` : ''}`);
-      out.push({ code: 'not-verified', instance: id, message: `${id} is not verified: ${parts.join('; ') || 'see verification.json'}` });
+      if (v.reproduced.outcome !== 'crash-reproduced')
+        parts.push(`reproduced ${v.reproduced.outcome}${v.reproduced.reason ? ` (${v.reproduced.reason})` : ''}`);
+      if (v.fixed.outcome !== 'fixed-ok')
+        parts.push(`fixed ${v.fixed.outcome}${v.fixed.reason ? ` (${v.fixed.reason})` : ''}`);
+      out.push({
+        code: 'not-verified',
+        instance: id,
+        message: `${id} is not verified: ${parts.join('; ') || 'see verification.json'}`,
+      });
       continue;
     }
     if (v.status === 'skipped' && !(v.reproduced.outcome === 'skipped-env' || v.fixed.outcome === 'skipped-env')) {
-      out.push({ code: 'skipped-not-env', instance: id, message: `${id} was skipped for a reason other than its environment (${v.reproduced.outcome}/${v.fixed.outcome})` });
+      out.push({
+        code: 'skipped-not-env',
+        instance: id,
+        message: `${id} was skipped for a reason other than its environment (${v.reproduced.outcome}/${v.fixed.outcome})`,
+      });
       continue;
     }
-    if (!e) out.push({ code: 'inconsistent', instance: id, message: `${id} is ${v.status} in verification.json but missing from benchmark.json` });
-    else if (!c) out.push({ code: 'inconsistent', instance: id, message: `${id} is in benchmark.json but has no folder under instances/` });
+    if (!e)
+      out.push({
+        code: 'inconsistent',
+        instance: id,
+        message: `${id} is ${v.status} in verification.json but missing from benchmark.json`,
+      });
+    else if (!c)
+      out.push({
+        code: 'inconsistent',
+        instance: id,
+        message: `${id} is in benchmark.json but has no folder under instances/`,
+      });
     else if (e.verification.status !== v.status) {
-      out.push({ code: 'inconsistent', instance: id, message: `${id} is ${e.verification.status} in benchmark.json but ${v.status} in verification.json` });
+      out.push({
+        code: 'inconsistent',
+        instance: id,
+        message: `${id} is ${e.verification.status} in benchmark.json but ${v.status} in verification.json`,
+      });
     }
   }
-  if (ids.size - [...ids].filter((id) => deprecated.has(id)).length === 0) out.push({ code: 'no-instances', message: 'the benchmark holds no instance to release' });
+  if (ids.size - [...ids].filter((id) => deprecated.has(id)).length === 0)
+    out.push({ code: 'no-instances', message: 'the benchmark holds no instance to release' });
 
   if (!inputs.agreement) {
     out.push({ code: 'agreement-missing', message: 'no agreement report (labels/agreement.json)' });
   } else {
     for (const d of inputs.agreement.dimensions) {
-      if (d.kappa === null) out.push({ code: 'agreement-below-gate', message: `agreement on ${d.dimension} is undefined (Cohen's kappa has no value)` });
+      if (d.kappa === null)
+        out.push({
+          code: 'agreement-below-gate',
+          message: `agreement on ${d.dimension} is undefined (Cohen's kappa has no value)`,
+        });
       else if (d.kappa < inputs.metadata.minKappa) {
-        out.push({ code: 'agreement-below-gate', message: `agreement on ${d.dimension} is below the gate: Cohen's kappa ${d.kappa.toFixed(3)} < ${inputs.metadata.minKappa}` });
+        out.push({
+          code: 'agreement-below-gate',
+          message: `agreement on ${d.dimension} is below the gate: Cohen's kappa ${d.kappa.toFixed(3)} < ${inputs.metadata.minKappa}`,
+        });
       }
     }
   }
@@ -265,7 +352,11 @@ function toReleaseFile(f: SourceFile | PlannedFile | ReleaseFile): ReleaseFile {
   return { path: f.path, bytes: f.bytes, sha256: f.sha256 };
 }
 
-function totalsOf(instances: readonly ReleaseInstance[], files: readonly ReleaseFile[], deprecated: number): ReleaseManifest['totals'] {
+function totalsOf(
+  instances: readonly ReleaseInstance[],
+  files: readonly ReleaseFile[],
+  deprecated: number,
+): ReleaseManifest['totals'] {
   const all = [...instances.flatMap((i) => i.files), ...files];
   return {
     instances: instances.length,

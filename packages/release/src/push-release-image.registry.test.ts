@@ -9,7 +9,13 @@ import Docker from 'dockerode';
 import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJunoError } from '@junobench/core';
-import { digestFromEvents, isLoopbackRegistry, pullReleaseImage, pushReleaseImage, readRegistryDigest } from './push-release-image.js';
+import {
+  digestFromEvents,
+  isLoopbackRegistry,
+  pullReleaseImage,
+  pushReleaseImage,
+  readRegistryDigest,
+} from './push-release-image.js';
 
 const REGISTRY = process.env.JUNOBENCH_TEST_REGISTRY;
 const REPOSITORY = 'junobench/release-test';
@@ -25,10 +31,15 @@ function engine(): Docker {
 }
 
 beforeAll(async () => {
-  if (!REGISTRY) throw new Error('JUNOBENCH_TEST_REGISTRY is not set: run `sh tools/setup-registry.sh` (as root) and export the line it prints (npm test does both)');
+  if (!REGISTRY)
+    throw new Error(
+      'JUNOBENCH_TEST_REGISTRY is not set: run `sh tools/setup-registry.sh` (as root) and export the line it prints (npm test does both)',
+    );
   docker = engine();
   await docker.ping().catch((e: unknown) => {
-    throw new Error(`no container engine at DOCKER_HOST: run \`sh tools/setup-engine.sh\` (as root) and export DOCKER_HOST (${(e as Error).message})`);
+    throw new Error(
+      `no container engine at DOCKER_HOST: run \`sh tools/setup-engine.sh\` (as root) and export DOCKER_HOST (${(e as Error).message})`,
+    );
   });
   const probe = await fetch(`http://${REGISTRY}/v2/`).catch((e: unknown) => {
     throw new Error(`no registry at ${REGISTRY}: run \`sh tools/setup-registry.sh\` (${(e as Error).message})`);
@@ -41,21 +52,35 @@ beforeAll(async () => {
   await writeFile(path.join(dir, 'hello.txt'), `junobench release test ${image}\n`);
   const context = createTar({ cwd: dir, portable: true }, ['Dockerfile', 'hello.txt']);
   const stream = await docker.buildImage(context as unknown as NodeJS.ReadableStream, { t: image, rm: true });
-  const events = await new Promise<Record<string, unknown>[]>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null, out: Record<string, unknown>[]) => (err ? reject(err) : resolve(out))));
+  const events = await new Promise<Record<string, unknown>[]>((resolve, reject) =>
+    docker.modem.followProgress(stream, (err: Error | null, out: Record<string, unknown>[]) =>
+      err ? reject(err) : resolve(out),
+    ),
+  );
   const failed = events.find((e) => e.error);
   if (failed) throw new Error(`image build failed: ${String(failed.error)}`);
   tags.push(image);
 }, 300_000);
 
 afterAll(async () => {
-  for (const t of tags.reverse()) await docker?.getImage(t).remove({ force: true }).catch(() => undefined);
+  for (const t of tags.reverse())
+    await docker
+      ?.getImage(t)
+      .remove({ force: true })
+      .catch(() => undefined);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('pushReleaseImage (real engine, real registry)', () => {
   it('pushes the image and reads back the digest the registry serves for it', async () => {
     const steps: string[] = [];
-    const pushed = await pushReleaseImage(docker, { image, registry: REGISTRY!, repository: REPOSITORY, tag: '0.1.0', onStep: (s) => steps.push(s) });
+    const pushed = await pushReleaseImage(docker, {
+      image,
+      registry: REGISTRY!,
+      repository: REPOSITORY,
+      tag: '0.1.0',
+      onStep: (s) => steps.push(s),
+    });
     tags.push(`${REGISTRY}/${REPOSITORY}:0.1.0`);
     expect(pushed.repository).toBe(`${REGISTRY}/${REPOSITORY}`);
     expect(pushed.tag).toBe('0.1.0');
@@ -63,7 +88,9 @@ describe('pushReleaseImage (real engine, real registry)', () => {
     expect(pushed.reference).toBe(`${REGISTRY}/${REPOSITORY}@${pushed.digest}`);
     // Independently of the code under test: the registry's own answer.
     const res = await fetch(`http://${REGISTRY}/v2/${REPOSITORY}/manifests/0.1.0`, {
-      headers: { accept: 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json' },
+      headers: {
+        accept: 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json',
+      },
     });
     expect(res.status).toBe(200);
     const body = Buffer.from(await res.arrayBuffer());
@@ -71,7 +98,16 @@ describe('pushReleaseImage (real engine, real registry)', () => {
     const { createHash } = await import('node:crypto');
     expect(`sha256:${createHash('sha256').update(body).digest('hex')}`).toBe(pushed.digest);
     // The pinned reference resolves by digest.
-    expect((await fetch(`http://${REGISTRY}/v2/${REPOSITORY}/manifests/${pushed.digest}`, { method: 'HEAD', headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json' } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`http://${REGISTRY}/v2/${REPOSITORY}/manifests/${pushed.digest}`, {
+          method: 'HEAD',
+          headers: {
+            accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json',
+          },
+        })
+      ).status,
+    ).toBe(200);
     expect(steps.join('\n')).toContain(`registry serves ${REGISTRY}/${REPOSITORY}:0.1.0 as ${pushed.digest}`);
 
     // Pushing the same image again (a resumed publish) gives the same digest.
@@ -80,18 +116,29 @@ describe('pushReleaseImage (real engine, real registry)', () => {
   });
 
   it('reads the digest of a tag the registry has, and nothing for one it lacks', async () => {
-    await expect(readRegistryDigest({ registry: REGISTRY!, repository: REPOSITORY, tag: 'no-such-tag', secure: false, fetch })).rejects.toThrow(/answered 404/);
+    await expect(
+      readRegistryDigest({ registry: REGISTRY!, repository: REPOSITORY, tag: 'no-such-tag', secure: false, fetch }),
+    ).rejects.toThrow(/answered 404/);
   });
 
   it('an image the engine does not have is a usage error naming the command that builds it', async () => {
-    const err = await pushReleaseImage(docker, { image: 'localhost/junobench-no-such-image:1', registry: REGISTRY!, tag: '0.1.0' }).catch((e: unknown) => e);
+    const err = await pushReleaseImage(docker, {
+      image: 'localhost/junobench-no-such-image:1',
+      registry: REGISTRY!,
+      tag: '0.1.0',
+    }).catch((e: unknown) => e);
     expect(isJunoError(err) && err.code).toBe('E_REGISTRY');
     expect(isJunoError(err) && err.exitCode).toBe(2);
     expect(isJunoError(err) && err.hint).toContain('junobench image build');
   });
 
   it('a registry that does not answer fails the push with E_REGISTRY', async () => {
-    const err = await pushReleaseImage(docker, { image, registry: '127.0.0.1:9', repository: REPOSITORY, tag: '0.1.0' }).catch((e: unknown) => e);
+    const err = await pushReleaseImage(docker, {
+      image,
+      registry: '127.0.0.1:9',
+      repository: REPOSITORY,
+      tag: '0.1.0',
+    }).catch((e: unknown) => e);
     tags.push(`127.0.0.1:9/${REPOSITORY}:0.1.0`);
     expect(isJunoError(err) && err.code).toBe('E_REGISTRY');
     expect((err as Error).message).toContain(`pushing 127.0.0.1:9/${REPOSITORY}:0.1.0 failed`);
@@ -134,7 +181,9 @@ describe('push helpers', () => {
   it('finds the digest in Docker and Podman push events', () => {
     const d = `sha256:${'c'.repeat(64)}`;
     expect(digestFromEvents([{ status: 'Pushing' }, { aux: { Tag: '0.1.0', Digest: d, Size: 420 } }])).toBe(d);
-    expect(digestFromEvents([{ status: 'The push refers to repository [x]' }, { status: `0.1.0: digest: ${d} size: 420` }])).toBe(d);
+    expect(
+      digestFromEvents([{ status: 'The push refers to repository [x]' }, { status: `0.1.0: digest: ${d} size: 420` }]),
+    ).toBe(d);
     expect(digestFromEvents([{ status: 'nothing' }])).toBeUndefined();
   });
 });

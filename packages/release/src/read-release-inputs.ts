@@ -76,7 +76,10 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
     });
   }
   for (const rel of CURATED_FILES) {
-    const ok = await stat(where(rel)).then((s) => s.isFile(), () => false);
+    const ok = await stat(where(rel)).then(
+      (s) => s.isFile(),
+      () => false,
+    );
     if (!ok) {
       throw new JunoError('E_INPUT_NOT_FOUND', `${rel} is missing from the curated benchmark`, {
         location: { file: where(rel) },
@@ -89,7 +92,10 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
   const benchmarkCsv = await readFile(where('benchmark.csv'), 'utf8');
   const verification = await readJsonFile<VerificationReport>(where('verification.json'), { schema: 'verification' });
   const agreementFile = where('labels/agreement.json');
-  const agreement = (await stat(agreementFile).then(() => true, () => false))
+  const agreement = (await stat(agreementFile).then(
+    () => true,
+    () => false,
+  ))
     ? await readJsonFile<AgreementReport>(agreementFile, { schema: 'agreement-report' })
     : null;
 
@@ -97,7 +103,9 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
   const deprecatedIds = new Set(deprecated.map((d) => d.id));
   // The build keeps deprecated instances, so its report shows them (a page each, rows, counts): unless a report
   // made without them is given (overlay), the release carries none rather than publish what was withdrawn.
-  const builtWith = overlay['benchmark.json'] ? await readJsonFile<Benchmark>(path.join(curated, 'benchmark.json'), { schema: 'benchmark' }) : benchmark;
+  const builtWith = overlay['benchmark.json']
+    ? await readJsonFile<Benchmark>(path.join(curated, 'benchmark.json'), { schema: 'benchmark' })
+    : benchmark;
   const inReport = builtWith.instances.filter((e) => deprecatedIds.has(e.id)).map((e) => e.id);
 
   const files: SourceFile[] = [];
@@ -107,24 +115,44 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
   };
   for (const rel of [...CURATED_FILES, ...CURATED_OPTIONAL]) {
     const abs = where(rel);
-    if (await stat(abs).then((s) => s.isFile(), () => false)) await addFile(rel, abs);
+    if (
+      await stat(abs).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      await addFile(rel, abs);
   }
   for (const dir of CURATED_FOLDERS) {
     const abs = where(dir);
-    if (!(await stat(abs).then((s) => s.isDirectory(), () => false))) {
-      if (dir === 'stats') warnings.push('curated/stats is missing: the release has no statistics files (run `npx junobench build`)');
+    if (
+      !(await stat(abs).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ))
+    ) {
+      if (dir === 'stats')
+        warnings.push('curated/stats is missing: the release has no statistics files (run `npx junobench build`)');
       continue;
     }
     if (dir === 'report' && !overlay.report && inReport.length > 0) {
-      warnings.push(`curated/report shows deprecated instance${inReport.length === 1 ? '' : 's'} ${inReport.join(', ')} (the build keeps them): the release carries no report/`);
+      warnings.push(
+        `curated/report shows deprecated instance${inReport.length === 1 ? '' : 's'} ${inReport.join(', ')} (the build keeps them): the release carries no report/`,
+      );
       continue;
     }
-    for (const f of await readInstanceTree(abs)) files.push({ path: `${dir}/${f.rel}`, bytes: f.size, sha256: await hashFile(f.abs), abs: f.abs });
+    for (const f of await readInstanceTree(abs))
+      files.push({ path: `${dir}/${f.rel}`, bytes: f.size, sha256: await hashFile(f.abs), abs: f.abs });
   }
 
   // The image: what `image build` recorded (when it ran) and the recipe it was built from.
   const imageFile = where('image.json');
-  const record = (await stat(imageFile).then(() => true, () => false)) ? await readJsonFile<ImageRecord>(imageFile, { schema: 'image-record' }) : null;
+  const record = (await stat(imageFile).then(
+    () => true,
+    () => false,
+  ))
+    ? await readJsonFile<ImageRecord>(imageFile, { schema: 'image-record' })
+    : null;
   if (record) await addFile('image/image.json', imageFile);
   const profile = o.profile ?? record?.profile ?? 'debian';
   const recipe: string[] = [];
@@ -133,13 +161,22 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
     [`${profile}.lock.json`, false],
   ] as const) {
     const abs = path.join(o.recipeDir, name);
-    if (await stat(abs).then((s) => s.isFile(), () => false)) {
+    if (
+      await stat(abs).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    ) {
       await addFile(`image/${name}`, abs);
       recipe.push(`image/${name}`);
     } else if (required) {
-      warnings.push(`no rendered ${name} in ${o.recipeDir}: the release carries no Dockerfile (run \`npx junobench image render --profile ${profile}\`)`);
+      warnings.push(
+        `no rendered ${name} in ${o.recipeDir}: the release carries no Dockerfile (run \`npx junobench image render --profile ${profile}\`)`,
+      );
     } else {
-      warnings.push(`no ${name} in ${o.recipeDir}: package versions of the image are not pinned in the release (build the image once: \`npx junobench image build\`)`);
+      warnings.push(
+        `no ${name} in ${o.recipeDir}: package versions of the image are not pinned in the release (build the image once: \`npx junobench image build\`)`,
+      );
     }
   }
   if (recipe.length > 0) {
@@ -159,7 +196,8 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
     const instance = (await readInstance(dir)) as InstanceInput['instance'];
     const tree = await readInstanceTree(dir);
     const list: SourceFile[] = [];
-    for (const f of tree) list.push({ path: `instances/${id}/${f.rel}`, bytes: f.size, sha256: await hashFile(f.abs), abs: f.abs });
+    for (const f of tree)
+      list.push({ path: `instances/${id}/${f.rel}`, bytes: f.size, sha256: await hashFile(f.abs), abs: f.abs });
     instances.push({ id, instance, files: list });
   }
 
@@ -207,7 +245,13 @@ export async function listReleaseFolders(outDir: string): Promise<{ version: str
     const m = /^junobench-(.+)$/.exec(name);
     if (!m) continue;
     const dir = path.join(outDir, name);
-    if (await stat(path.join(dir, 'manifest.json')).then((s) => s.isFile(), () => false)) out.push({ version: m[1]!, dir });
+    if (
+      await stat(path.join(dir, 'manifest.json')).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      out.push({ version: m[1]!, dir });
   }
   return out;
 }

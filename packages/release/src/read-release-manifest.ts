@@ -24,13 +24,22 @@ export async function readReleaseManifest(source: string): Promise<ReleaseManife
   if (st.isDirectory()) {
     const file = path.join(source, 'manifest.json');
     const text = await readFile(file, 'utf8').catch((e: unknown) => {
-      throw new JunoError('E_INPUT_NOT_FOUND', 'this folder holds no release manifest.json', { location: { file }, cause: e, hint: 'pass a release folder made by `junobench release prepare`' });
+      throw new JunoError('E_INPUT_NOT_FOUND', 'this folder holds no release manifest.json', {
+        location: { file },
+        cause: e,
+        hint: 'pass a release folder made by `junobench release prepare`',
+      });
     });
     return parseManifest(text, file);
   }
   let found: string | undefined;
   await walkTar(source, async (entry, read) => {
-    if (found !== undefined || entry.type !== 'file' || !/^[^/]+\/manifest\.json$/.test(entry.path) || entry.size > MAX_MANIFEST_BYTES) {
+    if (
+      found !== undefined ||
+      entry.type !== 'file' ||
+      !/^[^/]+\/manifest\.json$/.test(entry.path) ||
+      entry.size > MAX_MANIFEST_BYTES
+    ) {
       read.resume();
       return;
     }
@@ -52,7 +61,10 @@ function parseManifest(text: string, file: string): ReleaseManifest {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new JunoError('E_INPUT_FORMAT', `manifest.json is not valid JSON: ${(e as Error).message}`, { location: { file }, cause: e });
+    throw new JunoError('E_INPUT_FORMAT', `manifest.json is not valid JSON: ${(e as Error).message}`, {
+      location: { file },
+      cause: e,
+    });
   }
   return validateOrThrow<ReleaseManifest>('release-manifest', value, { file });
 }

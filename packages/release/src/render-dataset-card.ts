@@ -31,7 +31,7 @@ const ROOT_CAUSE_MEANING: Record<string, string> = {
   'API misuse': 'a library API called in a way it does not support (wrong argument, type, order or version)',
   'data confusion': 'the data is not what the code assumes (shape, dtype, columns, missing values)',
   'NB specific': 'caused by the notebook itself: out-of-order execution, a cell never run, stale kernel state',
-  'implementation error': 'a plain programming mistake in the notebook\'s own code',
+  'implementation error': "a plain programming mistake in the notebook's own code",
   'ML model confusion': 'the model is misunderstood or misconfigured (architecture, inputs, training setup)',
   'library cause': 'a defect or limitation in the library itself',
 };
@@ -99,7 +99,7 @@ export function renderDatasetCard(input: DatasetCardInput): string {
   out.push(
     'Crashes were collected from public notebooks, filtered to machine-learning and notebook-specific crashes, and resampled per library. ' +
       'For each one, the original notebook was kept as collected, a *reproduced* version was made with minimal edits so that the same crash ' +
-      'happens on every run, and a *fixed* version repairs the root cause while keeping the author\'s intent. Large inputs were subsampled ' +
+      "happens on every run, and a *fixed* version repairs the root cause while keeping the author's intent. Large inputs were subsampled " +
       '(the crash checked to survive), inputs whose licence forbids sharing were replaced by synthetic data.',
     '',
     `Every instance was then executed in fresh Jupyter kernels (${m.verification.runtime} runtime): the reproduced notebook must raise the labelled ` +
@@ -123,7 +123,8 @@ export function renderDatasetCard(input: DatasetCardInput): string {
     ['labels/', 'annotator agreement (agreement.json/.md) and final labels'],
     ['stats/', 'counts, shares, cross-tables and charts'],
   ];
-  if (input.paths.some((p) => p.startsWith('report/'))) rows.push(['report/', 'browsable HTML report (open report/index.html)']);
+  if (input.paths.some((p) => p.startsWith('report/')))
+    rows.push(['report/', 'browsable HTML report (open report/index.html)']);
   rows.push(['image/', 'the image recipe: rendered Dockerfile, lock file of every package version, the runner']);
   rows.push(['instances/<id>/', 'original.ipynb, reproduced.ipynb, fixed.ipynb, data/, instance.json (final labels)']);
   const w = Math.max(...rows.map((r) => r[0].length));
@@ -132,7 +133,9 @@ export function renderDatasetCard(input: DatasetCardInput): string {
   out.push(`Columns of \`benchmark.csv\`: ${input.csvColumns.map((c) => `\`${c}\``).join(', ')}.`, '');
 
   out.push('## Label definitions', '');
-  out.push('- **Library cause**: the library whose use caused the crash (`tensorflow/keras` is one class; `None` = no library, e.g. a NameError from a cell never run).');
+  out.push(
+    '- **Library cause**: the library whose use caused the crash (`tensorflow/keras` is one class; `None` = no library, e.g. a NameError from a cell never run).',
+  );
   out.push(`- **Crash type**: ${CRASH_TYPES.map((c) => `\`${c}\``).join(', ')}.`);
   out.push('- **Root cause**:');
   for (const r of ROOT_CAUSES) out.push(`  - \`${r}\`: ${ROOT_CAUSE_MEANING[r] ?? ''}`.trimEnd());
@@ -148,7 +151,7 @@ export function renderDatasetCard(input: DatasetCardInput): string {
       `Cohen's kappa between the annotators and Krippendorff's alpha (nominal), per label dimension; the release requires kappa ≥ ${m.agreement.minKappa} in every dimension.`,
       '',
     );
-    out.push('| dimension | Cohen\'s kappa | Krippendorff\'s alpha | instances compared |', '|---|---|---|---|');
+    out.push("| dimension | Cohen's kappa | Krippendorff's alpha | instances compared |", '|---|---|---|---|');
     for (const d of m.agreement.dimensions) {
       const nCompared = pairs.find((p) => p.dimension === d.dimension)?.pairs[0]?.n;
       out.push(`| ${d.dimension} | ${fmt(d.kappa)} | ${fmt(d.alpha)} | ${nCompared ?? ''} |`);
@@ -162,7 +165,10 @@ export function renderDatasetCard(input: DatasetCardInput): string {
         '',
       );
     } else if (m.deprecated.length > 0 && input.agreementRecomputed) {
-      out.push(`Computed over the annotations without the deprecated instance${m.deprecated.length === 1 ? '' : 's'} (${m.deprecated.map((d) => d.id).join(', ')}).`, '');
+      out.push(
+        `Computed over the annotations without the deprecated instance${m.deprecated.length === 1 ? '' : 's'} (${m.deprecated.map((d) => d.id).join(', ')}).`,
+        '',
+      );
     }
   }
 
@@ -179,7 +185,8 @@ export function renderDatasetCard(input: DatasetCardInput): string {
     ['Pipeline stage', 'pipelineStage'],
   ] as const) {
     out.push(`| ${title.toLowerCase()} | instances | share |`, '|---|---:|---:|');
-    for (const [label, k] of count(key)) out.push(`| ${cell(label)} | ${k} | ${n > 0 ? `${((100 * k) / n).toFixed(1)}%` : ''} |`);
+    for (const [label, k] of count(key))
+      out.push(`| ${cell(label)} | ${k} | ${n > 0 ? `${((100 * k) / n).toFixed(1)}%` : ''} |`);
     out.push('');
   }
   out.push('More tables and charts: `stats/`.', '');
@@ -187,7 +194,9 @@ export function renderDatasetCard(input: DatasetCardInput): string {
   out.push('## Verification', '');
   out.push('| id | library | crash type | root cause | stage | status |', '|---|---|---|---|---|---|');
   for (const i of m.instances) {
-    out.push(`| ${cell(i.id)} | ${cell(i.labels.library)} | ${cell(i.labels.crashType)} | ${cell(i.labels.rootCause)} | ${cell(i.labels.pipelineStage)} | ${i.status}${i.reason ? `: ${cell(i.reason)}` : ''} |`);
+    out.push(
+      `| ${cell(i.id)} | ${cell(i.labels.library)} | ${cell(i.labels.crashType)} | ${cell(i.labels.rootCause)} | ${cell(i.labels.pipelineStage)} | ${i.status}${i.reason ? `: ${cell(i.reason)}` : ''} |`,
+    );
   }
   out.push('');
   if (m.totals.skippedEnv > 0) {
@@ -205,7 +214,10 @@ export function renderDatasetCard(input: DatasetCardInput): string {
   // From the folder that holds the archive, as the verify commands below are: no `cd` that would leave the reader elsewhere.
   const rebuild = `tar xzf ${archive} && docker build -f ${top}/image/Dockerfile.${img.profile} -t ${rebuilt} ${top}/image`;
   if (img.registry) {
-    out.push(`The benchmark image is pushed as \`${img.registry.reference}\` (tag \`${img.registry.repository}:${img.registry.tag}\`); \`--runtime docker\` pulls it by that digest.`, '');
+    out.push(
+      `The benchmark image is pushed as \`${img.registry.reference}\` (tag \`${img.registry.repository}:${img.registry.tag}\`); \`--runtime docker\` pulls it by that digest.`,
+      '',
+    );
   } else {
     out.push(
       `${img.tag ? `The benchmark image was built as \`${img.tag}\` (image id \`${img.imageId ?? ''}\`) but not pushed` : 'The benchmark image is not pushed with this release'}: ` +
@@ -245,13 +257,26 @@ export function renderDatasetCard(input: DatasetCardInput): string {
   for (const i of m.instances) {
     const e = byId.get(i.id);
     const nb = e?.source.notebookUrl ? `[${e.source.platform}](${e.source.notebookUrl})` : (e?.source.platform ?? '');
-    const ds = (e?.source.datasets ?? []).map((d) => (d.url ? `[${cell(d.title)}](${d.url}) (${cell(d.license)})` : `${cell(d.title)} (${cell(d.license)})`)).join('; ');
-    out.push(`| ${cell(i.id)} | ${nb} | ${ds} | ${i.syntheticData ? 'synthetic' : input.subsampled?.has(i.id) ? 'subsampled' : 'original'} |`);
+    const ds = (e?.source.datasets ?? [])
+      .map((d) =>
+        d.url ? `[${cell(d.title)}](${d.url}) (${cell(d.license)})` : `${cell(d.title)} (${cell(d.license)})`,
+      )
+      .join('; ');
+    out.push(
+      `| ${cell(i.id)} | ${nb} | ${ds} | ${i.syntheticData ? 'synthetic' : input.subsampled?.has(i.id) ? 'subsampled' : 'original'} |`,
+    );
   }
   out.push('');
 
   if (m.deprecated.length > 0) {
-    out.push('## Deprecated instances', '', 'Left out of this release; their ids are never reused.', '', '| id | deprecated in | reason |', '|---|---|---|');
+    out.push(
+      '## Deprecated instances',
+      '',
+      'Left out of this release; their ids are never reused.',
+      '',
+      '| id | deprecated in | reason |',
+      '|---|---|---|',
+    );
     for (const d of m.deprecated) out.push(`| ${cell(d.id)} | ${d.deprecatedIn} | ${cell(d.reason)} |`);
     out.push('');
   }

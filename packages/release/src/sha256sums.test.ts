@@ -10,7 +10,12 @@ describe('SHA256SUMS', () => {
   it('is what sha256sum writes and reads, escapes included', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'junobench-sums-'));
     try {
-      const files: Record<string, string> = { 'b.txt': 'b', 'a dir/x.csv': 'x', 'back\\slash.txt': 'y', 'new\nline.txt': 'z' };
+      const files: Record<string, string> = {
+        'b.txt': 'b',
+        'a dir/x.csv': 'x',
+        'back\\slash.txt': 'y',
+        'new\nline.txt': 'z',
+      };
       for (const [name, content] of Object.entries(files)) {
         await execFileSync('mkdir', ['-p', path.dirname(path.join(dir, name))]);
         await writeFile(path.join(dir, name), content);

@@ -37,7 +37,9 @@ export function parseSha256Sums(text: string, file = 'SHA256SUMS'): ChecksumLine
         hint: 'the file must be in the format `sha256sum` writes',
       });
     }
-    const name = escaped ? m[2]!.replace(/\\(\\|n|r)/g, (_s, c: string) => (c === 'n' ? '\n' : c === 'r' ? '\r' : '\\')) : m[2]!;
+    const name = escaped
+      ? m[2]!.replace(/\\(\\|n|r)/g, (_s, c: string) => (c === 'n' ? '\n' : c === 'r' ? '\r' : '\\'))
+      : m[2]!;
     out.push({ path: name, sha256: m[1]!.toLowerCase() });
   });
   return out;

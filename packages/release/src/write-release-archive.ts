@@ -28,7 +28,12 @@ export interface ArchiveDigest {
  * 9. The bytes read from disk are hashed on the way and must match the plan,
  * so a file changed after planning is caught, not archived.
  */
-export async function writeReleaseArchive(file: string, top: string, files: readonly PlannedFile[], mtime: number): Promise<ArchiveDigest> {
+export async function writeReleaseArchive(
+  file: string,
+  top: string,
+  files: readonly PlannedFile[],
+  mtime: number,
+): Promise<ArchiveDigest> {
   const date = new Date(mtime * 1000);
   const sorted = [...files].sort((a, b) => compareCodePoints(a.path, b.path));
   const dirs = new Set<string>([top]);
@@ -51,7 +56,12 @@ export async function writeReleaseArchive(file: string, top: string, files: read
   let compressedBytes = 0;
   let crc = 0;
   let size = 0;
-  const deflate = createDeflateRaw({ level: ARCHIVE_GZIP_LEVEL, memLevel: 8, windowBits: 15, strategy: zlibConstants.Z_DEFAULT_STRATEGY });
+  const deflate = createDeflateRaw({
+    level: ARCHIVE_GZIP_LEVEL,
+    memLevel: 8,
+    windowBits: 15,
+    strategy: zlibConstants.Z_DEFAULT_STRATEGY,
+  });
   const emit = async (chunk: Buffer) => {
     compressed.update(chunk);
     compressedBytes += chunk.length;
@@ -85,7 +95,17 @@ export async function writeReleaseArchive(file: string, top: string, files: read
       const isDir = e.kind === 'dir';
       const path = isDir ? `${e.path}/` : e.path;
       const bytes = isDir ? 0 : e.file.bytes;
-      const header = new Header({ path, mode: isDir ? DIR_MODE : FILE_MODE, uid: 0, gid: 0, size: bytes, mtime: date, type: isDir ? 'Directory' : 'File', uname: '', gname: '' });
+      const header = new Header({
+        path,
+        mode: isDir ? DIR_MODE : FILE_MODE,
+        uid: 0,
+        gid: 0,
+        size: bytes,
+        mtime: date,
+        type: isDir ? 'Directory' : 'File',
+        uname: '',
+        gname: '',
+      });
       header.encode();
       if (header.needPax) await write(new Pax({ path, mtime: date }).encode());
       await write(header.block!);
@@ -109,10 +129,14 @@ export async function writeReleaseArchive(file: string, top: string, files: read
       }
       const digest = h.digest('hex');
       if (n !== f.bytes || digest !== f.sha256) {
-        throw new JunoError('E_STATE', `${f.path} changed while the release was being written (planned ${f.bytes} bytes, sha256 ${f.sha256.slice(0, 12)}…; read ${n} bytes, ${digest.slice(0, 12)}…)`, {
-          location: { file: f.from === 'file' ? f.abs : f.path },
-          hint: 'do not change curated/ while `junobench release prepare` runs; run it again',
-        });
+        throw new JunoError(
+          'E_STATE',
+          `${f.path} changed while the release was being written (planned ${f.bytes} bytes, sha256 ${f.sha256.slice(0, 12)}…; read ${n} bytes, ${digest.slice(0, 12)}…)`,
+          {
+            location: { file: f.from === 'file' ? f.abs : f.path },
+            hint: 'do not change curated/ while `junobench release prepare` runs; run it again',
+          },
+        );
       }
       const pad = (BLOCK - (n % BLOCK)) % BLOCK;
       if (pad > 0) await write(Buffer.alloc(pad));

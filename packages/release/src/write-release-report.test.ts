@@ -1,7 +1,14 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JunoError, checkSchema, formatJson, type ReleasePrepareReport, type ReleaseVerifyReport, type VerificationReport } from '@junobench/core';
+import {
+  JunoError,
+  checkSchema,
+  formatJson,
+  type ReleasePrepareReport,
+  type ReleaseVerifyReport,
+  type VerificationReport,
+} from '@junobench/core';
 import { checkRelease, openRelease } from './open-release.js';
 import { planRelease } from './plan-release.js';
 import { readFixtureInputs, writeCuratedFixture, type Fixture } from '../test-helpers/release.js';
@@ -33,7 +40,11 @@ async function checked(input: string, rerun?: ReleaseVerifyOutcome['rerun']): Pr
       problems: c.problems,
       filesChecked: c.filesChecked,
       bytesChecked: c.bytesChecked,
-      ...(rerun ? { rerun } : c.problems.length > 0 ? { rerunRefused: `the release failed ${c.problems.length} checks above` } : {}),
+      ...(rerun
+        ? { rerun }
+        : c.problems.length > 0
+          ? { rerunRefused: `the release failed ${c.problems.length} checks above` }
+          : {}),
       ok: c.problems.length === 0 && (rerun?.differences.length ?? 0) === 0,
     };
   } finally {
@@ -48,13 +59,28 @@ beforeAll(async () => {
   release = await writeRelease(plan, f.releases);
   prepare.written = planReleasePrepareReport(plan, release.archive);
 
-  refused = await writeCuratedFixture([{ id: 'numpy_1' }, { id: 'pandas_1', status: 'not-verified' }, { id: 'torch_1', status: 'flaky' }]);
+  refused = await writeCuratedFixture([
+    { id: 'numpy_1' },
+    { id: 'pandas_1', status: 'not-verified' },
+    { id: 'torch_1', status: 'flaky' },
+  ]);
   prepare.refused = planReleasePrepareReport(planRelease(await readFixtureInputs(refused, '0.1.0')));
 
-  next = await writeCuratedFixture([{ id: 'pandas_1', labels: { rootCause: 'data confusion' } }, { id: 'pandas_2' }, { id: 'tensorflow_1', status: 'skipped' }]);
+  next = await writeCuratedFixture([
+    { id: 'pandas_1', labels: { rootCause: 'data confusion' } },
+    { id: 'pandas_2' },
+    { id: 'tensorflow_1', status: 'skipped' },
+  ]);
   const deprecatedFile = path.join(next.root, 'deprecated.json');
-  await writeFile(deprecatedFile, formatJson({ instances: [{ id: 'numpy_1', deprecatedIn: '0.2.0', reason: 'its dataset was withdrawn' }] }));
-  prepare.changelog = planReleasePrepareReport(planRelease(await readFixtureInputs(next, '0.2.0', { previous: path.join(f.releases, 'junobench-0.1.0'), deprecatedFile })));
+  await writeFile(
+    deprecatedFile,
+    formatJson({ instances: [{ id: 'numpy_1', deprecatedIn: '0.2.0', reason: 'its dataset was withdrawn' }] }),
+  );
+  prepare.changelog = planReleasePrepareReport(
+    planRelease(
+      await readFixtureInputs(next, '0.2.0', { previous: path.join(f.releases, 'junobench-0.1.0'), deprecatedFile }),
+    ),
+  );
 
   verification = JSON.parse(await readFile(path.join(f.curated, 'verification.json'), 'utf8')) as VerificationReport;
   verify.checked = planReleaseVerifyReport(await checked(release.archive.path));
@@ -76,7 +102,10 @@ beforeAll(async () => {
     }),
   );
   const sums = path.join(release.dir, 'SHA256SUMS');
-  await writeFile(sums, (await readFile(sums, 'utf8')).replace(/^[0-9a-f]/, (c) => (c === '0' ? '1' : '0')));
+  await writeFile(
+    sums,
+    (await readFile(sums, 'utf8')).replace(/^[0-9a-f]/, (c) => (c === '0' ? '1' : '0')),
+  );
   verify.tampered = planReleaseVerifyReport(await checked(release.dir));
 }, 120_000);
 
@@ -85,16 +114,23 @@ afterAll(async () => {
 });
 
 describe('release prepare --json', () => {
-  it.each(['written', 'refused', 'changelog'])('the %s report of a real plan matches release-prepare-report', async (which) => {
-    const report = prepare[which]!;
-    expect(checkSchema('release-prepare-report', report)).toEqual([]);
-    const file = path.join(f.root, `prepare-${which}.json`);
-    await writeReleasePrepareReport(file, report);
-    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(report)));
-  });
+  it.each(['written', 'refused', 'changelog'])(
+    'the %s report of a real plan matches release-prepare-report',
+    async (which) => {
+      const report = prepare[which]!;
+      expect(checkSchema('release-prepare-report', report)).toEqual([]);
+      const file = path.join(f.root, `prepare-${which}.json`);
+      await writeReleasePrepareReport(file, report);
+      expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(report)));
+    },
+  );
 
   it('each report says what it should', () => {
-    expect(prepare.written).toMatchObject({ version: '0.1.0', refusals: [], archive: { path: release.archive.path, sha256: release.archive.sha256 } });
+    expect(prepare.written).toMatchObject({
+      version: '0.1.0',
+      refusals: [],
+      archive: { path: release.archive.path, sha256: release.archive.sha256 },
+    });
     expect(prepare.refused!.archive).toBeUndefined();
     expect(prepare.refused!.refusals.map((r) => r.code).sort()).toEqual(['flaky', 'not-verified']);
     expect(prepare.changelog!.changelog).toMatchObject({
@@ -107,16 +143,24 @@ describe('release prepare --json', () => {
 });
 
 describe('release verify --json', () => {
-  it.each(['checked', 'rerun', 'tampered'])('the %s report of a real check matches release-verify-report', async (which) => {
-    const report = verify[which]!;
-    expect(checkSchema('release-verify-report', report)).toEqual([]);
-    const file = path.join(f.root, `verify-${which}.json`);
-    await writeReleaseVerifyReport(file, report);
-    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(report)));
-  });
+  it.each(['checked', 'rerun', 'tampered'])(
+    'the %s report of a real check matches release-verify-report',
+    async (which) => {
+      const report = verify[which]!;
+      expect(checkSchema('release-verify-report', report)).toEqual([]);
+      const file = path.join(f.root, `verify-${which}.json`);
+      await writeReleaseVerifyReport(file, report);
+      expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(report)));
+    },
+  );
 
   it('each report says what it should; the parsed manifest and the re-run report are not repeated', () => {
-    expect(verify.checked).toMatchObject({ version: '0.1.0', problems: [], ok: true, archive: { sha256: release.archive.sha256 } });
+    expect(verify.checked).toMatchObject({
+      version: '0.1.0',
+      problems: [],
+      ok: true,
+      archive: { sha256: release.archive.sha256 },
+    });
     expect(verify.checked).not.toHaveProperty('rerun');
     expect(verify.rerun).toMatchObject({ ok: false, rerun: { instances: 3, improved: [] }, verification });
     expect(verify.rerun!.rerun).not.toHaveProperty('report');
@@ -140,10 +184,26 @@ describe.each([
       ['an unknown refusal code', (r) => r.refusals.push({ code: 'too-big', message: 'x' }), 'refusals[0].code'],
       ['a file without its hash', (r) => delete r.files[0].sha256, 'files[0] is missing required property "sha256"'],
       ['a negative file size', (r) => (r.files[1].bytes = -1), 'files[1].bytes'],
-      ['an archive hash that is not sha256', (r) => (r.archive = { path: 'a.tar.gz', bytes: 1, sha256: 'abc' }), 'archive.sha256'],
-      ['a changelog without its previous version', (r) => delete r.changelog.previous, 'changelog is missing required property "previous"'],
-      ['an unknown verification change', (r) => (r.changelog.changed[0].verification = [{ what: 'labels', from: 'a', to: 'b' }]), 'changelog.changed[0].verification[0].what'],
-      ['a deprecation without its reason', (r) => delete r.changelog.removed[0].deprecated.reason, 'changelog.removed[0].deprecated is missing required property "reason"'],
+      [
+        'an archive hash that is not sha256',
+        (r) => (r.archive = { path: 'a.tar.gz', bytes: 1, sha256: 'abc' }),
+        'archive.sha256',
+      ],
+      [
+        'a changelog without its previous version',
+        (r) => delete r.changelog.previous,
+        'changelog is missing required property "previous"',
+      ],
+      [
+        'an unknown verification change',
+        (r) => (r.changelog.changed[0].verification = [{ what: 'labels', from: 'a', to: 'b' }]),
+        'changelog.changed[0].verification[0].what',
+      ],
+      [
+        'a deprecation without its reason',
+        (r) => delete r.changelog.removed[0].deprecated.reason,
+        'changelog.removed[0].deprecated is missing required property "reason"',
+      ],
       ['an extra property', (r) => (r.plan = {}), 'unknown property "plan"'],
     ],
     'release-verify-report': [
@@ -151,10 +211,22 @@ describe.each([
       ['an unknown problem code', (r) => r.problems.push({ code: 'odd', path: 'x', message: 'x' }), 'problems[0].code'],
       ['a fractional byte count', (r) => (r.bytesChecked = 1.5), 'bytesChecked'],
       ['an unknown runtime', (r) => (r.rerun.runtime = 'podman'), 'rerun.runtime'],
-      ['a difference without what was observed', (r) => delete r.rerun.differences[0].observed, 'rerun.differences[0] is missing required property "observed"'],
+      [
+        'a difference without what was observed',
+        (r) => delete r.rerun.differences[0].observed,
+        'rerun.differences[0] is missing required property "observed"',
+      ],
       ['a re-run without its verification report', (r) => delete r.verification, 'verification'],
-      ['a verification report of the wrong shape', (r) => (r.verification.instances[0].status = 'great'), 'verification.instances[0].status'],
-      ['the re-run report repeated inside rerun', (r) => (r.rerun.report = r.verification), 'unknown property "report"'],
+      [
+        'a verification report of the wrong shape',
+        (r) => (r.verification.instances[0].status = 'great'),
+        'verification.instances[0].status',
+      ],
+      [
+        'the re-run report repeated inside rerun',
+        (r) => (r.rerun.report = r.verification),
+        'unknown property "report"',
+      ],
       ['the parsed manifest', (r) => (r.manifest = {}), 'unknown property "manifest"'],
       ['ok that is a string', (r) => (r.ok = 'true'), 'ok'],
     ],

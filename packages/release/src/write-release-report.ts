@@ -1,11 +1,19 @@
-import { writeJsonAtomic, type ReleasePrepareReport, type ReleaseVerifyReport, type VerificationReport } from '@junobench/core';
+import {
+  writeJsonAtomic,
+  type ReleasePrepareReport,
+  type ReleaseVerifyReport,
+  type VerificationReport,
+} from '@junobench/core';
 import type { ReleasePlan } from './release-types.js';
 
 /**
  * What `release prepare --json` writes: the plan's version, refusals, warnings, files (path, size, sha256) and
  * changelog, and the archive once written (absent with --dry-run). Pure.
  */
-export function planReleasePrepareReport(plan: ReleasePlan, archive?: { path: string; bytes: number; sha256: string }): ReleasePrepareReport {
+export function planReleasePrepareReport(
+  plan: ReleasePlan,
+  archive?: { path: string; bytes: number; sha256: string },
+): ReleasePrepareReport {
   return {
     version: plan.version,
     refusals: plan.refusals,
@@ -29,13 +37,21 @@ export function planReleaseVerifyReport(result: ReleaseVerifyOutcome): ReleaseVe
   const r = result.rerun;
   return {
     version: result.version,
-    ...(result.archive ? { archive: { path: result.archive.path, bytes: result.archive.bytes, sha256: result.archive.sha256 } } : {}),
+    ...(result.archive
+      ? { archive: { path: result.archive.path, bytes: result.archive.bytes, sha256: result.archive.sha256 } }
+      : {}),
     problems: result.problems,
     filesChecked: result.filesChecked,
     bytesChecked: result.bytesChecked,
     ...(r
       ? {
-          rerun: { runtime: r.runtime, instances: r.instances, differences: r.differences, unchecked: r.unchecked, improved: r.improved },
+          rerun: {
+            runtime: r.runtime,
+            instances: r.instances,
+            differences: r.differences,
+            unchecked: r.unchecked,
+            improved: r.improved,
+          },
           verification: r.report,
         }
       : {}),

@@ -8,7 +8,16 @@ import { planRelease } from './plan-release.js';
 import { readFixtureInputs, writeCuratedFixture, type Fixture } from '../test-helpers/release.js';
 import { writeRelease } from './write-release.js';
 
-const INSTANCES = [{ id: 'numpy_1' }, { id: 'pandas_1', data: { 'a-very-long-file-name-that-does-not-fit-into-the-hundred-bytes-of-a-ustar-name-field-on-its-own.csv': 'x\n1\n' } }, { id: 'tensorflow_1', status: 'skipped' as const }];
+const INSTANCES = [
+  { id: 'numpy_1' },
+  {
+    id: 'pandas_1',
+    data: {
+      'a-very-long-file-name-that-does-not-fit-into-the-hundred-bytes-of-a-ustar-name-field-on-its-own.csv': 'x\n1\n',
+    },
+  },
+  { id: 'tensorflow_1', status: 'skipped' as const },
+];
 
 describe('writeRelease: the archive is byte-for-byte reproducible', { timeout: 60_000 }, () => {
   let a: Fixture;
@@ -32,10 +41,15 @@ describe('writeRelease: the archive is byte-for-byte reproducible', { timeout: 6
     expect(second.archive.bytes).toBe(first.archive.bytes);
     expect(await hashFile(second.archive.path)).toBe(second.archive.sha256);
     for (const name of ['manifest.json', 'SHA256SUMS', 'croissant.json', 'README.md', 'CHANGELOG.md']) {
-      expect(await readFile(path.join(second.dir, name), 'utf8')).toBe(await readFile(path.join(first.dir, name), 'utf8'));
+      expect(await readFile(path.join(second.dir, name), 'utf8')).toBe(
+        await readFile(path.join(first.dir, name), 'utf8'),
+      );
     }
     // Another SOURCE_DATE_EPOCH is another archive: the dates are really in it.
-    const other = await writeRelease(planRelease(await readFixtureInputs(a, '0.1.0', { sourceDateEpoch: 1_767_225_601 })), path.join(a.root, 'other'));
+    const other = await writeRelease(
+      planRelease(await readFixtureInputs(a, '0.1.0', { sourceDateEpoch: 1_767_225_601 })),
+      path.join(a.root, 'other'),
+    );
     expect(other.archive.sha256).not.toBe(first.archive.sha256);
   });
 
@@ -43,9 +57,27 @@ describe('writeRelease: the archive is byte-for-byte reproducible', { timeout: 6
     const w = await writeRelease(planRelease(await readFixtureInputs(a, '0.1.0')), path.join(a.root, 'modes'));
     const head = (await readFile(w.archive.path)).subarray(0, 10);
     expect([...head]).toEqual([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x02, 0x03]);
-    const seen: { path: string; mode: number; uid: number; gid: number; uname: string; gname: string; mtime: number; type: string }[] = [];
+    const seen: {
+      path: string;
+      mode: number;
+      uid: number;
+      gid: number;
+      uname: string;
+      gname: string;
+      mtime: number;
+      type: string;
+    }[] = [];
     await walkTar(w.archive.path, (_e, read) => {
-      seen.push({ path: read.path, mode: read.mode!, uid: read.uid!, gid: read.gid!, uname: read.uname ?? '', gname: read.gname ?? '', mtime: read.mtime!.getTime() / 1000, type: read.type });
+      seen.push({
+        path: read.path,
+        mode: read.mode!,
+        uid: read.uid!,
+        gid: read.gid!,
+        uname: read.uname ?? '',
+        gname: read.gname ?? '',
+        mtime: read.mtime!.getTime() / 1000,
+        type: read.type,
+      });
       read.resume();
     });
     expect(seen[0]!.path).toBe('junobench-0.1.0/');
@@ -65,11 +97,16 @@ describe('writeRelease: the archive is byte-for-byte reproducible', { timeout: 6
 
   it('sha256sum -c passes in the release folder and in the extracted archive', async () => {
     const w = await writeRelease(planRelease(await readFixtureInputs(a, '0.1.0')), path.join(a.root, 'sums'));
-    expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: w.dir, encoding: 'utf8' })).toContain('junobench-0.1.0.tar.gz: OK');
+    expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: w.dir, encoding: 'utf8' })).toContain(
+      'junobench-0.1.0.tar.gz: OK',
+    );
     const x = path.join(a.root, 'extracted');
     execFileSync('mkdir', ['-p', x]);
     execFileSync('tar', ['-xzf', w.archive.path, '-C', x]);
-    const out = execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: path.join(x, 'junobench-0.1.0'), encoding: 'utf8' });
+    const out = execFileSync('sha256sum', ['-c', 'SHA256SUMS'], {
+      cwd: path.join(x, 'junobench-0.1.0'),
+      encoding: 'utf8',
+    });
     expect(out).toContain('instances/pandas_1/fixed.ipynb: OK');
     expect(out).not.toContain('FAILED');
   });
@@ -78,11 +115,15 @@ describe('writeRelease: the archive is byte-for-byte reproducible', { timeout: 6
     const out = path.join(a.root, 'once');
     const first = await writeRelease(planRelease(await readFixtureInputs(a, '0.1.0')), out);
     // The same inputs again: the same bytes, nothing to refuse (a re-run of prepare or a resumed publish).
-    expect((await writeRelease(planRelease(await readFixtureInputs(a, '0.1.0')), out)).archive.sha256).toBe(first.archive.sha256);
+    expect((await writeRelease(planRelease(await readFixtureInputs(a, '0.1.0')), out)).archive.sha256).toBe(
+      first.archive.sha256,
+    );
     const other = planRelease(await readFixtureInputs(a, '0.1.0', { sourceDateEpoch: 1_767_225_601 }));
     const err = await writeRelease(other, out).catch((e: unknown) => e);
     expect(isJunoError(err) && [err.code, err.exitCode]).toEqual(['E_STATE', 2]);
-    expect((err as Error).message).toContain(`already holds release 0.1.0 with another archive (sha256 ${first.archive.sha256}`);
+    expect((err as Error).message).toContain(
+      `already holds release 0.1.0 with another archive (sha256 ${first.archive.sha256}`,
+    );
     expect(isJunoError(err) && err.hint).toContain('release prepare 0.1.0 --force');
     expect(await hashFile(first.archive.path)).toBe(first.archive.sha256);
     expect((await readdir(out)).sort()).toEqual(['junobench-0.1.0']);
@@ -97,12 +138,17 @@ describe('writeRelease: the archive is byte-for-byte reproducible', { timeout: 6
     const out = path.join(a.root, 'changed');
     const err = await writeRelease(plan, out).catch((e: unknown) => e);
     expect(isJunoError(err) && err.code).toBe('E_STATE');
-    expect(String((err as Error).message)).toContain('instances/numpy_1/data/train.csv changed while the release was being written');
+    expect(String((err as Error).message)).toContain(
+      'instances/numpy_1/data/train.csv changed while the release was being written',
+    );
     await expect(stat(path.join(out, 'junobench-0.3.0'))).rejects.toThrow();
   });
 
   it('a plan with refusals is not written: every reason is listed (exit 1)', async () => {
-    const f = await writeCuratedFixture([{ id: 'numpy_1', draft: true }, { id: 'pandas_1', status: 'not-verified' }]);
+    const f = await writeCuratedFixture([
+      { id: 'numpy_1', draft: true },
+      { id: 'pandas_1', status: 'not-verified' },
+    ]);
     try {
       const plan = planRelease(await readFixtureInputs(f, '0.1.0'));
       const err = await writeRelease(plan, f.releases).catch((e: unknown) => e);

@@ -9,7 +9,9 @@ import type { ReleasePlan, SealedRelease } from './release-types.js';
 
 /** Where a published archive is downloaded from, when the GitHub repository is known; else its name beside croissant.json. */
 export function archiveDownloadUrl(plan: Pick<ReleasePlan, 'tag' | 'archiveName'>, repository?: string): string {
-  return repository ? `https://github.com/${repository}/releases/download/${plan.tag}/${plan.archiveName}` : plan.archiveName;
+  return repository
+    ? `https://github.com/${repository}/releases/download/${plan.tag}/${plan.archiveName}`
+    : plan.archiveName;
 }
 
 /**
@@ -37,7 +39,10 @@ export function sealRelease(plan: ReleasePlan, archive: { bytes: number; sha256:
     { name: RELEASE_FILES.changelog, content: content(RELEASE_FILES.changelog) },
     { name: RELEASE_FILES.croissant, content: formatJson(croissant) },
   ];
-  const sums = formatSha256Sums([{ path: plan.archiveName, sha256: archive.sha256 }, ...files.map((f) => ({ path: f.name, sha256: sha256(f.content) }))]);
+  const sums = formatSha256Sums([
+    { path: plan.archiveName, sha256: archive.sha256 },
+    ...files.map((f) => ({ path: f.name, sha256: sha256(f.content) })),
+  ]);
   files.push({ name: RELEASE_FILES.sums, content: sums });
   return { archive: { name: plan.archiveName, bytes: archive.bytes, sha256: archive.sha256 }, croissant, files };
 }
@@ -57,7 +62,11 @@ export interface WrittenRelease {
  * kept and the write refused (E_STATE, exit 2) unless `replace`: a version is
  * released once, and the same inputs give the same archive, so a re-run is free.
  */
-export async function writeRelease(plan: ReleasePlan, outDir: string, options: { replace?: boolean } = {}): Promise<WrittenRelease> {
+export async function writeRelease(
+  plan: ReleasePlan,
+  outDir: string,
+  options: { replace?: boolean } = {},
+): Promise<WrittenRelease> {
   assertReleasable(plan);
   await mkdir(outDir, { recursive: true });
   const final = path.join(outDir, plan.name);
@@ -69,7 +78,9 @@ export async function writeRelease(plan: ReleasePlan, outDir: string, options: {
     const digest = await writeReleaseArchive(archivePath, plan.name, plan.files, plan.sourceDateEpoch);
     const sealed = sealRelease(plan, digest);
     for (const f of sealed.files) await writeFileAtomic(path.join(tmp, f.name), f.content);
-    const before = options.replace ? undefined : await hashFile(path.join(final, plan.archiveName)).catch(() => undefined);
+    const before = options.replace
+      ? undefined
+      : await hashFile(path.join(final, plan.archiveName)).catch(() => undefined);
     if (before === digest.sha256 && !plan.metadata.repository) {
       // The same archive, prepared again without a GitHub repository: the folder stays as it is, for its
       // croissant.json may carry the download URL `publish --github` gave it (the published asset).
@@ -80,11 +91,15 @@ export async function writeRelease(plan: ReleasePlan, outDir: string, options: {
       }
     }
     if (before !== undefined && before !== digest.sha256) {
-      throw new JunoError('E_STATE', `the folder already holds release ${plan.version} with another archive (sha256 ${before}; this one would be ${digest.sha256}): kept as it is`, {
-        exitCode: 2,
-        location: { file: final },
-        hint: `a version is released once: prepare a greater version; if ${plan.version} was never published, replace it with \`release prepare ${plan.version} --force\``,
-      });
+      throw new JunoError(
+        'E_STATE',
+        `the folder already holds release ${plan.version} with another archive (sha256 ${before}; this one would be ${digest.sha256}): kept as it is`,
+        {
+          exitCode: 2,
+          location: { file: final },
+          hint: `a version is released once: prepare a greater version; if ${plan.version} was never published, replace it with \`release prepare ${plan.version} --force\``,
+        },
+      );
     }
     const old = path.join(outDir, `.${plan.name}.old-${process.pid}`);
     await rename(final, old).catch(() => undefined);
@@ -106,7 +121,9 @@ async function readSealedFiles(dir: string, sealed: SealedRelease): Promise<Seal
     files.push({ name: f.name, content });
   }
   try {
-    const croissant = JSON.parse(files.find((f) => f.name === RELEASE_FILES.croissant)!.content) as SealedRelease['croissant'];
+    const croissant = JSON.parse(
+      files.find((f) => f.name === RELEASE_FILES.croissant)!.content,
+    ) as SealedRelease['croissant'];
     return { ...sealed, croissant, files };
   } catch {
     return undefined;
@@ -116,7 +133,11 @@ async function readSealedFiles(dir: string, sealed: SealedRelease): Promise<Seal
 /** Throws E_RELEASE_REFUSED listing every refusal of the plan. */
 export function assertReleasable(plan: Pick<ReleasePlan, 'refusals' | 'version'>): void {
   if (plan.refusals.length === 0) return;
-  throw new JunoError('E_RELEASE_REFUSED', `release ${plan.version} refused (${plan.refusals.length} reason${plan.refusals.length === 1 ? '' : 's'}):\n${plan.refusals.map((r) => `  - ${r.message}`).join('\n')}`, {
-    hint: 'fix each reason (verify the instances again, resolve the agreement, or choose a greater version) and prepare again',
-  });
+  throw new JunoError(
+    'E_RELEASE_REFUSED',
+    `release ${plan.version} refused (${plan.refusals.length} reason${plan.refusals.length === 1 ? '' : 's'}):\n${plan.refusals.map((r) => `  - ${r.message}`).join('\n')}`,
+    {
+      hint: 'fix each reason (verify the instances again, resolve the agreement, or choose a greater version) and prepare again',
+    },
+  );
 }

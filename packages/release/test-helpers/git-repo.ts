@@ -4,14 +4,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Runs git in `cwd` and returns its trimmed output (throws on a non-zero exit). */
-export const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+export const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 /**
  * A real repository to release from: `<base>/work` with one commit (a
  * README.md holding `readme`) and a committer identity, and a bare
  * `<base>/remote.git` as its `origin`.
  */
-export async function initRepoWithRemote(base: string, readme = '# toolchain\n'): Promise<{ repo: string; remote: string }> {
+export async function initRepoWithRemote(
+  base: string,
+  readme = '# toolchain\n',
+): Promise<{ repo: string; remote: string }> {
   await mkdir(base, { recursive: true });
   const remote = path.join(base, 'remote.git');
   const repo = path.join(base, 'work');

@@ -36,13 +36,37 @@ export interface Fixture {
   releases: string;
 }
 
-const DEFAULT_LABELS: Labels = { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation', diagnosis: 'The column is named "Price", not "price".' };
+const DEFAULT_LABELS: Labels = {
+  library: 'pandas',
+  crashType: 'key error',
+  rootCause: 'API misuse',
+  pipelineStage: 'data preparation',
+  diagnosis: 'The column is named "Price", not "price".',
+};
 
 const CSV_COLUMNS = [
-  'id', 'platform', 'notebook_url', 'datasets', 'dataset_licenses', 'dataset_urls', 'synthetic_data',
-  'crash_ename', 'crash_evalue', 'crash_match', 'crash_cell', 'execution_order', 'requires',
-  'library', 'crash_type', 'root_cause', 'pipeline_stage', 'diagnosis',
-  'verification_status', 'reproduced_outcome', 'fixed_outcome', 'verification_note',
+  'id',
+  'platform',
+  'notebook_url',
+  'datasets',
+  'dataset_licenses',
+  'dataset_urls',
+  'synthetic_data',
+  'crash_ename',
+  'crash_evalue',
+  'crash_match',
+  'crash_cell',
+  'execution_order',
+  'requires',
+  'library',
+  'crash_type',
+  'root_cause',
+  'pipeline_stage',
+  'diagnosis',
+  'verification_status',
+  'reproduced_outcome',
+  'fixed_outcome',
+  'verification_note',
 ];
 
 function notebook(source: string): string {
@@ -69,7 +93,11 @@ function versionResult(version: 'reproduced' | 'fixed', outcome: Outcome, reason
 function outcomes(status: FixtureInstance['status']): { reproduced: Outcome; fixed: Outcome; reason?: string } {
   switch (status) {
     case 'skipped':
-      return { reproduced: 'skipped-env', fixed: 'skipped-env', reason: 'required module tensorflow not importable in /usr/bin/python3' };
+      return {
+        reproduced: 'skipped-env',
+        fixed: 'skipped-env',
+        reason: 'required module tensorflow not importable in /usr/bin/python3',
+      };
     case 'not-verified':
       return { reproduced: 'crash-mismatch', fixed: 'fixed-ok', reason: "expected KeyError, got ValueError: 'x'" };
     default:
@@ -81,7 +109,10 @@ function csvCell(v: string): string {
   return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
-export function agreementFixture(kappas: Partial<Record<'library' | 'crashType' | 'rootCause' | 'pipelineStage', number | null>> = {}, n = 3): AgreementReport {
+export function agreementFixture(
+  kappas: Partial<Record<'library' | 'crashType' | 'rootCause' | 'pipelineStage', number | null>> = {},
+  n = 3,
+): AgreementReport {
   const dims = ['library', 'crashType', 'rootCause', 'pipelineStage'] as const;
   return {
     annotators: ['annotator-a', 'annotator-b'],
@@ -127,8 +158,21 @@ export async function writeCuratedFixture(
   const runner = path.join(root, 'runner');
   await mkdir(recipe, { recursive: true });
   await mkdir(runner, { recursive: true });
-  await writeFile(path.join(recipe, 'Dockerfile.debian'), 'FROM junobench/base:bookworm\nCOPY runner/ /opt/junobench/\n');
-  await writeFile(path.join(recipe, 'debian.lock.json'), formatJson({ profile: 'debian', tag: 'junobench/benchmark:debian-0123456789ab', base: 'junobench/base:bookworm', python: '3.11.2', recipe: { 'python3-pandas': '1.5.3' }, installed: { 'python3-pandas': '1.5.3' } }));
+  await writeFile(
+    path.join(recipe, 'Dockerfile.debian'),
+    'FROM junobench/base:bookworm\nCOPY runner/ /opt/junobench/\n',
+  );
+  await writeFile(
+    path.join(recipe, 'debian.lock.json'),
+    formatJson({
+      profile: 'debian',
+      tag: 'junobench/benchmark:debian-0123456789ab',
+      base: 'junobench/base:bookworm',
+      python: '3.11.2',
+      recipe: { 'python3-pandas': '1.5.3' },
+      installed: { 'python3-pandas': '1.5.3' },
+    }),
+  );
   await writeFile(path.join(runner, 'junobench_runner.py'), 'print("runner")\n');
 
   const entries: BenchmarkEntry[] = [];
@@ -138,7 +182,17 @@ export async function writeCuratedFixture(
     const labels: Labels = { ...DEFAULT_LABELS, ...fi.labels };
     const inst: Instance & { status?: string } = {
       id: fi.id,
-      source: { platform: 'kaggle', notebookUrl: `https://www.kaggle.com/code/someone/${fi.id}`, datasets: [{ title: `Data of ${fi.id}`, license: 'CC0: Public Domain', url: `https://www.kaggle.com/datasets/someone/${fi.id}` }] },
+      source: {
+        platform: 'kaggle',
+        notebookUrl: `https://www.kaggle.com/code/someone/${fi.id}`,
+        datasets: [
+          {
+            title: `Data of ${fi.id}`,
+            license: 'CC0: Public Domain',
+            url: `https://www.kaggle.com/datasets/someone/${fi.id}`,
+          },
+        ],
+      },
       crash: { ename: 'KeyError', evalue: "'price'", match: 'exact', cell: 0 },
       execution: { order: 'file' },
       requires: ['pandas'],
@@ -155,16 +209,32 @@ export async function writeCuratedFixture(
       fixed: versionResult('fixed', o.fixed, status === 'skipped' ? o.reason : undefined),
       contentHash: `hash-${fi.id}`,
       cached: false,
-      ...(status === 'flaky' ? { repeats: { reproduced: ['crash-reproduced', 'no-crash'] as Outcome[], fixed: ['fixed-ok', 'fixed-ok'] as Outcome[] } } : {}),
+      ...(status === 'flaky'
+        ? {
+            repeats: {
+              reproduced: ['crash-reproduced', 'no-crash'] as Outcome[],
+              fixed: ['fixed-ok', 'fixed-ok'] as Outcome[],
+            },
+          }
+        : {}),
     };
     results.push(v);
     // The build leaves instances that are neither verified nor skipped out of benchmark.json and curated/instances.
     if (status !== 'verified' && status !== 'skipped') continue;
     const dir = path.join(curated, 'instances', fi.id);
     await mkdir(path.join(dir, 'data'), { recursive: true });
-    await writeFile(path.join(dir, 'original.ipynb'), notebook(`import pandas as pd\ndf = pd.read_csv('data/train.csv')\ndf['price']  # ${fi.id}`));
-    await writeFile(path.join(dir, 'reproduced.ipynb'), notebook(`import pandas as pd\ndf = pd.read_csv('data/train.csv')\ndf['price']`));
-    await writeFile(path.join(dir, 'fixed.ipynb'), notebook(`import pandas as pd\ndf = pd.read_csv('data/train.csv')\ndf['Price']`));
+    await writeFile(
+      path.join(dir, 'original.ipynb'),
+      notebook(`import pandas as pd\ndf = pd.read_csv('data/train.csv')\ndf['price']  # ${fi.id}`),
+    );
+    await writeFile(
+      path.join(dir, 'reproduced.ipynb'),
+      notebook(`import pandas as pd\ndf = pd.read_csv('data/train.csv')\ndf['price']`),
+    );
+    await writeFile(
+      path.join(dir, 'fixed.ipynb'),
+      notebook(`import pandas as pd\ndf = pd.read_csv('data/train.csv')\ndf['Price']`),
+    );
     await writeFile(path.join(dir, 'data', 'train.csv'), `Price\n1\n2\n# ${fi.id}\n`);
     for (const [name, content] of Object.entries(fi.data ?? {})) await writeFile(path.join(dir, 'data', name), content);
     await writeFile(path.join(dir, 'instance.json'), formatJson(inst));
@@ -176,7 +246,12 @@ export async function writeCuratedFixture(
       labels,
       requires: inst.requires,
       syntheticData: false,
-      verification: { status, reproduced: o.reproduced, fixed: o.fixed, ...(status === 'skipped' && o.reason ? { reason: o.reason } : {}) },
+      verification: {
+        status,
+        reproduced: o.reproduced,
+        fixed: o.fixed,
+        ...(status === 'skipped' && o.reason ? { reason: o.reason } : {}),
+      },
     });
   }
   // As the build writes them: by id, whatever order the folders were made in.
@@ -196,21 +271,49 @@ export async function writeCuratedFixture(
   await mkdir(path.join(curated, 'stats'), { recursive: true });
   await writeFile(path.join(curated, 'benchmark.json'), formatJson(benchmark));
   await writeFile(path.join(curated, 'verification.json'), formatJson(verification));
-  await writeFile(path.join(curated, 'labels', 'agreement.json'), formatJson(options.agreement ?? agreementFixture({}, instances.length)));
+  await writeFile(
+    path.join(curated, 'labels', 'agreement.json'),
+    formatJson(options.agreement ?? agreementFixture({}, instances.length)),
+  );
   await writeFile(path.join(curated, 'labels', 'agreement.md'), '# Agreement\n\nkappa 1.000 in every dimension\n');
   await writeFile(path.join(curated, 'stats', 'stats.md'), `# Statistics\n\n${entries.length} instances\n`);
   const rows = entries.map((e) => [
-    e.id, e.source.platform, e.source.notebookUrl ?? '', e.source.datasets.map((d) => d.title).join('; '), e.source.datasets.map((d) => d.license).join('; '),
-    e.source.datasets.map((d) => d.url ?? '').join('; '), 'no', e.crash.ename, e.crash.evalue, e.crash.match, String(e.crash.cell), 'file', e.requires.join(' '),
-    e.labels.library, e.labels.crashType, e.labels.rootCause, e.labels.pipelineStage, e.labels.diagnosis ?? '',
-    e.verification.status, e.verification.reproduced ?? '', e.verification.fixed ?? '', e.verification.reason ?? '',
+    e.id,
+    e.source.platform,
+    e.source.notebookUrl ?? '',
+    e.source.datasets.map((d) => d.title).join('; '),
+    e.source.datasets.map((d) => d.license).join('; '),
+    e.source.datasets.map((d) => d.url ?? '').join('; '),
+    'no',
+    e.crash.ename,
+    e.crash.evalue,
+    e.crash.match,
+    String(e.crash.cell),
+    'file',
+    e.requires.join(' '),
+    e.labels.library,
+    e.labels.crashType,
+    e.labels.rootCause,
+    e.labels.pipelineStage,
+    e.labels.diagnosis ?? '',
+    e.verification.status,
+    e.verification.reproduced ?? '',
+    e.verification.fixed ?? '',
+    e.verification.reason ?? '',
   ]);
-  await writeFile(path.join(curated, 'benchmark.csv'), [CSV_COLUMNS, ...rows].map((r) => r.map(csvCell).join(',')).join('\n') + '\n');
+  await writeFile(
+    path.join(curated, 'benchmark.csv'),
+    [CSV_COLUMNS, ...rows].map((r) => r.map(csvCell).join(',')).join('\n') + '\n',
+  );
   return { root, curated, recipe, runner, releases: path.join(root, 'releases') };
 }
 
 /** readReleaseInputs on a fixture, with a fixed toolchain and SOURCE_DATE_EPOCH. */
-export function readFixtureInputs(f: Fixture, version: string, extra: { previous?: string; deprecatedFile?: string; sourceDateEpoch?: number } = {}): Promise<ReleaseInputs> {
+export function readFixtureInputs(
+  f: Fixture,
+  version: string,
+  extra: { previous?: string; deprecatedFile?: string; sourceDateEpoch?: number } = {},
+): Promise<ReleaseInputs> {
   return readReleaseInputs({
     version,
     curatedDir: f.curated,
@@ -218,7 +321,12 @@ export function readFixtureInputs(f: Fixture, version: string, extra: { previous
     contextFiles: [{ path: 'runner/junobench_runner.py', abs: path.join(f.runner, 'junobench_runner.py') }],
     outDir: f.releases,
     sourceDateEpoch: extra.sourceDateEpoch ?? 1_767_225_600,
-    toolchain: { name: 'junobench', version: '0.1.0', commit: '0123456789abcdef0123456789abcdef01234567', dirty: false },
+    toolchain: {
+      name: 'junobench',
+      version: '0.1.0',
+      commit: '0123456789abcdef0123456789abcdef01234567',
+      dirty: false,
+    },
     ...(extra.previous ? { previous: extra.previous } : {}),
     ...(extra.deprecatedFile ? { deprecatedFile: extra.deprecatedFile } : {}),
   });

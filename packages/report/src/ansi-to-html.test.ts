@@ -20,11 +20,20 @@ describe('convertAnsiToHtml', () => {
     ['plain text', 'plain text'],
     [`${E}[0;31mred${E}[0m plain`, '<span class="ansi-fg-1">red</span> plain'],
     [`${E}[1;32mbold green${E}[0m`, '<span class="ansi-fg-2 ansi-bold">bold green</span>'],
-    [`${E}[31mred ${E}[1mbold${E}[22m red${E}[39m`, '<span class="ansi-fg-1">red </span><span class="ansi-fg-1 ansi-bold">bold</span><span class="ansi-fg-1"> red</span>'],
-    [`${E}[93;44mhi${E}[49m there${E}[m`, '<span class="ansi-fg-11 ansi-bg-4">hi</span><span class="ansi-fg-11"> there</span>'],
+    [
+      `${E}[31mred ${E}[1mbold${E}[22m red${E}[39m`,
+      '<span class="ansi-fg-1">red </span><span class="ansi-fg-1 ansi-bold">bold</span><span class="ansi-fg-1"> red</span>',
+    ],
+    [
+      `${E}[93;44mhi${E}[49m there${E}[m`,
+      '<span class="ansi-fg-11 ansi-bg-4">hi</span><span class="ansi-fg-11"> there</span>',
+    ],
     [`${E}[101mbg${E}[0m`, '<span class="ansi-bg-9">bg</span>'],
     // 256 colours: basic ones direct, the rest to the nearest basic colour (241 is a mid grey).
-    [`${E}[38;5;1mx${E}[38;5;241my${E}[38;5;124mz`, '<span class="ansi-fg-1">x</span><span class="ansi-fg-8">y</span><span class="ansi-fg-1">z</span>'],
+    [
+      `${E}[38;5;1mx${E}[38;5;241my${E}[38;5;124mz`,
+      '<span class="ansi-fg-1">x</span><span class="ansi-fg-8">y</span><span class="ansi-fg-1">z</span>',
+    ],
     [`${E}[38;5;241;43m.${E}[39;49m`, '<span class="ansi-fg-8 ansi-bg-3">.</span>'],
     [`${E}[38;5;28;01mdef${E}[39;00m`, '<span class="ansi-fg-2 ansi-bold">def</span>'],
     [`${E}[38:5:21mcolon form`, '<span class="ansi-fg-4">colon form</span>'],
@@ -46,7 +55,9 @@ describe('convertAnsiToHtml', () => {
 
   it('escapes markup inside and around colours', () => {
     const html = convertAnsiToHtml(`${E}[31m<script>alert("x")</script>${E}[0m<img src=x onerror='y'>&`);
-    expect(html).toBe('<span class="ansi-fg-1">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</span>&lt;img src=x onerror=&#39;y&#39;&gt;&amp;');
+    expect(html).toBe(
+      '<span class="ansi-fg-1">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</span>&lt;img src=x onerror=&#39;y&#39;&gt;&amp;',
+    );
   });
 
   it('keeps the text of a real IPython traceback exactly, and colours it', () => {
@@ -64,7 +75,35 @@ describe('convertAnsiToHtml', () => {
 
   it('on random input: only its own span tags, balanced, and the text kept', () => {
     const rng = createRng('ansi-fuzz');
-    const pieces = ['a', '<', '>', '&', '"', "'", ' ', '\n', '\t', 'é', `${E}[`, `${E}]`, 'm', ';', '3', '8', '5', '1', '0', '4', '2', '\u0007', E, '[', '\\', '\u0000', '\r'];
+    const pieces = [
+      'a',
+      '<',
+      '>',
+      '&',
+      '"',
+      "'",
+      ' ',
+      '\n',
+      '\t',
+      'é',
+      `${E}[`,
+      `${E}]`,
+      'm',
+      ';',
+      '3',
+      '8',
+      '5',
+      '1',
+      '0',
+      '4',
+      '2',
+      '\u0007',
+      E,
+      '[',
+      '\\',
+      '\u0000',
+      '\r',
+    ];
     for (let n = 0; n < 2000; n++) {
       const len = Math.floor(rng.next() * 40);
       let input = '';

@@ -43,13 +43,22 @@ interface AnsiState {
   inverse: boolean;
 }
 
-const PLAIN: AnsiState = { fg: null, bg: null, bold: false, dim: false, italic: false, underline: false, inverse: false };
+const PLAIN: AnsiState = {
+  fg: null,
+  bg: null,
+  bold: false,
+  dim: false,
+  italic: false,
+  underline: false,
+  inverse: false,
+};
 
 // CSI (parameters and final byte captured; a cut-off one is dropped too), OSC
 // (ended by BEL or ST), character-set and other escapes with intermediate bytes,
 // two-byte escapes, and a lone ESC.
 // eslint-disable-next-line no-control-regex
-const ESCAPE_RE = /\u001b\[([0-9;:?<=>]*)[ -/]*([@-~])?|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[ -/]+[0-~]?|\u001b[@-Z\\-_]?/g;
+const ESCAPE_RE =
+  /\u001b\[([0-9;:?<=>]*)[ -/]*([@-~])?|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[ -/]+[0-~]?|\u001b[@-Z\\-_]?/g;
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
@@ -124,8 +133,22 @@ function readExtendedColour(codes: readonly number[], at: number): [number | und
 // xterm's default values of the 16 basic colours: what the codes mean, used
 // only to find the nearest one (the page's own palette is in the stylesheet).
 const BASIC_RGB: readonly [number, number, number][] = [
-  [0, 0, 0], [205, 0, 0], [0, 205, 0], [205, 205, 0], [0, 0, 238], [205, 0, 205], [0, 205, 205], [229, 229, 229],
-  [127, 127, 127], [255, 0, 0], [0, 255, 0], [255, 255, 0], [92, 92, 255], [255, 0, 255], [0, 255, 255], [255, 255, 255],
+  [0, 0, 0],
+  [205, 0, 0],
+  [0, 205, 0],
+  [205, 205, 0],
+  [0, 0, 238],
+  [205, 0, 205],
+  [0, 205, 205],
+  [229, 229, 229],
+  [127, 127, 127],
+  [255, 0, 0],
+  [0, 255, 0],
+  [255, 255, 0],
+  [92, 92, 255],
+  [255, 0, 255],
+  [0, 255, 255],
+  [255, 255, 255],
 ];
 
 function xterm256(n: number): [number, number, number] {

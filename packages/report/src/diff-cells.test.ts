@@ -3,19 +3,65 @@ import { diffLines, findReorderedPairs, planCellDiff, splitLines, type DiffCell 
 
 const code = (source: string): DiffCell => ({ kind: 'code', source });
 const md = (source: string): DiffCell => ({ kind: 'markdown', source });
-const statuses = (rows: ReturnType<typeof planCellDiff>) => rows.map((r) => `${r.status}:${r.left ?? '-'}/${r.right ?? '-'}`);
+const statuses = (rows: ReturnType<typeof planCellDiff>) =>
+  rows.map((r) => `${r.status}:${r.left ?? '-'}/${r.right ?? '-'}`);
 
 describe('planCellDiff', () => {
   it.each([
-    ['identical notebooks', [md('# t'), code('a'), code('b')], [md('# t'), code('a'), code('b')], ['same:0/0', 'same:1/1', 'same:2/2']],
-    ['one cell changed', [code('a'), code('b'), code('c')], [code('a'), code('B'), code('c')], ['same:0/0', 'changed:1/1', 'same:2/2']],
-    ['a cell added in the fix', [code('a'), code('c')], [code('a'), code('b'), code('c')], ['same:0/0', 'added:-/1', 'same:1/2']],
-    ['a cell removed in the fix', [code('a'), code('b'), code('c')], [code('a'), code('c')], ['same:0/0', 'removed:1/-', 'same:2/1']],
-    ['changed and added at the end', [code('a'), code('b')], [code('a'), code('b2'), code('c')], ['same:0/0', 'changed:1/1', 'added:-/2']],
-    ['a markdown cell is never paired with a code cell', [code('a'), md('x')], [code('a'), code('y')], ['same:0/0', 'removed:1/-', 'added:-/1']],
-    ['within a gap, the first cells of one kind pair up', [code('a'), md('m1'), code('c1'), code('z')], [code('a'), code('c2'), md('m2'), code('z')], ['same:0/0', 'added:-/1', 'changed:1/2', 'removed:2/-', 'same:3/3']],
-    ['moved cell: one side of it is kept, the other is added/removed', [code('a'), code('b'), code('c')], [code('b'), code('a'), code('c')], ['removed:0/-', 'same:1/0', 'added:-/1', 'same:2/2']],
-    ['trailing whitespace and final newlines are not changes', [code('a = 1  \n'), code('b\n\n')], [code('a = 1'), code('b')], ['same:0/0', 'same:1/1']],
+    [
+      'identical notebooks',
+      [md('# t'), code('a'), code('b')],
+      [md('# t'), code('a'), code('b')],
+      ['same:0/0', 'same:1/1', 'same:2/2'],
+    ],
+    [
+      'one cell changed',
+      [code('a'), code('b'), code('c')],
+      [code('a'), code('B'), code('c')],
+      ['same:0/0', 'changed:1/1', 'same:2/2'],
+    ],
+    [
+      'a cell added in the fix',
+      [code('a'), code('c')],
+      [code('a'), code('b'), code('c')],
+      ['same:0/0', 'added:-/1', 'same:1/2'],
+    ],
+    [
+      'a cell removed in the fix',
+      [code('a'), code('b'), code('c')],
+      [code('a'), code('c')],
+      ['same:0/0', 'removed:1/-', 'same:2/1'],
+    ],
+    [
+      'changed and added at the end',
+      [code('a'), code('b')],
+      [code('a'), code('b2'), code('c')],
+      ['same:0/0', 'changed:1/1', 'added:-/2'],
+    ],
+    [
+      'a markdown cell is never paired with a code cell',
+      [code('a'), md('x')],
+      [code('a'), code('y')],
+      ['same:0/0', 'removed:1/-', 'added:-/1'],
+    ],
+    [
+      'within a gap, the first cells of one kind pair up',
+      [code('a'), md('m1'), code('c1'), code('z')],
+      [code('a'), code('c2'), md('m2'), code('z')],
+      ['same:0/0', 'added:-/1', 'changed:1/2', 'removed:2/-', 'same:3/3'],
+    ],
+    [
+      'moved cell: one side of it is kept, the other is added/removed',
+      [code('a'), code('b'), code('c')],
+      [code('b'), code('a'), code('c')],
+      ['removed:0/-', 'same:1/0', 'added:-/1', 'same:2/2'],
+    ],
+    [
+      'trailing whitespace and final newlines are not changes',
+      [code('a = 1  \n'), code('b\n\n')],
+      [code('a = 1'), code('b')],
+      ['same:0/0', 'same:1/1'],
+    ],
     ['empty notebooks', [], [], []],
     ['only the fixed notebook has cells', [], [code('a')], ['added:-/0']],
   ])('%s', (_name, left, right, expected) => {
@@ -33,13 +79,56 @@ describe('planCellDiff', () => {
 
 describe('diffLines', () => {
   it.each([
-    ['same text', 'a\nb', 'a\nb', [['same', 'a'], ['same', 'b']]],
-    ['a line added', 'a\nc', 'a\nb\nc', [['same', 'a'], ['ins', 'b'], ['same', 'c']]],
-    ['a line removed', 'a\nb\nc', 'a\nc', [['same', 'a'], ['del', 'b'], ['same', 'c']]],
-    ['a line replaced', "x = f(a)\ny", "x = f(a, b)\ny", [['del', 'x = f(a)'], ['ins', 'x = f(a, b)'], ['same', 'y']]],
+    [
+      'same text',
+      'a\nb',
+      'a\nb',
+      [
+        ['same', 'a'],
+        ['same', 'b'],
+      ],
+    ],
+    [
+      'a line added',
+      'a\nc',
+      'a\nb\nc',
+      [
+        ['same', 'a'],
+        ['ins', 'b'],
+        ['same', 'c'],
+      ],
+    ],
+    [
+      'a line removed',
+      'a\nb\nc',
+      'a\nc',
+      [
+        ['same', 'a'],
+        ['del', 'b'],
+        ['same', 'c'],
+      ],
+    ],
+    [
+      'a line replaced',
+      'x = f(a)\ny',
+      'x = f(a, b)\ny',
+      [
+        ['del', 'x = f(a)'],
+        ['ins', 'x = f(a, b)'],
+        ['same', 'y'],
+      ],
+    ],
     ['from empty', '', 'a', [['ins', 'a']]],
     ['to empty', 'a\n', '', [['del', 'a']]],
-    ['CRLF is a line break', 'a\r\nb', 'a\nb', [['same', 'a'], ['same', 'b']]],
+    [
+      'CRLF is a line break',
+      'a\r\nb',
+      'a\nb',
+      [
+        ['same', 'a'],
+        ['same', 'b'],
+      ],
+    ],
   ])('%s', (_name, a, b, expected) => {
     expect(diffLines(a, b).map((o) => [o.op, o.text])).toEqual(expected);
   });

@@ -27,7 +27,8 @@ export type LineOp = { op: 'same' | 'del' | 'ins'; text: string };
 export function planCellDiff(left: readonly DiffCell[], right: readonly DiffCell[]): CellPair[] {
   const key = (c: DiffCell) => `${c.kind}\u0000${normaliseSource(c.source)}`;
   // Notebooks of thousands of cells: no anchors, cells paired in order.
-  const anchors = left.length * right.length > MAX_LCS_CELLS ? [] : longestCommonSubsequence(left.map(key), right.map(key));
+  const anchors =
+    left.length * right.length > MAX_LCS_CELLS ? [] : longestCommonSubsequence(left.map(key), right.map(key));
   const rows: CellPair[] = [];
   let i = 0;
   let j = 0;
@@ -114,7 +115,8 @@ function longestCommonSubsequence(a: readonly string[], b: readonly string[]): [
   const suffix = new Uint32Array((n + 1) * w);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      suffix[i * w + j] = a[i] === b[j] ? suffix[(i + 1) * w + j + 1]! + 1 : Math.max(suffix[(i + 1) * w + j]!, suffix[i * w + j + 1]!);
+      suffix[i * w + j] =
+        a[i] === b[j] ? suffix[(i + 1) * w + j + 1]! + 1 : Math.max(suffix[(i + 1) * w + j]!, suffix[i * w + j + 1]!);
     }
   }
   const pairs: [number, number][] = [];
@@ -139,8 +141,14 @@ function longestCommonSubsequence(a: readonly string[], b: readonly string[]): [
  * among the cells both notebooks have, so an added cell does not make every
  * later cell look moved.
  */
-export function findReorderedPairs(pairs: readonly CellPair[], leftRun: ReadonlyMap<number, number>, rightRun: ReadonlyMap<number, number>): Set<number> {
-  const matched = pairs.flatMap((p, i) => (p.left !== undefined && p.right !== undefined ? [{ i, l: p.left, r: p.right }] : []));
+export function findReorderedPairs(
+  pairs: readonly CellPair[],
+  leftRun: ReadonlyMap<number, number>,
+  rightRun: ReadonlyMap<number, number>,
+): Set<number> {
+  const matched = pairs.flatMap((p, i) =>
+    p.left !== undefined && p.right !== undefined ? [{ i, l: p.left, r: p.right }] : [],
+  );
   const ranks = (side: 'l' | 'r', run: ReadonlyMap<number, number>) =>
     new Map(
       matched

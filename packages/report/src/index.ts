@@ -4,7 +4,16 @@ export { escapeHtml, parseExternalUrl, formatRelativeHref } from './escape-html.
 export { planCellDiff, diffLines } from './diff-cells.js';
 export type { CellPair, CellPairStatus, DiffCell, LineOp } from './diff-cells.js';
 export { summariseInstance, FLAG_LABELS } from './report-data.js';
-export type { ReportData, ReportInstance, ReportInstanceRecord, ReportChart, IndexRow, IndexFlag, InstanceDisagreement, NotebookSlot } from './report-data.js';
+export type {
+  ReportData,
+  ReportInstance,
+  ReportInstanceRecord,
+  ReportChart,
+  IndexRow,
+  IndexFlag,
+  InstanceDisagreement,
+  NotebookSlot,
+} from './report-data.js';
 export { readReportData, MAX_LISTED_FILES } from './read-report-data.js';
 export type { ReadReportOptions } from './read-report-data.js';
 export { renderIndexPage } from './render-index.js';

@@ -26,7 +26,10 @@ export function planReport(data: ReportData): ReportPlan {
   ];
   let largest: ReportPlan['largestInstancePage'];
   for (const inst of data.instances) {
-    const file = { path: `instances/${validateInstanceId(inst.id)}.html`, content: renderInstancePage(inst, data.name) };
+    const file = {
+      path: `instances/${validateInstanceId(inst.id)}.html`,
+      content: renderInstancePage(inst, data.name),
+    };
     files.push(file);
     const bytes = Buffer.byteLength(file.content, 'utf8');
     if (!largest || bytes > largest.bytes) largest = { path: file.path, bytes };

@@ -22,7 +22,8 @@ afterEach(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-const read = (o: { raw?: boolean } = { raw: true }) => readReportData({ from: fx.curated, ...(o.raw ? { raw: fx.raw } : {}), out: path.join(fx.curated, 'report') });
+const read = (o: { raw?: boolean } = { raw: true }) =>
+  readReportData({ from: fx.curated, ...(o.raw ? { raw: fx.raw } : {}), out: path.join(fx.curated, 'report') });
 
 describe('readReportData', () => {
   it('reads the benchmark, verification, labels, stats and every instance folder', async () => {
@@ -34,7 +35,13 @@ describe('readReportData', () => {
     const pandas = data.instances.find((i) => i.id === 'pandas_1')!;
     expect(pandas.inBenchmark).toBe(true);
     expect(pandas.folderHref).toBe('../instances/pandas_1');
-    expect(pandas.files.map((f) => f.rel)).toEqual(['data/sales.csv', 'fixed.ipynb', 'instance.json', 'original.ipynb', 'reproduced.ipynb']);
+    expect(pandas.files.map((f) => f.rel)).toEqual([
+      'data/sales.csv',
+      'fixed.ipynb',
+      'instance.json',
+      'original.ipynb',
+      'reproduced.ipynb',
+    ]);
     expect(Object.keys(pandas.notebooks).sort()).toEqual(['fixed', 'original', 'reproduced']);
     expect(pandas.disagreements).toEqual([
       {
@@ -85,7 +92,9 @@ describe('readReportData', () => {
         crash: { ename: 'ValueError', evalue: 'bad', match: 'exact', cell: 0 },
         execution: { order: 'file' },
         requires: ['sklearn'],
-        suggestedLabels: { library: { value: 'sklearn', confidence: 0.9, evidence: ['the traceback ends in sklearn'] } },
+        suggestedLabels: {
+          library: { value: 'sklearn', confidence: 0.9, evidence: ['the traceback ends in sklearn'] },
+        },
       }),
     );
     await writeFile(path.join(dir, 'reproduced.ipynb'), formatJson(fixtureNotebook([{ code: 'fit()' }])));
@@ -101,7 +110,9 @@ describe('readReportData', () => {
   it('says which notebook cannot be read instead of failing the whole report', async () => {
     await writeFile(path.join(fx.curated, 'instances', 'pandas_1', 'fixed.ipynb'), '{"nbformat": 3}');
     const pandas = (await read()).instances.find((i) => i.id === 'pandas_1')!;
-    expect(pandas.notebooks.fixed).toEqual({ error: expect.stringMatching(/unsupported notebook format \(nbformat 3\)/) });
+    expect(pandas.notebooks.fixed).toEqual({
+      error: expect.stringMatching(/unsupported notebook format \(nbformat 3\)/),
+    });
     expect(pandas.notebooks.reproduced).toHaveProperty('notebook');
   });
 
@@ -117,7 +128,12 @@ describe('readReportData', () => {
 
   it('leaves withdrawn instances out everywhere, and says the carried agreement figures count them', async () => {
     const withdrawn = (agreementRecomputed: boolean) =>
-      readReportData({ from: fx.curated, raw: fx.raw, out: path.join(fx.curated, 'report'), withdrawn: { instances: ['pandas_1'], agreementRecomputed } });
+      readReportData({
+        from: fx.curated,
+        raw: fx.raw,
+        out: path.join(fx.curated, 'report'),
+        withdrawn: { instances: ['pandas_1'], agreementRecomputed },
+      });
     const carried = await withdrawn(false);
     expect(carried.instances.map((i) => i.id)).toEqual(['NBspecific_1', 'tensorflow_1', 'torch_1']);
     expect(carried.agreement!.disagreements).toEqual([]);
@@ -137,7 +153,9 @@ describe('readReportData', () => {
   });
 
   it('fails on a --raw folder that does not exist', async () => {
-    await expect(readReportData({ from: fx.curated, raw: path.join(tmp, 'nope'), out: path.join(tmp, 'r') })).rejects.toThrow(/no such folder: .*nope/);
+    await expect(
+      readReportData({ from: fx.curated, raw: path.join(tmp, 'nope'), out: path.join(tmp, 'r') }),
+    ).rejects.toThrow(/no such folder: .*nope/);
   });
 
   it('fails on a missing benchmark.json with the command that makes it', async () => {

@@ -19,7 +19,14 @@ import {
   type VerificationReport,
 } from '@junobench/core';
 import { readNotebook } from '@junobench/notebook';
-import type { InstanceDisagreement, NotebookSlot, ReportChart, ReportData, ReportInstance, ReportInstanceRecord } from './report-data.js';
+import type {
+  InstanceDisagreement,
+  NotebookSlot,
+  ReportChart,
+  ReportData,
+  ReportInstance,
+  ReportInstanceRecord,
+} from './report-data.js';
 
 export interface ReadReportOptions {
   /** The curated folder: benchmark.json, verification.json, labels/, stats/, instances/. */
@@ -77,15 +84,27 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
   const benchmark = await readJsonFile<Benchmark>(benchmarkFile, { schema: 'benchmark' });
   const withdrawn = new Set(options.withdrawn?.instances ?? []);
   const verification = await readOptionalJson<VerificationReport>(path.join(from, 'verification.json'), 'verification');
-  const studied = await readOptionalJson<AgreementReport>(path.join(from, 'labels', 'agreement.json'), 'agreement-report');
+  const studied = await readOptionalJson<AgreementReport>(
+    path.join(from, 'labels', 'agreement.json'),
+    'agreement-report',
+  );
   const agreement = studied && withdrawn.size > 0 ? withoutWithdrawn(studied, withdrawn) : studied;
   const stats = await readOptionalJson<BenchmarkStats>(path.join(from, 'stats', 'stats.json'), 'stats');
   const finalLabelsFile = path.join(from, 'labels', 'final-labels.jsonl');
-  const finalLabels = (await exists(finalLabelsFile)) ? await readJsonlAll<FinalLabels>(finalLabelsFile, { schema: 'final-labels' }) : [];
-  const adjudicatedFile = options.raw ? path.join(path.resolve(options.raw), 'annotations', 'adjudicated.jsonl') : undefined;
-  const adjudications = adjudicatedFile && (await exists(adjudicatedFile)) ? await readJsonlAll<Adjudication>(adjudicatedFile, { schema: 'adjudication' }) : [];
+  const finalLabels = (await exists(finalLabelsFile))
+    ? await readJsonlAll<FinalLabels>(finalLabelsFile, { schema: 'final-labels' })
+    : [];
+  const adjudicatedFile = options.raw
+    ? path.join(path.resolve(options.raw), 'annotations', 'adjudicated.jsonl')
+    : undefined;
+  const adjudications =
+    adjudicatedFile && (await exists(adjudicatedFile))
+      ? await readJsonlAll<Adjudication>(adjudicatedFile, { schema: 'adjudication' })
+      : [];
 
-  const verificationById = new Map<string, InstanceVerification>((verification?.instances ?? []).map((v) => [v.instance, v]));
+  const verificationById = new Map<string, InstanceVerification>(
+    (verification?.instances ?? []).map((v) => [v.instance, v]),
+  );
   const finalById = new Map(finalLabels.map((f) => [f.instance, f]));
   const entries = new Map(benchmark.instances.map((e) => [e.id, e]));
 
@@ -95,9 +114,11 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
   for (const id of verificationById.keys()) ids.add(id);
   // Each instance folder has the place the pages link to (the report's layout) and the place it is read from.
   const curatedLinked = path.join(from, 'instances');
-  const curatedRead = options.instanceFolders?.curated !== undefined ? path.resolve(options.instanceFolders.curated) : curatedLinked;
+  const curatedRead =
+    options.instanceFolders?.curated !== undefined ? path.resolve(options.instanceFolders.curated) : curatedLinked;
   const rawLinked = options.raw ? path.join(path.resolve(options.raw), 'instances') : undefined;
-  const rawRead = rawLinked && options.instanceFolders?.raw !== undefined ? path.resolve(options.instanceFolders.raw) : rawLinked;
+  const rawRead =
+    rawLinked && options.instanceFolders?.raw !== undefined ? path.resolve(options.instanceFolders.raw) : rawLinked;
   if (rawRead && (await exists(rawRead))) for (const id of await listInstanceIds(rawRead)) ids.add(id);
 
   const instances: ReportInstance[] = [];
@@ -105,8 +126,11 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
     if (withdrawn.has(id)) continue;
     validateInstanceId(id, { file: benchmarkFile });
     const entry = entries.get(id);
-    const fromRaw = !entry && rawRead !== undefined && rawLinked !== undefined && (await exists(path.join(rawRead, id)));
-    const dir = fromRaw ? { read: path.join(rawRead, id), linked: path.join(rawLinked, id) } : { read: path.join(curatedRead, id), linked: path.join(curatedLinked, id) };
+    const fromRaw =
+      !entry && rawRead !== undefined && rawLinked !== undefined && (await exists(path.join(rawRead, id)));
+    const dir = fromRaw
+      ? { read: path.join(rawRead, id), linked: path.join(rawLinked, id) }
+      : { read: path.join(curatedRead, id), linked: path.join(curatedLinked, id) };
     const v = verificationById.get(id);
     const fl = finalById.get(id);
     const r: ReportInstance = {
@@ -146,11 +170,18 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
   };
 }
 
-async function readInstanceFolder(r: ReportInstance, { read: dir, linked }: { read: string; linked: string }, out: string): Promise<void> {
+async function readInstanceFolder(
+  r: ReportInstance,
+  { read: dir, linked }: { read: string; linked: string },
+  out: string,
+): Promise<void> {
   if (!(await exists(path.join(dir, 'instance.json')))) {
     // curated/ holds only the benchmark's instances: the others' folders are in raw/.
     if (r.inBenchmark) r.problems.push(`no instance folder at ${dir}`);
-    else r.notes = ['Its folder is not in the curated benchmark: run `junobench report --raw <raw folder>` to show its notebooks.'];
+    else
+      r.notes = [
+        'Its folder is not in the curated benchmark: run `junobench report --raw <raw folder>` to show its notebooks.',
+      ];
     return;
   }
   try {
@@ -239,7 +270,9 @@ async function readCharts(dir: string): Promise<ReportChart[]> {
     const svg = await readFile(path.join(dir, file), 'utf8');
     let title = name.replace(/-/g, ' ');
     try {
-      const spec = JSON.parse(await readFile(path.join(dir, `${name}.vl.json`), 'utf8')) as { title?: string | { text?: unknown } };
+      const spec = JSON.parse(await readFile(path.join(dir, `${name}.vl.json`), 'utf8')) as {
+        title?: string | { text?: unknown };
+      };
       const t = typeof spec.title === 'string' ? spec.title : spec.title?.text;
       if (typeof t === 'string' && t.trim()) title = t;
     } catch {

@@ -19,7 +19,8 @@ export function renderIndexPage(data: ReportData): string {
   const rows = data.instances.map(summariseInstance);
   const title = data.version ? `${data.name} ${data.version}` : data.name;
   const inBenchmark = data.instances.filter((i) => i.inBenchmark).length;
-  const distinct = (f: (r: IndexRow) => string | undefined) => [...new Set(rows.map(f).filter((v): v is string => Boolean(v)))].sort(compareCodePoints);
+  const distinct = (f: (r: IndexRow) => string | undefined) =>
+    [...new Set(rows.map(f).filter((v): v is string => Boolean(v)))].sort(compareCodePoints);
   const statuses = STATUS_ORDER.filter((s) => rows.some((r) => r.status === s));
   const flags = FLAG_ORDER.filter((f) => rows.some((r) => r.flags.includes(f)));
 
@@ -31,10 +32,26 @@ export function renderIndexPage(data: ReportData): string {
   const filters = [
     '<form class="filters" id="filters" hidden>',
     '<label for="f-search">Search<input id="f-search" type="search" placeholder="id, label, exception…" autocomplete="off"></label>',
-    select('library', 'Library', distinct((r) => r.labels?.library)),
-    select('crashType', 'Crash type', distinct((r) => r.labels?.crashType)),
-    select('rootCause', 'Root cause', distinct((r) => r.labels?.rootCause)),
-    select('pipelineStage', 'Pipeline stage', distinct((r) => r.labels?.pipelineStage)),
+    select(
+      'library',
+      'Library',
+      distinct((r) => r.labels?.library),
+    ),
+    select(
+      'crashType',
+      'Crash type',
+      distinct((r) => r.labels?.crashType),
+    ),
+    select(
+      'rootCause',
+      'Root cause',
+      distinct((r) => r.labels?.rootCause),
+    ),
+    select(
+      'pipelineStage',
+      'Pipeline stage',
+      distinct((r) => r.labels?.pipelineStage),
+    ),
     select('status', 'Verification', statuses),
     select('flags', 'Flag', flags, (f) => FLAG_LABELS[f as IndexFlag]),
     '<button type="reset" id="f-reset">Clear filters</button>',
@@ -45,17 +62,31 @@ export function renderIndexPage(data: ReportData): string {
     `<span class="count-item">${escapeHtml(label)} <b data-count="${escapeHtml(key)}">${n}</b></span>`;
   const counts = [
     `<p class="counts" id="counts" aria-live="polite"><b id="count-shown">${rows.length}</b> of ${rows.length} instances shown`,
-    statuses.length > 0 ? ` · ${statuses.map((s) => countItem(`status:${s}`, s, rows.filter((r) => r.status === s).length)).join(' · ')}` : '',
-    flags.length > 0 ? ` · <span>flags:</span> ${flags.map((f) => countItem(`flag:${f}`, FLAG_LABELS[f], rows.filter((r) => r.flags.includes(f)).length)).join(' · ')}` : '',
+    statuses.length > 0
+      ? ` · ${statuses.map((s) => countItem(`status:${s}`, s, rows.filter((r) => r.status === s).length)).join(' · ')}`
+      : '',
+    flags.length > 0
+      ? ` · <span>flags:</span> ${flags.map((f) => countItem(`flag:${f}`, FLAG_LABELS[f], rows.filter((r) => r.flags.includes(f)).length)).join(' · ')}`
+      : '',
     '</p>',
   ].join('');
 
   const headers: [string, boolean][] = [
-    ['Instance', false], ['Library', false], ['Crash type', false], ['Root cause', false], ['Pipeline stage', false],
-    ['Verification', false], ['Reproduced', true], ['Fixed', true], ['Flags', false],
+    ['Instance', false],
+    ['Library', false],
+    ['Crash type', false],
+    ['Root cause', false],
+    ['Pipeline stage', false],
+    ['Verification', false],
+    ['Reproduced', true],
+    ['Fixed', true],
+    ['Flags', false],
   ];
   const thead = `<thead><tr>${headers
-    .map(([h, num], i) => `<th scope="col"${i === 0 ? ' aria-sort="ascending"' : ''}${num ? ' class="num"' : ''}><button type="button" data-col="${i}">${h}</button></th>`)
+    .map(
+      ([h, num], i) =>
+        `<th scope="col"${i === 0 ? ' aria-sort="ascending"' : ''}${num ? ' class="num"' : ''}><button type="button" data-col="${i}">${h}</button></th>`,
+    )
     .join('')}</tr></thead>`;
   const tbody = `<tbody>${rows.map(renderRow).join('\n')}</tbody>`;
 
@@ -63,7 +94,9 @@ export function renderIndexPage(data: ReportData): string {
   const summary = [
     `${rows.length} instance${rows.length === 1 ? '' : 's'}`,
     inBenchmark !== rows.length ? `${inBenchmark} in the benchmark` : '',
-    v ? `verified in the ${v.runtime} runtime: ${v.summary.verified} verified, ${v.summary.skipped} skipped, ${v.summary.notVerified} not verified, ${v.summary.flaky} flaky` : '',
+    v
+      ? `verified in the ${v.runtime} runtime: ${v.summary.verified} verified, ${v.summary.skipped} skipped, ${v.summary.notVerified} not verified, ${v.summary.flaky} flaky`
+      : '',
   ].filter(Boolean);
 
   const body = [
@@ -79,7 +112,16 @@ export function renderIndexPage(data: ReportData): string {
 
 function renderRow(r: IndexRow): string {
   const l = r.labels;
-  const search = [r.id, r.ename, l?.library, l?.crashType, l?.rootCause, l?.pipelineStage, r.status, ...r.flags.map((f) => FLAG_LABELS[f])]
+  const search = [
+    r.id,
+    r.ename,
+    l?.library,
+    l?.crashType,
+    l?.rootCause,
+    l?.pipelineStage,
+    r.status,
+    ...r.flags.map((f) => FLAG_LABELS[f]),
+  ]
     .filter(Boolean)
     .join(' ')
     .toLowerCase();
@@ -95,7 +137,8 @@ function renderRow(r: IndexRow): string {
   ]
     .map(([k, val]) => `${k}="${escapeHtml(val!)}"`)
     .join(' ');
-  const label = (v: string | undefined) => (v ? `${escapeHtml(v)}${r.suggested ? ' <span class="sub">suggested</span>' : ''}` : '<span class="muted">—</span>');
+  const label = (v: string | undefined) =>
+    v ? `${escapeHtml(v)}${r.suggested ? ' <span class="sub">suggested</span>' : ''}` : '<span class="muted">—</span>';
   const version = (x: IndexRow['reproduced']) =>
     x
       ? `<td class="num" data-sort="${Number.isFinite(x.durationMs) ? x.durationMs.toFixed(1) : ''}">${renderBadge(x.outcome, outcomeKind(x.outcome))}<span class="sub">${x.outcome === 'skipped-env' ? '' : formatMs(x.durationMs)}</span></td>`

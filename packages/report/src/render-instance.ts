@@ -1,4 +1,10 @@
-import { LABEL_DIMENSIONS, type InstanceVerification, type Labels, type RuntimeIdentity, type VersionResult } from '@junobench/core';
+import {
+  LABEL_DIMENSIONS,
+  type InstanceVerification,
+  type Labels,
+  type RuntimeIdentity,
+  type VersionResult,
+} from '@junobench/core';
 import { planExecution, type Notebook } from '@junobench/notebook';
 import { convertAnsiToHtml } from './ansi-to-html.js';
 import { escapeHtml, formatRelativeHref, parseExternalUrl } from './escape-html.js';
@@ -32,7 +38,9 @@ export function renderInstancePage(r: ReportInstance, benchmark: string): string
   const row = summariseInstance(r);
   const crash = r.entry?.crash ?? r.instance?.crash;
   const notebooks = renderNotebooks(r);
-  const badges = [renderBadge(row.status, row.status), ...row.flags.map((f) => renderBadge(FLAG_LABELS[f], f))].join(' ');
+  const badges = [renderBadge(row.status, row.status), ...row.flags.map((f) => renderBadge(FLAG_LABELS[f], f))].join(
+    ' ',
+  );
   const body = [
     `<p class="muted"><a href="../index.html">All instances</a> › ${escapeHtml(r.id)}</p>`,
     `<h1>${escapeHtml(r.id)} ${badges}</h1>`,
@@ -58,10 +66,12 @@ function renderLabels(r: ReportInstance, suggested: boolean): string {
     const rows = LABEL_DIMENSIONS.map((d) => {
       const source = r.finalLabels?.sources[d];
       const dis = r.disagreements.find((x) => x.dimension === d);
-      const how = source ? SOURCE_TEXT[source] ?? source : suggested ? 'suggested, not yet annotated' : '';
+      const how = source ? (SOURCE_TEXT[source] ?? source) : suggested ? 'suggested, not yet annotated' : '';
       return `<tr><th scope="row">${DIMENSION_NAMES[d]}</th><td>${escapeHtml(labels[d])}</td><td>${escapeHtml(how)}${dis ? ' ' + renderBadge('disagreement', 'warn') : ''}</td></tr>`;
     });
-    out.push(`<table><thead><tr><th scope="col">dimension</th><th scope="col">label</th><th scope="col">decided by</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
+    out.push(
+      `<table><thead><tr><th scope="col">dimension</th><th scope="col">label</th><th scope="col">decided by</th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
+    );
     if (labels.diagnosis) out.push(`<h3>Diagnosis</h3><div class="diagnosis">${escapeHtml(labels.diagnosis)}</div>`);
   } else out.push('<p class="muted">No labels.</p>');
 
@@ -72,10 +82,15 @@ function renderLabels(r: ReportInstance, suggested: boolean): string {
         .sort()
         .map((a) => `${escapeHtml(a)}: <b>${escapeHtml(d.labels[a]!)}</b>`)
         .join('<br>');
-      const resolved = d.final !== undefined ? `<b>${escapeHtml(d.final)}</b> (${escapeHtml(d.source ? SOURCE_TEXT[d.source] ?? d.source : 'final label')}${d.adjudicator && d.source === 'adjudicated' && d.adjudicator !== 'adjudicated' ? ` by ${escapeHtml(d.adjudicator)}` : ''})` : '<span class="muted">unresolved</span>';
+      const resolved =
+        d.final !== undefined
+          ? `<b>${escapeHtml(d.final)}</b> (${escapeHtml(d.source ? (SOURCE_TEXT[d.source] ?? d.source) : 'final label')}${d.adjudicator && d.source === 'adjudicated' && d.adjudicator !== 'adjudicated' ? ` by ${escapeHtml(d.adjudicator)}` : ''})`
+          : '<span class="muted">unresolved</span>';
       return `<tr><th scope="row">${DIMENSION_NAMES[d.dimension]}</th><td>${said}</td><td>${resolved}${d.note ? `<br><span class="muted">${escapeHtml(d.note)}</span>` : ''}</td></tr>`;
     });
-    out.push(`<table><thead><tr><th scope="col">dimension</th><th scope="col">annotators said</th><th scope="col">resolved as</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
+    out.push(
+      `<table><thead><tr><th scope="col">dimension</th><th scope="col">annotators said</th><th scope="col">resolved as</th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
+    );
   } else if (r.finalLabels) {
     out.push('<p>The annotators agreed on every dimension.</p>');
   } else out.push('<p class="muted">No annotations for this instance yet.</p>');
@@ -86,7 +101,9 @@ function renderLabels(r: ReportInstance, suggested: boolean): string {
       const x = s[d]!;
       return `<tr><th scope="row">${DIMENSION_NAMES[d]}</th><td>${escapeHtml(x.value)}</td><td class="num">${x.confidence !== undefined ? x.confidence.toFixed(2) : ''}</td><td>${escapeHtml((x.evidence ?? []).join('; '))}</td></tr>`;
     });
-    out.push(`<h3>Suggested labels</h3><table><thead><tr><th scope="col">dimension</th><th scope="col">suggestion</th><th scope="col" class="num">confidence</th><th scope="col">evidence</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
+    out.push(
+      `<h3>Suggested labels</h3><table><thead><tr><th scope="col">dimension</th><th scope="col">suggestion</th><th scope="col" class="num">confidence</th><th scope="col">evidence</th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
+    );
   }
   out.push('</section>');
   return out.join('\n');
@@ -105,7 +122,9 @@ function renderVerification(v: InstanceVerification | undefined): string {
       x.outcome === 'skipped-env'
         ? '<td class="num muted">not run</td><td class="num muted">—</td><td class="num muted">—</td>'
         : `<td class="num">${ran} of ${x.cells.length}</td><td class="num">${formatMs(x.durationMs)}</td><td class="num">${formatMs(x.kernelStartMs)}</td>`;
-    const observed = x.observed ? `${escapeHtml(x.observed.ename)}: ${escapeHtml(x.observed.evalue)} <span class="muted">(code cell ${x.observed.cell}${x.observed.line !== undefined ? `, line ${x.observed.line}` : ''})</span>` : '<span class="muted">—</span>';
+    const observed = x.observed
+      ? `${escapeHtml(x.observed.ename)}: ${escapeHtml(x.observed.evalue)} <span class="muted">(code cell ${x.observed.cell}${x.observed.line !== undefined ? `, line ${x.observed.line}` : ''})</span>`
+      : '<span class="muted">—</span>';
     return `<tr><th scope="row">${x.version}</th><td>${renderBadge(x.outcome, outcomeKind(x.outcome))}${x.reason ? `<br><span class="muted">${escapeHtml(x.reason)}</span>` : ''}</td><td>${observed}</td>${timing}</tr>`;
   };
   out.push(
@@ -119,7 +138,10 @@ function renderVerification(v: InstanceVerification | undefined): string {
   const same = JSON.stringify(v.reproduced.runtime) === JSON.stringify(v.fixed.runtime);
   out.push('<h3>Runtime identity</h3>');
   if (same) out.push(renderRuntime(v.reproduced.runtime));
-  else out.push(`<h4>reproduced</h4>${renderRuntime(v.reproduced.runtime)}<h4>fixed</h4>${renderRuntime(v.fixed.runtime)}`);
+  else
+    out.push(
+      `<h4>reproduced</h4>${renderRuntime(v.reproduced.runtime)}<h4>fixed</h4>${renderRuntime(v.fixed.runtime)}`,
+    );
   out.push(`<p class="muted">Content hash (the verification cache key): <code>${escapeHtml(v.contentHash)}</code></p>`);
   out.push('</section>');
   return out.join('\n');
@@ -133,7 +155,8 @@ function renderRuntime(rt: RuntimeIdentity): string {
   // Fields added to the identity later (kernel start mode, threads…) are shown as they are.
   const known = new Set(['kind', 'python', 'pythonVersion', 'image', 'imageId', 'packages']);
   for (const [k, val] of Object.entries(rt).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (!known.has(k) && (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean')) facts.push([k, String(val)]);
+    if (!known.has(k) && (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean'))
+      facts.push([k, String(val)]);
   }
   const pkgs = Object.keys(rt.packages).sort();
   const pkgText = pkgs.map((p) => `${p} ${rt.packages[p] ?? '(not importable)'}`).join(', ');
@@ -147,12 +170,18 @@ function renderSource(r: ReportInstance): string {
   if (src) {
     const url = parseExternalUrl(src.notebookUrl);
     const facts: string[] = [`<dt>platform</dt><dd>${escapeHtml(src.platform)}</dd>`];
-    if (src.notebookUrl) facts.push(`<dt>notebook</dt><dd>${url ? externalLink(url, src.notebookUrl) : escapeHtml(src.notebookUrl)}</dd>`);
+    if (src.notebookUrl)
+      facts.push(`<dt>notebook</dt><dd>${url ? externalLink(url, src.notebookUrl) : escapeHtml(src.notebookUrl)}</dd>`);
     const requires = r.entry?.requires ?? r.instance?.requires;
-    if (requires && requires.length > 0) facts.push(`<dt>requires</dt><dd class="mono">${escapeHtml(requires.join(', '))}</dd>`);
+    if (requires && requires.length > 0)
+      facts.push(`<dt>requires</dt><dd class="mono">${escapeHtml(requires.join(', '))}</dd>`);
     const exec = r.entry?.execution ?? r.instance?.execution;
     if (exec) {
-      const order = exec.cells ? `explicit replay of code cells ${exec.cells.join(', ')}` : exec.order === 'execution-count' ? 'replayed in saved execution-count order' : 'top to bottom (file order)';
+      const order = exec.cells
+        ? `explicit replay of code cells ${exec.cells.join(', ')}`
+        : exec.order === 'execution-count'
+          ? 'replayed in saved execution-count order'
+          : 'top to bottom (file order)';
       facts.push(`<dt>execution</dt><dd>${escapeHtml(order)}</dd>`);
     }
     out.push(`<dl class="facts">${facts.join('')}</dl>`);
@@ -161,7 +190,9 @@ function renderSource(r: ReportInstance): string {
         const du = parseExternalUrl(d.url);
         return `<tr><td>${escapeHtml(d.title)}</td><td>${escapeHtml(d.license)}</td><td>${du ? externalLink(du, d.url!) : d.url ? escapeHtml(d.url) : '<span class="muted">—</span>'}</td></tr>`;
       });
-      out.push(`<table><caption>Datasets</caption><thead><tr><th scope="col">dataset</th><th scope="col">licence</th><th scope="col">link</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
+      out.push(
+        `<table><caption>Datasets</caption><thead><tr><th scope="col">dataset</th><th scope="col">licence</th><th scope="col">link</th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
+      );
     } else out.push('<p class="muted">No input datasets.</p>');
   }
   const syn = r.instance?.data?.synthetic;
@@ -173,14 +204,18 @@ function renderSource(r: ReportInstance): string {
   const sub = r.instance?.data?.subsample;
   if (sub) {
     const steps = sub.steps.map((s) => `${s.method} ${s.path}`).join('; ');
-    out.push(`<p>Data subsampled from ${escapeHtml(sub.source.title ?? sub.source.kind)} (seed ${escapeHtml(String(sub.seed))}): <span class="mono">${escapeHtml(steps)}</span>.</p>`);
+    out.push(
+      `<p>Data subsampled from ${escapeHtml(sub.source.title ?? sub.source.kind)} (seed ${escapeHtml(String(sub.seed))}): <span class="mono">${escapeHtml(steps)}</span>.</p>`,
+    );
   }
   if (r.files.length > 0 && r.folderHref !== undefined) {
     const shown = r.files.slice(0, MAX_LISTED_FILES);
     const items = shown.map(
-      (f) => `<li><a href="${escapeHtml(formatRelativeHref('..', r.folderHref!, f.rel))}">${escapeHtml(f.rel)}</a> <span class="muted">${formatBytes(f.size)}</span></li>`,
+      (f) =>
+        `<li><a href="${escapeHtml(formatRelativeHref('..', r.folderHref!, f.rel))}">${escapeHtml(f.rel)}</a> <span class="muted">${formatBytes(f.size)}</span></li>`,
     );
-    const more = r.files.length > shown.length ? `<li class="muted">… and ${r.files.length - shown.length} more files</li>` : '';
+    const more =
+      r.files.length > shown.length ? `<li class="muted">… and ${r.files.length - shown.length} more files</li>` : '';
     out.push(`<h3>Files</h3><ul class="files">${items.join('')}${more}</ul>`);
   }
   out.push('</section>');
@@ -192,20 +227,37 @@ function externalLink(href: string, text: string): string {
 }
 
 function renderNotebooks(r: ReportInstance): string {
-  const out: string[] = ['<section aria-labelledby="notebooks"><h2 id="notebooks">Reproduced and fixed, cell by cell</h2>'];
+  const out: string[] = [
+    '<section aria-labelledby="notebooks"><h2 id="notebooks">Reproduced and fixed, cell by cell</h2>',
+  ];
   const rep = r.notebooks.reproduced;
   const fix = r.notebooks.fixed;
-  for (const [name, slot] of [['reproduced.ipynb', rep], ['fixed.ipynb', fix]] as const) {
-    if (slot && 'error' in slot) out.push(`<p class="problem">${escapeHtml(slot.error.startsWith(`${name}:`) ? slot.error : `${name}: ${slot.error}`)}</p>`);
+  for (const [name, slot] of [
+    ['reproduced.ipynb', rep],
+    ['fixed.ipynb', fix],
+  ] as const) {
+    if (slot && 'error' in slot)
+      out.push(
+        `<p class="problem">${escapeHtml(slot.error.startsWith(`${name}:`) ? slot.error : `${name}: ${slot.error}`)}</p>`,
+      );
   }
   const v = r.verification;
   const crash = r.entry?.crash ?? r.instance?.crash;
   const observed = (x: VersionResult | undefined) => {
     if (!x?.observed) return undefined;
     const cell = x.cells.filter((c) => c.index === x.observed!.cell && c.status === 'error').at(-1);
-    return { cell: x.observed.cell, ename: x.observed.ename, evalue: x.observed.evalue, ...(cell?.traceback ? { traceback: cell.traceback } : {}) };
+    return {
+      cell: x.observed.cell,
+      ename: x.observed.ename,
+      evalue: x.observed.evalue,
+      ...(cell?.traceback ? { traceback: cell.traceback } : {}),
+    };
   };
-  const left: NotebookMarks = { ...(v ? { cells: v.reproduced.cells } : {}), ...(crash ? { expectedCrashCell: crash.cell } : {}), anchor: 'crash-cell' };
+  const left: NotebookMarks = {
+    ...(v ? { cells: v.reproduced.cells } : {}),
+    ...(crash ? { expectedCrashCell: crash.cell } : {}),
+    anchor: 'crash-cell',
+  };
   const lo = observed(v?.reproduced);
   if (lo) left.observed = lo;
   const right: NotebookMarks = { ...(v ? { cells: v.fixed.cells } : {}), anchor: 'fixed-crash-cell' };
@@ -218,7 +270,10 @@ function renderNotebooks(r: ReportInstance): string {
   const exec = r.entry?.execution ?? r.instance?.execution;
   const showRunOrder = Boolean(exec && (exec.order === 'execution-count' || exec.cells));
   const runOrderText: string[] = [];
-  for (const [nb, marks, name] of [[repNb, left, 'reproduced.ipynb'], [fixNb, right, 'fixed.ipynb']] as const) {
+  for (const [nb, marks, name] of [
+    [repNb, left, 'reproduced.ipynb'],
+    [fixNb, right, 'fixed.ipynb'],
+  ] as const) {
     if (!nb || !exec) continue;
     try {
       marks.runOrder = planExecution(nb, exec.order, exec.cells);
@@ -230,7 +285,9 @@ function renderNotebooks(r: ReportInstance): string {
   }
   if (repNb && fixNb) {
     const { html, summary } = renderNotebookDiff(repNb, fixNb, { left, right });
-    const how = exec?.cells ? 'in the explicit replay order of instance.json' : 'in the order of their saved execution counts (cells never run are not replayed)';
+    const how = exec?.cells
+      ? 'in the explicit replay order of instance.json'
+      : 'in the order of their saved execution counts (cells never run are not replayed)';
     out.push(
       `<p>${summary.changed} changed, ${summary.added} added and ${summary.removed} removed cell${summary.changed + summary.added + summary.removed === 1 ? '' : 's'}; ${summary.same} the same${summary.reordered > 0 ? ` in source; ${summary.reordered} run in a different order` : ''}. Removed lines are struck on the left, added lines marked on the right.</p>`,
       showRunOrder ? `<p>Cells run ${how}: ${escapeHtml(runOrderText.join('; '))}.</p>` : '',
@@ -238,7 +295,10 @@ function renderNotebooks(r: ReportInstance): string {
       `<div class="nb"><div class="nb-head" aria-hidden="true"><h3>reproduced.ipynb (crashes)</h3><h3>fixed.ipynb (runs)</h3></div>${html}</div>`,
     );
   } else if (repNb) {
-    out.push('<p class="muted">No fixed notebook (a draft): the reproduced notebook alone.</p>', `<div class="nb">${renderNotebookAlone(repNb, left)}</div>`);
+    out.push(
+      '<p class="muted">No fixed notebook (a draft): the reproduced notebook alone.</p>',
+      `<div class="nb">${renderNotebookAlone(repNb, left)}</div>`,
+    );
   } else out.push('<p class="muted">No notebooks to show.</p>');
   out.push('</section>');
   return out.join('\n');

@@ -58,7 +58,11 @@ export function renderNotebookDiff(
   const l = indexCells(left);
   const r = indexCells(right);
   const pairs = planCellDiff(toDiffCells(left), toDiffCells(right));
-  const reordered = findReorderedPairs(pairs, runPositions(l, marks.left.runOrder), runPositions(r, marks.right.runOrder));
+  const reordered = findReorderedPairs(
+    pairs,
+    runPositions(l, marks.left.runOrder),
+    runPositions(r, marks.right.runOrder),
+  );
   const summary: NotebookDiffSummary = { same: 0, changed: 0, added: 0, removed: 0, reordered: reordered.size };
   const rows = pairs.map((p, i) => {
     summary[p.status]++;
@@ -101,8 +105,14 @@ function renderPair(
   if (p.status === 'changed' && lc && rc) {
     const ops = diffLines(cellSource(lc.cell), cellSource(rc.cell));
     const line = (tag: string, cls: string, text: string) => `<${tag} class="ln ${cls}">${escapeHtml(text)}</${tag}>`;
-    lLines = ops.filter((o) => o.op !== 'ins').map((o) => (o.op === 'del' ? line('del', 'del', o.text) : line('span', 'same', o.text))).join('');
-    rLines = ops.filter((o) => o.op !== 'del').map((o) => (o.op === 'ins' ? line('ins', 'ins', o.text) : line('span', 'same', o.text))).join('');
+    lLines = ops
+      .filter((o) => o.op !== 'ins')
+      .map((o) => (o.op === 'del' ? line('del', 'del', o.text) : line('span', 'same', o.text)))
+      .join('');
+    rLines = ops
+      .filter((o) => o.op !== 'del')
+      .map((o) => (o.op === 'ins' ? line('ins', 'ins', o.text) : line('span', 'same', o.text)))
+      .join('');
   }
   const empty = (side: string) => `<div class="cell empty"><div class="cell-head">no cell in ${side}</div></div>`;
   return [
@@ -125,7 +135,8 @@ function renderCell(
   const head: string[] = [];
   if (cell.cell_type === 'code') {
     head.push(`<span>code cell ${codeIndex}</span>`);
-    if (cell.execution_count !== null && cell.execution_count !== undefined) head.push(`<span class="mono">[${cell.execution_count}]</span>`);
+    if (cell.execution_count !== null && cell.execution_count !== undefined)
+      head.push(`<span class="mono">[${cell.execution_count}]</span>`);
   } else head.push(`<span>${cell.cell_type}</span>`);
   if (marks.showRunOrder && codeIndex !== undefined) {
     const pos = marks.runOrder?.indexOf(codeIndex) ?? -1;
@@ -137,13 +148,21 @@ function renderCell(
   const lastRun = runs.at(-1);
   if (lastRun) {
     const total = runs.reduce((s, x) => s + x.durationMs, 0);
-    if (lastRun.status !== 'ok') head.push(renderBadge(lastRun.status === 'not-run' ? 'not run' : lastRun.status, lastRun.status === 'not-run' ? 'not-run' : 'bad'));
-    if (lastRun.status !== 'not-run') head.push(`<span>${formatMs(total)}${runs.length > 1 ? ` (${runs.length} runs)` : ''}</span>`);
+    if (lastRun.status !== 'ok')
+      head.push(
+        renderBadge(
+          lastRun.status === 'not-run' ? 'not run' : lastRun.status,
+          lastRun.status === 'not-run' ? 'not-run' : 'bad',
+        ),
+      );
+    if (lastRun.status !== 'not-run')
+      head.push(`<span>${formatMs(total)}${runs.length > 1 ? ` (${runs.length} runs)` : ''}</span>`);
   }
   const isObserved = codeIndex !== undefined && marks.observed?.cell === codeIndex;
   const isExpected = codeIndex !== undefined && marks.expectedCrashCell === codeIndex;
   if (isObserved) head.push(renderBadge('crash', 'crash'));
-  if (isExpected && !isObserved) head.push(renderBadge(marks.observed ? 'crash expected here' : 'crash expected', 'warn'));
+  if (isExpected && !isObserved)
+    head.push(renderBadge(marks.observed ? 'crash expected here' : 'crash expected', 'warn'));
   const id = marks.anchor && (isObserved || (isExpected && !marks.observed)) ? ` id="${escapeHtml(marks.anchor)}"` : '';
   const source = diffHtml ?? escapeHtml(cellSource(cell));
   const body = `<pre class="${cell.cell_type === 'markdown' ? 'md' : 'code'}">${source}</pre>`;
@@ -159,7 +178,8 @@ function renderCell(
 
 /** A saved output, escaped; HTML and JavaScript outputs are never rendered as markup. */
 export function renderOutput(o: CellOutput): string {
-  if (o.output_type === 'stream') return `<div class="output"><pre class="ansi">${convertAnsiToHtml(truncate(joinText(o.text)))}</pre></div>`;
+  if (o.output_type === 'stream')
+    return `<div class="output"><pre class="ansi">${convertAnsiToHtml(truncate(joinText(o.text)))}</pre></div>`;
   if (o.output_type === 'error') {
     return `<div class="output traceback"><p class="tb-title">${escapeHtml(o.ename)}</p><pre class="ansi">${convertAnsiToHtml(truncate(o.traceback.join('\n')))}</pre></div>`;
   }
@@ -168,14 +188,22 @@ export function renderOutput(o: CellOutput): string {
     const raw = data[mime];
     if (raw === undefined) continue;
     const b64 = joinText(raw as string | string[]).replace(/\s+/g, '');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) return `<div class="output"><p class="muted">[${mime} output: not valid base64, not shown]</p></div>`;
-    if (b64.length > MAX_IMAGE_BASE64) return `<div class="output"><p class="muted">[${mime} output of ${Math.round((b64.length * 3) / 4 / 1024)} KB not embedded]</p></div>`;
-    const alt = data['text/plain'] !== undefined ? truncate(joinText(data['text/plain'] as string | string[]), 200) : 'notebook output image';
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64))
+      return `<div class="output"><p class="muted">[${mime} output: not valid base64, not shown]</p></div>`;
+    if (b64.length > MAX_IMAGE_BASE64)
+      return `<div class="output"><p class="muted">[${mime} output of ${Math.round((b64.length * 3) / 4 / 1024)} KB not embedded]</p></div>`;
+    const alt =
+      data['text/plain'] !== undefined
+        ? truncate(joinText(data['text/plain'] as string | string[]), 200)
+        : 'notebook output image';
     return `<div class="output"><img alt="${escapeHtml(alt)}" src="data:${mime};base64,${b64}"></div>`;
   }
-  if (data['text/plain'] !== undefined) return `<div class="output"><pre class="ansi">${convertAnsiToHtml(truncate(joinText(data['text/plain'] as string | string[])))}</pre></div>`;
+  if (data['text/plain'] !== undefined)
+    return `<div class="output"><pre class="ansi">${convertAnsiToHtml(truncate(joinText(data['text/plain'] as string | string[])))}</pre></div>`;
   const kinds = Object.keys(data).sort();
-  return kinds.length > 0 ? `<div class="output"><p class="muted">[${escapeHtml(kinds.join(', '))} output not shown]</p></div>` : '';
+  return kinds.length > 0
+    ? `<div class="output"><p class="muted">[${escapeHtml(kinds.join(', '))} output not shown]</p></div>`
+    : '';
 }
 
 function joinText(t: string | string[] | unknown): string {

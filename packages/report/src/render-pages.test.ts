@@ -36,16 +36,23 @@ function policy(html: string): { csp: string; scripts: string[]; styles: string[
 
 describe('every page', () => {
   it('admits only its own script and stylesheet, by hash, and nothing from the network', () => {
-    for (const html of [renderIndexPage(data), renderStatsPage(data), ...data.instances.map((i) => renderInstancePage(i, data.name))]) {
+    for (const html of [
+      renderIndexPage(data),
+      renderStatsPage(data),
+      ...data.instances.map((i) => renderInstancePage(i, data.name)),
+    ]) {
       const { csp, scripts, styles } = policy(html);
-      expect(csp).toMatch(/^default-src 'none'; script-src ('sha256-[A-Za-z0-9+/=]+'|'none'); style-src 'sha256-[A-Za-z0-9+/=]+'; img-src data:; base-uri 'none'; form-action 'none'$/);
+      expect(csp).toMatch(
+        /^default-src 'none'; script-src ('sha256-[A-Za-z0-9+/=]+'|'none'); style-src 'sha256-[A-Za-z0-9+/=]+'; img-src data:; base-uri 'none'; form-action 'none'$/,
+      );
       expect(csp).not.toContain('unsafe');
       expect(styles).toHaveLength(1);
       expect(csp).toContain(`style-src '${sha256Base64(styles[0]!)}'`);
       for (const s of scripts) expect(csp).toContain(`'${sha256Base64(s)}'`);
       expect(html).not.toMatch(/ style="/);
       // Nothing is loaded from anywhere: every src is a data: URI; no protocol-relative links.
-      for (const m of html.matchAll(/ src="([^"]*)"/g)) expect(m[1]).toMatch(/^data:image\/(png|jpeg|svg\+xml);base64,/);
+      for (const m of html.matchAll(/ src="([^"]*)"/g))
+        expect(m[1]).toMatch(/^data:image\/(png|jpeg|svg\+xml);base64,/);
       expect(html).not.toContain('href="//');
     }
   });
@@ -56,8 +63,15 @@ describe('renderIndexPage', () => {
 
   it('has one row per instance with the values the filters use', () => {
     const rows = html().match(/<tr data-id="[^"]+"/g);
-    expect(rows).toEqual(['<tr data-id="NBspecific_1"', '<tr data-id="pandas_1"', '<tr data-id="tensorflow_1"', '<tr data-id="torch_1"']);
-    expect(html()).toContain('data-library="pandas" data-crash-type="value error" data-root-cause="data confusion" data-pipeline-stage="data preparation" data-status="verified" data-flags=""');
+    expect(rows).toEqual([
+      '<tr data-id="NBspecific_1"',
+      '<tr data-id="pandas_1"',
+      '<tr data-id="tensorflow_1"',
+      '<tr data-id="torch_1"',
+    ]);
+    expect(html()).toContain(
+      'data-library="pandas" data-crash-type="value error" data-root-cause="data confusion" data-pipeline-stage="data preparation" data-status="verified" data-flags=""',
+    );
     expect(html()).toContain('data-status="skipped" data-flags="synthetic-data skipped-env"');
     expect(html()).toContain('data-status="flaky" data-flags="flaky excluded"');
   });
@@ -92,7 +106,9 @@ describe('renderInstancePage', () => {
     const html = renderInstancePage(inst('pandas_1'), data.name);
     expect(html).not.toContain('href="javascript:');
     expect(html).toContain('<td>javascript:window.__pwned=9</td>');
-    expect(html).toContain('<a href="https://www.kaggle.com/datasets/someone/regional-sales" rel="noopener noreferrer external">');
+    expect(html).toContain(
+      '<a href="https://www.kaggle.com/datasets/someone/regional-sales" rel="noopener noreferrer external">',
+    );
   });
 
   it('marks the changed cells as a diff and the crash cell with its traceback', () => {
@@ -109,7 +125,9 @@ describe('renderInstancePage', () => {
   it('shows labels, the disagreement and how it was resolved, verification and runtime', () => {
     const html = renderInstancePage(inst('pandas_1'), data.name);
     expect(html).toContain('annotator-a: <b>value error</b><br>annotator-b: <b>invalid argument</b>');
-    expect(html).toContain('<b>value error</b> (adjudicated)<br><span class="muted">IntCastingNaNError is a ValueError');
+    expect(html).toContain(
+      '<b>value error</b> (adjudicated)<br><span class="muted">IntCastingNaNError is a ValueError',
+    );
     expect(html).toContain('<dt>Python</dt><dd>3.11.2 (/usr/bin/python3)</dd>');
     expect(html).toContain('numpy 1.24.2, pandas 1.5.3');
     expect(html).toMatch(/<th scope="row">reproduced<\/th><td><span class="badge badge-ok">crash-reproduced<\/span>/);

@@ -29,7 +29,9 @@ export function renderStatsPage(data: ReportData): string {
     `<p class="lead">${rows.length} instances in this report${data.stats ? `, ${data.stats.total} in the benchmark's statistics` : ''}.${data.statsHref !== undefined ? ` Source files: <a href="${escapeHtml(formatRelativeHref(data.statsHref, 'stats.md'))}">stats.md</a>, <a href="${escapeHtml(formatRelativeHref(data.statsHref, 'stats.json'))}">stats.json</a>.` : ''}</p>`,
     '<section aria-labelledby="verification"><h2 id="verification">Verification</h2>',
     data.verification ? `<p>Runtime: ${escapeHtml(data.verification.runtime)}.</p>` : '',
-    `<table><thead><tr><th scope="col">status</th><th scope="col" class="num">instances</th></tr></thead><tbody>${[...statuses]
+    `<table><thead><tr><th scope="col">status</th><th scope="col" class="num">instances</th></tr></thead><tbody>${[
+      ...statuses,
+    ]
       .map(([s, n]) => `<tr><td>${renderBadge(s, s)}</td><td class="num">${n}</td></tr>`)
       .join('')}</tbody></table></section>`,
   ];
@@ -38,19 +40,30 @@ export function renderStatsPage(data: ReportData): string {
     for (const c of data.charts) {
       const uri = `data:image/svg+xml;base64,${Buffer.from(c.svg, 'utf8').toString('base64')}`;
       // The chart draws its own title; the alternative text names it and points at the tables.
-      body.push(`<figure><img alt="${escapeHtml(c.title)} (the same counts are in the tables below)" src="${uri}"></figure>`);
+      body.push(
+        `<figure><img alt="${escapeHtml(c.title)} (the same counts are in the tables below)" src="${uri}"></figure>`,
+      );
     }
     body.push('</div></section>');
   }
   if (data.stats) body.push(renderCounts(data.stats));
   if (data.agreement) body.push(renderAgreement(data.agreement, data));
-  return renderPage({ title: `Statistics · ${data.name}`, root: '', section: 'stats', body: body.join('\n'), benchmark: data.name });
+  return renderPage({
+    title: `Statistics · ${data.name}`,
+    root: '',
+    section: 'stats',
+    body: body.join('\n'),
+    benchmark: data.name,
+  });
 }
 
 function renderCounts(stats: BenchmarkStats): string {
   const out = ['<section aria-labelledby="counts"><h2 id="counts">Counts by label</h2>'];
   for (const d of ['library', 'crashType', 'rootCause', 'pipelineStage'] as const) {
-    const rows = stats.counts[d].map((c) => `<tr><td>${escapeHtml(c.value)}</td><td class="num">${c.count}</td><td class="num">${(c.share * 100).toFixed(1)}%</td></tr>`);
+    const rows = stats.counts[d].map(
+      (c) =>
+        `<tr><td>${escapeHtml(c.value)}</td><td class="num">${c.count}</td><td class="num">${(c.share * 100).toFixed(1)}%</td></tr>`,
+    );
     out.push(
       `<table><caption>${DIMENSION_NAMES[d]}</caption><thead><tr><th scope="col">${DIMENSION_NAMES[d]}</th><th scope="col" class="num">count</th><th scope="col" class="num">share</th></tr></thead><tbody>${rows.join('')}<tr><th scope="row">total</th><td class="num">${stats.total}</td><td class="num">100.0%</td></tr></tbody></table>`,
     );
@@ -63,7 +76,8 @@ function renderCounts(stats: BenchmarkStats): string {
 function renderCrossTable(t: CrossTable): string {
   const head = `<tr><th scope="col">${DIMENSION_NAMES[t.rows]} \\ ${DIMENSION_NAMES[t.columns]}</th>${t.columnValues.map((c) => `<th scope="col" class="num">${escapeHtml(c)}</th>`).join('')}<th scope="col" class="num">total</th></tr>`;
   const rows = t.rowValues.map(
-    (rv, i) => `<tr><th scope="row">${escapeHtml(rv)}</th>${(t.counts[i] ?? []).map((n) => `<td class="num">${n === 0 ? '<span class="muted">·</span>' : n}</td>`).join('')}<td class="num">${t.rowTotals[i] ?? ''}</td></tr>`,
+    (rv, i) =>
+      `<tr><th scope="row">${escapeHtml(rv)}</th>${(t.counts[i] ?? []).map((n) => `<td class="num">${n === 0 ? '<span class="muted">·</span>' : n}</td>`).join('')}<td class="num">${t.rowTotals[i] ?? ''}</td></tr>`,
   );
   const totals = `<tr><th scope="row">total</th>${t.columnTotals.map((n) => `<td class="num">${n}</td>`).join('')}<td class="num">${t.columnTotals.reduce((a, b) => a + b, 0)}</td></tr>`;
   return `<table><caption>${DIMENSION_NAMES[t.rows]} × ${DIMENSION_NAMES[t.columns]}</caption><thead>${head}</thead><tbody>${rows.join('')}${totals}</tbody></table>`;
@@ -114,7 +128,10 @@ function renderAgreement(a: AgreementReport, data: ReportData): string {
   if (weakest.length > 0) {
     out.push(
       `<table><caption>Weakest categories (one-vs-rest κ)</caption><thead><tr><th scope="col">dimension</th><th scope="col">category</th><th scope="col" class="num">κ</th><th scope="col" class="num">positive agreement</th></tr></thead><tbody>${weakest
-        .map((x) => `<tr><td>${DIMENSION_NAMES[x.d]}</td><td>${escapeHtml(x.c.category)}</td><td class="num">${fmt(x.c.kappa)}</td><td class="num">${fmt(x.c.positiveAgreement)}</td></tr>`)
+        .map(
+          (x) =>
+            `<tr><td>${DIMENSION_NAMES[x.d]}</td><td>${escapeHtml(x.c.category)}</td><td class="num">${fmt(x.c.kappa)}</td><td class="num">${fmt(x.c.positiveAgreement)}</td></tr>`,
+        )
         .join('')}</tbody></table>`,
     );
   }
@@ -129,14 +146,23 @@ function renderAgreement(a: AgreementReport, data: ReportData): string {
         .sort()
         .map((k) => `${escapeHtml(k)}: ${escapeHtml(d.labels[k] ?? '')}`)
         .join('<br>');
-      const link = inst ? `<a href="${escapeHtml(formatRelativeHref('instances', `${d.instance}.html`))}">${escapeHtml(d.instance)}</a>` : escapeHtml(d.instance);
-      const resolved = res?.final !== undefined ? `<b>${escapeHtml(res.final)}</b>${res.source ? ` <span class="muted">(${escapeHtml(res.source)})</span>` : ''}${res.note ? `<br><span class="muted">${escapeHtml(res.note)}</span>` : ''}` : '<span class="muted">unresolved</span>';
+      const link = inst
+        ? `<a href="${escapeHtml(formatRelativeHref('instances', `${d.instance}.html`))}">${escapeHtml(d.instance)}</a>`
+        : escapeHtml(d.instance);
+      const resolved =
+        res?.final !== undefined
+          ? `<b>${escapeHtml(res.final)}</b>${res.source ? ` <span class="muted">(${escapeHtml(res.source)})</span>` : ''}${res.note ? `<br><span class="muted">${escapeHtml(res.note)}</span>` : ''}`
+          : '<span class="muted">unresolved</span>';
       return `<tr><td>${link}</td><td>${DIMENSION_NAMES[d.dimension]}</td><td>${said}</td><td>${resolved}</td></tr>`;
     });
-    out.push(`<table><thead><tr><th scope="col">instance</th><th scope="col">dimension</th><th scope="col">annotators said</th><th scope="col">resolved as</th></tr></thead><tbody>${drows.join('')}</tbody></table>`);
+    out.push(
+      `<table><thead><tr><th scope="col">instance</th><th scope="col">dimension</th><th scope="col">annotators said</th><th scope="col">resolved as</th></tr></thead><tbody>${drows.join('')}</tbody></table>`,
+    );
   }
   if (a.singlyAnnotated.length > 0) {
-    out.push(`<p>Labelled by one annotator only (not compared): ${a.singlyAnnotated.map((s) => `${escapeHtml(s.instance)} (${escapeHtml(s.annotator)})`).join(', ')}.</p>`);
+    out.push(
+      `<p>Labelled by one annotator only (not compared): ${a.singlyAnnotated.map((s) => `${escapeHtml(s.instance)} (${escapeHtml(s.annotator)})`).join(', ')}.</p>`,
+    );
   }
   out.push('</section>');
   return out.join('\n');

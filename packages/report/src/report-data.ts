@@ -118,13 +118,21 @@ export function summariseInstance(r: ReportInstance): IndexRow {
   if (r.instance?.status === 'draft' || status === 'draft') flags.push('draft');
   if (v?.flaky || status === 'flaky') flags.push('flaky');
   if (r.entry?.syntheticData ?? Boolean(r.instance?.data?.synthetic)) flags.push('synthetic-data');
-  const outcomes = [v?.reproduced.outcome ?? r.entry?.verification.reproduced, v?.fixed.outcome ?? r.entry?.verification.fixed];
+  const outcomes = [
+    v?.reproduced.outcome ?? r.entry?.verification.reproduced,
+    v?.fixed.outcome ?? r.entry?.verification.fixed,
+  ];
   if (outcomes.includes('skipped-env')) flags.push('skipped-env');
   if (!r.inBenchmark) flags.push('excluded');
   const labels = r.entry?.labels ?? r.finalLabels?.labels ?? r.instance?.labels ?? suggestedAsLabels(r.instance);
-  const suggested = !r.entry && !r.finalLabels && labels !== undefined && (r.instance?.status === 'draft' || !r.instance?.labels);
+  const suggested =
+    !r.entry && !r.finalLabels && labels !== undefined && (r.instance?.status === 'draft' || !r.instance?.labels);
   const version = (x: InstanceVerification['reproduced'] | undefined, fallback: Outcome | undefined) =>
-    x ? { outcome: x.outcome, durationMs: x.durationMs } : fallback ? { outcome: fallback, durationMs: Number.NaN } : undefined;
+    x
+      ? { outcome: x.outcome, durationMs: x.durationMs }
+      : fallback
+        ? { outcome: fallback, durationMs: Number.NaN }
+        : undefined;
   const reproduced = version(v?.reproduced, r.entry?.verification.reproduced);
   const fixed = version(v?.fixed, r.entry?.verification.fixed);
   const ename = r.entry?.crash.ename ?? r.instance?.crash.ename;

@@ -16,7 +16,14 @@ import { HOSTILE, PANDAS_ADDED_LINE, writeReportFixture, type ReportFixture } fr
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** Screenshots for people to look at; gitignored. */
 const ARTEFACTS = path.join(repoRoot, 'test-artifacts', 'report');
-const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 let tmp: string;
 let fixture: ReportFixture;
@@ -30,7 +37,9 @@ function findChromium(): string {
   try {
     accessSync(exe, constants.X_OK);
   } catch {
-    throw new Error(`Chromium not found at ${exe}: run \`sh tools/setup-browser.sh\` (installs Debian's chromium) and export the JUNOBENCH_CHROMIUM it prints`);
+    throw new Error(
+      `Chromium not found at ${exe}: run \`sh tools/setup-browser.sh\` (installs Debian's chromium) and export the JUNOBENCH_CHROMIUM it prints`,
+    );
   }
   return exe;
 }
@@ -42,7 +51,14 @@ beforeAll(async () => {
   reportDir = path.join(fixture.curated, 'report');
   const result = await generateReport({ from: fixture.curated, raw: fixture.raw, out: reportDir });
   expect(result.problems).toEqual([]);
-  pages = ['index.html', 'stats.html', 'instances/NBspecific_1.html', 'instances/pandas_1.html', 'instances/tensorflow_1.html', 'instances/torch_1.html'];
+  pages = [
+    'index.html',
+    'stats.html',
+    'instances/NBspecific_1.html',
+    'instances/pandas_1.html',
+    'instances/tensorflow_1.html',
+    'instances/torch_1.html',
+  ];
   browser = await chromium.launch({ executablePath, args: LAUNCH_ARGS });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await mkdir(ARTEFACTS, { recursive: true });
@@ -69,7 +85,9 @@ async function open(rel: string, ctx: BrowserContext = context): Promise<{ page:
 }
 
 async function visibleIds(page: Page): Promise<string[]> {
-  return page.$$eval('#instances tbody tr', (rows) => rows.filter((r) => !r.hasAttribute('hidden')).map((r) => r.getAttribute('data-id')!));
+  return page.$$eval('#instances tbody tr', (rows) =>
+    rows.filter((r) => !r.hasAttribute('hidden')).map((r) => r.getAttribute('data-id')!),
+  );
 }
 
 describe('the report in Chromium', () => {
@@ -88,7 +106,16 @@ describe('the report in Chromium', () => {
     for (const rel of pages) {
       const { page } = await open(rel);
       idsOf.set(path.join(reportDir, rel), new Set(await page.$$eval('[id]', (els) => els.map((e) => e.id))));
-      linksOf.set(rel, await page.$$eval('a[href]', (as) => as.map((a) => ({ href: (a as unknown as { href: string }).href, raw: a.getAttribute('href')!, rel: a.getAttribute('rel') ?? '' }))));
+      linksOf.set(
+        rel,
+        await page.$$eval('a[href]', (as) =>
+          as.map((a) => ({
+            href: (a as unknown as { href: string }).href,
+            raw: a.getAttribute('href')!,
+            rel: a.getAttribute('rel') ?? '',
+          })),
+        ),
+      );
       await page.close();
     }
     const reached = new Set<string>();
@@ -103,7 +130,10 @@ describe('the report in Chromium', () => {
           continue;
         }
         const file = fileURLToPath(url);
-        await expect(stat(file).then((s) => s.isFile()), where).resolves.toBe(true);
+        await expect(
+          stat(file).then((s) => s.isFile()),
+          where,
+        ).resolves.toBe(true);
         if (url.hash) {
           // Every page a fragment points into is one of the pages loaded above.
           expect(idsOf.get(file)?.has(decodeURIComponent(url.hash.slice(1))), where).toBe(true);
@@ -180,9 +210,13 @@ describe('the report in Chromium', () => {
     const crash = page.locator('#crash-cell');
     expect(await crash.getAttribute('class')).toContain('crash');
     expect(await crash.textContent()).toContain('code cell 2');
-    expect(await crash.locator('.traceback').textContent()).toContain('IntCastingNaNError: Cannot convert non-finite values');
+    expect(await crash.locator('.traceback').textContent()).toContain(
+      'IntCastingNaNError: Cannot convert non-finite values',
+    );
     // The traceback saved in the original keeps its colours, as classes.
-    expect(await page.locator('#original ~ pre .ansi-fg-1, section:has(#original) .ansi-fg-1').first().textContent()).toContain('----');
+    expect(
+      await page.locator('#original ~ pre .ansi-fg-1, section:has(#original) .ansi-fg-1').first().textContent(),
+    ).toContain('----');
 
     // "Show only the cells that differ" hides the rest, without a script.
     await page.check('#only-changed');
@@ -198,7 +232,12 @@ describe('the report in Chromium', () => {
       expect(errors, rel).toEqual([]);
       if (rel === 'instances/NBspecific_1.html') {
         const text = await page.textContent('main');
-        for (const s of ['<script>window.__pwned = 1</script>', 'html = "<script>window.__pwned = 2</script>"', '<script>window.__pwned = 3</script>', '</script><script>window.__pwned = 6</script>']) {
+        for (const s of [
+          '<script>window.__pwned = 1</script>',
+          'html = "<script>window.__pwned = 2</script>"',
+          '<script>window.__pwned = 3</script>',
+          '</script><script>window.__pwned = 6</script>',
+        ]) {
           expect(text).toContain(s);
         }
         expect(await page.locator('main script, main img[src="x"], main b:text-is("bold?")').count()).toBe(0);
@@ -218,17 +257,29 @@ describe('the report in Chromium', () => {
     for (const rel of ['index.html', 'instances/pandas_1.html', 'stats.html']) {
       const { page } = await open(rel);
       await page.evaluate(axeSource);
-      const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as { violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] };
+      const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as {
+        violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
+      };
       const bad = result.violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+        .map(
+          (v) =>
+            `${v.impact} ${v.id}: ${v.help} at ${v.nodes
+              .slice(0, 3)
+              .map((n) => n.target.join(' '))
+              .join(', ')}`,
+        );
       expect(bad, rel).toEqual([]);
       await page.close();
     }
   });
 
   it('saves screenshots of the index and an instance page (test-artifacts/report/)', async () => {
-    for (const [rel, name] of [['index.html', 'index.png'], ['instances/pandas_1.html', 'instance-pandas_1.png'], ['stats.html', 'stats.png']] as const) {
+    for (const [rel, name] of [
+      ['index.html', 'index.png'],
+      ['instances/pandas_1.html', 'instance-pandas_1.png'],
+      ['stats.html', 'stats.png'],
+    ] as const) {
       const { page } = await open(rel);
       const file = path.join(ARTEFACTS, name);
       await page.screenshot({ path: file, fullPage: true });

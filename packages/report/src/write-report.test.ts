@@ -24,11 +24,34 @@ describe('generateReport', () => {
   it('writes the pages and says what it wrote', async () => {
     const out = path.join(fx.curated, 'report');
     const events: string[] = [];
-    const r = await generateReport({ from: fx.curated, raw: fx.raw, out, onProgress: (e) => events.push(`${e.task} ${e.done}/${e.total}`) });
+    const r = await generateReport({
+      from: fx.curated,
+      raw: fx.raw,
+      out,
+      onProgress: (e) => events.push(`${e.task} ${e.done}/${e.total}`),
+    });
     expect(r).toMatchObject({ out, pages: 6, instances: 4, problems: [] });
     expect((await readdir(out)).sort()).toEqual(['index.html', 'instances', 'stats.html']);
-    expect((await readdir(path.join(out, 'instances'))).sort()).toEqual(['NBspecific_1.html', 'pandas_1.html', 'tensorflow_1.html', 'torch_1.html']);
-    expect(r.bytes).toBe((await Promise.all(['index.html', 'stats.html', 'instances/NBspecific_1.html', 'instances/pandas_1.html', 'instances/tensorflow_1.html', 'instances/torch_1.html'].map(async (f) => (await stat(path.join(out, f))).size))).reduce((a, b) => a + b, 0));
+    expect((await readdir(path.join(out, 'instances'))).sort()).toEqual([
+      'NBspecific_1.html',
+      'pandas_1.html',
+      'tensorflow_1.html',
+      'torch_1.html',
+    ]);
+    expect(r.bytes).toBe(
+      (
+        await Promise.all(
+          [
+            'index.html',
+            'stats.html',
+            'instances/NBspecific_1.html',
+            'instances/pandas_1.html',
+            'instances/tensorflow_1.html',
+            'instances/torch_1.html',
+          ].map(async (f) => (await stat(path.join(out, f))).size),
+        )
+      ).reduce((a, b) => a + b, 0),
+    );
     expect((await stat(out)).mode & 0o777).toBe(0o755);
     expect(events).toEqual(['report 0/4', 'report 4/4']);
   });
@@ -47,7 +70,8 @@ describe('generateReport', () => {
     // A view of curated/ and raw/ without their instance folders (as a release renders its report): the same pages as
     // the report over the full layout, links included, and no instance folder made in the view.
     const view = path.join(tmp, 'view');
-    for (const name of ['benchmark.json', 'verification.json', 'labels', 'stats']) await cp(path.join(fx.curated, name), path.join(view, 'curated', name), { recursive: true });
+    for (const name of ['benchmark.json', 'verification.json', 'labels', 'stats'])
+      await cp(path.join(fx.curated, name), path.join(view, 'curated', name), { recursive: true });
     await cp(path.join(fx.raw, 'annotations'), path.join(view, 'raw', 'annotations'), { recursive: true });
     const laidOut = await generateReport({ from: fx.curated, raw: fx.raw, out: path.join(fx.curated, 'report') });
     const inPlace = await generateReport({
@@ -56,12 +80,31 @@ describe('generateReport', () => {
       out: path.join(view, 'curated', 'report'),
       instanceFolders: { curated: path.join(fx.curated, 'instances'), raw: path.join(fx.raw, 'instances') },
     });
-    expect(inPlace).toMatchObject({ pages: laidOut.pages, instances: laidOut.instances, bytes: laidOut.bytes, problems: [] });
-    for (const f of ['index.html', 'stats.html', ...(await readdir(path.join(fx.curated, 'report', 'instances'))).map((n) => `instances/${n}`)]) {
-      expect(await readFile(path.join(view, 'curated', 'report', f), 'utf8'), f).toBe(await readFile(path.join(fx.curated, 'report', f), 'utf8'));
+    expect(inPlace).toMatchObject({
+      pages: laidOut.pages,
+      instances: laidOut.instances,
+      bytes: laidOut.bytes,
+      problems: [],
+    });
+    for (const f of [
+      'index.html',
+      'stats.html',
+      ...(await readdir(path.join(fx.curated, 'report', 'instances'))).map((n) => `instances/${n}`),
+    ]) {
+      expect(await readFile(path.join(view, 'curated', 'report', f), 'utf8'), f).toBe(
+        await readFile(path.join(fx.curated, 'report', f), 'utf8'),
+      );
     }
-    expect(await readFile(path.join(view, 'curated', 'report', 'instances', 'torch_1.html'), 'utf8')).toContain('../../../raw/instances/torch_1/');
-    expect((await readdir(path.join(view, 'curated'))).sort()).toEqual(['benchmark.json', 'labels', 'report', 'stats', 'verification.json']);
+    expect(await readFile(path.join(view, 'curated', 'report', 'instances', 'torch_1.html'), 'utf8')).toContain(
+      '../../../raw/instances/torch_1/',
+    );
+    expect((await readdir(path.join(view, 'curated'))).sort()).toEqual([
+      'benchmark.json',
+      'labels',
+      'report',
+      'stats',
+      'verification.json',
+    ]);
     expect((await readdir(path.join(view, 'raw'))).sort()).toEqual(['annotations']);
   });
 
@@ -72,16 +115,24 @@ describe('generateReport', () => {
     const b = JSON.parse(await readFile(file, 'utf8')) as Benchmark;
     b.instances = b.instances.filter((e) => e.id !== 'tensorflow_1');
     await writeFile(file, formatJson(b));
-    const v = JSON.parse(await readFile(path.join(fx.curated, 'verification.json'), 'utf8')) as { instances: { instance: string }[] };
+    const v = JSON.parse(await readFile(path.join(fx.curated, 'verification.json'), 'utf8')) as {
+      instances: { instance: string }[];
+    };
     v.instances = v.instances.filter((e) => e.instance !== 'tensorflow_1');
     await writeFile(path.join(fx.curated, 'verification.json'), formatJson(v));
     await generateReport({ from: fx.curated, out });
-    expect((await readdir(path.join(out, 'instances'))).sort()).toEqual(['NBspecific_1.html', 'pandas_1.html', 'torch_1.html']);
+    expect((await readdir(path.join(out, 'instances'))).sort()).toEqual([
+      'NBspecific_1.html',
+      'pandas_1.html',
+      'torch_1.html',
+    ]);
     expect((await readdir(fx.curated)).filter((n) => n.startsWith('.report') || n.includes('.old-'))).toEqual([]);
   });
 
   it('refuses to replace a folder that is not a report (a mistyped --out), and leaves it as it was', async () => {
-    await expect(generateReport({ from: fx.curated, out: fx.curated })).rejects.toThrow(/refusing to replace .*not a report written by junobench report/);
+    await expect(generateReport({ from: fx.curated, out: fx.curated })).rejects.toThrow(
+      /refusing to replace .*not a report written by junobench report/,
+    );
     expect(await stat(path.join(fx.curated, 'benchmark.json'))).toBeTruthy();
     const other = path.join(tmp, 'notes');
     await mkdir(other);
@@ -93,6 +144,8 @@ describe('generateReport', () => {
   it('reports the instances whose pages show a problem', async () => {
     await writeFile(path.join(fx.curated, 'instances', 'pandas_1', 'reproduced.ipynb'), 'not json');
     const r = await generateReport({ from: fx.curated, raw: fx.raw, out: path.join(tmp, 'r') });
-    expect(r.problems).toEqual([{ instance: 'pandas_1', problem: expect.stringMatching(/^reproduced\.ipynb: not a notebook: invalid JSON/) }]);
+    expect(r.problems).toEqual([
+      { instance: 'pandas_1', problem: expect.stringMatching(/^reproduced\.ipynb: not a notebook: invalid JSON/) },
+    ]);
   });
 });

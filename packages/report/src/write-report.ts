@@ -46,10 +46,14 @@ async function assertReplaceable(dest: string): Promise<void> {
   if (names.length === 0) return;
   const index = await readFile(path.join(dest, 'index.html'), 'utf8').catch(() => '');
   if (!index.includes(`<meta name="generator" content="${GENERATOR}">`)) {
-    throw new JunoError('E_USAGE', `refusing to replace ${dest}: it is not empty and not a report written by junobench report`, {
-      location: { file: dest },
-      hint: 'pass --out with a new folder or an earlier report folder (default: curated/report)',
-    });
+    throw new JunoError(
+      'E_USAGE',
+      `refusing to replace ${dest}: it is not empty and not a report written by junobench report`,
+      {
+        location: { file: dest },
+        hint: 'pass --out with a new folder or an earlier report folder (default: curated/report)',
+      },
+    );
   }
 }
 
@@ -79,7 +83,10 @@ export async function generateReport(options: GenerateReportOptions): Promise<Ge
     for (const [version, slot] of Object.entries(i.notebooks)) {
       if (slot && 'error' in slot) {
         const name = `${version}.ipynb`;
-        problems.push({ instance: i.id, problem: slot.error.startsWith(`${name}:`) ? slot.error : `${name}: ${slot.error}` });
+        problems.push({
+          instance: i.id,
+          problem: slot.error.startsWith(`${name}:`) ? slot.error : `${name}: ${slot.error}`,
+        });
       }
     }
   }

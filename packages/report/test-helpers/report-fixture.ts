@@ -17,12 +17,23 @@ export function fixtureNotebook(cells: Cell[]): object {
     cells: cells.map((c) =>
       'md' in c
         ? { cell_type: 'markdown', metadata: {}, source: c.md }
-        : { cell_type: 'code', metadata: {}, source: c.code, execution_count: c.count ?? null, outputs: c.outputs ?? [] },
+        : {
+            cell_type: 'code',
+            metadata: {},
+            source: c.code,
+            execution_count: c.count ?? null,
+            outputs: c.outputs ?? [],
+          },
     ),
   };
 }
 
-const RUNTIME = { kind: 'local', python: '/usr/bin/python3', pythonVersion: '3.11.2', packages: { pandas: '1.5.3', numpy: '1.24.2' } };
+const RUNTIME = {
+  kind: 'local',
+  python: '/usr/bin/python3',
+  pythonVersion: '3.11.2',
+  packages: { pandas: '1.5.3', numpy: '1.24.2' },
+};
 
 /** Cells of pandas_1: code cell 1 changes, code cell 3 is added in the fix, code cell 2 crashes. */
 export const PANDAS_REPRODUCED: Cell[] = [
@@ -64,14 +75,31 @@ export interface ReportFixture {
 }
 
 function verification(instance: string, status: string, reproduced: object, fixed: object, extra: object = {}): object {
-  return { instance, status, verified: status === 'verified', flaky: status === 'flaky', reproduced, fixed, contentHash: `hash-${instance}`, cached: false, ...extra };
+  return {
+    instance,
+    status,
+    verified: status === 'verified',
+    flaky: status === 'flaky',
+    reproduced,
+    fixed,
+    contentHash: `hash-${instance}`,
+    cached: false,
+    ...extra,
+  };
 }
 
-function version(v: 'reproduced' | 'fixed', outcome: string, cells: object[], durationMs: number, extra: object = {}): object {
+function version(
+  v: 'reproduced' | 'fixed',
+  outcome: string,
+  cells: object[],
+  durationMs: number,
+  extra: object = {},
+): object {
   return { version: v, outcome, cells, durationMs, kernelStartMs: 120, runtime: RUNTIME, ...extra };
 }
 
-const okCells = (n: number) => Array.from({ length: n }, (_, index) => ({ index, status: 'ok', durationMs: 10 + index }));
+const okCells = (n: number) =>
+  Array.from({ length: n }, (_, index) => ({ index, status: 'ok', durationMs: 10 + index }));
 
 export async function writeReportFixture(root: string): Promise<ReportFixture> {
   const curated = path.join(root, 'curated');
@@ -88,14 +116,29 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
       platform: 'kaggle',
       notebookUrl: 'https://www.kaggle.com/code/someone/units-per-region',
       datasets: [
-        { title: 'Regional sales', license: 'CC0: Public Domain', url: 'https://www.kaggle.com/datasets/someone/regional-sales' },
+        {
+          title: 'Regional sales',
+          license: 'CC0: Public Domain',
+          url: 'https://www.kaggle.com/datasets/someone/regional-sales',
+        },
         { title: 'A dataset with a hostile link', license: 'unknown', url: 'javascript:window.__pwned=9' },
       ],
     },
-    crash: { ename: 'IntCastingNaNError', evalue: 'Cannot convert non-finite values (NA or inf) to integer', match: 'exact', cell: 2 },
+    crash: {
+      ename: 'IntCastingNaNError',
+      evalue: 'Cannot convert non-finite values (NA or inf) to integer',
+      match: 'exact',
+      cell: 2,
+    },
     execution: { order: 'file' },
     requires: ['pandas'],
-    labels: { library: 'pandas', crashType: 'value error', rootCause: 'data confusion', pipelineStage: 'data preparation', diagnosis: 'Lines without units make the column float with NaN; astype(int) refuses NaN.' },
+    labels: {
+      library: 'pandas',
+      crashType: 'value error',
+      rootCause: 'data confusion',
+      pipelineStage: 'data preparation',
+      diagnosis: 'Lines without units make the column float with NaN; astype(int) refuses NaN.',
+    },
   };
   const hostile = {
     id: 'NBspecific_1',
@@ -103,7 +146,13 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
     crash: { ename: 'NameError', evalue: "name 'undefined_name' is not defined", match: 'exact', cell: 1 },
     execution: { order: 'file' },
     requires: [],
-    labels: { library: 'None', crashType: 'variable not found', rootCause: 'NB specific', pipelineStage: 'data visualization', diagnosis: HOSTILE.diagnosis },
+    labels: {
+      library: 'None',
+      crashType: 'variable not found',
+      rootCause: 'NB specific',
+      pipelineStage: 'data visualization',
+      diagnosis: HOSTILE.diagnosis,
+    },
   };
   const tf = {
     id: 'tensorflow_1',
@@ -111,8 +160,20 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
     crash: { ename: 'ValueError', evalue: 'Input 0 of layer "dense" is incompatible', match: 'prefix', cell: 1 },
     execution: { order: 'file' },
     requires: ['tensorflow'],
-    labels: { library: 'tensorflow/keras', crashType: 'tensor shape mismatch', rootCause: 'implementation error', pipelineStage: 'training', diagnosis: 'The input shape is declared wrong.' },
-    data: { synthetic: { reason: 'The original dataset may not be redistributed; a seeded stand-in of the same shape is used.', license: 'CC0: Public Domain', files: ['data/digits.csv'] } },
+    labels: {
+      library: 'tensorflow/keras',
+      crashType: 'tensor shape mismatch',
+      rootCause: 'implementation error',
+      pipelineStage: 'training',
+      diagnosis: 'The input shape is declared wrong.',
+    },
+    data: {
+      synthetic: {
+        reason: 'The original dataset may not be redistributed; a seeded stand-in of the same shape is used.',
+        license: 'CC0: Public Domain',
+        files: ['data/digits.csv'],
+      },
+    },
   };
   const torch = {
     id: 'torch_1',
@@ -135,7 +196,11 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
     },
     { code: 'print(undefined_name)', count: 2 },
   ];
-  const hostileFixed: Cell[] = [hostileCells[0]!, hostileCells[1]!, { code: "undefined_name = 'now defined'\nprint(undefined_name)" }];
+  const hostileFixed: Cell[] = [
+    hostileCells[0]!,
+    hostileCells[1]!,
+    { code: "undefined_name = 'now defined'\nprint(undefined_name)" },
+  ];
   const simple = (crash: string): Cell[] => [{ code: 'import sys' }, { code: crash }];
 
   // curated/instances: what the benchmark stage copies (pandas_1, NBspecific_1, tensorflow_1).
@@ -153,7 +218,13 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
   }
   const originalPandas = fixtureNotebook([
     ...PANDAS_REPRODUCED.slice(0, 3),
-    { code: "df['units'].astype(int)", count: 7, outputs: [{ output_type: 'error', ename: 'IntCastingNaNError', evalue: pandas.crash.evalue, traceback: ANSI_TRACEBACK }] },
+    {
+      code: "df['units'].astype(int)",
+      count: 7,
+      outputs: [
+        { output_type: 'error', ename: 'IntCastingNaNError', evalue: pandas.crash.evalue, traceback: ANSI_TRACEBACK },
+      ],
+    },
   ]);
   for (const base of ['curated', 'raw']) {
     await write(`${base}/instances/pandas_1/original.ipynb`, originalPandas);
@@ -165,7 +236,13 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
   await write('raw/instances/torch_1/reproduced.ipynb', fixtureNotebook(simple('loss(out, y.float())')));
   await write('raw/instances/torch_1/fixed.ipynb', fixtureNotebook(simple('loss(out, y.long())')));
 
-  const entry = (inst: typeof pandas | typeof hostile | typeof tf, status: string, reproduced: string, fixed: string, extra: object = {}) => ({
+  const entry = (
+    inst: typeof pandas | typeof hostile | typeof tf,
+    status: string,
+    reproduced: string,
+    fixed: string,
+    extra: object = {},
+  ) => ({
     id: inst.id,
     source: inst.source,
     crash: inst.crash,
@@ -185,7 +262,14 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
     ],
   });
 
-  const tb = (cell: number, ename: string, evalue: string, traceback: string[]) => ({ index: cell, status: 'error', ename, evalue, traceback, durationMs: 42 });
+  const tb = (cell: number, ename: string, evalue: string, traceback: string[]) => ({
+    index: cell,
+    status: 'error',
+    ename,
+    evalue,
+    traceback,
+    durationMs: 42,
+  });
   await write('curated/verification.json', {
     runtime: 'local',
     summary: { total: 4, verified: 2, notVerified: 0, skipped: 1, flaky: 1 },
@@ -193,31 +277,64 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
       verification(
         'NBspecific_1',
         'verified',
-        version('reproduced', 'crash-reproduced', [...okCells(1), tb(1, 'NameError', hostile.crash.evalue, ["NameError: name 'undefined_name' is not defined"]), { index: 2, status: 'not-run', durationMs: 0 }], 900, {
-          observed: { ename: 'NameError', evalue: hostile.crash.evalue, cell: 1, line: 1 },
-        }),
+        version(
+          'reproduced',
+          'crash-reproduced',
+          [
+            ...okCells(1),
+            tb(1, 'NameError', hostile.crash.evalue, ["NameError: name 'undefined_name' is not defined"]),
+            { index: 2, status: 'not-run', durationMs: 0 },
+          ],
+          900,
+          {
+            observed: { ename: 'NameError', evalue: hostile.crash.evalue, cell: 1, line: 1 },
+          },
+        ),
         version('fixed', 'fixed-ok', okCells(3), 950),
       ),
       verification(
         'pandas_1',
         'verified',
-        version('reproduced', 'crash-reproduced', [...okCells(2), tb(2, 'IntCastingNaNError', pandas.crash.evalue, ANSI_TRACEBACK.map(stripAnsi))], 1234, {
-          observed: { ename: 'IntCastingNaNError', evalue: pandas.crash.evalue, cell: 2, line: 1 },
-        }),
+        version(
+          'reproduced',
+          'crash-reproduced',
+          [...okCells(2), tb(2, 'IntCastingNaNError', pandas.crash.evalue, ANSI_TRACEBACK.map(stripAnsi))],
+          1234,
+          {
+            observed: { ename: 'IntCastingNaNError', evalue: pandas.crash.evalue, cell: 2, line: 1 },
+          },
+        ),
         version('fixed', 'fixed-ok', okCells(4), 2345),
       ),
       verification(
         'tensorflow_1',
         'skipped',
-        version('reproduced', 'skipped-env', [], 0, { reason: 'required module tensorflow is not importable', runtime: { ...RUNTIME, packages: { tensorflow: null } } }),
-        version('fixed', 'skipped-env', [], 0, { reason: 'required module tensorflow is not importable', runtime: { ...RUNTIME, packages: { tensorflow: null } } }),
+        version('reproduced', 'skipped-env', [], 0, {
+          reason: 'required module tensorflow is not importable',
+          runtime: { ...RUNTIME, packages: { tensorflow: null } },
+        }),
+        version('fixed', 'skipped-env', [], 0, {
+          reason: 'required module tensorflow is not importable',
+          runtime: { ...RUNTIME, packages: { tensorflow: null } },
+        }),
       ),
       verification(
         'torch_1',
         'flaky',
-        version('reproduced', 'crash-reproduced', [...okCells(1), tb(1, 'RuntimeError', 'expected scalar type Long but found Float', ['RuntimeError: expected scalar type Long but found Float'])], 3000, {
-          observed: { ename: 'RuntimeError', evalue: 'expected scalar type Long but found Float', cell: 1 },
-        }),
+        version(
+          'reproduced',
+          'crash-reproduced',
+          [
+            ...okCells(1),
+            tb(1, 'RuntimeError', 'expected scalar type Long but found Float', [
+              'RuntimeError: expected scalar type Long but found Float',
+            ]),
+          ],
+          3000,
+          {
+            observed: { ename: 'RuntimeError', evalue: 'expected scalar type Long but found Float', cell: 1 },
+          },
+        ),
         version('fixed', 'fixed-ok', okCells(2), 2800),
         { repeats: { reproduced: ['crash-reproduced', 'no-crash'], fixed: ['fixed-ok', 'fixed-ok'] } },
       ),
@@ -227,14 +344,24 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
   const sources = { library: 'agreed', crashType: 'agreed', rootCause: 'agreed', pipelineStage: 'agreed' };
   const finals = [
     { instance: 'NBspecific_1', labels: hostile.labels, sources },
-    { instance: 'pandas_1', labels: pandas.labels, sources: { ...sources, crashType: 'adjudicated' }, diagnosisSource: 'annotator' },
+    {
+      instance: 'pandas_1',
+      labels: pandas.labels,
+      sources: { ...sources, crashType: 'adjudicated' },
+      diagnosisSource: 'annotator',
+    },
     { instance: 'tensorflow_1', labels: tf.labels, sources },
     { instance: 'torch_1', labels: torch.labels, sources },
   ];
   await write('curated/labels/final-labels.jsonl', finals.map((f) => JSON.stringify(f)).join('\n') + '\n');
   await write(
     'raw/annotations/adjudicated.jsonl',
-    JSON.stringify({ instance: 'pandas_1', annotator: 'adjudicated', crashType: 'value error', note: 'IntCastingNaNError is a ValueError: the crash type is the exception class.' }) + '\n',
+    JSON.stringify({
+      instance: 'pandas_1',
+      annotator: 'adjudicated',
+      crashType: 'value error',
+      note: 'IntCastingNaNError is a ValueError: the crash type is the exception class.',
+    }) + '\n',
   );
   const pair = (kappa: number) => ({
     annotators: ['annotator-a', 'annotator-b'],
@@ -262,7 +389,13 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
     singlyAnnotated: [],
     settings: { seed: 'junobench', bootstrap: 100, confidence: 0.95 },
     dimensions: [dim('library', 1), dim('crashType', 0.64), dim('rootCause', 1), dim('pipelineStage', 1)],
-    disagreements: [{ instance: 'pandas_1', dimension: 'crashType', labels: { 'annotator-a': 'value error', 'annotator-b': 'invalid argument' } }],
+    disagreements: [
+      {
+        instance: 'pandas_1',
+        dimension: 'crashType',
+        labels: { 'annotator-a': 'value error', 'annotator-b': 'invalid argument' },
+      },
+    ],
   });
   const count = (value: string, n: number) => ({ value, count: n, share: n / 3 });
   await write('curated/stats/stats.json', {
@@ -279,7 +412,11 @@ export async function writeReportFixture(root: string): Promise<ReportFixture> {
         columns: 'rootCause',
         rowValues: ['pandas', 'None', 'tensorflow/keras'],
         columnValues: ['data confusion', 'NB specific', 'implementation error'],
-        counts: [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+        counts: [
+          [1, 0, 0],
+          [0, 1, 0],
+          [0, 0, 1],
+        ],
         rowTotals: [1, 1, 1],
         columnTotals: [1, 1, 1],
       },

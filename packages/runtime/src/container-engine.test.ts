@@ -41,9 +41,13 @@ describe('parseDockerHost', () => {
 
 describe('connectDockerEngine', () => {
   it('a socket nobody answers on → E_ENV_ENGINE naming DOCKER_HOST and the setup script', async () => {
-    const err = await connectDockerEngine({ DOCKER_HOST: 'unix:///nonexistent/junobench-test.sock' }).catch((e: unknown) => e);
+    const err = await connectDockerEngine({ DOCKER_HOST: 'unix:///nonexistent/junobench-test.sock' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(JunoError);
-    expect((err as JunoError).message).toContain('no container engine at DOCKER_HOST=unix:///nonexistent/junobench-test.sock');
+    expect((err as JunoError).message).toContain(
+      'no container engine at DOCKER_HOST=unix:///nonexistent/junobench-test.sock',
+    );
     expect((err as JunoError).hint).toContain('sh tools/setup-engine.sh');
   });
 });

@@ -30,9 +30,13 @@ export function parseDockerHost(
   if (!text) {
     const found = DEFAULT_ENGINE_SOCKETS.find((s) => socketExists(s));
     if (!found) {
-      throw new JunoError('E_ENV_ENGINE', `no container engine: DOCKER_HOST is not set and none of ${DEFAULT_ENGINE_SOCKETS.join(', ')} exists`, {
-        hint: SETUP_HINT,
-      });
+      throw new JunoError(
+        'E_ENV_ENGINE',
+        `no container engine: DOCKER_HOST is not set and none of ${DEFAULT_ENGINE_SOCKETS.join(', ')} exists`,
+        {
+          hint: SETUP_HINT,
+        },
+      );
     }
     return { socketPath: found, display: `unix://${found}` };
   }
@@ -71,15 +75,21 @@ export async function connectDockerEngine(
   const { default: DockerClient } = await import('dockerode');
   // No request timeout on the client: builds and waits legitimately take minutes.
   const docker = new DockerClient(
-    address.socketPath ? { socketPath: address.socketPath } : { host: address.host, port: address.port, protocol: address.protocol },
+    address.socketPath
+      ? { socketPath: address.socketPath }
+      : { host: address.host, port: address.port, protocol: address.protocol },
   );
   try {
     await withTimeout(docker.ping(), options.timeoutMs ?? 10_000);
   } catch (e) {
-    throw new JunoError('E_ENV_ENGINE', `no container engine at DOCKER_HOST=${address.display} (${(e as Error).message})`, {
-      hint: SETUP_HINT,
-      cause: e,
-    });
+    throw new JunoError(
+      'E_ENV_ENGINE',
+      `no container engine at DOCKER_HOST=${address.display} (${(e as Error).message})`,
+      {
+        hint: SETUP_HINT,
+        cause: e,
+      },
+    );
   }
   return docker;
 }
@@ -93,7 +103,10 @@ export async function readEngineKind(docker: Docker): Promise<EngineKind> {
   try {
     version = await docker.version();
   } catch (e) {
-    throw new JunoError('E_ENV_ENGINE', `the container engine did not say its version (${(e as Error).message})`, { hint: SETUP_HINT, cause: e });
+    throw new JunoError('E_ENV_ENGINE', `the container engine did not say its version (${(e as Error).message})`, {
+      hint: SETUP_HINT,
+      cause: e,
+    });
   }
   return (version.Components ?? []).some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
 }

@@ -51,7 +51,11 @@ describe('launchContainer when the engine goes silent', () => {
   it('ends a cancelled run the same way', async () => {
     const engine = silentEngine();
     const abort = new AbortController();
-    const c = await launchContainer(engine.docker, { image: 'img', cmd: ['true'], wallClockSeconds: 3600 }, { signal: abort.signal });
+    const c = await launchContainer(
+      engine.docker,
+      { image: 'img', cmd: ['true'], wallClockSeconds: 3600 },
+      { signal: abort.signal },
+    );
     c.go();
     abort.abort();
     const outcome = await c.done;

@@ -94,7 +94,9 @@ export async function launchContainer(
   options: { signal?: AbortSignal; onContainer?: (id: string) => void } = {},
 ): Promise<LaunchedContainer> {
   if (!(spec.wallClockSeconds > 0)) {
-    throw new JunoError('E_USAGE', `invalid wall-clock limit for a container: ${spec.wallClockSeconds} s`, { hint: 'give a positive number of seconds' });
+    throw new JunoError('E_USAGE', `invalid wall-clock limit for a container: ${spec.wallClockSeconds} s`, {
+      hint: 'give a positive number of seconds',
+    });
   }
   const t0 = Date.now();
   const max = spec.maxOutputBytes ?? 4 * 1024 * 1024;
@@ -121,14 +123,25 @@ export async function launchContainer(
       HostConfig: {
         AutoRemove: true,
         NetworkMode: 'none',
-        Mounts: (spec.mounts ?? []).map((m) => ({ Type: 'bind' as const, Source: m.source, Target: m.target, ReadOnly: m.readOnly })),
+        Mounts: (spec.mounts ?? []).map((m) => ({
+          Type: 'bind' as const,
+          Source: m.source,
+          Target: m.target,
+          ReadOnly: m.readOnly,
+        })),
         ...(spec.memoryBytes ? { Memory: spec.memoryBytes, MemorySwap: spec.memoryBytes } : {}),
         ...(spec.nanoCpus ? { NanoCpus: spec.nanoCpus } : {}),
         ...(spec.pidsLimit ? { PidsLimit: spec.pidsLimit } : {}),
         ...(spec.capDrop ? { CapDrop: spec.capDrop } : {}),
         ...(spec.capAdd ? { CapAdd: spec.capAdd } : {}),
         ...(spec.readonlyRootfs ? { ReadonlyRootfs: true } : {}),
-        ...(spec.tmpfs ? { Tmpfs: Object.fromEntries(Object.entries(spec.tmpfs).map(([p, bytes]) => [p, `rw,nosuid,nodev,size=${bytes},mode=1777`])) } : {}),
+        ...(spec.tmpfs
+          ? {
+              Tmpfs: Object.fromEntries(
+                Object.entries(spec.tmpfs).map(([p, bytes]) => [p, `rw,nosuid,nodev,size=${bytes},mode=1777`]),
+              ),
+            }
+          : {}),
         ...(spec.shmBytes ? { ShmSize: spec.shmBytes } : {}),
         SecurityOpt: ['no-new-privileges', ...(spec.seccomp ? [`seccomp=${spec.seccomp}`] : [])],
       },
@@ -184,7 +197,12 @@ export async function launchContainer(
   try {
     // Attach and wait before start, so neither output nor the exit can be
     // missed however short the run (and however fast auto-removal is).
-    stream = (await container.attach({ stream: true, stdout: true, stderr: true, ...(stdin ? { stdin: true, hijack: true } : {}) })) as NodeJS.ReadWriteStream;
+    stream = (await container.attach({
+      stream: true,
+      stdout: true,
+      stderr: true,
+      ...(stdin ? { stdin: true, hijack: true } : {}),
+    })) as NodeJS.ReadWriteStream;
     drained = new Promise<void>((resolve) => {
       stream.on('end', resolve);
       stream.on('close', resolve);
@@ -305,7 +323,8 @@ export async function ensureRemoved(docker: Docker, container: Docker.Container,
     try {
       await container.remove({ force: true, v: true });
     } catch (e) {
-      if (statusOf(e) !== 404 && statusOf(e) !== 409 && statusOf(e) !== 500) throw engineError(e, '', 'remove a container');
+      if (statusOf(e) !== 404 && statusOf(e) !== 409 && statusOf(e) !== 500)
+        throw engineError(e, '', 'remove a container');
     }
     try {
       await docker.getContainer(container.id).inspect();
@@ -313,9 +332,13 @@ export async function ensureRemoved(docker: Docker, container: Docker.Container,
       if (statusOf(e) === 404) return;
     }
     if (Date.now() > deadline) {
-      throw new JunoError('E_RUNTIME', `container ${container.id.slice(0, 12)} could not be removed within ${timeoutMs / 1000} s`, {
-        hint: `remove it by hand (podman rm -f ${container.id.slice(0, 12)}) and check the engine's log`,
-      });
+      throw new JunoError(
+        'E_RUNTIME',
+        `container ${container.id.slice(0, 12)} could not be removed within ${timeoutMs / 1000} s`,
+        {
+          hint: `remove it by hand (podman rm -f ${container.id.slice(0, 12)}) and check the engine's log`,
+        },
+      );
     }
     await delay(200);
   }
@@ -349,7 +372,9 @@ function engineError(e: unknown, image: string, what: string): JunoError {
       cause: e,
     });
   }
-  return new JunoError('E_RUNTIME', `the container engine could not ${what}${image ? ` from ${image}` : ''}: ${msg}`, { cause: e });
+  return new JunoError('E_RUNTIME', `the container engine could not ${what}${image ? ` from ${image}` : ''}: ${msg}`, {
+    cause: e,
+  });
 }
 
 function delay(ms: number): Promise<void> {

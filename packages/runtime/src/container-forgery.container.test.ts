@@ -21,10 +21,19 @@ const FORGE_AND_KILL = [
   'os.kill(runner(), signal.SIGKILL)',
 ].join('\n');
 
-describe('container runtime: the wrapper\'s report', () => {
+describe("container runtime: the wrapper's report", () => {
   it('a notebook that forges it on its output and kills its runner is a kernel death of its own, not a toolchain failure', async () => {
     const dir = await writeCodeNotebook(path.join(sandbox.tmp, 'forge'), [FORGE_AND_KILL, 'print("not reached")']);
-    const [r] = await sandbox.runtime().run([{ id: 'forgery', instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 300 }]);
+    const [r] = await sandbox.runtime().run([
+      {
+        id: 'forgery',
+        instanceDir: dir,
+        notebook: 'notebook.ipynb',
+        cells: [0, 1],
+        cellTimeoutSeconds: 120,
+        timeoutSeconds: 300,
+      },
+    ]);
     expect(r!.status).toBe('kernel-died');
     expect(r!.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
     // Its output is quoted as the runner's last words, never taken as the wrapper's verdict.

@@ -11,15 +11,30 @@ import { useSandboxSuite } from '../test-helpers/sandbox-runtime.js';
 const sandbox = useSandboxSuite('mounts');
 
 describe('container runtime: the instance mount', () => {
-  it.each([['a colon', 'runs:2026'], ['a colon and an engine option', 'x:/etc:rw'], ['a space and a quote', "my runs 'a'"]])(
+  it.each([
+    ['a colon', 'runs:2026'],
+    ['a colon and an engine option', 'x:/etc:rw'],
+    ['a space and a quote', "my runs 'a'"],
+  ])(
     'runs an instance whose folder path holds %s, with the instance still read-only',
     async (_what, folder) => {
       const cells = [
         "import os\ntry:\n    open('/instance/pwn', 'w')\n    wrote = 'wrote'\nexcept OSError as e:\n    wrote = type(e).__name__ + str(e.errno)",
         "raise RuntimeError(open('data/x.csv').read().splitlines()[1] + ' ' + wrote + ' ' + str(sorted(os.listdir('/instance'))))",
       ];
-      const dir = await writeCodeNotebook(path.join(sandbox.tmp, folder, 'inst'), cells, { 'data/x.csv': 'a,b\n1,2\n' });
-      const [r] = await sandbox.runtime().run([{ id: `mounts-${folder}`, instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 300 }]);
+      const dir = await writeCodeNotebook(path.join(sandbox.tmp, folder, 'inst'), cells, {
+        'data/x.csv': 'a,b\n1,2\n',
+      });
+      const [r] = await sandbox.runtime().run([
+        {
+          id: `mounts-${folder}`,
+          instanceDir: dir,
+          notebook: 'notebook.ipynb',
+          cells: [0, 1],
+          cellTimeoutSeconds: 120,
+          timeoutSeconds: 300,
+        },
+      ]);
       expect(r!.reason).toBeUndefined();
       expect(r!.status).toBe('error');
       // errno 30: EROFS.
@@ -31,8 +46,22 @@ describe('container runtime: the instance mount', () => {
   it('refuses a folder path with a comma before any container starts (Podman cannot mount it), naming the folder', async () => {
     const dir = path.join(sandbox.tmp, 'a,b', 'inst');
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, 'notebook.ipynb'), JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [] }));
-    await expect(sandbox.runtime().run([{ id: 'mounts-comma', instanceDir: dir, notebook: 'notebook.ipynb', cells: [], cellTimeoutSeconds: 60, timeoutSeconds: 60 }])).rejects.toMatchObject({
+    await writeFile(
+      path.join(dir, 'notebook.ipynb'),
+      JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [] }),
+    );
+    await expect(
+      sandbox.runtime().run([
+        {
+          id: 'mounts-comma',
+          instanceDir: dir,
+          notebook: 'notebook.ipynb',
+          cells: [],
+          cellTimeoutSeconds: 60,
+          timeoutSeconds: 60,
+        },
+      ]),
+    ).rejects.toMatchObject({
       code: 'E_USAGE',
       exitCode: 2,
       message: expect.stringContaining(`${dir} has a comma in its path`),

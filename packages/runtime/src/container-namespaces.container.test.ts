@@ -53,7 +53,7 @@ const ALLOWED = [
   'assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 7',
   'assert subprocess.run(["sh", "-c", "echo child; exit 3"], capture_output=True, text=True).returncode == 3',
   'assert subprocess.check_output(["python3", "-c", "import threading; t = threading.Thread(target=print, args=(1,)); t.start(); t.join()"], text=True) == "1\\n"',
-  '# A builtin: spawn and forkserver workers cannot import functions defined in a kernel\'s __main__ (with or without seccomp).',
+  "# A builtin: spawn and forkserver workers cannot import functions defined in a kernel's __main__ (with or without seccomp).",
   'for method in ("fork", "forkserver", "spawn"):',
   '    with multiprocessing.get_context(method).Pool(2) as pool:',
   '        assert pool.map(abs, range(-3, 3)) == [3, 2, 1, 0, 1, 2], method',
@@ -63,9 +63,22 @@ const ALLOWED = [
 describe('container runtime: namespaces', () => {
   it('a notebook cannot create a user (or any other) namespace, while threads, fork, subprocess and multiprocessing work', async () => {
     const dir = await writeCodeNotebook(path.join(sandbox.tmp, 'ns'), [DENIED, ALLOWED]);
-    const [r] = await sandbox.runtime().run([{ id: 'namespaces', instanceDir: dir, notebook: 'notebook.ipynb', cells: [0, 1], cellTimeoutSeconds: 240, timeoutSeconds: 480 }]);
+    const [r] = await sandbox.runtime().run([
+      {
+        id: 'namespaces',
+        instanceDir: dir,
+        notebook: 'notebook.ipynb',
+        cells: [0, 1],
+        cellTimeoutSeconds: 240,
+        timeoutSeconds: 480,
+      },
+    ]);
     // A failed assertion's text (ename: evalue) says what got through.
-    expect({ status: r!.status, reason: r!.reason, cells: r!.cells.map((c) => [c.status, c.ename && `${c.ename}: ${c.evalue}`]) }).toEqual({
+    expect({
+      status: r!.status,
+      reason: r!.reason,
+      cells: r!.cells.map((c) => [c.status, c.ename && `${c.ename}: ${c.evalue}`]),
+    }).toEqual({
       status: 'completed',
       reason: undefined,
       cells: [

@@ -15,7 +15,10 @@ import { CONTAINER_LABEL } from './container-exec.js';
 import { OWNER_LABEL, createContainerRuntime } from './container-runtime.js';
 import { ensureSandboxTestImage } from '../test-helpers/sandbox-test-image.js';
 
-const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-fixtures/container-run-until-killed.mts');
+const FIXTURE = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../test-fixtures/container-run-until-killed.mts',
+);
 let docker: Docker;
 let image: string;
 let tmp: string;
@@ -34,7 +37,12 @@ afterAll(async () => {
 async function instance(name: string, source: string): Promise<string> {
   const dir = path.join(tmp, name);
   await mkdir(dir, { recursive: true });
-  const nb = { nbformat: 4, nbformat_minor: 4, metadata: {}, cells: [{ cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source }] };
+  const nb = {
+    nbformat: 4,
+    nbformat_minor: 4,
+    metadata: {},
+    cells: [{ cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source }],
+  };
   await writeFile(path.join(dir, 'notebook.ipynb'), JSON.stringify(nb));
   return dir;
 }
@@ -66,7 +74,11 @@ async function kernelCpuSeconds(containerId: string): Promise<number> {
 it('a SIGKILL of the toolchain mid-notebook ends its container within seconds, not at its wall-clock limit', async () => {
   const id = `orphan-${tag}`;
   const dir = await instance('loop', 'while True:\n    pass');
-  const child = execa('node', ['--import', 'tsx', FIXTURE, image, dir, id], { reject: false, cwd: path.dirname(FIXTURE), env: process.env });
+  const child = execa('node', ['--import', 'tsx', FIXTURE, image, dir, id], {
+    reject: false,
+    cwd: path.dirname(FIXTURE),
+    env: process.env,
+  });
   // The notebook's loop burns CPU in its kernel: it is running (not starting) when the toolchain is killed.
   let container: Docker.ContainerInfo | undefined;
   let looping = false;
@@ -91,20 +103,37 @@ it('containers left by a dead toolchain are removed when the next runtime starts
   const stale = await docker.createContainer({
     Image: image,
     Cmd: ['sleep', '600'],
-    Labels: { [CONTAINER_LABEL]: 'run', [OWNER_LABEL]: `${os.hostname()}:4194305:1`, 'org.junobench.run': `stale-${tag}` },
+    Labels: {
+      [CONTAINER_LABEL]: 'run',
+      [OWNER_LABEL]: `${os.hostname()}:4194305:1`,
+      'org.junobench.run': `stale-${tag}`,
+    },
     HostConfig: { NetworkMode: 'none' },
   });
   // One owned by a live process (this one) is not touched.
   const kept = await docker.createContainer({
     Image: image,
     Cmd: ['sleep', '600'],
-    Labels: { [CONTAINER_LABEL]: 'run', [OWNER_LABEL]: `${os.hostname()}:${process.pid}:`, 'org.junobench.run': `kept-${tag}` },
+    Labels: {
+      [CONTAINER_LABEL]: 'run',
+      [OWNER_LABEL]: `${os.hostname()}:${process.pid}:`,
+      'org.junobench.run': `kept-${tag}`,
+    },
     HostConfig: { NetworkMode: 'none' },
   });
   try {
     const rt = createContainerRuntime({ docker, image, memory: '512m' });
     const dir = await instance('ok', 'x = 1');
-    const [r] = await rt.run([{ id: `ok-${tag}`, instanceDir: dir, notebook: 'notebook.ipynb', cells: [0], cellTimeoutSeconds: 60, timeoutSeconds: 120 }]);
+    const [r] = await rt.run([
+      {
+        id: `ok-${tag}`,
+        instanceDir: dir,
+        notebook: 'notebook.ipynb',
+        cells: [0],
+        cellTimeoutSeconds: 60,
+        timeoutSeconds: 120,
+      },
+    ]);
     await rt.close();
     expect(r!.status).toBe('completed');
     expect(await byRun(`stale-${tag}`)).toEqual([]);

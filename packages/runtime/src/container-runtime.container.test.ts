@@ -207,7 +207,10 @@ describe('container runtime sandbox (real engine)', () => {
     // Node's setTimeout fires after 1 ms for delays over 2^31-1 ms: the container was killed at once and reported as past its limit.
     const dir = await instance('years', ['import time\ntime.sleep(2)\nprint("done")', 'while True:\n    pass']);
     const [r] = await runtime().run([runOf('years', dir, 2, { cellTimeoutSeconds: 3, timeoutSeconds: 1e9 })]);
-    expect(r!.cells.map((c) => c.status), JSON.stringify(r)).toEqual(['ok', 'timeout']);
+    expect(
+      r!.cells.map((c) => c.status),
+      JSON.stringify(r),
+    ).toEqual(['ok', 'timeout']);
     expect(r!.status).toBe('timeout');
     expect(r!.reason).toMatch(/^cell exceeded 3 s/);
     expect(await leftovers(r!.id)).toEqual([]);
@@ -215,7 +218,9 @@ describe('container runtime sandbox (real engine)', () => {
 
   it('a run past the wall-clock limit has its container killed: timeout, and no container behind', async () => {
     // The runner's own limits are far away (300 s): only the container kill can end this run.
-    const dir = await instance('wall', ['import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.1)']);
+    const dir = await instance('wall', [
+      'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.1)',
+    ]);
     const rt = runtime({ wallClockSeconds: () => 12 });
     const [r] = await rt.run([runOf('wall', dir, 1, { cellTimeoutSeconds: 300, timeoutSeconds: 300 })]);
     expect(r!.status).toBe('timeout');
@@ -224,7 +229,9 @@ describe('container runtime sandbox (real engine)', () => {
   });
 
   it('a container whose runner dies is reported as kernel-died with the reason', async () => {
-    const dir = await instance('dies', ['import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(30)']);
+    const dir = await instance('dies', [
+      'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(30)',
+    ]);
     const [r] = await runtime().run([runOf('dies', dir, 1)]);
     expect(r!.status).toBe('kernel-died');
     expect(r!.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
@@ -248,29 +255,44 @@ describe('container runtime sandbox (real engine)', () => {
     ]);
     const [r] = await runtime({ memory: '512m', disk: '64m' }).run([runOf('disk', dir, 2)]);
     expect(r!.cells[0]!.status).toBe('ok');
-    expect(r!.cells[1]).toMatchObject({ status: 'error', ename: 'OSError', evalue: expect.stringContaining('No space left on device') });
-    expect(r!.reason).toBe('the notebook filled its scratch disk /work (64 MiB each for /work, /tmp, /var/tmp and /dev/shm: --disk)');
+    expect(r!.cells[1]).toMatchObject({
+      status: 'error',
+      ename: 'OSError',
+      evalue: expect.stringContaining('No space left on device'),
+    });
+    expect(r!.reason).toBe(
+      'the notebook filled its scratch disk /work (64 MiB each for /work, /tmp, /var/tmp and /dev/shm: --disk)',
+    );
     expect(await leftovers(r!.id)).toEqual([]);
   });
 
-  it.each(['/var/tmp', '/dev/shm'])('%s is bounded by --disk too (engines mount their own there): filling it fails and the reason names it', async (where) => {
-    // Podman mounts a world-writable tmpfs of half the host's memory on /var/tmp
-    // when the root is read-only, and a 64 MB /dev/shm: neither followed --disk.
-    const dir = await instance(`disk-${where.split('/').pop()}`, [
-      [
-        'import os',
-        `st = os.statvfs(${JSON.stringify(where)})`,
-        'size = st.f_blocks * st.f_frsize',
-        'assert size == 96 * 1024 ** 2, size',
-      ].join('\n'),
-      `with open(${JSON.stringify(`${where}/fill`)}, 'wb') as f:\n    for _ in range(200):\n        f.write(b'\\1' * 1024 ** 2)`,
-    ]);
-    const [r] = await runtime({ memory: '768m', disk: '96m' }).run([runOf(`disk-${where.split('/').pop()}`, dir, 2)]);
-    expect(r!.cells[0], JSON.stringify(r)).toMatchObject({ status: 'ok' });
-    expect(r!.cells[1]).toMatchObject({ status: 'error', ename: 'OSError', evalue: expect.stringContaining('No space left on device') });
-    expect(r!.reason).toBe(`the notebook filled its scratch disk ${where} (96 MiB each for /work, /tmp, /var/tmp and /dev/shm: --disk)`);
-    expect(await leftovers(r!.id)).toEqual([]);
-  });
+  it.each(['/var/tmp', '/dev/shm'])(
+    '%s is bounded by --disk too (engines mount their own there): filling it fails and the reason names it',
+    async (where) => {
+      // Podman mounts a world-writable tmpfs of half the host's memory on /var/tmp
+      // when the root is read-only, and a 64 MB /dev/shm: neither followed --disk.
+      const dir = await instance(`disk-${where.split('/').pop()}`, [
+        [
+          'import os',
+          `st = os.statvfs(${JSON.stringify(where)})`,
+          'size = st.f_blocks * st.f_frsize',
+          'assert size == 96 * 1024 ** 2, size',
+        ].join('\n'),
+        `with open(${JSON.stringify(`${where}/fill`)}, 'wb') as f:\n    for _ in range(200):\n        f.write(b'\\1' * 1024 ** 2)`,
+      ]);
+      const [r] = await runtime({ memory: '768m', disk: '96m' }).run([runOf(`disk-${where.split('/').pop()}`, dir, 2)]);
+      expect(r!.cells[0], JSON.stringify(r)).toMatchObject({ status: 'ok' });
+      expect(r!.cells[1]).toMatchObject({
+        status: 'error',
+        ename: 'OSError',
+        evalue: expect.stringContaining('No space left on device'),
+      });
+      expect(r!.reason).toBe(
+        `the notebook filled its scratch disk ${where} (96 MiB each for /work, /tmp, /var/tmp and /dev/shm: --disk)`,
+      );
+      expect(await leftovers(r!.id)).toEqual([]);
+    },
+  );
 
   it('a notebook holding hundreds of threads does not make another container fail to start threads (no shared per-user limit)', async () => {
     const hogDir = await instance('hog', [
@@ -306,7 +328,7 @@ describe('container runtime sandbox (real engine)', () => {
     expect(h!.status).toBe('completed');
   });
 
-  it('an image whose runner is not this toolchain\'s is refused before any notebook runs (exit 3, what to do)', async () => {
+  it("an image whose runner is not this toolchain's is refused before any notebook runs (exit 3, what to do)", async () => {
     // Another toolchain commit's image: the same image with one runner module changed.
     const tag = `junobench/sandbox-test-other-runner:${image.split(':')[1]}`;
     const dockerfile = `FROM ${image}\nUSER root\nRUN printf '\\n# another toolchain\\n' >> /opt/junobench/jbrunner/protocol.py\nUSER junobench\n`;
@@ -314,22 +336,33 @@ describe('container runtime sandbox (real engine)', () => {
     await mkdir(context, { recursive: true });
     await writeFile(path.join(context, 'Dockerfile'), dockerfile);
     const stream = await docker.buildImage(pack(context), { t: tag, networkmode: 'host', rm: true, forcerm: true });
-    await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
+    );
     try {
       const dir = await instance('other-runner', ['print(1)']);
       const rt = runtime({ image: tag });
-      const refused = { code: 'E_ENV_IMAGE', exitCode: 3, message: expect.stringMatching(/this toolchain's runner is [0-9a-f]{12}/) };
+      const refused = {
+        code: 'E_ENV_IMAGE',
+        exitCode: 3,
+        message: expect.stringMatching(/this toolchain's runner is [0-9a-f]{12}/),
+      };
       await expect(rt.describe(['json'])).rejects.toMatchObject(refused);
       await expect(runtime({ image: tag }).run([runOf('other-runner', dir, 1)])).rejects.toMatchObject(refused);
       // The image built from this checkout's runner passes the same check.
       await expect(runtime().describe(['json'])).resolves.toMatchObject({ image });
     } finally {
-      await docker.getImage(tag).remove({ force: true }).catch(() => undefined);
+      await docker
+        .getImage(tag)
+        .remove({ force: true })
+        .catch(() => undefined);
     }
   });
 
   it('runs several notebooks at once (jobs) and returns their results in order', async () => {
-    const dirs = await Promise.all([0, 1, 2].map((i) => instance(`jobs-${i}`, [`import time\ntime.sleep(1)\nprint(${i})`])));
+    const dirs = await Promise.all(
+      [0, 1, 2].map((i) => instance(`jobs-${i}`, [`import time\ntime.sleep(1)\nprint(${i})`])),
+    );
     const runs = dirs.map((d, i) => runOf(`jobs-${i}`, d, 1));
     const results = await runtime({ jobs: 3 }).run(runs, { jobs: 2 });
     expect(results.map((r) => [r.id, r.status])).toEqual(runs.map((r) => [r.id, 'completed']));

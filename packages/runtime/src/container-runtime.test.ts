@@ -26,7 +26,10 @@ interface Script {
  * stdin waits for "go" on it; then it "runs" for `ms`, prints its script and
  * auto-removes itself, as an engine would.
  */
-function fakeDocker(script: (cmd: string[]) => Script, options: { images?: string[]; probe?: (cmd: string[]) => Script; engine?: 'podman' | 'docker' } = {}) {
+function fakeDocker(
+  script: (cmd: string[]) => Script,
+  options: { images?: string[]; probe?: (cmd: string[]) => Script; engine?: 'podman' | 'docker' } = {},
+) {
   const live = new Map<string, { killed: boolean }>();
   const created: Docker.ContainerCreateOptions[] = [];
   let running = 0;
@@ -44,7 +47,8 @@ function fakeDocker(script: (cmd: string[]) => Script, options: { images?: strin
     getImage(name: string) {
       return {
         inspect: async () => {
-          if (!(options.images ?? ['img']).includes(name)) throw Object.assign(new Error('no such image'), { statusCode: 404 });
+          if (!(options.images ?? ['img']).includes(name))
+            throw Object.assign(new Error('no such image'), { statusCode: 404 });
           return { Id: 'sha256:feedface', Size: 1 };
         },
       };
@@ -63,7 +67,9 @@ function fakeDocker(script: (cmd: string[]) => Script, options: { images?: strin
     },
     listContainers: async () => [],
     // Podman names its engine component so; Docker's is "Engine".
-    version: async () => ({ Components: [{ Name: options.engine === 'docker' ? 'Engine' : 'Podman Engine', Version: '4.3.1' }] }),
+    version: async () => ({
+      Components: [{ Name: options.engine === 'docker' ? 'Engine' : 'Podman Engine', Version: '4.3.1' }],
+    }),
     async createContainer(opts: Docker.ContainerCreateOptions) {
       created.push(opts);
       const id = `c${++n}`;
@@ -108,7 +114,9 @@ function fakeDocker(script: (cmd: string[]) => Script, options: { images?: strin
             maxRunning = Math.max(maxRunning, running);
             // The runner's probe (describe(), and the runner check before a first run) answers as an image of this checkout would.
             const cmd = opts.Cmd as string[];
-            const s: Script = cmd.includes('probe') ? (options.probe ?? (() => ({ stdout: probeLine() })))(cmd) : script(cmd);
+            const s: Script = cmd.includes('probe')
+              ? (options.probe ?? (() => ({ stdout: probeLine() })))(cmd)
+              : script(cmd);
             timer = setTimeout(() => {
               if (s.stdout) stream.push({ fd: 1, text: s.stdout });
               if (s.stderr) stream.push({ fd: 2, text: s.stderr });
@@ -148,10 +156,16 @@ const okResult = (cmd: string[]) => {
 
 describe('createContainerRuntime (fake engine)', () => {
   it('runs `jobs` containers at once, returns results in the order of the runs and leaves no container', async () => {
-    const fake = fakeDocker((cmd) => ({ stdout: `${okResult(cmd)}\njunobench-container: exit=0 oom_kill=0\n`, ms: planOf(cmd).id === 'a' ? 400 : 10 }));
+    const fake = fakeDocker((cmd) => ({
+      stdout: `${okResult(cmd)}\njunobench-container: exit=0 oom_kill=0\n`,
+      ms: planOf(cmd).id === 'a' ? 400 : 10,
+    }));
     const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', memory: '1g', cpus: 0.5 });
     const seen: string[] = [];
-    const results = await runtime.run([runOf('a'), runOf('b'), runOf('c'), runOf('d')], { jobs: 2, onResult: (r) => seen.push(r.id) });
+    const results = await runtime.run([runOf('a'), runOf('b'), runOf('c'), runOf('d')], {
+      jobs: 2,
+      onResult: (r) => seen.push(r.id),
+    });
     expect(results.map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
     expect(results.every((r) => r.status === 'completed')).toBe(true);
     expect([...seen].sort()).toEqual(['a', 'b', 'c', 'd']);
@@ -217,7 +231,7 @@ describe('createContainerRuntime (fake engine)', () => {
     expect(probes).toBe(1);
   });
 
-  it('refuses an image whose runner is not this toolchain\'s, before any notebook container (exit 3)', async () => {
+  it("refuses an image whose runner is not this toolchain's, before any notebook container (exit 3)", async () => {
     for (const runner of ['0'.repeat(64), undefined]) {
       const fake = fakeDocker(() => ({}), { probe: () => ({ stdout: probeLine({ runner }) }) });
       const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
@@ -236,7 +250,9 @@ describe('createContainerRuntime (fake engine)', () => {
       const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
       await runtime.run([runOf('a')]);
       expect(fake.created).toHaveLength(2);
-      const options = fake.created.map((c) => c.HostConfig!.SecurityOpt!.find((o: string) => o.startsWith('seccomp='))!.slice('seccomp='.length));
+      const options = fake.created.map((c) =>
+        c.HostConfig!.SecurityOpt!.find((o: string) => o.startsWith('seccomp='))!.slice('seccomp='.length),
+      );
       expect(new Set(options).size).toBe(1);
       if (engine === 'docker') expect(options[0]).toBe(profile);
       else {

@@ -5,7 +5,16 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import { JunoError, type RunResult, type RuntimeIdentity } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from './runtime.js';
-import { CONTAINER_LABEL, ensureRemoved, engineMessage, launchContainer, runContainer, statusOf, type ContainerOutcome, type LaunchedContainer } from './container-exec.js';
+import {
+  CONTAINER_LABEL,
+  ensureRemoved,
+  engineMessage,
+  launchContainer,
+  runContainer,
+  statusOf,
+  type ContainerOutcome,
+  type LaunchedContainer,
+} from './container-exec.js';
 import {
   CONTAINER_LAYOUT,
   defaultWallClockSeconds,
@@ -79,11 +88,15 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   const grace = options.graceSeconds ?? 30;
   const cpus = options.cpus ?? 1;
   if (!(cpus > 0) || !Number.isFinite(cpus)) {
-    throw new JunoError('E_USAGE', `invalid CPU limit ${cpus}`, { hint: 'give a positive number of CPUs, e.g. 1 or 0.5' });
+    throw new JunoError('E_USAGE', `invalid CPU limit ${cpus}`, {
+      hint: 'give a positive number of CPUs, e.g. 1 or 0.5',
+    });
   }
   const threads = options.threads ?? 1;
   if (!Number.isInteger(threads) || threads < 1) {
-    throw new JunoError('E_USAGE', `invalid number of threads per kernel: ${threads}`, { hint: 'give a whole number ≥ 1, e.g. --threads 1' });
+    throw new JunoError('E_USAGE', `invalid number of threads per kernel: ${threads}`, {
+      hint: 'give a whole number ≥ 1, e.g. --threads 1',
+    });
   }
   // One label value per runtime object: close() can find exactly its own containers.
   const session = randomBytes(6).toString('hex');
@@ -206,7 +219,13 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
       results[i] = result;
       opts.onResult?.(result, runs[i]!);
     };
-    const cancelled = (i: number): RunResult => ({ id: runs[i]!.id, status: 'failed', reason: 'cancelled', cells: [], durationMs: 0 });
+    const cancelled = (i: number): RunResult => ({
+      id: runs[i]!.id,
+      status: 'failed',
+      reason: 'cancelled',
+      cells: [],
+      durationMs: 0,
+    });
     const worker = async (): Promise<void> => {
       let ahead: { i: number; container: Promise<LaunchedContainer> } | undefined;
       for (;;) {
@@ -252,7 +271,10 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     // Anything still known to the engine from this runtime goes (e.g. after a crash mid-run).
     let leftovers: Docker.ContainerInfo[] = [];
     try {
-      leftovers = await docker.listContainers({ all: true, filters: { label: [`${CONTAINER_LABEL}.session=${session}`] } });
+      leftovers = await docker.listContainers({
+        all: true,
+        filters: { label: [`${CONTAINER_LABEL}.session=${session}`] },
+      });
     } catch {
       leftovers = [];
     }
@@ -313,16 +335,21 @@ async function probeImage(
     .map((l) => l.trim())
     .filter((l) => l.startsWith('{'))
     .pop();
-  let probe: { executable?: string; version?: string; packages?: Record<string, string | null>; runner?: string } | undefined;
+  let probe:
+    { executable?: string; version?: string; packages?: Record<string, string | null>; runner?: string } | undefined;
   try {
     probe = line ? JSON.parse(line) : undefined;
   } catch {
     probe = undefined;
   }
   if (!probe || outcome.exitCode !== 0) {
-    throw new JunoError('E_RUNTIME', `the runner's probe failed in image ${image} (exit ${outcome.exitCode}): ${outcome.stderr.trim().slice(-800)}`, {
-      hint: 'rebuild the image with `junobench image build`; it must contain the runner at ' + settings.runnerPath,
-    });
+    throw new JunoError(
+      'E_RUNTIME',
+      `the runner's probe failed in image ${image} (exit ${outcome.exitCode}): ${outcome.stderr.trim().slice(-800)}`,
+      {
+        hint: 'rebuild the image with `junobench image build`; it must contain the runner at ' + settings.runnerPath,
+      },
+    );
   }
   // The toolchain and the runner in the image speak one protocol version: an
   // image built by another toolchain commit (a release's pinned image, an old

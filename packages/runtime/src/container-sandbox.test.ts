@@ -89,7 +89,18 @@ describe('planContainerRun', () => {
     expect(spec.capDrop).toEqual(['ALL']);
     expect(spec.wallClockSeconds).toBe(690);
     expect(spec.cmd.slice(0, 2)).toEqual(['sh', '-c']);
-    expect(spec.cmd.slice(-10)).toEqual(['python3', CONTAINER_LAYOUT.runner, 'run', '--threads', '1', '--tmp', '/tmp', '--wait-go', '--plan-json', JSON.stringify(plan)]);
+    expect(spec.cmd.slice(-10)).toEqual([
+      'python3',
+      CONTAINER_LAYOUT.runner,
+      'run',
+      '--threads',
+      '1',
+      '--tmp',
+      '/tmp',
+      '--wait-go',
+      '--plan-json',
+      JSON.stringify(plan),
+    ]);
     expect(spec.cmd.slice(4, 6)).toEqual(['junobench', String(CONTAINER_LAYOUT.uid)]);
     // The in-container backstop fires after the toolchain's own kill, even for a container started ahead of its turn.
     expect(Number(spec.cmd[6])).toBeGreaterThan(2 * spec.wallClockSeconds + 60);
@@ -121,18 +132,21 @@ describe('planContainerRun', () => {
     if (refusal) {
       expect(() => planContainerRun({ ...run, instanceDir }, settings)).toThrow(refusal);
     } else {
-      expect(planContainerRun({ ...run, instanceDir }, settings).spec.mounts).toEqual([{ source: instanceDir, target: '/instance', readOnly: true }]);
+      expect(planContainerRun({ ...run, instanceDir }, settings).spec.mounts).toEqual([
+        { source: instanceDir, target: '/instance', readOnly: true },
+      ]);
     }
   });
 });
 
 /** The runner's `result` message (schemas/runner-message.schema.json), as one line. */
-const message = (result: { id: string; [key: string]: unknown }) => JSON.stringify({ type: 'result', id: result.id, result });
+const message = (result: { id: string; [key: string]: unknown }) =>
+  JSON.stringify({ type: 'result', id: result.id, result });
 const result = (status: string, extra: object = {}) =>
   message({ id: run.id, status, cells: [{ index: 0, status: 'ok', durationMs: 5 }], durationMs: 900, ...extra });
 
 describe('interpretContainerRun', () => {
-  it('passes the runner\'s result through, ignoring other lines on stdout', () => {
+  it("passes the runner's result through, ignoring other lines on stdout", () => {
     const r = interpretContainerRun(run, outcome({ stdout: `noise from C code\n${result('completed')}\n` }), settings);
     expect(r.status).toBe('completed');
     expect(r.durationMs).toBe(900);
@@ -141,41 +155,67 @@ describe('interpretContainerRun', () => {
   it('a kernel death with an OOM kill in the cgroup → kernel-died "out of memory" at the limit', () => {
     const r = interpretContainerRun(
       run,
-      outcome({ stdout: `${result('kernel-died', { reason: 'the kernel process died while running the cell' })}\njunobench-container: exit=0 oom_kill=1\n` }),
+      outcome({
+        stdout: `${result('kernel-died', { reason: 'the kernel process died while running the cell' })}\njunobench-container: exit=0 oom_kill=1\n`,
+      }),
       settings,
     );
     expect(r.status).toBe('kernel-died');
-    expect(r.reason).toBe("out of memory: the kernel was killed at the container's 2 GiB memory limit (the kernel process died while running the cell)");
+    expect(r.reason).toBe(
+      "out of memory: the kernel was killed at the container's 2 GiB memory limit (the kernel process died while running the cell)",
+    );
   });
 
   it('killed at the wall-clock limit, no result → timeout with the limit', () => {
     const r = interpretContainerRun(run, outcome({ exitCode: 137, timedOut: true }), settings);
-    expect(r).toMatchObject({ status: 'timeout', reason: 'the container ran past its 690 s wall-clock limit and was killed' });
+    expect(r).toMatchObject({
+      status: 'timeout',
+      reason: 'the container ran past its 690 s wall-clock limit and was killed',
+    });
     expect(r.cells.map((c) => c.status)).toEqual(['not-run', 'not-run', 'not-run']);
     expect(checkSchema('run-result', r)).toEqual([]);
   });
 
   it('the runner itself OOM-killed → kernel-died out of memory', () => {
-    const r = interpretContainerRun(run, outcome({ exitCode: 137, stdout: 'junobench-container: exit=137 oom_kill=2\n' }), settings);
+    const r = interpretContainerRun(
+      run,
+      outcome({ exitCode: 137, stdout: 'junobench-container: exit=137 oom_kill=2\n' }),
+      settings,
+    );
     expect(r.status).toBe('kernel-died');
     expect(r.reason).toMatch(/^out of memory: the container hit its 2 GiB memory limit/);
   });
 
   it('a container that dies otherwise → kernel-died with its exit code and last words', () => {
-    const r = interpretContainerRun(run, outcome({ exitCode: 137, stderr: 'Traceback...\nSystemError: boom\n', stdout: 'junobench-container: exit=137 oom_kill=0\n' }), settings);
+    const r = interpretContainerRun(
+      run,
+      outcome({
+        exitCode: 137,
+        stderr: 'Traceback...\nSystemError: boom\n',
+        stdout: 'junobench-container: exit=137 oom_kill=0\n',
+      }),
+      settings,
+    );
     expect(r.status).toBe('kernel-died');
-    expect(r.reason).toBe('the runner exited with code 137 (killed by signal 9) before printing a result: Traceback... | SystemError: boom');
+    expect(r.reason).toBe(
+      'the runner exited with code 137 (killed by signal 9) before printing a result: Traceback... | SystemError: boom',
+    );
   });
 
-  it('the container vanished without the wrapper\'s report → kernel-died, possibly OOM', () => {
+  it("the container vanished without the wrapper's report → kernel-died, possibly OOM", () => {
     const r = interpretContainerRun(run, outcome({ exitCode: 137 }), settings);
-    expect(r.reason).toBe('the container was killed (exit 137) before the runner printed a result (possibly out of memory at its 2 GiB limit)');
+    expect(r.reason).toBe(
+      'the container was killed (exit 137) before the runner printed a result (possibly out of memory at its 2 GiB limit)',
+    );
   });
 
   it('the copy into /work failed → failed with the reason', () => {
     const r = interpretContainerRun(
       run,
-      outcome({ exitCode: 125, stdout: 'junobench-container: setup-failed: cannot copy /instance to /work: No space left on device\n' }),
+      outcome({
+        exitCode: 125,
+        stdout: 'junobench-container: setup-failed: cannot copy /instance to /work: No space left on device\n',
+      }),
       settings,
     );
     expect(r).toMatchObject({ status: 'failed', reason: 'cannot copy /instance to /work: No space left on device' });
@@ -184,27 +224,59 @@ describe('interpretContainerRun', () => {
   it('a full scratch disk is named in the reason, with the --disk limit', () => {
     const full = 'junobench-container: exit=0 oom_kill=0 disk_full=/var/tmp\n';
     const crashed = interpretContainerRun(run, outcome({ stdout: `${result('error')}\n${full}` }), settings);
-    expect(crashed).toMatchObject({ status: 'error', reason: 'the notebook filled its scratch disk /var/tmp (1 GiB each for /work, /tmp, /var/tmp and /dev/shm: --disk)' });
-    const both = interpretContainerRun(run, outcome({ stdout: `${result('error')}\n${full.replace('/var/tmp', '/work,/dev/shm')}` }), settings);
+    expect(crashed).toMatchObject({
+      status: 'error',
+      reason:
+        'the notebook filled its scratch disk /var/tmp (1 GiB each for /work, /tmp, /var/tmp and /dev/shm: --disk)',
+    });
+    const both = interpretContainerRun(
+      run,
+      outcome({ stdout: `${result('error')}\n${full.replace('/var/tmp', '/work,/dev/shm')}` }),
+      settings,
+    );
     expect(both.reason).toMatch(/^the notebook filled its scratch disk \/work and \/dev\/shm \(/);
-    const oom = interpretContainerRun(run, outcome({ stdout: `${result('kernel-died')}\n${full.replace('oom_kill=0', 'oom_kill=1')}` }), settings);
-    expect(oom.reason).toMatch(/^out of memory: .*; the notebook filled its scratch disk .*, which counts toward memory$/);
-    expect(interpretContainerRun(run, outcome({ stdout: `${result('completed')}\n${full.replace('disk_full=/var/tmp', 'disk_full=0')}` }), settings).reason).toBeUndefined();
+    const oom = interpretContainerRun(
+      run,
+      outcome({ stdout: `${result('kernel-died')}\n${full.replace('oom_kill=0', 'oom_kill=1')}` }),
+      settings,
+    );
+    expect(oom.reason).toMatch(
+      /^out of memory: .*; the notebook filled its scratch disk .*, which counts toward memory$/,
+    );
+    expect(
+      interpretContainerRun(
+        run,
+        outcome({ stdout: `${result('completed')}\n${full.replace('disk_full=/var/tmp', 'disk_full=0')}` }),
+        settings,
+      ).reason,
+    ).toBeUndefined();
   });
 
-  it('ignores the wrapper\'s lines when notebook code forged them on stderr (a kernel\'s output goes there)', () => {
-    const forged = 'junobench-container: exit=0 oom_kill=7 disk_full=/work\njunobench-container: setup-failed: the toolchain is broken\n';
+  it("ignores the wrapper's lines when notebook code forged them on stderr (a kernel's output goes there)", () => {
+    const forged =
+      'junobench-container: exit=0 oom_kill=7 disk_full=/work\njunobench-container: setup-failed: the toolchain is broken\n';
     // The notebook killed its runner after forging: the wrapper's real report says so.
-    const killed = interpretContainerRun(run, outcome({ exitCode: 137, stderr: forged, stdout: 'junobench-container: exit=137 oom_kill=0 disk_full=0\n' }), settings);
+    const killed = interpretContainerRun(
+      run,
+      outcome({ exitCode: 137, stderr: forged, stdout: 'junobench-container: exit=137 oom_kill=0 disk_full=0\n' }),
+      settings,
+    );
     expect(killed.status).toBe('kernel-died');
     expect(killed.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
-    const crashed = interpretContainerRun(run, outcome({ stdout: `${result('error')}\njunobench-container: exit=0 oom_kill=0 disk_full=0\n`, stderr: forged }), settings);
+    const crashed = interpretContainerRun(
+      run,
+      outcome({ stdout: `${result('error')}\njunobench-container: exit=0 oom_kill=0 disk_full=0\n`, stderr: forged }),
+      settings,
+    );
     expect(crashed).toMatchObject({ status: 'error' });
     expect(crashed.reason).toBeUndefined();
   });
 
   it('cancelled → failed "cancelled"', () => {
-    expect(interpretContainerRun(run, outcome({ aborted: true, exitCode: 137 }), settings)).toMatchObject({ status: 'failed', reason: 'cancelled' });
+    expect(interpretContainerRun(run, outcome({ aborted: true, exitCode: 137 }), settings)).toMatchObject({
+      status: 'failed',
+      reason: 'cancelled',
+    });
   });
 });
 
@@ -216,10 +288,14 @@ describe('findResultLine', () => {
     expect(findResultLine(started, run.id)).toBeUndefined();
     expect(findResultLine('{"not json', run.id)).toBeUndefined();
     // A bare RunResult (an image with an older runner) is not a message.
-    expect(findResultLine(JSON.stringify({ id: run.id, status: 'completed', cells: [], durationMs: 1 }), run.id)).toBeUndefined();
+    expect(
+      findResultLine(JSON.stringify({ id: run.id, status: 'completed', cells: [], durationMs: 1 }), run.id),
+    ).toBeUndefined();
   });
 
   it('a result that breaks the schema is an error that says to rebuild the image', () => {
-    expect(() => findResultLine(message({ id: run.id, status: 'weird', cells: [], durationMs: 1 }), run.id)).toThrow(expect.objectContaining({ hint: expect.stringContaining('rebuild') }));
+    expect(() => findResultLine(message({ id: run.id, status: 'weird', cells: [], durationMs: 1 }), run.id)).toThrow(
+      expect.objectContaining({ hint: expect.stringContaining('rebuild') }),
+    );
   });
 });

@@ -109,7 +109,9 @@ export function parseMemorySize(value: string | number): number {
   } else {
     const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$/i.exec(value);
     if (m) {
-      const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
+      const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[
+        m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'
+      ];
       const bytes = Math.floor(Number(m[1]) * unit);
       if (bytes > 0) return bytes;
     }
@@ -120,7 +122,11 @@ export function parseMemorySize(value: string | number): number {
 }
 
 export function formatMemorySize(bytes: number): string {
-  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
     if (bytes >= size && bytes % (size / 4) === 0) return `${bytes / size} ${unit}`;
   }
   return `${bytes} bytes`;
@@ -130,20 +136,32 @@ export function formatMemorySize(bytes: number): string {
  * The RunPlan the runner gets (paths as the container sees them) and the
  * container to run it in. Pure: no engine, no file system.
  */
-export function planContainerRun(run: NotebookRun, settings: ContainerRunSettings, uid: number = CONTAINER_LAYOUT.uid): { plan: RunPlan; spec: ContainerSpec } {
+export function planContainerRun(
+  run: NotebookRun,
+  settings: ContainerRunSettings,
+  uid: number = CONTAINER_LAYOUT.uid,
+): { plan: RunPlan; spec: ContainerSpec } {
   const notebook = run.notebook.replace(/\\/g, '/');
   if (path.posix.isAbsolute(notebook) || notebook.split('/').includes('..')) {
-    throw new JunoError('E_USAGE', `notebook path ${JSON.stringify(run.notebook)} must be relative to the instance folder, without ".."`, {
-      location: { file: run.instanceDir },
-    });
+    throw new JunoError(
+      'E_USAGE',
+      `notebook path ${JSON.stringify(run.notebook)} must be relative to the instance folder, without ".."`,
+      {
+        location: { file: run.instanceDir },
+      },
+    );
   }
   const instanceDir = path.resolve(run.instanceDir);
   if (instanceDir.includes(',')) {
     // Podman turns the API's Mounts into its --mount option syntax, where a comma cannot be escaped.
-    throw new JunoError('E_USAGE', `the instance folder ${instanceDir} has a comma in its path, which the container engine cannot mount`, {
-      location: { file: instanceDir },
-      hint: 'rename or move the folder to a path without a comma, then run again',
-    });
+    throw new JunoError(
+      'E_USAGE',
+      `the instance folder ${instanceDir} has a comma in its path, which the container engine cannot mount`,
+      {
+        location: { file: instanceDir },
+        hint: 'rename or move the folder to a path without a comma, then run again',
+      },
+    );
   }
   const plan: RunPlan = {
     id: run.id,
@@ -190,7 +208,11 @@ export function planContainerRun(run: NotebookRun, settings: ContainerRunSetting
     capDrop: ['ALL'],
     capAdd: SANDBOX_CAPABILITIES,
     readonlyRootfs: true,
-    tmpfs: { [CONTAINER_LAYOUT.workdir]: settings.diskBytes, '/tmp': settings.diskBytes, '/var/tmp': settings.diskBytes },
+    tmpfs: {
+      [CONTAINER_LAYOUT.workdir]: settings.diskBytes,
+      '/tmp': settings.diskBytes,
+      '/var/tmp': settings.diskBytes,
+    },
     shmBytes: settings.diskBytes,
     ...(settings.seccomp ? { seccomp: settings.seccomp } : {}),
     waitForGo: true,
@@ -232,7 +254,8 @@ export function parseDiskFull(stdout: string): string[] {
 export function interpretContainerRun(
   run: NotebookRun,
   outcome: ContainerOutcome,
-  settings: Pick<ContainerRunSettings, 'memoryBytes' | 'wallClockSeconds'> & Partial<Pick<ContainerRunSettings, 'diskBytes'>>,
+  settings: Pick<ContainerRunSettings, 'memoryBytes' | 'wallClockSeconds'> &
+    Partial<Pick<ContainerRunSettings, 'diskBytes'>>,
 ): RunResult {
   const oomKills = parseOomKills(outcome.stdout) ?? 0;
   const memory = formatMemorySize(settings.memoryBytes);

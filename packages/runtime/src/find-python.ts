@@ -2,7 +2,11 @@ import { execa } from 'execa';
 import { JunoError } from '@junobench/core';
 
 /** Runs a command and returns stdout; injected so tests can fake it. */
-export type CommandRunner = (file: string, args: readonly string[], options?: { timeoutMs?: number; env?: NodeJS.ProcessEnv }) => Promise<{ stdout: string; exitCode: number; stderr: string }>;
+export type CommandRunner = (
+  file: string,
+  args: readonly string[],
+  options?: { timeoutMs?: number; env?: NodeJS.ProcessEnv },
+) => Promise<{ stdout: string; exitCode: number; stderr: string }>;
 
 export const execaRunner: CommandRunner = async (file, args, options = {}) => {
   const r = await execa(file, [...args], {
@@ -12,7 +16,11 @@ export const execaRunner: CommandRunner = async (file, args, options = {}) => {
     extendEnv: true,
     stdin: 'ignore',
   });
-  return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: r.exitCode ?? (r.timedOut ? 124 : 1) };
+  return {
+    stdout: String(r.stdout ?? ''),
+    stderr: String(r.stderr ?? ''),
+    exitCode: r.exitCode ?? (r.timedOut ? 124 : 1),
+  };
 };
 
 /**
@@ -40,11 +48,19 @@ export async function findPython(
   const env = options.env ?? process.env;
   const chosen = options.explicit ?? env.JUNOBENCH_PYTHON;
   if (chosen) {
-    const r = await run(chosen, ['-c', CHECK], { timeoutMs: 30_000 }).catch((e: unknown) => ({ exitCode: 127, stdout: '', stderr: String(e) }));
+    const r = await run(chosen, ['-c', CHECK], { timeoutMs: 30_000 }).catch((e: unknown) => ({
+      exitCode: 127,
+      stdout: '',
+      stderr: String(e),
+    }));
     if (r.exitCode !== 0) {
-      throw new JunoError('E_ENV_PYTHON', `the Python interpreter "${chosen}" cannot import ipykernel and jupyter_client`, {
-        hint: `install them for that interpreter (Debian: \`sh tools/setup-python.sh\`; elsewhere: \`${chosen} -m pip install ipykernel jupyter_client\`), or choose another with --python / JUNOBENCH_PYTHON`,
-      });
+      throw new JunoError(
+        'E_ENV_PYTHON',
+        `the Python interpreter "${chosen}" cannot import ipykernel and jupyter_client`,
+        {
+          hint: `install them for that interpreter (Debian: \`sh tools/setup-python.sh\`; elsewhere: \`${chosen} -m pip install ipykernel jupyter_client\`), or choose another with --python / JUNOBENCH_PYTHON`,
+        },
+      );
     }
     return r.stdout.trim().split('\n').pop() || chosen;
   }
@@ -52,7 +68,11 @@ export async function findPython(
     const r = await run(candidate, ['-c', CHECK], { timeoutMs: 30_000 }).catch(() => undefined);
     if (r && r.exitCode === 0) return r.stdout.trim().split('\n').pop() || candidate;
   }
-  throw new JunoError('E_ENV_PYTHON', `no Python interpreter with ipykernel and jupyter_client found (tried ${PYTHON_CANDIDATES.join(', ')})`, {
-    hint: 'on Debian run `sh tools/setup-python.sh` (as root); elsewhere install ipykernel and the instances\' libraries, then pass --python <interpreter> or set JUNOBENCH_PYTHON',
-  });
+  throw new JunoError(
+    'E_ENV_PYTHON',
+    `no Python interpreter with ipykernel and jupyter_client found (tried ${PYTHON_CANDIDATES.join(', ')})`,
+    {
+      hint: "on Debian run `sh tools/setup-python.sh` (as root); elsewhere install ipykernel and the instances' libraries, then pass --python <interpreter> or set JUNOBENCH_PYTHON",
+    },
+  );
 }

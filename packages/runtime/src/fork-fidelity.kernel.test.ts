@@ -99,7 +99,8 @@ interface Probe {
 /** The probe's JSON, carried out of the kernel in a deliberate error's message. */
 function probeOf(r: RunResult): Probe {
   const cell = r.cells.find((c) => c.status === 'error');
-  if (!cell || cell.ename !== 'RuntimeError') throw new Error(`the probe did not report: ${r.status} ${r.reason ?? ''} ${JSON.stringify(r.cells)}`);
+  if (!cell || cell.ename !== 'RuntimeError')
+    throw new Error(`the probe did not report: ${r.status} ${r.reason ?? ''} ${JSON.stringify(r.cells)}`);
   return JSON.parse(cell.evalue!) as Probe;
 }
 
@@ -110,7 +111,10 @@ let l: RunResult[];
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'jb-fork-fidelity-'));
-  await notebook('probe.ipynb', [PROBE, 'raise RuntimeError(json.dumps({"same": same, "seeds": seeds}, sort_keys=True))']);
+  await notebook('probe.ipynb', [
+    PROBE,
+    'raise RuntimeError(json.dumps({"same": same, "seeds": seeds}, sort_keys=True))',
+  ]);
   forked = await createLocalRuntime({ fork: true });
   launched = await createLocalRuntime({ fork: false });
   f = await forked.run([run('f1'), run('f2')], { jobs: 2 });
@@ -125,7 +129,11 @@ afterAll(async () => {
 describe('a forked kernel and a launched kernel look the same to the notebook', () => {
   it('children report their exit codes (SIGCHLD is not left ignored)', () => {
     for (const r of [...f, ...l]) {
-      expect(probeOf(r).same).toMatchObject({ subprocess_false: 1, os_system_exit_3: 768, multiprocessing_exitcode: 5 });
+      expect(probeOf(r).same).toMatchObject({
+        subprocess_false: 1,
+        os_system_exit_3: 768,
+        multiprocessing_exitcode: 5,
+      });
     }
   });
 
@@ -135,7 +143,8 @@ describe('a forked kernel and a launched kernel look the same to the notebook', 
     for (const r of f) {
       const state = probeOf(r).same;
       // Key by key first, so a failure names what differs.
-      for (const key of Object.keys(launchedState)) expect({ [key]: state[key] }).toEqual({ [key]: launchedState[key] });
+      for (const key of Object.keys(launchedState))
+        expect({ [key]: state[key] }).toEqual({ [key]: launchedState[key] });
       expect(state).toEqual(launchedState);
     }
   });

@@ -27,7 +27,13 @@ async function instanceWith(id: string, execution: Record<string, unknown>): Pro
     crash: { ename: 'ValueError', evalue: 'x', match: 'exact', cell: 0 },
     execution: { order: 'file', ...execution },
     requires: [],
-    labels: { library: 'numpy', crashType: 'value error', rootCause: 'implementation error', pipelineStage: 'data preparation', diagnosis: 'x' },
+    labels: {
+      library: 'numpy',
+      crashType: 'value error',
+      rootCause: 'implementation error',
+      pipelineStage: 'data preparation',
+      diagnosis: 'x',
+    },
   };
   await writeFile(path.join(dir, 'instance.json'), JSON.stringify(instance));
   return dir;
@@ -55,7 +61,9 @@ describe('instance time limits (execution.cellTimeoutSeconds, execution.timeoutS
 
   it('a day, and anything shorter, is accepted', async () => {
     const dir = await instanceWith('a_day', { cellTimeoutSeconds: MAX_SECONDS, timeoutSeconds: MAX_SECONDS });
-    await expect(readInstance(dir)).resolves.toMatchObject({ execution: { cellTimeoutSeconds: MAX_SECONDS, timeoutSeconds: MAX_SECONDS } });
+    await expect(readInstance(dir)).resolves.toMatchObject({
+      execution: { cellTimeoutSeconds: MAX_SECONDS, timeoutSeconds: MAX_SECONDS },
+    });
     const short = await instanceWith('short', { cellTimeoutSeconds: 0.5, timeoutSeconds: 600 });
     await expect(readInstance(short)).resolves.toMatchObject({ execution: { timeoutSeconds: 600 } });
   });

@@ -36,7 +36,7 @@ const DETACH = (tag: string, cellAfter: string) => [
     'import os, subprocess, sys, time',
     `PIDS = ${JSON.stringify('__PIDDIR__')}`,
     // The child ignores the polite signals and sleeps: only SIGKILL ends it.
-    "CHILD = 'import os, signal, sys, time\\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\\nopen(os.path.join(sys.argv[1], sys.argv[2] + \".pid\"), \"w\").write(str(os.getpid()))\\ntime.sleep(900)'",
+    'CHILD = \'import os, signal, sys, time\\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\\nopen(os.path.join(sys.argv[1], sys.argv[2] + ".pid"), "w").write(str(os.getpid()))\\ntime.sleep(900)\'',
     `subprocess.Popen([sys.executable, '-c', CHILD, PIDS, '${tag}-session'], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)`,
     // A classic daemon: fork, setsid, fork again; the middle process exits at once, so the grandchild is an orphan now.
     'if os.fork() == 0:',
@@ -55,7 +55,13 @@ async function writeNotebook(name: string, cells: string[]): Promise<void> {
     nbformat: 4,
     nbformat_minor: 4,
     metadata: {},
-    cells: cells.map((source) => ({ cell_type: 'code', metadata: {}, source: source.replace('__PIDDIR__', pidDir), execution_count: null, outputs: [] })),
+    cells: cells.map((source) => ({
+      cell_type: 'code',
+      metadata: {},
+      source: source.replace('__PIDDIR__', pidDir),
+      execution_count: null,
+      outputs: [],
+    })),
   };
   await writeFile(path.join(dir, name), JSON.stringify(nb));
 }
@@ -94,9 +100,20 @@ describe.each([
   });
 
   it('a child in its own session and a double-forked daemon, both ignoring SIGTERM, are gone when the run has ended', async () => {
-    const [r] = await rt.run([{ id: tag, instanceDir: dir, notebook: `${tag}.ipynb`, cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 300 }]);
+    const [r] = await rt.run([
+      {
+        id: tag,
+        instanceDir: dir,
+        notebook: `${tag}.ipynb`,
+        cells: [0, 1],
+        cellTimeoutSeconds: 120,
+        timeoutSeconds: 300,
+      },
+    ]);
     expect(r!.status).toBe('completed');
-    const pids = (await readdir(pidDir)).filter((n) => n.startsWith(`${tag}-`)).map((n) => Number(readFileSync(path.join(pidDir, n), 'utf8')));
+    const pids = (await readdir(pidDir))
+      .filter((n) => n.startsWith(`${tag}-`))
+      .map((n) => Number(readFileSync(path.join(pidDir, n), 'utf8')));
     expect(pids).toHaveLength(2);
     // run() returns once the runner's reaper has exited, which it does only after they are dead.
     expect(pids.filter(running)).toEqual([]);
@@ -116,11 +133,25 @@ describe('local runtime, a cancelled run', () => {
       if (['cancel-session.pid', 'cancel-daemon.pid'].every((f) => existsSync(path.join(pidDir, f)))) ctl.abort();
     }, 200);
     const [r] = await rt
-      .run([{ id: 'cancel', instanceDir: dir, notebook: 'cancel.ipynb', cells: [0, 1], cellTimeoutSeconds: 900, timeoutSeconds: 900 }], { signal: ctl.signal })
+      .run(
+        [
+          {
+            id: 'cancel',
+            instanceDir: dir,
+            notebook: 'cancel.ipynb',
+            cells: [0, 1],
+            cellTimeoutSeconds: 900,
+            timeoutSeconds: 900,
+          },
+        ],
+        { signal: ctl.signal },
+      )
       .finally(() => clearInterval(watch));
     expect(ctl.signal.aborted).toBe(true);
     expect(r!.reason).toMatch(/cancel/);
-    const pids = ['cancel-session.pid', 'cancel-daemon.pid'].map((f) => Number(readFileSync(path.join(pidDir, f), 'utf8')));
+    const pids = ['cancel-session.pid', 'cancel-daemon.pid'].map((f) =>
+      Number(readFileSync(path.join(pidDir, f), 'utf8')),
+    );
     expect(pids.filter(running)).toEqual([]);
   }, 600_000);
 });

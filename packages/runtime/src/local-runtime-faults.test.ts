@@ -14,7 +14,18 @@ import { writeFakeInstance, writeFakeRunner, type FakeBehaviour } from '../test-
 import { createLocalRuntime, type LocalRuntimeOptions } from './local-runtime.js';
 import type { NotebookRun, Runtime } from './runtime.js';
 
-const BEHAVIOURS: FakeBehaviour[] = ['ok', 'silent', 'unanswered', 'unknown-id', 'twice', 'dies', 'malformed', 'invalid', 'rejected-no-id', 'remove-run-folder'];
+const BEHAVIOURS: FakeBehaviour[] = [
+  'ok',
+  'silent',
+  'unanswered',
+  'unknown-id',
+  'twice',
+  'dies',
+  'malformed',
+  'invalid',
+  'rejected-no-id',
+  'remove-run-folder',
+];
 let dir: string;
 let instance: string;
 let python: string;
@@ -42,7 +53,10 @@ const run = (behaviour: FakeBehaviour, id: string = behaviour): NotebookRun => (
 });
 
 let counter = 0;
-async function withRuntime<T>(fn: (rt: Runtime, scratchRoot: string) => Promise<T>, extra: Partial<LocalRuntimeOptions> = {}): Promise<T> {
+async function withRuntime<T>(
+  fn: (rt: Runtime, scratchRoot: string) => Promise<T>,
+  extra: Partial<LocalRuntimeOptions> = {},
+): Promise<T> {
   const scratchRoot = path.join(dir, `scratch-${counter++}`);
   execFileSync('mkdir', [scratchRoot]);
   const rt = await createLocalRuntime({ python, scratchRoot, ...limits, ...extra });
@@ -59,19 +73,75 @@ describe('local runtime: a runner that misbehaves gives outcomes', () => {
   it.each([
     ['answers well', ['ok'], 1, [/^ok completed$/]],
     ['answers twice: the first result counts', ['twice', 'ok'], 1, [/^twice completed$/, /^ok completed$/]],
-    ['starts a plan and goes silent: a timeout, and the runner is killed', ['silent'], 1, [/^silent timeout: the notebook ran past its 2 s limit and the runner did not stop it; the runner was killed$/]],
-    ['a silent plan does not take the others down with it', ['ok', 'silent', 'ok'], 1, [/^ok completed$/, /^silent timeout/, /^ok completed$/]],
-    ['prints a broken line instead of the result: a timeout', ['malformed'], 1, [/^malformed timeout: the notebook ran past its 2 s limit/]],
-    ['prints a result that breaks the schema: failed, naming it', ['invalid'], 1, [/^invalid failed: the runner printed an invalid message: /]],
-    ['dies mid-plan: failed with its last words', ['dies', 'ok'], 1, [/^dies failed: the runner process ended unexpectedly: fake runner: dying on purpose \(while this notebook ran\)$/, /^ok completed$/]],
+    [
+      'starts a plan and goes silent: a timeout, and the runner is killed',
+      ['silent'],
+      1,
+      [/^silent timeout: the notebook ran past its 2 s limit and the runner did not stop it; the runner was killed$/],
+    ],
+    [
+      'a silent plan does not take the others down with it',
+      ['ok', 'silent', 'ok'],
+      1,
+      [/^ok completed$/, /^silent timeout/, /^ok completed$/],
+    ],
+    [
+      'prints a broken line instead of the result: a timeout',
+      ['malformed'],
+      1,
+      [/^malformed timeout: the notebook ran past its 2 s limit/],
+    ],
+    [
+      'prints a result that breaks the schema: failed, naming it',
+      ['invalid'],
+      1,
+      [/^invalid failed: the runner printed an invalid message: /],
+    ],
+    [
+      'dies mid-plan: failed with its last words',
+      ['dies', 'ok'],
+      1,
+      [
+        /^dies failed: the runner process ended unexpectedly: fake runner: dying on purpose \(while this notebook ran\)$/,
+        /^ok completed$/,
+      ],
+    ],
     // Plans the runner never answers: killed for silence each time, then given up after the restart limit.
-    ['never answers a plan', ['unanswered'], 1, [/^unanswered failed: the runner process ended 4 times before this notebook could start: .*printed nothing for \d+ s; runner killed$/]],
-    ['answers an id it was never given', ['unknown-id'], 1, [/^unknown-id failed: the runner process ended 4 times before this notebook could start/]],
-    ['rejects a plan without naming it', ['rejected-no-id'], 1, [/^rejected-no-id failed: the runner process ended 4 times before this notebook could start/]],
-  ] as const)('%s', async (_name, behaviours, jobs, expected) => {
-    const results = await withRuntime((rt) => rt.run(behaviours.map((b, i) => run(b, `${b}${(behaviours as readonly string[]).indexOf(b) === i ? '' : `#${i}`}`)), { jobs }));
-    expect(results.map(brief).map((s) => s.replace(/#\d+/, ''))).toEqual(expected.map((e) => expect.stringMatching(e)));
-  }, 120_000);
+    [
+      'never answers a plan',
+      ['unanswered'],
+      1,
+      [
+        /^unanswered failed: the runner process ended 4 times before this notebook could start: .*printed nothing for \d+ s; runner killed$/,
+      ],
+    ],
+    [
+      'answers an id it was never given',
+      ['unknown-id'],
+      1,
+      [/^unknown-id failed: the runner process ended 4 times before this notebook could start/],
+    ],
+    [
+      'rejects a plan without naming it',
+      ['rejected-no-id'],
+      1,
+      [/^rejected-no-id failed: the runner process ended 4 times before this notebook could start/],
+    ],
+  ] as const)(
+    '%s',
+    async (_name, behaviours, jobs, expected) => {
+      const results = await withRuntime((rt) =>
+        rt.run(
+          behaviours.map((b, i) => run(b, `${b}${(behaviours as readonly string[]).indexOf(b) === i ? '' : `#${i}`}`)),
+          { jobs },
+        ),
+      );
+      expect(results.map(brief).map((s) => s.replace(/#\d+/, ''))).toEqual(
+        expected.map((e) => expect.stringMatching(e)),
+      );
+    },
+    120_000,
+  );
 });
 
 describe('local runtime: failures around the runner are outcomes, not hangs', () => {
@@ -97,7 +167,11 @@ describe('local runtime: failures around the runner are outcomes, not hangs', ()
   }, 60_000);
 
   it('the run folder removed mid-run (a temp cleaner): the runs not yet copied fail naming why, the others complete', async () => {
-    const results = await withRuntime((rt) => rt.run([run('remove-run-folder', 'first'), run('ok', 'second'), run('ok', 'third'), run('ok', 'fourth')], { jobs: 1 }));
+    const results = await withRuntime((rt) =>
+      rt.run([run('remove-run-folder', 'first'), run('ok', 'second'), run('ok', 'third'), run('ok', 'fourth')], {
+        jobs: 1,
+      }),
+    );
     // The runner has the first two plans (two per job are sent ahead) when it removes the folder; the next copy fails.
     // The second may be answered before or after that copy fails; the later ones cannot run at all.
     const why = /^the local runtime could not go on: ENOENT: no such file or directory, mkdtemp /;
@@ -126,7 +200,10 @@ describe('local runtime: failures around the runner are outcomes, not hangs', ()
           },
         }),
       );
-      expect(results.map(brief)).toEqual([expect.stringMatching(/^second timeout: the notebook ran past its 2 s limit/), 'first completed']);
+      expect(results.map(brief)).toEqual([
+        expect.stringMatching(/^second timeout: the notebook ran past its 2 s limit/),
+        'first completed',
+      ]);
       expect(blockers).toHaveLength(threads);
     } finally {
       // A writer releases every blocked open.

@@ -42,7 +42,7 @@ afterAll(async () => {
 describe.each([
   ['forked from a zygote', true],
   ['started as a new interpreter', false],
-])('local runtime, kernels %s, with secrets in the caller\'s environment', (_name, fork) => {
+])("local runtime, kernels %s, with secrets in the caller's environment", (_name, fork) => {
   let rt: Runtime;
   beforeAll(async () => {
     rt = await createLocalRuntime({ fork, env: { ...process.env, ...SECRETS, JUNOBENCH_TEST_MARKER: 'kept' } });
@@ -52,7 +52,16 @@ describe.each([
   });
 
   it('runs the notebook without them, and with the rest of the environment', async () => {
-    const [r] = await rt.run([{ id: 'env', instanceDir: dir, notebook: 'env.ipynb', cells: [0, 1], cellTimeoutSeconds: 120, timeoutSeconds: 300 }]);
+    const [r] = await rt.run([
+      {
+        id: 'env',
+        instanceDir: dir,
+        notebook: 'env.ipynb',
+        cells: [0, 1],
+        cellTimeoutSeconds: 120,
+        timeoutSeconds: 300,
+      },
+    ]);
     const evalue = r!.cells.find((c) => c.status === 'error')?.evalue ?? `no error: ${r!.status} ${r!.reason ?? ''}`;
     expect(evalue).toBe('seen=[] marker=kept');
   }, 600_000);

@@ -35,7 +35,8 @@ const run = (id: string, nb: string, cells: number[], extra: Partial<NotebookRun
 });
 
 /** The value printed by the last cell, read back from a deliberate error message. */
-const reported = (r: RunResult) => r.cells.find((c) => c.status === 'error')?.evalue ?? `no error: ${r.status} ${r.reason ?? ''}`;
+const reported = (r: RunResult) =>
+  r.cells.find((c) => c.status === 'error')?.evalue ?? `no error: ${r.status} ${r.reason ?? ''}`;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'jb-local-rt-'));
@@ -51,7 +52,10 @@ beforeAll(async () => {
   await notebook('loop.ipynb', ['while True:\n    pass']);
   await notebook('dies.ipynb', ['import os\nos._exit(3)']);
   // Kills the kernel's parent: the zygote that forked it, or the runner itself.
-  await notebook('patricide.ipynb', ['import os, signal\nos.kill(os.getppid(), signal.SIGKILL)', 'import time\ntime.sleep(1.5)']);
+  await notebook('patricide.ipynb', [
+    'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)',
+    'import time\ntime.sleep(1.5)',
+  ]);
 }, 60_000);
 
 describe.each([
@@ -67,7 +71,10 @@ describe.each([
   });
 
   it('runs in the working directory, with a normal kernel argv, __main__, hash seed 0, and its own numpy seed', async () => {
-    const [a, b] = await rt.run([run('a', 'env.ipynb', [0, 1], { prewarm: ['numpy'] }), run('b', 'env.ipynb', [0, 1], { prewarm: ['numpy'] })], { jobs: 2 });
+    const [a, b] = await rt.run(
+      [run('a', 'env.ipynb', [0, 1], { prewarm: ['numpy'] }), run('b', 'env.ipynb', [0, 1], { prewarm: ['numpy'] })],
+      { jobs: 2 },
+    );
     for (const r of [a!, b!]) {
       expect(reported(r)).toContain("('argv1', '-f')");
       expect(reported(r)).toContain("('cwd_has_marker', True)");
@@ -88,7 +95,10 @@ describe.each([
   }, 300_000);
 
   it('interrupts a cell past its limit and reports a dead kernel', async () => {
-    const [loop, dies] = await rt.run([run('l', 'loop.ipynb', [0], { cellTimeoutSeconds: 3 }), run('d', 'dies.ipynb', [0])], { jobs: 2 });
+    const [loop, dies] = await rt.run(
+      [run('l', 'loop.ipynb', [0], { cellTimeoutSeconds: 3 }), run('d', 'dies.ipynb', [0])],
+      { jobs: 2 },
+    );
     expect(loop).toMatchObject({ status: 'timeout' });
     expect(dies).toMatchObject({ status: 'kernel-died' });
   }, 300_000);
@@ -96,16 +106,29 @@ describe.each([
   it('a limit of years on one side does not overflow anything: the other limit still ends the run', async () => {
     // Node timers overflow past 2^31-1 ms (24.8 days); the runner and its watchdog must not depend on one.
     const [cell, total] = await rt.run(
-      [run('cy', 'loop.ipynb', [0], { cellTimeoutSeconds: 3, timeoutSeconds: 1e9 }), run('ty', 'loop.ipynb', [0], { cellTimeoutSeconds: 1e9, timeoutSeconds: 3 })],
+      [
+        run('cy', 'loop.ipynb', [0], { cellTimeoutSeconds: 3, timeoutSeconds: 1e9 }),
+        run('ty', 'loop.ipynb', [0], { cellTimeoutSeconds: 1e9, timeoutSeconds: 3 }),
+      ],
       { jobs: 2 },
     );
     expect(cell).toMatchObject({ status: 'timeout', reason: expect.stringMatching(/^cell exceeded 3 s/) });
-    expect(total).toMatchObject({ status: 'timeout', reason: expect.stringMatching(/^the notebook exceeded its 3 s limit/) });
+    expect(total).toMatchObject({
+      status: 'timeout',
+      reason: expect.stringMatching(/^the notebook exceeded its 3 s limit/),
+    });
   }, 300_000);
 
   it('a notebook that kills its parent process takes no other notebook with it', async () => {
     const numpy = { prewarm: ['numpy'] };
-    const results = await rt.run([run('k', 'patricide.ipynb', [0, 1], numpy), run('n1', 'unbound.ipynb', [0, 1], numpy), run('n2', 'unbound.ipynb', [0, 1], numpy)], { jobs: 1 });
+    const results = await rt.run(
+      [
+        run('k', 'patricide.ipynb', [0, 1], numpy),
+        run('n1', 'unbound.ipynb', [0, 1], numpy),
+        run('n2', 'unbound.ipynb', [0, 1], numpy),
+      ],
+      { jobs: 1 },
+    );
     for (const r of results.slice(1)) expect(r!.cells[1]).toMatchObject({ status: 'error', ename: 'NameError' });
   }, 300_000);
 
@@ -138,13 +161,20 @@ describe.each([
 
   it('when a notebook kills the runner, it is blamed: not a notebook whose kernel was started ahead, not one running beside it', async () => {
     // JPY_PARENT_PID is the runner, for forked and launched kernels alike.
-    await notebook('kill-runner.ipynb', ['import os, signal, time\ntime.sleep(3)\nos.kill(int(os.environ["JPY_PARENT_PID"]), signal.SIGKILL)\ntime.sleep(60)']);
+    await notebook('kill-runner.ipynb', [
+      'import os, signal, time\ntime.sleep(3)\nos.kill(int(os.environ["JPY_PARENT_PID"]), signal.SIGKILL)\ntime.sleep(60)',
+    ]);
     await notebook('ok.ipynb', ['x = 1']);
     await notebook('slow-ok.ipynb', ['import time\ntime.sleep(8)']);
     // Two jobs: one worker runs the killer with the next plan's kernel started
     // ahead, the other runs slow-ok; the runner dies while both execute.
     const results = await rt.run(
-      [run('killer', 'kill-runner.ipynb', [0]), run('ahead', 'ok.ipynb', [0]), run('beside', 'slow-ok.ipynb', [0]), run('last', 'ok.ipynb', [0])],
+      [
+        run('killer', 'kill-runner.ipynb', [0]),
+        run('ahead', 'ok.ipynb', [0]),
+        run('beside', 'slow-ok.ipynb', [0]),
+        run('last', 'ok.ipynb', [0]),
+      ],
       { jobs: 2 },
     );
     expect(results.map((r) => [r.id, r.status])).toEqual([
@@ -156,7 +186,7 @@ describe.each([
     expect(results[0]!.reason).toMatch(/runner process ended unexpectedly.*\(while this notebook ran\)/);
   }, 300_000);
 
-  it('returns results in the order of the runs, with the runs\' ids', async () => {
+  it("returns results in the order of the runs, with the runs' ids", async () => {
     const runs = Array.from({ length: 5 }, (_, i) => run(`r${i}`, 'unbound.ipynb', [0, 1]));
     const results = await rt.run(runs, { jobs: 2 });
     expect(results.map((r) => r.id)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
@@ -172,14 +202,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * runner's temporary folder on its command line or in its environment.
  */
 async function ownProcesses(): Promise<{ pid: number; args: string }[]> {
-  const out = await new Promise<string>((resolve, reject) => execFile('ps', ['-eo', 'pid=,ppid=,args='], (e, stdout) => (e ? reject(e) : resolve(stdout))));
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile('ps', ['-eo', 'pid=,ppid=,args='], (e, stdout) => (e ? reject(e) : resolve(stdout))),
+  );
   const rows = out
     .split('\n')
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
   const mine = new Set([process.pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const r of rows) {
       if (!mine.has(r.pid) && mine.has(r.ppid)) {

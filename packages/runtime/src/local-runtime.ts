@@ -63,7 +63,9 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
   const python = await findPython({ ...(options.python ? { explicit: options.python } : {}), env, run: commandRunner });
   const threads = options.threads ?? 1;
   if (!Number.isInteger(threads) || threads < 1) {
-    throw new JunoError('E_USAGE', `invalid number of threads per kernel: ${threads}`, { hint: 'give a whole number ≥ 1, e.g. --threads 1' });
+    throw new JunoError('E_USAGE', `invalid number of threads per kernel: ${threads}`, {
+      hint: 'give a whole number ≥ 1, e.g. --threads 1',
+    });
   }
   const settings: RunnerSettings = {
     python,
@@ -110,7 +112,11 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
   const fingerprint = (): Promise<string> => {
     fingerprintPromise ??= (async () => {
       const r = await commandRunner(python, [RUNNER_PATH, 'fingerprint'], { timeoutMs: 60_000 });
-      if (r.exitCode !== 0) throw new JunoError('E_ENV_PYTHON', `cannot list the packages of ${python}: ${r.stderr.trim().split('\n').pop() ?? ''}`);
+      if (r.exitCode !== 0)
+        throw new JunoError(
+          'E_ENV_PYTHON',
+          `cannot list the packages of ${python}: ${r.stderr.trim().split('\n').pop() ?? ''}`,
+        );
       return `local:${r.stdout.trim()}:${settings.fork ? 'fork' : 'launch'}:threads=${settings.threads}`;
     })();
     return fingerprintPromise;
@@ -198,7 +204,14 @@ async function runAll(
       const suspects = pending.filter((p) => p.suspicions > 0);
       const batch = suspects.length > 0 ? suspects : pending;
       pending = pending.filter((p) => !batch.includes(p));
-      const { back, failure } = await runOneRunner(batch, suspects.length > 0 ? 1 : jobs, { runs, opts, settings, tmpDir, live, finish });
+      const { back, failure } = await runOneRunner(batch, suspects.length > 0 ? 1 : jobs, {
+        runs,
+        opts,
+        settings,
+        tmpDir,
+        live,
+        finish,
+      });
       if (callerFailure) break;
       if (failure !== undefined) {
         // What broke the runner (the scratch folder, a stuck file operation) would break the next one too.
@@ -236,13 +249,17 @@ interface RunnerContext {
  * own. A failed operation stops the runner instead of silently stopping the
  * chain, and one that takes too long counts as failed.
  */
-async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext): Promise<{ back: Pending[]; failure?: string }> {
+async function runOneRunner(
+  queue: Pending[],
+  jobs: number,
+  ctx: RunnerContext,
+): Promise<{ back: Pending[]; failure?: string }> {
   const { runs, opts, settings } = ctx;
   const stepMs = stepLimitSeconds(settings) * 1000;
   let failure: string | undefined;
   let runnerTmp: string;
   try {
-    runnerTmp = await within(mkdtemp(path.join(ctx.tmpDir, 'runner-')), stepMs, 'creating the runner\'s folder');
+    runnerTmp = await within(mkdtemp(path.join(ctx.tmpDir, 'runner-')), stepMs, "creating the runner's folder");
   } catch (e) {
     failure = `the local runtime could not go on: ${(e as Error).message}`;
     for (const p of queue) ctx.finish(p.run, failedResult(runs[p.run]!.id, failure));
@@ -290,7 +307,10 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
   });
   // Writing to a runner that has just died fails: its exit says what happened.
   proc.stdin?.on('error', () => undefined);
-  const tracker = new RunnerTracker({ startupSeconds: settings.startupSeconds, graceSeconds: settings.graceSeconds }, Date.now());
+  const tracker = new RunnerTracker(
+    { startupSeconds: settings.startupSeconds, graceSeconds: settings.graceSeconds },
+    Date.now(),
+  );
   let closed = false;
   let over = false;
 
@@ -404,7 +424,10 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
         startupTimeoutSeconds: settings.startupSeconds,
         ...(r.prewarm && r.prewarm.length > 0 ? { prewarm: r.prewarm } : {}),
       };
-      tracker.sent({ run, id: r.id, timeoutSeconds: r.timeoutSeconds, suspicions: byRun.get(run)!.suspicions }, Date.now());
+      tracker.sent(
+        { run, id: r.id, timeoutSeconds: r.timeoutSeconds, suspicions: byRun.get(run)!.suspicions },
+        Date.now(),
+      );
       proc.stdin?.write(`${JSON.stringify(plan)}\n`);
     }
     if (!closed && !over && tracker.inFlight === 0 && waiting.length === 0) {
@@ -433,7 +456,8 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
     } catch (e) {
       fail(e);
     }
-    if (busy && now - busy.since > stepMs) fail(new Error(`${busy.what} has not finished after ${Math.round((now - busy.since) / 1000)} s`));
+    if (busy && now - busy.since > stepMs)
+      fail(new Error(`${busy.what} has not finished after ${Math.round((now - busy.since) / 1000)} s`));
   }, 1000);
   const onAbort = () => kill('cancelled');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -452,7 +476,8 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
     clearTimeout(endTimer);
     // A killed runner's reaper may still be killing what the notebooks left: the run ends
     // after it (bounded: execa SIGKILLs the reaper FORCE_KILL_MS after the SIGTERM).
-    if (killed) await Promise.race([proc, new Promise<void>((r) => (endTimer = setTimeout(r, FORCE_KILL_MS + END_WAIT_MS)))]);
+    if (killed)
+      await Promise.race([proc, new Promise<void>((r) => (endTimer = setTimeout(r, FORCE_KILL_MS + END_WAIT_MS)))]);
     clearTimeout(endTimer);
     over = true;
     // Pending file operations finish first (their results are in), unless one is stuck (the watchdog's limit).
@@ -460,7 +485,8 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
     clearInterval(watchdog);
     if (failure !== undefined || callerFailure) {
       const why = failure ?? 'cancelled: the caller of the run failed';
-      for (const o of tracker.exited({ stderrTail, cancelled: true })) if (o.kind === 'finished') finish(o.run, { ...o.result, reason: why });
+      for (const o of tracker.exited({ stderrTail, cancelled: true }))
+        if (o.kind === 'finished') finish(o.run, { ...o.result, reason: why });
       // Every run of this runner not finished yet (queued, requeued, or in a stuck copy) fails with the reason.
       for (const p of queue) finish(p.run, failedResult(runs[p.run]!.id, why));
       waiting.splice(0);
@@ -486,16 +512,24 @@ async function runOneRunner(queue: Pending[], jobs: number, ctx: RunnerContext):
       await rm(runnerTmp, { recursive: true, force: true });
     })();
     const broken = failure !== undefined || callerFailure !== undefined;
-    await within(cleanup, broken ? stepMs : Number.POSITIVE_INFINITY, 'removing the scratch folders').catch((e: unknown) => {
-      if (!broken) throw e;
-    });
+    await within(cleanup, broken ? stepMs : Number.POSITIVE_INFINITY, 'removing the scratch folders').catch(
+      (e: unknown) => {
+        if (!broken) throw e;
+      },
+    );
   }
   if (failure !== undefined) return { back: [], failure };
   // A run the runner keeps dying on without ever starting it fails rather than loops.
   return {
     back: back.filter((p) => {
       if (p.restarts <= MAX_RESTARTS) return true;
-      finish(p.run, failedResult(runs[p.run]!.id, `the runner process ended ${MAX_RESTARTS + 1} times before this notebook could start: ${stderrTail.trim().split('\n').slice(-3).join(' | ') || 'no message'}`));
+      finish(
+        p.run,
+        failedResult(
+          runs[p.run]!.id,
+          `the runner process ended ${MAX_RESTARTS + 1} times before this notebook could start: ${stderrTail.trim().split('\n').slice(-3).join(' | ') || 'no message'}`,
+        ),
+      );
       return false;
     }),
   };
@@ -529,9 +563,13 @@ function failedResult(id: string, reason: string): RunResult {
 async function probeRuntime(python: string, modules: string[], run: CommandRunner): Promise<RuntimeIdentity> {
   const r = await run(python, [RUNNER_PATH, 'probe', ...modules], { timeoutMs: 300_000 });
   if (r.exitCode !== 0) {
-    throw new JunoError('E_ENV_PYTHON', `probing ${python} failed: ${r.stderr.trim().split('\n').pop() ?? 'no message'}`, {
-      hint: 'check that the interpreter runs: `' + python + ' -c "import ipykernel"`',
-    });
+    throw new JunoError(
+      'E_ENV_PYTHON',
+      `probing ${python} failed: ${r.stderr.trim().split('\n').pop() ?? 'no message'}`,
+      {
+        hint: 'check that the interpreter runs: `' + python + ' -c "import ipykernel"`',
+      },
+    );
   }
   const info = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as {
     executable?: string;

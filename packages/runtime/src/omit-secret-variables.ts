@@ -5,7 +5,8 @@
  * socket (which lets its holder sign with the user's keys). TOKEN and SECRET
  * count as whole words only: TOKENIZERS_PARALLELISM is a setting, not a secret.
  */
-const SECRET_NAME = /((^|_)(TOKEN|SECRET|CREDENTIALS?)(_|$)|PASSWORD|PASSWD|PASSPHRASE|(^|_)KEY$|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_SOCK|^KAGGLE_(USERNAME|KEY|API_TOKEN|CONFIG_DIR)$)/i;
+const SECRET_NAME =
+  /((^|_)(TOKEN|SECRET|CREDENTIALS?)(_|$)|PASSWORD|PASSWD|PASSPHRASE|(^|_)KEY$|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_SOCK|^KAGGLE_(USERNAME|KEY|API_TOKEN|CONFIG_DIR)$)/i;
 /** A URL with a password in it (`redis://:pw@host`, `https://user:pw@proxy`). */
 const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/\s@]*:[^/\s@]+@/i;
 

@@ -26,7 +26,15 @@ beforeAll(async () => {
     nbformat: 4,
     nbformat_minor: 4,
     metadata: {},
-    cells: [{ cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source: `open(${JSON.stringify(signal)}, 'w').close()\nwhile True:\n    pass` }],
+    cells: [
+      {
+        cell_type: 'code',
+        metadata: {},
+        execution_count: null,
+        outputs: [],
+        source: `open(${JSON.stringify(signal)}, 'w').close()\nwhile True:\n    pass`,
+      },
+    ],
   };
   await writeFile(path.join(instance, 'loop.ipynb'), JSON.stringify(nb));
 });
@@ -52,7 +60,10 @@ function processesUnder(dir: string): number[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it('after a SIGKILL of the toolchain mid-notebook, no process is left and the next runtime sweeps its files', async () => {
-  const child = execa('node', ['--import', 'tsx', FIXTURE, root, instance], { reject: false, cwd: path.dirname(FIXTURE) });
+  const child = execa('node', ['--import', 'tsx', FIXTURE, root, instance], {
+    reject: false,
+    cwd: path.dirname(FIXTURE),
+  });
   const signal = path.join(tmp, 'looping');
   for (let i = 0; i < 1200 && !existsSync(signal); i++) await sleep(100);
   expect(existsSync(signal)).toBe(true);
@@ -76,7 +87,16 @@ it('after a SIGKILL of the toolchain mid-notebook, no process is left and the ne
 
   const rt = await createLocalRuntime({ scratchRoot: root });
   try {
-    const [r] = await rt.run([{ id: 'ok', instanceDir: instance, notebook: 'loop.ipynb', cells: [], cellTimeoutSeconds: 30, timeoutSeconds: 60 }]);
+    const [r] = await rt.run([
+      {
+        id: 'ok',
+        instanceDir: instance,
+        notebook: 'loop.ipynb',
+        cells: [],
+        cellTimeoutSeconds: 30,
+        timeoutSeconds: 60,
+      },
+    ]);
     expect(r!.status).toBe('completed');
     expect(existsSync(path.join(root, folder!))).toBe(false);
   } finally {

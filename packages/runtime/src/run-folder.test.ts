@@ -17,7 +17,9 @@ describe('run folders', () => {
   it('one per runtime, owned by this process, removed once (also at exit)', async () => {
     const f = createRunFolder(root);
     expect(path.basename(f.dir)).toMatch(new RegExp(`^junobench-${process.pid}-`));
-    expect(JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(f.dir, 'owner.json'), 'utf8')))).toMatchObject({ pid: process.pid });
+    expect(
+      JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(f.dir, 'owner.json'), 'utf8'))),
+    ).toMatchObject({ pid: process.pid });
     expect(process.listeners('exit')).toContainEqual(expect.any(Function));
     f.remove();
     f.remove();
@@ -40,7 +42,9 @@ describe('run folders', () => {
     await mkdir(other);
     const removed = sweepStaleRunFolders(root);
     expect(removed.sort()).toEqual([dead, reused].sort());
-    expect((await readdir(root)).sort()).toEqual([path.basename(halfMade), path.basename(other), path.basename(live.dir)].sort());
+    expect((await readdir(root)).sort()).toEqual(
+      [path.basename(halfMade), path.basename(other), path.basename(live.dir)].sort(),
+    );
     live.remove();
   });
 

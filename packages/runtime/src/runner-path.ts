@@ -28,7 +28,10 @@ export interface RunnerFile {
  * and what identifies the runner in cache keys and image tags.
  */
 export async function readRunnerFiles(dir: string = RUNNER_DIR): Promise<RunnerFile[]> {
-  const names = ['junobench_runner.py', ...(await readdir(path.join(dir, 'jbrunner'))).filter((f) => f.endsWith('.py')).map((f) => `jbrunner/${f}`)];
+  const names = [
+    'junobench_runner.py',
+    ...(await readdir(path.join(dir, 'jbrunner'))).filter((f) => f.endsWith('.py')).map((f) => `jbrunner/${f}`),
+  ];
   names.sort(compareCodePoints);
   return Promise.all(names.map(async (name) => ({ name, content: await readFile(path.join(dir, name)) })));
 }

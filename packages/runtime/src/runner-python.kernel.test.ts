@@ -15,7 +15,11 @@ beforeAll(async () => {
 
 describe('the Python runner', () => {
   it('passes its unit tests', async () => {
-    const r = await execa(python, ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], { cwd: RUNNER_DIR, reject: false, all: true });
+    const r = await execa(python, ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], {
+      cwd: RUNNER_DIR,
+      reject: false,
+      all: true,
+    });
     const ran = Number(/^Ran (\d+) tests? in/m.exec(r.all ?? '')?.[1] ?? 0);
     expect(ran, r.all).toBeGreaterThan(20);
     expect(r.exitCode, r.all).toBe(0);
@@ -25,9 +29,15 @@ describe('the Python runner', () => {
   it('is clean under pyflakes', async () => {
     const has = await execa(python, ['-c', 'import pyflakes'], { reject: false });
     if (has.exitCode !== 0) {
-      throw new Error(`pyflakes is not installed for ${python}: run \`sh tools/setup-python.sh\` (as root; it installs Debian's python3-pyflakes)`);
+      throw new Error(
+        `pyflakes is not installed for ${python}: run \`sh tools/setup-python.sh\` (as root; it installs Debian's python3-pyflakes)`,
+      );
     }
-    const r = await execa(python, ['-m', 'pyflakes', 'junobench_runner.py', 'junobench_reaper.py', 'jbrunner', 'tests'], { cwd: RUNNER_DIR, reject: false, all: true });
+    const r = await execa(
+      python,
+      ['-m', 'pyflakes', 'junobench_runner.py', 'junobench_reaper.py', 'jbrunner', 'tests'],
+      { cwd: RUNNER_DIR, reject: false, all: true },
+    );
     expect(r.all, 'pyflakes found problems').toBe('');
     expect(r.exitCode).toBe(0);
   }, 120_000);

@@ -81,7 +81,13 @@ export class RunnerTracker {
     this.lastMessageAt = now;
     if ('invalid' in message) {
       this.plans.delete(message.id!);
-      return [{ kind: 'finished', run: entry.run, result: failed(entry.id, `the runner printed an invalid message: ${message.invalid}`) }];
+      return [
+        {
+          kind: 'finished',
+          run: entry.run,
+          result: failed(entry.id, `the runner printed an invalid message: ${message.invalid}`),
+        },
+      ];
     }
     switch (message.type) {
       case 'started':
@@ -94,7 +100,13 @@ export class RunnerTracker {
         return [{ kind: 'finished', run: entry.run, result: { ...message.result, id: entry.id } }];
       case 'rejected':
         this.plans.delete(message.id!);
-        return [{ kind: 'finished', run: entry.run, result: failed(entry.id, `the runner rejected the plan: ${message.reason}`) }];
+        return [
+          {
+            kind: 'finished',
+            run: entry.run,
+            result: failed(entry.id, `the runner rejected the plan: ${message.reason}`),
+          },
+        ];
     }
   }
 
@@ -116,7 +128,14 @@ export class RunnerTracker {
           {
             kind: 'finished',
             run: e.run,
-            result: { ...failed(e.id, `the notebook ran past its ${limit} s limit and the runner did not stop it; the runner was killed`), status: 'timeout', ...(e.kernel ? { kernel: e.kernel } : {}) },
+            result: {
+              ...failed(
+                e.id,
+                `the notebook ran past its ${limit} s limit and the runner did not stop it; the runner was killed`,
+              ),
+              status: 'timeout',
+              ...(e.kernel ? { kernel: e.kernel } : {}),
+            },
           },
           { kind: 'kill', reason: this.killedFor },
         ];
@@ -141,7 +160,8 @@ export class RunnerTracker {
     const entries = [...this.plans.values()].sort((a, b) => a.run - b.run);
     this.plans.clear();
     const executing = entries.filter((e) => e.state === 'executing');
-    const why = this.killedFor ?? `the runner process ended unexpectedly: ${lastLines(info.stderrTail) || 'no message'}`;
+    const why =
+      this.killedFor ?? `the runner process ended unexpectedly: ${lastLines(info.stderrTail) || 'no message'}`;
     for (const e of entries) {
       if (info.cancelled) {
         out.push({ kind: 'finished', run: e.run, result: failed(e.id, 'cancelled') });
@@ -157,7 +177,14 @@ export class RunnerTracker {
         out.push({
           kind: 'finished',
           run: e.run,
-          result: { ...failed(e.id, hung ? `${why}; it was killed while this notebook ran` : `${why} (while this notebook ran)`), ...(hung ? { status: 'timeout' as const } : {}), ...(e.kernel ? { kernel: e.kernel } : {}) },
+          result: {
+            ...failed(
+              e.id,
+              hung ? `${why}; it was killed while this notebook ran` : `${why} (while this notebook ran)`,
+            ),
+            ...(hung ? { status: 'timeout' as const } : {}),
+            ...(e.kernel ? { kernel: e.kernel } : {}),
+          },
         });
       }
     }

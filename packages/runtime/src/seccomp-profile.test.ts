@@ -24,25 +24,47 @@ describe('the sandbox seccomp profile', () => {
     // name, flags argument index on x86-64, the namespace mask the allowing rule requires clear
     ['clone', 0, NAMESPACES],
     ['unshare', 0, NAMESPACES | 0x80],
-  ] as const)('%s is allowed only without namespace flags, and denied (EPERM) with CLONE_NEWUSER', (name, index, mask) => {
-    const rules = rulesFor(name).filter((r) => !r.includes);
-    const allow = rules.filter((r) => r.action === 'SCMP_ACT_ALLOW');
-    expect(allow).toHaveLength(1);
-    expect(allow[0]!.args).toEqual([{ index, value: mask, valueTwo: 0, op: 'SCMP_CMP_MASKED_EQ' }]);
-    const user = rules.find((r) => r.args?.[0]?.value === CLONE_NEWUSER && r.action === 'SCMP_ACT_ERRNO');
-    expect(user).toMatchObject({ errnoRet: 1, args: [{ index, value: CLONE_NEWUSER, valueTwo: CLONE_NEWUSER, op: 'SCMP_CMP_MASKED_EQ' }] });
-    // One denial per namespace flag, and together they cover the whole mask.
-    const denied = rules.filter((r) => r.action === 'SCMP_ACT_ERRNO').reduce((m, r) => m | r.args![0]!.value, 0);
-    expect(denied >>> 0).toBe(mask >>> 0);
-  });
+  ] as const)(
+    '%s is allowed only without namespace flags, and denied (EPERM) with CLONE_NEWUSER',
+    (name, index, mask) => {
+      const rules = rulesFor(name).filter((r) => !r.includes);
+      const allow = rules.filter((r) => r.action === 'SCMP_ACT_ALLOW');
+      expect(allow).toHaveLength(1);
+      expect(allow[0]!.args).toEqual([{ index, value: mask, valueTwo: 0, op: 'SCMP_CMP_MASKED_EQ' }]);
+      const user = rules.find((r) => r.args?.[0]?.value === CLONE_NEWUSER && r.action === 'SCMP_ACT_ERRNO');
+      expect(user).toMatchObject({
+        errnoRet: 1,
+        args: [{ index, value: CLONE_NEWUSER, valueTwo: CLONE_NEWUSER, op: 'SCMP_CMP_MASKED_EQ' }],
+      });
+      // One denial per namespace flag, and together they cover the whole mask.
+      const denied = rules.filter((r) => r.action === 'SCMP_ACT_ERRNO').reduce((m, r) => m | r.args![0]!.value, 0);
+      expect(denied >>> 0).toBe(mask >>> 0);
+    },
+  );
 
   it('clone3 says "not implemented" so the C library falls back to clone, whose flags are checked', () => {
     expect(rulesFor('clone3')).toEqual([expect.objectContaining({ action: 'SCMP_ACT_ERRNO', errnoRet: 38 })]);
   });
 
   it('keeps what notebooks use: fork, vfork, execve, threads (futex, set_robust_list), sockets, mmap', () => {
-    const allowed = new Set(profile.syscalls.filter((r) => r.action === 'SCMP_ACT_ALLOW' && !r.args && !r.includes).flatMap((r) => r.names));
-    for (const name of ['fork', 'vfork', 'execve', 'futex', 'set_robust_list', 'rseq', 'mmap', 'mprotect', 'wait4', 'pipe2', 'socketpair', 'prctl', 'sched_setaffinity']) {
+    const allowed = new Set(
+      profile.syscalls.filter((r) => r.action === 'SCMP_ACT_ALLOW' && !r.args && !r.includes).flatMap((r) => r.names),
+    );
+    for (const name of [
+      'fork',
+      'vfork',
+      'execve',
+      'futex',
+      'set_robust_list',
+      'rseq',
+      'mmap',
+      'mprotect',
+      'wait4',
+      'pipe2',
+      'socketpair',
+      'prctl',
+      'sched_setaffinity',
+    ]) {
       expect(allowed.has(name), name).toBe(true);
     }
   });

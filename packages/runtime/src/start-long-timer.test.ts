@@ -10,7 +10,7 @@ describe('startLongTimer', () => {
     ['a short delay', 5_000],
     ['just under the limit', MAX_TIMER_DELAY_MS],
     ['just over the limit', MAX_TIMER_DELAY_MS + 1],
-    ['an instance\'s 1e9 s (31 years)', 1e9 * 1000 + 90_000],
+    ["an instance's 1e9 s (31 years)", 1e9 * 1000 + 90_000],
   ])('%s fires once, at its delay and not before', (_name, ms) => {
     const fn = vi.fn();
     startLongTimer(ms, fn);

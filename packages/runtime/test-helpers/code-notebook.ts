@@ -7,13 +7,24 @@ import path from 'node:path';
  * Python kernelspec, no outputs), plus any files given by relative path:
  * the smallest instance folder a runtime will run.
  */
-export async function writeCodeNotebook(dir: string, cells: readonly string[], files: Record<string, string> = {}): Promise<string> {
+export async function writeCodeNotebook(
+  dir: string,
+  cells: readonly string[],
+  files: Record<string, string> = {},
+): Promise<string> {
   await mkdir(dir, { recursive: true });
   const nb = {
     nbformat: 4,
     nbformat_minor: 5,
     metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-    cells: cells.map((source, i) => ({ id: `c${i}`, cell_type: 'code', metadata: {}, execution_count: null, outputs: [], source })),
+    cells: cells.map((source, i) => ({
+      id: `c${i}`,
+      cell_type: 'code',
+      metadata: {},
+      execution_count: null,
+      outputs: [],
+      source,
+    })),
   };
   await writeFile(path.join(dir, 'notebook.ipynb'), JSON.stringify(nb));
   for (const [rel, text] of Object.entries(files)) {

@@ -1,5 +1,18 @@
-import { isJunoError, type AddedGuard, type MissingCell, type RepairAttemptResult, type RepairOutcome, type RunResult } from '@junobench/core';
-import { listCodeCells, planExecution, validateNotebook, type ExecutionOrder, type Notebook } from '@junobench/notebook';
+import {
+  isJunoError,
+  type AddedGuard,
+  type MissingCell,
+  type RepairAttemptResult,
+  type RepairOutcome,
+  type RunResult,
+} from '@junobench/core';
+import {
+  listCodeCells,
+  planExecution,
+  validateNotebook,
+  type ExecutionOrder,
+  type Notebook,
+} from '@junobench/notebook';
 import { hasComments, isEmptyCell, matchCells, normalizeCell } from './match-cells.js';
 
 export type MissingHow = MissingCell['how'];
@@ -77,7 +90,14 @@ export function checkRepair(crashing: Notebook, candidate: unknown, execution: R
   const original = listCodeCells(crashing).map((c) => c.source);
   const originalTokens = original.map(normalizeCell);
   const required = originalTokens.flatMap((t, i) => (isEmptyCell(t) ? [] : [i]));
-  const base: RepairCheck = { plan: [], counterpart: original.map(() => null), required, missing: [], suppressed: [], disabled: [] };
+  const base: RepairCheck = {
+    plan: [],
+    counterpart: original.map(() => null),
+    required,
+    missing: [],
+    suppressed: [],
+    disabled: [],
+  };
 
   let notebook: Notebook;
   try {
@@ -96,13 +116,22 @@ export function checkRepair(crashing: Notebook, candidate: unknown, execution: R
     plan = planExecution(notebook, execution.order, execution.cells);
   } catch (e) {
     const reason = isJunoError(e) ? e.message : String(e);
-    return { ...base, notebook, failure: { outcome: 'invalid', reason: `${reason}: with an explicit replay list the repair must keep the number of code cells` } };
+    return {
+      ...base,
+      notebook,
+      failure: {
+        outcome: 'invalid',
+        reason: `${reason}: with an explicit replay list the repair must keep the number of code cells`,
+      },
+    };
   }
   const repairedTokens = repaired.map(normalizeCell);
   const { counterpart } = matchCells(originalTokens, repairedTokens);
   for (let i = 0; i < counterpart.length; i++) if (!required.includes(i)) counterpart[i] = null;
 
-  const missing = required.filter((i) => counterpart[i] === null).map((i) => ({ cell: i, how: describeMissing(i, counterpart, repaired, repairedTokens) }));
+  const missing = required
+    .filter((i) => counterpart[i] === null)
+    .map((i) => ({ cell: i, how: describeMissing(i, counterpart, repaired, repairedTokens) }));
 
   const suppressed: AddedGuard[] = [];
   const disabled: AddedGuard[] = [];
@@ -114,19 +143,34 @@ export function checkRepair(crashing: Notebook, candidate: unknown, execution: R
     const i = from.get(j);
     const before = i === undefined ? [] : originalTokens[i]!;
     const added = (count: (t: readonly string[]) => number) => count(tokens) - count(before);
-    if (added(countHandlers) > 0) suppressed.push({ cell: j, what: 'adds an exception handler (try/except or contextlib.suppress)' });
-    if (added(countHooks) > 0) suppressed.push({ cell: j, what: 'installs an exception hook (set_custom_exc, excepthook, showtraceback)' });
-    if (added(countFalseGuards) > 0) disabled.push({ cell: j, what: 'adds a constant-false guard (if False:, while 0:, …) that keeps code from running' });
+    if (added(countHandlers) > 0)
+      suppressed.push({ cell: j, what: 'adds an exception handler (try/except or contextlib.suppress)' });
+    if (added(countHooks) > 0)
+      suppressed.push({ cell: j, what: 'installs an exception hook (set_custom_exc, excepthook, showtraceback)' });
+    if (added(countFalseGuards) > 0)
+      disabled.push({
+        cell: j,
+        what: 'adds a constant-false guard (if False:, while 0:, …) that keeps code from running',
+      });
   });
 
   const check: RepairCheck = { notebook, plan, counterpart, required, missing, suppressed, disabled };
   if (missing.length > 0) {
     const list = missing.map((m) => `${m.cell} (${m.how})`).join(', ');
-    check.failure = { outcome: 'cells-missing', reason: `code cell${missing.length > 1 ? 's' : ''} ${list} of the crashing notebook ${missing.length > 1 ? 'are' : 'is'} no longer there` };
+    check.failure = {
+      outcome: 'cells-missing',
+      reason: `code cell${missing.length > 1 ? 's' : ''} ${list} of the crashing notebook ${missing.length > 1 ? 'are' : 'is'} no longer there`,
+    };
   } else if (suppressed.length > 0) {
-    check.failure = { outcome: 'suppressed', reason: `code cell ${suppressed[0]!.cell} of the repair ${suppressed[0]!.what}` };
+    check.failure = {
+      outcome: 'suppressed',
+      reason: `code cell ${suppressed[0]!.cell} of the repair ${suppressed[0]!.what}`,
+    };
   } else if (disabled.length > 0) {
-    check.failure = { outcome: 'disabled', reason: `code cell ${disabled[0]!.cell} of the repair ${disabled[0]!.what}` };
+    check.failure = {
+      outcome: 'disabled',
+      reason: `code cell ${disabled[0]!.cell} of the repair ${disabled[0]!.what}`,
+    };
   }
   return check;
 }
@@ -140,19 +184,32 @@ export function checkRepair(crashing: Notebook, candidate: unknown, execution: R
 export const REPAIR_SIZE_LIMITS = { cellChars: 200_000, totalChars: 2_000_000, overOriginal: 4 } as const;
 
 function oversizedRepair(original: readonly string[], repaired: readonly string[]): string | undefined {
-  const cellCap = Math.max(REPAIR_SIZE_LIMITS.cellChars, REPAIR_SIZE_LIMITS.overOriginal * Math.max(0, ...original.map((c) => c.length)));
-  const totalCap = Math.max(REPAIR_SIZE_LIMITS.totalChars, REPAIR_SIZE_LIMITS.overOriginal * original.reduce((n, c) => n + c.length, 0));
+  const cellCap = Math.max(
+    REPAIR_SIZE_LIMITS.cellChars,
+    REPAIR_SIZE_LIMITS.overOriginal * Math.max(0, ...original.map((c) => c.length)),
+  );
+  const totalCap = Math.max(
+    REPAIR_SIZE_LIMITS.totalChars,
+    REPAIR_SIZE_LIMITS.overOriginal * original.reduce((n, c) => n + c.length, 0),
+  );
   const big = repaired.findIndex((c) => c.length > cellCap);
-  if (big >= 0) return `code cell ${big} of the repair has ${repaired[big]!.length} characters, more than the ${cellCap} a repaired cell may have`;
+  if (big >= 0)
+    return `code cell ${big} of the repair has ${repaired[big]!.length} characters, more than the ${cellCap} a repaired cell may have`;
   const total = repaired.reduce((n, c) => n + c.length, 0);
-  if (total > totalCap) return `the repair's code cells have ${total} characters, more than the ${totalCap} a repair may have`;
+  if (total > totalCap)
+    return `the repair's code cells have ${total} characters, more than the ${totalCap} a repair may have`;
   return undefined;
 }
 
 // Where the cell was, the repair has: nothing (deleted), an empty cell, a
 // commented-out cell, or different code. "Where it was" is between the
 // counterparts of its nearest matched neighbours.
-function describeMissing(i: number, counterpart: readonly (number | null)[], repaired: readonly string[], tokens: readonly string[][]): MissingHow {
+function describeMissing(
+  i: number,
+  counterpart: readonly (number | null)[],
+  repaired: readonly string[],
+  tokens: readonly string[][],
+): MissingHow {
   let lo = -1;
   for (let k = i - 1; k >= 0; k--) {
     if (counterpart[k] !== null) {
@@ -196,7 +253,8 @@ function countFalseGuards(tokens: readonly string[]): number {
   for (let k = 0; k < tokens.length; k++) {
     if (tokens[k] !== 'if' && tokens[k] !== 'while' && tokens[k] !== 'elif') continue;
     if (FALSY.has(tokens[k + 1]!) && tokens[k + 2] === ':') n++;
-    else if (tokens[k + 1] === 'not' && (tokens[k + 2] === 'True' || tokens[k + 2] === '1') && tokens[k + 3] === ':') n++;
+    else if (tokens[k + 1] === 'not' && (tokens[k + 2] === 'True' || tokens[k + 2] === '1') && tokens[k + 3] === ':')
+      n++;
   }
   return n;
 }
@@ -217,43 +275,75 @@ export function judgeRepair(check: RepairCheck, crashCell: number, result?: RunR
   };
   const crashCounterpart = check.counterpart[crashCell] ?? null;
   if (check.failure) {
-    return { resolved: false, outcome: check.failure.outcome, reason: check.failure.reason, ...statics, crashCell: { counterpart: crashCounterpart, ran: false } };
+    return {
+      resolved: false,
+      outcome: check.failure.outcome,
+      reason: check.failure.reason,
+      ...statics,
+      crashCell: { counterpart: crashCounterpart, ran: false },
+    };
   }
   if (!result) return { resolved: false, outcome: 'failed', reason: 'the repair was not run' };
   const ranOk = new Set(result.cells.filter((c) => c.status === 'ok').map((c) => c.index));
   const crash = { counterpart: crashCounterpart, ran: crashCounterpart !== null && ranOk.has(crashCounterpart) };
   const errorCell = result.cells.find((c) => c.status === 'error');
-  const error = errorCell ? { cell: errorCell.index, ename: errorCell.ename ?? '', evalue: errorCell.evalue ?? '' } : undefined;
+  const error = errorCell
+    ? { cell: errorCell.index, ename: errorCell.ename ?? '', evalue: errorCell.evalue ?? '' }
+    : undefined;
   // The run numbers the repair's cells; missing and notExecuted number the crashing notebook's: say which is which.
   const repairCell = (j: number) => {
     const i = check.counterpart.indexOf(j);
     return `code cell ${j} of the repair (${i >= 0 ? `code cell ${i} of the crashing notebook` : 'a cell the repair added'})`;
   };
   const notExecuted = check.required.filter((i) => !ranOk.has(check.counterpart[i]!));
-  const common = { ...statics, crashCell: crash, ...(notExecuted.length > 0 ? { notExecuted } : {}), ...(error ? { error } : {}) };
+  const common = {
+    ...statics,
+    crashCell: crash,
+    ...(notExecuted.length > 0 ? { notExecuted } : {}),
+    ...(error ? { error } : {}),
+  };
   switch (result.status) {
     case 'timeout':
       return { resolved: false, outcome: 'timeout', reason: result.reason ?? 'timed out', ...common };
     case 'kernel-died':
       return { resolved: false, outcome: 'kernel-died', reason: result.reason ?? 'the kernel died', ...common };
     case 'failed':
-      return { resolved: false, outcome: 'failed', reason: `the runner could not run the repair: ${result.reason ?? 'unknown reason'}`, ...common };
+      return {
+        resolved: false,
+        outcome: 'failed',
+        reason: `the runner could not run the repair: ${result.reason ?? 'unknown reason'}`,
+        ...common,
+      };
     case 'error':
       return {
         resolved: false,
         outcome: 'crashed',
-        reason: error ? `${error.ename}: ${shorten(error.evalue)} in ${repairCell(error.cell)}` : result.reason ?? 'a cell raised',
+        reason: error
+          ? `${error.ename}: ${shorten(error.evalue)} in ${repairCell(error.cell)}`
+          : (result.reason ?? 'a cell raised'),
         ...common,
       };
     default:
       break;
   }
   if (errorCell) {
-    return { resolved: false, outcome: 'crashed', reason: `${error!.ename}: ${shorten(error!.evalue)} in ${repairCell(error!.cell)}`, ...common };
+    return {
+      resolved: false,
+      outcome: 'crashed',
+      reason: `${error!.ename}: ${shorten(error!.evalue)} in ${repairCell(error!.cell)}`,
+      ...common,
+    };
   }
   if (notExecuted.length > 0) {
-    const which = notExecuted.includes(crashCell) ? `the crash cell (code cell ${crashCell})` : `code cell${notExecuted.length > 1 ? 's' : ''} ${notExecuted.join(', ')}`;
-    return { resolved: false, outcome: 'not-executed', reason: `${which} of the crashing notebook did not run in the repair (check its execution order/counts)`, ...common };
+    const which = notExecuted.includes(crashCell)
+      ? `the crash cell (code cell ${crashCell})`
+      : `code cell${notExecuted.length > 1 ? 's' : ''} ${notExecuted.join(', ')}`;
+    return {
+      resolved: false,
+      outcome: 'not-executed',
+      reason: `${which} of the crashing notebook did not run in the repair (check its execution order/counts)`,
+      ...common,
+    };
   }
   return { resolved: true, outcome: 'resolved', ...common };
 }

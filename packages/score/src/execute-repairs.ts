@@ -47,7 +47,10 @@ export interface ExecuteRepairsOptions {
  * runtime mounts it read-only), with the instance's time limits; timeouts and
  * dead kernels come back as results, never as errors.
  */
-export async function executeRepairs(runs: readonly RepairRun[], options: ExecuteRepairsOptions): Promise<Map<string, RunResult>> {
+export async function executeRepairs(
+  runs: readonly RepairRun[],
+  options: ExecuteRepairsOptions,
+): Promise<Map<string, RunResult>> {
   const out = new Map<string, RunResult>();
   if (runs.length === 0) return out;
   // A run folder (the runtimes' own kind): removed at exit too — Ctrl-C ends the process with process.exit, which skips
@@ -83,7 +86,12 @@ export async function executeRepairs(runs: readonly RepairRun[], options: Execut
       ...(options.signal ? { signal: options.signal } : {}),
       onResult: (_result, run) => {
         const r = runs[notebookRuns.indexOf(run)]!;
-        options.onProgress?.({ task: 'score repairs', done: ++done, total: runs.length, item: `${r.key.instance} attempt ${r.attempt}` });
+        options.onProgress?.({
+          task: 'score repairs',
+          done: ++done,
+          total: runs.length,
+          item: `${r.key.instance} attempt ${r.attempt}`,
+        });
       },
     });
     results.forEach((result, i) => out.set(runs[i]!.slot, result));
@@ -128,10 +136,18 @@ export async function planRepairExclusions(keys: readonly RepairKey[], runtime: 
   const modules = listRequiredModules(keys);
   const identity = await runtime.describe(modules);
   const where =
-    identity.kind === 'docker' ? `the image ${identity.image ?? identity.imageId ?? ''}`.trim() : identity.python ? `the local Python ${identity.python}` : 'the local Python';
+    identity.kind === 'docker'
+      ? `the image ${identity.image ?? identity.imageId ?? ''}`.trim()
+      : identity.python
+        ? `the local Python ${identity.python}`
+        : 'the local Python';
   for (const k of keys) {
     const missing = k.source.instance.requires.filter((m) => (identity.packages[m] ?? null) === null);
-    if (missing.length > 0) excluded.set(k.id, `required module${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not importable in ${where}`);
+    if (missing.length > 0)
+      excluded.set(
+        k.id,
+        `required module${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not importable in ${where}`,
+      );
   }
   return excluded;
 }

@@ -24,7 +24,12 @@ beforeAll(async () => {
     });
   }
   // A draft (not yet labelled): left out with its reason.
-  const draft = await writeTestInstance(instances, { id: 'd_1', reproduced: ['x = 1'], fixed: ['x = 1'], crash: { ename: 'E', evalue: '', match: 'exact', cell: 0 } });
+  const draft = await writeTestInstance(instances, {
+    id: 'd_1',
+    reproduced: ['x = 1'],
+    fixed: ['x = 1'],
+    crash: { ename: 'E', evalue: '', match: 'exact', cell: 0 },
+  });
   const inst = JSON.parse(await readFile(path.join(draft, 'instance.json'), 'utf8'));
   delete inst.labels;
   inst.status = 'draft';
@@ -45,13 +50,18 @@ describe('exportTasks', () => {
   it('writes repair workspaces without the answers, and refuses a workspace that is not empty', async () => {
     const ws = path.join(dir, 'ws');
     await exportTasks({ instancesDir: instances, output: path.join(dir, 'r.jsonl'), kinds: ['repair'], workspace: ws });
-    const ids = (await readFile(path.join(dir, 'r.jsonl'), 'utf8')).trim().split('\n').map((l) => (JSON.parse(l) as Task).id);
+    const ids = (await readFile(path.join(dir, 'r.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as Task).id);
     expect((await readdir(ws)).sort()).toEqual([...ids].sort());
     const one = path.join(ws, ids[0]!);
     expect((await readdir(one)).sort()).toEqual(['data', 'notebook.ipynb']);
     const nb = JSON.parse(await readFile(path.join(one, 'notebook.ipynb'), 'utf8'));
     expect(nb.cells[1].outputs[0]).toMatchObject({ output_type: 'error', ename: 'ValueError' });
-    await expect(exportTasks({ instancesDir: instances, output: path.join(dir, 'r2.jsonl'), kinds: ['repair'], workspace: ws })).rejects.toMatchObject({
+    await expect(
+      exportTasks({ instancesDir: instances, output: path.join(dir, 'r2.jsonl'), kinds: ['repair'], workspace: ws }),
+    ).rejects.toMatchObject({
       code: 'E_USAGE',
     });
   });
@@ -59,7 +69,9 @@ describe('exportTasks', () => {
   it('refuses a workspace that is a file, naming it, and writes no tasks file', async () => {
     const file = path.join(dir, 'ws-file');
     await writeFile(file, 'notes\n');
-    await expect(exportTasks({ instancesDir: instances, output: path.join(dir, 'r3.jsonl'), kinds: ['repair'], workspace: file })).rejects.toMatchObject({
+    await expect(
+      exportTasks({ instancesDir: instances, output: path.join(dir, 'r3.jsonl'), kinds: ['repair'], workspace: file }),
+    ).rejects.toMatchObject({
       code: 'E_USAGE',
       message: 'the workspace is a file, not a folder',
       location: { file },
@@ -83,7 +95,9 @@ describe('readTaskSet', () => {
     const reworded = JSON.parse(lines[1]!) as Task;
     reworded.prompt = `${reworded.prompt}\n(worded by another version)`;
     await writeFile(file, [lines[0], JSON.stringify(reworded)].join('\n'));
-    await expect(readTaskSet(file, planned, { instancesDir: instances })).resolves.toMatchObject({ ids: [set.ids[0], set.ids[1]] });
+    await expect(readTaskSet(file, planned, { instancesDir: instances })).resolves.toMatchObject({
+      ids: [set.ids[0], set.ids[1]],
+    });
 
     const changed = JSON.parse(lines[1]!) as Task & { target: string };
     changed.target = 'print("something else")';
@@ -96,7 +110,9 @@ describe('readTaskSet', () => {
 
     const other = planTasks((await readTaskSources(instances)).sources, { seed: 'another' });
     await writeFile(file, lines[0]!);
-    await expect(readTaskSet(file, other, { instancesDir: instances, seed: 'another' })).rejects.toThrow(/is not a task of the instances .* with the seed "another"$/);
+    await expect(readTaskSet(file, other, { instancesDir: instances, seed: 'another' })).rejects.toThrow(
+      /is not a task of the instances .* with the seed "another"$/,
+    );
   });
 
   it('says that a seed may be missing, not only that the instances changed, and never to export over the tasks file', async () => {
@@ -108,8 +124,15 @@ describe('readTaskSet', () => {
       (e: unknown) => e as JunoError,
     );
     expect(error?.message).toMatch(/with the seed "junobench-tasks-1"$/);
-    expect(error?.hint).toMatch(/^if the tasks were exported with another --seed, pass that same --seed here \(the default is junobench-tasks-1\)/);
+    expect(error?.hint).toMatch(
+      /^if the tasks were exported with another --seed, pass that same --seed here \(the default is junobench-tasks-1\)/,
+    );
     expect(error?.hint).not.toContain(`-o ${file}`);
-    await expect(readTaskSet(file, planTasks((await readTaskSources(instances)).sources, { seed: 'mine' }), { instancesDir: instances, seed: 'mine' })).resolves.toMatchObject({ instances: 3 });
+    await expect(
+      readTaskSet(file, planTasks((await readTaskSources(instances)).sources, { seed: 'mine' }), {
+        instancesDir: instances,
+        seed: 'mine',
+      }),
+    ).resolves.toMatchObject({ instances: 3 });
   });
 });

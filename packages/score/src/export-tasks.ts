@@ -1,6 +1,14 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { JunoError, copyInstanceTree, formatJson, stableStringify, writeFileAtomic, type Task, type TaskKind } from '@junobench/core';
+import {
+  JunoError,
+  copyInstanceTree,
+  formatJson,
+  stableStringify,
+  writeFileAtomic,
+  type Task,
+  type TaskKind,
+} from '@junobench/core';
 import { DEFAULT_TASK_SEED, TASK_KINDS, planTasks, type RepairKey } from './plan-tasks.js';
 import { isAnswerFile, readTaskSources, type SkippedInstance } from './read-task-sources.js';
 
@@ -37,11 +45,18 @@ export async function exportTasks(options: ExportTasksOptions): Promise<ExportTa
   const { sources, skipped } = await readTaskSources(options.instancesDir);
   if (sources.length === 0) {
     throw new JunoError('E_INPUT_EMPTY', `no instance to make tasks from in ${options.instancesDir}`, {
-      hint: skipped.length > 0 ? `every instance is a draft: ${skipped.map((s) => s.instance).join(', ')}` : 'pass --instances <dir> with one sub-folder per instance',
+      hint:
+        skipped.length > 0
+          ? `every instance is a draft: ${skipped.map((s) => s.instance).join(', ')}`
+          : 'pass --instances <dir> with one sub-folder per instance',
     });
   }
   const planned = planTasks(sources, { kinds, seed: options.seed ?? DEFAULT_TASK_SEED });
-  if (options.workspace) await writeWorkspace(options.workspace, [...planned.keys.values()].filter((k): k is RepairKey => k.kind === 'repair'));
+  if (options.workspace)
+    await writeWorkspace(
+      options.workspace,
+      [...planned.keys.values()].filter((k): k is RepairKey => k.kind === 'repair'),
+    );
   await writeFileAtomic(options.output, formatTasksJsonl(planned.tasks));
   const counts = { detect: 0, diagnose: 0, repair: 0 } as Record<TaskKind, number>;
   for (const t of planned.tasks) counts[t.task]++;

@@ -19,12 +19,26 @@ export {
 export type { PlannedTasks, PlanTasksOptions, TaskKey, DetectKey, DiagnoseKey, RepairKey } from './plan-tasks.js';
 export { readTaskSources, isAnswerFile, INSTANCE_ANSWER_FILES } from './read-task-sources.js';
 export type { TaskSource, SkippedInstance } from './read-task-sources.js';
-export { renderDetectPrompt, renderDiagnosePrompt, renderRepairPrompt, renderNotebook, describeExecution } from './render-prompt.js';
+export {
+  renderDetectPrompt,
+  renderDiagnosePrompt,
+  renderRepairPrompt,
+  renderNotebook,
+  describeExecution,
+} from './render-prompt.js';
 
 // Python source
 export { tokenizePython, stripComments, significantTokens, PYTHON_BODY_CELL_MAGICS } from './python-tokens.js';
 export type { PyToken, PyTokenKind } from './python-tokens.js';
-export { matchCells, cellSimilarity, cellContainment, longestCommonSubsequence, normalizeCell, isEmptyCell, CELL_MATCH_THRESHOLD } from './match-cells.js';
+export {
+  matchCells,
+  cellSimilarity,
+  cellContainment,
+  longestCommonSubsequence,
+  normalizeCell,
+  isEmptyCell,
+  CELL_MATCH_THRESHOLD,
+} from './match-cells.js';
 export type { CellMatching } from './match-cells.js';
 
 // Predictions and scoring
@@ -40,13 +54,23 @@ export { scorePredictions, runScore, readTaskSet, buildRepairedNotebook } from '
 export type { TaskSet, ScoreRepairOptions, ScoreResult, RunScoreOptions } from './score-predictions.js';
 
 // Scorecard
-export { formatScoreSummary, renderScorecardMarkdown, renderScorecardCharts, renderBarChart } from './render-scorecard.js';
+export {
+  formatScoreSummary,
+  renderScorecardMarkdown,
+  renderScorecardCharts,
+  renderBarChart,
+} from './render-scorecard.js';
 export type { Bar } from './render-scorecard.js';
 export { writeScorecard, listScorecardFiles } from './write-scorecard.js';
 export type { WriteScorecardOptions } from './write-scorecard.js';
 
 // Baselines
-export { planOracleAnswers, planHeuristicAnswers, planHeuristicDiagnosis, JUNOBENCH_MAJORITY } from './plan-baselines.js';
+export {
+  planOracleAnswers,
+  planHeuristicAnswers,
+  planHeuristicDiagnosis,
+  JUNOBENCH_MAJORITY,
+} from './plan-baselines.js';
 export type { PredictionLine } from './plan-baselines.js';
 export { runBaseline, formatPredictionsJsonl, BASELINES } from './run-baseline.js';
 export type { BaselineName, BaselineReport, RunBaselineOptions } from './run-baseline.js';

@@ -76,7 +76,11 @@ export interface CellMatching {
  * earlier cells. Cells may move: the matching does not need to keep their
  * order. Empty cells match nothing.
  */
-export function matchCells(original: readonly string[][], other: readonly string[][], threshold = CELL_MATCH_THRESHOLD): CellMatching {
+export function matchCells(
+  original: readonly string[][],
+  other: readonly string[][],
+  threshold = CELL_MATCH_THRESHOLD,
+): CellMatching {
   const counterpart: (number | null)[] = original.map(() => null);
   const similarity: number[] = original.map(() => 0);
   const taken = new Set<number>();
@@ -113,7 +117,10 @@ export function matchCells(original: readonly string[][], other: readonly string
       if (kept >= threshold) pairs.push({ i, j, kept, ratio: (2 * lcs) / (a.length + b.length) });
     });
   });
-  pairs.sort((p, q) => q.kept - p.kept || q.ratio - p.ratio || Math.abs(p.i - p.j) - Math.abs(q.i - q.j) || p.i - q.i || p.j - q.j);
+  pairs.sort(
+    (p, q) =>
+      q.kept - p.kept || q.ratio - p.ratio || Math.abs(p.i - p.j) - Math.abs(q.i - q.j) || p.i - q.i || p.j - q.j,
+  );
   for (const p of pairs) {
     if (counterpart[p.i] !== null || taken.has(p.j)) continue;
     counterpart[p.i] = p.j;

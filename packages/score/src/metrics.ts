@@ -19,7 +19,10 @@ export function pooledRate(rates: readonly Rate[]): Rate {
  * never true counts, with F1 0, as scikit-learn's `f1_score(average="macro")`
  * does). A missing prediction (undefined) is a wrong answer that belongs to no class.
  */
-export function scoreClasses(truth: readonly string[], predicted: readonly (string | undefined)[]): { classes: ClassScore[]; macroF1: number } {
+export function scoreClasses(
+  truth: readonly string[],
+  predicted: readonly (string | undefined)[],
+): { classes: ClassScore[]; macroF1: number } {
   const labels = new Set<string>(truth);
   for (const p of predicted) if (p !== undefined) labels.add(p);
   const classes: ClassScore[] = [...labels].sort(compareCodePoints).map((label) => {
@@ -46,7 +49,10 @@ export function scoreClasses(truth: readonly string[], predicted: readonly (stri
  * win too). Ties go to the answer given first, by attempt order: a vote never
  * depends on anything but the answers.
  */
-export function majorityVote<T>(answers: readonly T[], keyOf: (a: T) => string = (a) => JSON.stringify(a) ?? 'undefined'): T | undefined {
+export function majorityVote<T>(
+  answers: readonly T[],
+  keyOf: (a: T) => string = (a) => JSON.stringify(a) ?? 'undefined',
+): T | undefined {
   if (answers.length === 0) return undefined;
   const counts = new Map<string, { n: number; first: number; value: T }>();
   answers.forEach((a, i) => {
@@ -67,7 +73,16 @@ export function majorityVote<T>(answers: readonly T[], keyOf: (a: T) => string =
  * large n does not overflow.
  */
 export function passAtK(n: number, c: number, k: number): number {
-  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || n < 1 || c < 0 || c > n || k < 1 || k > n) {
+  if (
+    !Number.isInteger(n) ||
+    !Number.isInteger(c) ||
+    !Number.isInteger(k) ||
+    n < 1 ||
+    c < 0 ||
+    c > n ||
+    k < 1 ||
+    k > n
+  ) {
     throw new RangeError(`pass@k needs integers 1 ≤ k ≤ n and 0 ≤ c ≤ n, got n=${n}, c=${c}, k=${k}`);
   }
   if (n - c < k) return 1;

@@ -15,7 +15,12 @@ const source: TaskSource = {
     crash: { ename: 'KeyError', evalue: "'price'", match: 'exact', cell: 1 },
     execution: { order: 'file' },
     requires: ['pandas'],
-    labels: { library: 'pandas', crashType: 'key error', rootCause: 'data confusion', pipelineStage: 'data preparation' },
+    labels: {
+      library: 'pandas',
+      crashType: 'key error',
+      rootCause: 'data confusion',
+      pipelineStage: 'data preparation',
+    },
   },
   reproduced: makeNotebook(['import pandas as pd\ndf = pd.DataFrame({"cost": [1]})', "df['price']"]),
   fixed: makeNotebook(['import pandas as pd\ndf = pd.DataFrame({"cost": [1]})', "df['cost']"]),
@@ -48,7 +53,12 @@ describe('baselines', () => {
     expect(lines).toHaveLength(4);
     for (const l of lines) expect(checkSchema('prediction', l)).toEqual([]);
     const diagnose = lines.find((l) => l.task === 'diagnose')!;
-    expect(diagnose.answer).toEqual({ library: 'pandas', crashType: 'key error', rootCause: 'data confusion', pipelineStage: 'data preparation' });
+    expect(diagnose.answer).toEqual({
+      library: 'pandas',
+      crashType: 'key error',
+      rootCause: 'data confusion',
+      pipelineStage: 'data preparation',
+    });
     expect((lines.find((l) => l.task === 'repair')!.answer as { notebook: unknown }).notebook).toBe(source.fixed);
   });
 
@@ -57,7 +67,12 @@ describe('baselines', () => {
     for (const l of lines) expect(checkSchema('prediction', l)).toEqual([]);
     expect(lines.map((l) => l.task).sort()).toEqual(['detect', 'detect', 'diagnose']);
     const diagnose = lines.find((l) => l.task === 'diagnose')!;
-    expect(diagnose.answer).toEqual({ library: 'pandas', crashType: 'key error', rootCause: 'data confusion', pipelineStage: 'data preparation' });
+    expect(diagnose.answer).toEqual({
+      library: 'pandas',
+      crashType: 'key error',
+      rootCause: 'data confusion',
+      pipelineStage: 'data preparation',
+    });
     expect(lines.filter((l) => l.task === 'detect').map((l) => l.answer)).toEqual([
       { crashes: true, exception: 'ValueError' },
       { crashes: true, exception: 'ValueError' },
@@ -66,7 +81,12 @@ describe('baselines', () => {
     expect(task.error.traceback.join('\n')).toContain('pandas/core/frame.py');
     // The same suggestions `labels suggest` makes on that notebook and crash: its cells reach the estimator.
     const s = suggestLabels(notebookCrashInput(task.notebook as never, { ...task.error, codeCell: task.error.cell }));
-    expect(diagnose.answer).toEqual({ library: s.library.value, crashType: s.crashType.value, rootCause: s.rootCause.value, pipelineStage: s.pipelineStage.value });
+    expect(diagnose.answer).toEqual({
+      library: s.library.value,
+      crashType: s.crashType.value,
+      rootCause: s.rootCause.value,
+      pipelineStage: s.pipelineStage.value,
+    });
     expect(s.crashType.evidence.join(' ')).toContain("'price'");
   });
 });

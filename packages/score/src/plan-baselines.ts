@@ -1,4 +1,12 @@
-import type { DetectAnswer, DiagnoseAnswer, DiagnoseTask, NotebookDocument, RepairAnswer, Task, TaskKind } from '@junobench/core';
+import type {
+  DetectAnswer,
+  DiagnoseAnswer,
+  DiagnoseTask,
+  NotebookDocument,
+  RepairAnswer,
+  Task,
+  TaskKind,
+} from '@junobench/core';
 import type { Notebook } from '@junobench/notebook';
 import { notebookCrashInput, suggestLabels } from '@junobench/suggest';
 import type { TaskKey } from './plan-tasks.js';
@@ -21,7 +29,11 @@ export function planOracleAnswers(ids: readonly string[], keys: ReadonlyMap<stri
     const key = keys.get(id)!;
     switch (key.kind) {
       case 'detect':
-        return { task: 'detect', id, answer: { crashes: key.crashes, cell: key.cell, ...(key.exception ? { exception: key.exception } : {}) } };
+        return {
+          task: 'detect',
+          id,
+          answer: { crashes: key.crashes, cell: key.cell, ...(key.exception ? { exception: key.exception } : {}) },
+        };
       case 'diagnose': {
         const { library, crashType, rootCause, pipelineStage } = key.labels;
         return { task: 'diagnose', id, answer: { library, crashType, rootCause, pipelineStage } };
@@ -51,7 +63,8 @@ export const JUNOBENCH_MAJORITY = { exception: 'ValueError' };
 export function planHeuristicAnswers(tasks: readonly Task[]): PredictionLine[] {
   const out: PredictionLine[] = [];
   for (const t of tasks) {
-    if (t.task === 'detect') out.push({ task: 'detect', id: t.id, answer: { crashes: true, exception: JUNOBENCH_MAJORITY.exception } });
+    if (t.task === 'detect')
+      out.push({ task: 'detect', id: t.id, answer: { crashes: true, exception: JUNOBENCH_MAJORITY.exception } });
     else if (t.task === 'diagnose') out.push({ task: 'diagnose', id: t.id, answer: planHeuristicDiagnosis(t) });
   }
   return out;
@@ -59,7 +72,17 @@ export function planHeuristicAnswers(tasks: readonly Task[]): PredictionLine[] {
 
 export function planHeuristicDiagnosis(t: DiagnoseTask): DiagnoseAnswer {
   const s = suggestLabels(
-    notebookCrashInput(t.notebook as unknown as Notebook, { ename: t.error.ename, evalue: t.error.evalue, traceback: t.error.traceback, codeCell: t.error.cell }),
+    notebookCrashInput(t.notebook as unknown as Notebook, {
+      ename: t.error.ename,
+      evalue: t.error.evalue,
+      traceback: t.error.traceback,
+      codeCell: t.error.cell,
+    }),
   );
-  return { library: s.library.value, crashType: s.crashType.value, rootCause: s.rootCause.value, pipelineStage: s.pipelineStage.value };
+  return {
+    library: s.library.value,
+    crashType: s.crashType.value,
+    rootCause: s.rootCause.value,
+    pipelineStage: s.pipelineStage.value,
+  };
 }

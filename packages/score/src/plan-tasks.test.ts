@@ -6,9 +6,21 @@ import { TASK_VOCABULARIES, parseAnswerException, planTasks, type DetectKey, typ
 import type { TaskSource } from './read-task-sources.js';
 import { makeNotebook, type TestCell } from '../test-helpers/score.js';
 
-const labels: Labels = { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'data preparation', diagnosis: 'SECRET-DIAGNOSIS' };
+const labels: Labels = {
+  library: 'pandas',
+  crashType: 'key error',
+  rootCause: 'API misuse',
+  pipelineStage: 'data preparation',
+  diagnosis: 'SECRET-DIAGNOSIS',
+};
 
-function source(id: string, reproduced: TestCell[], fixed: TestCell[], crashCell: number, extra: Partial<Instance> & { original?: Notebook } = {}): TaskSource {
+function source(
+  id: string,
+  reproduced: TestCell[],
+  fixed: TestCell[],
+  crashCell: number,
+  extra: Partial<Instance> & { original?: Notebook } = {},
+): TaskSource {
   const { original, ...rest } = extra;
   return {
     id,
@@ -30,7 +42,12 @@ function source(id: string, reproduced: TestCell[], fixed: TestCell[], crashCell
 }
 
 const simple = (id: string) =>
-  source(id, ['import pandas as pd', "df = pd.read_csv('data/prices.csv')", "df['price'].sum()"], ['import pandas as pd', "df = pd.read_csv('data/prices.csv')", "df['cost'].sum()"], 2);
+  source(
+    id,
+    ['import pandas as pd', "df = pd.read_csv('data/prices.csv')", "df['price'].sum()"],
+    ['import pandas as pd', "df = pd.read_csv('data/prices.csv')", "df['cost'].sum()"],
+    2,
+  );
 
 // Out of order: the cell defining `y` (count null) never ran before the crash cell (count 3).
 const outOfOrder = source(
@@ -39,7 +56,7 @@ const outOfOrder = source(
     { source: 'x = 1  # first', count: 1 },
     { source: '# only a comment', count: 2 },
     { source: 'y = x + 1', count: null },
-    { source: "print(y)  # uses y\n# done", count: 3 },
+    { source: 'print(y)  # uses y\n# done', count: 3 },
   ],
   [
     { source: 'x = 1', count: 1 },
@@ -48,7 +65,10 @@ const outOfOrder = source(
     { source: 'print(y)', count: 4 },
   ],
   3,
-  { execution: { order: 'execution-count' }, crash: { ename: 'NameError', evalue: "name 'y' is not defined", match: 'exact', cell: 3 } },
+  {
+    execution: { order: 'execution-count' },
+    crash: { ename: 'NameError', evalue: "name 'y' is not defined", match: 'exact', cell: 3 },
+  },
 );
 
 const ids = ['pandas_1', 'pandas_2', 'numpy_1', 'numpy_2', 'sklearn_1', 'sklearn_2', 'torch_1', 'torch_2'];
@@ -87,7 +107,13 @@ describe('planTasks', () => {
     const instancesInOrder = detect.map((t) => (keyOf(t.id) as DetectKey).instance);
     expect(instancesInOrder).not.toEqual([...instancesInOrder].sort());
     expect(planTasks(sources, { kinds: ['detect'] }).tasks).toEqual(detect);
-    expect(planned.tasks.map((t) => t.task)).toEqual([...detect.map(() => 'detect'), ...ids.map(() => 'diagnose'), 'diagnose', ...ids.map(() => 'repair'), 'repair']);
+    expect(planned.tasks.map((t) => t.task)).toEqual([
+      ...detect.map(() => 'detect'),
+      ...ids.map(() => 'diagnose'),
+      'diagnose',
+      ...ids.map(() => 'repair'),
+      'repair',
+    ]);
   });
 
   it('shows the cells executed before the target, in execution order, without comments', () => {
@@ -110,7 +136,12 @@ describe('planTasks', () => {
   });
 
   it("finds the fixed notebook's corresponding cell when the fix moved it", () => {
-    const moved = source('moved_1', ['a = 1', 'b = 2', "c = {}['k']", 'd = 4'], ['a = 1', "c = {'k': 3}['k']", 'b = 2', 'd = 4'], 2);
+    const moved = source(
+      'moved_1',
+      ['a = 1', 'b = 2', "c = {}['k']", 'd = 4'],
+      ['a = 1', "c = {'k': 3}['k']", 'b = 2', 'd = 4'],
+      2,
+    );
     const p = planTasks([moved], { kinds: ['detect'] });
     const fixed = p.tasks.find((t) => (p.keys.get(t.id) as DetectKey).version === 'fixed') as DetectTask;
     expect(fixed.context).toEqual(['a = 1']);
@@ -118,7 +149,10 @@ describe('planTasks', () => {
   });
 
   it("lists a library outside the canonical list that an exported instance is labelled with, in every diagnose task's vocabulary and prompt", () => {
-    const extension = { ...simple('keras_nlp_1'), instance: { ...simple('keras_nlp_1').instance, labels: { ...labels, library: 'keras_nlp' } } };
+    const extension = {
+      ...simple('keras_nlp_1'),
+      instance: { ...simple('keras_nlp_1').instance, labels: { ...labels, library: 'keras_nlp' } },
+    };
     const p = planTasks([simple('pandas_1'), extension], { kinds: ['diagnose'] });
     const tasks = p.tasks as DiagnoseTask[];
     for (const t of tasks) {
@@ -126,22 +160,36 @@ describe('planTasks', () => {
       expect(t.prompt).toContain('"hyperopt", "None", "keras_nlp"');
     }
     // Only canonical labels: the canonical list, as before.
-    expect((planTasks([simple('pandas_1')], { kinds: ['diagnose'] }).tasks[0] as DiagnoseTask).vocabularies).toEqual(TASK_VOCABULARIES);
+    expect((planTasks([simple('pandas_1')], { kinds: ['diagnose'] }).tasks[0] as DiagnoseTask).vocabularies).toEqual(
+      TASK_VOCABULARIES,
+    );
   });
 
   it('shows diagnose and repair the crashing notebook with only its error output, taken from original.ipynb', () => {
     const original = makeNotebook(['import pandas as pd', "df = pd.read_csv('data/prices.csv')", "df['price'].sum()"]);
     (original.cells[2] as { outputs: unknown[] }).outputs = [
       { output_type: 'stream', name: 'stdout', text: 'noise' },
-      { output_type: 'error', ename: 'KeyError', evalue: "'price'", traceback: ['\u001b[0;31mKeyError\u001b[0m Traceback (most recent call last)', "KeyError: 'price'"] },
+      {
+        output_type: 'error',
+        ename: 'KeyError',
+        evalue: "'price'",
+        traceback: ['\u001b[0;31mKeyError\u001b[0m Traceback (most recent call last)', "KeyError: 'price'"],
+      },
     ];
     const withOriginal = { ...simple('pandas_7'), original };
     const p = planTasks([withOriginal], { kinds: ['diagnose', 'repair'] });
     const diagnose = p.tasks.find((t) => t.task === 'diagnose') as DiagnoseTask;
-    expect(diagnose.error).toEqual({ cell: 2, ename: 'KeyError', evalue: "'price'", traceback: ['KeyError Traceback (most recent call last)', "KeyError: 'price'"] });
+    expect(diagnose.error).toEqual({
+      cell: 2,
+      ename: 'KeyError',
+      evalue: "'price'",
+      traceback: ['KeyError Traceback (most recent call last)', "KeyError: 'price'"],
+    });
     const outputs = (diagnose.notebook.cells as { outputs?: unknown[] }[]).map((c) => c.outputs?.length ?? 0);
     expect(outputs).toEqual([0, 0, 1]);
-    expect(diagnose.prompt).toContain('--- error output of code cell 2 ---\nKeyError Traceback (most recent call last)');
+    expect(diagnose.prompt).toContain(
+      '--- error output of code cell 2 ---\nKeyError Traceback (most recent call last)',
+    );
     expect(diagnose.vocabularies.rootCause).toContain('API misuse');
     const repair = p.tasks.find((t) => t.task === 'repair') as RepairTask;
     expect(repair.execution).toEqual({ order: 'file', cellTimeoutSeconds: 120, timeoutSeconds: 600 });
@@ -152,7 +200,12 @@ describe('planTasks', () => {
 
   it('makes the error output from instance.json when original.ipynb has none for the crash', () => {
     const p = planTasks([simple('pandas_8')], { kinds: ['diagnose'] });
-    expect((p.tasks[0] as DiagnoseTask).error).toEqual({ cell: 2, ename: 'KeyError', evalue: "'price'", traceback: ["KeyError: 'price'"] });
+    expect((p.tasks[0] as DiagnoseTask).error).toEqual({
+      cell: 2,
+      ename: 'KeyError',
+      evalue: "'price'",
+      traceback: ["KeyError: 'price'"],
+    });
   });
 
   it('keeps only the kernel of the notebook metadata in diagnose and repair notebooks: Kaggle ids would name the published notebook', () => {
@@ -161,12 +214,21 @@ describe('planTasks', () => {
       ...kaggle.reproduced.metadata,
       kaggle: { dataSources: [{ datasetId: 123456, sourceId: 654321 }], dockerImageVersionId: 30746 },
     } as Notebook['metadata'];
-    for (const cell of kaggle.reproduced.cells) cell.metadata = { _cell_guid: 'b1076dfc-b9ad-4769-8c92-a6c4dae69d19', _uuid: '8f2839f25d086af736a60e9eeb907d3b93b6e0e5', trusted: true };
+    for (const cell of kaggle.reproduced.cells)
+      cell.metadata = {
+        _cell_guid: 'b1076dfc-b9ad-4769-8c92-a6c4dae69d19',
+        _uuid: '8f2839f25d086af736a60e9eeb907d3b93b6e0e5',
+        trusted: true,
+      };
     const { tasks } = planTasks([kaggle], { kinds: ['diagnose', 'repair'] });
     expect(tasks).toHaveLength(2);
     for (const t of tasks as (DiagnoseTask | RepairTask)[]) {
       const nb = t.notebook as unknown as Notebook;
-      expect(Object.keys(nb.metadata).sort()).toEqual(Object.keys(makeNotebook([]).metadata).filter((k) => k === 'kernelspec' || k === 'language_info').sort());
+      expect(Object.keys(nb.metadata).sort()).toEqual(
+        Object.keys(makeNotebook([]).metadata)
+          .filter((k) => k === 'kernelspec' || k === 'language_info')
+          .sort(),
+      );
       expect(nb.cells.map((c) => c.metadata)).toEqual(nb.cells.map(() => ({})));
       expect(JSON.stringify(t)).not.toMatch(/_cell_guid|_uuid|654321|dockerImageVersionId/);
     }
@@ -174,7 +236,9 @@ describe('planTasks', () => {
 
   it('warns when the two versions of a detect pair show the same code', () => {
     const same = source('same_1', ['a = 1', "{}['k']"], ['a = 1  # fixed elsewhere', "{}['k']"], 1);
-    expect(planTasks([same], { kinds: ['detect'] }).warnings).toEqual([expect.stringMatching(/^same_1: its two detect tasks show the same code/)]);
+    expect(planTasks([same], { kinds: ['detect'] }).warnings).toEqual([
+      expect.stringMatching(/^same_1: its two detect tasks show the same code/),
+    ]);
   });
 });
 

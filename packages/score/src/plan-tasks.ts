@@ -104,8 +104,13 @@ export function planTasks(sources: readonly TaskSource[], options: PlanTasksOpti
     for (const s of sorted) {
       if (kind === 'detect') {
         const pair = planDetectTasks(s, seed);
-        if (pair[0].task.context.join('\n\u0000') === pair[1].task.context.join('\n\u0000') && pair[0].task.target === pair[1].task.target) {
-          warnings.push(`${s.id}: its two detect tasks show the same code (the fix is not in a cell that runs before the crash cell): they cannot both be answered right`);
+        if (
+          pair[0].task.context.join('\n\u0000') === pair[1].task.context.join('\n\u0000') &&
+          pair[0].task.target === pair[1].task.target
+        ) {
+          warnings.push(
+            `${s.id}: its two detect tasks show the same code (the fix is not in a cell that runs before the crash cell): they cannot both be answered right`,
+          );
         }
         planned.push(...pair);
       } else if (kind === 'diagnose') planned.push(planDiagnoseTask(s, seed, vocabularies));
@@ -119,28 +124,47 @@ export function planTasks(sources: readonly TaskSource[], options: PlanTasksOpti
   return { tasks, keys, warnings };
 }
 
-function planDetectTasks(s: TaskSource, seed: string): [{ task: DetectTask; key: DetectKey }, { task: DetectTask; key: DetectKey }] {
+function planDetectTasks(
+  s: TaskSource,
+  seed: string,
+): [{ task: DetectTask; key: DetectKey }, { task: DetectTask; key: DetectKey }] {
   const { order, cells } = s.instance.execution;
   const reproducedCells = listCodeCells(s.reproduced);
   const fixedCells = listCodeCells(s.fixed);
   const crashCell = s.instance.crash.cell;
   // The fixed notebook's cell that corresponds to the crash cell: the same cell, edited or moved.
-  const matched = matchCells(reproducedCells.map((c) => normalizeCell(c.source)), fixedCells.map((c) => normalizeCell(c.source))).counterpart[crashCell];
+  const matched = matchCells(
+    reproducedCells.map((c) => normalizeCell(c.source)),
+    fixedCells.map((c) => normalizeCell(c.source)),
+  ).counterpart[crashCell];
   const fixedTarget = matched ?? (crashCell < fixedCells.length ? crashCell : null);
   if (fixedTarget === null) {
-    throw new JunoError('E_INSTANCE', `${s.id}: fixed.ipynb has no cell that corresponds to the crash cell (code cell ${crashCell} of reproduced.ipynb)`, {
-      location: { file: `${s.dir}/fixed.ipynb` },
-      hint: 'keep the crash cell (edited as needed) in the fixed notebook',
-    });
+    throw new JunoError(
+      'E_INSTANCE',
+      `${s.id}: fixed.ipynb has no cell that corresponds to the crash cell (code cell ${crashCell} of reproduced.ipynb)`,
+      {
+        location: { file: `${s.dir}/fixed.ipynb` },
+        hint: 'keep the crash cell (edited as needed) in the fixed notebook',
+      },
+    );
   }
-  const make = (version: 'reproduced' | 'fixed', nb: Notebook, target: number): { task: DetectTask; key: DetectKey } => {
+  const make = (
+    version: 'reproduced' | 'fixed',
+    nb: Notebook,
+    target: number,
+  ): { task: DetectTask; key: DetectKey } => {
     const plan = planExecution(nb, order, cells);
     const at = plan.lastIndexOf(target);
     if (at < 0) {
-      throw new JunoError('E_INSTANCE', `${s.id}: ${version}.ipynb never executes code cell ${target}, the ${version === 'reproduced' ? 'crash cell' : "crash cell's counterpart"}`, {
-        location: { file: `${s.dir}/${version}.ipynb` },
-        hint: order === 'execution-count' ? 'give the cell an execution count' : 'check execution.cells in instance.json',
-      });
+      throw new JunoError(
+        'E_INSTANCE',
+        `${s.id}: ${version}.ipynb never executes code cell ${target}, the ${version === 'reproduced' ? 'crash cell' : "crash cell's counterpart"}`,
+        {
+          location: { file: `${s.dir}/${version}.ipynb` },
+          hint:
+            order === 'execution-count' ? 'give the cell an execution count' : 'check execution.cells in instance.json',
+        },
+      );
     }
     const code = listCodeCells(nb);
     const context = plan
@@ -150,7 +174,13 @@ function planDetectTasks(s: TaskSource, seed: string): [{ task: DetectTask; key:
     const targetCode = stripComments(code[target]!.source);
     const id = hashTaskId(seed, 'detect', s.id, version);
     const crashes = version === 'reproduced';
-    const task: DetectTask = { id, task: 'detect', context, target: targetCode, prompt: renderDetectPrompt(context, targetCode) };
+    const task: DetectTask = {
+      id,
+      task: 'detect',
+      context,
+      target: targetCode,
+      prompt: renderDetectPrompt(context, targetCode),
+    };
     const key: DetectKey = {
       kind: 'detect',
       id,
@@ -212,13 +242,19 @@ export function planTaskError(s: TaskSource): TaskError {
 export function planCrashingNotebook(s: TaskSource, error: TaskError): Notebook {
   const nb = structuredClone(s.reproduced);
   const { kernelspec, language_info } = nb.metadata as Record<string, unknown>;
-  nb.metadata = { ...(kernelspec !== undefined ? { kernelspec } : {}), ...(language_info !== undefined ? { language_info } : {}) } as Notebook['metadata'];
+  nb.metadata = {
+    ...(kernelspec !== undefined ? { kernelspec } : {}),
+    ...(language_info !== undefined ? { language_info } : {}),
+  } as Notebook['metadata'];
   let code = 0;
   for (const cell of nb.cells) {
     cell.metadata = {};
     if (cell.cell_type !== 'code') continue;
     const c = cell as CodeCell;
-    c.outputs = code === error.cell ? [{ output_type: 'error', ename: error.ename, evalue: error.evalue, traceback: error.traceback }] : [];
+    c.outputs =
+      code === error.cell
+        ? [{ output_type: 'error', ename: error.ename, evalue: error.evalue, traceback: error.traceback }]
+        : [];
     code++;
   }
   return nb;
@@ -239,11 +275,19 @@ export const TASK_VOCABULARIES: TaskVocabularies = {
  */
 export function planTaskVocabularies(sources: readonly TaskSource[]): TaskVocabularies {
   const canonical = new Set<string>(TASK_VOCABULARIES.library);
-  const others = [...new Set(sources.map((s) => s.instance.labels.library).filter((l) => !canonical.has(l)))].sort(compareCodePoints);
-  return others.length === 0 ? TASK_VOCABULARIES : { ...TASK_VOCABULARIES, library: [...TASK_VOCABULARIES.library, ...others] };
+  const others = [...new Set(sources.map((s) => s.instance.labels.library).filter((l) => !canonical.has(l)))].sort(
+    compareCodePoints,
+  );
+  return others.length === 0
+    ? TASK_VOCABULARIES
+    : { ...TASK_VOCABULARIES, library: [...TASK_VOCABULARIES.library, ...others] };
 }
 
-function planDiagnoseTask(s: TaskSource, seed: string, vocabularies: TaskVocabularies): { task: DiagnoseTask; key: DiagnoseKey } {
+function planDiagnoseTask(
+  s: TaskSource,
+  seed: string,
+  vocabularies: TaskVocabularies,
+): { task: DiagnoseTask; key: DiagnoseKey } {
   const error = planTaskError(s);
   const nb = planCrashingNotebook(s, error);
   const id = hashTaskId(seed, 'diagnose', s.id, 'reproduced');
@@ -282,5 +326,8 @@ function planRepairTask(s: TaskSource, seed: string): { task: RepairTask; key: R
     files: [...s.files],
     prompt: renderRepairPrompt(nb, error, execution, s.files),
   };
-  return { task, key: { kind: 'repair', id, instance: s.id, source: s, crashing: nb, crashCell: s.instance.crash.cell, execution } };
+  return {
+    task,
+    key: { kind: 'repair', id, instance: s.id, source: s, crashing: nb, crashCell: s.instance.crash.cell, execution },
+  };
 }

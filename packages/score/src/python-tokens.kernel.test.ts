@@ -32,11 +32,11 @@ const TRICKY = [
   "s = 'it\\'s # not' # yes",
   'p = r"a\\"#b"  # c',
   'doc = """\n# heading\n  keep\n"""  # end',
-  "x = [1,  # one\n     2]  # two",
+  'x = [1,  # one\n     2]  # two',
   "b'#' + rb'#' + U'#'  # c",
   'rf = 1  # c\nbr = rf',
   "f'{x!r:>10}' 'y'  # z",
-  "f\"{d['#']} # x\"  # real",
+  'f"{d[\'#\']} # x"  # real',
   "f'{{#}} {v:>{w}}' # c",
   'x = 1 + \\\n    2  # c',
   "def f():\n    '''doc # not'''\n    return 1  # yes\n",
@@ -51,8 +51,16 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-async function pythonTokens(sources: string[]): Promise<{ version: number[]; results: ({ comments: string[]; strings: string[] } | null)[] }> {
-  return JSON.parse(execFileSync(python, ['-c', PROBE], { input: JSON.stringify(sources), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
+async function pythonTokens(
+  sources: string[],
+): Promise<{ version: number[]; results: ({ comments: string[]; strings: string[] } | null)[] }> {
+  return JSON.parse(
+    execFileSync(python, ['-c', PROBE], {
+      input: JSON.stringify(sources),
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    }),
+  );
 }
 
 async function embeddedCells(): Promise<string[]> {
@@ -60,7 +68,9 @@ async function embeddedCells(): Promise<string[]> {
   const cells: string[] = [];
   for (const id of await listInstanceIds(dir)) {
     for (const v of ['original', 'reproduced', 'fixed']) {
-      const nb = JSON.parse(await readFile(path.join(dir, id, `${v}.ipynb`), 'utf8')) as { cells: { cell_type: string; source: string | string[] }[] };
+      const nb = JSON.parse(await readFile(path.join(dir, id, `${v}.ipynb`), 'utf8')) as {
+        cells: { cell_type: string; source: string | string[] }[];
+      };
       for (const c of nb.cells) {
         if (c.cell_type !== 'code') continue;
         const src = Array.isArray(c.source) ? c.source.join('') : c.source;
@@ -84,8 +94,15 @@ describe('tokenizePython agrees with CPython tokenize', () => {
       if (!expected) return;
       compared++;
       const ours = tokenizePython(src);
-      expect(ours.filter((t) => t.kind === 'comment').map((t) => t.text), src).toEqual(expected.comments);
-      if (fstringsWhole) expect(ours.filter((t) => t.kind === 'string').map((t) => t.text), src).toEqual(expected.strings);
+      expect(
+        ours.filter((t) => t.kind === 'comment').map((t) => t.text),
+        src,
+      ).toEqual(expected.comments);
+      if (fstringsWhole)
+        expect(
+          ours.filter((t) => t.kind === 'string').map((t) => t.text),
+          src,
+        ).toEqual(expected.strings);
     });
     expect(compared).toBeGreaterThan(TRICKY.length + 100);
   }, 120_000);

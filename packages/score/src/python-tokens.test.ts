@@ -10,7 +10,11 @@ describe('stripComments', () => {
     ['"#" in a double-quoted string', 'url = "http://h/#frag"', 'url = "http://h/#frag"'],
     ['an escaped quote before #', "s = 'it\\'s # not a comment'  # but this is", "s = 'it\\'s # not a comment'"],
     ['a raw string ending in a backslash-quote pair', 'p = r"a\\"#b"  # c', 'p = r"a\\"#b"'],
-    ['# inside a triple-quoted string over lines', 'doc = """\n# heading\n  keep   \n"""  # end', 'doc = """\n# heading\n  keep   \n"""'],
+    [
+      '# inside a triple-quoted string over lines',
+      'doc = """\n# heading\n  keep   \n"""  # end',
+      'doc = """\n# heading\n  keep   \n"""',
+    ],
     ['a blank line inside a triple-quoted string', "s = '''a\n\nb'''", "s = '''a\n\nb'''"],
     ['an f-string with a nested string holding #', 'f"{d[\'#\']} # x"  # real', 'f"{d[\'#\']} # x"'],
     ['an f-string with a format spec and doubled braces', "f'{{#}} {v:>{w}}' # c", "f'{{#}} {v:>{w}}'"],
@@ -30,7 +34,8 @@ describe('stripComments', () => {
   });
 
   it('keeps every meaningful token', () => {
-    const cell = "import pandas as pd  # the usual\ndf = pd.read_csv('data/a#b.csv')\n# df.head()\nprint(f\"{len(df)} rows # total\")\n";
+    const cell =
+      'import pandas as pd  # the usual\ndf = pd.read_csv(\'data/a#b.csv\')\n# df.head()\nprint(f"{len(df)} rows # total")\n';
     const before = significantTokens(cell).map((t) => t.text);
     const after = significantTokens(stripComments(cell)).map((t) => t.text);
     expect(after).toEqual(before);

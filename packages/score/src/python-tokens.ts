@@ -26,13 +26,60 @@ export const PYTHON_BODY_CELL_MAGICS: ReadonlySet<string> = new Set(['time', 'ti
 
 const STRING_PREFIXES = new Set(['r', 'u', 'f', 'b', 't', 'br', 'rb', 'fr', 'rf', 'tr', 'rt']);
 const OPERATORS = [
-  '**=', '//=', '>>=', '<<=', '...', '->', ':=', '**', '//', '<<', '>>', '<=', '>=', '==', '!=',
-  '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '@=',
-  '(', ')', '[', ']', '{', '}', ',', ':', ';', '.', '+', '-', '*', '/', '%', '&', '|', '^', '~', '<', '>', '=', '@', '!', '?',
+  '**=',
+  '//=',
+  '>>=',
+  '<<=',
+  '...',
+  '->',
+  ':=',
+  '**',
+  '//',
+  '<<',
+  '>>',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '@=',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  ':',
+  ';',
+  '.',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '&',
+  '|',
+  '^',
+  '~',
+  '<',
+  '>',
+  '=',
+  '@',
+  '!',
+  '?',
 ];
 const NAME_START = /[\p{L}\p{Nl}_]/u;
 const NAME_REST = /[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}_]/u;
-const NUMBER = /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?)/;
+const NUMBER =
+  /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?)/;
 
 export function tokenizePython(source: string): PyToken[] {
   const tokens: PyToken[] = [];
@@ -40,7 +87,8 @@ export function tokenizePython(source: string): PyToken[] {
   let i = 0;
   let depth = 0;
   let lineStart = true;
-  const push = (kind: PyTokenKind, start: number, end: number) => tokens.push({ kind, text: source.slice(start, end), start, end });
+  const push = (kind: PyTokenKind, start: number, end: number) =>
+    tokens.push({ kind, text: source.slice(start, end), start, end });
   const lineEnd = (from: number) => {
     const e = source.indexOf('\n', from);
     return e < 0 ? n : e;

@@ -64,7 +64,10 @@ export interface LeftOutAttempt {
  * skip with `--lenient`). The first answer for a (task, attempt) wins; later
  * ones are duplicates.
  */
-export function parsePredictionLines(lines: Iterable<{ line: number; text: string }>, keys: ReadonlyMap<string, TaskKey>): ParsedPredictions {
+export function parsePredictionLines(
+  lines: Iterable<{ line: number; text: string }>,
+  keys: ReadonlyMap<string, TaskKey>,
+): ParsedPredictions {
   const parser = new PredictionParser(keys);
   for (const { line, text } of lines) parser.add(line, text);
   return parser.result();
@@ -83,7 +86,10 @@ class PredictionParser {
   /** A line too long to hold: a problem, counted like any other line. */
   tooLong(line: number, chars: number, max: number): void {
     this.count++;
-    this.problems.push({ line, message: `a line of ${chars} characters, longer than the ${max} a prediction line may be` });
+    this.problems.push({
+      line,
+      message: `a line of ${chars} characters, longer than the ${max} a prediction line may be`,
+    });
   }
 
   add(line: number, text: string): void {
@@ -103,7 +109,13 @@ class PredictionParser {
     if (this.problems.length > before) {
       const slot = readSlot(value);
       const { id } = value as { id?: unknown };
-      if (slot) this.problemAttempts.push({ ...slot, line, ...(typeof id === 'string' ? { id } : {}), message: this.problems.at(-1)!.message });
+      if (slot)
+        this.problemAttempts.push({
+          ...slot,
+          line,
+          ...(typeof id === 'string' ? { id } : {}),
+          message: this.problems.at(-1)!.message,
+        });
     }
   }
 
@@ -111,14 +123,20 @@ class PredictionParser {
     const deep = findTooDeep(value);
     if (deep) {
       // Before anything recursive (schema checks, hashing, JSON.stringify) overflows on it.
-      this.problems.push({ line, message: `nested ${deep.depth} levels deep at ${quoteShort(deep.path)}, more than the ${MAX_JSON_DEPTH} a prediction may nest` });
+      this.problems.push({
+        line,
+        message: `nested ${deep.depth} levels deep at ${quoteShort(deep.path)}, more than the ${MAX_JSON_DEPTH} a prediction may nest`,
+      });
       return;
     }
     const issues = checkSchema('prediction', value);
     if (issues.length > 0) {
       const misnamed = describeMisnamedFields(value);
       // The misnamed fields' own issues ("unknown property") are said by that message.
-      const others = misnamed ? issues.filter((i) => !misnamed.fields.some((f) => i.message === `has unknown property ${JSON.stringify(f)}`)).length : issues.length - 1;
+      const others = misnamed
+        ? issues.filter((i) => !misnamed.fields.some((f) => i.message === `has unknown property ${JSON.stringify(f)}`))
+            .length
+        : issues.length - 1;
       const label = describeLabelOutsideVocabulary(value);
       // A repair answer's shape message says all the schema's alternatives at once (a string, or a list of lines).
       const shape = label || misnamed ? undefined : describeRepairShape(value);
@@ -131,11 +149,17 @@ class PredictionParser {
     const key = this.keys.get(p.id);
     if (!key) {
       // Quoted short: a hostile id may be megabytes long.
-      this.problems.push({ line, message: `unknown task ${quoteShort(p.id)}: none of the tasks being scored has this id` });
+      this.problems.push({
+        line,
+        message: `unknown task ${quoteShort(p.id)}: none of the tasks being scored has this id`,
+      });
       return;
     }
     if (key.kind !== p.task) {
-      this.problems.push({ line, message: `task "${p.id}" is a ${key.kind} task, but the line says "task": "${p.task}"` });
+      this.problems.push({
+        line,
+        message: `task "${p.id}" is a ${key.kind} task, but the line says "task": "${p.task}"`,
+      });
       return;
     }
     const typo = describeMisspeltLibrary(p);
@@ -147,7 +171,10 @@ class PredictionParser {
     const slot = `${p.id}\u0000${attempt}`;
     const first = this.seen.get(slot);
     if (first !== undefined) {
-      this.problems.push({ line, message: `a second answer for task "${p.id}" attempt ${attempt} (the first is on line ${first}); number the attempts 1, 2, …` });
+      this.problems.push({
+        line,
+        message: `a second answer for task "${p.id}" attempt ${attempt} (the first is on line ${first}); number the attempts 1, 2, …`,
+      });
       return;
     }
     this.seen.set(slot, line);
@@ -155,7 +182,12 @@ class PredictionParser {
   }
 
   result(): ParsedPredictions {
-    return { predictions: this.predictions, problems: this.problems, lines: this.count, problemAttempts: this.problemAttempts };
+    return {
+      predictions: this.predictions,
+      problems: this.problems,
+      lines: this.count,
+      problemAttempts: this.problemAttempts,
+    };
   }
 }
 
@@ -165,7 +197,9 @@ function readSlot(value: unknown): { task: TaskKind; attempt: number } | undefin
   const { task, attempt } = value as { task?: unknown; attempt?: unknown };
   if (typeof task !== 'string' || !(TASK_KINDS as readonly string[]).includes(task)) return undefined;
   if (attempt === undefined) return { task: task as TaskKind, attempt: 1 };
-  return typeof attempt === 'number' && Number.isSafeInteger(attempt) && attempt >= 1 ? { task: task as TaskKind, attempt } : undefined;
+  return typeof attempt === 'number' && Number.isSafeInteger(attempt) && attempt >= 1
+    ? { task: task as TaskKind, attempt }
+    : undefined;
 }
 
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -201,7 +235,9 @@ function describeMisspeltLibrary(p: { task: TaskKind; answer: Answer }): string 
   if (p.task !== 'diagnose') return undefined;
   const given = (p.answer as DiagnoseAnswer).library;
   if (given === undefined || isLibraryName(given) || given.length < 4) return undefined;
-  const meant = VOCABULARIES.library.find((label) => label.length >= 4 && editDistance(given, label.toLowerCase()) <= 2);
+  const meant = VOCABULARIES.library.find(
+    (label) => label.length >= 4 && editDistance(given, label.toLowerCase()) <= 2,
+  );
   return meant
     ? `answer.library is ${quoteShort(given)}, which is not a canonical library (did you mean ${JSON.stringify(meant)}?); a library outside the canonical list is given by its package name`
     : undefined;
@@ -229,8 +265,9 @@ function describeLabelOutsideVocabulary(value: unknown): string | undefined {
     const meant =
       key === ''
         ? undefined
-        : (VOCABULARIES[d].find((label) => squash(label) === key || label.split('/').some((part) => squash(part) === key)) ??
-          (d === 'library' ? meantLibrary(given) : undefined));
+        : (VOCABULARIES[d].find(
+            (label) => squash(label) === key || label.split('/').some((part) => squash(part) === key),
+          ) ?? (d === 'library' ? meantLibrary(given) : undefined));
     const hint = meant ? ` (did you mean ${JSON.stringify(meant)}?)` : '';
     return `answer.${d} is ${quoteShort(given)}, which is not in the ${d} vocabulary${hint}; the task's vocabularies.${d} and its prompt list the labels`;
   }
@@ -250,7 +287,14 @@ const ANSWER_FIELDS: Record<TaskKind, readonly string[]> = {
  */
 function describeMisnamedFields(value: unknown): { message: string; fields: string[] } | undefined {
   const p = value as { task?: unknown; answer?: unknown };
-  if (typeof p?.task !== 'string' || !Object.hasOwn(ANSWER_FIELDS, p.task) || !p.answer || typeof p.answer !== 'object' || Array.isArray(p.answer)) return undefined;
+  if (
+    typeof p?.task !== 'string' ||
+    !Object.hasOwn(ANSWER_FIELDS, p.task) ||
+    !p.answer ||
+    typeof p.answer !== 'object' ||
+    Array.isArray(p.answer)
+  )
+    return undefined;
   const fields = ANSWER_FIELDS[p.task as TaskKind];
   const misnamed = Object.keys(p.answer)
     .filter((k) => !fields.includes(k))
@@ -275,7 +319,8 @@ function describeRepairShape(value: unknown): string | undefined {
   const p = value as { task?: unknown; answer?: unknown };
   if (p?.task !== 'repair' || !p.answer || typeof p.answer !== 'object') return undefined;
   const { notebook, cells } = p.answer as { notebook?: unknown; cells?: unknown };
-  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+  const kind = (v: unknown) =>
+    v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
   if (notebook !== undefined && (typeof notebook !== 'object' || notebook === null || Array.isArray(notebook))) {
     return `answer.notebook is ${kind(notebook)}: give the notebook's JSON object itself (nbformat 4, as read from its .ipynb file), not its path or its text`;
   }
@@ -283,14 +328,21 @@ function describeRepairShape(value: unknown): string | undefined {
     return `answer.cells is ${kind(cells)}: give a list of the code cells' code, e.g. {"cells": ["import pandas as pd", "df = pd.read_csv('data/x.csv')"]}`;
   }
   if (Array.isArray(cells)) {
-    const i = cells.findIndex((c) => typeof c !== 'string' && !(Array.isArray(c) && c.every((l) => typeof l === 'string')));
-    if (i >= 0) return `answer.cells[${i}] is ${kind(cells[i])}: each cell is its code, a string or a list of lines (strings)`;
+    const i = cells.findIndex(
+      (c) => typeof c !== 'string' && !(Array.isArray(c) && c.every((l) => typeof l === 'string')),
+    );
+    if (i >= 0)
+      return `answer.cells[${i}] is ${kind(cells[i])}: each cell is its code, a string or a list of lines (strings)`;
   }
   return undefined;
 }
 
 /** Read a predictions file (JSONL, streamed, each line at most `maxLineChars`) and check it against the tasks' keys. */
-export async function readPredictions(file: string, keys: ReadonlyMap<string, TaskKey>, options: { maxLineChars?: number } = {}): Promise<ParsedPredictions> {
+export async function readPredictions(
+  file: string,
+  keys: ReadonlyMap<string, TaskKey>,
+  options: { maxLineChars?: number } = {},
+): Promise<ParsedPredictions> {
   await assertReadableFile(file);
   const max = options.maxLineChars ?? MAX_LINE_CHARS;
   const parser = new PredictionParser(keys);
@@ -306,14 +358,23 @@ export async function readPredictions(file: string, keys: ReadonlyMap<string, Ta
  * non-blank lines read, to tell a file none of whose ids is known (the tasks were keyed with another seed or
  * come from other instances) from a few bad lines.
  */
-export function predictionProblemsError(file: string, problems: readonly PredictionProblem[], lines?: number): JunoError {
+export function predictionProblemsError(
+  file: string,
+  problems: readonly PredictionProblem[],
+  lines?: number,
+): JunoError {
   const shown = problems.slice(0, 5).map((p) => `line ${p.line}: ${p.message}`);
   const more = problems.length > shown.length ? `\n  … and ${problems.length - shown.length} more` : '';
-  const noneKnown = lines !== undefined && problems.length === lines && problems.every((p) => p.message.startsWith('unknown task '));
-  return new JunoError('E_INPUT_ROW', `${problems.length} prediction line${problems.length > 1 ? 's' : ''} cannot be scored:\n  ${shown.join('\n  ')}${more}`, {
-    location: { file, line: problems[0]!.line },
-    hint: noneKnown
-      ? 'no line names a task being scored: pass the tasks file the tool answered (--tasks <tasks.jsonl>) and the --seed and --instances it was exported with'
-      : 'fix those lines (format: schemas/prediction.schema.json; ids from the tasks file), or pass --lenient to score the rest and count them as missing',
-  });
+  const noneKnown =
+    lines !== undefined && problems.length === lines && problems.every((p) => p.message.startsWith('unknown task '));
+  return new JunoError(
+    'E_INPUT_ROW',
+    `${problems.length} prediction line${problems.length > 1 ? 's' : ''} cannot be scored:\n  ${shown.join('\n  ')}${more}`,
+    {
+      location: { file, line: problems[0]!.line },
+      hint: noneKnown
+        ? 'no line names a task being scored: pass the tasks file the tool answered (--tasks <tasks.jsonl>) and the --seed and --instances it was exported with'
+        : 'fix those lines (format: schemas/prediction.schema.json; ids from the tasks file), or pass --lenient to score the rest and count them as missing',
+    },
+  );
 }

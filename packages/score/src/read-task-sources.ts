@@ -30,7 +30,12 @@ export interface SkippedInstance {
 }
 
 /** Top-level files of an instance folder that a notebook under test must not see (they hold the answers). */
-export const INSTANCE_ANSWER_FILES: ReadonlySet<string> = new Set(['original.ipynb', 'reproduced.ipynb', 'fixed.ipynb', 'instance.json']);
+export const INSTANCE_ANSWER_FILES: ReadonlySet<string> = new Set([
+  'original.ipynb',
+  'reproduced.ipynb',
+  'fixed.ipynb',
+  'instance.json',
+]);
 
 export const isAnswerFile = (rel: string): boolean => INSTANCE_ANSWER_FILES.has(rel);
 
@@ -39,14 +44,24 @@ export const isAnswerFile = (rel: string): boolean => INSTANCE_ANSWER_FILES.has(
  * yet labelled or fixed) are skipped with their reason; anything else that
  * is wrong with an instance is an error naming it.
  */
-export async function readTaskSources(instancesDir: string, ids?: readonly string[]): Promise<{ sources: TaskSource[]; skipped: SkippedInstance[] }> {
+export async function readTaskSources(
+  instancesDir: string,
+  ids?: readonly string[],
+): Promise<{ sources: TaskSource[]; skipped: SkippedInstance[] }> {
   const available = await listInstanceIds(instancesDir);
   const wanted = ids && ids.length > 0 ? ids.map((id) => validateInstanceId(id)) : available;
   const unknown = wanted.filter((id) => !available.includes(id));
   if (unknown.length > 0) {
-    throw new JunoError('E_INPUT_NOT_FOUND', `no instance named ${unknown.map((u) => `"${u}"`).join(', ')} in ${instancesDir}`, {
-      hint: available.length > 0 ? `available: ${available.join(', ')}` : 'the folder holds no instance (a sub-folder with instance.json)',
-    });
+    throw new JunoError(
+      'E_INPUT_NOT_FOUND',
+      `no instance named ${unknown.map((u) => `"${u}"`).join(', ')} in ${instancesDir}`,
+      {
+        hint:
+          available.length > 0
+            ? `available: ${available.join(', ')}`
+            : 'the folder holds no instance (a sub-folder with instance.json)',
+      },
+    );
   }
   const sources: TaskSource[] = [];
   const skipped: SkippedInstance[] = [];
@@ -63,13 +78,25 @@ export async function readTaskSources(instancesDir: string, ids?: readonly strin
     const original = (await exists(originalFile)) ? await readNotebook(originalFile) : undefined;
     const count = listCodeCells(reproduced).length;
     if (instance.crash.cell >= count) {
-      throw new JunoError('E_INSTANCE', `crash.cell is ${instance.crash.cell} but reproduced.ipynb has ${count} code cells (0–${count - 1})`, {
-        location: { file: path.join(dir, 'instance.json'), field: 'crash.cell' },
-        hint: 'crash.cell counts code cells only, from 0',
-      });
+      throw new JunoError(
+        'E_INSTANCE',
+        `crash.cell is ${instance.crash.cell} but reproduced.ipynb has ${count} code cells (0–${count - 1})`,
+        {
+          location: { file: path.join(dir, 'instance.json'), field: 'crash.cell' },
+          hint: 'crash.cell counts code cells only, from 0',
+        },
+      );
     }
     const files = (await readInstanceTree(dir, { ignore: isAnswerFile })).map((f) => f.rel);
-    sources.push({ id, dir, instance: instance as Instance & { labels: Labels }, reproduced, fixed, ...(original ? { original } : {}), files });
+    sources.push({
+      id,
+      dir,
+      instance: instance as Instance & { labels: Labels },
+      reproduced,
+      fixed,
+      ...(original ? { original } : {}),
+      files,
+    });
   }
   return { sources, skipped };
 }

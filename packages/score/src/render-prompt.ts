@@ -80,8 +80,18 @@ export function describeExecution(execution: Pick<RepairExecution, 'order' | 'ce
       'code cells in the order of their execution counts; a code cell without an execution count is not run, so give every code cell one (the cells that never ran, such as those after the crash, have none)';
 }
 
-export function renderRepairPrompt(nb: Notebook, error: TaskError, execution: RepairExecution, files: readonly string[]): string {
-  const listed = files.length === 0 ? 'no other files' : files.length <= 20 ? files.join(', ') : `${files.slice(0, 20).join(', ')} and ${files.length - 20} more`;
+export function renderRepairPrompt(
+  nb: Notebook,
+  error: TaskError,
+  execution: RepairExecution,
+  files: readonly string[],
+): string {
+  const listed =
+    files.length === 0
+      ? 'no other files'
+      : files.length <= 20
+        ? files.join(', ')
+        : `${files.slice(0, 20).join(', ')} and ${files.length - 20} more`;
   return [
     `A Python Jupyter notebook crashed with ${error.ename} in code cell ${error.cell}. Its cells follow (code cells numbered from 0), with the error output of the crashing cell.`,
     '',

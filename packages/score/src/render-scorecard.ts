@@ -15,14 +15,21 @@ export function formatScoreSummary(card: Scorecard): string {
   const out: string[] = [];
   const d = card.detect;
   if (d) {
-    out.push(`detect    ${d.tasks} tasks: crash ${rateText(d.single.crash)} · cell ${rateText(d.single.cell)} · exception ${rateText(d.single.exception)}`);
+    out.push(
+      `detect    ${d.tasks} tasks: crash ${rateText(d.single.crash)} · cell ${rateText(d.single.cell)} · exception ${rateText(d.single.exception)}`,
+    );
     if (d.attempts > 1) {
-      out.push(`          majority of ${d.attempts} attempts: crash ${rateText(d.majority.crash)} · cell ${rateText(d.majority.cell)} · exception ${rateText(d.majority.exception)}`);
+      out.push(
+        `          majority of ${d.attempts} attempts: crash ${rateText(d.majority.crash)} · cell ${rateText(d.majority.cell)} · exception ${rateText(d.majority.exception)}`,
+      );
     }
   }
   const g = card.diagnose;
   if (g) {
-    const dims = LABEL_DIMENSIONS.map((k) => `${DIMENSION_NAMES[k]} ${pct(g.dimensions[k].single.accuracy.value)} (F1 ${g.dimensions[k].single.macroF1.toFixed(2)})`);
+    const dims = LABEL_DIMENSIONS.map(
+      (k) =>
+        `${DIMENSION_NAMES[k]} ${pct(g.dimensions[k].single.accuracy.value)} (F1 ${g.dimensions[k].single.macroF1.toFixed(2)})`,
+    );
     out.push(`diagnose  ${g.tasks} tasks: ${dims.join(' · ')}`);
     if (g.attempts > 1) {
       const maj = LABEL_DIMENSIONS.map((k) => `${DIMENSION_NAMES[k]} ${pct(g.dimensions[k].majority.accuracy.value)}`);
@@ -40,13 +47,23 @@ export function formatScoreSummary(card: Scorecard): string {
     if (unresolved.length > 0) out.push(`          unresolved attempts: ${unresolved.join(', ')}`);
   }
   const p = card.predictions;
-  out.push(`predictions: ${p.lines} lines, ${p.scored} scored${p.problems.length > 0 ? `, ${p.problems.length} left out` : ''}`);
+  out.push(
+    `predictions: ${p.lines} lines, ${p.scored} scored${p.problems.length > 0 ? `, ${p.problems.length} left out` : ''}`,
+  );
   return out.join('\n');
 }
 
 // Outcomes only a run gives; the others are decided before (static check) or without (no answer) one.
-const RUN_OUTCOMES: ReadonlySet<RepairOutcome> = new Set<RepairOutcome>(['resolved', 'crashed', 'timeout', 'kernel-died', 'failed', 'not-executed']);
-const countExecutedRepairs = (card: Scorecard) => (card.repair?.results ?? []).filter((r) => RUN_OUTCOMES.has(r.outcome)).length;
+const RUN_OUTCOMES: ReadonlySet<RepairOutcome> = new Set<RepairOutcome>([
+  'resolved',
+  'crashed',
+  'timeout',
+  'kernel-died',
+  'failed',
+  'not-executed',
+]);
+const countExecutedRepairs = (card: Scorecard) =>
+  (card.repair?.results ?? []).filter((r) => RUN_OUTCOMES.has(r.outcome)).length;
 
 /** The scorecard as Markdown, with the charts written beside it. */
 export function renderScorecardMarkdown(card: Scorecard, charts: readonly string[]): string {
@@ -60,7 +77,11 @@ export function renderScorecardMarkdown(card: Scorecard, charts: readonly string
   ];
   // With several attempts the two scores treat a missing attempt differently; say so where the figures are read.
   if (Math.max(card.detect?.attempts ?? 1, card.diagnose?.attempts ?? 1) > 1) {
-    out.splice(-1, 0, 'In the majority vote a missing attempt abstains: the answers given decide, and a task with no answer in any attempt is wrong.');
+    out.splice(
+      -1,
+      0,
+      'In the majority vote a missing attempt abstains: the answers given decide, and a task with no answer in any attempt is wrong.',
+    );
   }
   if (card.runtime) {
     const where = `the **${card.runtime.kind}** runtime (${card.runtime.sandboxed ? 'sandboxed' : 'not sandboxed'})`;
@@ -108,10 +129,14 @@ export function renderScorecardMarkdown(card: Scorecard, charts: readonly string
       '',
       `| library | tasks | ${LABEL_DIMENSIONS.map((k) => DIMENSION_NAMES[k]).join(' | ')} |`,
       `|---|---|${LABEL_DIMENSIONS.map(() => '---').join('|')}|`,
-      ...g.perLibrary.map((row) => `| ${cell(row.library)} | ${row.tasks} | ${LABEL_DIMENSIONS.map((k) => rateText(row.accuracy[k])).join(' | ')} |`),
+      ...g.perLibrary.map(
+        (row) =>
+          `| ${cell(row.library)} | ${row.tasks} | ${LABEL_DIMENSIONS.map((k) => rateText(row.accuracy[k])).join(' | ')} |`,
+      ),
       '',
     );
-    for (const k of LABEL_DIMENSIONS) if (charts.includes(`diagnose-${k}.svg`)) out.push(`![${DIMENSION_NAMES[k]}](diagnose-${k}.svg)`, '');
+    for (const k of LABEL_DIMENSIONS)
+      if (charts.includes(`diagnose-${k}.svg`)) out.push(`![${DIMENSION_NAMES[k]}](diagnose-${k}.svg)`, '');
   }
   const r = card.repair;
   if (r) {
@@ -131,12 +156,23 @@ export function renderScorecardMarkdown(card: Scorecard, charts: readonly string
       '',
     );
     if (r.excluded.length > 0) {
-      out.push('Excluded (never counted as resolved; not in the shares):', '', ...r.excluded.map((e) => `- ${e.instance} (${e.task}): ${e.reason}`), '');
+      out.push(
+        'Excluded (never counted as resolved; not in the shares):',
+        '',
+        ...r.excluded.map((e) => `- ${e.instance} (${e.task}): ${e.reason}`),
+        '',
+      );
     }
     const bad = r.results.filter((x) => !x.resolved);
     if (bad.length > 0) {
-      out.push('### Unresolved attempts', '', '| instance | task | attempt | outcome | reason |', '|---|---|---|---|---|');
-      for (const x of bad) out.push(`| ${cell(x.instance)} | ${x.task} | ${x.attempt} | ${x.outcome} | ${cell(x.reason ?? '')} |`);
+      out.push(
+        '### Unresolved attempts',
+        '',
+        '| instance | task | attempt | outcome | reason |',
+        '|---|---|---|---|---|',
+      );
+      for (const x of bad)
+        out.push(`| ${cell(x.instance)} | ${x.task} | ${x.attempt} | ${x.outcome} | ${cell(x.reason ?? '')} |`);
       out.push('');
     }
     if (charts.includes('repair.svg')) out.push('![repair](repair.svg)', '');
@@ -157,7 +193,8 @@ export interface Bar {
   decimal?: boolean;
 }
 
-const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A horizontal bar chart of shares in [0, 1], as a self-contained SVG (no scripts, no fonts to fetch). */
 export function renderBarChart(title: string, bars: readonly Bar[]): string {
@@ -240,7 +277,13 @@ export function renderScorecardCharts(card: Scorecard): Map<string, string> {
       { label: 'resolved', value: r.resolved.value, note: count(r.resolved) },
       ...r.passAtK.map((p) => ({ label: `pass@${p.k}`, value: p.value })),
     ];
-    charts.set('repair.svg', renderBarChart(`Repair: ${r.scorable} scorable tasks, ${r.attempts} attempt${r.attempts > 1 ? 's' : ''} each`, bars));
+    charts.set(
+      'repair.svg',
+      renderBarChart(
+        `Repair: ${r.scorable} scorable tasks, ${r.attempts} attempt${r.attempts > 1 ? 's' : ''} each`,
+        bars,
+      ),
+    );
   }
   return charts;
 }

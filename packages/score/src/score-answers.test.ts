@@ -16,10 +16,21 @@ const det = (id: string, crashes: boolean, target: number, exception?: string): 
   target,
 });
 let line = 0;
-const pred = (task: ParsedPrediction['task'], id: string, attempt: number, answer: Answer): ParsedPrediction => ({ line: ++line, task, id, attempt, answer });
+const pred = (task: ParsedPrediction['task'], id: string, attempt: number, answer: Answer): ParsedPrediction => ({
+  line: ++line,
+  task,
+  id,
+  attempt,
+  answer,
+});
 
 describe('scoreDetect', () => {
-  const keys = [det('t1', true, 3, 'KeyError'), det('t2', false, 2), det('t3', true, 1, 'NameError'), det('t4', false, 4)];
+  const keys = [
+    det('t1', true, 3, 'KeyError'),
+    det('t2', false, 2),
+    det('t3', true, 1, 'NameError'),
+    det('t4', false, 4),
+  ];
   const predictions = [
     pred('detect', 't1', 1, { crashes: true, exception: 'KeyError' }),
     pred('detect', 't2', 1, { crashes: true }),
@@ -49,7 +60,11 @@ describe('scoreDetect', () => {
     expect(s.majority.cell).toEqual({ correct: 4, total: 4, value: 1 });
     expect(s.majority.exception).toEqual({ correct: 2, total: 2, value: 1 });
     expect(s.confusion).toEqual({ truePositive: 2, falsePositive: 0, trueNegative: 2, falseNegative: 0, missing: 0 });
-    expect(s.results.find((r) => r.task === 't1')!.predicted).toEqual({ crashes: true, cell: 3, exception: 'KeyError' });
+    expect(s.results.find((r) => r.task === 't1')!.predicted).toEqual({
+      crashes: true,
+      cell: 3,
+      exception: 'KeyError',
+    });
   });
 
   it('scores an exception answered as Python prints it (class: message) by its class', () => {
@@ -58,7 +73,10 @@ describe('scoreDetect', () => {
     const k = [det('k1', true, 2, 'KeyError'), det('k2', true, 2, 'ParserError'), det('k3', true, 2, 'KeyError')];
     const v = scoreDetect(k, [
       pred('detect', 'k1', 1, { crashes: true, exception: "KeyError: 'a.b'" }),
-      pred('detect', 'k2', 1, { crashes: true, exception: 'pandas.errors.ParserError: Error tokenizing data. C error: Expected 3 fields' }),
+      pred('detect', 'k2', 1, {
+        crashes: true,
+        exception: 'pandas.errors.ParserError: Error tokenizing data. C error: Expected 3 fields',
+      }),
       pred('detect', 'k3', 1, { crashes: true, exception: "raises KeyError: 'x'" }),
     ]);
     expect(v.results.map((r) => r.predicted.exception)).toEqual(['KeyError', 'ParserError', "raises KeyError: 'x'"]);
@@ -68,7 +86,12 @@ describe('scoreDetect', () => {
   it('counts the attempts of lines left out (--lenient) as missing answers, not as fewer attempts', () => {
     // Every attempt-3 line was invalid and left out: scored as 2 attempts, "3 attempts, the third missing" read 4/4.
     const k = [det('m1', true, 2, 'KeyError'), det('m2', false, 2)];
-    const p = [pred('detect', 'm1', 1, { crashes: true }), pred('detect', 'm2', 1, { crashes: false }), pred('detect', 'm1', 2, { crashes: true }), pred('detect', 'm2', 2, { crashes: false })];
+    const p = [
+      pred('detect', 'm1', 1, { crashes: true }),
+      pred('detect', 'm2', 1, { crashes: false }),
+      pred('detect', 'm1', 2, { crashes: true }),
+      pred('detect', 'm2', 2, { crashes: false }),
+    ];
     const v = scoreDetect(k, p, [3, 3]);
     expect(v.attempts).toBe(3);
     expect(v.single.crash).toEqual({ correct: 4, total: 6, value: 4 / 6 });
@@ -79,7 +102,10 @@ describe('scoreDetect', () => {
   it('a null exception names none', () => {
     const v = scoreDetect(
       [det('n1', false, 2), det('n2', true, 2, 'KeyError')],
-      [pred('detect', 'n1', 1, { crashes: false, cell: null, exception: null }), pred('detect', 'n2', 1, { crashes: true, exception: null })],
+      [
+        pred('detect', 'n1', 1, { crashes: false, cell: null, exception: null }),
+        pred('detect', 'n2', 1, { crashes: true, exception: null }),
+      ],
     );
     expect(v.results.map((r) => r.predicted)).toEqual([
       { crashes: false, cell: null, exception: null },
@@ -94,7 +120,10 @@ describe('scoreDetect', () => {
       [1, 2],
       [2, 1],
     ]) {
-      const v = scoreDetect(k, [pred('detect', 'v1', order[0]!, { crashes: true, exception: 'KeyError' }), pred('detect', 'v2', order[1]!, { crashes: false })]);
+      const v = scoreDetect(k, [
+        pred('detect', 'v1', order[0]!, { crashes: true, exception: 'KeyError' }),
+        pred('detect', 'v2', order[1]!, { crashes: false }),
+      ]);
       expect(v.attempts).toBe(2);
       expect(v.majority.crash).toEqual({ correct: 1, total: 1, value: 1 });
       expect(v.results[0]!.predicted).toEqual({ crashes: true, cell: 2, exception: 'KeyError' });
@@ -119,9 +148,20 @@ describe('scoreDetect', () => {
     ];
     const v = scoreDetect(k, five);
     expect(v.results[0]!.predicted).toEqual({ crashes: true, cell: 3, exception: 'KeyError' });
-    expect(v.majority).toEqual({ crash: { correct: 1, total: 1, value: 1 }, cell: { correct: 1, total: 1, value: 1 }, exception: { correct: 1, total: 1, value: 1 } });
+    expect(v.majority).toEqual({
+      crash: { correct: 1, total: 1, value: 1 },
+      cell: { correct: 1, total: 1, value: 1 },
+      exception: { correct: 1, total: 1, value: 1 },
+    });
     // A "no crash" majority answers no cell and no exception, whatever a minority said.
-    const no = scoreDetect([det('t2', false, 2)], [pred('detect', 't2', 1, { crashes: false, cell: 1 }), pred('detect', 't2', 2, { crashes: false }), pred('detect', 't2', 3, { crashes: true, exception: 'KeyError' })]);
+    const no = scoreDetect(
+      [det('t2', false, 2)],
+      [
+        pred('detect', 't2', 1, { crashes: false, cell: 1 }),
+        pred('detect', 't2', 2, { crashes: false }),
+        pred('detect', 't2', 3, { crashes: true, exception: 'KeyError' }),
+      ],
+    );
     expect(no.results[0]!.predicted).toEqual({ crashes: false, cell: null, exception: null });
     expect(no.majority.cell.correct).toBe(1);
   });
@@ -135,7 +175,13 @@ describe('scoreDetect', () => {
   });
 });
 
-const diag = (id: string, library: string, crashType: string, rootCause: string, pipelineStage: string): DiagnoseKey => ({
+const diag = (
+  id: string,
+  library: string,
+  crashType: string,
+  rootCause: string,
+  pipelineStage: string,
+): DiagnoseKey => ({
   kind: 'diagnose',
   id,
   instance: `i-${id}`,
@@ -149,11 +195,21 @@ describe('scoreDiagnose', () => {
     diag('g3', 'None', 'variable not found', 'NB specific', 'training'),
   ];
   const predictions = [
-    pred('diagnose', 'g1', 1, { library: 'pandas', crashType: 'key error', rootCause: 'API misuse', pipelineStage: 'training' }),
+    pred('diagnose', 'g1', 1, {
+      library: 'pandas',
+      crashType: 'key error',
+      rootCause: 'API misuse',
+      pipelineStage: 'training',
+    }),
     pred('diagnose', 'g2', 1, { library: 'numpy', crashType: 'value error' }),
     pred('diagnose', 'g1', 2, { library: 'pandas' }),
     pred('diagnose', 'g2', 2, { library: 'sklearn', rootCause: 'data confusion', pipelineStage: 'training' }),
-    pred('diagnose', 'g3', 2, { library: 'None', crashType: 'variable not found', rootCause: 'NB specific', pipelineStage: 'training' }),
+    pred('diagnose', 'g3', 2, {
+      library: 'None',
+      crashType: 'variable not found',
+      rootCause: 'NB specific',
+      pipelineStage: 'training',
+    }),
   ];
   const s = scoreDiagnose(keys, predictions);
 

@@ -28,7 +28,11 @@ export function planAttempts(predictions: readonly ParsedPrediction[], leftOut: 
 }
 
 /** answers[t][a]: the answer of attempt attempts[a] to task keys[t], undefined when missing. */
-function tabulate<A>(ids: readonly string[], attempts: readonly number[], predictions: readonly ParsedPrediction[]): (A | undefined)[][] {
+function tabulate<A>(
+  ids: readonly string[],
+  attempts: readonly number[],
+  predictions: readonly ParsedPrediction[],
+): (A | undefined)[][] {
   const by = new Map<string, A>();
   for (const p of predictions) by.set(`${p.id}\u0000${p.attempt}`, p.answer as A);
   return ids.map((id) => attempts.map((a) => by.get(`${id}\u0000${a}`)));
@@ -67,27 +71,49 @@ function detectMetrics(keys: readonly DetectKey[], views: readonly DetectView[])
     if (j.cell) cell++;
     if (j.exception) exception++;
   });
-  return { crash: rate(crash, keys.length), cell: rate(cell, keys.length), exception: rate(exception, keys.filter((k) => k.crashes).length) };
+  return {
+    crash: rate(crash, keys.length),
+    cell: rate(cell, keys.length),
+    exception: rate(exception, keys.filter((k) => k.crashes).length),
+  };
 }
 
 /** Detect: accuracy of crash / no crash, of the cell and of the exception class, singly (pooled over attempts) and by majority vote. */
-export function scoreDetect(keys: readonly DetectKey[], predictions: readonly ParsedPrediction[], leftOut: readonly number[] = []): DetectScore {
+export function scoreDetect(
+  keys: readonly DetectKey[],
+  predictions: readonly ParsedPrediction[],
+  leftOut: readonly number[] = [],
+): DetectScore {
   const attempts = planAttempts(predictions, leftOut);
   const answers = tabulate<DetectAnswer>(
     keys.map((k) => k.id),
     attempts,
     predictions,
   );
-  const perAttempt = attempts.map((_, a) => detectMetrics(keys, keys.map((k, t) => viewDetect(k, answers[t]![a]))));
+  const perAttempt = attempts.map((_, a) =>
+    detectMetrics(
+      keys,
+      keys.map((k, t) => viewDetect(k, answers[t]![a])),
+    ),
+  );
   const voted = keys.map((k, t) => {
     const views = answers[t]!.map((a) => viewDetect(k, a));
     // A missing attempt abstains: it is no answer, not an answer "no answer" that could win a tie by attempt order.
     const crashes = majorityVote(views.flatMap((v) => (v.crashes === undefined ? [] : [v.crashes])));
-    if (crashes !== true) return { crashes, cell: crashes === false ? null : undefined, exception: crashes === false ? null : undefined } satisfies DetectView;
+    if (crashes !== true)
+      return {
+        crashes,
+        cell: crashes === false ? null : undefined,
+        exception: crashes === false ? null : undefined,
+      } satisfies DetectView;
     // The cell and the exception of a "crashes" majority are voted among the attempts that say it crashes: voted over
     // every attempt, the no-crash attempts' null could win (a crash with no exception), by attempt order alone.
     const crashing = views.filter((v) => v.crashes === true);
-    return { crashes, cell: majorityVote(crashing.map((v) => v.cell)), exception: majorityVote(crashing.map((v) => v.exception)) } satisfies DetectView;
+    return {
+      crashes,
+      cell: majorityVote(crashing.map((v) => v.cell)),
+      exception: majorityVote(crashing.map((v) => v.exception)),
+    } satisfies DetectView;
   });
   const confusion = { truePositive: 0, falsePositive: 0, trueNegative: 0, falseNegative: 0, missing: 0 };
   for (const [t, k] of keys.entries()) {
@@ -124,7 +150,11 @@ export function scoreDetect(keys: readonly DetectKey[], predictions: readonly Pa
 }
 
 /** Diagnose: accuracy and macro-F1 per dimension, singly and by majority vote, and a table per library. */
-export function scoreDiagnose(keys: readonly DiagnoseKey[], predictions: readonly ParsedPrediction[], leftOut: readonly number[] = []): DiagnoseScore {
+export function scoreDiagnose(
+  keys: readonly DiagnoseKey[],
+  predictions: readonly ParsedPrediction[],
+  leftOut: readonly number[] = [],
+): DiagnoseScore {
   const attempts = planAttempts(predictions, leftOut);
   const answers = tabulate<DiagnoseAnswer>(
     keys.map((k) => k.id),
@@ -133,7 +163,10 @@ export function scoreDiagnose(keys: readonly DiagnoseKey[], predictions: readonl
   );
   const voted: Record<LabelDimension, (string | undefined)[]> = Object.fromEntries(
     // Missing attempts, and answers that leave the dimension out, abstain (wrong in the single scores, no vote here).
-    LABEL_DIMENSIONS.map((d) => [d, keys.map((_, t) => majorityVote(answers[t]!.flatMap((a) => (a?.[d] === undefined ? [] : [a[d]]))))]),
+    LABEL_DIMENSIONS.map((d) => [
+      d,
+      keys.map((_, t) => majorityVote(answers[t]!.flatMap((a) => (a?.[d] === undefined ? [] : [a[d]])))),
+    ]),
   ) as Record<LabelDimension, (string | undefined)[]>;
   const dimensions = Object.fromEntries(
     LABEL_DIMENSIONS.map((d) => {
@@ -144,7 +177,10 @@ export function scoreDiagnose(keys: readonly DiagnoseKey[], predictions: readonl
       });
       const majority = scoreClasses(truth, voted[d]);
       const score: DimensionScore = {
-        single: { accuracy: pooledRate(single.map((s) => s.accuracy)), macroF1: single.reduce((s, x) => s + x.macroF1, 0) / single.length },
+        single: {
+          accuracy: pooledRate(single.map((s) => s.accuracy)),
+          macroF1: single.reduce((s, x) => s + x.macroF1, 0) / single.length,
+        },
         majority: { accuracy: accuracyOf(truth, voted[d]), macroF1: majority.macroF1 },
         classes: majority.classes,
       };
@@ -155,7 +191,13 @@ export function scoreDiagnose(keys: readonly DiagnoseKey[], predictions: readonl
   const perLibrary = libraries.map((library) => {
     const idx = keys.flatMap((k, t) => (k.labels.library === library ? [t] : []));
     const accuracy = Object.fromEntries(
-      LABEL_DIMENSIONS.map((d) => [d, accuracyOf(idx.map((t) => keys[t]!.labels[d] as string), idx.map((t) => voted[d][t]))]),
+      LABEL_DIMENSIONS.map((d) => [
+        d,
+        accuracyOf(
+          idx.map((t) => keys[t]!.labels[d] as string),
+          idx.map((t) => voted[d][t]),
+        ),
+      ]),
     ) as Record<LabelDimension, Rate>;
     return { library, tasks: idx.length, accuracy };
   });
@@ -167,8 +209,14 @@ export function scoreDiagnose(keys: readonly DiagnoseKey[], predictions: readonl
     results: keys.map((k, t) => ({
       task: k.id,
       instance: k.instance,
-      truth: Object.fromEntries(LABEL_DIMENSIONS.map((d) => [d, k.labels[d] as string])) as Record<LabelDimension, string>,
-      predicted: Object.fromEntries(LABEL_DIMENSIONS.map((d) => [d, voted[d][t] ?? null])) as Record<LabelDimension, string | null>,
+      truth: Object.fromEntries(LABEL_DIMENSIONS.map((d) => [d, k.labels[d] as string])) as Record<
+        LabelDimension,
+        string
+      >,
+      predicted: Object.fromEntries(LABEL_DIMENSIONS.map((d) => [d, voted[d][t] ?? null])) as Record<
+        LabelDimension,
+        string | null
+      >,
     })),
   };
 }
@@ -192,7 +240,11 @@ export function scoreRepair(
   for (const k of scorable) {
     let c = 0;
     for (const a of attempts) {
-      const v = verdicts.get(repairSlot(k.id, a)) ?? { resolved: false, outcome: 'no-prediction' as const, reason: 'no prediction for this task' };
+      const v = verdicts.get(repairSlot(k.id, a)) ?? {
+        resolved: false,
+        outcome: 'no-prediction' as const,
+        reason: 'no prediction for this task',
+      };
       if (v.resolved) c++;
       outcomes[v.outcome] = (outcomes[v.outcome] ?? 0) + 1;
       results.push({ task: k.id, instance: k.instance, attempt: a, ...v });
@@ -206,7 +258,9 @@ export function scoreRepair(
   return {
     tasks: keys.length,
     scorable: scorable.length,
-    excluded: keys.filter((k) => excluded.has(k.id)).map((k) => ({ task: k.id, instance: k.instance, reason: excluded.get(k.id)! })),
+    excluded: keys
+      .filter((k) => excluded.has(k.id))
+      .map((k) => ({ task: k.id, instance: k.instance, reason: excluded.get(k.id)! })),
     attempts: n,
     resolved: rate(
       passed.reduce((s, c) => s + c, 0),

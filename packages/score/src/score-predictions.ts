@@ -13,8 +13,22 @@ import type { Notebook } from '@junobench/notebook';
 import type { Runtime } from '@junobench/runtime';
 import { checkRepair, judgeRepair, type RepairVerdict } from './check-repair.js';
 import { executeRepairs, listRequiredModules, planRepairExclusions, type RepairRun } from './execute-repairs.js';
-import { DEFAULT_TASK_SEED, TASK_KINDS, planTasks, type DetectKey, type DiagnoseKey, type PlannedTasks, type RepairKey, type TaskKey } from './plan-tasks.js';
-import { predictionProblemsError, readPredictions, type ParsedPredictions, type PredictionProblem } from './read-predictions.js';
+import {
+  DEFAULT_TASK_SEED,
+  TASK_KINDS,
+  planTasks,
+  type DetectKey,
+  type DiagnoseKey,
+  type PlannedTasks,
+  type RepairKey,
+  type TaskKey,
+} from './plan-tasks.js';
+import {
+  predictionProblemsError,
+  readPredictions,
+  type ParsedPredictions,
+  type PredictionProblem,
+} from './read-predictions.js';
 import { readTaskSources } from './read-task-sources.js';
 import { planAttempts, repairSlot, scoreDetect, scoreDiagnose, scoreRepair } from './score-answers.js';
 
@@ -61,18 +75,26 @@ export async function scorePredictions(
   repair: ScoreRepairOptions,
   onProgress?: ProgressListener,
 ): Promise<ScoreResult> {
-  const keysOf = <K extends TaskKey>(kind: K['kind']) => set.ids.map((id) => set.keys.get(id)!).filter((k): k is K => k.kind === kind);
+  const keysOf = <K extends TaskKey>(kind: K['kind']) =>
+    set.ids.map((id) => set.keys.get(id)!).filter((k): k is K => k.kind === kind);
   const byKind = (kind: TaskKind) => parsed.predictions.filter((p) => p.task === kind);
-  const leftOut = (kind: TaskKind) => (parsed.problemAttempts ?? []).filter((p) => p.task === kind).map((p) => p.attempt);
+  const leftOut = (kind: TaskKind) =>
+    (parsed.problemAttempts ?? []).filter((p) => p.task === kind).map((p) => p.attempt);
   const detectKeys = keysOf<DetectKey>('detect');
   const diagnoseKeys = keysOf<DiagnoseKey>('diagnose');
   const repairKeys = keysOf<RepairKey>('repair');
   const scorecard: Scorecard = {
-    tasks: { detect: detectKeys.length, diagnose: diagnoseKeys.length, repair: repairKeys.length, instances: set.instances },
+    tasks: {
+      detect: detectKeys.length,
+      diagnose: diagnoseKeys.length,
+      repair: repairKeys.length,
+      instances: set.instances,
+    },
     predictions: { lines: parsed.lines, scored: parsed.predictions.length, problems: parsed.problems },
   };
   if (detectKeys.length > 0) scorecard.detect = scoreDetect(detectKeys, byKind('detect'), leftOut('detect'));
-  if (diagnoseKeys.length > 0) scorecard.diagnose = scoreDiagnose(diagnoseKeys, byKind('diagnose'), leftOut('diagnose'));
+  if (diagnoseKeys.length > 0)
+    scorecard.diagnose = scoreDiagnose(diagnoseKeys, byKind('diagnose'), leftOut('diagnose'));
   let repairMs = 0;
   let repairRuns = 0;
   if (repairKeys.length > 0) {
@@ -100,8 +122,19 @@ export async function scorePredictions(
       const answered = new Set(predictions.map((p) => repairSlot(p.id, p.attempt)));
       for (const left of parsed.problemAttempts ?? []) {
         const slot = left.id === undefined ? undefined : repairSlot(left.id, left.attempt);
-        if (left.task !== 'repair' || slot === undefined || !set.keys.has(left.id!) || answered.has(slot) || verdicts.has(slot)) continue;
-        verdicts.set(slot, { resolved: false, outcome: 'no-prediction', reason: `the answer on line ${left.line} was left out (--lenient): ${left.message}` });
+        if (
+          left.task !== 'repair' ||
+          slot === undefined ||
+          !set.keys.has(left.id!) ||
+          answered.has(slot) ||
+          verdicts.has(slot)
+        )
+          continue;
+        verdicts.set(slot, {
+          resolved: false,
+          outcome: 'no-prediction',
+          reason: `the answer on line ${left.line} was left out (--lenient): ${left.message}`,
+        });
       }
       if (runs.length > 0) repair.onExecute?.(runtime, runs.length);
       const started = Date.now();
@@ -116,7 +149,8 @@ export async function scorePredictions(
       });
       repairMs = runs.length > 0 ? Date.now() - started : 0;
       repairRuns = runs.length;
-      for (const r of runs) verdicts.set(r.slot, judgeRepair(checks.get(r.slot)!, r.key.crashCell, results.get(r.slot)));
+      for (const r of runs)
+        verdicts.set(r.slot, judgeRepair(checks.get(r.slot)!, r.key.crashCell, results.get(r.slot)));
       scorecard.repair = scoreRepair(repairKeys, attempts, verdicts, excluded);
     } finally {
       await runtime.close();
@@ -172,10 +206,17 @@ export async function runScore(options: RunScoreOptions): Promise<ScoreResult> {
   const planned = planTasks(sources, { seed: options.seed ?? DEFAULT_TASK_SEED });
   const set = options.tasks ? await readTaskSet(options.tasks, planned, options) : undefined;
   const parsed = await readPredictions(options.predictions, set ? set.keys : planned.keys);
-  if (parsed.problems.length > 0 && !options.lenient) throw predictionProblemsError(options.predictions, parsed.problems, parsed.lines);
+  if (parsed.problems.length > 0 && !options.lenient)
+    throw predictionProblemsError(options.predictions, parsed.problems, parsed.lines);
   if (parsed.problems.length > 0) options.onLeftOut?.(parsed.problems);
   const used = new Set(parsed.predictions.map((p) => p.task));
-  const effective = set ?? allTasksOf(planned, TASK_KINDS.filter((k) => used.has(k)), sources.length);
+  const effective =
+    set ??
+    allTasksOf(
+      planned,
+      TASK_KINDS.filter((k) => used.has(k)),
+      sources.length,
+    );
   return scorePredictions(effective, parsed, options.repair, options.onProgress);
 }
 
@@ -189,7 +230,11 @@ function allTasksOf(planned: PlannedTasks, kinds: readonly TaskKind[], instances
  * instances now: each line must be one of them, byte for byte in content,
  * or the answers could not be known.
  */
-export async function readTaskSet(file: string, planned: PlannedTasks, options: { instancesDir: string; seed?: string }): Promise<TaskSet> {
+export async function readTaskSet(
+  file: string,
+  planned: PlannedTasks,
+  options: { instancesDir: string; seed?: string },
+): Promise<TaskSet> {
   const byId = new Map(planned.tasks.map((t) => [t.id, t]));
   const ids: string[] = [];
   const keys = new Map<string, TaskKey>();
@@ -200,29 +245,44 @@ export async function readTaskSet(file: string, planned: PlannedTasks, options: 
       // Ids are keyed by the seed: a tasks file exported with --seed reads as unknown tasks without it. Re-exporting
       // over the file would replace the tasks a tool has answered, so that is the last resort, to another file.
       const seed = options.seed ?? DEFAULT_TASK_SEED;
-      throw new JunoError('E_INPUT_ROW', `task ${quoteShort(value.id)} is not a task of the instances in ${options.instancesDir} with the seed ${JSON.stringify(seed)}`, {
-        location: { file, line },
-        hint:
-          `if the tasks were exported with another --seed, pass that same --seed here${options.seed === undefined ? ` (the default is ${DEFAULT_TASK_SEED})` : ''}; ` +
-          `if they come from other instances, pass --instances <their folder>; else export them again (junobench tasks export --instances ${options.instancesDir} -o new-tasks.jsonl) and run the tool on those`,
-      });
+      throw new JunoError(
+        'E_INPUT_ROW',
+        `task ${quoteShort(value.id)} is not a task of the instances in ${options.instancesDir} with the seed ${JSON.stringify(seed)}`,
+        {
+          location: { file, line },
+          hint:
+            `if the tasks were exported with another --seed, pass that same --seed here${options.seed === undefined ? ` (the default is ${DEFAULT_TASK_SEED})` : ''}; ` +
+            `if they come from other instances, pass --instances <their folder>; else export them again (junobench tasks export --instances ${options.instancesDir} -o new-tasks.jsonl) and run the tool on those`,
+        },
+      );
     }
     // The prompt is the task's content rendered as text for language models: a junobench version that words it
     // better must not make a tasks file already answered unscorable. Everything the tool was given besides it must match.
     if (stableStringify({ ...now, prompt: '' }) !== stableStringify({ ...value, prompt: '' })) {
-      throw new JunoError('E_INPUT_ROW', `task "${value.id}" differs from the same task exported from ${options.instancesDir} now (the instances changed since the export)`, {
-        location: { file, line },
-        hint: `re-export the tasks to a new file (junobench tasks export --instances ${options.instancesDir} -o new-tasks.jsonl) and run the tool on those`,
-      });
+      throw new JunoError(
+        'E_INPUT_ROW',
+        `task "${value.id}" differs from the same task exported from ${options.instancesDir} now (the instances changed since the export)`,
+        {
+          location: { file, line },
+          hint: `re-export the tasks to a new file (junobench tasks export --instances ${options.instancesDir} -o new-tasks.jsonl) and run the tool on those`,
+        },
+      );
     }
     if (keys.has(value.id)) {
-      throw new JunoError('E_INPUT_ROW', `task "${value.id}" appears twice`, { location: { file, line }, hint: 'each task once per tasks file' });
+      throw new JunoError('E_INPUT_ROW', `task "${value.id}" appears twice`, {
+        location: { file, line },
+        hint: 'each task once per tasks file',
+      });
     }
     ids.push(value.id);
     const key = planned.keys.get(value.id)!;
     keys.set(value.id, key);
     instances.add(key.instance);
   }
-  if (ids.length === 0) throw new JunoError('E_INPUT_EMPTY', 'the tasks file holds no task', { location: { file }, hint: 'junobench tasks export -o tasks.jsonl' });
+  if (ids.length === 0)
+    throw new JunoError('E_INPUT_EMPTY', 'the tasks file holds no task', {
+      location: { file },
+      hint: 'junobench tasks export -o tasks.jsonl',
+    });
   return { ids, keys, instances: instances.size };
 }

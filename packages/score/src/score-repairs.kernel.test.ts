@@ -35,7 +35,9 @@ async function scoreRepairs(instancesDir: string, answers: (key: RepairKey) => u
   const planned = planTasks(sources, { kinds: ['repair'] });
   const set: TaskSet = { ids: planned.tasks.map((t) => t.id), keys: planned.keys, instances: sources.length };
   const lines = set.ids.flatMap((id) =>
-    answers(planned.keys.get(id) as RepairKey).map((answer, i) => JSON.stringify({ task: 'repair', id, attempt: i + 1, answer })),
+    answers(planned.keys.get(id) as RepairKey).map((answer, i) =>
+      JSON.stringify({ task: 'repair', id, attempt: i + 1, answer }),
+    ),
   );
   const parsed = parsePredictionLines(
     lines.map((text, i) => ({ line: i + 1, text })),
@@ -52,19 +54,71 @@ describe('repairs in real kernels: each kind of repair scored as documented', ()
   let score: RepairScore;
   const base = ["d = {'cost': 3}", 'n = 2'];
   const crashCell = "total = d['price'] * n";
-  const repairs: [name: string, cells: TestCell[] | { cells: string[] }, outcome: string, detail?: (r: RepairAttemptResult) => void][] = [
+  const repairs: [
+    name: string,
+    cells: TestCell[] | { cells: string[] },
+    outcome: string,
+    detail?: (r: RepairAttemptResult) => void,
+  ][] = [
     ['the fixed notebook', [...base, "total = d['cost'] * n", 'print(total)'], 'resolved'],
-    ['the reproduced notebook', [...base, crashCell, 'print(total)'], 'crashed', (r) => expect(r.error).toMatchObject({ cell: 2, ename: 'KeyError' })],
-    ['the crash cell deleted', [...base, 'print(total)'], 'cells-missing', (r) => expect(r.missing).toEqual([{ cell: 2, how: 'deleted' }])],
-    ['the crash cell emptied', [...base, '', 'print(total)'], 'cells-missing', (r) => expect(r.missing).toEqual([{ cell: 2, how: 'emptied' }])],
-    ['the crash cell commented out', [...base, `# ${crashCell}`, 'print(total)'], 'cells-missing', (r) => expect(r.missing).toEqual([{ cell: 2, how: 'commented-out' }])],
-    ['the crash cell in try/except: pass', [...base, `try:\n    ${crashCell}\nexcept:\n    pass`, 'print(total)'], 'suppressed'],
+    [
+      'the reproduced notebook',
+      [...base, crashCell, 'print(total)'],
+      'crashed',
+      (r) => expect(r.error).toMatchObject({ cell: 2, ename: 'KeyError' }),
+    ],
+    [
+      'the crash cell deleted',
+      [...base, 'print(total)'],
+      'cells-missing',
+      (r) => expect(r.missing).toEqual([{ cell: 2, how: 'deleted' }]),
+    ],
+    [
+      'the crash cell emptied',
+      [...base, '', 'print(total)'],
+      'cells-missing',
+      (r) => expect(r.missing).toEqual([{ cell: 2, how: 'emptied' }]),
+    ],
+    [
+      'the crash cell commented out',
+      [...base, `# ${crashCell}`, 'print(total)'],
+      'cells-missing',
+      (r) => expect(r.missing).toEqual([{ cell: 2, how: 'commented-out' }]),
+    ],
+    [
+      'the crash cell in try/except: pass',
+      [...base, `try:\n    ${crashCell}\nexcept:\n    pass`, 'print(total)'],
+      'suppressed',
+    ],
     ['the crash cell under if False:', [...base, `if False:\n    ${crashCell}`, 'print(total)'], 'disabled'],
-    ['a loop that never ends', [...base, "total = d['cost'] * n\nwhile True:\n    pass", 'print(total)'], 'timeout', (r) => expect(r.crashCell).toEqual({ counterpart: 2, ran: false })],
-    ['a repair that kills its kernel', [...base, "import os, signal\ntotal = d['cost'] * n\nos.kill(os.getpid(), signal.SIGKILL)", 'print(total)'], 'kernel-died'],
-    ['a repair that reads the fixed notebook', [...base, "total = d['cost'] * n if open('fixed.ipynb') else 0", 'print(total)'], 'crashed', (r) => expect(r.error?.ename).toBe('FileNotFoundError')],
-    ['a repair that stops the kernel early', [...base, "import sys\ntotal = d['cost'] * n\nsys.exit(0)", 'print(total)'], 'crashed', (r) => expect(r.error?.ename).toBe('SystemExit')],
-    ['a fix given as a list of cells', { cells: [...base, "total = d.get('price', d['cost']) * n", 'print(total)'] }, 'resolved'],
+    [
+      'a loop that never ends',
+      [...base, "total = d['cost'] * n\nwhile True:\n    pass", 'print(total)'],
+      'timeout',
+      (r) => expect(r.crashCell).toEqual({ counterpart: 2, ran: false }),
+    ],
+    [
+      'a repair that kills its kernel',
+      [...base, "import os, signal\ntotal = d['cost'] * n\nos.kill(os.getpid(), signal.SIGKILL)", 'print(total)'],
+      'kernel-died',
+    ],
+    [
+      'a repair that reads the fixed notebook',
+      [...base, "total = d['cost'] * n if open('fixed.ipynb') else 0", 'print(total)'],
+      'crashed',
+      (r) => expect(r.error?.ename).toBe('FileNotFoundError'),
+    ],
+    [
+      'a repair that stops the kernel early',
+      [...base, "import sys\ntotal = d['cost'] * n\nsys.exit(0)", 'print(total)'],
+      'crashed',
+      (r) => expect(r.error?.ename).toBe('SystemExit'),
+    ],
+    [
+      'a fix given as a list of cells',
+      { cells: [...base, "total = d.get('price', d['cost']) * n", 'print(total)'] },
+      'resolved',
+    ],
   ];
 
   beforeAll(async () => {
@@ -77,7 +131,9 @@ describe('repairs in real kernels: each kind of repair scored as documented', ()
       cellTimeoutSeconds: 5,
       timeoutSeconds: 60,
     });
-    score = await scoreRepairs(dir, () => repairs.map(([, cells]) => (Array.isArray(cells) ? { notebook: makeNotebook(cells) } : cells)));
+    score = await scoreRepairs(dir, () =>
+      repairs.map(([, cells]) => (Array.isArray(cells) ? { notebook: makeNotebook(cells) } : cells)),
+    );
   }, 600_000);
 
   it.each(repairs.map((r, i) => [r[0], r[2], i + 1, r[3]] as const))('%s → %s', (_name, outcome, attempt, detail) => {
@@ -133,10 +189,12 @@ describe('each attempt runs in a folder of its own', () => {
       crash: { ename: 'KeyError', evalue: "'price'", match: 'exact', cell: 1 },
       data: { 'input.csv': 'a,b\n1,2\n' },
     });
-    score = await scoreRepairs(dir, () => attempts.map((k) => ({ notebook: makeNotebook([...base, "total = d['cost']", spy(k)]) })));
+    score = await scoreRepairs(dir, () =>
+      attempts.map((k) => ({ notebook: makeNotebook([...base, "total = d['cost']", spy(k)]) })),
+    );
   }, 600_000);
 
-  it.each(attempts)('attempt %i sees no other attempt\'s notebook or files, and resolves', (attempt) => {
+  it.each(attempts)("attempt %i sees no other attempt's notebook or files, and resolves", (attempt) => {
     const r = score.results.find((x) => x.attempt === attempt)!;
     expect(r.reason ?? '').not.toMatch(/sees/);
     expect(r.outcome, r.reason).toBe('resolved');
@@ -196,7 +254,12 @@ describe('repairs of an out-of-order crash run in execution-count order', () => 
   });
 
   it('excludes a task whose instance cannot run here, never counting it as resolved', () => {
-    expect(score.excluded).toEqual([expect.objectContaining({ instance: 'needs-missing-module', reason: expect.stringMatching(/numpy_that_does_not_exist not importable/) })]);
+    expect(score.excluded).toEqual([
+      expect.objectContaining({
+        instance: 'needs-missing-module',
+        reason: expect.stringMatching(/numpy_that_does_not_exist not importable/),
+      }),
+    ]);
     expect(score.results.some((r) => r.instance === 'needs-missing-module')).toBe(false);
     expect(score.scorable).toBe(1);
   });
@@ -204,7 +267,10 @@ describe('repairs of an out-of-order crash run in execution-count order', () => 
 
 describe('the embedded benchmark', () => {
   it('resolves none of the reproduced notebooks and every fixed one (attempts 1 and 2)', async () => {
-    const score = await scoreRepairs(path.join(repoRoot, 'raw/instances'), (key) => [{ notebook: key.source.reproduced }, { notebook: key.source.fixed }]);
+    const score = await scoreRepairs(path.join(repoRoot, 'raw/instances'), (key) => [
+      { notebook: key.source.reproduced },
+      { notebook: key.source.fixed },
+    ]);
     const { sources } = await readTaskSources(path.join(repoRoot, 'raw/instances'));
     expect(score.tasks).toBe(sources.length);
     // TensorFlow is not in the local Debian stack: its task is excluded, with the reason.

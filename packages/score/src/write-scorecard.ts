@@ -14,7 +14,13 @@ export interface WriteScorecardOptions {
  * command can check them before any work, as it checks its other outputs.
  */
 export function listScorecardFiles(out: string): string[] {
-  const names = ['scorecard.md', 'scorecard.json', 'detect.svg', ...LABEL_DIMENSIONS.map((d) => `diagnose-${d}.svg`), 'repair.svg'];
+  const names = [
+    'scorecard.md',
+    'scorecard.json',
+    'detect.svg',
+    ...LABEL_DIMENSIONS.map((d) => `diagnose-${d}.svg`),
+    'repair.svg',
+  ];
   return names.map((n) => path.join(out, n));
 }
 

@@ -25,11 +25,20 @@ export const DATASET_METADATA_FILE = 'dataset-metadata.json';
 export const NO_SAVED_OUTPUTS_WARNING = 'the notebook came without saved outputs';
 
 // Kaggle's licence names that mean "no licence granted".
-const NO_LICENSE = new Set(['', 'unknown', 'none', 'no license', 'copyright-authors', 'other (specified in description)']);
+const NO_LICENSE = new Set([
+  '',
+  'unknown',
+  'none',
+  'no license',
+  'copyright-authors',
+  'other (specified in description)',
+]);
 
 /** Pure: the licence a dataset's metadata states, or null when it states none. */
 export function parseDatasetLicense(meta: KaggleDatasetMetadata): string | null {
-  const names = (meta.licenses ?? []).map((l) => (typeof l?.name === 'string' ? l.name.trim() : '')).filter((n) => !NO_LICENSE.has(n.toLowerCase()));
+  const names = (meta.licenses ?? [])
+    .map((l) => (typeof l?.name === 'string' ? l.name.trim() : ''))
+    .filter((n) => !NO_LICENSE.has(n.toLowerCase()));
   return names.length > 0 ? names.join(', ') : null;
 }
 
@@ -50,7 +59,8 @@ export function unwrapDatasetMetadata(value: unknown): unknown {
 
 /** Pure: the owner/slug a dataset's metadata names (modern `ownerUser`/`datasetSlug`, older `id`). */
 export function datasetRefOfMetadata(meta: KaggleDatasetMetadata): string | undefined {
-  if (typeof meta.ownerUser === 'string' && typeof meta.datasetSlug === 'string') return `${meta.ownerUser}/${meta.datasetSlug}`;
+  if (typeof meta.ownerUser === 'string' && typeof meta.datasetSlug === 'string')
+    return `${meta.ownerUser}/${meta.datasetSlug}`;
   return typeof meta.id === 'string' ? meta.id : undefined;
 }
 
@@ -74,7 +84,10 @@ export interface CollectKaggleOptions {
  * written for a kernel that fails. Refs are all checked before the first
  * download.
  */
-export async function collectKaggleKernels(refs: readonly string[], options: CollectKaggleOptions): Promise<CollectedSource[]> {
+export async function collectKaggleKernels(
+  refs: readonly string[],
+  options: CollectKaggleOptions,
+): Promise<CollectedSource[]> {
   const parsed = refs.map((r) => parseKaggleKernelRef(r));
   const out: CollectedSource[] = [];
   for (const [i, ref] of parsed.entries()) {
@@ -108,17 +121,33 @@ async function collectOne(
       cause: e,
     });
   });
-  const meta = validateOrThrow<KaggleKernelMetadata>('kaggle-kernel-metadata', parseJson(metaText, `${refText}: ${KERNEL_METADATA_FILE}`), {
-    file: `${refText}: ${KERNEL_METADATA_FILE}`,
-  }, 'E_SOURCE');
-  if ((meta.language && meta.language.toLowerCase() !== 'python') || (meta.kernel_type && meta.kernel_type.toLowerCase() !== 'notebook')) {
-    throw new JunoError('E_USAGE', `Kaggle kernel ${refText} is a ${meta.language ?? '?'} ${meta.kernel_type ?? '?'}, not a Python notebook`, {
-      hint: 'only Python notebooks (.ipynb) can become JunoBench instances',
-    });
+  const meta = validateOrThrow<KaggleKernelMetadata>(
+    'kaggle-kernel-metadata',
+    parseJson(metaText, `${refText}: ${KERNEL_METADATA_FILE}`),
+    {
+      file: `${refText}: ${KERNEL_METADATA_FILE}`,
+    },
+    'E_SOURCE',
+  );
+  if (
+    (meta.language && meta.language.toLowerCase() !== 'python') ||
+    (meta.kernel_type && meta.kernel_type.toLowerCase() !== 'notebook')
+  ) {
+    throw new JunoError(
+      'E_USAGE',
+      `Kaggle kernel ${refText} is a ${meta.language ?? '?'} ${meta.kernel_type ?? '?'}, not a Python notebook`,
+      {
+        hint: 'only Python notebooks (.ipynb) can become JunoBench instances',
+      },
+    );
   }
   const nbPath = path.join(pulled, meta.code_file);
   const nbBytes = await readFile(nbPath).catch((e: unknown) => {
-    throw new JunoError('E_SOURCE', `kaggle kernels pull did not write the notebook ${meta.code_file} named in ${KERNEL_METADATA_FILE} (${refText})`, { cause: e });
+    throw new JunoError(
+      'E_SOURCE',
+      `kaggle kernels pull did not write the notebook ${meta.code_file} named in ${KERNEL_METADATA_FILE} (${refText})`,
+      { cause: e },
+    );
   });
   const nb = parseNotebook(nbBytes.toString('utf8'), `${refText}: ${meta.code_file}`);
 
@@ -139,13 +168,16 @@ async function collectOne(
   const mounts = new Set<string>();
   const addDataset = (d: SourceDataset) => {
     if (mounts.has(d.mount)) {
-      warnings.push(`${d.kind} ${d.ref} mounts at /kaggle/input/${d.mount}/ like another source of this kernel: only the first is used`);
+      warnings.push(
+        `${d.kind} ${d.ref} mounts at /kaggle/input/${d.mount}/ like another source of this kernel: only the first is used`,
+      );
       return;
     }
     mounts.add(d.mount);
     datasets.push(d);
   };
-  const progressBytes = (item: string) => (bytes: number) => options.onProgress?.({ task: 'download', done: bytes, item, message: formatBytes(bytes) });
+  const progressBytes = (item: string) => (bytes: number) =>
+    options.onProgress?.({ task: 'download', done: bytes, item, message: formatBytes(bytes) });
 
   for (const source of meta.dataset_sources) {
     const ds = parseKaggleDatasetRef(source);
@@ -153,23 +185,36 @@ async function collectOne(
     const metaDir = path.join(work, 'datasets', ds.owner, ds.slug);
     await options.cli.datasetMetadata(dsRef, metaDir);
     const dsMetaText = await readFile(path.join(metaDir, DATASET_METADATA_FILE), 'utf8').catch((e: unknown) => {
-      throw new JunoError('E_SOURCE', `kaggle datasets metadata wrote no ${DATASET_METADATA_FILE} for ${dsRef}`, { cause: e });
+      throw new JunoError('E_SOURCE', `kaggle datasets metadata wrote no ${DATASET_METADATA_FILE} for ${dsRef}`, {
+        cause: e,
+      });
     });
-    const dsMeta = validateOrThrow<KaggleDatasetMetadata>('kaggle-dataset-metadata', unwrapDatasetMetadata(parseJson(dsMetaText, `${dsRef}: ${DATASET_METADATA_FILE}`)), {
-      file: `${dsRef}: ${DATASET_METADATA_FILE}`,
-    }, 'E_SOURCE');
+    const dsMeta = validateOrThrow<KaggleDatasetMetadata>(
+      'kaggle-dataset-metadata',
+      unwrapDatasetMetadata(parseJson(dsMetaText, `${dsRef}: ${DATASET_METADATA_FILE}`)),
+      {
+        file: `${dsRef}: ${DATASET_METADATA_FILE}`,
+      },
+      'E_SOURCE',
+    );
     const named = datasetRefOfMetadata(dsMeta);
     if (named && named.toLowerCase() !== dsRef.toLowerCase()) {
-      throw new JunoError('E_SOURCE', `the metadata Kaggle returned for dataset ${dsRef} describes ${named}`, { hint: 'run the command again; if it persists, report it' });
+      throw new JunoError('E_SOURCE', `the metadata Kaggle returned for dataset ${dsRef} describes ${named}`, {
+        hint: 'run the command again; if it persists, report it',
+      });
     }
     const metadataFile = `datasets/${ds.owner}/${ds.slug}/${DATASET_METADATA_FILE}`;
     files.push({ path: metadataFile, content: dsMetaText });
     const license = parseDatasetLicense(dsMeta);
     if (license === null) {
-      warnings.push(`dataset ${dsRef} declares no licence: its data may not be shared, so an instance made from this notebook must use synthetic data (junobench subsample --method synthetic-table)`);
+      warnings.push(
+        `dataset ${dsRef} declares no licence: its data may not be shared, so an instance made from this notebook must use synthetic data (junobench subsample --method synthetic-table)`,
+      );
     } else if (license.split(', ').some((n) => n.toLowerCase() === 'other')) {
       // Kaggle's "Other (specified in description)" reaches the API as the name "other": the terms are prose on the page.
-      warnings.push(`dataset ${dsRef} has the licence "other" (specified in its description on kaggle.com/datasets/${dsRef}): read the terms before sharing its data; if they do not allow it, use synthetic data`);
+      warnings.push(
+        `dataset ${dsRef} has the licence "other" (specified in its description on kaggle.com/datasets/${dsRef}): read the terms before sharing its data; if they do not allow it, use synthetic data`,
+      );
     }
     const entry: SourceDataset = {
       kind: 'dataset',
@@ -182,8 +227,17 @@ async function collectOne(
       metadataFile,
     };
     if (options.withData) {
-      const data = await fetchKaggleData('dataset', dsRef, { cli: options.cli, cacheDir: options.cacheDir, onBytes: progressBytes(dsRef) });
-      Object.assign(entry, { archive: data.archive, files: data.files, treeSha256: data.treeSha256, bytes: data.bytes });
+      const data = await fetchKaggleData('dataset', dsRef, {
+        cli: options.cli,
+        cacheDir: options.cacheDir,
+        onBytes: progressBytes(dsRef),
+      });
+      Object.assign(entry, {
+        archive: data.archive,
+        files: data.files,
+        treeSha256: data.treeSha256,
+        bytes: data.bytes,
+      });
     }
     addDataset(entry);
   }
@@ -197,22 +251,44 @@ async function collectOne(
       url: `https://www.kaggle.com/competitions/${name}`,
       mount: name,
     };
-    warnings.push(`competition ${name}: its data is governed by the competition's rules, not a licence; an instance must use synthetic data unless the rules allow sharing`);
+    warnings.push(
+      `competition ${name}: its data is governed by the competition's rules, not a licence; an instance must use synthetic data unless the rules allow sharing`,
+    );
     if (options.withData) {
-      const data = await fetchKaggleData('competition', name, { cli: options.cli, cacheDir: options.cacheDir, onBytes: progressBytes(name) });
-      Object.assign(entry, { archive: data.archive, files: data.files, treeSha256: data.treeSha256, bytes: data.bytes });
+      const data = await fetchKaggleData('competition', name, {
+        cli: options.cli,
+        cacheDir: options.cacheDir,
+        onBytes: progressBytes(name),
+      });
+      Object.assign(entry, {
+        archive: data.archive,
+        files: data.files,
+        treeSha256: data.treeSha256,
+        bytes: data.bytes,
+      });
     }
     addDataset(entry);
   }
   // Kaggle Models (`kernels pull` lists them in model_sources) are mounted under /kaggle/input too; junobench does not
   // download them, so say so rather than let the draft fail later on a missing file.
   for (const source of (meta.model_sources ?? []).slice(0, 20)) {
-    warnings.push(`Kaggle model ${String(source).slice(0, 200)} is an input of this notebook: it is not collected (put what the notebook needs under the instance's data/, or make it synthetic)`);
+    warnings.push(
+      `Kaggle model ${String(source).slice(0, 200)} is an input of this notebook: it is not collected (put what the notebook needs under the instance's data/, or make it synthetic)`,
+    );
   }
   for (const source of meta.kernel_sources) {
     const k = parseKaggleKernelRef(source);
-    warnings.push(`kernel output ${k.owner}/${k.slug} is an input of this notebook: it is recorded but not downloaded (no licence is stated for kernel outputs)`);
-    addDataset({ kind: 'kernel-output', ref: `${k.owner}/${k.slug}`, title: `Output of Kaggle kernel ${k.owner}/${k.slug}`, license: null, url: `https://www.kaggle.com/code/${k.owner}/${k.slug}`, mount: k.slug });
+    warnings.push(
+      `kernel output ${k.owner}/${k.slug} is an input of this notebook: it is recorded but not downloaded (no licence is stated for kernel outputs)`,
+    );
+    addDataset({
+      kind: 'kernel-output',
+      ref: `${k.owner}/${k.slug}`,
+      title: `Output of Kaggle kernel ${k.owner}/${k.slug}`,
+      license: null,
+      url: `https://www.kaggle.com/code/${k.owner}/${k.slug}`,
+      mount: k.slug,
+    });
   }
 
   const record: SourceRecord = {
@@ -256,7 +332,13 @@ export async function isRecordDataCached(record: SourceRecord, cacheDir: string)
   for (const d of record.datasets) {
     if (d.kind === 'kernel-output') continue;
     if (!d.treeSha256) return false;
-    if (!(await stat(datasetCacheDir(cacheDir, d.treeSha256)).then(() => true, () => false))) return false;
+    if (
+      !(await stat(datasetCacheDir(cacheDir, d.treeSha256)).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
   }
   return true;
 }

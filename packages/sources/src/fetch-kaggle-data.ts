@@ -43,7 +43,11 @@ export interface FetchKaggleDataOptions {
  * their tree hash in `<cache>/sources/datasets/<hash>/`. The archive itself is
  * not kept (its name and hash are returned).
  */
-export async function fetchKaggleData(kind: 'dataset' | 'competition', ref: string, options: FetchKaggleDataOptions): Promise<FetchedData> {
+export async function fetchKaggleData(
+  kind: 'dataset' | 'competition',
+  ref: string,
+  options: FetchKaggleDataOptions,
+): Promise<FetchedData> {
   const root = sourcesCacheDir(options.cacheDir);
   const work = path.join(root, 'tmp', `${kind}-${randomBytes(6).toString('hex')}`);
   await mkdir(path.join(work, 'download'), { recursive: true });
@@ -52,7 +56,11 @@ export async function fetchKaggleData(kind: 'dataset' | 'competition', ref: stri
       kind === 'dataset'
         ? await options.cli.downloadDataset(ref, path.join(work, 'download'), options.onBytes)
         : await options.cli.downloadCompetition(ref, path.join(work, 'download'), options.onBytes);
-    const archive: SourceFile = { path: path.basename(file), bytes: (await stat(file)).size, sha256: await hashFile(file) };
+    const archive: SourceFile = {
+      path: path.basename(file),
+      bytes: (await stat(file)).size,
+      sha256: await hashFile(file),
+    };
     const extracted = path.join(work, 'files');
     let isArchive = true;
     try {
@@ -63,10 +71,14 @@ export async function fetchKaggleData(kind: 'dataset' | 'competition', ref: stri
     if (isArchive) {
       await extractArchive(file, extracted).catch((e: unknown) => {
         if (e instanceof JunoError && e.code === 'E_UNSAFE_ARCHIVE') {
-          throw new JunoError('E_UNSAFE_ARCHIVE', `the archive Kaggle served for ${kind} ${ref} is unsafe: ${e.message}`, {
-            hint: 'nothing was extracted or kept; report the dataset to Kaggle, or collect the notebook without --with-data',
-            cause: e,
-          });
+          throw new JunoError(
+            'E_UNSAFE_ARCHIVE',
+            `the archive Kaggle served for ${kind} ${ref} is unsafe: ${e.message}`,
+            {
+              hint: 'nothing was extracted or kept; report the dataset to Kaggle, or collect the notebook without --with-data',
+              cause: e,
+            },
+          );
         }
         throw e;
       });
@@ -80,11 +92,22 @@ export async function fetchKaggleData(kind: 'dataset' | 'competition', ref: stri
     for (const f of tree) files.push({ path: f.rel, bytes: f.size, sha256: await hashFile(f.abs) });
     const treeSha256 = await hashInstanceTree(extracted);
     const dir = datasetCacheDir(options.cacheDir, treeSha256);
-    if (!(await stat(dir).then(() => true, () => false))) {
+    if (
+      !(await stat(dir).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       await mkdir(path.dirname(dir), { recursive: true });
       await rename(extracted, dir).catch(async (e: unknown) => {
         // Another process stored the same content meanwhile: theirs is identical.
-        if (!(await stat(dir).then(() => true, () => false))) throw e;
+        if (
+          !(await stat(dir).then(
+            () => true,
+            () => false,
+          ))
+        )
+          throw e;
       });
     }
     return { dir, archive, files, treeSha256, bytes: files.reduce((s, f) => s + f.bytes, 0) };

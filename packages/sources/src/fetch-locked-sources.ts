@@ -53,7 +53,14 @@ export function planSourcesFetch(lock: SourcesLock, ids?: readonly string[]): So
       plan.notLocked.push(id);
       continue;
     }
-    plan.tasks.push({ instance: id, platform: entry.platform, what: 'notebook', ref: entry.notebook.ref, name: entry.notebook.file, expected: { sha256: entry.notebook.sha256 } });
+    plan.tasks.push({
+      instance: id,
+      platform: entry.platform,
+      what: 'notebook',
+      ref: entry.notebook.ref,
+      name: entry.notebook.file,
+      expected: { sha256: entry.notebook.sha256 },
+    });
     const parts: { mount: string; treeSha256: string }[] = [];
     let complete = true;
     for (const d of entry.datasets) {
@@ -62,7 +69,11 @@ export function planSourcesFetch(lock: SourcesLock, ids?: readonly string[]): So
         continue;
       }
       if (!d.treeSha256) {
-        plan.notFetchable.push({ instance: id, ref: d.ref, reason: 'the lock has no hash for it (collected without --with-data)' });
+        plan.notFetchable.push({
+          instance: id,
+          ref: d.ref,
+          reason: 'the lock has no hash for it (collected without --with-data)',
+        });
         complete = false;
         continue;
       }
@@ -76,7 +87,8 @@ export function planSourcesFetch(lock: SourcesLock, ids?: readonly string[]): So
       });
       parts.push({ mount: d.mount, treeSha256: d.treeSha256 });
     }
-    if (entry.data && complete && parts.length > 0) plan.fullData.push({ instance: id, sha256: entry.data.sha256, parts });
+    if (entry.data && complete && parts.length > 0)
+      plan.fullData.push({ instance: id, sha256: entry.data.sha256, parts });
   }
   return plan;
 }
@@ -124,9 +136,18 @@ export function compareFileLists(expected: readonly SourceFile[], actual: readon
   for (const f of expected) {
     const got = a.get(f.path);
     if (!got) out.push({ path: f.path, change: 'removed', expected: f.sha256, expectedBytes: f.bytes });
-    else if (got.sha256 !== f.sha256) out.push({ path: f.path, change: 'changed', expected: f.sha256, actual: got.sha256, expectedBytes: f.bytes, actualBytes: got.bytes });
+    else if (got.sha256 !== f.sha256)
+      out.push({
+        path: f.path,
+        change: 'changed',
+        expected: f.sha256,
+        actual: got.sha256,
+        expectedBytes: f.bytes,
+        actualBytes: got.bytes,
+      });
   }
-  for (const f of actual) if (!e.has(f.path)) out.push({ path: f.path, change: 'added', actual: f.sha256, actualBytes: f.bytes });
+  for (const f of actual)
+    if (!e.has(f.path)) out.push({ path: f.path, change: 'added', actual: f.sha256, actualBytes: f.bytes });
   return out.sort((x, y) => compareCodePoints(x.path, y.path));
 }
 
@@ -140,14 +161,26 @@ export function compareFileLists(expected: readonly SourceFile[], actual: readon
  * where `build`'s data stage finds it. Missing credentials end the run (exit
  * 3); other failures of one item are reported and the rest go on.
  */
-export async function fetchLockedSources(plan: SourcesFetchPlan, options: FetchLockedSourcesOptions): Promise<SourcesFetchReport> {
+export async function fetchLockedSources(
+  plan: SourcesFetchPlan,
+  options: FetchLockedSourcesOptions,
+): Promise<SourcesFetchReport> {
   const outcomes: FetchOutcome[] = [];
   let kaggle: KaggleCli | undefined;
   const getKaggle = async () => (kaggle ??= await options.kaggle());
   for (const [i, task] of plan.tasks.entries()) {
-    options.onProgress?.({ task: 'sources fetch', done: i, total: plan.tasks.length, item: `${task.instance} ${task.what} ${task.ref}` });
+    options.onProgress?.({
+      task: 'sources fetch',
+      done: i,
+      total: plan.tasks.length,
+      item: `${task.instance} ${task.what} ${task.ref}`,
+    });
     try {
-      outcomes.push(task.what === 'notebook' ? await fetchNotebook(task, options, getKaggle) : await fetchData(task, options, getKaggle));
+      outcomes.push(
+        task.what === 'notebook'
+          ? await fetchNotebook(task, options, getKaggle)
+          : await fetchData(task, options, getKaggle),
+      );
     } catch (e) {
       if (isJunoError(e) && (e.exitCode === 3 || e.code === 'E_SOURCE_AUTH')) throw e;
       const message = isJunoError(e) ? e.message : (e as Error).message;
@@ -160,7 +193,11 @@ export async function fetchLockedSources(plan: SourcesFetchPlan, options: FetchL
   for (const f of plan.fullData) {
     const own = outcomes.filter((o) => o.task.instance === f.instance && o.task.what !== 'notebook');
     if (own.some((o) => o.status !== 'ok')) {
-      fullData.push({ instance: f.instance, status: 'not-assembled', detail: 'a dataset drifted or failed: the full data was not assembled' });
+      fullData.push({
+        instance: f.instance,
+        status: 'not-assembled',
+        detail: 'a dataset drifted or failed: the full data was not assembled',
+      });
       continue;
     }
     const dir = fullDataCacheDir(options.cacheDir, f.sha256);
@@ -171,7 +208,11 @@ export async function fetchLockedSources(plan: SourcesFetchPlan, options: FetchL
     const got = await assembleFullData(f.parts, options.cacheDir, { link: true });
     if (got.sha256 !== f.sha256) {
       await rm(got.dir, { recursive: true, force: true });
-      fullData.push({ instance: f.instance, status: 'drift', detail: `the assembled data/ has tree hash ${got.sha256.slice(0, 12)}…, the lock says ${f.sha256.slice(0, 12)}…` });
+      fullData.push({
+        instance: f.instance,
+        status: 'drift',
+        detail: `the assembled data/ has tree hash ${got.sha256.slice(0, 12)}…, the lock says ${f.sha256.slice(0, 12)}…`,
+      });
       continue;
     }
     await mkdir(path.dirname(dir), { recursive: true });
@@ -179,7 +220,12 @@ export async function fetchLockedSources(plan: SourcesFetchPlan, options: FetchL
       if (!(await exists(dir))) throw e;
       await rm(got.dir, { recursive: true, force: true });
     });
-    fullData.push({ instance: f.instance, status: 'ready', dir, detail: `assembled (${got.files} file${got.files === 1 ? '' : 's'}, ${formatBytes(got.bytes)})` });
+    fullData.push({
+      instance: f.instance,
+      status: 'ready',
+      dir,
+      detail: `assembled (${got.files} file${got.files === 1 ? '' : 's'}, ${formatBytes(got.bytes)})`,
+    });
   }
   return { plan, outcomes, fullData };
 }
@@ -219,7 +265,11 @@ export async function assembleFullData(
   return { dir, sha256: await hashInstanceTree(dir), files, bytes };
 }
 
-async function fetchNotebook(task: FetchTask, options: FetchLockedSourcesOptions, getKaggle: () => Promise<KaggleCli>): Promise<FetchOutcome> {
+async function fetchNotebook(
+  task: FetchTask,
+  options: FetchLockedSourcesOptions,
+  getKaggle: () => Promise<KaggleCli>,
+): Promise<FetchOutcome> {
   let content: Buffer;
   let note = '';
   if (task.platform === 'github') {
@@ -232,7 +282,10 @@ async function fetchNotebook(task: FetchTask, options: FetchLockedSourcesOptions
     try {
       await (await getKaggle()).pullKernel(task.ref, work);
       const meta = JSON.parse(await readFile(path.join(work, KERNEL_METADATA_FILE), 'utf8')) as { code_file?: unknown };
-      const file = typeof meta.code_file === 'string' && /^[A-Za-z0-9][A-Za-z0-9 ._()-]{0,199}$/.test(meta.code_file) ? meta.code_file : task.name;
+      const file =
+        typeof meta.code_file === 'string' && /^[A-Za-z0-9][A-Za-z0-9 ._()-]{0,199}$/.test(meta.code_file)
+          ? meta.code_file
+          : task.name;
       content = await readFile(path.join(work, file));
     } finally {
       await rm(work, { recursive: true, force: true });
@@ -245,18 +298,32 @@ async function fetchNotebook(task: FetchTask, options: FetchLockedSourcesOptions
     await mkdir(path.dirname(keep), { recursive: true });
     await writeFile(keep, content);
   }
-  if (got === task.expected.sha256) return { task, status: 'ok', detail: `sha256 ${got.slice(0, 12)}… as locked${note}`, bytes: content.byteLength };
+  if (got === task.expected.sha256)
+    return { task, status: 'ok', detail: `sha256 ${got.slice(0, 12)}… as locked${note}`, bytes: content.byteLength };
   return {
     task,
     status: 'drift',
     detail: `changed upstream${note}: sha256 ${got.slice(0, 12)}…, locked ${task.expected.sha256?.slice(0, 12)}… (upstream copy kept at ${keep})`,
-    changes: [{ path: task.name, change: 'changed', expected: task.expected.sha256!, actual: got, actualBytes: content.byteLength }],
+    changes: [
+      {
+        path: task.name,
+        change: 'changed',
+        expected: task.expected.sha256!,
+        actual: got,
+        actualBytes: content.byteLength,
+      },
+    ],
     bytes: content.byteLength,
   };
 }
 
-async function fetchData(task: FetchTask, options: FetchLockedSourcesOptions, getKaggle: () => Promise<KaggleCli>): Promise<FetchOutcome> {
-  if (task.platform !== 'kaggle') throw new JunoError('E_SOURCE', `${task.what} ${task.ref}: only Kaggle data can be fetched`);
+async function fetchData(
+  task: FetchTask,
+  options: FetchLockedSourcesOptions,
+  getKaggle: () => Promise<KaggleCli>,
+): Promise<FetchOutcome> {
+  if (task.platform !== 'kaggle')
+    throw new JunoError('E_SOURCE', `${task.what} ${task.ref}: only Kaggle data can be fetched`);
   const what = task.what === 'competition' ? 'competition' : 'dataset';
   const data = await fetchKaggleData(what, task.ref, {
     cli: await getKaggle(),
@@ -264,7 +331,12 @@ async function fetchData(task: FetchTask, options: FetchLockedSourcesOptions, ge
     onBytes: (b) => options.onProgress?.({ task: 'download', done: b, item: task.ref, message: formatBytes(b) }),
   });
   if (data.treeSha256 === task.expected.treeSha256) {
-    return { task, status: 'ok', detail: `${data.files.length} file${data.files.length === 1 ? '' : 's'}, ${formatBytes(data.bytes)}, tree ${data.treeSha256.slice(0, 12)}… as locked`, bytes: data.bytes };
+    return {
+      task,
+      status: 'ok',
+      detail: `${data.files.length} file${data.files.length === 1 ? '' : 's'}, ${formatBytes(data.bytes)}, tree ${data.treeSha256.slice(0, 12)}… as locked`,
+      bytes: data.bytes,
+    };
   }
   const changes = task.expected.files ? compareFileLists(task.expected.files, data.files) : [];
   const list = changes.map((c) => `${c.path} ${c.change}`).join(', ');
@@ -278,5 +350,8 @@ async function fetchData(task: FetchTask, options: FetchLockedSourcesOptions, ge
 }
 
 async function exists(p: string): Promise<boolean> {
-  return stat(p).then(() => true, () => false);
+  return stat(p).then(
+    () => true,
+    () => false,
+  );
 }

@@ -46,7 +46,12 @@ function createThrottledOctokit(options: GithubClientOptions): Octokit {
         notice(`GitHub rate limit reached (${req.method} ${req.url}): retrying in ${retryAfter} s`);
         return true;
       },
-      onSecondaryRateLimit: (retryAfter: number, req: { method: string; url: string }, _o: unknown, retryCount: number) => {
+      onSecondaryRateLimit: (
+        retryAfter: number,
+        req: { method: string; url: string },
+        _o: unknown,
+        retryCount: number,
+      ) => {
         if (retryCount >= 2 || retryAfter > maxWait) return false;
         notice(`GitHub secondary rate limit (${req.method} ${req.url}): retrying in ${retryAfter} s`);
         return true;
@@ -68,18 +73,30 @@ interface HttpishError {
 export function githubError(e: unknown, subject: string, env: NodeJS.ProcessEnv): JunoError {
   const err = e as HttpishError;
   const status = typeof err?.status === 'number' ? err.status : undefined;
-  const message = redactKnownSecrets(String(err?.message ?? e), env).split('\n')[0]!.replace(/ - https:\/\/docs\.github\.com\S*/, '');
+  const message = redactKnownSecrets(String(err?.message ?? e), env)
+    .split('\n')[0]!
+    .replace(/ - https:\/\/docs\.github\.com\S*/, '');
   const tokenSet = Boolean(env.GITHUB_TOKEN?.trim());
   if (status === 401) {
-    return new JunoError('E_SOURCE_AUTH', `GitHub rejected the token in GITHUB_TOKEN (401 ${message}) while fetching ${subject}`, {
-      hint: 'set GITHUB_TOKEN to a valid token (or unset it: public repositories need none)',
-    });
+    return new JunoError(
+      'E_SOURCE_AUTH',
+      `GitHub rejected the token in GITHUB_TOKEN (401 ${message}) while fetching ${subject}`,
+      {
+        hint: 'set GITHUB_TOKEN to a valid token (or unset it: public repositories need none)',
+      },
+    );
   }
   const remaining = err?.response?.headers?.['x-ratelimit-remaining'];
   if ((status === 403 || status === 429) && (remaining === '0' || /rate limit/i.test(message))) {
-    return new JunoError('E_SOURCE_RATE_LIMIT', `GitHub kept rate-limiting requests for ${subject} (${status}: ${message})`, {
-      hint: tokenSet ? 'wait for the limit to reset (see `x-ratelimit-reset`) and run the command again' : 'set GITHUB_TOKEN (5,000 requests an hour instead of 60), or wait and run the command again',
-    });
+    return new JunoError(
+      'E_SOURCE_RATE_LIMIT',
+      `GitHub kept rate-limiting requests for ${subject} (${status}: ${message})`,
+      {
+        hint: tokenSet
+          ? 'wait for the limit to reset (see `x-ratelimit-reset`) and run the command again'
+          : 'set GITHUB_TOKEN (5,000 requests an hour instead of 60), or wait and run the command again',
+      },
+    );
   }
   if (status === 403) {
     return new JunoError('E_SOURCE_FORBIDDEN', `GitHub refused access to ${subject} (403: ${message})`, {
@@ -88,17 +105,23 @@ export function githubError(e: unknown, subject: string, env: NodeJS.ProcessEnv)
   }
   if (status === 404 || status === 422) {
     return new JunoError('E_SOURCE_NOT_FOUND', `${subject} was not found on GitHub (${status}: ${message})`, {
-      hint: tokenSet ? 'check the owner, repository, path and ref' : 'check the owner, repository, path and ref; a private repository needs GITHUB_TOKEN',
+      hint: tokenSet
+        ? 'check the owner, repository, path and ref'
+        : 'check the owner, repository, path and ref; a private repository needs GITHUB_TOKEN',
     });
   }
   // Octokit reports a request that never got an answer (refused, no DNS, a malformed URL) as status 500
   // without a response: that is the network or the configuration, not GitHub answering 500.
   if (status === undefined || (status === 500 && err?.response === undefined)) {
     const api = stripUrlCredentials(env.GITHUB_API_URL?.trim() || DEFAULT_GITHUB_API_URL).url;
-    return new JunoError('E_ENV_NETWORK', `cannot reach the GitHub API at ${api} (${message}) while fetching ${subject}`, {
-      hint: 'check the network, and GITHUB_API_URL when it is set (an http(s) URL of the API, e.g. https://api.github.com)',
-      cause: e,
-    });
+    return new JunoError(
+      'E_ENV_NETWORK',
+      `cannot reach the GitHub API at ${api} (${message}) while fetching ${subject}`,
+      {
+        hint: 'check the network, and GITHUB_API_URL when it is set (an http(s) URL of the API, e.g. https://api.github.com)',
+        cause: e,
+      },
+    );
   }
   return new JunoError('E_SOURCE', `GitHub answered ${status} for ${subject}: ${message}`, { cause: e });
 }

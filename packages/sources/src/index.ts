@@ -1,7 +1,14 @@
 // @junobench/sources: collecting notebooks and datasets from Kaggle (the
 // official kaggle CLI, run with execa) and GitHub (octokit), source records,
 // and the sources lock. Named exports only (DESIGN.md §7).
-export { parseKaggleKernelRef, parseKaggleDatasetRef, parseKaggleCompetitionRef, parseGithubNotebookRef, formatGithubRef, slugifyPath } from './parse-source-ref.js';
+export {
+  parseKaggleKernelRef,
+  parseKaggleDatasetRef,
+  parseKaggleCompetitionRef,
+  parseGithubNotebookRef,
+  formatGithubRef,
+  slugifyPath,
+} from './parse-source-ref.js';
 export type { KaggleRef, GithubNotebookRef } from './parse-source-ref.js';
 export { pseudonymizeAuthor, readAuthorSalt } from './author-id.js';
 export {
@@ -16,7 +23,13 @@ export {
 export type { CommandRunner, CommandResult, KaggleCliOptions, KaggleFailureKind } from './kaggle-cli.js';
 export { createGithubClient, githubError, gitBlobSha, DEFAULT_GITHUB_API_URL } from './github-client.js';
 export type { GithubClient, GithubClientOptions } from './github-client.js';
-export { fetchGithubNotebook, planGithubSourceRecord, githubRecordDir, githubBlobUrl, collectGithubNotebooks } from './collect-github.js';
+export {
+  fetchGithubNotebook,
+  planGithubSourceRecord,
+  githubRecordDir,
+  githubBlobUrl,
+  collectGithubNotebooks,
+} from './collect-github.js';
 export type { FetchedGithubNotebook, CollectGithubOptions, CollectedSource } from './collect-github.js';
 export {
   collectKaggleKernels,
@@ -36,4 +49,11 @@ export { writeSourceRecord, readSourceRecord, SOURCE_RECORD_FILE } from './write
 export type { RecordFile } from './write-source-record.js';
 export { readSourcesLock, writeSourcesLock, planLockEntry, withLockEntry, SOURCES_LOCK_FILE } from './sources-lock.js';
 export { planSourcesFetch, fetchLockedSources, compareFileLists, assembleFullData } from './fetch-locked-sources.js';
-export type { FetchTask, SourcesFetchPlan, FetchOutcome, FileChange, SourcesFetchReport, FetchLockedSourcesOptions } from './fetch-locked-sources.js';
+export type {
+  FetchTask,
+  SourcesFetchPlan,
+  FetchOutcome,
+  FileChange,
+  SourcesFetchReport,
+  FetchLockedSourcesOptions,
+} from './fetch-locked-sources.js';

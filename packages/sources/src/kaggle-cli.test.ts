@@ -5,7 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { JunoError } from '@junobench/core';
-import { classifyKaggleFailure, failureLine, findKaggleBinary, lastOutputLine, redactKnownSecrets } from './kaggle-cli.js';
+import {
+  classifyKaggleFailure,
+  failureLine,
+  findKaggleBinary,
+  lastOutputLine,
+  redactKnownSecrets,
+} from './kaggle-cli.js';
 
 let tmp: string;
 let binary: string;
@@ -29,7 +35,10 @@ async function caught(p: Promise<unknown>): Promise<JunoError> {
 describe('classifyKaggleFailure', () => {
   it.each([
     ['You must authenticate before you can call the Kaggle API.', 'auth'],
-    ["OSError: Could not find kaggle.json. Make sure it's located in /root/.kaggle. Or use the environment method.", 'auth'],
+    [
+      "OSError: Could not find kaggle.json. Make sure it's located in /root/.kaggle. Or use the environment method.",
+      'auth',
+    ],
     ['401 Client Error: Unauthorized for url: https://api.kaggle.com/v1/kernels.KernelsApiService/GetKernel', 'auth'],
     ['403 Client Error: Forbidden for url: https://api.kaggle.com/v1/x', 'forbidden'],
     ['(403)\nReason: Forbidden\nHTTP response headers: HTTPHeaderDict()', 'forbidden'],
@@ -39,16 +48,22 @@ describe('classifyKaggleFailure', () => {
   ])('%s → %s', (output, kind) => expect(classifyKaggleFailure(output)).toBe(kind));
 
   it('quotes the line that shows the failure, else the last meaningful one', () => {
-    expect(failureLine('You must authenticate before you can call the Kaggle API.\nFollow the instructions', 'auth')).toMatch(/^You must authenticate/);
+    expect(
+      failureLine('You must authenticate before you can call the Kaggle API.\nFollow the instructions', 'auth'),
+    ).toMatch(/^You must authenticate/);
   });
 
   it('takes the last meaningful line, skipping progress bars', () => {
-    expect(lastOutputLine('Downloading x.zip\n100%|██████████| 1.00M/1.00M [00:00<00:00]\n\n')).toBe('Downloading x.zip');
+    expect(lastOutputLine('Downloading x.zip\n100%|██████████| 1.00M/1.00M [00:00<00:00]\n\n')).toBe(
+      'Downloading x.zip',
+    );
   });
 
   it('redacts the key from the environment and token shapes', () => {
     const env = { KAGGLE_KEY: 'not-hex-but-secret', GITHUB_TOKEN: 'ghp_abcdefghijklmnopqrstuvwxyz0123' };
-    expect(redactKnownSecrets('key=not-hex-but-secret token ghp_abcdefghijklmnopqrstuvwxyz0123', env)).not.toMatch(/not-hex-but-secret|ghp_abc/);
+    expect(redactKnownSecrets('key=not-hex-but-secret token ghp_abcdefghijklmnopqrstuvwxyz0123', env)).not.toMatch(
+      /not-hex-but-secret|ghp_abc/,
+    );
   });
 });
 
@@ -68,7 +83,8 @@ describe('findKaggleBinary', () => {
     const notExec = path.join(tmp, 'kaggle-not-exec');
     await writeFile(notExec, '#!/bin/sh\n');
     await chmod(notExec, 0o644);
-    expect((await caught(findKaggleBinary({ explicit: notExec, env: {} }))).message).toMatch(/does not exist or is not executable/);
+    expect((await caught(findKaggleBinary({ explicit: notExec, env: {} }))).message).toMatch(
+      /does not exist or is not executable/,
+    );
   });
 });
-

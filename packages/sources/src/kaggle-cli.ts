@@ -32,7 +32,11 @@ export const execaCommandRunner: CommandRunner = async (file, args, options) => 
       const code = (r.cause as NodeJS.ErrnoException | undefined)?.code;
       return { exitCode: 127, stdout: '', stderr: `cannot run ${file}: ${code ?? r.shortMessage}` };
     }
-    return { exitCode: r.exitCode ?? (r.timedOut ? 124 : 1), stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+    return {
+      exitCode: r.exitCode ?? (r.timedOut ? 124 : 1),
+      stdout: String(r.stdout ?? ''),
+      stderr: String(r.stderr ?? ''),
+    };
   } catch (e) {
     return { exitCode: 127, stdout: '', stderr: `cannot run ${file}: ${(e as Error).message}` };
   }
@@ -87,7 +91,12 @@ export type KaggleFailureKind = 'auth' | 'forbidden' | 'not-found' | 'rate-limit
  * when no credentials are found, and exits 1 either way.
  */
 export function classifyKaggleFailure(output: string): KaggleFailureKind {
-  if (/You must authenticate|Could not find kaggle\.json|Missing (username|key) in configuration|\b401\b|Unauthorized/i.test(output)) return 'auth';
+  if (
+    /You must authenticate|Could not find kaggle\.json|Missing (username|key) in configuration|\b401\b|Unauthorized/i.test(
+      output,
+    )
+  )
+    return 'auth';
   if (/\b429\b|Too Many Requests/i.test(output)) return 'rate-limit';
   if (/\b403\b|Forbidden|must accept this competition's rules/i.test(output)) return 'forbidden';
   if (/\b404\b|Not Found|Could not find (competition|dataset|kernel)/i.test(output)) return 'not-found';
@@ -105,7 +114,12 @@ const KIND_LINE: Record<KaggleFailureKind, RegExp | undefined> = {
 /** The line of the CLI's output that says what went wrong: the one that shows the failure's kind, else the last. */
 export function failureLine(output: string, kind: KaggleFailureKind): string {
   const re = KIND_LINE[kind];
-  const line = re ? output.split(/\r?\n/).map((l) => l.trim()).find((l) => re.test(l)) : undefined;
+  const line = re
+    ? output
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .find((l) => re.test(l))
+    : undefined;
   return line ?? lastOutputLine(output);
 }
 
@@ -169,7 +183,9 @@ export class KaggleCli {
     this.run = options.run ?? execaCommandRunner;
     this.retries = options.retries ?? 4;
     const envBackoff = Number(options.env.JUNOBENCH_KAGGLE_BACKOFF_MS);
-    this.backoffMs = options.backoffMs ?? (Number.isFinite(envBackoff) && envBackoff >= 0 && options.env.JUNOBENCH_KAGGLE_BACKOFF_MS ? envBackoff : 2000);
+    this.backoffMs =
+      options.backoffMs ??
+      (Number.isFinite(envBackoff) && envBackoff >= 0 && options.env.JUNOBENCH_KAGGLE_BACKOFF_MS ? envBackoff : 2000);
     this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.onRetry = options.onRetry;
   }
@@ -186,30 +202,46 @@ export class KaggleCli {
 
   /** `kaggle datasets download <owner>/<slug> -p <dir>`: one zip; returns its path. */
   async downloadDataset(ref: string, dir: string, onBytes?: KaggleDownloadProgress): Promise<string> {
-    await this.exec(['datasets', 'download', ref, '-p', dir], { what: 'dataset', ref, watch: onBytes ? { dir, onBytes } : undefined });
+    await this.exec(['datasets', 'download', ref, '-p', dir], {
+      what: 'dataset',
+      ref,
+      watch: onBytes ? { dir, onBytes } : undefined,
+    });
     return this.downloaded(dir, ref);
   }
 
   /** `kaggle competitions download -c <name> -p <dir>`: one zip; returns its path. */
   async downloadCompetition(name: string, dir: string, onBytes?: KaggleDownloadProgress): Promise<string> {
-    await this.exec(['competitions', 'download', '-c', name, '-p', dir], { what: 'competition', ref: name, watch: onBytes ? { dir, onBytes } : undefined });
+    await this.exec(['competitions', 'download', '-c', name, '-p', dir], {
+      what: 'competition',
+      ref: name,
+      watch: onBytes ? { dir, onBytes } : undefined,
+    });
     return this.downloaded(dir, name);
   }
 
   private async downloaded(dir: string, ref: string): Promise<string> {
     const files = (await readdir(dir)).filter((f) => !f.startsWith('.'));
     if (files.length !== 1) {
-      throw new JunoError('E_SOURCE', `kaggle downloaded ${files.length === 0 ? 'nothing' : `${files.length} files (${files.join(', ')})`} for ${ref}; expected one archive`, {
-        location: { file: dir },
-        hint: 'check the Kaggle CLI version (`kaggle --version`); junobench expects `datasets download` to write one <slug>.zip',
-      });
+      throw new JunoError(
+        'E_SOURCE',
+        `kaggle downloaded ${files.length === 0 ? 'nothing' : `${files.length} files (${files.join(', ')})`} for ${ref}; expected one archive`,
+        {
+          location: { file: dir },
+          hint: 'check the Kaggle CLI version (`kaggle --version`); junobench expects `datasets download` to write one <slug>.zip',
+        },
+      );
     }
     return path.join(dir, files[0]!);
   }
 
   private async exec(
     args: string[],
-    ctx: { what: 'kernel' | 'dataset' | 'competition'; ref: string; watch?: { dir: string; onBytes: KaggleDownloadProgress } },
+    ctx: {
+      what: 'kernel' | 'dataset' | 'competition';
+      ref: string;
+      watch?: { dir: string; onBytes: KaggleDownloadProgress };
+    },
   ): Promise<CommandResult> {
     for (let attempt = 0; ; attempt++) {
       const stopWatch = ctx.watch ? watchBytes(ctx.watch.dir, ctx.watch.onBytes) : undefined;
@@ -222,13 +254,17 @@ export class KaggleCli {
       if (r.exitCode === 0) return r;
       const output = redactKnownSecrets(`${r.stdout}\n${r.stderr}`, this.env);
       if (r.exitCode === 127 && /^cannot run /m.test(output)) {
-        throw new JunoError('E_ENV_KAGGLE', `the Kaggle CLI could not be started: ${lastOutputLine(output)}`, { hint: INSTALL_HINT });
+        throw new JunoError('E_ENV_KAGGLE', `the Kaggle CLI could not be started: ${lastOutputLine(output)}`, {
+          hint: INSTALL_HINT,
+        });
       }
       const kind = classifyKaggleFailure(output);
       const last = failureLine(output, kind);
       if (kind === 'rate-limit' && attempt < this.retries) {
         const delay = this.backoffMs * 2 ** attempt;
-        this.onRetry?.(`Kaggle rate limit (429) on ${ctx.ref}: retrying in ${(delay / 1000).toFixed(1)} s (attempt ${attempt + 2} of ${this.retries + 1})`);
+        this.onRetry?.(
+          `Kaggle rate limit (429) on ${ctx.ref}: retrying in ${(delay / 1000).toFixed(1)} s (attempt ${attempt + 2} of ${this.retries + 1})`,
+        );
         await this.sleep(delay);
         continue;
       }
@@ -237,11 +273,18 @@ export class KaggleCli {
   }
 }
 
-function kaggleError(kind: KaggleFailureKind, ctx: { what: string; ref: string }, last: string, attempts: number): JunoError {
+function kaggleError(
+  kind: KaggleFailureKind,
+  ctx: { what: string; ref: string },
+  last: string,
+  attempts: number,
+): JunoError {
   const subject = `Kaggle ${ctx.what} ${ctx.ref}`;
   switch (kind) {
     case 'auth':
-      return new JunoError('E_SOURCE_AUTH', `not authenticated with Kaggle (fetching ${subject}): ${last}`, { hint: AUTH_HINT });
+      return new JunoError('E_SOURCE_AUTH', `not authenticated with Kaggle (fetching ${subject}): ${last}`, {
+        hint: AUTH_HINT,
+      });
     case 'forbidden':
       return new JunoError(
         'E_SOURCE_FORBIDDEN',
@@ -255,12 +298,19 @@ function kaggleError(kind: KaggleFailureKind, ctx: { what: string; ref: string }
       );
     case 'not-found':
       return new JunoError('E_SOURCE_NOT_FOUND', `${subject} was not found on Kaggle (404): ${last}`, {
-        hint: ctx.what === 'kernel' ? 'check the ref: it is <owner>/<kernel-slug> as in https://www.kaggle.com/code/<owner>/<kernel-slug>' : 'check the ref on kaggle.com',
+        hint:
+          ctx.what === 'kernel'
+            ? 'check the ref: it is <owner>/<kernel-slug> as in https://www.kaggle.com/code/<owner>/<kernel-slug>'
+            : 'check the ref on kaggle.com',
       });
     case 'rate-limit':
-      return new JunoError('E_SOURCE_RATE_LIMIT', `Kaggle kept rate-limiting requests for ${subject} (429 Too Many Requests, ${attempts} attempts)`, {
-        hint: 'wait a few minutes and run the command again',
-      });
+      return new JunoError(
+        'E_SOURCE_RATE_LIMIT',
+        `Kaggle kept rate-limiting requests for ${subject} (429 Too Many Requests, ${attempts} attempts)`,
+        {
+          hint: 'wait a few minutes and run the command again',
+        },
+      );
     default:
       return new JunoError('E_SOURCE', `the Kaggle CLI failed on ${subject}: ${last}`, {
         hint: 'run the same kaggle command by hand to see its full output',

@@ -50,7 +50,8 @@ export function parseKaggleKernelRef(value: string): KaggleRef {
   const given = value.trim();
   const url = /^https?:\/\/(?:www\.)?kaggle\.com\/(?:code\/)?([^/?#]+)\/([^/?#]+)\/?(?:[?#].*)?$/.exec(given);
   const parts = url ? [url[1]!, url[2]!] : given.split('/');
-  if (parts.length !== 2) throw badRef('Kaggle kernel ref', given, 'write it as <owner>/<kernel-slug>, e.g. alexisbcook/titanic-tutorial');
+  if (parts.length !== 2)
+    throw badRef('Kaggle kernel ref', given, 'write it as <owner>/<kernel-slug>, e.g. alexisbcook/titanic-tutorial');
   const ref = checkKaggle('Kaggle kernel ref', parts[0]!, parts[1]!, given, 'alexisbcook/titanic-tutorial');
   // The real CLI refuses slugs shorter than five characters too ("Kernel slug must be at least five characters").
   if (ref.slug.length < 5) throw badRef('Kaggle kernel ref', given, 'kernel slugs have at least five characters');
@@ -61,20 +62,24 @@ export function parseKaggleKernelRef(value: string): KaggleRef {
 export function parseKaggleDatasetRef(value: string): KaggleRef {
   const given = value.trim();
   const parts = given.replace(/\/versions\/\d+$/, '').split('/');
-  if (parts.length !== 2) throw badRef('Kaggle dataset ref', given, 'write it as <owner>/<dataset-slug>, e.g. uciml/iris');
+  if (parts.length !== 2)
+    throw badRef('Kaggle dataset ref', given, 'write it as <owner>/<dataset-slug>, e.g. uciml/iris');
   return checkKaggle('Kaggle dataset ref', parts[0]!, parts[1]!, given, 'uciml/iris');
 }
 
 /** A competition slug such as `titanic`. */
 export function parseKaggleCompetitionRef(value: string): string {
   const given = value.trim();
-  if (!KAGGLE_PART.test(given) || given.includes('..')) throw badRef('Kaggle competition name', given, 'give the competition slug, e.g. titanic');
+  if (!KAGGLE_PART.test(given) || given.includes('..'))
+    throw badRef('Kaggle competition name', given, 'give the competition slug, e.g. titanic');
   return given;
 }
 
 function checkGithub(owner: string, repo: string, filePath: string, ref: string | undefined, given: string): void {
-  const hint = 'write it as https://github.com/<owner>/<repo>/blob/<ref>/<path>.ipynb or <owner>/<repo>:<path>.ipynb@<ref>';
-  if (!GITHUB_OWNER.test(owner) || !GITHUB_REPO.test(repo) || repo === '.' || repo === '..') throw badRef('GitHub notebook ref', given, hint);
+  const hint =
+    'write it as https://github.com/<owner>/<repo>/blob/<ref>/<path>.ipynb or <owner>/<repo>:<path>.ipynb@<ref>';
+  if (!GITHUB_OWNER.test(owner) || !GITHUB_REPO.test(repo) || repo === '.' || repo === '..')
+    throw badRef('GitHub notebook ref', given, hint);
   const segments = filePath.split('/');
   if (
     filePath.length === 0 ||
@@ -85,8 +90,10 @@ function checkGithub(owner: string, repo: string, filePath: string, ref: string 
   ) {
     throw badRef('GitHub notebook ref', given, hint, 'the path must be relative, without ".."');
   }
-  if (!filePath.endsWith('.ipynb')) throw badRef('GitHub notebook ref', given, hint, 'the file must be a .ipynb notebook');
-  if (ref !== undefined && !GIT_REF.test(ref)) throw badRef('GitHub notebook ref', given, hint, 'the ref must be a branch, tag or commit SHA');
+  if (!filePath.endsWith('.ipynb'))
+    throw badRef('GitHub notebook ref', given, hint, 'the file must be a .ipynb notebook');
+  if (ref !== undefined && !GIT_REF.test(ref))
+    throw badRef('GitHub notebook ref', given, hint, 'the ref must be a branch, tag or commit SHA');
 }
 
 /**
@@ -107,14 +114,22 @@ export function parseGithubNotebookRef(value: string): GithubNotebookRef {
       if (GIT_REF.test(ref) && p.endsWith('.ipynb')) candidates.push({ ref, path: p });
     }
     if (candidates.length === 0) {
-      throw badRef('GitHub notebook ref', given, 'a blob URL names a ref and a .ipynb path: https://github.com/<owner>/<repo>/blob/<ref>/<path>.ipynb');
+      throw badRef(
+        'GitHub notebook ref',
+        given,
+        'a blob URL names a ref and a .ipynb path: https://github.com/<owner>/<repo>/blob/<ref>/<path>.ipynb',
+      );
     }
     for (const c of candidates) checkGithub(owner, repo, c.path, c.ref, given);
     return { owner, repo, path: candidates[0]!.path, ref: candidates[0]!.ref, candidates };
   }
   const short = /^([^/:@\s]+)\/([^/:@\s]+):([^@]+?)(?:@([^@\s]+))?$/.exec(given);
   if (!short) {
-    throw badRef('GitHub notebook ref', given, 'write it as https://github.com/<owner>/<repo>/blob/<ref>/<path>.ipynb or <owner>/<repo>:<path>.ipynb@<ref>');
+    throw badRef(
+      'GitHub notebook ref',
+      given,
+      'write it as https://github.com/<owner>/<repo>/blob/<ref>/<path>.ipynb or <owner>/<repo>:<path>.ipynb@<ref>',
+    );
   }
   const [, owner, repo, filePath, ref] = short as unknown as [string, string, string, string, string | undefined];
   checkGithub(owner, repo, filePath, ref, given);
@@ -136,11 +151,13 @@ export function formatGithubRef(r: { owner: string; repo: string; path: string; 
 
 /** A folder-name-safe form of a path inside a repository (`nb/Analysis v2.ipynb` → `nb--Analysis-v2`). */
 export function slugifyPath(p: string): string {
-  return p
-    .replace(/\.ipynb$/, '')
-    .split('/')
-    .map((s) => s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, ''))
-    .filter(Boolean)
-    .join('--')
-    .slice(0, 120) || 'notebook';
+  return (
+    p
+      .replace(/\.ipynb$/, '')
+      .split('/')
+      .map((s) => s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, ''))
+      .filter(Boolean)
+      .join('--')
+      .slice(0, 120) || 'notebook'
+  );
 }

@@ -39,7 +39,15 @@ const RECORD: SourceRecord = {
 
 /** The lock `add` writes for one instance: planLockEntry → withLockEntry, as add-instance does. */
 function realLock(): SourcesLock {
-  return withLockEntry({ instances: {} }, 'pandas_9', planLockEntry(RECORD, path.join('sources', 'kaggle', 'alice', 'house-crash'), { sha256: sha256('data'), files: 2, bytes: 40 }));
+  return withLockEntry(
+    { instances: {} },
+    'pandas_9',
+    planLockEntry(RECORD, path.join('sources', 'kaggle', 'alice', 'house-crash'), {
+      sha256: sha256('data'),
+      files: 2,
+      bytes: 40,
+    }),
+  );
 }
 
 describe('writeSourcesLock', () => {
@@ -57,9 +65,17 @@ describe('writeSourcesLock', () => {
   // Broken copies of the real lock: each is refused before anything is written, naming the field; the old lock stays.
   it.each([
     ['an unknown platform', (l: Lock) => (l.instances.pandas_9.platform = 'gitlab'), 'instances.pandas_9.platform'],
-    ['a notebook hash that is not sha256', (l: Lock) => (l.instances.pandas_9.notebook.sha256 = 'abc'), 'instances.pandas_9.notebook.sha256'],
+    [
+      'a notebook hash that is not sha256',
+      (l: Lock) => (l.instances.pandas_9.notebook.sha256 = 'abc'),
+      'instances.pandas_9.notebook.sha256',
+    ],
     ['a negative size', (l: Lock) => (l.instances.pandas_9.data.bytes = -1), 'instances.pandas_9.data.bytes'],
-    ['a dataset without its mount', (l: Lock) => delete l.instances.pandas_9.datasets[0].mount, 'is missing required property "mount"'],
+    [
+      'a dataset without its mount',
+      (l: Lock) => delete l.instances.pandas_9.datasets[0].mount,
+      'is missing required property "mount"',
+    ],
     ['an extra property', (l: Lock) => (l.instances.pandas_9.token = 'x'), 'unknown property "token"'],
     ['an id with a slash', (l: Lock) => (l.instances['../x'] = l.instances.pandas_9), 'instances'],
     ['an id with ".."', (l: Lock) => (l.instances['a..b'] = l.instances.pandas_9), '"a..b" is not a valid instance id'],

@@ -1,12 +1,25 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { JunoError, readJsonFile, validateInstanceId, validateOrThrow, writeJsonAtomic, type LockedData, type LockedInstance, type SourceRecord, type SourcesLock } from '@junobench/core';
+import {
+  JunoError,
+  readJsonFile,
+  validateInstanceId,
+  validateOrThrow,
+  writeJsonAtomic,
+  type LockedData,
+  type LockedInstance,
+  type SourceRecord,
+  type SourcesLock,
+} from '@junobench/core';
 
 export const SOURCES_LOCK_FILE = 'sources.lock.json';
 
 /** raw/sources.lock.json, schema-checked; an absent file is an empty lock. */
 export async function readSourcesLock(file: string): Promise<SourcesLock> {
-  const exists = await stat(file).then((s) => s.isFile(), () => false);
+  const exists = await stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
   if (!exists) return { instances: {} };
   const lock = await readJsonFile<SourcesLock>(file, { schema: 'sources-lock' });
   for (const id of Object.keys(lock.instances)) validateInstanceId(id, { file, field: `instances.${id}` });
@@ -24,7 +37,10 @@ export async function writeSourcesLock(file: string, lock: SourcesLock): Promise
     try {
       validateInstanceId(id, { file, field: `instances.${id}` });
     } catch (e) {
-      throw new JunoError('E_INTERNAL', `not a valid sources-lock: ${(e as Error).message}`, { location: { file, field: `instances.${id}` }, cause: e });
+      throw new JunoError('E_INTERNAL', `not a valid sources-lock: ${(e as Error).message}`, {
+        location: { file, field: `instances.${id}` },
+        cause: e,
+      });
     }
   }
   await writeJsonAtomic(file, lock);

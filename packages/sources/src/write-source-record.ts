@@ -17,7 +17,11 @@ export interface RecordFile {
  * collection of the same notebook) in one rename. A failure leaves the
  * previous folder as it was.
  */
-export async function writeSourceRecord(dir: string, record: SourceRecord, files: readonly RecordFile[]): Promise<void> {
+export async function writeSourceRecord(
+  dir: string,
+  record: SourceRecord,
+  files: readonly RecordFile[],
+): Promise<void> {
   validateOrThrow<SourceRecord>('source', record, { file: path.join(dir, SOURCE_RECORD_FILE) });
   const parent = path.dirname(dir);
   await mkdir(parent, { recursive: true });
@@ -26,13 +30,17 @@ export async function writeSourceRecord(dir: string, record: SourceRecord, files
   try {
     for (const f of files) {
       const to = path.join(staging, ...f.path.split('/'));
-      if (!to.startsWith(staging + path.sep)) throw new JunoError('E_INTERNAL', `record file ${f.path} leaves the record folder`);
+      if (!to.startsWith(staging + path.sep))
+        throw new JunoError('E_INTERNAL', `record file ${f.path} leaves the record folder`);
       await mkdir(path.dirname(to), { recursive: true });
       await writeFile(to, f.content);
     }
     await mkdir(staging, { recursive: true });
     await writeFile(path.join(staging, SOURCE_RECORD_FILE), formatJson(record));
-    const existed = await stat(dir).then(() => true, () => false);
+    const existed = await stat(dir).then(
+      () => true,
+      () => false,
+    );
     if (existed) await rename(dir, aside);
     try {
       await rename(staging, dir);
@@ -49,7 +57,10 @@ export async function writeSourceRecord(dir: string, record: SourceRecord, files
 /** Read and check a source record folder's source.json. */
 export async function readSourceRecord(dir: string): Promise<SourceRecord> {
   const file = path.join(dir, SOURCE_RECORD_FILE);
-  const exists = await stat(file).then((s) => s.isFile(), () => false);
+  const exists = await stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
   if (!exists) {
     throw new JunoError('E_INPUT_NOT_FOUND', 'not a source record folder: it has no source.json', {
       location: { file: dir },

@@ -29,7 +29,11 @@ const BINARY_TABLES: Record<string, string> = {
 /** Delimiter (given, or by extension), line ending and BOM, from the first 64 KiB; refuses binary tables. */
 export async function detectCsvFormat(file: string, delimiter?: string): Promise<CsvFormat> {
   const fh = await open(file, 'r').catch((e: unknown) => {
-    throw new JunoError('E_INPUT_NOT_FOUND', 'no such file', { location: { file }, hint: 'check the step path in the subsampling spec', cause: e });
+    throw new JunoError('E_INPUT_NOT_FOUND', 'no such file', {
+      location: { file },
+      hint: 'check the step path in the subsampling spec',
+      cause: e,
+    });
   });
   try {
     const buf = Buffer.alloc(65536);
@@ -40,7 +44,10 @@ export async function detectCsvFormat(file: string, delimiter?: string): Promise
     const eol = nl > 0 && head[nl - 1] === 0x0d ? '\r\n' : '\n';
     const ext = path.extname(file).toLowerCase();
     // A binary table read as CSV would "work" and write garbage: refuse it by name.
-    const binary = head.subarray(0, 4).toString('latin1') === 'PAR1' ? 'Parquet' : BINARY_TABLES[ext] ?? (head.includes(0) ? 'binary' : undefined);
+    const binary =
+      head.subarray(0, 4).toString('latin1') === 'PAR1'
+        ? 'Parquet'
+        : (BINARY_TABLES[ext] ?? (head.includes(0) ? 'binary' : undefined));
     if (binary) {
       throw new JunoError('E_INPUT_FORMAT', `${binary} file: the table method reads delimited text (CSV/TSV) only`, {
         location: { file },
@@ -81,7 +88,10 @@ export async function* readCsvBatches(file: string, format: CsvFormat): AsyncGen
     if (last.length > 0) yield last;
   } catch (e) {
     if (e instanceof JunoError) throw e;
-    throw new JunoError('E_INPUT_NOT_FOUND', `cannot read the table: ${(e as Error).message}`, { location: { file }, cause: e });
+    throw new JunoError('E_INPUT_NOT_FOUND', `cannot read the table: ${(e as Error).message}`, {
+      location: { file },
+      cause: e,
+    });
   } finally {
     input.destroy();
   }
@@ -98,7 +108,13 @@ export function formatCsvRecord(record: readonly string[], format: CsvFormat, qu
   for (let i = 0; i < record.length; i++) {
     const v = record[i]!;
     if (i > 0) line += format.delimiter;
-    if ((quoteEmpty && v === '') || v.includes(format.delimiter) || v.includes('"') || v.includes('\n') || v.includes('\r')) {
+    if (
+      (quoteEmpty && v === '') ||
+      v.includes(format.delimiter) ||
+      v.includes('"') ||
+      v.includes('\n') ||
+      v.includes('\r')
+    ) {
       line += `"${v.replace(/"/g, '""')}"`;
     } else line += v;
   }

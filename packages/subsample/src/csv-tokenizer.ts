@@ -127,10 +127,14 @@ export class CsvTokenizer {
     this.record.push(this.field);
     if (this.width < 0) this.width = this.record.length;
     else if (this.record.length > this.width) {
-      throw new JunoError('E_INPUT_ROW', `a row has more fields than the header (${this.record.length} > ${this.width})`, {
-        location: { file: this.file, line: this.recordLine },
-        hint: 'pandas would refuse this file too ("Error tokenizing data"); fix the row, or quote the value that contains the delimiter',
-      });
+      throw new JunoError(
+        'E_INPUT_ROW',
+        `a row has more fields than the header (${this.record.length} > ${this.width})`,
+        {
+          location: { file: this.file, line: this.recordLine },
+          hint: 'pandas would refuse this file too ("Error tokenizing data"); fix the row, or quote the value that contains the delimiter',
+        },
+      );
     }
     out.push(this.record);
     this.record = [];

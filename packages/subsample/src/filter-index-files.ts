@@ -122,7 +122,10 @@ export async function filterIndexFile(
  * path without extension below its folder, else the same file stem. Files
  * matching no image at all are kept.
  */
-export function createSidecarMatcher(keptImages: readonly string[], allImages: readonly string[]): (sidecarRel: string) => boolean {
+export function createSidecarMatcher(
+  keptImages: readonly string[],
+  allImages: readonly string[],
+): (sidecarRel: string) => boolean {
   const stemOf = (p: string) => stripExt(p.split('/').pop()!);
   const keptPaths = new Set(keptImages.map(stripExt));
   const allPaths = new Set(allImages.map(stripExt));

@@ -23,13 +23,45 @@ const REGIONS: [string, number][] = [
   ['Islands', 0.0005],
 ];
 const CATEGORIES: Record<string, [string, number, number][]> = {
-  Electronics: [['Headphones', 19.99, 249.0], ['Phone charger', 9.99, 39.99], ['Smart speaker', 29.0, 199.0], ['Laptop sleeve', 14.5, 59.9]],
-  Grocery: [['Coffee beans', 4.99, 18.5], ['Olive oil', 5.49, 22.0], ['Granola', 2.99, 8.99], ['Green tea', 1.99, 12.0]],
-  Clothing: [['T-shirt', 7.99, 39.0], ['Jeans', 24.0, 120.0], ['Rain jacket', 39.0, 189.0], ['Socks (5 pack)', 5.0, 19.0]],
-  Home: [['Desk lamp', 12.0, 89.0], ['Towel set', 15.0, 60.0], ['Storage box', 6.5, 29.0], ['Scented candle', 4.0, 24.0]],
-  Toys: [['Puzzle 1000 pcs', 9.0, 35.0], ['Building blocks', 15.0, 120.0], ['Board game', 18.0, 65.0]],
-  Sports: [['Yoga mat', 12.0, 70.0], ['Water bottle', 6.0, 35.0], ['Running cap', 8.0, 30.0]],
-  Beauty: [['Shampoo', 3.5, 16.0], ['Face cream', 8.0, 75.0], ['Lip balm', 1.5, 7.0]],
+  Electronics: [
+    ['Headphones', 19.99, 249.0],
+    ['Phone charger', 9.99, 39.99],
+    ['Smart speaker', 29.0, 199.0],
+    ['Laptop sleeve', 14.5, 59.9],
+  ],
+  Grocery: [
+    ['Coffee beans', 4.99, 18.5],
+    ['Olive oil', 5.49, 22.0],
+    ['Granola', 2.99, 8.99],
+    ['Green tea', 1.99, 12.0],
+  ],
+  Clothing: [
+    ['T-shirt', 7.99, 39.0],
+    ['Jeans', 24.0, 120.0],
+    ['Rain jacket', 39.0, 189.0],
+    ['Socks (5 pack)', 5.0, 19.0],
+  ],
+  Home: [
+    ['Desk lamp', 12.0, 89.0],
+    ['Towel set', 15.0, 60.0],
+    ['Storage box', 6.5, 29.0],
+    ['Scented candle', 4.0, 24.0],
+  ],
+  Toys: [
+    ['Puzzle 1000 pcs', 9.0, 35.0],
+    ['Building blocks', 15.0, 120.0],
+    ['Board game', 18.0, 65.0],
+  ],
+  Sports: [
+    ['Yoga mat', 12.0, 70.0],
+    ['Water bottle', 6.0, 35.0],
+    ['Running cap', 8.0, 30.0],
+  ],
+  Beauty: [
+    ['Shampoo', 3.5, 16.0],
+    ['Face cream', 8.0, 75.0],
+    ['Lip balm', 1.5, 7.0],
+  ],
 };
 const SEGMENTS: [string, number][] = [
   ['Consumer', 0.55],
@@ -71,7 +103,8 @@ export const retailSalesGenerator: SourceGenerator = {
     const start = Date.UTC(2022, 0, 1) / 86_400_000;
     const days = 730;
     try {
-      let buf = 'order_id,order_date,region,store_id,category,product,unit_price,units,discount,customer_segment,payment_method,returned\n';
+      let buf =
+        'order_id,order_date,region,store_id,category,product,unit_price,units,discount,customer_segment,payment_method,returned\n';
       for (let i = 1; i <= rows; i++) {
         const region = pick(rng, REGIONS);
         const store = `S${String(1 + rng.int(120)).padStart(3, '0')}`;
@@ -79,7 +112,7 @@ export const retailSalesGenerator: SourceGenerator = {
         const products = CATEGORIES[category]!;
         const [product, lo, hi] = products[rng.int(products.length)]!;
         const price = (lo + (hi - lo) * rng.next() ** 1.6).toFixed(2);
-        const units = rng.next() < 0.00003 ? '' : String(1 + Math.floor(-Math.log(1 - rng.next()) * 2.2) % 20);
+        const units = rng.next() < 0.00003 ? '' : String(1 + (Math.floor(-Math.log(1 - rng.next()) * 2.2) % 20));
         const discount = rng.next() < 0.08 ? '' : (Math.floor(rng.next() * 7) * 0.05).toFixed(2);
         const segment = rng.next() < 0.02 ? '' : pick(rng, SEGMENTS);
         const day = new Date((start + Math.floor(rng.next() * days)) * 86_400_000).toISOString().slice(0, 10);
@@ -100,7 +133,9 @@ export const retailSalesGenerator: SourceGenerator = {
   },
 };
 
-export const SOURCE_GENERATORS: ReadonlyMap<string, SourceGenerator> = new Map([[retailSalesGenerator.name, retailSalesGenerator]]);
+export const SOURCE_GENERATORS: ReadonlyMap<string, SourceGenerator> = new Map([
+  [retailSalesGenerator.name, retailSalesGenerator],
+]);
 
 export interface GeneratedSource {
   dir: string;
@@ -132,7 +167,10 @@ export async function generateSource(
   const key = hashValue({ name, parameters, seed: String(seed) }).slice(0, 16);
   const entry = path.join(cacheDir, `${name}-${key}`);
   const dir = path.join(entry, 'data');
-  const ready = await stat(path.join(entry, 'COMPLETE')).then(() => true, () => false);
+  const ready = await stat(path.join(entry, 'COMPLETE')).then(
+    () => true,
+    () => false,
+  );
   if (!ready) {
     const tmp = `${entry}.partial-${process.pid}`;
     await rm(tmp, { recursive: true, force: true });

@@ -16,7 +16,13 @@ export type { IndexFileReport } from './filter-index-files.js';
 export { sampleArchive, planArchiveSample, groupOfEntry } from './sample-archive.js';
 export type { SampleArchiveOptions, ArchiveSampleReport } from './sample-archive.js';
 export { profileTable, synthesizeTable, generateRows, scrambleText } from './synthesize-table.js';
-export type { ColumnKind, ColumnProfile, TableProfile, SynthesizeTableOptions, SyntheticTableReport } from './synthesize-table.js';
+export type {
+  ColumnKind,
+  ColumnProfile,
+  TableProfile,
+  SynthesizeTableOptions,
+  SyntheticTableReport,
+} from './synthesize-table.js';
 export { generateSource, retailSalesGenerator, SOURCE_GENERATORS } from './generate-source.js';
 export type { SourceGenerator, GeneratedSource } from './generate-source.js';
 export { subsampleData, stepSeed } from './subsample-data.js';

@@ -50,21 +50,40 @@ export async function reencodeImage(input: Buffer, options: ReencodeOptions = {}
   const animated = (meta.pages ?? 1) > 1 && (format === 'gif' || format === 'webp');
   let p = sharp(input, { failOn: 'error', animated }).keepMetadata();
   if (resize) {
-    p = p.resize({ width: options.maxSide, height: options.maxSide, fit: 'inside', withoutEnlargement: true, kernel: 'lanczos3' });
+    p = p.resize({
+      width: options.maxSide,
+      height: options.maxSide,
+      fit: 'inside',
+      withoutEnlargement: true,
+      kernel: 'lanczos3',
+    });
   }
   const d16 = meta.depth === 'ushort';
   if (meta.space === 'cmyk') p = p.toColourspace('cmyk');
-  else if (channels <= 2 || meta.space === 'b-w' || meta.space === 'grey16') p = p.toColourspace(d16 ? 'grey16' : 'b-w');
+  else if (channels <= 2 || meta.space === 'b-w' || meta.space === 'grey16')
+    p = p.toColourspace(d16 ? 'grey16' : 'b-w');
   else p = p.toColourspace(d16 ? 'rgb16' : 'srgb');
 
   const quality = options.quality ?? 90;
   switch (format) {
     case 'jpeg':
-      p = p.jpeg({ quality, progressive: meta.isProgressive ?? false, chromaSubsampling: meta.chromaSubsampling === '4:4:4' ? '4:4:4' : '4:2:0', mozjpeg: false, optimiseCoding: true });
+      p = p.jpeg({
+        quality,
+        progressive: meta.isProgressive ?? false,
+        chromaSubsampling: meta.chromaSubsampling === '4:4:4' ? '4:4:4' : '4:2:0',
+        mozjpeg: false,
+        optimiseCoding: true,
+      });
       break;
     case 'png':
       p = meta.isPalette
-        ? p.png({ palette: true, colours: Math.min(256, 2 ** (meta.bitsPerSample ?? 8)), dither: 0, effort: 7, compressionLevel: 9 })
+        ? p.png({
+            palette: true,
+            colours: Math.min(256, 2 ** (meta.bitsPerSample ?? 8)),
+            dither: 0,
+            effort: 7,
+            compressionLevel: 9,
+          })
         : p.png({ compressionLevel: 9, adaptiveFiltering: false, palette: false });
       break;
     case 'webp':
@@ -74,7 +93,10 @@ export async function reencodeImage(input: Buffer, options: ReencodeOptions = {}
       p = p.gif({ effort: 7, dither: 0 });
       break;
     case 'tiff':
-      p = p.tiff({ compression: TIFF_COMPRESSIONS.find((c) => c === (meta.compression as string | undefined)) ?? 'lzw', quality });
+      p = p.tiff({
+        compression: TIFF_COMPRESSIONS.find((c) => c === (meta.compression as string | undefined)) ?? 'lzw',
+        quality,
+      });
       break;
     case 'avif':
     case 'heif':

@@ -1,7 +1,15 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { JunoError, hashTree, readJsonFile, type Instance, type ProgressListener, type SubsampleResult, type SubsampleSpec } from '@junobench/core';
+import {
+  JunoError,
+  hashTree,
+  readJsonFile,
+  type Instance,
+  type ProgressListener,
+  type SubsampleResult,
+  type SubsampleSpec,
+} from '@junobench/core';
 import { generateSource, SOURCE_GENERATORS, type SourceGenerator } from './generate-source.js';
 import type { SharpFactory } from './reencode-image.js';
 import { parseSubsampleSpec } from './spec.js';
@@ -39,15 +47,23 @@ export async function resolveSubsampleSource(
     );
     resolved = { dir: g.dir, sha256: g.sha256, origin: g.cached ? 'cached' : 'generated' };
   } else {
-    throw new JunoError('E_USAGE', `the full data (a ${spec.source.kind} source${spec.source.url ? ` from ${spec.source.url}` : ''}) is not available here`, {
-      hint: 'download it and pass its folder with --source <dir>',
-    });
+    throw new JunoError(
+      'E_USAGE',
+      `the full data (a ${spec.source.kind} source${spec.source.url ? ` from ${spec.source.url}` : ''}) is not available here`,
+      {
+        hint: 'download it and pass its folder with --source <dir>',
+      },
+    );
   }
   if (spec.source.sha256 && spec.source.sha256 !== resolved.sha256) {
-    throw new JunoError('E_SUBSAMPLE', 'the full data differs from the data the spec was made from (tree hash mismatch)', {
-      location: { file: resolved.dir, field: 'source.sha256' },
-      hint: `pass the full data the spec was made from with --source <dir> (the full data a \`junobench subsample\` replaced is kept in ${path.join(options.cacheDir ?? DEFAULT_CACHE_DIR, 'originals')}/), or subsample again with a new spec`,
-    });
+    throw new JunoError(
+      'E_SUBSAMPLE',
+      'the full data differs from the data the spec was made from (tree hash mismatch)',
+      {
+        location: { file: resolved.dir, field: 'source.sha256' },
+        hint: `pass the full data the spec was made from with --source <dir> (the full data a \`junobench subsample\` replaced is kept in ${path.join(options.cacheDir ?? DEFAULT_CACHE_DIR, 'originals')}/), or subsample again with a new spec`,
+      },
+    );
   }
   return resolved;
 }
@@ -79,7 +95,10 @@ export interface RegenerateResult {
  * byte the recorded one. This is what `junobench build` calls: e.g.
  * `regenerateInstanceData('raw/instances/pandas_3', { cacheDir: '.junobench-cache', outDir: 'curated/instances/pandas_3/data' })`.
  */
-export async function regenerateInstanceData(instanceDir: string, options: RegenerateOptions = {}): Promise<RegenerateResult> {
+export async function regenerateInstanceData(
+  instanceDir: string,
+  options: RegenerateOptions = {},
+): Promise<RegenerateResult> {
   const file = path.join(instanceDir, 'instance.json');
   const instance = await readJsonFile<Instance>(file, { schema: 'instance' });
   if (!instance.data?.subsample) {
@@ -91,7 +110,13 @@ export async function regenerateInstanceData(instanceDir: string, options: Regen
   const spec = parseSubsampleSpec(instance.data.subsample, { file, field: 'data.subsample' });
   const source = await resolveSubsampleSource(spec, options);
   const outDir = options.outDir ?? path.join(await mkdtemp(path.join(tmpdir(), `junobench-${instance.id}-`)), 'data');
-  const report = await subsampleData({ sourceDir: source.dir, outDir, spec, onProgress: options.onProgress, sharp: options.sharp });
+  const report = await subsampleData({
+    sourceDir: source.dir,
+    outDir,
+    spec,
+    onProgress: options.onProgress,
+    sharp: options.sharp,
+  });
   const expected = spec.result;
   return { outDir, source, report, expected, matches: expected ? expected.sha256 === report.result.sha256 : undefined };
 }

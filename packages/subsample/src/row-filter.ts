@@ -8,15 +8,25 @@ export type RowPredicate = (row: readonly string[]) => boolean;
  * filter matches; a filter matches when every condition it gives holds.
  * Unknown columns fail here, before a multi-GB file is read.
  */
-export function compileRowFilters(filters: readonly RowFilter[], header: readonly string[], file: string): RowPredicate {
+export function compileRowFilters(
+  filters: readonly RowFilter[],
+  header: readonly string[],
+  file: string,
+): RowPredicate {
   const compiled = filters.map((f, i) => {
     const col = header.indexOf(f.column);
     if (col < 0) {
       const close = suggestClosest(f.column, header);
-      throw new JunoError('E_INPUT_COLUMNS', `row filter ${i} names column "${f.column}", which the table does not have`, {
-        location: { file, field: `keep[${i}].column` },
-        hint: close ? `did you mean "${close}"?` : `columns are: ${header.slice(0, 20).join(', ')}${header.length > 20 ? ', …' : ''}`,
-      });
+      throw new JunoError(
+        'E_INPUT_COLUMNS',
+        `row filter ${i} names column "${f.column}", which the table does not have`,
+        {
+          location: { file, field: `keep[${i}].column` },
+          hint: close
+            ? `did you mean "${close}"?`
+            : `columns are: ${header.slice(0, 20).join(', ')}${header.length > 20 ? ', …' : ''}`,
+        },
+      );
     }
     let re: LinearRegExp | undefined;
     if (f.matches !== undefined) {
@@ -24,11 +34,15 @@ export function compileRowFilters(filters: readonly RowFilter[], header: readonl
       try {
         re = compileLinearRegExp(f.matches);
       } catch (e) {
-        throw new JunoError('E_SCHEMA', `row filter ${i}: not a regular expression the linear-time engine runs: ${(e as Error).message}`, {
-          location: { file, field: `keep[${i}].matches` },
-          hint: 'write it without backreferences or lookarounds',
-          cause: e,
-        });
+        throw new JunoError(
+          'E_SCHEMA',
+          `row filter ${i}: not a regular expression the linear-time engine runs: ${(e as Error).message}`,
+          {
+            location: { file, field: `keep[${i}].matches` },
+            hint: 'write it without backreferences or lookarounds',
+            cause: e,
+          },
+        );
       }
     }
     const inSet = f.in ? new Set(f.in) : undefined;

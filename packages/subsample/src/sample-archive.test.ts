@@ -38,12 +38,16 @@ describe.each(KINDS)('sampleArchive (%s)', (kind, name, write) => {
     expect(r.kind).toBe(kind);
     expect(r.filesBefore).toBe(51);
     expect(r.groups).toBe(3);
-    const kept = (await listArchiveEntries(path.join(dir, `out-${name}`))).filter((e) => e.type === 'file').map((e) => e.path);
+    const kept = (await listArchiveEntries(path.join(dir, `out-${name}`)))
+      .filter((e) => e.type === 'file')
+      .map((e) => e.path);
     expect(kept.filter((p) => p.startsWith('train/'))).toHaveLength(8);
     expect(kept.filter((p) => p.startsWith('test/'))).toHaveLength(2);
     expect(kept).toContain('README.md');
     await sampleArchive(input, path.join(dir, `again-${name}`), { fraction: 0.2, seed: 1 });
-    expect(sha256(await readFile(path.join(dir, `again-${name}`)))).toBe(sha256(await readFile(path.join(dir, `out-${name}`))));
+    expect(sha256(await readFile(path.join(dir, `again-${name}`)))).toBe(
+      sha256(await readFile(path.join(dir, `out-${name}`))),
+    );
     // Content survives the round trip.
     const x = path.join(dir, 'x');
     await extractArchive(path.join(dir, `out-${name}`), x);
@@ -57,7 +61,13 @@ describe.each(KINDS)('sampleArchive (%s)', (kind, name, write) => {
     [[{ path: 'link', type: 'symlink', linkpath: '../../etc/passwd' }], /symbolic link points outside/],
     [[{ path: 'a/link', type: 'symlink', linkpath: '/etc' }], /symbolic link points outside/],
     // The link rule of @junobench/archive: links are followed through other links.
-    [[{ path: 'b/d', type: 'symlink', linkpath: '..' }, { path: 'p', type: 'symlink', linkpath: 'b/d/..' }], /"(p|b\/d)".*(outside|folder)/],
+    [
+      [
+        { path: 'b/d', type: 'symlink', linkpath: '..' },
+        { path: 'p', type: 'symlink', linkpath: 'b/d/..' },
+      ],
+      /"(p|b\/d)".*(outside|folder)/,
+    ],
   ] as [FixtureEntry[], RegExp][])('rejects unsafe entries %j', async (entries, why) => {
     const dir = await tempDir();
     const input = path.join(dir, name);
@@ -76,8 +86,13 @@ describe.each(KINDS)('sampleArchive (%s)', (kind, name, write) => {
     const dir = await tempDir();
     const input = path.join(dir, name);
     await write(input, tree());
-    await expect(extractArchive(input, path.join(dir, 'x'), { maxBytes: 100 })).rejects.toMatchObject({ code: 'E_UNSAFE_ARCHIVE', message: expect.stringMatching(/more than 100 bytes/) });
-    await expect(sampleArchive(input, path.join(dir, 'o'), { fraction: 1, seed: 1, maxEntries: 10 })).rejects.toMatchObject({ code: 'E_UNSAFE_ARCHIVE' });
+    await expect(extractArchive(input, path.join(dir, 'x'), { maxBytes: 100 })).rejects.toMatchObject({
+      code: 'E_UNSAFE_ARCHIVE',
+      message: expect.stringMatching(/more than 100 bytes/),
+    });
+    await expect(
+      sampleArchive(input, path.join(dir, 'o'), { fraction: 1, seed: 1, maxEntries: 10 }),
+    ).rejects.toMatchObject({ code: 'E_UNSAFE_ARCHIVE' });
   });
 });
 

@@ -44,9 +44,17 @@ export function groupOfEntry(p: string, depth = 1): string {
  */
 export function planArchiveSample(entries: readonly ArchiveEntry[], options: SampleArchiveOptions): Set<string> {
   const keep = new Set(options.keep ?? []);
-  const files = entries.filter((e) => e.type !== 'directory').map((e) => e.path).sort(compareCodePoints);
+  const files = entries
+    .filter((e) => e.type !== 'directory')
+    .map((e) => e.path)
+    .sort(compareCodePoints);
   const chosen = new Set(
-    sampleByGroup(files.filter((f) => !keep.has(f)), (f) => groupOfEntry(f, options.depth), (n) => fractionOf(n, options.fraction), options.seed),
+    sampleByGroup(
+      files.filter((f) => !keep.has(f)),
+      (f) => groupOfEntry(f, options.depth),
+      (n) => fractionOf(n, options.fraction),
+      options.seed,
+    ),
   );
   for (const k of keep) if (files.includes(k)) chosen.add(k);
   // A kept link keeps the file it resolves to, and every link to a kept file
@@ -71,7 +79,11 @@ export function planArchiveSample(entries: readonly ArchiveEntry[], options: Sam
  * caps). Entry order, names, modes and timestamps are kept, so the same
  * input and seed give the same bytes.
  */
-export async function sampleArchive(input: string, output: string, options: SampleArchiveOptions): Promise<ArchiveSampleReport> {
+export async function sampleArchive(
+  input: string,
+  output: string,
+  options: SampleArchiveOptions,
+): Promise<ArchiveSampleReport> {
   const kind = await detectArchiveKind(input);
   const archiveBytes = (await stat(input)).size;
   await mkdir(path.dirname(output), { recursive: true });
@@ -135,7 +147,12 @@ export async function sampleArchive(input: string, output: string, options: Samp
     await rename(tmp, output);
   } catch (e) {
     await rm(tmp, { force: true });
-    throw e instanceof JunoError ? e : new JunoError('E_SUBSAMPLE', `could not write the sampled archive: ${(e as Error).message}`, { location: { file: input }, cause: e });
+    throw e instanceof JunoError
+      ? e
+      : new JunoError('E_SUBSAMPLE', `could not write the sampled archive: ${(e as Error).message}`, {
+          location: { file: input },
+          cause: e,
+        });
   }
   const kept = entries.filter((e) => chosen.has(e.path));
   const files = (l: ArchiveEntry[]) => l.filter((e) => e.type !== 'directory');

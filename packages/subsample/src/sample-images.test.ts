@@ -14,7 +14,17 @@ vi.setConfig({ testTimeout: 60_000 });
 
 const tempDir = useTempDirs();
 
-const KINDS: FixtureKind[] = ['rgb-jpeg', 'gray-jpeg', 'rgb-png', 'gray-png', 'rgba-png', 'gray16-png', 'rgb16-png', 'palette-png', 'webp'];
+const KINDS: FixtureKind[] = [
+  'rgb-jpeg',
+  'gray-jpeg',
+  'rgb-png',
+  'gray-png',
+  'rgba-png',
+  'gray16-png',
+  'rgb16-png',
+  'palette-png',
+  'webp',
+];
 
 describe('reencodeImage', () => {
   it.each(KINDS)('keeps format, channels, bit depth and palette of %s when shrinking', async (kind) => {
@@ -62,7 +72,8 @@ describe('sampleImages', () => {
   it('keeps K per class folder, with relative paths, reproducibly', async () => {
     const dir = await tempDir();
     await imageTree(path.join(dir, 'src'));
-    const run = async (out: string, seed: number) => sampleImages(path.join(dir, 'src'), path.join(dir, out), { perClass: 3, seed });
+    const run = async (out: string, seed: number) =>
+      sampleImages(path.join(dir, 'src'), path.join(dir, out), { perClass: 3, seed });
     const r = await run('a', 1);
     expect(r.imagesBefore).toBe(25);
     expect(r.imagesAfter).toBe(7);
@@ -71,7 +82,8 @@ describe('sampleImages', () => {
     expect(kept).toEqual(r.kept);
     expect(kept.filter((f) => f.startsWith('train/cats/'))).toHaveLength(3);
     expect(kept.filter((f) => f.startsWith('train/rare/'))).toHaveLength(1);
-    for (const f of kept) expect(Buffer.compare(await readFile(path.join(dir, 'a', f)), await readFile(path.join(dir, 'src', f)))).toBe(0);
+    for (const f of kept)
+      expect(Buffer.compare(await readFile(path.join(dir, 'a', f)), await readFile(path.join(dir, 'src', f)))).toBe(0);
     await run('b', 1);
     expect(await hashTree(path.join(dir, 'b'))).toBe(await hashTree(path.join(dir, 'a')));
     await run('c', 2);
@@ -101,7 +113,11 @@ describe('sampleImages', () => {
     const r = await sampleImages(path.join(dir, 'src'), path.join(dir, 'out'), { perClass: 50, maxSide: 32, seed: 1 });
     expect(r.corrupt).toEqual([{ path: 'train/rare/broken.jpg', reason: expect.any(String) }]);
     expect(r.imagesAfter).toBe(26);
-    const dropped = await sampleImages(path.join(dir, 'src'), path.join(dir, 'out2'), { perClass: 50, seed: 1, corrupt: 'drop' });
+    const dropped = await sampleImages(path.join(dir, 'src'), path.join(dir, 'out2'), {
+      perClass: 50,
+      seed: 1,
+      corrupt: 'drop',
+    });
     expect(dropped.corrupt).toHaveLength(1);
     expect(dropped.kept).not.toContain('train/rare/broken.jpg');
   });
@@ -119,34 +135,57 @@ describe('subsampleData with images', () => {
     const src = path.join(dir, 'src');
     await imageTree(src);
     const all = (await listTree(path.join(src, 'train'))).sort();
-    await writeFile(path.join(src, 'train.csv'), `image,label\n${all.map((f) => `/kaggle/input/pets/train/${f},${f.split('/')[0]}`).join('\n')}\nunrelated,none\n`);
+    await writeFile(
+      path.join(src, 'train.csv'),
+      `image,label\n${all.map((f) => `/kaggle/input/pets/train/${f},${f.split('/')[0]}`).join('\n')}\nunrelated,none\n`,
+    );
     await writeFile(path.join(src, 'list.txt'), `${all.map((f) => `train/${f}`).join('\n')}\n`);
     // VOC style: ImageSets lists stems; Annotations has one XML per image stem.
     await mkdir(path.join(src, 'ImageSets/Main'), { recursive: true });
     await mkdir(path.join(src, 'Annotations'), { recursive: true });
     const stems = all.map((f) => path.basename(f, path.extname(f)));
     await writeFile(path.join(src, 'ImageSets/Main/trainval.txt'), `${stems.map((s) => `${s}  1`).join('\n')}\n`);
-    for (const s of stems) await writeFile(path.join(src, 'Annotations', `${s}.xml`), `<annotation><filename>${s}</filename></annotation>`);
+    for (const s of stems)
+      await writeFile(path.join(src, 'Annotations', `${s}.xml`), `<annotation><filename>${s}</filename></annotation>`);
     const r = await subsampleData({
       sourceDir: src,
       outDir: path.join(dir, 'out'),
       spec: {
         seed: 5,
         source: { kind: 'local' },
-        steps: [{ path: 'train', method: 'images', parameters: { perClass: 2, indexFiles: ['train.csv', 'list.txt', 'ImageSets'], sidecarFolders: ['Annotations'] } }],
+        steps: [
+          {
+            path: 'train',
+            method: 'images',
+            parameters: {
+              perClass: 2,
+              indexFiles: ['train.csv', 'list.txt', 'ImageSets'],
+              sidecarFolders: ['Annotations'],
+            },
+          },
+        ],
       },
     });
     const kept = (await listTree(path.join(dir, 'out', 'train'))).sort();
     expect(kept).toHaveLength(5);
     const csv = (await readFile(path.join(dir, 'out', 'train.csv'), 'utf8')).trim().split('\n');
     expect(csv[0]).toBe('image,label');
-    expect(csv.slice(1, -1).map((l) => l.split(',')[0]!.replace('/kaggle/input/pets/train/', '')).sort()).toEqual(kept);
+    expect(
+      csv
+        .slice(1, -1)
+        .map((l) => l.split(',')[0]!.replace('/kaggle/input/pets/train/', ''))
+        .sort(),
+    ).toEqual(kept);
     expect(csv[csv.length - 1]).toBe('unrelated,none');
-    expect((await readFile(path.join(dir, 'out', 'list.txt'), 'utf8')).trim().split('\n').sort()).toEqual(kept.map((f) => `train/${f}`));
+    expect((await readFile(path.join(dir, 'out', 'list.txt'), 'utf8')).trim().split('\n').sort()).toEqual(
+      kept.map((f) => `train/${f}`),
+    );
     const keptStems = kept.map((f) => path.basename(f, path.extname(f))).sort();
     const imageSet = (await readFile(path.join(dir, 'out', 'ImageSets/Main/trainval.txt'), 'utf8')).trim().split('\n');
     expect(imageSet.map((l) => l.split(/\s+/)[0]).sort()).toEqual(keptStems);
-    expect((await readdir(path.join(dir, 'out', 'Annotations'))).map((f) => f.replace('.xml', '')).sort()).toEqual(keptStems);
+    expect((await readdir(path.join(dir, 'out', 'Annotations'))).map((f) => f.replace('.xml', '')).sort()).toEqual(
+      keptStems,
+    );
     expect(r.steps[0]!.images!.sidecarsDropped).toBe(20);
     expect(r.filesDropped).toBe(20 + 20);
   });

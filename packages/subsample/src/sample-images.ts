@@ -4,7 +4,20 @@ import { compareCodePoints, noProgress, readInstanceTree, type ProgressListener 
 import { reencodeImage, type SharpFactory } from './reencode-image.js';
 import { fractionOf, sampleByGroup } from './select-rows.js';
 
-export const IMAGE_EXTENSIONS: ReadonlySet<string> = new Set(['.jpg', '.jpeg', '.jpe', '.png', '.webp', '.gif', '.tif', '.tiff', '.bmp', '.avif', '.heic', '.heif']);
+export const IMAGE_EXTENSIONS: ReadonlySet<string> = new Set([
+  '.jpg',
+  '.jpeg',
+  '.jpe',
+  '.png',
+  '.webp',
+  '.gif',
+  '.tif',
+  '.tiff',
+  '.bmp',
+  '.avif',
+  '.heic',
+  '.heif',
+]);
 
 // Read by PIL/OpenCV but not by sharp's libvips: copied byte for byte, never probed.
 const UNREADABLE = new Set(['.bmp']);
@@ -68,14 +81,21 @@ export function classOfImage(rel: string, classDepth?: number): string {
  * bit depth kept). An image that cannot be decoded is reported by path and
  * never stops the run.
  */
-export async function sampleImages(inputDir: string, outputDir: string, options: SampleImagesOptions): Promise<ImageSampleReport> {
+export async function sampleImages(
+  inputDir: string,
+  outputDir: string,
+  options: SampleImagesOptions,
+): Promise<ImageSampleReport> {
   const progress = options.onProgress ?? noProgress;
   // Under the one link rule: links inside are read as their content, links out are refused by name.
-  const files = (await readInstanceTree(inputDir, options.exclude ? { ignore: options.exclude } : {})).map((f) => f.rel);
+  const files = (await readInstanceTree(inputDir, options.exclude ? { ignore: options.exclude } : {})).map(
+    (f) => f.rel,
+  );
   const images = files.filter(isImagePath);
   const others = files.filter((f) => !isImagePath(f));
   const keepSet = new Set(options.keep ?? []);
-  const howMany = (n: number) => (options.perClass !== undefined ? options.perClass : fractionOf(n, options.fraction ?? 1));
+  const howMany = (n: number) =>
+    options.perClass !== undefined ? options.perClass : fractionOf(n, options.fraction ?? 1);
   const candidates = images.filter((f) => !keepSet.has(f));
   const sampled = new Set(sampleByGroup(candidates, (f) => classOfImage(f, options.classDepth), howMany, options.seed));
   for (const k of keepSet) if (images.includes(k)) sampled.add(k);
@@ -104,23 +124,30 @@ export async function sampleImages(inputDir: string, outputDir: string, options:
     const input = await readFile(src);
     let out: Buffer = input;
     const unreadable = UNREADABLE.has(path.extname(rel).toLowerCase());
-    if (unreadable && reencoding) report.corrupt.push({ path: rel, reason: 'format not supported by sharp (BMP): copied as it is, not resized' });
-    if (!unreadable) try {
-      const r = await reencodeImage(input, { maxSide: options.maxSide, force: options.reencode, quality: options.quality, sharp: options.sharp });
-      if (r.data) {
-        out = r.data;
-        report.reencoded++;
-        if (r.resized) report.resized++;
-      } else if (reencoding && r.format === 'unknown') {
-        report.corrupt.push({ path: rel, reason: 'unknown image format' });
+    if (unreadable && reencoding)
+      report.corrupt.push({ path: rel, reason: 'format not supported by sharp (BMP): copied as it is, not resized' });
+    if (!unreadable)
+      try {
+        const r = await reencodeImage(input, {
+          maxSide: options.maxSide,
+          force: options.reencode,
+          quality: options.quality,
+          sharp: options.sharp,
+        });
+        if (r.data) {
+          out = r.data;
+          report.reencoded++;
+          if (r.resized) report.resized++;
+        } else if (reencoding && r.format === 'unknown') {
+          report.corrupt.push({ path: rel, reason: 'unknown image format' });
+        }
+      } catch (e) {
+        report.corrupt.push({ path: rel, reason: describeImageError(e) });
+        if (options.corrupt === 'drop') {
+          report.dropped.push(rel);
+          return;
+        }
       }
-    } catch (e) {
-      report.corrupt.push({ path: rel, reason: describeImageError(e) });
-      if (options.corrupt === 'drop') {
-        report.dropped.push(rel);
-        return;
-      }
-    }
     await mkdir(path.dirname(dst), { recursive: true });
     await writeFile(dst, out);
     report.kept.push(rel);

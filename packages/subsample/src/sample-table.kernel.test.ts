@@ -23,7 +23,11 @@ for f in sys.argv[1:]:
 print(json.dumps(out))
 `;
 
-async function readWithPandas(...files: string[]): Promise<Record<string, { columns: string[]; dtypes: Record<string, string>; na: Record<string, number>; rows: number }>> {
+async function readWithPandas(
+  ...files: string[]
+): Promise<
+  Record<string, { columns: string[]; dtypes: Record<string, string>; na: Record<string, number>; rows: number }>
+> {
   const python = await findPython();
   const { stdout } = await promisify(execFile)(python, ['-c', READ, ...files], { maxBuffer: 16 << 20 });
   return JSON.parse(stdout) as never;
@@ -35,7 +39,12 @@ describe('tables read back by pandas', () => {
     const src = await generateSource(path.join(dir, 'cache'), 'retail-sales', { rows: 60_000 }, 7);
     const input = path.join(src.dir, 'sales.csv');
     const out = path.join(dir, 'sample.csv');
-    const r = await sampleTable(input, out, { rows: 1000, stratifyBy: 'region', keep: [{ column: 'units', isMissing: true }], seed: 7 });
+    const r = await sampleTable(input, out, {
+      rows: 1000,
+      stratifyBy: 'region',
+      keep: [{ column: 'units', isMissing: true }],
+      seed: 7,
+    });
     const pd = await readWithPandas(input, out);
     const a = pd[input]!;
     const b = pd[out]!;

@@ -36,7 +36,7 @@ async function fixture(text = makeCsv()): Promise<{ dir: string; input: string }
 const rows = (text: string) => parse(text, { bom: true }) as string[][];
 
 describe('sampleTable', () => {
-  it('keeps the header, column order and every value\'s exact text', async () => {
+  it("keeps the header, column order and every value's exact text", async () => {
     const { dir, input } = await fixture();
     const out = path.join(dir, 'out.csv');
     const r = await sampleTable(input, out, { rows: 500, seed: 1 });
@@ -82,7 +82,14 @@ describe('sampleTable', () => {
   it('always keeps the rows the keep filters match', async () => {
     const { dir, input } = await fixture();
     const out = path.join(dir, 'out.csv');
-    const r = await sampleTable(input, out, { rows: 50, seed: 4, keep: [{ column: 'city', equals: 'Atlantis' }, { column: 'id', in: ['9999'] }] });
+    const r = await sampleTable(input, out, {
+      rows: 50,
+      seed: 4,
+      keep: [
+        { column: 'city', equals: 'Atlantis' },
+        { column: 'id', in: ['9999'] },
+      ],
+    });
     const got = rows(await readFile(out, 'utf8')).slice(1);
     expect(r.keptByFilter).toBe(2);
     expect(got.map((row) => row[0])).toEqual(expect.arrayContaining(['777', '9999']));
@@ -116,7 +123,9 @@ describe('sampleTable', () => {
     [{ keep: [{ column: 'citty', equals: 'x' }] }, 'E_INPUT_COLUMNS', /did you mean "city"/],
   ])('names a wrong column (%j)', async (opts, code, hint) => {
     const { dir, input } = await fixture();
-    const err = await sampleTable(input, path.join(dir, 'o.csv'), { rows: 5, seed: 1, ...opts }).catch((e: unknown) => e);
+    const err = await sampleTable(input, path.join(dir, 'o.csv'), { rows: 5, seed: 1, ...opts }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code });
     expect((err as { hint: string }).hint).toMatch(hint);
   });
@@ -147,6 +156,8 @@ describe('sampleTable', () => {
 
   it('refuses an empty file', async () => {
     const { dir, input } = await fixture('');
-    await expect(sampleTable(input, path.join(dir, 'o.csv'), { rows: 1, seed: 1 })).rejects.toMatchObject({ code: 'E_INPUT_EMPTY' });
+    await expect(sampleTable(input, path.join(dir, 'o.csv'), { rows: 1, seed: 1 })).rejects.toMatchObject({
+      code: 'E_INPUT_EMPTY',
+    });
   });
 });

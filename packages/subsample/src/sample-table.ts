@@ -1,5 +1,13 @@
 import { stat } from 'node:fs/promises';
-import { JunoError, noProgress, suggestClosest, type ProgressListener, type RowFilter, type SubsampleColumnMissingShare, type SubsampleTableReport } from '@junobench/core';
+import {
+  JunoError,
+  noProgress,
+  suggestClosest,
+  type ProgressListener,
+  type RowFilter,
+  type SubsampleColumnMissingShare,
+  type SubsampleTableReport,
+} from '@junobench/core';
 import { CsvWriter, detectCsvFormat, readCsvBatches } from './csv-io.js';
 import { detachString } from './csv-tokenizer.js';
 import { isMissingValue } from './missing-values.js';
@@ -36,7 +44,11 @@ export type TableSampleReport = SubsampleTableReport;
  * rows the `keep` filters match. Memory is O(strata), not O(rows); rows keep
  * their order, the header, the column order and every value's exact text.
  */
-export async function sampleTable(input: string, output: string, options: SampleTableOptions): Promise<TableSampleReport> {
+export async function sampleTable(
+  input: string,
+  output: string,
+  options: SampleTableOptions,
+): Promise<TableSampleReport> {
   const progress = options.onProgress ?? noProgress;
   const format = await detectCsvFormat(input, options.delimiter);
   const preserveMissing = options.preserveMissing ?? true;
@@ -73,50 +85,58 @@ export async function sampleTable(input: string, output: string, options: Sample
     return `${key.slice(0, i)}\u0000${key.length - i > 1 ? '*' : ''}`;
   };
 
-  for await (const batch of readCsvBatches(input, format)) for (const row of batch) {
-    if (!header) {
-      header = row;
-      missingBefore = new Array<number>(header.length).fill(0);
-      if (options.stratifyBy !== undefined) {
-        stratCol = header.indexOf(options.stratifyBy);
-        if (stratCol < 0) {
-          const close = suggestClosest(options.stratifyBy, header);
-          throw new JunoError('E_INPUT_COLUMNS', `no column "${options.stratifyBy}" to stratify by`, {
-            location: { file: input, line: 1, field: 'stratifyBy' },
-            hint: close ? `did you mean "${close}"?` : `columns are: ${header.slice(0, 20).join(', ')}`,
-          });
+  for await (const batch of readCsvBatches(input, format))
+    for (const row of batch) {
+      if (!header) {
+        header = row;
+        missingBefore = new Array<number>(header.length).fill(0);
+        if (options.stratifyBy !== undefined) {
+          stratCol = header.indexOf(options.stratifyBy);
+          if (stratCol < 0) {
+            const close = suggestClosest(options.stratifyBy, header);
+            throw new JunoError('E_INPUT_COLUMNS', `no column "${options.stratifyBy}" to stratify by`, {
+              location: { file: input, line: 1, field: 'stratifyBy' },
+              hint: close ? `did you mean "${close}"?` : `columns are: ${header.slice(0, 20).join(', ')}`,
+            });
+          }
         }
+        keepRow = compileRowFilters(options.keep ?? [], header, input);
+        continue;
       }
-      keepRow = compileRowFilters(options.keep ?? [], header, input);
-      continue;
-    }
-    rowsBefore++;
-    for (let c = 0; c < header.length; c++) if (isMissingValue(row[c])) missingBefore[c]!++;
-    if (keepRow(row)) {
-      keptByFilter++;
-      continue;
-    }
-    const key = keyOf(row, missingMode);
-    const seen = counts.get(key);
-    if (seen === undefined) counts.set(detachString(key), 1);
-    else counts.set(key, seen + 1);
-    if (counts.size > maxStrata) {
-      if (missingMode !== 'full') {
-        throw new JunoError('E_SUBSAMPLE', `more than ${maxStrata} distinct values in "${options.stratifyBy}" to stratify by`, {
-          location: { file: input, field: 'stratifyBy' },
-          hint: 'stratify by a column with fewer distinct values (a class label or category, not an id)',
-        });
+      rowsBefore++;
+      for (let c = 0; c < header.length; c++) if (isMissingValue(row[c])) missingBefore[c]!++;
+      if (keepRow(row)) {
+        keptByFilter++;
+        continue;
       }
-      missingMode = 'any';
-      const folded = new Map<string, number>();
-      for (const [k, n] of counts) folded.set(foldKey(k), (folded.get(foldKey(k)) ?? 0) + n);
-      counts.clear();
-      for (const [k, n] of folded) counts.set(k, n);
+      const key = keyOf(row, missingMode);
+      const seen = counts.get(key);
+      if (seen === undefined) counts.set(detachString(key), 1);
+      else counts.set(key, seen + 1);
+      if (counts.size > maxStrata) {
+        if (missingMode !== 'full') {
+          throw new JunoError(
+            'E_SUBSAMPLE',
+            `more than ${maxStrata} distinct values in "${options.stratifyBy}" to stratify by`,
+            {
+              location: { file: input, field: 'stratifyBy' },
+              hint: 'stratify by a column with fewer distinct values (a class label or category, not an id)',
+            },
+          );
+        }
+        missingMode = 'any';
+        const folded = new Map<string, number>();
+        for (const [k, n] of counts) folded.set(foldKey(k), (folded.get(foldKey(k)) ?? 0) + n);
+        counts.clear();
+        for (const [k, n] of folded) counts.set(k, n);
+      }
+      if (rowsBefore % 200_000 === 0)
+        progress({ task: 'subsample table', done: rowsBefore, item: input, message: 'counting' });
     }
-    if (rowsBefore % 200_000 === 0) progress({ task: 'subsample table', done: rowsBefore, item: input, message: 'counting' });
-  }
   if (!header) {
-    throw new JunoError('E_INPUT_EMPTY', 'the table is empty; expected a header line and rows', { location: { file: input } });
+    throw new JunoError('E_INPUT_EMPTY', 'the table is empty; expected a header line and rows', {
+      location: { file: input },
+    });
   }
 
   const wanted = options.rows ?? Math.round(rowsBefore * (options.fraction ?? 1));
@@ -128,22 +148,25 @@ export async function sampleTable(input: string, output: string, options: Sample
   try {
     let first = true;
     let seen = 0;
-    for await (const batch of readCsvBatches(input, format)) for (const row of batch) {
-      if (first) {
-        first = false;
-        await writer.write(row);
-        continue;
+    for await (const batch of readCsvBatches(input, format))
+      for (const row of batch) {
+        if (first) {
+          first = false;
+          await writer.write(row);
+          continue;
+        }
+        seen++;
+        const take = keepRow(row) || selector.take(keyOf(row, missingMode));
+        if (take) {
+          for (let c = 0; c < header.length; c++) if (isMissingValue(row[c])) missingAfter[c]!++;
+          await writer.write(row);
+        }
+        if (seen % 200_000 === 0) progress({ task: 'subsample table', done: seen, total: rowsBefore, item: input });
       }
-      seen++;
-      const take = keepRow(row) || selector.take(keyOf(row, missingMode));
-      if (take) {
-        for (let c = 0; c < header.length; c++) if (isMissingValue(row[c])) missingAfter[c]!++;
-        await writer.write(row);
-      }
-      if (seen % 200_000 === 0) progress({ task: 'subsample table', done: seen, total: rowsBefore, item: input });
-    }
     if (seen !== rowsBefore) {
-      throw new JunoError('E_STATE', `the table changed while it was read (${rowsBefore} rows, then ${seen})`, { location: { file: input } });
+      throw new JunoError('E_STATE', `the table changed while it was read (${rowsBefore} rows, then ${seen})`, {
+        location: { file: input },
+      });
     }
     await writer.commit();
   } catch (e) {

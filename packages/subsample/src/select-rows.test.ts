@@ -11,21 +11,44 @@ describe('allocateQuotas', () => {
   ])('$counts with $target → $want', ({ counts, target, want }) => {
     const q = allocateQuotas(new Map(Object.entries(counts)), target);
     expect(Object.fromEntries(q)).toEqual(want);
-    const total = Math.min(target, Object.values(counts).reduce((s, n) => s + n, 0));
+    const total = Math.min(
+      target,
+      Object.values(counts).reduce((s, n) => s + n, 0),
+    );
     expect([...q.values()].reduce((s, n) => s + n, 0)).toBe(total);
   });
 
   it('does not depend on the order of the map', () => {
-    const a = allocateQuotas(new Map([['x', 7], ['y', 7], ['z', 7]]), 10);
-    const b = allocateQuotas(new Map([['z', 7], ['x', 7], ['y', 7]]), 10);
+    const a = allocateQuotas(
+      new Map([
+        ['x', 7],
+        ['y', 7],
+        ['z', 7],
+      ]),
+      10,
+    );
+    const b = allocateQuotas(
+      new Map([
+        ['z', 7],
+        ['x', 7],
+        ['y', 7],
+      ]),
+      10,
+    );
     expect(Object.fromEntries(a)).toEqual(Object.fromEntries(b));
   });
 });
 
 describe('StratifiedSelector', () => {
   it('keeps exactly the quota of each stratum, reproducibly', () => {
-    const counts = new Map([['a', 1000], ['b', 37]]);
-    const quotas = new Map([['a', 100], ['b', 5]]);
+    const counts = new Map([
+      ['a', 1000],
+      ['b', 37],
+    ]);
+    const quotas = new Map([
+      ['a', 100],
+      ['b', 5],
+    ]);
     const run = (seed: string) => {
       const s = new StratifiedSelector(seed, counts, quotas);
       const kept: string[] = [];
@@ -44,11 +67,23 @@ describe('StratifiedSelector', () => {
 describe('sampleByGroup', () => {
   it('takes k per group and keeps input order', () => {
     const items = ['a/1', 'a/2', 'a/3', 'b/1', 'b/2', 'c/1'];
-    const out = sampleByGroup(items, (s) => s[0]!, () => 1, 7);
+    const out = sampleByGroup(
+      items,
+      (s) => s[0]!,
+      () => 1,
+      7,
+    );
     expect(out).toHaveLength(3);
     expect(new Set(out.map((s) => s[0]))).toEqual(new Set(['a', 'b', 'c']));
     expect(out).toEqual([...out].sort());
-    expect(sampleByGroup(items, (s) => s[0]!, () => 1, 7)).toEqual(out);
+    expect(
+      sampleByGroup(
+        items,
+        (s) => s[0]!,
+        () => 1,
+        7,
+      ),
+    ).toEqual(out);
   });
 
   it.each([

@@ -56,7 +56,12 @@ export class StratifiedSelector {
     quotas: ReadonlyMap<string, number>,
   ) {
     for (const [k, count] of counts) {
-      this.state.set(k, { rng: createRng(`${String(seed)}\u0000stratum\u0000${k}`), seen: 0, needed: quotas.get(k) ?? 0, count });
+      this.state.set(k, {
+        rng: createRng(`${String(seed)}\u0000stratum\u0000${k}`),
+        seen: 0,
+        needed: quotas.get(k) ?? 0,
+        count,
+      });
     }
   }
 

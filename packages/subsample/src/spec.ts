@@ -1,4 +1,10 @@
-import { JunoError, validateOrThrow, type ErrorLocation, type SubsampleSpec, type SubsampleStep } from '@junobench/core';
+import {
+  JunoError,
+  validateOrThrow,
+  type ErrorLocation,
+  type SubsampleSpec,
+  type SubsampleStep,
+} from '@junobench/core';
 
 /**
  * Validate a subsampling spec (from `--spec`, instance.json or flags) against
@@ -25,8 +31,15 @@ export function parseSubsampleSpec(value: unknown, location: ErrorLocation = {})
   spec.steps.forEach((step, i) => {
     const field = `steps[${i}].parameters`;
     const p = (step as { parameters?: Record<string, unknown> }).parameters ?? {};
-    if (step.method === 'table') exactlyOne(p, ['rows', 'fraction'], { ...location, field }, 'e.g. { "rows": 5000 } or { "fraction": 0.01 }');
-    if (step.method === 'images') exactlyOne(p, ['perClass', 'fraction'], { ...location, field }, 'e.g. { "perClass": 20 } or { "fraction": 0.05 }');
+    if (step.method === 'table')
+      exactlyOne(p, ['rows', 'fraction'], { ...location, field }, 'e.g. { "rows": 5000 } or { "fraction": 0.01 }');
+    if (step.method === 'images')
+      exactlyOne(
+        p,
+        ['perClass', 'fraction'],
+        { ...location, field },
+        'e.g. { "perClass": 20 } or { "fraction": 0.05 }',
+      );
     const norm = normalizeDataPath(step.path);
     const prev = seen.get(norm);
     if (prev !== undefined) {
@@ -46,15 +59,26 @@ export function parseSubsampleSpec(value: unknown, location: ErrorLocation = {})
   return spec;
 }
 
-export const STEP_METHODS: readonly SubsampleStep['method'][] = ['table', 'images', 'archive', 'synthetic-table', 'copy', 'drop'];
+export const STEP_METHODS: readonly SubsampleStep['method'][] = [
+  'table',
+  'images',
+  'archive',
+  'synthetic-table',
+  'copy',
+  'drop',
+];
 
 function exactlyOne(p: Record<string, unknown>, keys: string[], location: ErrorLocation, example: string): void {
   const given = keys.filter((k) => p[k] !== undefined);
   if (given.length !== 1) {
-    throw new JunoError('E_SCHEMA', given.length === 0 ? `needs one of ${keys.join(' or ')}` : `gives both ${given.join(' and ')}; choose one`, {
-      location,
-      hint: example,
-    });
+    throw new JunoError(
+      'E_SCHEMA',
+      given.length === 0 ? `needs one of ${keys.join(' or ')}` : `gives both ${given.join(' and ')}; choose one`,
+      {
+        location,
+        hint: example,
+      },
+    );
   }
 }
 
@@ -62,7 +86,9 @@ function exactlyOne(p: Record<string, unknown>, keys: string[], location: ErrorL
 export function normalizeDataPath(p: string): string {
   const parts = p.split('/').filter((s) => s !== '' && s !== '.');
   if (parts.some((s) => s === '..') || p.startsWith('/') || p.includes('\\')) {
-    throw new JunoError('E_SCHEMA', `path "${p}" leaves data/`, { hint: 'paths in a subsampling spec are relative to data/, with `/` and without `..`' });
+    throw new JunoError('E_SCHEMA', `path "${p}" leaves data/`, {
+      hint: 'paths in a subsampling spec are relative to data/, with `/` and without `..`',
+    });
   }
   return parts.join('/');
 }

@@ -17,11 +17,20 @@ const tempDir = useTempDirs();
 async function fullData(dir: string): Promise<string> {
   const src = path.join(dir, 'full');
   await mkdir(path.join(src, 'extra'), { recursive: true });
-  await writeFile(path.join(src, 'train.csv'), `a,b\n${Array.from({ length: 1000 }, (_, i) => `${i},${i % 3}`).join('\n')}\n`);
-  await writeFile(path.join(src, 'private.csv'), `x,y\n${Array.from({ length: 50 }, (_, i) => `${i},v${i % 4}`).join('\n')}\n`);
+  await writeFile(
+    path.join(src, 'train.csv'),
+    `a,b\n${Array.from({ length: 1000 }, (_, i) => `${i},${i % 3}`).join('\n')}\n`,
+  );
+  await writeFile(
+    path.join(src, 'private.csv'),
+    `x,y\n${Array.from({ length: 50 }, (_, i) => `${i},v${i % 4}`).join('\n')}\n`,
+  );
   await writeFile(path.join(src, 'extra/notes.txt'), 'hello\n');
   await writeFile(path.join(src, 'big.bin'), Buffer.alloc(1000));
-  await writeZip(path.join(src, 'imgs.zip'), Array.from({ length: 30 }, (_, i) => ({ path: `${['a', 'b'][i % 2]}/${i}.txt` })));
+  await writeZip(
+    path.join(src, 'imgs.zip'),
+    Array.from({ length: 30 }, (_, i) => ({ path: `${['a', 'b'][i % 2]}/${i}.txt` })),
+  );
   return src;
 }
 
@@ -31,7 +40,11 @@ const spec: SubsampleSpec = {
   others: 'copy',
   steps: [
     { path: 'train.csv', method: 'table', parameters: { rows: 100, stratifyBy: 'b' } },
-    { path: 'private.csv', method: 'synthetic-table', parameters: { reason: 'no redistribution', license: 'Proprietary' } },
+    {
+      path: 'private.csv',
+      method: 'synthetic-table',
+      parameters: { reason: 'no redistribution', license: 'Proprietary' },
+    },
     { path: 'imgs.zip', method: 'archive', parameters: { fraction: 0.1 } },
     { path: 'big.bin', method: 'drop' },
   ],
@@ -92,7 +105,15 @@ describe('subsampleData', () => {
       { instance: 'b_2', status: 'refused', data, durationMs: 5, reason: 'x' },
       { instance: 'a_1', status: 'applied', data, durationMs: 7 },
     ]);
-    expect(s).toMatchObject({ instances: 2, applied: 1, refused: 1, before: data.before, after: data.after, filesDropped: 1, durationMs: 12 });
+    expect(s).toMatchObject({
+      instances: 2,
+      applied: 1,
+      refused: 1,
+      before: data.before,
+      after: data.after,
+      filesDropped: 1,
+      durationMs: 12,
+    });
     expect(s.perInstance.map((p) => p.instance)).toEqual(['a_1', 'b_2']);
     expect(s.ratio).toBeCloseTo(data.after.bytes / data.before.bytes, 5);
     expect(checkSchema('subsample-summary', s)).toEqual([]);
@@ -101,12 +122,35 @@ describe('subsampleData', () => {
 
 describe('parseSubsampleSpec', () => {
   it.each([
-    [{ seed: 1, source: { kind: 'local' }, steps: [{ path: 'a.csv', method: 'tabel', parameters: {} }] }, /unknown subsampling method "tabel"/],
-    [{ seed: 1, source: { kind: 'local' }, steps: [{ path: 'a.csv', method: 'table', parameters: {} }] }, /needs one of rows or fraction/],
-    [{ seed: 1, source: { kind: 'local' }, steps: [{ path: 'a.csv', method: 'table', parameters: { rows: 1, fraction: 0.5 } }] }, /both rows and fraction/],
+    [
+      { seed: 1, source: { kind: 'local' }, steps: [{ path: 'a.csv', method: 'tabel', parameters: {} }] },
+      /unknown subsampling method "tabel"/,
+    ],
+    [
+      { seed: 1, source: { kind: 'local' }, steps: [{ path: 'a.csv', method: 'table', parameters: {} }] },
+      /needs one of rows or fraction/,
+    ],
+    [
+      {
+        seed: 1,
+        source: { kind: 'local' },
+        steps: [{ path: 'a.csv', method: 'table', parameters: { rows: 1, fraction: 0.5 } }],
+      },
+      /both rows and fraction/,
+    ],
     [{ seed: 1, source: { kind: 'local' }, steps: [{ path: '../a.csv', method: 'copy' }] }, /steps\[0\]\.path|pattern/],
     [{ seed: 1, source: { kind: 'generator' }, steps: [{ path: 'a', method: 'copy' }] }, /generator name/],
-    [{ seed: 1, source: { kind: 'local' }, steps: [{ path: 'a', method: 'copy' }, { path: './a/', method: 'drop' }] }, /same path "a"/],
+    [
+      {
+        seed: 1,
+        source: { kind: 'local' },
+        steps: [
+          { path: 'a', method: 'copy' },
+          { path: './a/', method: 'drop' },
+        ],
+      },
+      /same path "a"/,
+    ],
   ])('rejects %j', (value, msg) => {
     let err: unknown;
     try {
@@ -131,8 +175,13 @@ describe('generateSource', () => {
     const other = await generateSource(path.join(dir, 'other'), 'retail-sales', { rows: 2000 }, 3);
     expect(other.sha256).toBe(a.sha256);
     const text = await readFile(path.join(a.dir, 'sales.csv'), 'utf8');
-    expect(text.split('\n')[0]).toBe('order_id,order_date,region,store_id,category,product,unit_price,units,discount,customer_segment,payment_method,returned');
+    expect(text.split('\n')[0]).toBe(
+      'order_id,order_date,region,store_id,category,product,unit_price,units,discount,customer_segment,payment_method,returned',
+    );
     expect(text.trim().split('\n')).toHaveLength(2001);
-    await expect(generateSource(dir, 'nope')).rejects.toMatchObject({ code: 'E_SUBSAMPLE', hint: expect.stringContaining('retail-sales') });
+    await expect(generateSource(dir, 'nope')).rejects.toMatchObject({
+      code: 'E_SUBSAMPLE',
+      hint: expect.stringContaining('retail-sales'),
+    });
   });
 });

@@ -14,7 +14,12 @@ import {
   type SubsampleSpec,
   type SubsampleStep,
 } from '@junobench/core';
-import { ImageReferenceIndex, createSidecarMatcher, filterIndexFile, type IndexFileReport } from './filter-index-files.js';
+import {
+  ImageReferenceIndex,
+  createSidecarMatcher,
+  filterIndexFile,
+  type IndexFileReport,
+} from './filter-index-files.js';
 import type { SharpFactory } from './reencode-image.js';
 import { sampleArchive, type ArchiveSampleReport } from './sample-archive.js';
 import { isImagePath, sampleImages, type CorruptImage, type ImageSampleReport } from './sample-images.js';
@@ -80,8 +85,16 @@ export async function subsampleData(options: SubsampleDataOptions): Promise<Subs
       hint: 'point --source at the full data, or use a spec whose source is a generator',
     });
   }
-  if (await stat(outDir).then(() => true, () => false)) {
-    throw new JunoError('E_USAGE', 'the output folder already exists', { location: { file: outDir }, hint: 'subsample into a new folder' });
+  if (
+    await stat(outDir).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    throw new JunoError('E_USAGE', 'the output folder already exists', {
+      location: { file: outDir },
+      hint: 'subsample into a new folder',
+    });
   }
   // The full data under the one link rule (core readInstanceTree): a link inside
   // stands for its content (read through it, copied as a file), a link leaving
@@ -101,7 +114,10 @@ export async function subsampleData(options: SubsampleDataOptions): Promise<Subs
     claimed.set(rel, step);
   };
   const filesUnder = (p: string) => (p === '' ? srcFiles : srcFiles.filter((f) => f === p || f.startsWith(`${p}/`)));
-  const count = (files: string[]): FileCount => ({ files: files.length, bytes: files.reduce((s, f) => s + (sizes.get(f) ?? 0), 0) });
+  const count = (files: string[]): FileCount => ({
+    files: files.length,
+    bytes: files.reduce((s, f) => s + (sizes.get(f) ?? 0), 0),
+  });
 
   const tmp = `${outDir}.partial-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
@@ -114,7 +130,9 @@ export async function subsampleData(options: SubsampleDataOptions): Promise<Subs
       const field = `steps[${i}].path`;
       const under = filesUnder(p);
       if (under.length === 0) {
-        const close = suggestClosest(p, [...new Set(srcFiles.flatMap((f) => f.split('/').map((_, k, a) => a.slice(0, k + 1).join('/'))))]);
+        const close = suggestClosest(p, [
+          ...new Set(srcFiles.flatMap((f) => f.split('/').map((_, k, a) => a.slice(0, k + 1).join('/')))),
+        ]);
         throw new JunoError('E_SUBSAMPLE', `step ${i} names "${p}", which is not in the full data`, {
           location: { file: sourceDir, field },
           hint: close ? `did you mean "${close}"?` : 'paths are relative to the data folder',
@@ -123,9 +141,13 @@ export async function subsampleData(options: SubsampleDataOptions): Promise<Subs
       const isFile = under.length === 1 && under[0] === p;
       const needFile = step.method === 'table' || step.method === 'synthetic-table' || step.method === 'archive';
       if (needFile !== isFile && step.method !== 'copy' && step.method !== 'drop') {
-        throw new JunoError('E_SCHEMA', `the "${step.method}" method needs a ${needFile ? 'file' : 'folder'}, and "${p}" is a ${isFile ? 'file' : 'folder'}`, {
-          location: { field },
-        });
+        throw new JunoError(
+          'E_SCHEMA',
+          `the "${step.method}" method needs a ${needFile ? 'file' : 'folder'}, and "${p}" is a ${isFile ? 'file' : 'folder'}`,
+          {
+            location: { field },
+          },
+        );
       }
       for (const f of under) claim(f, i, field);
       const src = path.join(sourceDir, p);
@@ -138,7 +160,12 @@ export async function subsampleData(options: SubsampleDataOptions): Promise<Subs
           report.table = await sampleTable(src, dst, { ...step.parameters, seed, onProgress: options.onProgress });
           break;
         case 'synthetic-table':
-          report.synthetic = await synthesizeTable(src, dst, { rows: step.parameters.rows, delimiter: step.parameters.delimiter, seed, onProgress: options.onProgress });
+          report.synthetic = await synthesizeTable(src, dst, {
+            rows: step.parameters.rows,
+            delimiter: step.parameters.delimiter,
+            seed,
+            onProgress: options.onProgress,
+          });
           break;
         case 'archive':
           report.archive = await sampleArchive(src, dst, { ...step.parameters, seed });
@@ -155,13 +182,17 @@ export async function subsampleData(options: SubsampleDataOptions): Promise<Subs
               const n = normalizeDataPath(q);
               const files = filesUnder(n);
               if (files.length === 0) {
-                throw new JunoError('E_SUBSAMPLE', `${what} "${n}" is not in the full data`, { location: { file: sourceDir, field: `steps[${i}].parameters.${what}[${k}]` } });
+                throw new JunoError('E_SUBSAMPLE', `${what} "${n}" is not in the full data`, {
+                  location: { file: sourceDir, field: `steps[${i}].parameters.${what}[${k}]` },
+                });
               }
               return files.map((f) => ({ root: n, file: f }));
             });
           const indexFiles = extra(prm.indexFiles, 'indexFiles').filter((x) => /\.(csv|tsv|txt|lst)$/i.test(x.file));
           const inImageFolder = new Set(under);
-          const sidecars = extra(prm.sidecarFolders, 'sidecarFolders').filter((x) => !isImagePath(x.file) || !inImageFolder.has(x.file));
+          const sidecars = extra(prm.sidecarFolders, 'sidecarFolders').filter(
+            (x) => !isImagePath(x.file) || !inImageFolder.has(x.file),
+          );
           const handledElsewhere = new Set([...indexFiles, ...sidecars].map((x) => x.file));
           for (const f of handledElsewhere) claim(f, i, field);
           const img = await sampleImages(src, dst, {
@@ -177,7 +208,9 @@ export async function subsampleData(options: SubsampleDataOptions): Promise<Subs
           const index = new ImageReferenceIndex(allImages, p);
           const indexReports: IndexFileReport[] = [];
           for (const x of indexFiles) {
-            indexReports.push(await filterIndexFile(path.join(sourceDir, x.file), path.join(tmp, x.file), index, kept, x.file));
+            indexReports.push(
+              await filterIndexFile(path.join(sourceDir, x.file), path.join(tmp, x.file), index, kept, x.file),
+            );
           }
           let sidecarsKept = 0;
           const byRoot = new Map<string, string[]>();
@@ -191,7 +224,12 @@ export async function subsampleData(options: SubsampleDataOptions): Promise<Subs
               }
             }
           }
-          report.images = { ...img, indexFiles: indexReports, sidecarsKept, sidecarsDropped: sidecars.length - sidecarsKept };
+          report.images = {
+            ...img,
+            indexFiles: indexReports,
+            sidecarsKept,
+            sidecarsDropped: sidecars.length - sidecarsKept,
+          };
           report.before = count([...under, ...handledElsewhere].filter((f, k, a) => a.indexOf(f) === k));
           break;
         }
@@ -205,7 +243,13 @@ export async function subsampleData(options: SubsampleDataOptions): Promise<Subs
     const outSizes = new Map<string, number>();
     for (const f of outFiles) outSizes.set(f, (await stat(path.join(tmp, f))).size);
     for (const s of steps) {
-      const outs = outFiles.filter((f) => s.path === '' || f === s.path || f.startsWith(`${s.path}/`) || (s.images?.indexFiles.some((x) => x.path === f) ?? false));
+      const outs = outFiles.filter(
+        (f) =>
+          s.path === '' ||
+          f === s.path ||
+          f.startsWith(`${s.path}/`) ||
+          (s.images?.indexFiles.some((x) => x.path === f) ?? false),
+      );
       s.after = { files: outs.length, bytes: outs.reduce((acc, f) => acc + outSizes.get(f)!, 0) };
     }
     const result: SubsampleResult = {

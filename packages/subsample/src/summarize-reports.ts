@@ -20,7 +20,8 @@ export interface InstanceSubsampleReport {
 export function summarizeSubsampleReports(reports: readonly InstanceSubsampleReport[]): SubsampleSummary {
   const sorted = [...reports].sort((a, b) => compareCodePoints(a.instance, b.instance));
   const applied = sorted.filter((r) => r.status === 'applied');
-  const sum = (l: readonly InstanceSubsampleReport[], f: (r: InstanceSubsampleReport) => number) => l.reduce((s, r) => s + f(r), 0);
+  const sum = (l: readonly InstanceSubsampleReport[], f: (r: InstanceSubsampleReport) => number) =>
+    l.reduce((s, r) => s + f(r), 0);
   const before = { files: sum(applied, (r) => r.data.before.files), bytes: sum(applied, (r) => r.data.before.bytes) };
   const after = { files: sum(applied, (r) => r.data.after.files), bytes: sum(applied, (r) => r.data.after.bytes) };
   return {

@@ -21,7 +21,9 @@ async function fixture(): Promise<{ dir: string; input: string }> {
     const embarked = rng.next() < 0.01 ? '' : ['S', 'C', 'Q'][rng.int(3)]!;
     const cabin = rng.next() < 0.7 ? '' : `${'ABCDE'[rng.int(5)]}${rng.int(120)}`;
     const date = `2023-0${1 + rng.int(9)}-${String(1 + rng.int(28)).padStart(2, '0')}`;
-    lines.push(`${i},${rng.int(2)},${1 + rng.int(3)},"Smith, Mr. John ${i}",${rng.next() < 0.6 ? 'male' : 'female'},${age},${(5 + rng.next() * 500).toFixed(4)},${embarked},${cabin},${date},${rng.next() < 0.1 ? 'True' : 'False'}`);
+    lines.push(
+      `${i},${rng.int(2)},${1 + rng.int(3)},"Smith, Mr. John ${i}",${rng.next() < 0.6 ? 'male' : 'female'},${age},${(5 + rng.next() * 500).toFixed(4)},${embarked},${cabin},${date},${rng.next() < 0.1 ? 'True' : 'False'}`,
+    );
   }
   const input = path.join(dir, 'titanic.csv');
   await writeFile(input, `${lines.join('\n')}\n`);
@@ -39,11 +41,25 @@ describe('synthesizeTable', () => {
     expect(got).toHaveLength(src.length);
     const col = (t: string[][], name: string) => t.slice(1).map((row) => row[t[0]!.indexOf(name)]!);
     const kinds = Object.fromEntries(r.columns.map((c) => [c.name, c.kind]));
-    expect(kinds).toMatchObject({ PassengerId: 'int', Survived: 'category', Pclass: 'category', Name: 'text', Sex: 'category', Age: 'float', Fare: 'float', Embarked: 'category', Joined: 'date', VIP: 'bool' });
+    expect(kinds).toMatchObject({
+      PassengerId: 'int',
+      Survived: 'category',
+      Pclass: 'category',
+      Name: 'text',
+      Sex: 'category',
+      Age: 'float',
+      Fare: 'float',
+      Embarked: 'category',
+      Joined: 'date',
+      VIP: 'bool',
+    });
     for (const name of ['Survived', 'Pclass', 'Sex', 'Embarked', 'VIP']) {
       expect(new Set(col(got, name))).toEqual(new Set(col(src, name)));
     }
-    const nums = (t: string[][], name: string) => col(t, name).filter((v) => !isMissingValue(v)).map(Number);
+    const nums = (t: string[][], name: string) =>
+      col(t, name)
+        .filter((v) => !isMissingValue(v))
+        .map(Number);
     for (const name of ['Age', 'Fare', 'PassengerId']) {
       expect(Math.min(...nums(got, name))).toBe(Math.min(...nums(src, name)));
       expect(Math.max(...nums(got, name))).toBe(Math.max(...nums(src, name)));

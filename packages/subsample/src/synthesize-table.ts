@@ -68,7 +68,10 @@ interface ColumnState {
 }
 
 /** Learn each column's kind, range, categories and missing values in one streaming pass. */
-export async function profileTable(file: string, options: { delimiter?: string; seed?: string | number } = {}): Promise<TableProfile> {
+export async function profileTable(
+  file: string,
+  options: { delimiter?: string; seed?: string | number } = {},
+): Promise<TableProfile> {
   const format = await detectCsvFormat(file, options.delimiter);
   const rng = createRng(`${String(options.seed ?? 0)}\u0000profile`);
   let header: string[] | undefined;
@@ -79,8 +82,21 @@ export async function profileTable(file: string, options: { delimiter?: string; 
     if (!header) {
       header = row;
       states = header.map(() => ({
-        int: true, float: true, bool: true, date: true, missing: 0, present: 0, naTexts: new Map(), distinct: new Map(),
-        reservoir: [], minNum: Infinity, maxNum: -Infinity, decimals: new Map(), uniq: new Set(), increasing: true, last: -Infinity,
+        int: true,
+        float: true,
+        bool: true,
+        date: true,
+        missing: 0,
+        present: 0,
+        naTexts: new Map(),
+        distinct: new Map(),
+        reservoir: [],
+        minNum: Infinity,
+        maxNum: -Infinity,
+        decimals: new Map(),
+        uniq: new Set(),
+        increasing: true,
+        last: -Infinity,
       }));
       continue;
     }
@@ -144,17 +160,25 @@ export async function profileTable(file: string, options: { delimiter?: string; 
       if (patterns.size > MAX_PATTERNS) patterns = undefined;
     }
   }
-  if (!header) throw new JunoError('E_INPUT_EMPTY', 'the table is empty; expected a header line and rows', { location: { file } });
+  if (!header)
+    throw new JunoError('E_INPUT_EMPTY', 'the table is empty; expected a header line and rows', { location: { file } });
   const columns = header.map((name, c): ColumnProfile => {
     const s = states[c]!;
     const naText = [...s.naTexts].sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0]))[0]?.[0] ?? '';
-    const base = { name, missing: s.missing, present: s.present, naText, unique: s.uniq !== undefined && s.present > 1 };
+    const base = {
+      name,
+      missing: s.missing,
+      present: s.present,
+      naText,
+      unique: s.uniq !== undefined && s.present > 1,
+    };
     const cats = s.distinct ? [...s.distinct].sort((a, b) => compareCodePoints(a[0], b[0])) : undefined;
     const fewValues = cats !== undefined && (cats.length <= 20 || cats.length <= s.present * 0.05) && !base.unique;
     if (s.present === 0) return { ...base, kind: 'category', categories: [] };
     if (s.bool) return { ...base, kind: 'bool', categories: cats };
     if ((s.int || s.float) && fewValues) return { ...base, kind: 'category', categories: cats };
-    if (s.int) return withReservoir({ ...base, kind: 'int', min: s.minNumText, max: s.maxNumText, increasing: s.increasing }, s);
+    if (s.int)
+      return withReservoir({ ...base, kind: 'int', min: s.minNumText, max: s.maxNumText, increasing: s.increasing }, s);
     if (s.float) {
       // At least one decimal, so "3" never stands for a float column's "3.0" (pandas would read int64).
       const decimals = Math.max(1, [...s.decimals].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0] ?? 1);
@@ -164,7 +188,12 @@ export async function profileTable(file: string, options: { delimiter?: string; 
     if (fewValues) return { ...base, kind: 'category', categories: cats };
     return withReservoir({ ...base, kind: 'text' }, s);
   });
-  return { header, rows, columns, missingPatterns: patterns ? [...patterns].sort((a, b) => compareCodePoints(a[0], b[0])) : undefined };
+  return {
+    header,
+    rows,
+    columns,
+    missingPatterns: patterns ? [...patterns].sort((a, b) => compareCodePoints(a[0], b[0])) : undefined,
+  };
 }
 
 // A sample of real values shapes the generated distribution; it stays inside
@@ -199,7 +228,11 @@ export interface SyntheticTableReport {
  * as `input`, with generated values, seeded. For data whose licence forbids
  * sharing it.
  */
-export async function synthesizeTable(input: string, output: string, options: SynthesizeTableOptions): Promise<SyntheticTableReport> {
+export async function synthesizeTable(
+  input: string,
+  output: string,
+  options: SynthesizeTableOptions,
+): Promise<SyntheticTableReport> {
   const progress = options.onProgress ?? noProgress;
   const profile = await profileTable(input, { delimiter: options.delimiter, seed: options.seed });
   const format = await detectCsvFormat(input, options.delimiter);
@@ -228,7 +261,12 @@ export async function synthesizeTable(input: string, output: string, options: Sy
     rowsAfter: n,
     bytesBefore: (await stat(input)).size,
     bytesAfter: writer.bytes,
-    columns: profile.columns.map((c, i) => ({ name: c.name, kind: c.kind, missingBefore: share(c.missing, profile.rows), missingAfter: share(missingAfter[i]!, n) })),
+    columns: profile.columns.map((c, i) => ({
+      name: c.name,
+      kind: c.kind,
+      missingBefore: share(c.missing, profile.rows),
+      missingAfter: share(missingAfter[i]!, n),
+    })),
   };
 }
 
@@ -254,7 +292,8 @@ export function generateRows(profile: TableProfile, n: number, rng: Rng): string
   }
   // A column with any missing value must keep one: pandas would infer another dtype (int64 for float64 with NaN).
   cols.forEach((col, c) => {
-    if (col.missing > 0 && n > 0 && !missingAt.some((m) => m[c])) missingAt[rng.fork(`one-missing\u0000${c}`).int(n)]![c] = true;
+    if (col.missing > 0 && n > 0 && !missingAt.some((m) => m[c]))
+      missingAt[rng.fork(`one-missing\u0000${c}`).int(n)]![c] = true;
   });
   cols.forEach((col, c) => {
     const cr = rng.fork(`column\u0000${c}`);
@@ -268,7 +307,11 @@ export function generateRows(profile: TableProfile, n: number, rng: Rng): string
       }
     }
     // Keep the exact category set and range: each category, and min/max, appear at least once when there is room.
-    const must: string[] = col.categories ? col.categories.map(([v]) => v) : col.kind === 'int' || col.kind === 'float' || col.kind === 'date' ? [col.min!, col.max!] : [];
+    const must: string[] = col.categories
+      ? col.categories.map(([v]) => v)
+      : col.kind === 'int' || col.kind === 'float' || col.kind === 'date'
+        ? [col.min!, col.max!]
+        : [];
     const uniqMust = [...new Set(must)];
     if (uniqMust.length > 0 && uniqMust.length <= present.length) {
       const slots = cr.sample(present, uniqMust.length);
@@ -276,7 +319,13 @@ export function generateRows(profile: TableProfile, n: number, rng: Rng): string
     }
     const lo = Number(col.min);
     const span = Number(col.max) - lo + 1;
-    if (col.unique && col.kind === 'int' && Number.isSafeInteger(span) && span >= present.length && present.length >= 2) {
+    if (
+      col.unique &&
+      col.kind === 'int' &&
+      Number.isSafeInteger(span) &&
+      span >= present.length &&
+      present.length >= 2
+    ) {
       // Distinct ids from the same range, min and max included, in file order when the source's were.
       const picked = new Set<number>([0, span - 1]);
       for (let j = span - present.length + 2; picked.size < present.length; j++) {
@@ -328,7 +377,10 @@ function valueGenerator(col: ColumnProfile, rng: Rng): () => string {
     }
     case 'int':
     case 'float': {
-      const sorted = takeReservoir(col).map(Number).filter(Number.isFinite).sort((a, b) => a - b);
+      const sorted = takeReservoir(col)
+        .map(Number)
+        .filter(Number.isFinite)
+        .sort((a, b) => a - b);
       const lo = Number(col.min);
       const hi = Number(col.max);
       return () => {
@@ -371,7 +423,10 @@ export function scrambleText(template: string, rng: Rng): string {
 
 function parseDate(text: string): number {
   const m = DATE_RE.exec(text)!;
-  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[5] ?? 0), Number(m[6] ?? 0), Number(m[7] ?? 0)) / 1000;
+  return (
+    Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[5] ?? 0), Number(m[6] ?? 0), Number(m[7] ?? 0)) /
+    1000
+  );
 }
 
 function formatDate(seconds: number, layout: string): string {

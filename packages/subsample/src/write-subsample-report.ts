@@ -2,7 +2,10 @@ import { writeJsonAtomic, type SubsampleCheckReport, type SubsampleReport } from
 import type { RegenerateResult } from './regenerate-instance-data.js';
 
 /** What `subsample <id> --check --json` writes: the redone data's report and whether it matches instance.json. Pure. */
-export function planSubsampleCheckReport(instance: string, r: Pick<RegenerateResult, 'report' | 'expected' | 'matches'>): SubsampleCheckReport {
+export function planSubsampleCheckReport(
+  instance: string,
+  r: Pick<RegenerateResult, 'report' | 'expected' | 'matches'>,
+): SubsampleCheckReport {
   return {
     instance,
     ...(r.expected ? { expected: r.expected } : {}),

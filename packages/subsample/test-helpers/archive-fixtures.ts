@@ -50,8 +50,24 @@ export async function writeTar(file: string, entries: FixtureEntry[], gzip = fal
   const blocks: Buffer[] = [];
   for (const e of entries) {
     const body = Buffer.from(e.type && e.type !== 'file' ? '' : (e.content ?? `content of ${e.path}\n`));
-    const type = e.type === 'directory' ? 'Directory' : e.type === 'symlink' ? 'SymbolicLink' : e.type === 'hardlink' ? 'Link' : 'File';
-    const h = new Header({ path: e.path, mode: e.type === 'directory' ? 0o755 : 0o644, size: body.length, mtime: MTIME, type, linkpath: e.linkpath, uid: 0, gid: 0 });
+    const type =
+      e.type === 'directory'
+        ? 'Directory'
+        : e.type === 'symlink'
+          ? 'SymbolicLink'
+          : e.type === 'hardlink'
+            ? 'Link'
+            : 'File';
+    const h = new Header({
+      path: e.path,
+      mode: e.type === 'directory' ? 0o755 : 0o644,
+      size: body.length,
+      mtime: MTIME,
+      type,
+      linkpath: e.linkpath,
+      uid: 0,
+      gid: 0,
+    });
     h.encode();
     blocks.push(h.block!);
     if (body.length) blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));

@@ -4,13 +4,19 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { createRng } from '@junobench/core';
 
-export type FixtureKind = 'rgb-jpeg' | 'gray-jpeg' | 'rgb-png' | 'gray-png' | 'rgba-png' | 'gray16-png' | 'rgb16-png' | 'palette-png' | 'webp';
+export type FixtureKind =
+  'rgb-jpeg' | 'gray-jpeg' | 'rgb-png' | 'gray-png' | 'rgba-png' | 'gray16-png' | 'rgb16-png' | 'palette-png' | 'webp';
 
 /**
  * A seeded, textured test image (gradients plus noise, so encoders have
  * something to do) of the given kind. Shared by tests and bench/subsample.
  */
-export async function makeImage(kind: FixtureKind, width: number, height: number, seed: string | number): Promise<Buffer> {
+export async function makeImage(
+  kind: FixtureKind,
+  width: number,
+  height: number,
+  seed: string | number,
+): Promise<Buffer> {
   const rng = createRng(`image\u0000${String(seed)}`);
   const d16 = kind.includes('16');
   const channels = kind.startsWith('gray') ? 1 : kind === 'rgba-png' ? 4 : 3;
@@ -26,7 +32,9 @@ export async function makeImage(kind: FixtureKind, width: number, height: number
       }
     }
   }
-  const input = sharp(Buffer.from(px.buffer, px.byteOffset, px.byteLength), { raw: { width, height, channels: channels as 1 | 3 | 4, ...(d16 ? { depth: 'ushort' as const } : {}) } });
+  const input = sharp(Buffer.from(px.buffer, px.byteOffset, px.byteLength), {
+    raw: { width, height, channels: channels as 1 | 3 | 4, ...(d16 ? { depth: 'ushort' as const } : {}) },
+  });
   const p = channels === 1 ? input.toColourspace(d16 ? 'grey16' : 'b-w') : d16 ? input.toColourspace('rgb16') : input;
   switch (kind) {
     case 'rgb-jpeg':
@@ -53,7 +61,13 @@ export const EXTENSION: Record<FixtureKind, string> = {
   webp: '.webp',
 };
 
-export async function writeImage(file: string, kind: FixtureKind, width: number, height: number, seed: string | number): Promise<number> {
+export async function writeImage(
+  file: string,
+  kind: FixtureKind,
+  width: number,
+  height: number,
+  seed: string | number,
+): Promise<number> {
   const buf = await makeImage(kind, width, height, seed);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, buf);

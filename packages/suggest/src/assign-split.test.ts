@@ -6,12 +6,16 @@ const ids = Array.from({ length: 2000 }, (_, i) => `crash-${i}`);
 describe('assignSplit', () => {
   it('depends on the id alone: the same crash lands on the same side in any pool and order', () => {
     const forward = ids.map((id) => assignSplit(id));
-    const backward = [...ids].reverse().map((id) => assignSplit(id)).reverse();
+    const backward = [...ids]
+      .reverse()
+      .map((id) => assignSplit(id))
+      .reverse();
     expect(backward).toEqual(forward);
   });
 
   it('holds out about the fraction asked', () => {
-    const share = (fraction: number) => ids.filter((id) => assignSplit(id, { seed: 's', heldOutFraction: fraction }) === 'held-out').length / ids.length;
+    const share = (fraction: number) =>
+      ids.filter((id) => assignSplit(id, { seed: 's', heldOutFraction: fraction }) === 'held-out').length / ids.length;
     expect(share(0.5)).toBeGreaterThan(0.45);
     expect(share(0.5)).toBeLessThan(0.55);
     expect(share(0.2)).toBeGreaterThan(0.16);

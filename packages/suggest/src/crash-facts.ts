@@ -71,7 +71,10 @@ export function collectCrashFacts(input: SuggestInput): CrashFacts {
     .flatMap((t) => t.split('\n'))
     .filter((l) => /^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b/.test(l));
   const shownCell = userFrames.length > 0 ? userFrames[0]!.context.join('\n') : '';
-  const missing = /name '([A-Za-z_]\w*)' is not defined|local variable '([A-Za-z_]\w*)' referenced before assignment|cannot access local variable '([A-Za-z_]\w*)'/.exec(input.evalue);
+  const missing =
+    /name '([A-Za-z_]\w*)' is not defined|local variable '([A-Za-z_]\w*)' referenced before assignment|cannot access local variable '([A-Za-z_]\w*)'/.exec(
+      input.evalue,
+    );
   const missingName = missing?.[1] ?? missing?.[2] ?? missing?.[3];
   const statement = (deepestUser >= 0 ? frames[deepestUser]!.code : undefined) ?? '';
   const eclass = ename.toLowerCase();
@@ -105,7 +108,10 @@ function withNotebookState(prediction: LibraryPrediction, state: NotebookState |
     library: 'None',
     confidence: RULE_CONFIDENCE['library.notebook-cells'],
     rule: 'library.notebook-cells',
-    evidence: [`${state.why}: the notebook's state, not ${prediction.library}, caused the crash`, `from the traceback alone: ${prediction.library} (${prediction.evidence[0] ?? prediction.rule})`],
+    evidence: [
+      `${state.why}: the notebook's state, not ${prediction.library}, caused the crash`,
+      `from the traceback alone: ${prediction.library} (${prediction.evidence[0] ?? prediction.rule})`,
+    ],
   };
 }
 
@@ -130,9 +136,11 @@ export function boundNames(source: string): Set<string> {
   for (const m of source.matchAll(/^[ \t]*\(?\s*((?:[A-Za-z_]\w*\s*,\s*)+[A-Za-z_]\w*)\s*\)?\s*=(?!=)/gm)) {
     for (const n of m[1]!.split(',')) names.add(n.trim());
   }
-  for (const m of source.matchAll(/\bfor\s+\(?([A-Za-z_][\w\s,]*?)\)?\s+in\b/g)) for (const n of m[1]!.split(',')) names.add(n.trim());
+  for (const m of source.matchAll(/\bfor\s+\(?([A-Za-z_][\w\s,]*?)\)?\s+in\b/g))
+    for (const n of m[1]!.split(',')) names.add(n.trim());
   for (const m of source.matchAll(/\bas\s+([A-Za-z_]\w*)/g)) names.add(m[1]!);
-  for (const m of source.matchAll(/^[ \t]*global\s+([\w\s,]+)/gm)) for (const n of m[1]!.split(',')) names.add(n.trim());
+  for (const m of source.matchAll(/^[ \t]*global\s+([\w\s,]+)/gm))
+    for (const n of m[1]!.split(',')) names.add(n.trim());
   names.delete('');
   return names;
 }

@@ -55,7 +55,13 @@ describe('evaluateLibcause', () => {
   });
 
   it('is zero on no labelled records', () => {
-    expect(evaluateLibcause([rec(undefined, 'x')])).toEqual({ total: 0, hits: 0, accuracy: 0, confusion: {}, perLibrary: {} });
+    expect(evaluateLibcause([rec(undefined, 'x')])).toEqual({
+      total: 0,
+      hits: 0,
+      accuracy: 0,
+      confusion: {},
+      perLibrary: {},
+    });
   });
 
   it.each([

@@ -70,7 +70,13 @@ export class LibcauseEvaluator {
         precision: predicted > 0 ? round(hits / predicted) : 0,
       };
     }
-    return { total: this.total, hits: this.hits, accuracy: this.total > 0 ? round(this.hits / this.total) : 0, confusion, perLibrary };
+    return {
+      total: this.total,
+      hits: this.hits,
+      accuracy: this.total > 0 ? round(this.hits / this.total) : 0,
+      confusion,
+      perLibrary,
+    };
   }
 }
 
@@ -83,7 +89,10 @@ function round(x: number): number {
  * label. The prediction is the record's `predictedLibrary` when set, else
  * `predict(record)` (predictLibrary by default). Pure.
  */
-export function evaluateLibcause(records: Iterable<CrashRecord>, options: { predict?: (record: CrashRecord) => string } = {}): LibcauseEvaluation {
+export function evaluateLibcause(
+  records: Iterable<CrashRecord>,
+  options: { predict?: (record: CrashRecord) => string } = {},
+): LibcauseEvaluation {
   const predict = options.predict ?? ((r: CrashRecord) => r.predictedLibrary ?? predictLibrary(r).library);
   const evaluator = new LibcauseEvaluator();
   for (const r of records) {

@@ -22,12 +22,22 @@ describe('SuggestionEvaluator', () => {
     expect(r.dimensions.library.confusion).toEqual({ None: { pandas: 1 }, numpy: { numpy: 1 }, pandas: { pandas: 1 } });
     expect(r.dimensions.crashType).toMatchObject({ total: 2, hits: 2, accuracy: 1 });
     expect(r.dimensions.rootCause).toMatchObject({ total: 0, accuracy: 0 });
-    expect(r.dimensions.library.byConfidence.find((b) => b.atLeast === 0.5)).toEqual({ atLeast: 0.5, total: 2, hits: 2, accuracy: 1 });
+    expect(r.dimensions.library.byConfidence.find((b) => b.atLeast === 0.5)).toEqual({
+      atLeast: 0.5,
+      total: 2,
+      hits: 2,
+      accuracy: 1,
+    });
   });
 
   it('counts hits per rule when the rules are given', () => {
     const ev = new SuggestionEvaluator();
-    const rules = { library: 'library.entry', crashType: 'crashType.key', rootCause: 'rootCause.key', pipelineStage: 'pipelineStage.default' } as const;
+    const rules = {
+      library: 'library.entry',
+      crashType: 'crashType.key',
+      rootCause: 'rootCause.key',
+      pipelineStage: 'pipelineStage.default',
+    } as const;
     ev.add({ library: 'pandas' }, s('pandas', 'key error'), rules);
     ev.add({ library: 'None' }, s('pandas', 'key error'), rules);
     expect(ev.result().rules).toEqual({ 'library.entry': { total: 2, hits: 1 } });

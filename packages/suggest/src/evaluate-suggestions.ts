@@ -67,7 +67,9 @@ export class SuggestionEvaluator {
       const list = this.confidences.get(dim) ?? [];
       const hits = list.filter((x) => x.hit).length;
       const confusion: Record<string, Record<string, number>> = {};
-      for (const [labelled, row] of [...(this.confusion.get(dim) ?? new Map<string, Map<string, number>>())].sort((a, b) => compareCodePoints(a[0], b[0]))) {
+      for (const [labelled, row] of [...(this.confusion.get(dim) ?? new Map<string, Map<string, number>>())].sort(
+        (a, b) => compareCodePoints(a[0], b[0]),
+      )) {
         confusion[labelled] = Object.fromEntries([...row].sort((a, b) => compareCodePoints(a[0], b[0])));
       }
       dimensions[dim] = {

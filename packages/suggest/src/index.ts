@@ -9,7 +9,13 @@ export type { LibcauseEvaluation, LibraryScore } from './evaluate-libcause.js';
 // Label suggestions in the four dimensions.
 export { suggestLabels, suggestLabelsWithRules } from './suggest-labels.js';
 export type { SuggestInput, SuggestionRules } from './suggest-labels.js';
-export type { LabelSuggestions, LibrarySuggestion, CrashTypeSuggestion, RootCauseSuggestion, PipelineStageSuggestion } from '@junobench/core';
+export type {
+  LabelSuggestions,
+  LibrarySuggestion,
+  CrashTypeSuggestion,
+  RootCauseSuggestion,
+  PipelineStageSuggestion,
+} from '@junobench/core';
 export { RULE_CONFIDENCE } from './rule-confidence.js';
 export type { SuggestionRule, LibraryRule } from './rule-confidence.js';
 

@@ -18,11 +18,20 @@ describe('normalizeLabels', () => {
         rootCause: 'nb specific - execution order',
         pipelineStage: 'evaluation/inference (history plot, metric visualization)',
       },
-      { library: 'None', crashType: 'variable not found', rootCause: 'NB specific', pipelineStage: 'evaluation/prediction' },
+      {
+        library: 'None',
+        crashType: 'variable not found',
+        rootCause: 'NB specific',
+        pipelineStage: 'evaluation/prediction',
+      },
     ],
     [
       "labels outside JunoBench's vocabularies are left out",
-      { crashType: 'out of memory (OOM)', rootCause: 'file/path not found or exist', pipelineStage: 'environment setup (module not found, file/path not found)' },
+      {
+        crashType: 'out of memory (OOM)',
+        rootCause: 'file/path not found or exist',
+        pipelineStage: 'environment setup (module not found, file/path not found)',
+      },
       {},
     ],
     ['typeerror variants are type errors', { crashType: 'typeerror-notsubscriptable' }, { crashType: 'type error' }],

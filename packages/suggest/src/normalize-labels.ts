@@ -1,4 +1,11 @@
-import { CRASH_TYPES, PIPELINE_STAGES, ROOT_CAUSES, canonicalLibrary, type LabelDimension, type SourceLabels } from '@junobench/core';
+import {
+  CRASH_TYPES,
+  PIPELINE_STAGES,
+  ROOT_CAUSES,
+  canonicalLibrary,
+  type LabelDimension,
+  type SourceLabels,
+} from '@junobench/core';
 
 /** A record's labels in JunoBench's vocabularies; a dimension is absent when unlabelled or outside them. */
 export type NormalizedLabels = Partial<Record<LabelDimension, string>>;
@@ -81,7 +88,8 @@ const STUDY_CRASH_TYPES: Readonly<Record<string, string>> = {
 export function normalizeLabels(labels: SourceLabels | undefined): NormalizedLabels {
   if (!labels) return {};
   const out: NormalizedLabels = {};
-  if (labels.library !== undefined && labels.library.trim() !== '') out.library = canonicalLibrary(labels.library) ?? labels.library.trim();
+  if (labels.library !== undefined && labels.library.trim() !== '')
+    out.library = canonicalLibrary(labels.library) ?? labels.library.trim();
   const crashType = inVocabulary(labels.crashType, CRASH_TYPES, STUDY_CRASH_TYPES);
   if (crashType) out.crashType = crashType;
   const rootCause = inVocabulary(labels.rootCause, ROOT_CAUSES, STUDY_ROOT_CAUSES);
@@ -91,7 +99,11 @@ export function normalizeLabels(labels: SourceLabels | undefined): NormalizedLab
   return out;
 }
 
-function inVocabulary(value: string | undefined, vocabulary: readonly string[], study: Readonly<Record<string, string>>): string | undefined {
+function inVocabulary(
+  value: string | undefined,
+  vocabulary: readonly string[],
+  study: Readonly<Record<string, string>>,
+): string | undefined {
   if (value === undefined) return undefined;
   const v = value.trim().replace(/\s+/g, ' ');
   const own = vocabulary.find((x) => x.toLowerCase() === v.toLowerCase());

@@ -47,7 +47,8 @@ function rerunEvidence(f: NotebookStateFacts): string | undefined {
   const cells = [...(f.input.cellsBefore ?? []), ...ownCell].join('\n');
   if (cells.trim() === '') return undefined;
   for (const key of quotedKeys(f.message)) {
-    if (removesKey(cells, key)) return `the notebook already removes or renames '${key}' (a drop, del, pop, rename or get_dummies): the cell ran again on data it had changed`;
+    if (removesKey(cells, key))
+      return `the notebook already removes or renames '${key}' (a drop, del, pop, rename or get_dummies): the cell ran again on data it had changed`;
   }
   return undefined;
 }

@@ -13,34 +13,61 @@ describe('predictLibrary: libraries named after their base', () => {
       'an installed keras extension the crashing line calls',
       crash('TypeError', "Classifier() got multiple values for keyword argument 'preprocessor'", [
         cell('clf = keras_nlp.models.BertClassifier.from_preset("bert_base_en", preprocessor=None)'),
-        lib('keras_nlp/src/models/task.py', 'Task.from_preset(cls, preset, **kwargs)', 'return cls(backbone=backbone, preprocessor=preprocessor, **kwargs)'),
+        lib(
+          'keras_nlp/src/models/task.py',
+          'Task.from_preset(cls, preset, **kwargs)',
+          'return cls(backbone=backbone, preprocessor=preprocessor, **kwargs)',
+        ),
       ]),
       'keras_nlp',
     ],
     [
       'a torch extension whose name ends with its base, torch raising below it',
-      crash('RuntimeError', 'The size of tensor a (10) must match the size of tensor b (20) at non-singleton dimension 1', [
-        cell('loss = -mll(output, y)'),
-        lib('gpytorch/module.py', 'Module.__call__(self, *inputs, **kwargs)', 'outputs = self.forward(*inputs, **kwargs)'),
-        lib('torch/functional.py', 'broadcast_tensors(*tensors)', 'return _VF.broadcast_tensors(tensors)'),
-      ]),
+      crash(
+        'RuntimeError',
+        'The size of tensor a (10) must match the size of tensor b (20) at non-singleton dimension 1',
+        [
+          cell('loss = -mll(output, y)'),
+          lib(
+            'gpytorch/module.py',
+            'Module.__call__(self, *inputs, **kwargs)',
+            'outputs = self.forward(*inputs, **kwargs)',
+          ),
+          lib('torch/functional.py', 'broadcast_tensors(*tensors)', 'return _VF.broadcast_tensors(tensors)'),
+        ],
+      ),
       'gpytorch',
     ],
     [
       'a torch extension whose name begins with its base',
-      crash('RuntimeError', 'Error opening audio file', [cell("wave, sr = torchaudio.load('a.wav')"), lib('torchaudio/_backend/utils.py', 'load(uri)', 'return backend.load(uri)')]),
+      crash('RuntimeError', 'Error opening audio file', [
+        cell("wave, sr = torchaudio.load('a.wav')"),
+        lib('torchaudio/_backend/utils.py', 'load(uri)', 'return backend.load(uri)'),
+      ]),
       'torchaudio',
     ],
     [
       'a transformers extension, one part of its name being the base',
-      crash('ValueError', 'Input must be a list of strings', [cell('emb = st_model.encode(texts)'), lib('sentence_transformers/SentenceTransformer.py', 'SentenceTransformer.encode(self, sentences)', 'raise ValueError(msg)')]),
+      crash('ValueError', 'Input must be a list of strings', [
+        cell('emb = st_model.encode(texts)'),
+        lib(
+          'sentence_transformers/SentenceTransformer.py',
+          'SentenceTransformer.encode(self, sentences)',
+          'raise ValueError(msg)',
+        ),
+      ]),
       'sentence_transformers',
     ],
     [
       'a source checkout installed in place (repository folder = package name with dashes)',
       crash('ValueError', 'bad preset', [
         cell('lm.fit(ds, epochs=1)'),
-        file('/kaggle/working/keras-nlp/keras_nlp/utils/pipeline_model.py', 'fit(self, x, y)', 'return super().fit(x=x, y=y)', 197),
+        file(
+          '/kaggle/working/keras-nlp/keras_nlp/utils/pipeline_model.py',
+          'fit(self, x, y)',
+          'return super().fit(x=x, y=y)',
+          197,
+        ),
         lib('keras/engine/training.py', 'Model.fit(self, x, y)', 'raise ValueError("bad preset")'),
       ]),
       'keras_nlp',
@@ -48,28 +75,42 @@ describe('predictLibrary: libraries named after their base', () => {
   ])('%s', (_, record, expected) => {
     const p = predictLibrary(record);
     expect(p.library).toBe(expected);
-    expect(p.evidence.join('\n')).toMatch(new RegExp(`${expected} is outside the canonical list, built on \\w+ and named after it`));
+    expect(p.evidence.join('\n')).toMatch(
+      new RegExp(`${expected} is outside the canonical list, built on \\w+ and named after it`),
+    );
   });
 
   it.each<[string, CrashRecord, string]>([
     [
       "a TensorFlow package the knowledge folds into TensorFlow's class",
-      crash('ValueError', 'bad handle', [cell('layer = hub.KerasLayer(url)'), lib('tensorflow_hub/keras_layer.py', 'KerasLayer.__init__(self, handle)', 'raise ValueError("bad handle")')]),
+      crash('ValueError', 'bad handle', [
+        cell('layer = hub.KerasLayer(url)'),
+        lib('tensorflow_hub/keras_layer.py', 'KerasLayer.__init__(self, handle)', 'raise ValueError("bad handle")'),
+      ]),
       'tensorflow/keras',
     ],
     [
       'a package the knowledge gives to its base (sklearn_pandas)',
-      crash('TypeError', 'bad column', [cell('mapper.fit(df)'), lib('sklearn_pandas/dataframe_mapper.py', 'DataFrameMapper.fit(self, X)', 'raise TypeError("bad column")')]),
+      crash('TypeError', 'bad column', [
+        cell('mapper.fit(df)'),
+        lib('sklearn_pandas/dataframe_mapper.py', 'DataFrameMapper.fit(self, X)', 'raise TypeError("bad column")'),
+      ]),
       'sklearn',
     ],
     [
       'a package named after no ML library stays outside (no library caused it)',
-      crash('Exception', 'failed to decrypt the response', [cell("data = yfinance.download('AAPL')"), lib('yfinance/data.py', 'decrypt(self, data)', 'raise Exception("failed to decrypt the response")')]),
+      crash('Exception', 'failed to decrypt the response', [
+        cell("data = yfinance.download('AAPL')"),
+        lib('yfinance/data.py', 'decrypt(self, data)', 'raise Exception("failed to decrypt the response")'),
+      ]),
       'None',
     ],
     [
       "the notebook's own helper folder named after torch is the user's code",
-      crash('IndexError', 'list index out of range', [cell('batch = load_batch(paths)'), file('/kaggle/working/torch_utils/helpers.py', 'load_batch(paths)', 'return paths[10]')]),
+      crash('IndexError', 'list index out of range', [
+        cell('batch = load_batch(paths)'),
+        file('/kaggle/working/torch_utils/helpers.py', 'load_batch(paths)', 'return paths[10]'),
+      ]),
       'None',
     ],
   ])('not when %s', (_, record, expected) => {

@@ -12,13 +12,27 @@ describe('predictLibrary', () => {
       'None',
       /NameError/,
     ],
-    ['lowercase ename as sheets write it', crash('nameerror', "name 'X' is not defined", [cell('model.fit(X, y)')]), 'None', /notebook's state/],
-    ['SyntaxError', crash('SyntaxError', 'invalid syntax', ['  File "<ipython-input-2-x>", line 1\n    print "a"\n']), 'None', /interpreter/],
+    [
+      'lowercase ename as sheets write it',
+      crash('nameerror', "name 'X' is not defined", [cell('model.fit(X, y)')]),
+      'None',
+      /notebook's state/,
+    ],
+    [
+      'SyntaxError',
+      crash('SyntaxError', 'invalid syntax', ['  File "<ipython-input-2-x>", line 1\n    print "a"\n']),
+      'None',
+      /interpreter/,
+    ],
     [
       'the first library the crashing line calls (not the deepest one)',
       crash('ValueError', "could not convert string to float: 'male'", [
         cell('clf.fit(X_train, y_train)'),
-        lib('sklearn/linear_model/_logistic.py', 'LogisticRegression.fit(self, X, y, sample_weight)', 'X, y = self._validate_data('),
+        lib(
+          'sklearn/linear_model/_logistic.py',
+          'LogisticRegression.fit(self, X, y, sample_weight)',
+          'X, y = self._validate_data(',
+        ),
         lib('sklearn/utils/validation.py', 'check_array(array)', 'array = np.asarray(array, order=order, dtype=dtype)'),
         lib('pandas/core/generic.py', 'NDFrame.__array__(self, dtype)', 'arr = np.asarray(values, dtype=dtype)'),
       ]),
@@ -55,12 +69,20 @@ describe('predictLibrary', () => {
       /calls into statsmodels/,
     ],
     [
-      'a user forward called back by torch is torch\'s, through the user callback',
+      "a user forward called back by torch is torch's, through the user callback",
       crash('RuntimeError', 'mat1 and mat2 shapes cannot be multiplied (64x100 and 50x10)', [
         cell('out = model(x)'),
-        lib('torch/nn/modules/module.py', 'Module._call_impl(self, *args, **kwargs)', 'return forward_call(*args, **kwargs)'),
+        lib(
+          'torch/nn/modules/module.py',
+          'Module._call_impl(self, *args, **kwargs)',
+          'return forward_call(*args, **kwargs)',
+        ),
         cell('x = self.fc(x)', 7),
-        lib('torch/nn/modules/linear.py', 'Linear.forward(self, input)', 'return F.linear(input, self.weight, self.bias)'),
+        lib(
+          'torch/nn/modules/linear.py',
+          'Linear.forward(self, input)',
+          'return F.linear(input, self.weight, self.bias)',
+        ),
       ]),
       'torch',
       /called torch, which called back into the notebook's own code/,
@@ -69,7 +91,11 @@ describe('predictLibrary', () => {
       'an implicit conversion (__index__) is not a call into the library',
       crash('TypeError', 'only integer scalar arrays can be converted to a scalar index', [
         cell('plt.title(class_names[labels[i]])'),
-        lib('tensorflow/python/framework/ops.py', '_EagerTensorBase.__index__(self)', 'return self._numpy().__index__()'),
+        lib(
+          'tensorflow/python/framework/ops.py',
+          '_EagerTensorBase.__index__(self)',
+          'return self._numpy().__index__()',
+        ),
       ]),
       'matplotlib',
       /plt\.title/,
@@ -136,12 +162,14 @@ describe('predictLibrary', () => {
     ],
     [
       'a submodule the line imports that the library moved or removed',
-      crash('ModuleNotFoundError', "No module named 'keras.wrappers'", [cell('from keras.wrappers.scikit_learn import KerasClassifier')]),
+      crash('ModuleNotFoundError', "No module named 'keras.wrappers'", [
+        cell('from keras.wrappers.scikit_learn import KerasClassifier'),
+      ]),
       'tensorflow/keras',
       /keras\.wrappers, which tensorflow\/keras does not have/,
     ],
     [
-      "a private module the library imports itself: a broken installation",
+      'a private module the library imports itself: a broken installation',
       crash('ModuleNotFoundError', "No module named 'statsmodels.tsa._impl'", [
         cell('from statsmodels.tsa.api import ExponentialSmoothing'),
         lib('statsmodels/tsa/api.py', '<module>', 'from ._impl import x', 12),
@@ -151,11 +179,19 @@ describe('predictLibrary', () => {
     ],
     [
       'a weights file that does not exist, raised inside keras and h5py',
-      crash('OSError', "Unable to open file (unable to open file: name = 'best.h5', errno = 2, error message = 'No such file or directory')", [
-        cell("model.load_weights('best.h5')"),
-        lib('keras/utils/traceback_utils.py', 'error_handler(*args, **kwargs)', 'raise e.with_traceback(filtered_tb) from None'),
-        lib('h5py/_hl/files.py', 'make_fid(name, mode)', 'fid = h5f.open(name, flags, fapl=fapl)'),
-      ]),
+      crash(
+        'OSError',
+        "Unable to open file (unable to open file: name = 'best.h5', errno = 2, error message = 'No such file or directory')",
+        [
+          cell("model.load_weights('best.h5')"),
+          lib(
+            'keras/utils/traceback_utils.py',
+            'error_handler(*args, **kwargs)',
+            'raise e.with_traceback(filtered_tb) from None',
+          ),
+          lib('h5py/_hl/files.py', 'make_fid(name, mode)', 'fid = h5f.open(name, flags, fapl=fapl)'),
+        ],
+      ),
       'None',
       /does not exist.*environment, not a library/,
     ],
@@ -170,30 +206,46 @@ describe('predictLibrary', () => {
     ],
     [
       'writing into a read-only file system',
-      crash('OSError', "[Errno 30] Read-only file system: '/kaggle/input/m.h5'", [cell("model.save('/kaggle/input/m.h5')")]),
+      crash('OSError', "[Errno 30] Read-only file system: '/kaggle/input/m.h5'", [
+        cell("model.save('/kaggle/input/m.h5')"),
+      ]),
       'None',
       /read-only file system/,
     ],
     [
       'a download that failed, chained under a library exception',
       {
-        ...crash('Exception', 'URL fetch failure on https://x/w.h5: None -- [Errno -3] Temporary failure in name resolution', [
-          cell("m = ResNet50(weights='imagenet')"),
-          lib('keras/utils/data_utils.py', 'get_file(fname, origin)', 'raise Exception(error_msg.format(origin, e.errno, e.reason))'),
-        ]),
+        ...crash(
+          'Exception',
+          'URL fetch failure on https://x/w.h5: None -- [Errno -3] Temporary failure in name resolution',
+          [
+            cell("m = ResNet50(weights='imagenet')"),
+            lib(
+              'keras/utils/data_utils.py',
+              'get_file(fname, origin)',
+              'raise Exception(error_msg.format(origin, e.errno, e.reason))',
+            ),
+          ],
+        ),
       },
       'None',
       /network failure/,
     ],
     [
-      'a misspelt module attribute is the notebook\'s typo',
-      crash('AttributeError', "module 'numpy' has no attribute 'asarry'", [cell('a = np.asarry(x)'), lib('numpy/__init__.py', '__getattr__(attr)', 'raise AttributeError(msg)')]),
+      "a misspelt module attribute is the notebook's typo",
+      crash('AttributeError', "module 'numpy' has no attribute 'asarry'", [
+        cell('a = np.asarry(x)'),
+        lib('numpy/__init__.py', '__getattr__(attr)', 'raise AttributeError(msg)'),
+      ]),
       'None',
       /misspelling of numpy\.asarray/,
     ],
     [
-      'a module attribute the library removed is the library\'s',
-      crash('AttributeError', "module 'numpy' has no attribute 'float'", [cell('x = np.float(3)'), lib('numpy/__init__.py', '__getattr__(attr)', 'raise AttributeError(msg)')]),
+      "a module attribute the library removed is the library's",
+      crash('AttributeError', "module 'numpy' has no attribute 'float'", [
+        cell('x = np.float(3)'),
+        lib('numpy/__init__.py', '__getattr__(attr)', 'raise AttributeError(msg)'),
+      ]),
       'numpy',
       /numpy/,
     ],
@@ -207,7 +259,11 @@ describe('predictLibrary', () => {
       'a wrapper library over its base: a transformers model run through torch',
       crash('RuntimeError', 'mat1 and mat2 shapes cannot be multiplied (4x10 and 3x2)', [
         cell('out = model(**batch)'),
-        lib('torch/nn/modules/module.py', 'Module._call_impl(self, *args, **kwargs)', 'return forward_call(*args, **kwargs)'),
+        lib(
+          'torch/nn/modules/module.py',
+          'Module._call_impl(self, *args, **kwargs)',
+          'return forward_call(*args, **kwargs)',
+        ),
         lib('transformers/models/bert/modeling_bert.py', 'BertModel.forward(self, input_ids)', 'x = self.pooler(h)'),
         lib('torch/nn/functional.py', 'linear(input, weight)', 'return torch._C._nn.linear(input, weight, bias)'),
       ]),
@@ -222,7 +278,9 @@ describe('predictLibrary', () => {
     ],
     [
       'TypeError naming a seaborn function called on the line',
-      crash('TypeError', 'barplot() takes from 0 to 1 positional arguments but 2 were given', [cell('sns.barplot(x_vals, y_vals)')]),
+      crash('TypeError', 'barplot() takes from 0 to 1 positional arguments but 2 were given', [
+        cell('sns.barplot(x_vals, y_vals)'),
+      ]),
       'seaborn',
       /barplot\(\) named by the TypeError/,
     ],
@@ -250,7 +308,9 @@ describe('predictLibrary', () => {
     ],
     [
       'AttributeError on a Keras model',
-      crash('AttributeError', "'Sequential' object has no attribute 'predict_classes'", [cell('model.predict_classes(X)')]),
+      crash('AttributeError', "'Sequential' object has no attribute 'predict_classes'", [
+        cell('model.predict_classes(X)'),
+      ]),
       'tensorflow/keras',
       /Sequential/,
     ],
@@ -262,7 +322,9 @@ describe('predictLibrary', () => {
     ],
     [
       'AttributeError on a scikit-learn splitter',
-      crash('AttributeError', "'StratifiedShuffleSplit' object has no attribute 'split_data'", [cell('parts = sss.split_data(X, y)')]),
+      crash('AttributeError', "'StratifiedShuffleSplit' object has no attribute 'split_data'", [
+        cell('parts = sss.split_data(X, y)'),
+      ]),
       'sklearn',
       /StratifiedShuffleSplit/,
     ],
@@ -286,7 +348,9 @@ describe('predictLibrary', () => {
     ],
     [
       'a library-specific message',
-      crash('RuntimeError', 'Expected all tensors to be on the same device, but found at least two devices', [cell('loss = crit(out, y)')]),
+      crash('RuntimeError', 'Expected all tensors to be on the same device, but found at least two devices', [
+        cell('loss = crit(out, y)'),
+      ]),
       'torch',
       /message .* is torch's/,
     ],
@@ -298,7 +362,9 @@ describe('predictLibrary', () => {
     ],
     [
       'the leftmost alias call wins over a generic numpy message',
-      crash('IndexError', 'index 14 is out of bounds for axis 0 with size 14', [cell('sns.boxplot(y=col, data=df, ax=ax[i])')]),
+      crash('IndexError', 'index 14 is out of bounds for axis 0 with size 14', [
+        cell('sns.boxplot(y=col, data=df, ax=ax[i])'),
+      ]),
       'seaborn',
       /sns\.boxplot/,
     ],
@@ -316,7 +382,9 @@ describe('predictLibrary', () => {
     ],
     [
       'a generic numpy message with NumPy in the cell shown',
-      crash('ValueError', 'operands could not be broadcast together with shapes (3,) (4,)', [cell('d = a - b', 3, ['a = np.ones(3)'])]),
+      crash('ValueError', 'operands could not be broadcast together with shapes (3,) (4,)', [
+        cell('d = a - b', 3, ['a = np.ones(3)']),
+      ]),
       'numpy',
       /generic array error/,
     ],
@@ -326,14 +394,24 @@ describe('predictLibrary', () => {
       'None',
       /nothing in the traceback/,
     ],
-    ['a library method on an unknown object', crash('KeyError', "'x'", [cell("res = data.groupby('x')")]), 'pandas', /\.groupby, a pandas method/],
+    [
+      'a library method on an unknown object',
+      crash('KeyError', "'x'", [cell("res = data.groupby('x')")]),
+      'pandas',
+      /\.groupby, a pandas method/,
+    ],
     [
       'an ambiguous method resolved by the imports',
       crash('TypeError', 'unsupported operand', [cell('m.fit(X)')], { imports: ['numpy', 'xgboost'] }),
       'xgboost',
       /\.fit is xgboost's among the notebook's imports/,
     ],
-    ['an ambiguous method without imports', crash('TypeError', 'unsupported operand', [cell('m.fit(X)')]), 'None', /nothing in the traceback/],
+    [
+      'an ambiguous method without imports',
+      crash('TypeError', 'unsupported operand', [cell('m.fit(X)')]),
+      'None',
+      /nothing in the traceback/,
+    ],
     [
       'raised in the standard library only',
       crash('JSONDecodeError', 'Expecting value: line 1 column 1 (char 0)', [
@@ -360,12 +438,16 @@ describe('predictLibrary', () => {
   // Round 2 of issue 13: classes of crashes, each with rows that must and must not fire.
   it.each<[string, CrashRecord, LibraryName, string]>([
     [
-      'a collate function of the notebook called back by transformers (through torch) is transformers\'s',
+      "a collate function of the notebook called back by transformers (through torch) is transformers's",
       crash('KeyError', "'labels'", [
         cell('trainer.train()', 30),
         lib('transformers/trainer.py', 'Trainer.train(self, resume_from_checkpoint)', 'return inner_training_loop('),
         lib('torch/utils/data/dataloader.py', '_BaseDataLoaderIter.__next__(self)', 'data = self._next_data()'),
-        lib('transformers/trainer_utils.py', 'RemoveColumnsCollator.__call__(self, features)', 'return self.data_collator(features)'),
+        lib(
+          'transformers/trainer_utils.py',
+          'RemoveColumnsCollator.__call__(self, features)',
+          'return self.data_collator(features)',
+        ),
         cell('labels = [f["labels"] for f in features]', 28, [], [], 'collate(features)'),
       ]),
       'transformers',
@@ -375,22 +457,38 @@ describe('predictLibrary', () => {
       "a user's module wrapping a transformers model, called through torch, is torch's (the library the line called)",
       crash('OutOfMemoryError', 'CUDA out of memory. Tried to allocate 20.00 MiB', [
         cell('out = model(ids, mask)'),
-        lib('torch/nn/modules/module.py', 'Module._call_impl(self, *input, **kwargs)', 'return forward_call(*input, **kwargs)'),
+        lib(
+          'torch/nn/modules/module.py',
+          'Module._call_impl(self, *input, **kwargs)',
+          'return forward_call(*input, **kwargs)',
+        ),
         cell('h = self.bert(ids, attention_mask=mask)', 5, [], [], 'Classifier.forward(self, ids, mask)'),
-        lib('torch/nn/modules/module.py', 'Module._call_impl(self, *input, **kwargs)', 'return forward_call(*input, **kwargs)'),
-        lib('transformers/models/bert/modeling_bert.py', 'BertModel.forward(self, input_ids)', 'scores = scores / math.sqrt(d)'),
+        lib(
+          'torch/nn/modules/module.py',
+          'Module._call_impl(self, *input, **kwargs)',
+          'return forward_call(*input, **kwargs)',
+        ),
+        lib(
+          'transformers/models/bert/modeling_bert.py',
+          'BertModel.forward(self, input_ids)',
+          'scores = scores / math.sqrt(d)',
+        ),
       ]),
       'torch',
       'library.callback',
     ],
     [
-      'an optuna objective that crashes in sklearn is optuna\'s',
+      "an optuna objective that crashes in sklearn is optuna's",
       crash('ValueError', 'Input contains NaN', [
         cell('study.optimize(objective, n_trials=20)'),
         lib('optuna/study/study.py', 'Study.optimize(self, func, n_trials)', '_optimize('),
         lib('optuna/study/_optimize.py', '_run_trial(study, func, catch)', 'value_or_values = func(trial)'),
         cell('for tr, va in cv.split(X, y):', 12, [], [], 'objective(trial)'),
-        lib('sklearn/model_selection/_split.py', 'StratifiedKFold.split(self, X, y)', 'y = check_array(y, ensure_2d=False)'),
+        lib(
+          'sklearn/model_selection/_split.py',
+          'StratifiedKFold.split(self, X, y)',
+          'y = check_array(y, ensure_2d=False)',
+        ),
       ]),
       'optuna',
       'library.callback',
@@ -407,7 +505,7 @@ describe('predictLibrary', () => {
       'library.entry-same',
     ],
     [
-      "helper functions of the notebook calling each other are no callback",
+      'helper functions of the notebook calling each other are no callback',
       crash('KeyError', "'x'", [
         cell('run(df)'),
         cell("return df['x'] * 2", 2, [], [], 'run(df)'),
@@ -417,19 +515,23 @@ describe('predictLibrary', () => {
       'library.entry-same',
     ],
     [
-      "a library run from a torch hub cache (outside site-packages) is still that library",
+      'a library run from a torch hub cache (outside site-packages) is still that library',
       crash('TypeError', 'pic should be PIL Image or ndarray', [
         cell('sample = transform(sample)'),
-        file('~/.cache/torch/hub/pytorch_vision_v0.10.0/torchvision/transforms/transforms.py', '__call__(self, img)', 'img = t(img)'),
+        file(
+          '~/.cache/torch/hub/pytorch_vision_v0.10.0/torchvision/transforms/transforms.py',
+          '__call__(self, img)',
+          'img = t(img)',
+        ),
       ]),
       'torchvision',
       'library.entry-same',
     ],
     [
       "a user's module in a folder named like a library package's everyday word (datasets/) stays the user's",
-      crash('TypeError', "can only concatenate str (not \"int\") to str", [
+      crash('TypeError', 'can only concatenate str (not "int") to str', [
         cell('load_all(root)'),
-        file('/kaggle/working/datasets/loader.py', 'load_all(root)', "name = root + 1"),
+        file('/kaggle/working/datasets/loader.py', 'load_all(root)', 'name = root + 1'),
       ]),
       'None',
       'library.nothing',
@@ -437,7 +539,12 @@ describe('predictLibrary', () => {
     [
       'a KeyError on a column that a later line of the same cell drops: the cell ran again',
       crash('KeyError', "'Amount'", [
-        cell("df['scaled'] = scaler.fit_transform(df[['Amount']])", 17, ['scaler = StandardScaler()'], ["df = df.drop(['Amount'], axis=1)"]),
+        cell(
+          "df['scaled'] = scaler.fit_transform(df[['Amount']])",
+          17,
+          ['scaler = StandardScaler()'],
+          ["df = df.drop(['Amount'], axis=1)"],
+        ),
         lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)'),
       ]),
       'None',
@@ -494,14 +601,18 @@ describe('predictLibrary', () => {
       crash('KeyError', "\"['Sport', 'Dport'] not found in axis\"", [
         cell("data = data.drop(['Sport', 'Dport'], axis=1)", 27),
         lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
-        lib('pandas/core/indexes/base.py', 'Index.drop(self, labels, errors)', 'raise KeyError(f"{labels[mask]} not found in axis")'),
+        lib(
+          'pandas/core/indexes/base.py',
+          'Index.drop(self, labels, errors)',
+          'raise KeyError(f"{labels[mask]} not found in axis")',
+        ),
       ]),
       'None',
       'library.rerun',
     ],
     [
       'the same, dropping in place',
-      crash('KeyError', "\"['num_outbound_cmds'] not found in axis\"", [
+      crash('KeyError', '"[\'num_outbound_cmds\'] not found in axis"', [
         cell("df.drop(columns='num_outbound_cmds', inplace=True)", 21),
         lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
       ]),
@@ -537,7 +648,7 @@ describe('predictLibrary', () => {
     ],
     [
       'a drop kept under another name leaves the source unchanged: a rerun would not fail, so no rerun',
-      crash('KeyError', "\"['a'] not found in axis\"", [
+      crash('KeyError', '"[\'a\'] not found in axis"', [
         cell("X = df.drop(['a'], axis=1)", 5),
         lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
       ]),
@@ -546,7 +657,7 @@ describe('predictLibrary', () => {
     ],
     [
       'a drop of a list held in a variable names no key the message can be matched with',
-      crash('KeyError', "\"['a'] not found in axis\"", [
+      crash('KeyError', '"[\'a\'] not found in axis"', [
         cell('df = df.drop(cols, axis=1)', 5),
         lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
       ]),
@@ -577,7 +688,11 @@ describe('predictLibrary', () => {
       '/opt/conda/lib/python3.7/site-packages/pandas/core/frame.py in __getitem__(self, key)\n-> 2902             indexer = self.columns.get_loc(key)\n',
       '/opt/conda/lib/python3.7/site-packages/pandas/core/indexes/base.py in get_loc(self, key, method, tolerance)\n-> 2897                 raise KeyError(key) from err\n',
     ]);
-    expect(predictLibrary(record)).toMatchObject({ library: 'pandas', rule: 'library.entry-same', confidence: RULE_CONFIDENCE['library.entry-same'] });
+    expect(predictLibrary(record)).toMatchObject({
+      library: 'pandas',
+      rule: 'library.entry-same',
+      confidence: RULE_CONFIDENCE['library.entry-same'],
+    });
   });
 
   it('is pure: the same record gives the same prediction', () => {

@@ -1,4 +1,10 @@
-import { editDistance, isLibraryName, libraryOfModule as coreLibraryOfModule, type CrashRecord, type LibraryName } from '@junobench/core';
+import {
+  editDistance,
+  isLibraryName,
+  libraryOfModule as coreLibraryOfModule,
+  type CrashRecord,
+  type LibraryName,
+} from '@junobench/core';
 import { parseImports, parseTraceback, type TracebackFrame } from '@junobench/notebook';
 import {
   AMBIGUOUS_METHODS,
@@ -62,7 +68,11 @@ export function predictLibrary(record: LibraryEvidence): LibraryPrediction {
   return new Analysis(record).decide();
 }
 
-type FrameRole = { role: 'user' } | { role: 'library'; library: LibraryName; name: string } | { role: 'python' } | { role: 'transparent' };
+type FrameRole =
+  | { role: 'user' }
+  | { role: 'library'; library: LibraryName; name: string }
+  | { role: 'python' }
+  | { role: 'transparent' };
 
 const IMPLICIT_DUNDERS = new Set([
   '__index__',
@@ -94,7 +104,8 @@ function libraryOfModule(module: string): LibraryName | undefined {
 const GENERIC_FOLDER_NAMES: ReadonlySet<string> = new Set(['datasets']);
 
 /** A base library's call machinery, which hands the call to the object's own code. */
-const DISPATCH_FUNCTION = /^(?:_call_impl|_wrapped_call_impl|__call__|error_handler|forward_call|wrapper|_method_wrapper|decorate_context)$/;
+const DISPATCH_FUNCTION =
+  /^(?:_call_impl|_wrapped_call_impl|__call__|error_handler|forward_call|wrapper|_method_wrapper|decorate_context)$/;
 
 function frameFunctionName(f: TracebackFrame): string {
   const fn = (f.function ?? '').replace(/\s*\*+$/, '').trim();
@@ -107,11 +118,15 @@ function classifyFrame(f: TracebackFrame): FrameRole {
   if (f.kind === 'library') {
     const pkg = f.package ?? '';
     if (INFRASTRUCTURE_PACKAGES.has(pkg)) return { role: 'transparent' };
-    const lib = libraryOfModule(pkg) ?? (isLibraryName(pkg) && pkg !== 'None' ? pkg : undefined) ?? (extensionBase(pkg) ? pkg : undefined);
+    const lib =
+      libraryOfModule(pkg) ??
+      (isLibraryName(pkg) && pkg !== 'None' ? pkg : undefined) ??
+      (extensionBase(pkg) ? pkg : undefined);
     return lib ? { role: 'library', library: lib, name: f.module ?? pkg } : { role: 'transparent' };
   }
   const file = (f.file ?? '').replace(/\\/g, '/');
-  if (/__autograph_generated_file/.test(file)) return { role: 'library', library: 'tensorflow/keras', name: 'tensorflow autograph' };
+  if (/__autograph_generated_file/.test(file))
+    return { role: 'library', library: 'tensorflow/keras', name: 'tensorflow autograph' };
   if (/^<__array_function__ internals>/.test(file)) return { role: 'library', library: 'numpy', name: 'numpy' };
   if (f.module) {
     const top = f.module.split('.')[0]!;
@@ -173,12 +188,15 @@ class Analysis {
     const parsed = parseTraceback(record.traceback, { ename: record.ename, evalue: record.evalue });
     // The printed class is module-qualified when a library defines it; trust it only when it is the record's exception.
     const printed = lastExceptionName(record.traceback);
-    const same = printed !== undefined && printed.split('.').pop()!.toLowerCase() === record.ename.split('.').pop()!.toLowerCase();
+    const same =
+      printed !== undefined && printed.split('.').pop()!.toLowerCase() === record.ename.split('.').pop()!.toLowerCase();
     this.ename = same ? printed : record.ename;
     this.message = `${record.evalue}\n${lastLine(record.traceback)}`;
     this.frames = parsed.frames.length > 0 ? parsed.frames : parsed.allFrames;
     this.roles = this.frames.map(classifyFrame);
-    this.imports = new Set((record.imports ?? []).map((m) => libraryOfModule(m)).filter((l): l is LibraryName => l !== undefined));
+    this.imports = new Set(
+      (record.imports ?? []).map((m) => libraryOfModule(m)).filter((l): l is LibraryName => l !== undefined),
+    );
     for (const [alias, lib] of Object.entries(CONVENTIONAL_ALIASES)) this.aliases.set(alias, lib);
     for (const m of record.imports ?? []) {
       const lib = libraryOfModule(m);
@@ -218,7 +236,11 @@ class Analysis {
       );
     }
     if (['syntaxerror', 'indentationerror', 'taberror', 'keyboardinterrupt'].includes(e)) {
-      return this.result('None', 'library.interpreter', `${this.ename}: raised by the Python interpreter, not a library`);
+      return this.result(
+        'None',
+        'library.interpreter',
+        `${this.ename}: raised by the Python interpreter, not a library`,
+      );
     }
 
     const moved = this.movedSubmodule();
@@ -250,9 +272,17 @@ class Analysis {
       const raised = entry.raisedIn && entry.raisedIn !== entry.library ? ` (raised inside ${entry.raisedIn})` : '';
       const wrapper = this.wrapperOver(entry.library);
       if (wrapper) {
-        return this.result(wrapper.library, 'library.wrapper', `the crashing line calls a ${wrapper.name} object through ${entry.library}'s call machinery: ${wrapper.name} runs on ${entry.library}, the more specific library`);
+        return this.result(
+          wrapper.library,
+          'library.wrapper',
+          `the crashing line calls a ${wrapper.name} object through ${entry.library}'s call machinery: ${wrapper.name} runs on ${entry.library}, the more specific library`,
+        );
       }
-      return this.result(entry.library, entry.raisedIn === entry.library ? 'library.entry-same' : 'library.entry', `the crashing line calls into ${entry.name}: first library frame after the notebook's frame${raised}`);
+      return this.result(
+        entry.library,
+        entry.raisedIn === entry.library ? 'library.entry-same' : 'library.entry',
+        `the crashing line calls into ${entry.name}: first library frame after the notebook's frame${raised}`,
+      );
     }
     if (entry?.raisedIn) this.evidence.push(`raised in ${entry.raisedIn} (deepest library frame)`);
 
@@ -262,7 +292,12 @@ class Analysis {
     if (e === 'importerror') {
       const m = /cannot import name '\w+' from '([\w.]+)'/.exec(this.message);
       const lib = m ? libraryOfModule(m[1]!) : undefined;
-      if (lib) return this.result(lib, 'library.cannot-import', `${m![1]} (${lib}) no longer or not yet has the name imported`);
+      if (lib)
+        return this.result(
+          lib,
+          'library.cannot-import',
+          `${m![1]} (${lib}) no longer or not yet has the name imported`,
+        );
     }
 
     const calledModule = this.calledModule();
@@ -286,16 +321,27 @@ class Analysis {
     const weak = this.signature('weak');
     if (weak) {
       if (this.showsLibrary(weak.library)) return this.result(weak.library, 'library.weak-message', weak.why);
-      this.evidence.push(`${weak.why}, but no code the traceback shows uses ${weak.library}: the array could come from anywhere`);
+      this.evidence.push(
+        `${weak.why}, but no code the traceback shows uses ${weak.library}: the array could come from anywhere`,
+      );
     }
 
-    if (entry) return this.result(entry.library, 'library.implicit', `only an implicit call (${frameFunctionName(entry.frame)}) reached ${entry.name}`);
+    if (entry)
+      return this.result(
+        entry.library,
+        'library.implicit',
+        `only an implicit call (${frameFunctionName(entry.frame)}) reached ${entry.name}`,
+      );
 
     const method = this.methodCall();
     if (method) return this.result(method.library, 'library.method', method.why);
 
     if (this.roles.some((r) => r.role === 'python')) {
-      return this.result('None', 'library.stdlib', 'raised inside the Python standard library, with no library involved');
+      return this.result(
+        'None',
+        'library.stdlib',
+        'raised inside the Python standard library, with no library involved',
+      );
     }
     return this.result('None', 'library.nothing', 'nothing in the traceback points at a library');
   }
@@ -315,7 +361,8 @@ class Analysis {
     const text = this.exceptionText();
     for (const [re, why] of ENVIRONMENT_MESSAGES) {
       const m = re.exec(text);
-      if (m) return `"${truncate(m[0].trim(), 60)}" means ${why}: the environment, not a library, caused it (a library that reports it did not cause it)`;
+      if (m)
+        return `"${truncate(m[0].trim(), 60)}" means ${why}: the environment, not a library, caused it (a library that reports it did not cause it)`;
     }
     return undefined;
   }
@@ -335,7 +382,10 @@ class Analysis {
     const imported = safeParseImports(this.statement).map((i) => i.module);
     const asWritten = imported.some((i) => i === mod || mod.startsWith(`${i}.`) || i.startsWith(`${mod}.`));
     if (!asWritten || mod.split('.').some((part) => part.startsWith('_'))) return undefined;
-    return { library: lib, why: `the crashing line imports ${mod}, which ${lib} does not have (moved or removed by the library)` };
+    return {
+      library: lib,
+      why: `the crashing line imports ${mod}, which ${lib} does not have (moved or removed by the library)`,
+    };
   }
 
   /**
@@ -343,7 +393,11 @@ class Analysis {
    * notebook's state or code, the library was never reached.
    */
   private noneValue(): string | undefined {
-    if (/'?NoneType'? object (?:is not (?:callable|subscriptable|iterable)|has no attribute|cannot be interpreted)|unsupported operand type\(s\) for .*'NoneType'/.test(this.record.evalue)) {
+    if (
+      /'?NoneType'? object (?:is not (?:callable|subscriptable|iterable)|has no attribute|cannot be interpreted)|unsupported operand type\(s\) for .*'NoneType'/.test(
+        this.record.evalue,
+      )
+    ) {
       return `a value of the notebook's own is None (${truncate(this.record.evalue, 60)}) on the crashing line: the notebook's state or code, not a library`;
     }
     return undefined;
@@ -361,11 +415,15 @@ class Analysis {
     if (this.ename.split('.').pop()!.toLowerCase() !== 'keyerror') return undefined;
     const i = this.crashFrameIndex();
     const frame = i >= 0 ? this.frames[i] : undefined;
-    if (!frame || frame.kind !== 'user' || !/^(?:<module>|<cell line: \d+>.*)?$/.test((frame.function ?? '').trim())) return undefined;
+    if (!frame || frame.kind !== 'user' || !/^(?:<module>|<cell line: \d+>.*)?$/.test((frame.function ?? '').trim()))
+      return undefined;
     const code = frame.code ?? '';
     const at = frame.context.findIndex((l) => l.trim() === code.trim());
     if (at < 0 || /^\s/.test(frame.context[at]!)) return undefined;
-    const later = frame.context.slice(at + 1).filter((l) => !/^\s/.test(l)).join('\n');
+    const later = frame.context
+      .slice(at + 1)
+      .filter((l) => !/^\s/.test(l))
+      .join('\n');
     const key = quotedKeys(this.record.evalue).find((k) => removesKey(later, k));
     return key === undefined
       ? undefined
@@ -390,7 +448,9 @@ class Analysis {
       /^(\w+)\s*=\s*(?:\w+\.)?get_dummies\s*\(\s*\1\b([\s\S]*)\)\s*$/.exec(s) ??
       /^del\s+(\w+)(\[[\s\S]*\])\s*$/.exec(s);
     if (!removal) return undefined;
-    const named = [...removal[2]!.matchAll(/'([^'\n]+)'|"([^"\n]+)"/g)].map((m) => (m[1] ?? m[2])!).filter((k) => !/^(?:columns|index|ignore|raise)$/.test(k));
+    const named = [...removal[2]!.matchAll(/'([^'\n]+)'|"([^"\n]+)"/g)]
+      .map((m) => (m[1] ?? m[2])!)
+      .filter((k) => !/^(?:columns|index|ignore|raise)$/.test(k));
     const missing = quotedKeys(this.record.evalue.replace(/dtype='[^']*'/g, ''));
     if (named.length === 0 || missing.length === 0) return undefined;
     const same = new Set(named).size === new Set(missing).size && missing.every((k) => named.includes(k));
@@ -405,7 +465,9 @@ class Analysis {
     if (!typo) return undefined;
     const lib = libraryOfModule(typo[1]!);
     const near = lib ? MODULE_PUBLIC_NAMES[lib]?.find((name) => isMisspelling(typo[2]!, name)) : undefined;
-    return lib && near ? `${typo[1]}.${typo[2]} is a misspelling of ${typo[1]}.${near}: the notebook's typo, not ${lib}'s doing` : undefined;
+    return lib && near
+      ? `${typo[1]}.${typo[2]} is a misspelling of ${typo[1]}.${near}: the notebook's typo, not ${lib}'s doing`
+      : undefined;
   }
 
   /**
@@ -429,7 +491,8 @@ class Analysis {
         dispatched = true;
         continue;
       }
-      if (dispatched && r.library !== base && WRAPPER_LIBRARIES[r.library]?.includes(base)) return { library: r.library, name: topName(r.name) };
+      if (dispatched && r.library !== base && WRAPPER_LIBRARIES[r.library]?.includes(base))
+        return { library: r.library, name: topName(r.name) };
       return undefined;
     }
     return undefined;
@@ -442,13 +505,19 @@ class Analysis {
 
   /** The exception lines of the whole chain (`Name: message`, unindented) and the record's own message. */
   private exceptionText(): string {
-    const lines = this.record.traceback.flatMap((t) => t.split('\n')).filter((l) => /^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b/.test(l));
+    const lines = this.record.traceback
+      .flatMap((t) => t.split('\n'))
+      .filter((l) => /^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b/.test(l));
     return [`${this.ename}: ${this.record.evalue}`, ...lines].join('\n');
   }
 
   private result(library: LibraryName, rule: LibraryRule, why: string): LibraryPrediction {
     const extension = isLibraryName(library) ? undefined : extensionBase(library);
-    const more = extension ? [`${library} is outside the canonical list, built on ${extension.base} and named after it: labelled by its own name, the more specific library`] : [];
+    const more = extension
+      ? [
+          `${library} is outside the canonical list, built on ${extension.base} and named after it: labelled by its own name, the more specific library`,
+        ]
+      : [];
     return { library, confidence: RULE_CONFIDENCE[rule], rule, evidence: [why, ...more, ...this.evidence] };
   }
 
@@ -460,8 +529,11 @@ class Analysis {
    */
   private otherPackageEntry(): string | undefined {
     const start = this.crashFrameIndex() + 1;
-    const first = this.frames.slice(start).find((f) => f.kind === 'library' && !INFRASTRUCTURE_PACKAGES.has(f.package ?? ''));
-    if (!first?.package || libraryOfModule(first.package) || (isLibraryName(first.package) && first.package !== 'None')) return undefined;
+    const first = this.frames
+      .slice(start)
+      .find((f) => f.kind === 'library' && !INFRASTRUCTURE_PACKAGES.has(f.package ?? ''));
+    if (!first?.package || libraryOfModule(first.package) || (isLibraryName(first.package) && first.package !== 'None'))
+      return undefined;
     if (this.roles.slice(start).some((r) => r.role === 'library')) return undefined;
     return `the crashing line calls ${first.package}, which is none of the ML libraries, and no ML library runs below it`;
   }
@@ -485,10 +557,16 @@ class Analysis {
       const f = this.frames[i]!;
       if (IMPLICIT_DUNDERS.has(frameFunctionName(f))) return undefined;
       if (WRAPPER_FUNCTION.test(f.function ?? '')) {
-        const next = this.roles.slice(i + 1, deep).find((x): x is Extract<FrameRole, { role: 'library' }> => x.role === 'library');
+        const next = this.roles
+          .slice(i + 1, deep)
+          .find((x): x is Extract<FrameRole, { role: 'library' }> => x.role === 'library');
         if (next && next.library !== r.library) continue;
       }
-      return { library: r.library, name: topName(r.name), callback: frameFunctionName(this.frames[deep]!) || 'a function of its own' };
+      return {
+        library: r.library,
+        name: topName(r.name),
+        callback: frameFunctionName(this.frames[deep]!) || 'a function of its own',
+      };
     }
     return undefined;
   }
@@ -515,10 +593,18 @@ class Analysis {
         continue;
       }
       if (WRAPPER_FUNCTION.test(f.function ?? '')) {
-        const next = this.roles.slice(i + 1).find((x): x is Extract<FrameRole, { role: 'library' }> => x.role === 'library');
+        const next = this.roles
+          .slice(i + 1)
+          .find((x): x is Extract<FrameRole, { role: 'library' }> => x.role === 'library');
         if (next && next.library !== r.library) continue;
       }
-      return { library: r.library, frame: f, name: topName(r.name), implicit: false, ...(raisedIn ? { raisedIn } : {}) };
+      return {
+        library: r.library,
+        frame: f,
+        name: topName(r.name),
+        implicit: false,
+        ...(raisedIn ? { raisedIn } : {}),
+      };
     }
     return implicit ? { ...implicit, name: topName(implicit.name), implicit: true } : undefined;
   }
@@ -545,7 +631,10 @@ class Analysis {
 
   /** `f() takes/got/missing …`: resolve f on the crashing line. */
   private namedFunction(): { library: LibraryName; why: string } | undefined {
-    const m = /(?:^|\s)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\(\) (takes|got|missing|received|argument|must|returned|should)/.exec(this.record.evalue);
+    const m =
+      /(?:^|\s)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\(\) (takes|got|missing|received|argument|must|returned|should)/.exec(
+        this.record.evalue,
+      );
     if (!m) return undefined;
     const parts = m[1]!.split('.');
     let fn = parts.pop()!;
@@ -554,7 +643,9 @@ class Analysis {
       fn = parts.pop()!;
     }
     const lib = WELL_KNOWN_NAMES[fn] ?? LIBRARY_METHODS[fn] ?? this.resolveCallee(fn);
-    return lib ? { library: lib, why: `${fn}() named by the ${this.ename} is ${lib}'s (called on the crashing line)` } : undefined;
+    return lib
+      ? { library: lib, why: `${fn}() named by the ${this.ename} is ${lib}'s (called on the crashing line)` }
+      : undefined;
   }
 
   /** The library of `alias.….fn(` or a bare `fn(` on the crashing line. */
@@ -580,7 +671,10 @@ class Analysis {
       const lib = libraryOfModule(mod[1]!);
       if (lib) return { library: lib, why: `the module ${mod[1]} (${lib}) lacks the attribute used` };
     }
-    const t = /(?:'([\w.]+)' object|type object '([\w.]+)') (?:has no attribute|is not (?:callable|subscriptable|iterable))/.exec(this.message);
+    const t =
+      /(?:'([\w.]+)' object|type object '([\w.]+)') (?:has no attribute|is not (?:callable|subscriptable|iterable))/.exec(
+        this.message,
+      );
     const type = t?.[1] ?? t?.[2];
     if (!type) return undefined;
     for (const [re, lib] of OBJECT_TYPES) {
@@ -593,7 +687,11 @@ class Analysis {
     for (const [re, lib, s] of MESSAGE_SIGNATURES) {
       if (s !== strength) continue;
       const m = re.exec(this.message);
-      if (m) return { library: lib, why: `the message "${truncate(m[0], 60)}" is ${lib}'s${strength === 'weak' ? ' (a generic array error)' : ''}` };
+      if (m)
+        return {
+          library: lib,
+          why: `the message "${truncate(m[0], 60)}" is ${lib}'s${strength === 'weak' ? ' (a generic array error)' : ''}`,
+        };
     }
     return undefined;
   }
@@ -606,7 +704,8 @@ class Analysis {
       const isCall = m[2] === '(';
       const lib = isCall ? (WELL_KNOWN_NAMES[name] ?? this.importedName(name)) : this.aliases.get(name);
       if (!lib) continue;
-      if (!best || m.index! < best.at) best = { at: m.index!, library: lib, what: isCall ? `${name}(` : `${name}${m[2]!.replace(/\s+/g, '')}` };
+      if (!best || m.index! < best.at)
+        best = { at: m.index!, library: lib, what: isCall ? `${name}(` : `${name}${m[2]!.replace(/\s+/g, '')}` };
     }
     return best ? { library: best.library, why: `the crashing line uses ${best.what}… (${best.library})` } : undefined;
   }
@@ -644,7 +743,10 @@ class Analysis {
     if (e === 'keyerror') {
       const key = /^\s*['"]?(.*?)['"]?\s*$/s.exec(this.record.evalue)?.[1] ?? '';
       if (key !== '') {
-        const re = new RegExp(`([A-Za-z_][\\w.]*)\\s*\\[\\s*(?:['"]${escapeRegExp(key)}['"]|${escapeRegExp(key)})\\s*\\]`, 'g');
+        const re = new RegExp(
+          `([A-Za-z_][\\w.]*)\\s*\\[\\s*(?:['"]${escapeRegExp(key)}['"]|${escapeRegExp(key)})\\s*\\]`,
+          'g',
+        );
         for (const m of this.statement.matchAll(re)) receivers.push(m[1]!);
       }
     }
@@ -654,14 +756,20 @@ class Analysis {
     }
     for (const r of receivers) {
       const lib = conventionalLibrary(r);
-      if (lib) return { library: lib, why: `the ${this.ename} comes from subscripting ${r}, conventionally a ${lib} object` };
+      if (lib)
+        return { library: lib, why: `the ${this.ename} comes from subscripting ${r}, conventionally a ${lib} object` };
     }
     let best: { at: number; library: LibraryName; name: string } | undefined;
     for (const m of this.code.matchAll(/(?<![\w.])([A-Za-z_]\w*(?:\.history)?)\s*[.[]/g)) {
       const lib = conventionalLibrary(m[1]!);
       if (lib && (!best || m.index! < best.at)) best = { at: m.index!, library: lib, name: m[1]! };
     }
-    return best ? { library: best.library, why: `the crashing line works on ${best.name}, conventionally a ${best.library} object` } : undefined;
+    return best
+      ? {
+          library: best.library,
+          why: `the crashing line works on ${best.name}, conventionally a ${best.library} object`,
+        }
+      : undefined;
   }
 
   private methodCall(): { library: LibraryName; why: string } | undefined {

@@ -6,15 +6,30 @@ import { isJunoError } from '@junobench/core';
 import { readSuggestCases } from './read-suggest-cases.js';
 
 // A small notebook written for this test: cell 1 was never run, so cell 2 crashes on X.
-const code = (source: string, count: number | null, outputs: unknown[] = []) => ({ cell_type: 'code', metadata: {}, source, execution_count: count, outputs });
+const code = (source: string, count: number | null, outputs: unknown[] = []) => ({
+  cell_type: 'code',
+  metadata: {},
+  source,
+  execution_count: count,
+  outputs,
+});
 const notebook = (cells: unknown[]) => JSON.stringify({ nbformat: 4, nbformat_minor: 4, metadata: {}, cells });
 const nameError = {
   output_type: 'error',
   ename: 'NameError',
   evalue: "name 'X' is not defined",
-  traceback: ['\u001b[0;31mNameError\u001b[0m  Traceback (most recent call last)', 'Cell \u001b[0;32mIn[2], line 1\u001b[0m\n----> 1 model.fit(X, y)\n', "\u001b[0;31mNameError\u001b[0m: name 'X' is not defined"],
+  traceback: [
+    '\u001b[0;31mNameError\u001b[0m  Traceback (most recent call last)',
+    'Cell \u001b[0;32mIn[2], line 1\u001b[0m\n----> 1 model.fit(X, y)\n',
+    "\u001b[0;31mNameError\u001b[0m: name 'X' is not defined",
+  ],
 };
-const crashing = notebook([code('import pandas as pd\nmodel = Model()', 1), code('X, y = load()', null), code('model.fit(X, y)', 2, [nameError]), code('print(1)', null)]);
+const crashing = notebook([
+  code('import pandas as pd\nmodel = Model()', 1),
+  code('X, y = load()', null),
+  code('model.fit(X, y)', 2, [nameError]),
+  code('print(1)', null),
+]);
 
 let dir: string;
 beforeAll(async () => {
@@ -36,7 +51,16 @@ beforeAll(async () => {
       labels: { library: 'None', crashType: 'variable not found', rootCause: 'NB specific', pipelineStage: 'training' },
     }),
   );
-  const record = { id: 'r1', notebook: 'a.ipynb', source: 'kaggle', ename: 'keyerror', evalue: "'a'", traceback: [], columns: {}, labels: { rootCause: 'misunderstanding of data structure' } };
+  const record = {
+    id: 'r1',
+    notebook: 'a.ipynb',
+    source: 'kaggle',
+    ename: 'keyerror',
+    evalue: "'a'",
+    traceback: [],
+    columns: {},
+    labels: { rootCause: 'misunderstanding of data structure' },
+  };
   await writeFile(path.join(dir, 'pool.jsonl'), `${JSON.stringify(record)}\n`);
 });
 afterAll(async () => {

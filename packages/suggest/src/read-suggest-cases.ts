@@ -1,6 +1,14 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { INSTANCE_FILE, JunoError, readInstance, readJsonl, validateInstanceId, type CrashRecord, type Instance } from '@junobench/core';
+import {
+  INSTANCE_FILE,
+  JunoError,
+  readInstance,
+  readJsonl,
+  validateInstanceId,
+  type CrashRecord,
+  type Instance,
+} from '@junobench/core';
 import { listCodeCells, mineImports, mineNotebookCrashes, readNotebook, type Notebook } from '@junobench/notebook';
 import type { SuggestInput } from './crash-facts.js';
 import { normalizeLabels, type NormalizedLabels } from './normalize-labels.js';
@@ -31,10 +39,14 @@ export async function readSuggestCases(target: string, options: ReadSuggestOptio
   if (target.endsWith('.ipynb')) return readNotebookCases(target);
   if (target.endsWith('.jsonl')) return readPoolCases(target);
   if (await isFile(target)) {
-    throw new JunoError('E_USAGE', `cannot suggest labels for ${target}: give a notebook (.ipynb), a pool of crash records (.jsonl) or an instance id`, {
-      location: { file: target },
-      hint: 'e.g. junobench labels suggest raw/instances/pandas_1/original.ipynb, or import a sheet first: junobench pool import sheet.xlsx -o pool.jsonl',
-    });
+    throw new JunoError(
+      'E_USAGE',
+      `cannot suggest labels for ${target}: give a notebook (.ipynb), a pool of crash records (.jsonl) or an instance id`,
+      {
+        location: { file: target },
+        hint: 'e.g. junobench labels suggest raw/instances/pandas_1/original.ipynb, or import a sheet first: junobench pool import sheet.xlsx -o pool.jsonl',
+      },
+    );
   }
   return [await readInstanceCase(target, options.instancesDir)];
 }
@@ -42,7 +54,13 @@ export async function readSuggestCases(target: string, options: ReadSuggestOptio
 async function readPoolCases(file: string): Promise<SuggestCase[]> {
   const out: SuggestCase[] = [];
   for await (const { value, line } of readJsonl<CrashRecord>(file, { schema: 'crash-record' })) {
-    out.push({ id: value.id, kind: 'pool', location: `${file}:${line}`, input: recordInput(value), labels: normalizeLabels(value.labels) });
+    out.push({
+      id: value.id,
+      kind: 'pool',
+      location: `${file}:${line}`,
+      input: recordInput(value),
+      labels: normalizeLabels(value.labels),
+    });
   }
   return out;
 }
@@ -76,8 +94,16 @@ async function readNotebookCases(file: string): Promise<SuggestCase[]> {
  * counts, and the notebook's imports. One builder for `labels suggest` and
  * `add`, so that both suggest the same labels for the same crash.
  */
-export function notebookCrashInput(nb: Notebook, crash: { ename: string; evalue: string; traceback: readonly string[]; codeCell: number }): SuggestInput {
-  return { ename: crash.ename, evalue: crash.evalue, traceback: [...crash.traceback], ...notebookContext(nb, crash.codeCell) };
+export function notebookCrashInput(
+  nb: Notebook,
+  crash: { ename: string; evalue: string; traceback: readonly string[]; codeCell: number },
+): SuggestInput {
+  return {
+    ename: crash.ename,
+    evalue: crash.evalue,
+    traceback: [...crash.traceback],
+    ...notebookContext(nb, crash.codeCell),
+  };
 }
 
 /** The crashing cell, the cells around it and their execution counts, and the notebook's imports. */
@@ -100,10 +126,14 @@ async function readInstanceCase(id: string, instancesDir: string): Promise<Sugge
   validateInstanceId(id);
   const dir = path.join(instancesDir, id);
   if (!(await isFile(path.join(dir, INSTANCE_FILE)))) {
-    throw new JunoError('E_INPUT_NOT_FOUND', `no instance "${id}" in ${instancesDir} (and it is not a .ipynb or .jsonl file)`, {
-      location: { file: path.join(dir, INSTANCE_FILE) },
-      hint: 'give an instance id from the instances folder (--instances <dir>), a notebook (.ipynb) or a pool (.jsonl)',
-    });
+    throw new JunoError(
+      'E_INPUT_NOT_FOUND',
+      `no instance "${id}" in ${instancesDir} (and it is not a .ipynb or .jsonl file)`,
+      {
+        location: { file: path.join(dir, INSTANCE_FILE) },
+        hint: 'give an instance id from the instances folder (--instances <dir>), a notebook (.ipynb) or a pool (.jsonl)',
+      },
+    );
   }
   const instance = await readInstance(dir);
   // The notebook as collected keeps the crash's saved output; the reproduced one names the cell.
@@ -117,7 +147,12 @@ async function readInstanceCase(id: string, instancesDir: string): Promise<Sugge
         id,
         kind: 'instance',
         location: `${file}, code cell ${crash.codeCell}`,
-        input: { ename: crash.ename, evalue: crash.evalue, traceback: crash.traceback, ...notebookContext(nb, crash.codeCell) },
+        input: {
+          ename: crash.ename,
+          evalue: crash.evalue,
+          traceback: crash.traceback,
+          ...notebookContext(nb, crash.codeCell),
+        },
         labels: normalizeLabels(instance.labels),
       };
     }
@@ -129,7 +164,12 @@ async function readInstanceCase(id: string, instancesDir: string): Promise<Sugge
     id,
     kind: 'instance',
     location: `${file}, code cell ${instance.crash.cell}`,
-    input: { ename: instance.crash.ename, evalue: instance.crash.evalue, traceback: [], ...notebookContext(nb, instance.crash.cell) },
+    input: {
+      ename: instance.crash.ename,
+      evalue: instance.crash.evalue,
+      traceback: [],
+      ...notebookContext(nb, instance.crash.cell),
+    },
     labels: normalizeLabels(instance.labels),
   };
 }

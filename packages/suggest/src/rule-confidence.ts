@@ -6,7 +6,7 @@
  * `npx tsx bench/suggest/calibrate.ts <labelled pools…>` after changing a rule.
  */
 export const RULE_CONFIDENCE = {
-// 364 dev crashes; accuracy library 0.920, crashType 0.924, rootCause 0.608, pipelineStage 0.685
+  // 364 dev crashes; accuracy library 0.920, crashType 0.924, rootCause 0.608, pipelineStage 0.685
   'crashType.argument': 0.57, // 3/5
   'crashType.attribute': 0.89, // 30/33
   'crashType.broadcast': 0.8, // 3/3

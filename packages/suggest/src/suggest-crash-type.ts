@@ -12,22 +12,39 @@ import { decide, truncate, type RuleDecision } from './suggestion-rule.js';
  * libraries' error messages, checked in order (the more specific first).
  */
 const BROADCAST = /could not be broadcast|could not broadcast|not broadcastable|broadcast shapes|broadcastable/i;
-const FEATURE_NAMES = /feature names? (?:should|must|unseen|seen at fit)|feature_names mismatch|features?, but \w+ is expecting|columns are missing|Could not interpret (?:input|value)|not in list of feature names|refers to an Operation, not a Tensor/i;
+const FEATURE_NAMES =
+  /feature names? (?:should|must|unseen|seen at fit)|feature_names mismatch|features?, but \w+ is expecting|columns are missing|Could not interpret (?:input|value)|not in list of feature names|refers to an Operation, not a Tensor/i;
 const SHAPE =
   /\bshapes?\b|dimension|\bndim\b|size of tensor|mat1 and mat2|not aligned|Expected \d+D array|inconsistent numbers of samples|size-incompatible|incompatible with (?:the )?layer|Incompatible shapes|expected input\[|to have \d+ channels|cannot reshape|same first dimension|size mismatch|must match the size|Input to reshape|value per channel|matrices are not aligned|expected (?:axis|input) .* to have|rank \d|FixedLocator locations|loading state_dict|batch_size \(\d+\) to match|expected sequence of length/i;
 const DATA_VALUE =
   /contains NaN|NaN, infinity|infinity or a value too large|Unknown label type|continuous(?:-multioutput)? (?:format|values)|previously unseen label|y contains|non-finite|not finite|out of bounds nanosecond|columns overlap|must be non-negative|Negative values|Number of classes, \d+, does not match|contains only one class|only one class|is too large\. It must be less|invalid Matplotlib date|less than \d+ and is an invalid/i;
 const INVALID_ARGUMENT =
   /unexpected keyword argument|missing \d+ required (?:positional|keyword)|takes (?:from )?\d+ (?:to \d+ )?positional arguments? but|got multiple values for|got an unexpected|invalid combination of arguments|argument must be|Invalid parameter|is not a valid|not understood|must be (?:one of|in|a|an) |supports only|Unknown (?:loss|optimizer|activation|metric|layer|initializer)|Invalid value|expected one of|should be one of|not supported|Could not interpret (?:optimizer|loss|activation|metric|initializer) identifier|unrecognized arguments|received an invalid|Cannot subset columns with a tuple|Invalid argument|got an? (?:invalid|unknown)|not a valid (?:value|option|string)/i;
-const VALUE_CONVERSION = /could not convert|invalid literal|unpack|cannot convert|Unable to parse|setting an array element with a sequence|dictionary update sequence/i;
+const VALUE_CONVERSION =
+  /could not convert|invalid literal|unpack|cannot convert|Unable to parse|setting an array element with a sequence|dictionary update sequence/i;
 const IO_MESSAGE =
   /No such file or directory|Unable to (?:open|create|synchronously open) file|No file or directory found|does not exist|not found\.|cannot identify image file|Is a directory|Permission denied|Read-only file system|Expecting value: line|Error tokenizing data|Unsupported format|file format|Can't find a vocabulary file|No columns to parse from file|not a zip file|Excel file format/i;
 const IO_CLASSES = new Set([
-  'filenotfounderror', 'fileexistserror', 'isadirectoryerror', 'notadirectoryerror', 'permissionerror', 'ioerror', 'jsondecodeerror',
-  'unpicklingerror', 'emptydataerror', 'parsererror', 'unidentifiedimageerror', 'badzipfile', 'incompleteparseerror', 'xlrderror', 'eoferror',
+  'filenotfounderror',
+  'fileexistserror',
+  'isadirectoryerror',
+  'notadirectoryerror',
+  'permissionerror',
+  'ioerror',
+  'jsondecodeerror',
+  'unpicklingerror',
+  'emptydataerror',
+  'parsererror',
+  'unidentifiedimageerror',
+  'badzipfile',
+  'incompleteparseerror',
+  'xlrderror',
+  'eoferror',
 ]);
-const INITIALIZATION = /is not fitted yet|must compile (?:your|the) model|has not been built|needs to be built|must be built|call(?:ed)? (?:`?fit`?|build)\b.* (?:before|first)|This model has not yet been built|weights? (?:have|has) not (?:yet )?been created|already been initialized|cannot be called more than once|before calling `?(?:fit|predict|transform)/i;
-const TYPE_OPERATION = /not subscriptable|not callable|not iterable|unhashable|unsupported operand|can only concatenate|object cannot be interpreted|must be str, not|can't multiply sequence|not supported between instances/i;
+const INITIALIZATION =
+  /is not fitted yet|must compile (?:your|the) model|has not been built|needs to be built|must be built|call(?:ed)? (?:`?fit`?|build)\b.* (?:before|first)|This model has not yet been built|weights? (?:have|has) not (?:yet )?been created|already been initialized|cannot be called more than once|before calling `?(?:fit|predict|transform)/i;
+const TYPE_OPERATION =
+  /not subscriptable|not callable|not iterable|unhashable|unsupported operand|can only concatenate|object cannot be interpreted|must be str, not|can't multiply sequence|not supported between instances/i;
 
 /*
  * Carrier exceptions print the real failure below their own line, and the
@@ -49,7 +66,12 @@ function tfOpReport(f: CrashFacts): string {
   lines.forEach((l, i) => {
     if (l.toLowerCase().startsWith(`${f.eclass}:`) || l.toLowerCase().startsWith(`${f.eclass} `)) at = i;
   });
-  return at < 0 ? '' : lines.slice(at + 1).filter((l) => !/^\s*\[\[|^\s*\d+ (?:successful|derived)|^\s*Node: /.test(l)).join('\n');
+  return at < 0
+    ? ''
+    : lines
+        .slice(at + 1)
+        .filter((l) => !/^\s*\[\[|^\s*\d+ (?:successful|derived)|^\s*Node: /.test(l))
+        .join('\n');
 }
 
 const KERAS_LAYER_CALL = 'Exception encountered when calling layer';
@@ -70,8 +92,20 @@ export function suggestCrashType(f: CrashFacts): RuleDecision<CrashType> {
     const inner = EMBEDDED_EXCEPTION.exec(f.message);
     const name = inner?.[1]?.split('.').pop();
     if (inner && name && !TF_OP_ERRORS.has(name.toLowerCase())) {
-      const d = suggestCrashType({ ...f, ename: name, eclass: name.toLowerCase(), message: inner[2]!, exceptionText: `${name}: ${inner[2]!}` });
-      return { ...d, evidence: [`${f.ename} re-raised a ${name} from the code TensorFlow ran: the crash is that ${name}`, ...d.evidence] };
+      const d = suggestCrashType({
+        ...f,
+        ename: name,
+        eclass: name.toLowerCase(),
+        message: inner[2]!,
+        exceptionText: `${name}: ${inner[2]!}`,
+      });
+      return {
+        ...d,
+        evidence: [
+          `${f.ename} re-raised a ${name} from the code TensorFlow ran: the crash is that ${name}`,
+          ...d.evidence,
+        ],
+      };
     }
   }
   const carried = TF_OP_ERRORS.has(e) ? tfOpReport(f) : kerasLayerReport(f);
@@ -79,54 +113,147 @@ export function suggestCrashType(f: CrashFacts): RuleDecision<CrashType> {
   if (e === 'nameerror' || e === 'unboundlocalerror') {
     const name = f.missingName;
     if (name && isImportedName(name, f)) {
-      return decide('module not found', 'crashType.name-is-import', `${f.ename}: ${name} is a name a notebook imports (${importWhy(name, f)}) — the import did not run`);
+      return decide(
+        'module not found',
+        'crashType.name-is-import',
+        `${f.ename}: ${name} is a name a notebook imports (${importWhy(name, f)}) — the import did not run`,
+      );
     }
-    return decide('variable not found', 'crashType.name', `${f.ename}: ${name ? `the variable ${name}` : 'a name'} is not defined`);
+    return decide(
+      'variable not found',
+      'crashType.name',
+      `${f.ename}: ${name ? `the variable ${name}` : 'a name'} is not defined`,
+    );
   }
-  if (e === 'modulenotfounderror' || (e === 'importerror' && /No module named|cannot import name|install/i.test(f.message))) {
+  if (
+    e === 'modulenotfounderror' ||
+    (e === 'importerror' && /No module named|cannot import name|install/i.test(f.message))
+  ) {
     return decide('module not found', 'crashType.import', `${f.ename}: ${truncate(f.message, 80)}`);
   }
-  if (IO_CLASSES.has(e)) return decide('io error', 'crashType.io-class', `${f.ename} is an error reading or writing a file`);
+  if (IO_CLASSES.has(e))
+    return decide('io error', 'crashType.io-class', `${f.ename} is an error reading or writing a file`);
   if (e === 'keyerror' || e === 'notfounderror') {
-    if (e === 'notfounderror' && IO_MESSAGE.test(msg)) return decide('io error', 'crashType.io-message', `"${truncate(IO_MESSAGE.exec(msg)![0], 60)}": a file that is not there`);
+    if (e === 'notfounderror' && IO_MESSAGE.test(msg))
+      return decide(
+        'io error',
+        'crashType.io-message',
+        `"${truncate(IO_MESSAGE.exec(msg)![0], 60)}": a file that is not there`,
+      );
     return decide('key error', 'crashType.key', `${f.ename}: the key ${truncate(f.message, 60)} is not there`);
   }
-  if (e === 'indexerror' || e === 'indexingerror') return decide('index error', 'crashType.index', `${f.ename}: ${truncate(f.message, 80)}`);
-  if (e === 'attributeerror') return decide('attribute error', 'crashType.attribute', `${f.ename}: ${truncate(f.message, 80)}`);
+  if (e === 'indexerror' || e === 'indexingerror')
+    return decide('index error', 'crashType.index', `${f.ename}: ${truncate(f.message, 80)}`);
+  if (e === 'attributeerror')
+    return decide('attribute error', 'crashType.attribute', `${f.ename}: ${truncate(f.message, 80)}`);
   if (e === 'notfittederror' || INITIALIZATION.test(msg)) {
-    return decide('model initialization error', 'crashType.initialization', `${f.ename}: "${truncate(INITIALIZATION.exec(msg)?.[0] ?? f.message, 60)}" — a model used before it was fitted, built or compiled`);
+    return decide(
+      'model initialization error',
+      'crashType.initialization',
+      `${f.ename}: "${truncate(INITIALIZATION.exec(msg)?.[0] ?? f.message, 60)}" — a model used before it was fitted, built or compiled`,
+    );
   }
-  if ((e === 'oserror' || e === 'valueerror' || e === 'runtimeerror' || e === 'exception' || TF_OP_ERRORS.has(e)) && IO_MESSAGE.test(msg)) {
-    return decide('io error', 'crashType.io-message', `"${truncate(IO_MESSAGE.exec(msg)![0], 60)}": reading or writing a file failed`);
+  if (
+    (e === 'oserror' || e === 'valueerror' || e === 'runtimeerror' || e === 'exception' || TF_OP_ERRORS.has(e)) &&
+    IO_MESSAGE.test(msg)
+  ) {
+    return decide(
+      'io error',
+      'crashType.io-message',
+      `"${truncate(IO_MESSAGE.exec(msg)![0], 60)}": reading or writing a file failed`,
+    );
   }
   if (f.library.rule === 'library.environment') {
-    return decide('io error', 'crashType.environment', `${truncate(f.library.evidence[0] ?? '', 100)}: a resource outside the code (a file, a download) was not there`);
+    return decide(
+      'io error',
+      'crashType.environment',
+      `${truncate(f.library.evidence[0] ?? '', 100)}: a resource outside the code (a file, a download) was not there`,
+    );
   }
   if (/OpenCV\(|\(-215:Assertion failed\)/.test(msg)) {
-    return decide('data value violation', 'crashType.opencv-assertion', "an OpenCV assertion on its input: the image or array given does not meet the function's requirements");
+    return decide(
+      'data value violation',
+      'crashType.opencv-assertion',
+      "an OpenCV assertion on its input: the image or array given does not meet the function's requirements",
+    );
   }
-  if (BROADCAST.test(msg)) return decide('unsupported broadcast', 'crashType.broadcast', `"${truncate(BROADCAST.exec(msg)![0], 60)}": arrays that cannot be broadcast together`);
-  if (FEATURE_NAMES.test(msg)) return decide('feature name mismatch', 'crashType.feature-names', `"${truncate(FEATURE_NAMES.exec(msg)![0], 60)}": the features or columns named differ from those expected`);
+  if (BROADCAST.test(msg))
+    return decide(
+      'unsupported broadcast',
+      'crashType.broadcast',
+      `"${truncate(BROADCAST.exec(msg)![0], 60)}": arrays that cannot be broadcast together`,
+    );
+  if (FEATURE_NAMES.test(msg))
+    return decide(
+      'feature name mismatch',
+      'crashType.feature-names',
+      `"${truncate(FEATURE_NAMES.exec(msg)![0], 60)}": the features or columns named differ from those expected`,
+    );
   if (e === 'typeerror') {
-    if (INVALID_ARGUMENT.test(msg)) return decide('invalid argument', 'crashType.type-argument', `${f.ename} about a call's arguments: "${truncate(INVALID_ARGUMENT.exec(msg)![0], 60)}"`);
-    if (TYPE_OPERATION.test(msg)) return decide('type error', 'crashType.type-operation', `"${truncate(TYPE_OPERATION.exec(msg)![0], 60)}": an operation on the wrong type`);
+    if (INVALID_ARGUMENT.test(msg))
+      return decide(
+        'invalid argument',
+        'crashType.type-argument',
+        `${f.ename} about a call's arguments: "${truncate(INVALID_ARGUMENT.exec(msg)![0], 60)}"`,
+      );
+    if (TYPE_OPERATION.test(msg))
+      return decide(
+        'type error',
+        'crashType.type-operation',
+        `"${truncate(TYPE_OPERATION.exec(msg)![0], 60)}": an operation on the wrong type`,
+      );
     // Raised inside a library, a TypeError is the library refusing what it was given.
     if (f.libraryFrames.length > 0 && f.library.library !== 'None') {
-      return decide('invalid argument', 'crashType.type-in-library', `${f.ename} raised inside ${f.library.library}: an argument of a type the API does not take`);
+      return decide(
+        'invalid argument',
+        'crashType.type-in-library',
+        `${f.ename} raised inside ${f.library.library}: an argument of a type the API does not take`,
+      );
     }
     return decide('type error', 'crashType.type', `${f.ename}: ${truncate(f.message, 80)}`);
   }
-  if (SHAPE.test(msg)) return decide('tensor shape mismatch', 'crashType.shape', `"${truncate(SHAPE.exec(msg)![0], 60)}" in the message: shapes or sizes that do not fit`);
-  if (DATA_VALUE.test(msg)) return decide('data value violation', 'crashType.data-value', `"${truncate(DATA_VALUE.exec(msg)![0], 60)}": values in the data the call cannot take`);
-  if (INVALID_ARGUMENT.test(msg)) return decide('invalid argument', 'crashType.argument', `"${truncate(INVALID_ARGUMENT.exec(msg)![0], 60)}": an argument the API does not accept`);
-  if (e === 'invalidargumenterror') return decide('invalid argument', 'crashType.tf-invalid-argument', `${f.ename}: TensorFlow rejected an argument`);
+  if (SHAPE.test(msg))
+    return decide(
+      'tensor shape mismatch',
+      'crashType.shape',
+      `"${truncate(SHAPE.exec(msg)![0], 60)}" in the message: shapes or sizes that do not fit`,
+    );
+  if (DATA_VALUE.test(msg))
+    return decide(
+      'data value violation',
+      'crashType.data-value',
+      `"${truncate(DATA_VALUE.exec(msg)![0], 60)}": values in the data the call cannot take`,
+    );
+  if (INVALID_ARGUMENT.test(msg))
+    return decide(
+      'invalid argument',
+      'crashType.argument',
+      `"${truncate(INVALID_ARGUMENT.exec(msg)![0], 60)}": an argument the API does not accept`,
+    );
+  if (e === 'invalidargumenterror')
+    return decide('invalid argument', 'crashType.tf-invalid-argument', `${f.ename}: TensorFlow rejected an argument`);
   if (e === 'valueerror') {
-    if (VALUE_CONVERSION.test(msg)) return decide('value error', 'crashType.value-conversion', `"${truncate(VALUE_CONVERSION.exec(msg)![0], 60)}": a value of the wrong kind`);
+    if (VALUE_CONVERSION.test(msg))
+      return decide(
+        'value error',
+        'crashType.value-conversion',
+        `"${truncate(VALUE_CONVERSION.exec(msg)![0], 60)}": a value of the wrong kind`,
+      );
     return decide('value error', 'crashType.value', `${f.ename}: ${truncate(f.message, 80)}`);
   }
-  if (TYPE_OPERATION.test(msg)) return decide('type error', 'crashType.type-operation', `"${truncate(TYPE_OPERATION.exec(msg)![0], 60)}": an operation on the wrong type`);
-  if (e === 'runtimeerror') return decide('runtime error', 'crashType.runtime', `${f.ename}: ${truncate(f.message, 80)}`);
-  return decide('runtime error', 'crashType.other', `${f.ename} has no closer crash type; runtime error is the catch-all`);
+  if (TYPE_OPERATION.test(msg))
+    return decide(
+      'type error',
+      'crashType.type-operation',
+      `"${truncate(TYPE_OPERATION.exec(msg)![0], 60)}": an operation on the wrong type`,
+    );
+  if (e === 'runtimeerror')
+    return decide('runtime error', 'crashType.runtime', `${f.ename}: ${truncate(f.message, 80)}`);
+  return decide(
+    'runtime error',
+    'crashType.other',
+    `${f.ename} has no closer crash type; runtime error is the catch-all`,
+  );
 }
 
 /**

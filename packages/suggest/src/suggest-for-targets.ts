@@ -1,4 +1,11 @@
-import { LABEL_DIMENSIONS, noProgress, validateOrThrow, type LabelSuggestionReport, type ProgressListener, type SuggestedCrash } from '@junobench/core';
+import {
+  LABEL_DIMENSIONS,
+  noProgress,
+  validateOrThrow,
+  type LabelSuggestionReport,
+  type ProgressListener,
+  type SuggestedCrash,
+} from '@junobench/core';
 import { DEFAULT_SPLIT, assignSplit, type EvalSplit, type SplitOptions } from './assign-split.js';
 import { SuggestionEvaluator } from './evaluate-suggestions.js';
 import { readSuggestCases, type SuggestCase } from './read-suggest-cases.js';
@@ -76,7 +83,11 @@ export async function suggestForTargets(options: SuggestForTargetsOptions): Prom
         pipelineStage: r.dimensions.pipelineStage.accuracy,
       };
     };
-    report.evaluation = { crashes: n, dimensions, bySplit: { dev: accuracies(bySide.dev), 'held-out': accuracies(bySide['held-out']) } };
+    report.evaluation = {
+      crashes: n,
+      dimensions,
+      bySplit: { dev: accuracies(bySide.dev), 'held-out': accuracies(bySide['held-out']) },
+    };
   }
   // A report that fails its own format is a bug (exit 70), not bad input.
   return validateOrThrow<LabelSuggestionReport>('label-suggestion-report', report, {}, 'E_INTERNAL');

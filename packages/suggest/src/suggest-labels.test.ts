@@ -21,7 +21,11 @@ describe('suggestLabels', () => {
       expect(s[d].evidence.length).toBeGreaterThan(0);
     }
     expect(checkSchema('label-suggestion', s)).toEqual([]);
-    expect(s).toMatchObject({ library: { value: 'pandas' }, crashType: { value: 'key error' }, rootCause: { value: 'data confusion' } });
+    expect(s).toMatchObject({
+      library: { value: 'pandas' },
+      crashType: { value: 'key error' },
+      rootCause: { value: 'data confusion' },
+    });
   });
 
   it("takes a crash record as it is (the pool's records are inputs)", () => {
@@ -41,13 +45,41 @@ describe('suggestLabels', () => {
   });
 
   describe("the notebook's cells showing its state: library None, in agreement with the root cause", () => {
-    const withCells = (extra: Partial<SuggestInput>): SuggestInput => ({ ...keyError, cell: "df['price'].mean()", ...extra });
+    const withCells = (extra: Partial<SuggestInput>): SuggestInput => ({
+      ...keyError,
+      cell: "df['price'].mean()",
+      ...extra,
+    });
 
     it.each<[string, Partial<SuggestInput>, RegExp]>([
       // [1] and [2] are taken: the cell that made the column cannot have run before the crash.
-      ['cells run out of order', { executionCount: 3, cellsBefore: ['df = load()', "df['price'] = df.a * df.b"], executionCountsBefore: [1, 9], cellsAfter: ['x = 1'], executionCountsAfter: [2] }, /ran out of order/],
-      ['a cell below ran first', { executionCount: 7, cellsBefore: [], executionCountsBefore: [], cellsAfter: ['df = load()'], executionCountsAfter: [3] }, /ran out of order/],
-      ['an earlier cell already removed the key', { cellsBefore: ["df = pd.read_csv('t.csv')", "df.drop(columns='price', inplace=True)"] }, /ran again/],
+      [
+        'cells run out of order',
+        {
+          executionCount: 3,
+          cellsBefore: ['df = load()', "df['price'] = df.a * df.b"],
+          executionCountsBefore: [1, 9],
+          cellsAfter: ['x = 1'],
+          executionCountsAfter: [2],
+        },
+        /ran out of order/,
+      ],
+      [
+        'a cell below ran first',
+        {
+          executionCount: 7,
+          cellsBefore: [],
+          executionCountsBefore: [],
+          cellsAfter: ['df = load()'],
+          executionCountsAfter: [3],
+        },
+        /ran out of order/,
+      ],
+      [
+        'an earlier cell already removed the key',
+        { cellsBefore: ["df = pd.read_csv('t.csv')", "df.drop(columns='price', inplace=True)"] },
+        /ran again/,
+      ],
     ])('%s', (_name, extra, why) => {
       const { suggestions, rules } = suggestLabelsWithRules(withCells(extra));
       expect(suggestions.library.value).toBe('None');
@@ -59,11 +91,27 @@ describe('suggestLabels', () => {
     });
 
     it.each<[string, Partial<SuggestInput>]>([
-      ['the cells ran in order', { executionCount: 4, cellsBefore: ['df = load()'], executionCountsBefore: [3], cellsAfter: ['x = 1'], executionCountsAfter: [5] }],
+      [
+        'the cells ran in order',
+        {
+          executionCount: 4,
+          cellsBefore: ['df = load()'],
+          executionCountsBefore: [3],
+          cellsAfter: ['x = 1'],
+          executionCountsAfter: [5],
+        },
+      ],
       ['no execution counts saved', { cellsBefore: ['df = load()'] }],
       // Ran top to bottom, crashed at [4], then the user re-ran the second cell ([5]): its first run fits at the free [2],
       // as `add` replays it (file order).
-      ['a cell above was only re-run after the crash', { executionCount: 4, cellsBefore: ['import pandas as pd', 'df = load()', "df['b'] = df.a * 2"], executionCountsBefore: [1, 5, 3] }],
+      [
+        'a cell above was only re-run after the crash',
+        {
+          executionCount: 4,
+          cellsBefore: ['import pandas as pd', 'df = load()', "df['b'] = df.a * 2"],
+          executionCountsBefore: [1, 5, 3],
+        },
+      ],
     ])('not when %s', (_name, extra) => {
       const { suggestions, rules } = suggestLabelsWithRules(withCells(extra));
       expect(suggestions.library.value).toBe('pandas');
@@ -75,7 +123,11 @@ describe('suggestLabels', () => {
         cell("df = df.drop(columns=['price', 'tax'])"),
         lib('pandas/core/frame.py', 'DataFrame.drop(self, labels, axis)', 'return super().drop('),
       ]);
-      const { suggestions, rules } = suggestLabelsWithRules({ ...drop, cell: "df = df.drop(columns=['price', 'tax'])", cellsBefore: ['df = load()'] });
+      const { suggestions, rules } = suggestLabelsWithRules({
+        ...drop,
+        cell: "df = df.drop(columns=['price', 'tax'])",
+        cellsBefore: ['df = load()'],
+      });
       expect(suggestions.library.value).toBe('pandas');
       expect(rules.library).not.toBe('library.notebook-cells');
     });

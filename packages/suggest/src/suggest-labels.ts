@@ -34,7 +34,12 @@ export function suggestLabelsWithRules(input: SuggestInput): { suggestions: Labe
       rootCause: withConfidence(rootCause),
       pipelineStage: withConfidence(stage),
     },
-    rules: { library: lib.rule, crashType: crashType.rule as SuggestionRule, rootCause: rootCause.rule as SuggestionRule, pipelineStage: stage.rule as SuggestionRule },
+    rules: {
+      library: lib.rule,
+      crashType: crashType.rule as SuggestionRule,
+      rootCause: rootCause.rule as SuggestionRule,
+      pipelineStage: stage.rule as SuggestionRule,
+    },
   };
 }
 

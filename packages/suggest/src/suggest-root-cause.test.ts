@@ -8,7 +8,12 @@ const nameError = (name: string, line: string) => crash('NameError', `name '${na
 
 describe('suggestRootCause', () => {
   it.each<[string, SuggestInput, RootCause, RegExp]>([
-    ['a NameError with only the traceback: most often a cell not run', nameError('X', 'm.fit(X)'), 'NB specific', /cell that was not run/],
+    [
+      'a NameError with only the traceback: most often a cell not run',
+      nameError('X', 'm.fit(X)'),
+      'NB specific',
+      /cell that was not run/,
+    ],
     [
       'a name defined only in a later cell',
       { ...nameError('X', 'm.fit(X)'), cell: 'm.fit(X)', cellsBefore: ['m = Model()'], cellsAfter: ['X = load()'] },
@@ -29,7 +34,12 @@ describe('suggestRootCause', () => {
     ],
     [
       'a name that differs from a defined one by case: a typo',
-      { ...nameError('x_train', 'm.fit(x_train)'), cell: 'm.fit(x_train)', cellsBefore: ['X_train = load()'], cellsAfter: [] },
+      {
+        ...nameError('x_train', 'm.fit(x_train)'),
+        cell: 'm.fit(x_train)',
+        cellsBefore: ['X_train = load()'],
+        cellsAfter: [],
+      },
       'implementation error',
       /typo/,
     ],
@@ -95,12 +105,53 @@ describe('suggestRootCause', () => {
       'NB specific',
       /already gone/,
     ],
-    ['a missing column, traceback only', crash('KeyError', "'price'", [cell("df['price']"), lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)')]), 'data confusion', /not in the data/],
-    ['strings where numbers are expected', crash('ValueError', "could not convert string to float: 'male'", [cell('m.fit(X, y)'), lib('sklearn/base.py', 'fit(self, X)', 'X = check_array(X)')]), 'data confusion', /could not convert/],
-    ['a library called the wrong way', crash('TypeError', "fit() got an unexpected keyword argument 'epoch'", [cell('m.fit(X, epoch=3)'), lib('sklearn/base.py', 'fit(self, X)', 'return self._fit(X)')]), 'API misuse', /unexpected keyword/],
-    ['a submodule the library removed', crash('ModuleNotFoundError', "No module named 'keras.wrappers'", [cell('from keras.wrappers.scikit_learn import KerasClassifier')]), 'library cause', /moved or removed/],
-    ["a None of the notebook's own", crash('TypeError', "'NoneType' object is not subscriptable", [cell("res['a']")]), 'implementation error', /is None/],
-    ['a missing file: no environment class in the vocabulary', crash('FileNotFoundError', "[Errno 2] No such file or directory: 'a.csv'", [cell("pd.read_csv('a.csv')")]), 'implementation error', /no environment class/],
+    [
+      'a missing column, traceback only',
+      crash('KeyError', "'price'", [
+        cell("df['price']"),
+        lib('pandas/core/frame.py', 'DataFrame.__getitem__(self, key)', 'indexer = self.columns.get_loc(key)'),
+      ]),
+      'data confusion',
+      /not in the data/,
+    ],
+    [
+      'strings where numbers are expected',
+      crash('ValueError', "could not convert string to float: 'male'", [
+        cell('m.fit(X, y)'),
+        lib('sklearn/base.py', 'fit(self, X)', 'X = check_array(X)'),
+      ]),
+      'data confusion',
+      /could not convert/,
+    ],
+    [
+      'a library called the wrong way',
+      crash('TypeError', "fit() got an unexpected keyword argument 'epoch'", [
+        cell('m.fit(X, epoch=3)'),
+        lib('sklearn/base.py', 'fit(self, X)', 'return self._fit(X)'),
+      ]),
+      'API misuse',
+      /unexpected keyword/,
+    ],
+    [
+      'a submodule the library removed',
+      crash('ModuleNotFoundError', "No module named 'keras.wrappers'", [
+        cell('from keras.wrappers.scikit_learn import KerasClassifier'),
+      ]),
+      'library cause',
+      /moved or removed/,
+    ],
+    [
+      "a None of the notebook's own",
+      crash('TypeError', "'NoneType' object is not subscriptable", [cell("res['a']")]),
+      'implementation error',
+      /is None/,
+    ],
+    [
+      'a missing file: no environment class in the vocabulary',
+      crash('FileNotFoundError', "[Errno 2] No such file or directory: 'a.csv'", [cell("pd.read_csv('a.csv')")]),
+      'implementation error',
+      /no environment class/,
+    ],
   ])('%s', (_name, input, cause, evidence) => {
     const d = suggestRootCause(collectCrashFacts(input));
     expect(d.value).toBe(cause);

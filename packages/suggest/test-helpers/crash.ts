@@ -13,7 +13,8 @@ export const cell = (code: string, n = 3, before: string[] = [], after: string[]
 export const file = (path: string, fn: string, code: string, line = 40) => `${path} in ${fn}\n---> ${line} ${code}\n`;
 
 /** A library frame. */
-export const lib = (file: string, fn: string, code: string, line = 120) => `File ${SP}/${file}:${line}, in ${fn}\n--> ${line} ${code}\n`;
+export const lib = (file: string, fn: string, code: string, line = 120) =>
+  `File ${SP}/${file}:${line}, in ${fn}\n--> ${line} ${code}\n`;
 
 export function crash(ename: string, evalue: string, frames: string[], extra: Partial<CrashRecord> = {}): CrashRecord {
   return {
@@ -22,7 +23,12 @@ export function crash(ename: string, evalue: string, frames: string[], extra: Pa
     source: 'kaggle',
     ename,
     evalue,
-    traceback: ['-'.repeat(75), `${ename}                                 Traceback (most recent call last)`, ...frames, `${ename}: ${evalue}`],
+    traceback: [
+      '-'.repeat(75),
+      `${ename}                                 Traceback (most recent call last)`,
+      ...frames,
+      `${ename}: ${evalue}`,
+    ],
     columns: {},
     ...extra,
   };

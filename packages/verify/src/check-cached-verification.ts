@@ -2,9 +2,23 @@ import { checkSchema, formatIssue, type ExpectedCrash, type InstanceVerification
 import { RUNTIME_FAILURE_REASON } from './classify-outcome.js';
 import { matchExpectedCrash } from './match-crash.js';
 
-const REPRODUCED_OUTCOMES: ReadonlySet<Outcome> = new Set(['crash-reproduced', 'crash-mismatch', 'no-crash', 'timeout', 'kernel-died', 'skipped-env']);
+const REPRODUCED_OUTCOMES: ReadonlySet<Outcome> = new Set([
+  'crash-reproduced',
+  'crash-mismatch',
+  'no-crash',
+  'timeout',
+  'kernel-died',
+  'skipped-env',
+]);
 // absent: a draft without fixed.ipynb (`junobench add`), whose reproduced notebook alone is run.
-const FIXED_OUTCOMES: ReadonlySet<Outcome> = new Set(['fixed-ok', 'fixed-crashed', 'timeout', 'kernel-died', 'skipped-env', 'absent']);
+const FIXED_OUTCOMES: ReadonlySet<Outcome> = new Set([
+  'fixed-ok',
+  'fixed-crashed',
+  'timeout',
+  'kernel-died',
+  'skipped-env',
+  'absent',
+]);
 const GOOD: ReadonlySet<Outcome> = new Set(['crash-reproduced', 'fixed-ok']);
 
 /**
@@ -67,25 +81,36 @@ export function checkCachedVerification(entry: unknown, expected: CachedExpectat
   const repeat = Math.max(1, expected.repeat);
   const reproduced = v.repeats?.reproduced ?? [v.reproduced.outcome];
   const fixed = v.repeats?.fixed ?? [v.fixed.outcome];
-  if (reproduced.length !== repeat || fixed.length !== repeat) return bad(`it holds ${reproduced.length}/${fixed.length} runs, not ${repeat}`);
+  if (reproduced.length !== repeat || fixed.length !== repeat)
+    return bad(`it holds ${reproduced.length}/${fixed.length} runs, not ${repeat}`);
   if (repeat === 1 && v.repeats) return bad('it has repeats for a single run');
-  for (const o of reproduced) if (!REPRODUCED_OUTCOMES.has(o)) return bad(`"${o}" is not an outcome of reproduced.ipynb`);
+  for (const o of reproduced)
+    if (!REPRODUCED_OUTCOMES.has(o)) return bad(`"${o}" is not an outcome of reproduced.ipynb`);
   for (const o of fixed) if (!FIXED_OUTCOMES.has(o)) return bad(`"${o}" is not an outcome of fixed.ipynb`);
   if (pickWorst(reproduced) !== v.reproduced.outcome || pickWorst(fixed) !== v.fixed.outcome) {
     return bad('the outcomes shown are not the ones its runs had');
   }
   for (const r of [v.reproduced, v.fixed]) {
     // Written by versions that cached them: the runtime failed, the notebook was never judged.
-    if (r.reason?.startsWith(RUNTIME_FAILURE_REASON)) return bad(`${r.version}: the runtime could not run it (${r.reason.slice(RUNTIME_FAILURE_REASON.length, RUNTIME_FAILURE_REASON.length + 120)})`);
-    const needsCrash = r.outcome === 'crash-reproduced' || r.outcome === 'crash-mismatch' || r.outcome === 'fixed-crashed';
+    if (r.reason?.startsWith(RUNTIME_FAILURE_REASON))
+      return bad(
+        `${r.version}: the runtime could not run it (${r.reason.slice(RUNTIME_FAILURE_REASON.length, RUNTIME_FAILURE_REASON.length + 120)})`,
+      );
+    const needsCrash =
+      r.outcome === 'crash-reproduced' || r.outcome === 'crash-mismatch' || r.outcome === 'fixed-crashed';
     if (needsCrash && !r.observed) return bad(`${r.version}: "${r.outcome}" without the crash it observed`);
   }
-  if (v.reproduced.outcome === 'crash-reproduced' && !matchExpectedCrash(expected.crash, v.reproduced.observed!).matches) {
+  if (
+    v.reproduced.outcome === 'crash-reproduced' &&
+    !matchExpectedCrash(expected.crash, v.reproduced.observed!).matches
+  ) {
     return bad("reproduced: the observed crash does not match the instance's crash");
   }
   const derived = deriveStatus(reproduced, fixed);
   if (derived.status !== v.status || derived.verified !== v.verified || derived.flaky !== v.flaky) {
-    return bad(`it says ${v.status} (verified ${v.verified}, flaky ${v.flaky}) but its outcomes give ${derived.status}`);
+    return bad(
+      `it says ${v.status} (verified ${v.verified}, flaky ${v.flaky}) but its outcomes give ${derived.status}`,
+    );
   }
   return { ok: true, value: v };
 }

@@ -6,10 +6,21 @@ import { summarize } from './verify-instances.js';
 const runtime: RuntimeIdentity = { kind: 'local', python: '/usr/bin/python3', packages: { pandas: '1.5.3' } };
 const crash: ExpectedCrash = { ename: 'KeyError', evalue: "'price'", match: 'exact', cell: 2 };
 
-function run(status: RunResult['status'], error?: { cell: number; ename: string; evalue: string }, reason?: string): RunResult {
+function run(
+  status: RunResult['status'],
+  error?: { cell: number; ename: string; evalue: string },
+  reason?: string,
+): RunResult {
   const cells: RunResult['cells'] = [0, 1, 2, 3].map((index) => ({ index, status: 'ok' as const, durationMs: 1 }));
   if (error) {
-    cells[error.cell] = { index: error.cell, status: 'error', ename: error.ename, evalue: error.evalue, traceback: [`Cell In[${error.cell + 1}], line 1\n----> 1 df['price']\n`, `${error.ename}: ${error.evalue}`], durationMs: 1 };
+    cells[error.cell] = {
+      index: error.cell,
+      status: 'error',
+      ename: error.ename,
+      evalue: error.evalue,
+      traceback: [`Cell In[${error.cell + 1}], line 1\n----> 1 df['price']\n`, `${error.ename}: ${error.evalue}`],
+      durationMs: 1,
+    };
     for (let i = error.cell + 1; i < 4; i++) cells[i] = { index: i, status: 'not-run', durationMs: 0 };
   }
   return { id: 'x', status, cells, durationMs: 10, ...(reason ? { reason } : {}) };
@@ -61,7 +72,13 @@ describe('summarize', () => {
     ['not verified', [noCrash], [fixedOk], 'not-verified', false],
     ['flaky across repeats', [ok, noCrash], [fixedOk, fixedOk], 'flaky', false],
     ['stable across repeats', [ok, ok], [fixedOk, fixedOk], 'verified', true],
-    ['skipped', [skippedEnv('reproduced', ['tensorflow'], runtime)], [skippedEnv('fixed', ['tensorflow'], runtime)], 'skipped', false],
+    [
+      'skipped',
+      [skippedEnv('reproduced', ['tensorflow'], runtime)],
+      [skippedEnv('fixed', ['tensorflow'], runtime)],
+      'skipped',
+      false,
+    ],
   ])('%s', (_name, rep, fix, status, verified) => {
     const v = summarize({ id: 'i', contentHash: 'h' }, rep, fix);
     expect(v.status).toBe(status);
@@ -75,6 +92,8 @@ describe('summarize', () => {
   });
 
   it('a skip names the missing module and where', () => {
-    expect(skippedEnv('reproduced', ['tensorflow'], runtime).reason).toBe('required module tensorflow not importable in /usr/bin/python3');
+    expect(skippedEnv('reproduced', ['tensorflow'], runtime).reason).toBe(
+      'required module tensorflow not importable in /usr/bin/python3',
+    );
   });
 });

@@ -17,7 +17,11 @@ export function observedError(result: RunResult): ObservedCrash | undefined {
   return observed;
 }
 
-function base(version: NotebookVersionName, result: RunResult, runtime: RuntimeIdentity): Omit<VersionResult, 'outcome'> {
+function base(
+  version: NotebookVersionName,
+  result: RunResult,
+  runtime: RuntimeIdentity,
+): Omit<VersionResult, 'outcome'> {
   return {
     version,
     cells: result.cells,
@@ -30,7 +34,11 @@ function base(version: NotebookVersionName, result: RunResult, runtime: RuntimeI
 }
 
 // Outcomes both versions share: the run did not get to a verdict.
-function classifyCommon(version: NotebookVersionName, result: RunResult, runtime: RuntimeIdentity): VersionResult | undefined {
+function classifyCommon(
+  version: NotebookVersionName,
+  result: RunResult,
+  runtime: RuntimeIdentity,
+): VersionResult | undefined {
   if (result.status === 'timeout') {
     return { ...base(version, result, runtime), outcome: 'timeout', reason: result.reason ?? 'timed out' };
   }
@@ -40,18 +48,30 @@ function classifyCommon(version: NotebookVersionName, result: RunResult, runtime
   if (result.status === 'failed') {
     // The kernel never got to run the notebook (would not start, runner failure):
     // as far as the notebook is concerned its kernel died; the reason says why.
-    return { ...base(version, result, runtime), outcome: 'kernel-died', reason: `${RUNTIME_FAILURE_REASON}${result.reason ?? 'unknown reason'}` };
+    return {
+      ...base(version, result, runtime),
+      outcome: 'kernel-died',
+      reason: `${RUNTIME_FAILURE_REASON}${result.reason ?? 'unknown reason'}`,
+    };
   }
   return undefined;
 }
 
 /** reproduced.ipynb: crash-reproduced · crash-mismatch · no-crash · timeout · kernel-died. */
-export function classifyReproduced(result: RunResult, expected: ExpectedCrash, runtime: RuntimeIdentity): VersionResult {
+export function classifyReproduced(
+  result: RunResult,
+  expected: ExpectedCrash,
+  runtime: RuntimeIdentity,
+): VersionResult {
   const common = classifyCommon('reproduced', result, runtime);
   if (common) return common;
   const observed = observedError(result);
   if (result.status === 'completed' || !observed) {
-    return { ...base('reproduced', result, runtime), outcome: 'no-crash', reason: `ran to the end without the expected ${expected.ename}` };
+    return {
+      ...base('reproduced', result, runtime),
+      outcome: 'no-crash',
+      reason: `ran to the end without the expected ${expected.ename}`,
+    };
   }
   const m = matchExpectedCrash(expected, observed);
   return m.matches
@@ -74,8 +94,15 @@ export function classifyFixed(result: RunResult, runtime: RuntimeIdentity): Vers
 }
 
 /** Both versions of an instance whose required modules are missing: a skip with its reason, never a pass. */
-export function skippedEnv(version: NotebookVersionName, missing: readonly string[], runtime: RuntimeIdentity): VersionResult {
-  const where = runtime.kind === 'docker' ? `the image ${runtime.image ?? runtime.imageId ?? ''}`.trim() : runtime.python ?? 'the local Python';
+export function skippedEnv(
+  version: NotebookVersionName,
+  missing: readonly string[],
+  runtime: RuntimeIdentity,
+): VersionResult {
+  const where =
+    runtime.kind === 'docker'
+      ? `the image ${runtime.image ?? runtime.imageId ?? ''}`.trim()
+      : (runtime.python ?? 'the local Python');
   return {
     version,
     outcome: 'skipped-env',

@@ -1,4 +1,12 @@
-export { verifyInstances, verifyInstanceDir, summarize, planPrewarm, VERIFY_LOGIC_VERSION, DEFAULT_CELL_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS } from './verify-instances.js';
+export {
+  verifyInstances,
+  verifyInstanceDir,
+  summarize,
+  planPrewarm,
+  VERIFY_LOGIC_VERSION,
+  DEFAULT_CELL_TIMEOUT_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
+} from './verify-instances.js';
 export type { VerifyOptions } from './verify-instances.js';
 export { planVerificationReport, writeVerificationReport } from './write-verification-report.js';
 export { classifyReproduced, classifyFixed, skippedEnv, observedError } from './classify-outcome.js';

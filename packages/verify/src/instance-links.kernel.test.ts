@@ -30,7 +30,10 @@ describe('links in an instance, with a real kernel', () => {
     const inst = await writeTestInstance(dir, {
       id: 'linked',
       // Writes through the link, then crashes as labelled; fixed reads through it.
-      reproduced: ["open('data/rel', 'a').write('APPENDED BY THE NOTEBOOK\\n')", "raise ValueError(open('data/rel').read().strip().splitlines()[0])"],
+      reproduced: [
+        "open('data/rel', 'a').write('APPENDED BY THE NOTEBOOK\\n')",
+        "raise ValueError(open('data/rel').read().strip().splitlines()[0])",
+      ],
       fixed: ["print(open('data/rel').read())"],
       crash: { ename: 'ValueError', evalue: 'original notes', match: 'exact', cell: 1 },
     });
@@ -40,7 +43,10 @@ describe('links in an instance, with a real kernel', () => {
     const cacheDir = path.join(dir, '.cache');
 
     const first = await verifyInstances({ instancesDir: dir, ids: ['linked'], runtime, cacheDir, jobs: 1 });
-    expect(first.instances[0], JSON.stringify(first.instances[0]?.reproduced.reason)).toMatchObject({ status: 'verified', cached: false });
+    expect(first.instances[0], JSON.stringify(first.instances[0]?.reproduced.reason)).toMatchObject({
+      status: 'verified',
+      cached: false,
+    });
     expect(await readFile(path.join(inst, 'notes.txt'), 'utf8')).toBe('original notes\n');
     expect(await hashTree(inst)).toBe(before);
 
@@ -58,14 +64,23 @@ describe('links in an instance, with a real kernel', () => {
     ['an absolute link out of the instance', 'data/passwd', '/etc/passwd'],
     ['a relative link out of the instance', 'data/up', '../../outside.txt'],
     ['a dangling link', 'data/gone', 'no-such-file'],
-  ])('refuses %s by name before anything runs (exit 2 in the CLI)', async (_n, rel, target) => {
-    const id = `leaky-${path.basename(rel)}`;
-    const inst = await writeTestInstance(dir, { id, reproduced: ["raise ValueError('x')"], fixed: ['x = 1'], crash: { ename: 'ValueError', evalue: 'x', match: 'exact', cell: 0 } });
-    await writeFile(path.join(dir, 'outside.txt'), 'outside\n');
-    await mkdir(path.dirname(path.join(inst, rel)), { recursive: true });
-    await symlink(target, path.join(inst, rel));
-    const err = await verifyInstances({ instancesDir: dir, ids: [id], runtime }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'E_INSTANCE', exitCode: 2, location: { file: path.join(inst, rel) } });
-    expect((err as Error).message).toMatch(new RegExp(`^${rel.replace('/', '\\/')} is a symbolic link`));
-  }, 300_000);
+  ])(
+    'refuses %s by name before anything runs (exit 2 in the CLI)',
+    async (_n, rel, target) => {
+      const id = `leaky-${path.basename(rel)}`;
+      const inst = await writeTestInstance(dir, {
+        id,
+        reproduced: ["raise ValueError('x')"],
+        fixed: ['x = 1'],
+        crash: { ename: 'ValueError', evalue: 'x', match: 'exact', cell: 0 },
+      });
+      await writeFile(path.join(dir, 'outside.txt'), 'outside\n');
+      await mkdir(path.dirname(path.join(inst, rel)), { recursive: true });
+      await symlink(target, path.join(inst, rel));
+      const err = await verifyInstances({ instancesDir: dir, ids: [id], runtime }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'E_INSTANCE', exitCode: 2, location: { file: path.join(inst, rel) } });
+      expect((err as Error).message).toMatch(new RegExp(`^${rel.replace('/', '\\/')} is a symbolic link`));
+    },
+    300_000,
+  );
 });

@@ -37,9 +37,12 @@ export function matchExpectedCrash(expected: ExpectedCrash, observed: ObservedEr
   const on = normalizeEname(observed.ename);
   if (en !== on) differences.push(`exception ${on} instead of ${en}`);
   if (!evalueMatches(expected, observed.evalue)) {
-    differences.push(`message ${JSON.stringify(shorten(observed.evalue))} does not match ${expected.match} ${JSON.stringify(shorten(expected.evalue))}`);
+    differences.push(
+      `message ${JSON.stringify(shorten(observed.evalue))} does not match ${expected.match} ${JSON.stringify(shorten(expected.evalue))}`,
+    );
   }
-  if (observed.cell !== expected.cell) differences.push(`raised in code cell ${observed.cell} instead of ${expected.cell}`);
+  if (observed.cell !== expected.cell)
+    differences.push(`raised in code cell ${observed.cell} instead of ${expected.cell}`);
   return { matches: differences.length === 0, differences };
 }
 

@@ -36,7 +36,13 @@ function scriptedRuntime(fail: (run: NotebookRun) => boolean) {
       return runs.map((r) => {
         ran.push(r.id);
         const result: RunResult = fail(r)
-          ? { id: r.id, status: 'failed', reason: 'the local runtime could not go on: ENOSPC', cells: [], durationMs: 0 }
+          ? {
+              id: r.id,
+              status: 'failed',
+              reason: 'the local runtime could not go on: ENOSPC',
+              cells: [],
+              durationMs: 0,
+            }
           : r.notebook === 'reproduced.ipynb'
             ? {
                 id: r.id,
@@ -47,7 +53,12 @@ function scriptedRuntime(fail: (run: NotebookRun) => boolean) {
                 ],
                 durationMs: 2,
               }
-            : { id: r.id, status: 'completed', cells: r.cells.map((index) => ({ index, status: 'ok' as const, durationMs: 1 })), durationMs: 2 };
+            : {
+                id: r.id,
+                status: 'completed',
+                cells: r.cells.map((index) => ({ index, status: 'ok' as const, durationMs: 1 })),
+                durationMs: 2,
+              };
         o.onResult?.(result, r);
         return result;
       });
@@ -61,8 +72,15 @@ describe('verify cache and runtime failures', () => {
     const cacheDir = path.join(dir, '.cache');
     const first = scriptedRuntime((r) => r.notebook === 'fixed.ipynb');
     const a = await verifyInstances({ instancesDir: dir, runtime: first.runtime, cacheDir });
-    expect(a.instances[0]).toMatchObject({ status: 'not-verified', fixed: { outcome: 'kernel-died', reason: 'no kernel ran the notebook: the local runtime could not go on: ENOSPC' } });
-    const cached = async () => (await readdir(cacheDir, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => e.isFile());
+    expect(a.instances[0]).toMatchObject({
+      status: 'not-verified',
+      fixed: {
+        outcome: 'kernel-died',
+        reason: 'no kernel ran the notebook: the local runtime could not go on: ENOSPC',
+      },
+    });
+    const cached = async () =>
+      (await readdir(cacheDir, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => e.isFile());
     expect(await cached()).toEqual([]);
 
     const second = scriptedRuntime(() => false);

@@ -20,14 +20,56 @@ beforeAll(async () => {
   runtime = await createLocalRuntime();
   dir = await mkdtemp(path.join(os.tmpdir(), 'jb-verify-'));
   const raise = "raise ValueError('bad value')";
-  await writeTestInstance(dir, { id: 'ok', reproduced: ['x = 1', raise, 'y = 2'], fixed: ['x = 1', 'y = 2'], crash: { ...ve, cell: 1 } });
-  await writeTestInstance(dir, { id: 'wrong-exception', reproduced: ['x = 1', "raise TypeError('bad value')"], fixed: ['x = 1'], crash: { ...ve, cell: 1 } });
-  await writeTestInstance(dir, { id: 'other-cell', reproduced: [raise, 'x = 1'], fixed: ['x = 1'], crash: { ...ve, cell: 1 } });
-  await writeTestInstance(dir, { id: 'no-crash', reproduced: ['x = 1', 'y = 2'], fixed: ['x = 1'], crash: { ...ve, cell: 1 } });
-  await writeTestInstance(dir, { id: 'fixed-crashes', reproduced: ['x = 1', raise], fixed: ['x = 1', 'import json; json.loads("{")'], crash: { ...ve, cell: 1 } });
-  await writeTestInstance(dir, { id: 'loop', reproduced: ['x = 1', 'while True:\n    pass'], fixed: ['x = 1'], crash: { ...ve, cell: 1 }, cellTimeoutSeconds: 3 });
-  await writeTestInstance(dir, { id: 'dies', reproduced: ['import os', 'os._exit(1)'], fixed: ['x = 1'], crash: { ...ve, cell: 1 } });
-  await writeTestInstance(dir, { id: 'missing-module', reproduced: ['import numpy_that_does_not_exist'], fixed: ['x = 1'], crash: { ename: 'ModuleNotFoundError', evalue: 'x', match: 'prefix', cell: 0 }, requires: ['numpy_that_does_not_exist'] });
+  await writeTestInstance(dir, {
+    id: 'ok',
+    reproduced: ['x = 1', raise, 'y = 2'],
+    fixed: ['x = 1', 'y = 2'],
+    crash: { ...ve, cell: 1 },
+  });
+  await writeTestInstance(dir, {
+    id: 'wrong-exception',
+    reproduced: ['x = 1', "raise TypeError('bad value')"],
+    fixed: ['x = 1'],
+    crash: { ...ve, cell: 1 },
+  });
+  await writeTestInstance(dir, {
+    id: 'other-cell',
+    reproduced: [raise, 'x = 1'],
+    fixed: ['x = 1'],
+    crash: { ...ve, cell: 1 },
+  });
+  await writeTestInstance(dir, {
+    id: 'no-crash',
+    reproduced: ['x = 1', 'y = 2'],
+    fixed: ['x = 1'],
+    crash: { ...ve, cell: 1 },
+  });
+  await writeTestInstance(dir, {
+    id: 'fixed-crashes',
+    reproduced: ['x = 1', raise],
+    fixed: ['x = 1', 'import json; json.loads("{")'],
+    crash: { ...ve, cell: 1 },
+  });
+  await writeTestInstance(dir, {
+    id: 'loop',
+    reproduced: ['x = 1', 'while True:\n    pass'],
+    fixed: ['x = 1'],
+    crash: { ...ve, cell: 1 },
+    cellTimeoutSeconds: 3,
+  });
+  await writeTestInstance(dir, {
+    id: 'dies',
+    reproduced: ['import os', 'os._exit(1)'],
+    fixed: ['x = 1'],
+    crash: { ...ve, cell: 1 },
+  });
+  await writeTestInstance(dir, {
+    id: 'missing-module',
+    reproduced: ['import numpy_that_does_not_exist'],
+    fixed: ['x = 1'],
+    crash: { ename: 'ModuleNotFoundError', evalue: 'x', match: 'prefix', cell: 0 },
+    requires: ['numpy_that_does_not_exist'],
+  });
   // Only crashes when cells run in their saved execution-count order: `df` is
   // deleted (count 3) before the cell that uses it (count 4) runs.
   await writeTestInstance(dir, {
@@ -132,16 +174,32 @@ describe('verify with a real kernel', () => {
   }, 300_000);
 
   it('serves unchanged instances from the cache and re-runs changed ones', async () => {
-    const again = await verifyInstances({ instancesDir: dir, ids: ['ok', 'no-crash'], runtime, cacheDir: path.join(dir, '.cache') });
+    const again = await verifyInstances({
+      instancesDir: dir,
+      ids: ['ok', 'no-crash'],
+      runtime,
+      cacheDir: path.join(dir, '.cache'),
+    });
     expect(again.instances.map((v) => v.cached)).toEqual([true, true]);
     const nb = path.join(dir, 'no-crash', 'reproduced.ipynb');
     await writeFile(nb, (await readFile(nb, 'utf8')).replace('y = 2', "raise ValueError('bad value')"));
-    const changed = await verifyInstances({ instancesDir: dir, ids: ['ok', 'no-crash'], runtime, cacheDir: path.join(dir, '.cache') });
+    const changed = await verifyInstances({
+      instancesDir: dir,
+      ids: ['ok', 'no-crash'],
+      runtime,
+      cacheDir: path.join(dir, '.cache'),
+    });
     expect(changed.instances.map((v) => [v.instance, v.cached, v.status])).toEqual([
       ['ok', true, 'verified'],
       ['no-crash', false, 'verified'],
     ]);
-    const forced = await verifyInstances({ instancesDir: dir, ids: ['ok'], runtime, cacheDir: path.join(dir, '.cache'), useCache: false });
+    const forced = await verifyInstances({
+      instancesDir: dir,
+      ids: ['ok'],
+      runtime,
+      cacheDir: path.join(dir, '.cache'),
+      useCache: false,
+    });
     expect(forced.instances[0]!.cached).toBe(false);
   }, 300_000);
 
@@ -153,7 +211,13 @@ describe('verify with a real kernel', () => {
     expect(stored.fixed.outcome).toBe('fixed-crashed');
     await writeFile(file, JSON.stringify({ ...stored, status: 'verified', verified: true }));
     const events: string[] = [];
-    const again = await verifyInstances({ instancesDir: dir, ids: ['fixed-crashes'], runtime, cacheDir, onProgress: (e) => e.message && events.push(e.message) });
+    const again = await verifyInstances({
+      instancesDir: dir,
+      ids: ['fixed-crashes'],
+      runtime,
+      cacheDir,
+      onProgress: (e) => e.message && events.push(e.message),
+    });
     expect(again.instances[0]).toMatchObject({ status: 'not-verified', verified: false, cached: false });
     expect(events.join('\n')).toMatch(/fixed-crashes: cached result discarded .*says verified/);
     // The re-run replaced the bad entry.
@@ -164,14 +228,29 @@ describe('verify with a real kernel', () => {
     const flag = path.join(dir, 'flaky-state');
     // Crashes on the first run only: the state lives outside the scratch copy.
     const crashOnce = `import os\nif not os.path.exists(${JSON.stringify(flag)}):\n    open(${JSON.stringify(flag)}, 'w').close()\n    raise ValueError('bad value')`;
-    await writeTestInstance(dir, { id: 'flaky', reproduced: ['x = 1', crashOnce], fixed: ['x = 1'], crash: { ...ve, cell: 1 } });
+    await writeTestInstance(dir, {
+      id: 'flaky',
+      reproduced: ['x = 1', crashOnce],
+      fixed: ['x = 1'],
+      crash: { ...ve, cell: 1 },
+    });
     const r = await verifyInstances({ instancesDir: dir, ids: ['flaky'], runtime, repeat: 2, jobs: 1 });
-    expect(r.instances[0]).toMatchObject({ status: 'flaky', flaky: true, verified: false, repeats: { reproduced: ['crash-reproduced', 'no-crash'] } });
+    expect(r.instances[0]).toMatchObject({
+      status: 'flaky',
+      flaky: true,
+      verified: false,
+      repeats: { reproduced: ['crash-reproduced', 'no-crash'] },
+    });
   }, 300_000);
 
   it('refuses a crash.evalue pattern that needs a backtracking engine (a lookahead), naming the field, before running anything', async () => {
     const bad = await mkdtemp(path.join(os.tmpdir(), 'jb-verify-regex-'));
-    await writeTestInstance(bad, { id: 'lookahead', reproduced: ['x = 1', "raise ValueError('bad value')"], fixed: ['x = 1'], crash: { ...ve, evalue: '(?=bad)bad', match: 'regex', cell: 1 } });
+    await writeTestInstance(bad, {
+      id: 'lookahead',
+      reproduced: ['x = 1', "raise ValueError('bad value')"],
+      fixed: ['x = 1'],
+      crash: { ...ve, evalue: '(?=bad)bad', match: 'regex', cell: 1 },
+    });
     const err = await verifyInstances({ instancesDir: bad, runtime }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'E_INSTANCE', location: { field: 'crash.evalue' } });
     expect((err as Error).message).toMatch(/not a regular expression the linear-time engine runs/);
@@ -180,11 +259,17 @@ describe('verify with a real kernel', () => {
 
   it('refuses a folder with no instance in it (0/0 verified is no success)', async () => {
     const empty = await mkdtemp(path.join(os.tmpdir(), 'jb-verify-empty-'));
-    await expect(verifyInstances({ instancesDir: empty, runtime })).rejects.toMatchObject({ code: 'E_INPUT_NOT_FOUND', exitCode: 2, message: expect.stringMatching(/^no instances in /) });
+    await expect(verifyInstances({ instancesDir: empty, runtime })).rejects.toMatchObject({
+      code: 'E_INPUT_NOT_FOUND',
+      exitCode: 2,
+      message: expect.stringMatching(/^no instances in /),
+    });
     await rm(empty, { recursive: true, force: true });
   });
 
   it('rejects an unknown instance id with the list of known ones', async () => {
-    await expect(verifyInstances({ instancesDir: dir, ids: ['nope'], runtime })).rejects.toThrow(/no instance named "nope"/);
+    await expect(verifyInstances({ instancesDir: dir, ids: ['nope'], runtime })).rejects.toThrow(
+      /no instance named "nope"/,
+    );
   });
 });

@@ -74,23 +74,37 @@ export async function verifyInstances(options: VerifyOptions): Promise<Verificat
   const ids = options.ids && options.ids.length > 0 ? options.ids.map((id) => validateInstanceId(id)) : available;
   if (ids.length === 0) {
     // "0/0 verified" would read as success to a script that passed the wrong folder.
-    throw new JunoError('E_INPUT_NOT_FOUND', `no instances in ${instancesDir}: none of its sub-folders holds an instance.json`, {
-      location: { file: instancesDir },
-      hint: 'pass the folder that holds one sub-folder per instance (raw/instances, curated/instances)',
-    });
+    throw new JunoError(
+      'E_INPUT_NOT_FOUND',
+      `no instances in ${instancesDir}: none of its sub-folders holds an instance.json`,
+      {
+        location: { file: instancesDir },
+        hint: 'pass the folder that holds one sub-folder per instance (raw/instances, curated/instances)',
+      },
+    );
   }
   const unknown = ids.filter((id) => !available.includes(id));
   if (unknown.length > 0) {
-    throw new JunoError('E_INPUT_NOT_FOUND', `no instance named ${unknown.map((u) => `"${u}"`).join(', ')} in ${instancesDir}`, {
-      hint: available.length > 0 ? `available: ${available.join(', ')}` : 'the folder holds no instance (a sub-folder with instance.json)',
-    });
+    throw new JunoError(
+      'E_INPUT_NOT_FOUND',
+      `no instance named ${unknown.map((u) => `"${u}"`).join(', ')} in ${instancesDir}`,
+      {
+        hint:
+          available.length > 0
+            ? `available: ${available.join(', ')}`
+            : 'the folder holds no instance (a sub-folder with instance.json)',
+      },
+    );
   }
   const progress = options.onProgress;
   let done = 0;
   const total = ids.length;
   progress?.({ task: 'verify', done, total });
 
-  const prepared = await prepareInstances(ids.map((id) => path.join(instancesDir, id)), options);
+  const prepared = await prepareInstances(
+    ids.map((id) => path.join(instancesDir, id)),
+    options,
+  );
   const results = new Map<string, InstanceVerification>();
   const decide = (v: InstanceVerification) => {
     results.set(v.instance, v);
@@ -111,7 +125,11 @@ export async function verifyInstances(options: VerifyOptions): Promise<Verificat
     if (cached) {
       decide({ ...cached, cached: true });
     } else if (p.missing.length > 0) {
-      const v = summarize(p, [skippedEnv('reproduced', p.missing, p.identity)], [p.fixedAbsent ? absentFixed(p.identity) : skippedEnv('fixed', p.missing, p.identity)]);
+      const v = summarize(
+        p,
+        [skippedEnv('reproduced', p.missing, p.identity)],
+        [p.fixedAbsent ? absentFixed(p.identity) : skippedEnv('fixed', p.missing, p.identity)],
+      );
       if (options.cacheDir) await writeJsonAtomic(cacheFile(options.cacheDir, p.contentHash), v);
       decide(v);
     } else {
@@ -119,15 +137,19 @@ export async function verifyInstances(options: VerifyOptions): Promise<Verificat
     }
   }
 
-  if (toRun.length > 0) await runPrepared(toRun, options, async (v, { runtimeFailed }) => {
-    // A run the runtime itself could not carry out (no kernel started, the
-    // runtime gave up, a queue worker went silent) says nothing about the
-    // notebook: reported, never cached, so the next verify runs it again.
-    if (options.cacheDir && !runtimeFailed) await writeJsonAtomic(cacheFile(options.cacheDir, v.contentHash), v);
-    decide(v);
-  });
+  if (toRun.length > 0)
+    await runPrepared(toRun, options, async (v, { runtimeFailed }) => {
+      // A run the runtime itself could not carry out (no kernel started, the
+      // runtime gave up, a queue worker went silent) says nothing about the
+      // notebook: reported, never cached, so the next verify runs it again.
+      if (options.cacheDir && !runtimeFailed) await writeJsonAtomic(cacheFile(options.cacheDir, v.contentHash), v);
+      decide(v);
+    });
 
-  return planVerificationReport(runtime.kind, ids.map((id) => results.get(id)!));
+  return planVerificationReport(
+    runtime.kind,
+    ids.map((id) => results.get(id)!),
+  );
 }
 
 /**
@@ -140,7 +162,11 @@ export async function verifyInstanceDir(
 ): Promise<InstanceVerification> {
   const [p] = await prepareInstances([instanceDir], options, { checkFolderName: false });
   if (p!.missing.length > 0) {
-    return summarize(p!, [skippedEnv('reproduced', p!.missing, p!.identity)], [p!.fixedAbsent ? absentFixed(p!.identity) : skippedEnv('fixed', p!.missing, p!.identity)]);
+    return summarize(
+      p!,
+      [skippedEnv('reproduced', p!.missing, p!.identity)],
+      [p!.fixedAbsent ? absentFixed(p!.identity) : skippedEnv('fixed', p!.missing, p!.identity)],
+    );
   }
   let out: InstanceVerification | undefined;
   await runPrepared([p!], options, async (v) => {
@@ -154,7 +180,13 @@ async function prepareInstances(
   options: Pick<VerifyOptions, 'runtime' | 'repeat' | 'cellTimeoutSeconds' | 'timeoutSeconds'>,
   flags: { checkFolderName?: boolean } = {},
 ): Promise<PreparedInstance[]> {
-  const loaded: { dir: string; instance: Instance; cells: Record<NotebookVersionName, number[]>; prewarm: Record<NotebookVersionName, string[]>; tree: string }[] = [];
+  const loaded: {
+    dir: string;
+    instance: Instance;
+    cells: Record<NotebookVersionName, number[]>;
+    prewarm: Record<NotebookVersionName, string[]>;
+    tree: string;
+  }[] = [];
   for (const dir of dirs) {
     // The link rule before anything is read: a link leaving the instance (or
     // dangling, or a FIFO) is refused by name, exit 2; links inside count as
@@ -177,20 +209,28 @@ async function prepareInstances(
       if (version === 'reproduced') {
         const count = listCodeCells(nb).length;
         if (instance.crash.cell >= count) {
-          throw new JunoError('E_INSTANCE', `crash.cell is ${instance.crash.cell} but reproduced.ipynb has ${count} code cells (0–${count - 1})`, {
-            location: { file: path.join(dir, 'instance.json'), field: 'crash.cell' },
-            hint: 'crash.cell counts code cells only, from 0',
-          });
+          throw new JunoError(
+            'E_INSTANCE',
+            `crash.cell is ${instance.crash.cell} but reproduced.ipynb has ${count} code cells (0–${count - 1})`,
+            {
+              location: { file: path.join(dir, 'instance.json'), field: 'crash.cell' },
+              hint: 'crash.cell counts code cells only, from 0',
+            },
+          );
         }
       }
     }
     if (instance.crash.match === 'regex') {
       const problem = linearRegExpProblem(instance.crash.evalue);
       if (problem) {
-        throw new JunoError('E_INSTANCE', `crash.evalue is not a regular expression the linear-time engine runs: ${problem}`, {
-          location: { file: path.join(dir, 'instance.json'), field: 'crash.evalue' },
-          hint: 'write it without backreferences (\\1) or lookarounds ((?=…), (?!…)): instances are untrusted, and those need a backtracking engine that a crafted pattern can hang',
-        });
+        throw new JunoError(
+          'E_INSTANCE',
+          `crash.evalue is not a regular expression the linear-time engine runs: ${problem}`,
+          {
+            location: { file: path.join(dir, 'instance.json'), field: 'crash.evalue' },
+            hint: 'write it without backreferences (\\1) or lookarounds ((?=…), (?!…)): instances are untrusted, and those need a backtracking engine that a crafted pattern can hang',
+          },
+        );
       }
     }
     loaded.push({ dir, instance, cells, prewarm, tree });
@@ -213,7 +253,20 @@ async function prepareInstances(
       cellTimeout: options.cellTimeoutSeconds ?? null,
       timeout: options.timeoutSeconds ?? null,
     });
-    out.push({ id: l.instance.id, dir: l.dir, instance: l.instance, cells: l.cells, prewarm: l.prewarm, identity: own, missing, contentHash, fixedAbsent: l.instance.status === 'draft' && l.cells.fixed.length === 0 && !(await fileExists(path.join(l.dir, 'fixed.ipynb'))) });
+    out.push({
+      id: l.instance.id,
+      dir: l.dir,
+      instance: l.instance,
+      cells: l.cells,
+      prewarm: l.prewarm,
+      identity: own,
+      missing,
+      contentHash,
+      fixedAbsent:
+        l.instance.status === 'draft' &&
+        l.cells.fixed.length === 0 &&
+        !(await fileExists(path.join(l.dir, 'fixed.ipynb'))),
+    });
   }
   return out;
 }
@@ -232,7 +285,10 @@ async function readInstanceLoose(dir: string): Promise<Instance> {
 
 async function runPrepared(
   prepared: PreparedInstance[],
-  options: Pick<VerifyOptions, 'runtime' | 'jobs' | 'repeat' | 'prewarm' | 'cellTimeoutSeconds' | 'timeoutSeconds' | 'signal'>,
+  options: Pick<
+    VerifyOptions,
+    'runtime' | 'jobs' | 'repeat' | 'prewarm' | 'cellTimeoutSeconds' | 'timeoutSeconds' | 'signal'
+  >,
   onDecided: (v: InstanceVerification, how: { runtimeFailed: boolean }) => Promise<void>,
 ): Promise<void> {
   const repeat = Math.max(1, options.repeat ?? 1);
@@ -240,9 +296,17 @@ async function runPrepared(
   const owner: { p: PreparedInstance; version: NotebookVersionName }[] = [];
   // Versions of one instance sit next to each other so instances finish (and
   // are reported) progressively rather than all at the end.
-  const perInstance = new Map<string, { reproduced: VersionResult[]; fixed: VersionResult[]; runtimeFailed: boolean }>();
+  const perInstance = new Map<
+    string,
+    { reproduced: VersionResult[]; fixed: VersionResult[]; runtimeFailed: boolean }
+  >();
   for (const p of prepared) {
-    if (p.fixedAbsent) perInstance.set(p.id, { reproduced: [], fixed: Array.from({ length: repeat }, () => absentFixed(p.identity)), runtimeFailed: false });
+    if (p.fixedAbsent)
+      perInstance.set(p.id, {
+        reproduced: [],
+        fixed: Array.from({ length: repeat }, () => absentFixed(p.identity)),
+        runtimeFailed: false,
+      });
     for (let r = 0; r < repeat; r++) {
       for (const version of ['reproduced', 'fixed'] as const) {
         if (version === 'fixed' && p.fixedAbsent) continue;
@@ -270,10 +334,14 @@ async function runPrepared(
       perInstance.set(o.p.id, entry);
       if (result.status === 'failed') entry.runtimeFailed = true;
       const v =
-        o.version === 'reproduced' ? classifyReproduced(result, o.p.instance.crash, o.p.identity) : classifyFixed(result, o.p.identity);
+        o.version === 'reproduced'
+          ? classifyReproduced(result, o.p.instance.crash, o.p.identity)
+          : classifyFixed(result, o.p.identity);
       entry[o.version].push(v);
       if (entry.reproduced.length === repeat && entry.fixed.length === repeat) {
-        pendingWrites.push(onDecided(summarize(o.p, entry.reproduced, entry.fixed), { runtimeFailed: entry.runtimeFailed }));
+        pendingWrites.push(
+          onDecided(summarize(o.p, entry.reproduced, entry.fixed), { runtimeFailed: entry.runtimeFailed }),
+        );
       }
     },
   });
@@ -333,11 +401,21 @@ export function summarize(
 
 /** The fixed "run" of a draft without fixed.ipynb: nothing ran, and that is not a failure. */
 function absentFixed(runtime: RuntimeIdentity): VersionResult {
-  return { version: 'fixed', outcome: 'absent', reason: 'a draft without fixed.ipynb: only the reproduced notebook is run', cells: [], durationMs: 0, runtime };
+  return {
+    version: 'fixed',
+    outcome: 'absent',
+    reason: 'a draft without fixed.ipynb: only the reproduced notebook is run',
+    cells: [],
+    durationMs: 0,
+    runtime,
+  };
 }
 
 async function fileExists(file: string): Promise<boolean> {
-  return stat(file).then((s) => s.isFile(), () => false);
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 // With repeats, show a run that went wrong when there is one: that is the one to look at.
@@ -369,7 +447,12 @@ async function readCached(
     onDiscard('not valid JSON');
     return undefined;
   }
-  const check = checkCachedVerification(entry, { id: p.id, contentHash: p.contentHash, crash: p.instance.crash, repeat });
+  const check = checkCachedVerification(entry, {
+    id: p.id,
+    contentHash: p.contentHash,
+    crash: p.instance.crash,
+    repeat,
+  });
   if (!check.ok) {
     onDiscard(check.reason);
     return undefined;

@@ -17,7 +17,11 @@ afterEach(async () => {
 
 const runtime: RuntimeIdentity = { kind: 'local', python: '/usr/bin/python3', packages: { pandas: '2.2.3' } };
 const observed = { ename: 'KeyError', evalue: "'price'", cell: 1, line: 2 };
-const run = (version: 'reproduced' | 'fixed', outcome: VersionResult['outcome'], extra: Partial<VersionResult> = {}): VersionResult => ({
+const run = (
+  version: 'reproduced' | 'fixed',
+  outcome: VersionResult['outcome'],
+  extra: Partial<VersionResult> = {},
+): VersionResult => ({
   version,
   outcome,
   cells: [{ index: 0, status: 'ok', durationMs: 3 }],
@@ -29,23 +33,57 @@ const hash = (c: string) => c.repeat(64);
 
 // One instance of each status, made by the functions verifyInstances uses (summarize, skippedEnv).
 const INSTANCES = [
-  summarize({ id: 'pandas_1', contentHash: hash('a') }, [run('reproduced', 'crash-reproduced', { observed })], [run('fixed', 'fixed-ok')]),
+  summarize(
+    { id: 'pandas_1', contentHash: hash('a') },
+    [run('reproduced', 'crash-reproduced', { observed })],
+    [run('fixed', 'fixed-ok')],
+  ),
   summarize({ id: 'pandas_2', contentHash: hash('b') }, [run('reproduced', 'no-crash')], [run('fixed', 'fixed-ok')]),
-  summarize({ id: 'torch_1', contentHash: hash('c') }, [skippedEnv('reproduced', ['torch'], runtime)], [skippedEnv('fixed', ['torch'], runtime)]),
+  summarize(
+    { id: 'torch_1', contentHash: hash('c') },
+    [skippedEnv('reproduced', ['torch'], runtime)],
+    [skippedEnv('fixed', ['torch'], runtime)],
+  ),
   summarize(
     { id: 'numpy_1', contentHash: hash('d') },
-    [run('reproduced', 'crash-reproduced', { observed }), run('reproduced', 'timeout', { reason: 'cell 1 ran over 120 s' })],
+    [
+      run('reproduced', 'crash-reproduced', { observed }),
+      run('reproduced', 'timeout', { reason: 'cell 1 ran over 120 s' }),
+    ],
     [run('fixed', 'fixed-ok'), run('fixed', 'fixed-ok')],
   ),
-  summarize({ id: 'draft_1', contentHash: hash('e') }, [run('reproduced', 'crash-reproduced', { observed })], [run('fixed', 'absent', { cells: [], durationMs: 0 })]),
+  summarize(
+    { id: 'draft_1', contentHash: hash('e') },
+    [run('reproduced', 'crash-reproduced', { observed })],
+    [run('fixed', 'absent', { cells: [], durationMs: 0 })],
+  ),
 ];
 
 describe('planVerificationReport', () => {
   it('counts every status, drafts only when there are some', () => {
     expect(INSTANCES.map((v) => v.status)).toEqual(['verified', 'not-verified', 'skipped', 'flaky', 'draft']);
-    expect(planVerificationReport('local', INSTANCES).summary).toEqual({ total: 5, verified: 1, notVerified: 1, skipped: 1, flaky: 1, drafts: 1 });
-    expect(planVerificationReport('docker', INSTANCES.slice(0, 2)).summary).toEqual({ total: 2, verified: 1, notVerified: 1, skipped: 0, flaky: 0 });
-    expect(planVerificationReport('local', []).summary).toEqual({ total: 0, verified: 0, notVerified: 0, skipped: 0, flaky: 0 });
+    expect(planVerificationReport('local', INSTANCES).summary).toEqual({
+      total: 5,
+      verified: 1,
+      notVerified: 1,
+      skipped: 1,
+      flaky: 1,
+      drafts: 1,
+    });
+    expect(planVerificationReport('docker', INSTANCES.slice(0, 2)).summary).toEqual({
+      total: 2,
+      verified: 1,
+      notVerified: 1,
+      skipped: 0,
+      flaky: 0,
+    });
+    expect(planVerificationReport('local', []).summary).toEqual({
+      total: 0,
+      verified: 0,
+      notVerified: 0,
+      skipped: 0,
+      flaky: 0,
+    });
   });
 });
 
@@ -65,7 +103,11 @@ describe('writeVerificationReport (verify --json)', () => {
   it.each([
     ['an unknown runtime', (r: Report) => (r.runtime = 'podman'), 'runtime'],
     ['an unknown status', (r: Report) => (r.instances[0].status = 'great'), 'instances[0].status'],
-    ['an unknown outcome', (r: Report) => (r.instances[1].reproduced.outcome = 'crashed'), 'instances[1].reproduced.outcome'],
+    [
+      'an unknown outcome',
+      (r: Report) => (r.instances[1].reproduced.outcome = 'crashed'),
+      'instances[1].reproduced.outcome',
+    ],
     ['a summary without flaky', (r: Report) => delete r.summary.flaky, 'summary is missing required property "flaky"'],
     ['a fractional total', (r: Report) => (r.summary.total = 4.5), 'summary.total'],
     ['a content hash that is a number', (r: Report) => (r.instances[2].contentHash = 7), 'instances[2].contentHash'],

@@ -1,7 +1,10 @@
 import { writeJsonAtomic, type InstanceVerification, type VerificationReport } from '@junobench/core';
 
 /** The report of a verification: the instances in the order given, and their totals per status. Pure. */
-export function planVerificationReport(runtime: VerificationReport['runtime'], instances: InstanceVerification[]): VerificationReport {
+export function planVerificationReport(
+  runtime: VerificationReport['runtime'],
+  instances: InstanceVerification[],
+): VerificationReport {
   const count = (status: InstanceVerification['status']) => instances.filter((v) => v.status === status).length;
   return {
     runtime,

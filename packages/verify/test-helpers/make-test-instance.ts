@@ -44,7 +44,13 @@ export async function writeTestInstance(instancesDir: string, spec: TestInstance
       ...(spec.timeoutSeconds ? { timeoutSeconds: spec.timeoutSeconds } : {}),
     },
     requires: spec.requires ?? [],
-    labels: { library: 'None', crashType: 'value error', rootCause: 'implementation error', pipelineStage: 'data preparation', diagnosis: 'test instance' },
+    labels: {
+      library: 'None',
+      crashType: 'value error',
+      rootCause: 'implementation error',
+      pipelineStage: 'data preparation',
+      diagnosis: 'test instance',
+    },
   };
   await writeFile(path.join(dir, 'instance.json'), JSON.stringify(instance, null, 2));
   await writeFile(path.join(dir, 'reproduced.ipynb'), notebook(spec.reproduced));

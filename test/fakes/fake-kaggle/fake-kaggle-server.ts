@@ -65,7 +65,10 @@ export class FakeKaggle {
     const dir = path.join(this.server, 'kernels', ...ref.split('/'));
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, 'kernel.json'), JSON.stringify(meta));
-    await writeFile(path.join(dir, 'source.ipynb'), typeof notebook === 'string' ? notebook : JSON.stringify(notebook, null, 1));
+    await writeFile(
+      path.join(dir, 'source.ipynb'),
+      typeof notebook === 'string' ? notebook : JSON.stringify(notebook, null, 1),
+    );
   }
 
   /**
@@ -80,7 +83,15 @@ export class FakeKaggle {
     const dir = path.join(this.server, 'datasets', ...ref.split('/'));
     await rm(dir, { recursive: true, force: true });
     await mkdir(path.join(dir, 'files'), { recursive: true });
-    await writeFile(path.join(dir, 'dataset.json'), JSON.stringify({ title: d.title, licenses: d.licenses ?? [], isPrivate: d.isPrivate ?? false, extra_metadata: d.extra_metadata }));
+    await writeFile(
+      path.join(dir, 'dataset.json'),
+      JSON.stringify({
+        title: d.title,
+        licenses: d.licenses ?? [],
+        isPrivate: d.isPrivate ?? false,
+        extra_metadata: d.extra_metadata,
+      }),
+    );
     for (const [rel, content] of Object.entries(d.files ?? {})) {
       const to = path.join(dir, 'files', ...rel.split('/'));
       await mkdir(path.dirname(to), { recursive: true });
@@ -118,7 +129,10 @@ export class FakeKaggle {
   /** Every call the fake CLI received (arguments only). */
   async calls(): Promise<string[][]> {
     const text = await readFile(path.join(this.server, 'calls.log'), 'utf8').catch(() => '');
-    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as string[]);
   }
 
   async clearCalls(): Promise<void> {

@@ -43,10 +43,19 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
         rawDir: flags.raw,
         curatedDir: flags.out,
         createRuntime: () => createRuntimeFromFlags(flags, ctx, { imageRecord: path.join(flags.out, 'image.json') }),
-        ...(flags.runtime === 'docker' && !flags.image && !flags.queue ? { container: { docker: () => connectDockerEngine(ctx.env) } } : {}),
+        ...(flags.runtime === 'docker' && !flags.image && !flags.queue
+          ? { container: { docker: () => connectDockerEngine(ctx.env) } }
+          : {}),
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         ...(flags.force ? { force: true } : {}),
-        ...(flags.only ? { only: flags.only.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+        ...(flags.only
+          ? {
+              only: flags.only
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            }
+          : {}),
         cacheDir: path.resolve(root, flags.cacheDir ?? ctx.env.JUNOBENCH_CACHE_DIR ?? '.junobench-cache'),
         onProgress: progress,
         onWarning: (w) => ctx.err(`warning: ${w}`),
@@ -57,7 +66,11 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
           }
           // The stage's last progress line (held back by throttling) belongs before its summary, not after the build's.
           progress.done();
-          const mark = e.result.failed ? 'FAILED' : e.decision.action === 'skip' ? 'up to date' : `done in ${formatDuration(e.result.durationMs)}`;
+          const mark = e.result.failed
+            ? 'FAILED'
+            : e.decision.action === 'skip'
+              ? 'up to date'
+              : `done in ${formatDuration(e.result.durationMs)}`;
           ctx.out(`${e.stage.padEnd(10)} ${mark}: ${e.result.summary}`);
           for (const w of e.result.warnings ?? []) ctx.err(`warning: ${w}`);
         },

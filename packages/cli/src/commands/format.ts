@@ -3,7 +3,11 @@ import { InvalidArgumentError } from 'commander';
 /** A plain-text table with aligned columns (no colours: it must read well in CI logs too). */
 export function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -15,7 +19,8 @@ export function formatDuration(ms: number): string {
 
 export function parsePositiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a positive whole number, got "${value}"`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InvalidArgumentError(`expected a positive whole number, got "${value}"`);
   return n;
 }
 
@@ -24,7 +29,8 @@ export const MAX_TIME_LIMIT_SECONDS = 86_400;
 
 export function parseSeconds(value: string): number {
   const n = parsePositiveInt(value);
-  if (n > MAX_TIME_LIMIT_SECONDS) throw new InvalidArgumentError(`expected at most ${MAX_TIME_LIMIT_SECONDS} seconds (a day), got "${value}"`);
+  if (n > MAX_TIME_LIMIT_SECONDS)
+    throw new InvalidArgumentError(`expected at most ${MAX_TIME_LIMIT_SECONDS} seconds (a day), got "${value}"`);
   return n;
 }
 

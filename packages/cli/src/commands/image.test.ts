@@ -24,7 +24,12 @@ async function project(requires: string[]): Promise<string> {
     crash: { ename: 'ValueError', evalue: 'operands could not be broadcast together', match: 'prefix', cell: 1 },
     execution: { order: 'file' },
     requires,
-    labels: { library: 'numpy', crashType: 'unsupported broadcast', rootCause: 'implementation error', pipelineStage: 'data preparation' },
+    labels: {
+      library: 'numpy',
+      crashType: 'unsupported broadcast',
+      rootCause: 'implementation error',
+      pipelineStage: 'data preparation',
+    },
   };
   await mkdir(path.join(dir, 'raw/instances/numpy_1'), { recursive: true });
   await writeFile(path.join(dir, 'raw/instances/numpy_1/instance.json'), JSON.stringify(inst));
@@ -53,7 +58,9 @@ describe('junobench image render', () => {
     const ctx = createTestContext(dir);
     expect(await main(['image', 'render', '--profile', 'debian'], ctx)).toBe(2);
     const err = ctx.stderr.join('\n');
-    expect(err).toContain('error [E_PROFILE]: docker/profiles/debian.json, field "modules": profile "debian" has no package for module polars (needed by numpy_1)');
+    expect(err).toContain(
+      'error [E_PROFILE]: docker/profiles/debian.json, field "modules": profile "debian" has no package for module polars (needed by numpy_1)',
+    );
     expect(err).toContain('hint: add e.g. "polars"');
   });
 
@@ -71,6 +78,8 @@ describe('junobench image build', () => {
     const ctx = createTestContext(dir);
     ctx.env = { ...ctx.env, DOCKER_HOST: `unix://${path.join(dir, 'no-engine.sock')}` };
     expect(await main(['image', 'build'], ctx)).toBe(3);
-    expect(ctx.stderr.join('\n')).toMatch(/no container engine at DOCKER_HOST=unix:\/\/.*no-engine\.sock[\s\S]*sh tools\/setup-engine\.sh/);
+    expect(ctx.stderr.join('\n')).toMatch(
+      /no container engine at DOCKER_HOST=unix:\/\/.*no-engine\.sock[\s\S]*sh tools\/setup-engine\.sh/,
+    );
   });
 });

@@ -19,26 +19,41 @@ interface BuildFlags extends ImageFlags {
 export function registerImageCommand(program: Command, ctx: CliContext): void {
   const image = program
     .command('image')
-    .description('The benchmark image: one Dockerfile from all instances\' requirements, built through the Docker Engine API.');
+    .description(
+      "The benchmark image: one Dockerfile from all instances' requirements, built through the Docker Engine API.",
+    );
 
   const withCommon = (cmd: Command): Command =>
     cmd
-      .option('--profile <name|file>', 'package profile: debian (offline, Debian packages) or pypi (pinned wheels), or a profile .json', 'debian')
+      .option(
+        '--profile <name|file>',
+        'package profile: debian (offline, Debian packages) or pypi (pinned wheels), or a profile .json',
+        'debian',
+      )
       .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
-      .option('--docker-dir <dir>', 'where profiles/ are read and Dockerfile.<profile>, <profile>.lock.json are written', 'docker');
+      .option(
+        '--docker-dir <dir>',
+        'where profiles/ are read and Dockerfile.<profile>, <profile>.lock.json are written',
+        'docker',
+      );
 
   withCommon(
     image
       .command('build')
-      .description('Render docker/Dockerfile.<profile> and build it (skipped when the content-hash tag exists); record the image in curated/image.json.'),
+      .description(
+        'Render docker/Dockerfile.<profile> and build it (skipped when the content-hash tag exists); record the image in curated/image.json.',
+      ),
   )
-    .option('--tag <tag>', 'also tag the image with this name (it is always tagged junobench/benchmark:<profile>-<hash>)')
+    .option(
+      '--tag <tag>',
+      'also tag the image with this name (it is always tagged junobench/benchmark:<profile>-<hash>)',
+    )
     .option('--record <file>', 'image record to write', 'curated/image.json')
     .option('--force', 'build from scratch (no layer cache) even if an image with the same content hash exists')
     .option('--verbose', "print the builder's output")
     .addHelpText(
       'after',
-      '\nNeeds a container engine at DOCKER_HOST (`sh tools/setup-engine.sh` starts Podman\'s and makes the offline base image).\n' +
+      "\nNeeds a container engine at DOCKER_HOST (`sh tools/setup-engine.sh` starts Podman's and makes the offline base image).\n" +
         'Exit status: 0 built or up to date, 1 the build failed, 2 bad input, 3 no engine or base image.\n' +
         'Examples:\n  junobench image build\n  junobench image build --profile debian --tag junobench:dev',
     )
@@ -70,7 +85,11 @@ export function registerImageCommand(program: Command, ctx: CliContext): void {
         ctx.out(`  image id  ${r.imageId}`);
         ctx.out(`  size      ${formatBytes(r.size)}`);
         if (r.extraTags.length > 0) ctx.out(`  also      ${r.extraTags.join(', ')}`);
-        ctx.out(`  modules   ${Object.entries(r.record.modules).map(([m, v]) => `${m} ${v ?? 'MISSING'}`).join(', ')}`);
+        ctx.out(
+          `  modules   ${Object.entries(r.record.modules)
+            .map(([m, v]) => `${m} ${v ?? 'MISSING'}`)
+            .join(', ')}`,
+        );
         for (const [m, u] of Object.entries(r.recipe.unavailable)) {
           ctx.out(`  left out  ${m}: ${u.reason} (instances ${u.instances.join(', ')} are skipped-env in this image)`);
         }
@@ -83,13 +102,21 @@ export function registerImageCommand(program: Command, ctx: CliContext): void {
   withCommon(
     image
       .command('render')
-      .description('Only render docker/Dockerfile.<profile> and print its content-hash tag (no engine needed; e.g. for the pypi profile on a machine without PyPI).'),
+      .description(
+        'Only render docker/Dockerfile.<profile> and print its content-hash tag (no engine needed; e.g. for the pypi profile on a machine without PyPI).',
+      ),
   ).action(async (flags: ImageFlags) => {
     const { renderImage } = await import('@junobench/image');
-    const r = await renderImage({ profile: flags.profile, root: ctx.cwd, instancesDir: flags.instances, dockerDir: flags.dockerDir });
+    const r = await renderImage({
+      profile: flags.profile,
+      root: ctx.cwd,
+      instancesDir: flags.instances,
+      dockerDir: flags.dockerDir,
+    });
     ctx.out(`rendered ${path.relative(ctx.cwd, r.dockerfileFile) || r.dockerfileFile} (tag ${r.tag})`);
     ctx.out(`  ${r.recipe.installer} packages: ${[...r.recipe.kernel, ...r.recipe.packages].join(' ')}`);
-    for (const [m, u] of Object.entries(r.recipe.unavailable)) ctx.out(`  left out ${m}: ${u.reason} (${u.instances.join(', ')})`);
+    for (const [m, u] of Object.entries(r.recipe.unavailable))
+      ctx.out(`  left out ${m}: ${u.reason} (${u.instances.join(', ')})`);
   });
 }
 

@@ -18,7 +18,9 @@ const DEFAULT_MIN_KAPPA: Labels['DEFAULT_MIN_KAPPA'] = 0.9;
 const DEFAULT_ANNOTATIONS_DIR = 'raw/annotations';
 
 export function registerLabelsCommand(program: Command, ctx: CliContext): void {
-  const labels = program.command('labels').description('Annotations: validation, inter-annotator agreement, final labels.');
+  const labels = program
+    .command('labels')
+    .description('Annotations: validation, inter-annotator agreement, final labels.');
 
   labels
     .command('agreement')
@@ -26,30 +28,54 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
       "Cohen's kappa (per pair, with bootstrap and asymptotic 95% CIs) and Krippendorff's alpha per label dimension, weakest categories and disagreements. " +
         'Exit 1 when a dimension is below --min-kappa.',
     )
-    .argument('[files...]', `annotators' .jsonl files, or folders of them (default: ${DEFAULT_ANNOTATIONS_DIR}); ${ADJUDICATION_FILE} is skipped`)
+    .argument(
+      '[files...]',
+      `annotators' .jsonl files, or folders of them (default: ${DEFAULT_ANNOTATIONS_DIR}); ${ADJUDICATION_FILE} is skipped`,
+    )
     .option('--json <file>', 'also write the full report as JSON (schemas/agreement-report.schema.json)')
     .option('--markdown <file>', 'also write the report as Markdown')
-    .option('--min-kappa <k>', `fail (exit 1) when a dimension's kappa is below this (the paper's threshold)`, String(DEFAULT_MIN_KAPPA))
+    .option(
+      '--min-kappa <k>',
+      `fail (exit 1) when a dimension's kappa is below this (the paper's threshold)`,
+      String(DEFAULT_MIN_KAPPA),
+    )
     .option('--seed <seed>', 'bootstrap seed', DEFAULT_AGREEMENT_SEED)
     .option('--bootstrap <n>', 'bootstrap resamples (0 = off)', String(DEFAULT_BOOTSTRAP_RESAMPLES))
     .option('--max-disagreements <n>', 'print at most this many disagreements (the files get all)', '50')
-    .action(async (files: string[], opts: { json?: string; markdown?: string; minKappa: string; seed: string; bootstrap: string; maxDisagreements: string }) => {
-      const minKappa = parseNumber(opts.minKappa, '--min-kappa', { min: -1, max: 1 });
-      const bootstrap = parseNumber(opts.bootstrap, '--bootstrap', { min: 0, integer: true });
-      const maxDisagreements = parseNumber(opts.maxDisagreements, '--max-disagreements', { min: 0, integer: true });
-      const { computeAgreement, DIMENSION_TITLES, findWeakDimensions, formatAgreementReport, writeAgreementJson } = await import('@junobench/labels');
-      const { sets, skipped } = await loadAnnotations(ctx, files);
-      for (const s of skipped) ctx.err(`note: skipping ${s} (adjudications are not an annotator; see \`junobench labels resolve\`)`);
-      const report = computeAgreement(sets, { seed: opts.seed, bootstrap });
-      ctx.out(formatAgreementReport(report, { minKappa, maxDisagreements }));
-      if (opts.json) await writeAgreementJson(path.resolve(ctx.cwd, opts.json), report);
-      if (opts.markdown) await writeFileAtomic(path.resolve(ctx.cwd, opts.markdown), formatAgreementReport(report, { minKappa }));
-      const weak = findWeakDimensions(report, minKappa);
-      if (weak.length > 0) {
-        ctx.err(`agreement below κ ${minKappa}: ${weak.map((d) => `${DIMENSION_TITLES[d.dimension]} (κ = ${d.kappa!.toFixed(3)})`).join(', ')}`);
-        ctx.exitCode = 1;
-      }
-    });
+    .action(
+      async (
+        files: string[],
+        opts: {
+          json?: string;
+          markdown?: string;
+          minKappa: string;
+          seed: string;
+          bootstrap: string;
+          maxDisagreements: string;
+        },
+      ) => {
+        const minKappa = parseNumber(opts.minKappa, '--min-kappa', { min: -1, max: 1 });
+        const bootstrap = parseNumber(opts.bootstrap, '--bootstrap', { min: 0, integer: true });
+        const maxDisagreements = parseNumber(opts.maxDisagreements, '--max-disagreements', { min: 0, integer: true });
+        const { computeAgreement, DIMENSION_TITLES, findWeakDimensions, formatAgreementReport, writeAgreementJson } =
+          await import('@junobench/labels');
+        const { sets, skipped } = await loadAnnotations(ctx, files);
+        for (const s of skipped)
+          ctx.err(`note: skipping ${s} (adjudications are not an annotator; see \`junobench labels resolve\`)`);
+        const report = computeAgreement(sets, { seed: opts.seed, bootstrap });
+        ctx.out(formatAgreementReport(report, { minKappa, maxDisagreements }));
+        if (opts.json) await writeAgreementJson(path.resolve(ctx.cwd, opts.json), report);
+        if (opts.markdown)
+          await writeFileAtomic(path.resolve(ctx.cwd, opts.markdown), formatAgreementReport(report, { minKappa }));
+        const weak = findWeakDimensions(report, minKappa);
+        if (weak.length > 0) {
+          ctx.err(
+            `agreement below κ ${minKappa}: ${weak.map((d) => `${DIMENSION_TITLES[d.dimension]} (κ = ${d.kappa!.toFixed(3)})`).join(', ')}`,
+          );
+          ctx.exitCode = 1;
+        }
+      },
+    );
 
   labels
     .command('check')
@@ -58,21 +84,34 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
     .argument('[files...]', `.jsonl files or folders (default: ${DEFAULT_ANNOTATIONS_DIR})`)
     .action(async (files: string[]) => {
       const { sets, adjudications } = await loadAnnotations(ctx, files);
-      for (const s of sets) ctx.out(`${s.file ?? s.annotator}: ${s.annotations.length} annotations by ${s.annotator}, all valid`);
+      for (const s of sets)
+        ctx.out(`${s.file ?? s.annotator}: ${s.annotations.length} annotations by ${s.annotator}, all valid`);
       for (const [file, lines] of adjudications) ctx.out(`${file}: ${lines.length} adjudications, all valid`);
     });
 
   labels
     .command('resolve')
-    .description('Final labels: agreed values, else the adjudicated ones; fails (exit 2) listing every unresolved disagreement.')
-    .argument('[files...]', `annotators' .jsonl files and ${ADJUDICATION_FILE}, or folders of them (default: ${DEFAULT_ANNOTATIONS_DIR})`)
+    .description(
+      'Final labels: agreed values, else the adjudicated ones; fails (exit 2) listing every unresolved disagreement.',
+    )
+    .argument(
+      '[files...]',
+      `annotators' .jsonl files and ${ADJUDICATION_FILE}, or folders of them (default: ${DEFAULT_ANNOTATIONS_DIR})`,
+    )
     .option('--adjudicated <file>', `the adjudication file (default: ${ADJUDICATION_FILE} among the inputs)`)
-    .option('-o, --output <file>', 'write the final labels as JSONL (schemas/final-labels.schema.json) instead of printing them')
+    .option(
+      '-o, --output <file>',
+      'write the final labels as JSONL (schemas/final-labels.schema.json) instead of printing them',
+    )
     .action(async (files: string[], opts: { adjudicated?: string; output?: string }) => {
       const loaded = await loadAnnotations(ctx, files);
       const { readAdjudications, resolveFinalLabels } = await import('@junobench/labels');
-      const adjudications = opts.adjudicated ? await readAdjudications(path.resolve(ctx.cwd, opts.adjudicated)) : [...loaded.adjudications.values()].flat();
-      const ids = [...new Set(loaded.sets.flatMap((s) => s.annotations.map((a) => a.instance)))].sort(compareCodePoints);
+      const adjudications = opts.adjudicated
+        ? await readAdjudications(path.resolve(ctx.cwd, opts.adjudicated))
+        : [...loaded.adjudications.values()].flat();
+      const ids = [...new Set(loaded.sets.flatMap((s) => s.annotations.map((a) => a.instance)))].sort(
+        compareCodePoints,
+      );
       const final = resolveFinalLabels(loaded.sets, adjudications, ids);
       if (opts.output) {
         await writeJsonl(path.resolve(ctx.cwd, opts.output), final);
@@ -95,9 +134,18 @@ function registerLabelsSuggest(labels: Command, ctx: CliContext): void {
       'Suggest labels for crashes in the four dimensions (library cause, crash type, root cause, pipeline stage), each with a confidence and the evidence it rests on. ' +
         'With --eval, compare with the labels the crashes carry: per-dimension accuracy, confusion tables, and the dev/held-out split.',
     )
-    .argument('<targets...>', 'a notebook (.ipynb, each saved error output), an instance id (looked up in --instances), or a pool of crash records (.jsonl)')
-    .option('--json <file>', 'write every suggestion (and the evaluation) as JSON (schemas/label-suggestion-report.schema.json)')
-    .option('--eval', 'score the suggestions against labelled crashes; the last line is "accuracy: library 0.xxx, crashType 0.xxx, rootCause 0.xxx, pipelineStage 0.xxx"')
+    .argument(
+      '<targets...>',
+      'a notebook (.ipynb, each saved error output), an instance id (looked up in --instances), or a pool of crash records (.jsonl)',
+    )
+    .option(
+      '--json <file>',
+      'write every suggestion (and the evaluation) as JSON (schemas/label-suggestion-report.schema.json)',
+    )
+    .option(
+      '--eval',
+      'score the suggestions against labelled crashes; the last line is "accuracy: library 0.xxx, crashType 0.xxx, rootCause 0.xxx, pipelineStage 0.xxx"',
+    )
     .option('--split <side>', 'with --eval, score only one side of the seeded split: all, dev or held-out', 'all')
     .option('--split-seed <seed>', 'seed of the dev/held-out split (crashes are assigned by id)')
     .option('--held-out <fraction>', 'share of crashes held out, in [0, 1]')
@@ -116,16 +164,30 @@ function registerLabelsSuggest(labels: Command, ctx: CliContext): void {
     .action(
       async (
         targets: string[],
-        opts: { json?: string; eval?: boolean; split: string; splitSeed?: string; heldOut?: string; instances: string; show: string },
+        opts: {
+          json?: string;
+          eval?: boolean;
+          split: string;
+          splitSeed?: string;
+          heldOut?: string;
+          instances: string;
+          show: string;
+        },
       ) => {
         if (!['all', 'dev', 'held-out'].includes(opts.split)) {
-          throw new JunoError('E_USAGE', `--split must be all, dev or held-out, got "${opts.split}"`, { location: { field: '--split' }, hint: 'e.g. --split held-out' });
+          throw new JunoError('E_USAGE', `--split must be all, dev or held-out, got "${opts.split}"`, {
+            location: { field: '--split' },
+            hint: 'e.g. --split held-out',
+          });
         }
         const show = parseNumber(opts.show, '--show', { min: 0, integer: true });
         const { DEFAULT_SPLIT, suggestForTargets } = await import('@junobench/suggest');
         const split = {
           seed: opts.splitSeed ?? DEFAULT_SPLIT.seed,
-          heldOutFraction: opts.heldOut !== undefined ? parseNumber(opts.heldOut, '--held-out', { min: 0, max: 1 }) : DEFAULT_SPLIT.heldOutFraction,
+          heldOutFraction:
+            opts.heldOut !== undefined
+              ? parseNumber(opts.heldOut, '--held-out', { min: 0, max: 1 })
+              : DEFAULT_SPLIT.heldOutFraction,
         };
         const progress = ctx.progress('labels suggest');
         let report;
@@ -148,13 +210,22 @@ function registerLabelsSuggest(labels: Command, ctx: CliContext): void {
               ['dimension', 'suggested', 'confidence', ...(c.labels ? ['labelled'] : []), 'evidence'],
               SUGGEST_DIMENSIONS.map((d) => {
                 const s = c.suggestions[d];
-                return [d, s.value, s.confidence.toFixed(2), ...(c.labels ? [c.labels[d] ?? '-'] : []), oneLine(s.evidence.join('; '), 110)];
+                return [
+                  d,
+                  s.value,
+                  s.confidence.toFixed(2),
+                  ...(c.labels ? [c.labels[d] ?? '-'] : []),
+                  oneLine(s.evidence.join('; '), 110),
+                ];
               }),
             ),
           );
           ctx.out('');
         }
-        if (report.crashes.length > show) ctx.out(`… and ${report.crashes.length - show} more crashes (--show <n> prints more; --json <file> writes them all)`);
+        if (report.crashes.length > show)
+          ctx.out(
+            `… and ${report.crashes.length - show} more crashes (--show <n> prints more; --json <file> writes them all)`,
+          );
         ctx.out(`suggested labels for ${report.crashes.length} crash${report.crashes.length === 1 ? '' : 'es'}`);
         if (opts.json) {
           await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), report, { schema: 'label-suggestion-report' });
@@ -164,12 +235,16 @@ function registerLabelsSuggest(labels: Command, ctx: CliContext): void {
         const ev = report.evaluation!;
         ctx.out('');
         if (ev.crashes === 0) {
-          ctx.out(`no labelled crash${opts.split === 'all' ? '' : ` on the ${opts.split} side of the split`}: nothing to compare with`);
+          ctx.out(
+            `no labelled crash${opts.split === 'all' ? '' : ` on the ${opts.split} side of the split`}: nothing to compare with`,
+          );
         } else {
           for (const d of SUGGEST_DIMENSIONS) {
             const e = ev.dimensions[d];
             if (e.total === 0) continue;
-            ctx.out(`${d}: ${e.accuracy.toFixed(3)} (${e.hits}/${e.total}); confusion (rows: labelled, columns: suggested):`);
+            ctx.out(
+              `${d}: ${e.accuracy.toFixed(3)} (${e.hits}/${e.total}); confusion (rows: labelled, columns: suggested):`,
+            );
             ctx.out(formatConfusionTable(e.confusion));
             ctx.out(
               `  by confidence: ${e.byConfidence
@@ -188,16 +263,22 @@ function registerLabelsSuggest(labels: Command, ctx: CliContext): void {
               }),
             ),
           );
-          ctx.out(`(split: seed ${report.split.seed}, ${report.split.heldOutFraction} held out, by crash id; evaluated: ${report.split.evaluated})`);
+          ctx.out(
+            `(split: seed ${report.split.seed}, ${report.split.heldOutFraction} held out, by crash id; evaluated: ${report.split.evaluated})`,
+          );
         }
-        ctx.out(`accuracy: ${SUGGEST_DIMENSIONS.map((d) => `${d} ${ev.dimensions[d].accuracy.toFixed(3)}`).join(', ')}`);
+        ctx.out(
+          `accuracy: ${SUGGEST_DIMENSIONS.map((d) => `${d} ${ev.dimensions[d].accuracy.toFixed(3)}`).join(', ')}`,
+        );
       },
     );
 }
 
 function formatConfusionTable(confusion: Record<string, Record<string, number | undefined> | undefined>): string {
   const labelled = Object.keys(confusion).sort(compareCodePoints);
-  const suggested = [...new Set(Object.values(confusion).flatMap((row) => Object.keys(row ?? {})))].sort(compareCodePoints);
+  const suggested = [...new Set(Object.values(confusion).flatMap((row) => Object.keys(row ?? {})))].sort(
+    compareCodePoints,
+  );
   return formatTable(
     ['labelled \\ suggested', ...suggested],
     labelled.map((l) => [l, ...suggested.map((p) => (confusion[l]?.[p] ? String(confusion[l]![p]) : '.'))]),
@@ -226,7 +307,8 @@ interface LoadedAnnotations {
 /** Files and folders → annotation sets; `adjudicated.jsonl` is read as adjudications. */
 async function loadAnnotations(ctx: CliContext, inputs: readonly string[]): Promise<LoadedAnnotations> {
   const given = inputs.length > 0 ? inputs : [DEFAULT_ANNOTATIONS_DIR];
-  const { assertDistinctAnnotators, readAdjudications, readAnnotationFolder, readAnnotations } = await import('@junobench/labels');
+  const { assertDistinctAnnotators, readAdjudications, readAnnotationFolder, readAnnotations } =
+    await import('@junobench/labels');
   const sets: AnnotationSet[] = [];
   const adjudications = new Map<string, AdjudicationLine[]>();
   const skipped: string[] = [];
@@ -266,8 +348,13 @@ function parseNumber(text: string, flag: string, range: { min?: number; max?: nu
     (range.max === undefined || value <= range.max);
   if (!ok) {
     const kind = range.integer ? 'a whole number' : 'a number';
-    const bounds = [range.min !== undefined ? `≥ ${range.min}` : '', range.max !== undefined ? `≤ ${range.max}` : ''].filter(Boolean).join(' and ');
-    throw new JunoError('E_USAGE', `${flag} must be ${kind}${bounds ? ` ${bounds}` : ''}, got "${text}"`, { location: { field: flag }, hint: `e.g. ${flag} ${range.integer ? '2000' : '0.9'}` });
+    const bounds = [range.min !== undefined ? `≥ ${range.min}` : '', range.max !== undefined ? `≤ ${range.max}` : '']
+      .filter(Boolean)
+      .join(' and ');
+    throw new JunoError('E_USAGE', `${flag} must be ${kind}${bounds ? ` ${bounds}` : ''}, got "${text}"`, {
+      location: { field: flag },
+      hint: `e.g. ${flag} ${range.integer ? '2000' : '0.9'}`,
+    });
   }
   return value;
 }

@@ -33,7 +33,10 @@ async function sheet(): Promise<string> {
     file,
     [
       HEADER,
-      row('NBspecific_1', 'nameerror', 'name x is not defined', ['Cell In[1], line 1\n----> 1 x.shape\n', 'NameError: name x is not defined']),
+      row('NBspecific_1', 'nameerror', 'name x is not defined', [
+        'Cell In[1], line 1\n----> 1 x.shape\n',
+        'NameError: name x is not defined',
+      ]),
       row('numpy_1', 'valueerror', 'operands could not be broadcast together with shapes (2,) (3,)', [
         'Cell In[2], line 1\n----> 1 c = np.asarray(a) + b\n',
         'ValueError: operands could not be broadcast together',
@@ -93,24 +96,67 @@ describe('junobench pool (in process)', () => {
       }),
     );
     const f = createTestContext(dir);
-    expect(await main(['pool', 'filter', '-i', 'pool.jsonl', '--criteria', 'c.json', '-o', 'kept.jsonl', '--report', 'funnel.json'], f)).toBe(0);
+    expect(
+      await main(
+        ['pool', 'filter', '-i', 'pool.jsonl', '--criteria', 'c.json', '-o', 'kept.jsonl', '--report', 'funnel.json'],
+        f,
+      ),
+    ).toBe(0);
     expect(f.stdout.join('\n')).toMatch(/1\. labelled\s+keep\s+3\s+3\s+0\n2\. no numpy\s+drop\s+3\s+2\s+1/);
     expect(f.stdout.slice(-2)).toEqual(['kept 2 of 3 records → kept.jsonl', 'funnel report: funnel.json']);
     const r = createTestContext(dir);
     expect(
-      await main(['pool', 'resample', '-i', 'pool.jsonl', '--per-library', '2', '--seed', 'x', '-o', 's.jsonl', '--libraries', 'pandas,torch'], r),
+      await main(
+        [
+          'pool',
+          'resample',
+          '-i',
+          'pool.jsonl',
+          '--per-library',
+          '2',
+          '--seed',
+          'x',
+          '-o',
+          's.jsonl',
+          '--libraries',
+          'pandas,torch',
+        ],
+        r,
+      ),
     ).toBe(0);
-    expect(r.stdout.slice(-2)).toEqual(['short of 2: pandas (1 available), torch (0 available)', 'selected 1 of 3 records (seed x) → s.jsonl']);
+    expect(r.stdout.slice(-2)).toEqual([
+      'short of 2: pandas (1 available), torch (0 available)',
+      'selected 1 of 3 records (seed x) → s.jsonl',
+    ]);
   });
 
   it.each([
-    [['pool', 'import', 'nope.csv', '-o', 'p.jsonl'], /error \[E_INPUT_NOT_FOUND\]: .*nope\.csv: no such file or folder/],
     [
-      ['pool', 'resample', '-i', 'p.jsonl', '--per-library', '2', '--seed', '1', '-o', 'o.jsonl', '--libraries', 'pandsa'],
+      ['pool', 'import', 'nope.csv', '-o', 'p.jsonl'],
+      /error \[E_INPUT_NOT_FOUND\]: .*nope\.csv: no such file or folder/,
+    ],
+    [
+      [
+        'pool',
+        'resample',
+        '-i',
+        'p.jsonl',
+        '--per-library',
+        '2',
+        '--seed',
+        '1',
+        '-o',
+        'o.jsonl',
+        '--libraries',
+        'pandsa',
+      ],
       /unknown library "pandsa" — did you mean "pandas"\?/,
     ],
     [['pool', 'import', 'x.csv', '-o', 'p.jsonl', '--format', 'excel'], /argument 'excel' is invalid/],
-    [['pool', 'filter', '-i', 'p.jsonl', '-o', 'k.jsonl'], /required option '--criteria <criteria.json>' not specified/],
+    [
+      ['pool', 'filter', '-i', 'p.jsonl', '-o', 'k.jsonl'],
+      /required option '--criteria <criteria.json>' not specified/,
+    ],
   ])('exits 2 on bad usage or input: %j', async (argv, message) => {
     const ctx = createTestContext(dir);
     expect(await main(argv, ctx)).toBe(2);

@@ -8,7 +8,14 @@ import { formatTable, parsePositiveInt } from './format.js';
 // @junobench/pool (and exceljs behind it) is imported inside the actions (CONTRIBUTING.md: imports in
 // the CLI). The --format choices the help shows are its IMPORT_FORMATS, copied: the type check fails
 // when a format is missing here.
-const IMPORT_FORMATS = ['auto', 'empirical', 'benchmark', 'jsonl', 'csv', 'notebooks'] as const satisfies readonly ImportFormat[];
+const IMPORT_FORMATS = [
+  'auto',
+  'empirical',
+  'benchmark',
+  'jsonl',
+  'csv',
+  'notebooks',
+] as const satisfies readonly ImportFormat[];
 const _everyFormat: [Exclude<ImportFormat, (typeof IMPORT_FORMATS)[number]>] extends [never] ? true : never = true;
 
 const MAX_WARNINGS_SHOWN = 20;
@@ -22,7 +29,9 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
   };
   const pool = program
     .command('pool')
-    .description('The raw crash pool: import sources, filter by criteria, estimate the library cause, resample per library.');
+    .description(
+      'The raw crash pool: import sources, filter by criteria, estimate the library cause, resample per library.',
+    );
 
   pool
     .command('import')
@@ -34,13 +43,18 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     .argument('<inputs...>', 'sheets, .jsonl files, notebooks or folders of notebooks')
     .requiredOption('-o, --output <pool.jsonl>', 'the pool to write')
     .addOption(
-      new Option('--format <format>', 'input format (auto: by extension, and by columns for sheets)').choices([...IMPORT_FORMATS]).default('auto'),
+      new Option('--format <format>', 'input format (auto: by extension, and by columns for sheets)')
+        .choices([...IMPORT_FORMATS])
+        .default('auto'),
     )
     .option('--rejects <file>', 'where rejected rows go (default: <output>.rejects.jsonl)')
     .action(async (inputs: string[], opts: { output: string; format: ImportFormat; rejects?: string }) => {
       await checkOutputPaths({
         inputs: inputs.map(resolve),
-        outputs: [{ path: resolve(opts.output), flag: '-o' }, ...(opts.rejects ? [{ path: resolve(opts.rejects), flag: '--rejects' }] : [])],
+        outputs: [
+          { path: resolve(opts.output), flag: '-o' },
+          ...(opts.rejects ? [{ path: resolve(opts.rejects), flag: '--rejects' }] : []),
+        ],
       });
       const { importPool } = await import('@junobench/pool');
       const progress = ctx.progress('pool import');
@@ -54,20 +68,27 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
       );
       for (const r of report.inputs) {
         const warn = r.warnings.length > 0 ? `, ${r.warnings.length} warning${r.warnings.length > 1 ? 's' : ''}` : '';
-        ctx.out(`${show(r.input)} (${r.format}, ${r.container}): read ${r.read}, imported ${r.imported}, rejected ${r.rejected}${warn}`);
+        ctx.out(
+          `${show(r.input)} (${r.format}, ${r.container}): read ${r.read}, imported ${r.imported}, rejected ${r.rejected}${warn}`,
+        );
       }
       const warnings = report.inputs.flatMap((r) => r.warnings);
-      for (const w of warnings.slice(0, MAX_WARNINGS_SHOWN)) ctx.err(`warning: ${show(w.file)} row ${w.row}: ${w.message}`);
+      for (const w of warnings.slice(0, MAX_WARNINGS_SHOWN))
+        ctx.err(`warning: ${show(w.file)} row ${w.row}: ${w.message}`);
       if (warnings.length > MAX_WARNINGS_SHOWN) ctx.err(`warning: … and ${warnings.length - MAX_WARNINGS_SHOWN} more`);
       const t = report.total;
       ctx.out(`total: read ${t.read}, imported ${t.imported}, rejected ${t.rejected}`);
       ctx.out(`wrote ${show(report.output)} (${t.imported} records)`);
-      ctx.out(`rejects: ${show(report.rejects)} (${t.rejected} rows)${t.rejected > 0 ? ' — each line names the file, row and reason' : ''}`);
+      ctx.out(
+        `rejects: ${show(report.rejects)} (${t.rejected} rows)${t.rejected > 0 ? ' — each line names the file, row and reason' : ''}`,
+      );
     });
 
   pool
     .command('filter')
-    .description('Keep the records that pass every step of a criteria file (keep/drop steps; see docs/formats.md), with a funnel report.')
+    .description(
+      'Keep the records that pass every step of a criteria file (keep/drop steps; see docs/formats.md), with a funnel report.',
+    )
     .requiredOption('-i, --input <pool.jsonl>', 'the pool to filter')
     .requiredOption('--criteria <criteria.json>', 'the criteria file (e.g. raw/criteria/junobench.json)')
     .requiredOption('-o, --output <kept.jsonl>', 'where the kept records go')
@@ -75,7 +96,10 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { input: string; criteria: string; output: string; report?: string }) => {
       await checkOutputPaths({
         inputs: [resolve(opts.input), resolve(opts.criteria)],
-        outputs: [{ path: resolve(opts.output), flag: '-o' }, ...(opts.report ? [{ path: resolve(opts.report), flag: '--report' }] : [])],
+        outputs: [
+          { path: resolve(opts.output), flag: '-o' },
+          ...(opts.report ? [{ path: resolve(opts.report), flag: '--report' }] : []),
+        ],
       });
       const { filterPool } = await import('@junobench/pool');
       const progress = ctx.progress('pool filter');
@@ -91,7 +115,13 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
       ctx.out(
         formatTable(
           ['step', 'action', 'in', 'kept', 'removed'],
-          result.steps.map((s, i) => [`${i + 1}. ${s.name}`, s.action, String(s.in), String(s.kept), String(s.removed)]),
+          result.steps.map((s, i) => [
+            `${i + 1}. ${s.name}`,
+            s.action,
+            String(s.in),
+            String(s.kept),
+            String(s.removed),
+          ]),
         ),
       );
       ctx.out(`kept ${result.kept} of ${result.input} records → ${show(result.output)}`);
@@ -111,7 +141,10 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { input: string; output: string; eval?: boolean; report?: string }) => {
       await checkOutputPaths({
         inputs: [resolve(opts.input)],
-        outputs: [{ path: resolve(opts.output), flag: '-o' }, ...(opts.report ? [{ path: resolve(opts.report), flag: '--report' }] : [])],
+        outputs: [
+          { path: resolve(opts.output), flag: '-o' },
+          ...(opts.report ? [{ path: resolve(opts.report), flag: '--report' }] : []),
+        ],
       });
       const { libcausePool } = await import('@junobench/pool');
       const progress = ctx.progress('pool libcause');
@@ -152,7 +185,9 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
           );
           ctx.out('');
           const b = result.baseline!;
-          ctx.out(`baseline (keyword counting over the traceback, crash line ×3): ${b.accuracy.toFixed(3)} (${b.hits}/${b.total})`);
+          ctx.out(
+            `baseline (keyword counting over the traceback, crash line ×3): ${b.accuracy.toFixed(3)} (${b.hits}/${b.total})`,
+          );
         }
         ctx.out(`accuracy: ${ev.accuracy.toFixed(3)} (${ev.hits}/${ev.total})`);
       }
@@ -170,36 +205,53 @@ export function registerPoolCommand(program: Command, ctx: CliContext): void {
     .requiredOption('--seed <s>', 'seed of the draw (the same seed gives the same sample)')
     .requiredOption('-o, --output <sample.jsonl>', 'where the sample goes')
     .option('--report <file>', 'also write the resample report as JSON')
-    .action(async (opts: { input: string; perLibrary: number; libraries?: string; seed: string; output: string; report?: string }) => {
-      await checkOutputPaths({
-        inputs: [resolve(opts.input)],
-        outputs: [{ path: resolve(opts.output), flag: '-o' }, ...(opts.report ? [{ path: resolve(opts.report), flag: '--report' }] : [])],
-      });
-      const { resamplePool } = await import('@junobench/pool');
-      const progress = ctx.progress('pool resample');
-      const result = await withProgress(progress, (onProgress) =>
-        resamplePool({
-          input: resolve(opts.input),
-          output: resolve(opts.output),
-          perLibrary: opts.perLibrary,
-          seed: opts.seed,
-          ...(opts.libraries ? { libraries: opts.libraries.split(',') } : {}),
-          ...(opts.report ? { report: resolve(opts.report) } : {}),
-          onProgress,
-        }),
-      );
-      ctx.out(
-        formatTable(
-          ['library', 'available', 'selected'],
-          result.libraries.map((l) => [l.library, String(l.available), String(l.selected)]),
-        ),
-      );
-      if (result.shortfalls.length > 0) {
-        ctx.out(`short of ${result.perLibrary}: ${result.shortfalls.map((s) => `${s.library} (${s.available} available)`).join(', ')}`);
-      }
-      if (result.unassigned > 0) ctx.out(`${result.unassigned} records have no library (run pool libcause first to estimate one)`);
-      ctx.out(`selected ${result.selected} of ${result.input} records (seed ${result.seed}) → ${show(result.output)}`);
-    });
+    .action(
+      async (opts: {
+        input: string;
+        perLibrary: number;
+        libraries?: string;
+        seed: string;
+        output: string;
+        report?: string;
+      }) => {
+        await checkOutputPaths({
+          inputs: [resolve(opts.input)],
+          outputs: [
+            { path: resolve(opts.output), flag: '-o' },
+            ...(opts.report ? [{ path: resolve(opts.report), flag: '--report' }] : []),
+          ],
+        });
+        const { resamplePool } = await import('@junobench/pool');
+        const progress = ctx.progress('pool resample');
+        const result = await withProgress(progress, (onProgress) =>
+          resamplePool({
+            input: resolve(opts.input),
+            output: resolve(opts.output),
+            perLibrary: opts.perLibrary,
+            seed: opts.seed,
+            ...(opts.libraries ? { libraries: opts.libraries.split(',') } : {}),
+            ...(opts.report ? { report: resolve(opts.report) } : {}),
+            onProgress,
+          }),
+        );
+        ctx.out(
+          formatTable(
+            ['library', 'available', 'selected'],
+            result.libraries.map((l) => [l.library, String(l.available), String(l.selected)]),
+          ),
+        );
+        if (result.shortfalls.length > 0) {
+          ctx.out(
+            `short of ${result.perLibrary}: ${result.shortfalls.map((s) => `${s.library} (${s.available} available)`).join(', ')}`,
+          );
+        }
+        if (result.unassigned > 0)
+          ctx.out(`${result.unassigned} records have no library (run pool libcause first to estimate one)`);
+        ctx.out(
+          `selected ${result.selected} of ${result.input} records (seed ${result.seed}) → ${show(result.output)}`,
+        );
+      },
+    );
 }
 
 /** Run library work with a progress listener and end the progress display whatever happens. */
@@ -216,7 +268,9 @@ async function withProgress<T>(
 
 function formatConfusion(ev: LibcauseEvaluation): string {
   const labelled = Object.keys(ev.confusion).sort(compareCodePoints);
-  const predicted = [...new Set(Object.values(ev.confusion).flatMap((row) => Object.keys(row)))].sort(compareCodePoints);
+  const predicted = [...new Set(Object.values(ev.confusion).flatMap((row) => Object.keys(row)))].sort(
+    compareCodePoints,
+  );
   return formatTable(
     ['labelled \\ predicted', ...predicted],
     labelled.map((l) => [l, ...predicted.map((p) => (ev.confusion[l]![p] ? String(ev.confusion[l]![p]) : '.'))]),

@@ -52,16 +52,25 @@ interface DeprecateFlags {
 }
 
 export function registerReleaseCommands(program: Command, ctx: CliContext): void {
-  const release = program.command('release').description('Versioned releases: a deterministic archive with manifest, checksums, dataset card, Croissant metadata and changelog; verification; git tag, GitHub release, image push.');
+  const release = program
+    .command('release')
+    .description(
+      'Versioned releases: a deterministic archive with manifest, checksums, dataset card, Croissant metadata and changelog; verification; git tag, GitHub release, image push.',
+    );
 
   const prepare = release
     .command('prepare')
-    .description('Write releases/junobench-<version>/: the deterministic archive and, beside it, manifest.json, SHA256SUMS, README.md (dataset card), croissant.json, CHANGELOG.md.')
+    .description(
+      'Write releases/junobench-<version>/: the deterministic archive and, beside it, manifest.json, SHA256SUMS, README.md (dataset card), croissant.json, CHANGELOG.md.',
+    )
     .argument('<version>', 'semantic version, e.g. 0.1.0');
   addPrepareOptions(prepare)
     .option('--dry-run', 'print the plan (files, refusals, changelog) and write nothing')
     .option('--json <file>', 'also write the plan summary as JSON')
-    .option('--force', 'replace releases/junobench-<version>/ when it holds another archive (only for a version never published)');
+    .option(
+      '--force',
+      'replace releases/junobench-<version>/ when it holds another archive (only for a version never published)',
+    );
   prepare.addHelpText(
     'after',
     '\nRefused (exit 1, every reason listed) when an instance is not verified, flaky or a draft, when agreement is below the gate,\n' +
@@ -75,20 +84,29 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     const { prepareRelease } = await import('@junobench/pipeline');
     const core = await loadCore();
     const t0 = Date.now();
-    const { plan, written } = await prepareRelease({ version, ...prepareInputs(flags, ctx, core), ...(flags.dryRun ? { dryRun: true } : {}), ...(flags.force ? { replace: true } : {}) });
+    const { plan, written } = await prepareRelease({
+      version,
+      ...prepareInputs(flags, ctx, core),
+      ...(flags.dryRun ? { dryRun: true } : {}),
+      ...(flags.force ? { replace: true } : {}),
+    });
     for (const w of plan.warnings) ctx.err(`warning: ${w}`);
     const m = plan.manifest;
     const changes = plan.changelog;
     const lines = [
       `release ${plan.version}: ${m.totals.instances} instances (${m.totals.verified} verified, ${m.totals.skippedEnv} skipped-env${m.deprecated.length ? `, ${m.deprecated.length} deprecated left out` : ''}), ${plan.files.length} files, ${m.totals.bytes} bytes of content`,
-      ...m.instances.filter((i) => i.status === 'skipped-env').map((i) => `  ${i.id}: skipped-env (${i.reason ?? 'a required module is missing'})`),
+      ...m.instances
+        .filter((i) => i.status === 'skipped-env')
+        .map((i) => `  ${i.id}: skipped-env (${i.reason ?? 'a required module is missing'})`),
       changes.previous
         ? `changes since ${changes.previous}: ${changes.added.length} added, ${changes.removed.length} removed, ${changes.changed.length} changed`
         : 'first release: no previous release found',
     ];
     if (flags.dryRun) {
       for (const r of plan.refusals) lines.push(`REFUSED: ${r.message}`);
-      lines.push(`dry run: would write ${path.join(flags.out, plan.name)}/${plan.archiveName} (sha256 known once written) and its files; nothing written`);
+      lines.push(
+        `dry run: would write ${path.join(flags.out, plan.name)}/${plan.archiveName} (sha256 known once written) and its files; nothing written`,
+      );
       ctx.out(lines.join('\n'));
       ctx.exitCode = plan.refusals.length > 0 ? 1 : 0;
     } else {
@@ -103,25 +121,31 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     }
     if (flags.json) {
       const { planReleasePrepareReport, writeReleasePrepareReport } = await import('@junobench/release');
-      await writeReleasePrepareReport(path.resolve(ctx.cwd, flags.json), planReleasePrepareReport(plan, written?.archive));
+      await writeReleasePrepareReport(
+        path.resolve(ctx.cwd, flags.json),
+        planReleasePrepareReport(plan, written?.archive),
+      );
     }
   });
 
   const verify = release
     .command('verify')
-    .description('Check a release byte for byte (SHA256SUMS, manifest, schemas, Croissant) and re-execute every instance from the extracted files, comparing outcomes with its verification.json.')
+    .description(
+      'Check a release byte for byte (SHA256SUMS, manifest, schemas, Croissant) and re-execute every instance from the extracted files, comparing outcomes with its verification.json.',
+    )
     .argument('<release>', 'a release folder (releases/junobench-<version>), its .tar.gz, or an extracted release')
     .option('--no-run', 'only the checks; execute nothing')
     .option('--jobs <n>', 'notebooks executed at once (default: number of CPUs)', parsePositiveInt)
     .option('--json <file>', 'write the result as JSON');
   addRuntimeOptions(verify);
   const runtimeOption = verify.options.find((o) => o.long === '--runtime');
-  if (runtimeOption) runtimeOption.defaultValueDescription = "docker when an engine answers and has the release's image, else local";
+  if (runtimeOption)
+    runtimeOption.defaultValueDescription = "docker when an engine answers and has the release's image, else local";
   verify.addHelpText(
     'after',
     '\nThe archive is extracted safely into a temporary folder (no entry may leave it) and removed afterwards; nothing is cached.\n' +
       'With --runtime docker the image is --image, else the one the release names (its pushed digest, else its tag).\n' +
-      'A release that fails a check is not run. Without --runtime it runs in the docker runtime when an engine answers (DOCKER_HOST) and has the release\'s image,\n' +
+      "A release that fails a check is not run. Without --runtime it runs in the docker runtime when an engine answers (DOCKER_HOST) and has the release's image,\n" +
       'else in the local runtime, which is no sandbox (a warning says why): for a release you did not build, pull its image or use --runtime docker.\n' +
       'Exit status: 0 everything holds; 1 a difference (each named); 2 not a release; 3 no usable runtime.\n' +
       'Examples:\n  junobench release verify releases/junobench-0.1.0 --no-run\n  junobench release verify releases/junobench-0.1.0/junobench-0.1.0.tar.gz\n  junobench release verify junobench-0.1.0.tar.gz --runtime docker',
@@ -150,9 +174,13 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
             // Not curated/image.json of the folder this runs in: that is a maintainer's, not this release's.
             const { JunoError } = await loadCore();
             const top = `junobench-${manifest.version}`;
-            throw new JunoError('E_ENV_ENGINE', `release ${manifest.version} names no benchmark image (it was prepared before \`junobench image build\`), so --runtime docker has none to run`, {
-              hint: `build it from the recipe in the release (${rebuildCommand(input, path.resolve(ctx.cwd, input), top, manifest.image.profile, `junobench/benchmark:${manifest.version}`)}), then add --image junobench/benchmark:${manifest.version}; or --no-run for the checks alone`,
-            });
+            throw new JunoError(
+              'E_ENV_ENGINE',
+              `release ${manifest.version} names no benchmark image (it was prepared before \`junobench image build\`), so --runtime docker has none to run`,
+              {
+                hint: `build it from the recipe in the release (${rebuildCommand(input, path.resolve(ctx.cwd, input), top, manifest.image.profile, `junobench/benchmark:${manifest.version}`)}), then add --image junobench/benchmark:${manifest.version}; or --no-run for the checks alone`,
+              },
+            );
           }
           if (flags.runtime === 'docker' && image && /@sha256:[0-9a-f]{64}$/.test(image)) {
             // A digest reference (the release's, or one given with --image) is pulled when the engine lacks it.
@@ -160,11 +188,16 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
             const { connectDockerEngine } = await import('@junobench/runtime');
             const env = ctx.env;
             image = await pullReleaseImage(await connectDockerEngine(env), image, {
-              ...(env.JUNOBENCH_REGISTRY_USERNAME && env.JUNOBENCH_REGISTRY_PASSWORD ? { auth: { username: env.JUNOBENCH_REGISTRY_USERNAME, password: env.JUNOBENCH_REGISTRY_PASSWORD } } : {}),
+              ...(env.JUNOBENCH_REGISTRY_USERNAME && env.JUNOBENCH_REGISTRY_PASSWORD
+                ? { auth: { username: env.JUNOBENCH_REGISTRY_USERNAME, password: env.JUNOBENCH_REGISTRY_PASSWORD } }
+                : {}),
               onStep: (m) => ctx.err(m),
             });
           }
-          const runtime = await createRuntimeFromFlags({ ...flags, ...(flags.runtime === 'docker' && image ? { image } : {}) }, ctx);
+          const runtime = await createRuntimeFromFlags(
+            { ...flags, ...(flags.runtime === 'docker' && image ? { image } : {}) },
+            ctx,
+          );
           if (runtime.kind === 'local') {
             ctx.err(
               `warning: the release's ${manifest.instances.length} instances are someone else's notebooks and will run UNSANDBOXED in the local runtime, with your user's rights (${why}). ` +
@@ -184,25 +217,38 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       const { readToolchainIdentity } = await import('@junobench/pipeline');
       const here = await readToolchainIdentity();
       if (here.commit && here.commit !== result.manifest.toolchain.commit) {
-        ctx.err(`note: the release was prepared by the toolchain at commit ${result.manifest.toolchain.commit.slice(0, 12)}; this is ${here.commit.slice(0, 12)}. If outcomes differ, re-run with that commit checked out.`);
+        ctx.err(
+          `note: the release was prepared by the toolchain at commit ${result.manifest.toolchain.commit.slice(0, 12)}; this is ${here.commit.slice(0, 12)}. If outcomes differ, re-run with that commit checked out.`,
+        );
       }
     }
-    lines.push(`${name}: ${result.filesChecked} files (${result.bytesChecked} bytes) checked against SHA256SUMS and manifest.json${result.archive ? `; archive sha256 ${result.archive.sha256}` : ''}`);
+    lines.push(
+      `${name}: ${result.filesChecked} files (${result.bytesChecked} bytes) checked against SHA256SUMS and manifest.json${result.archive ? `; archive sha256 ${result.archive.sha256}` : ''}`,
+    );
     for (const p of result.problems) lines.push(`  ${p.code}: ${p.message}`);
     if (result.rerun) {
       const r = result.rerun;
-      lines.push(`re-run (${r.runtime} runtime): ${r.instances} instances, ${r.differences.length} differ from verification.json, ${r.unchecked.length} could not run here, ${r.improved.length} now verified`);
+      lines.push(
+        `re-run (${r.runtime} runtime): ${r.instances} instances, ${r.differences.length} differ from verification.json, ${r.unchecked.length} could not run here, ${r.improved.length} now verified`,
+      );
       for (const d of r.differences) lines.push(`  differs: ${d.message}`);
       for (const u of r.unchecked) lines.push(`  not checked here: ${u.instance} (${u.reason})`);
       for (const i of r.improved) lines.push(`  verified here (skipped-env in the release): ${i}`);
     } else if (!flags.run) lines.push('re-run: skipped (--no-run)');
     else if (result.rerunRefused) lines.push(`re-run: not done — ${result.rerunRefused}`);
-    else if (result.rerunUnavailable) lines.push('re-run: not done — no runtime here (the error below says what is missing)');
+    else if (result.rerunUnavailable)
+      lines.push('re-run: not done — no runtime here (the error below says what is missing)');
     if (result.rerunUnavailable && result.problems.length === 0) {
       // The checks held: say so before the environment error, which is not a verdict on the release.
-      lines.push(`NOT RE-RUN: the files hold, the instances were not executed (${formatDuration(Date.now() - t0)}); --no-run for the checks alone`);
+      lines.push(
+        `NOT RE-RUN: the files hold, the instances were not executed (${formatDuration(Date.now() - t0)}); --no-run for the checks alone`,
+      );
     } else {
-      lines.push(result.ok ? `OK: the release holds (${formatDuration(Date.now() - t0)})` : `FAILED: ${result.problems.length + (result.rerun?.differences.length ?? 0)} difference(s) (${formatDuration(Date.now() - t0)})`);
+      lines.push(
+        result.ok
+          ? `OK: the release holds (${formatDuration(Date.now() - t0)})`
+          : `FAILED: ${result.problems.length + (result.rerun?.differences.length ?? 0)} difference(s) (${formatDuration(Date.now() - t0)})`,
+      );
     }
     ctx.out(lines.join('\n'));
     if (flags.json) {
@@ -216,7 +262,9 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
 
   const publish = release
     .command('publish')
-    .description('Publish a release: push the image (--registry) and record its digest, prepare the sealed archive, create the annotated tag v<version> (its message carries the archive sha256), push it (--remote), create the GitHub release with the assets (--github).')
+    .description(
+      'Publish a release: push the image (--registry) and record its digest, prepare the sealed archive, create the annotated tag v<version> (its message carries the archive sha256), push it (--remote), create the GitHub release with the assets (--github).',
+    )
     .argument('<version>', 'semantic version, e.g. 0.1.0');
   addPrepareOptions(publish)
     .option('--repo <dir>', 'git repository to tag (must have no uncommitted changes)', '.')
@@ -248,7 +296,11 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
             github: {
               ...github,
               hasToken: Boolean(env.GITHUB_TOKEN),
-              client: () => createGitHubClient({ ...(env.GITHUB_TOKEN ? { token: env.GITHUB_TOKEN } : {}), ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}) }),
+              client: () =>
+                createGitHubClient({
+                  ...(env.GITHUB_TOKEN ? { token: env.GITHUB_TOKEN } : {}),
+                  ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
+                }),
             },
           }
         : {}),
@@ -269,7 +321,10 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       onEvent: (e) => {
         if (e.kind === 'warning') ctx.err(`warning: ${e.message}`);
         else if (e.kind === 'detail') ctx.err(`  ${e.message}`);
-        else ctx.out(`${e.step.status === 'would' ? 'would' : e.step.status === 'skipped' ? 'kept ' : 'done '}  ${e.step.what.padEnd(8)} ${e.step.detail}`);
+        else
+          ctx.out(
+            `${e.step.status === 'would' ? 'would' : e.step.status === 'skipped' ? 'kept ' : 'done '}  ${e.step.what.padEnd(8)} ${e.step.detail}`,
+          );
       },
     });
     ctx.out(
@@ -281,19 +336,36 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
 
   program
     .command('deprecate')
-    .description('Withdraw an instance from future releases (recorded in raw/deprecated.json): its id stays reserved, never reused; the next release leaves it out and lists it in its card and changelog.')
+    .description(
+      'Withdraw an instance from future releases (recorded in raw/deprecated.json): its id stays reserved, never reused; the next release leaves it out and lists it in its card and changelog.',
+    )
     .argument('<instance-id>', 'the instance to deprecate')
     .requiredOption('--reason <text>', 'why it is withdrawn (printed in the card and the changelog)')
-    .option('--in <version>', 'the first release that leaves it out (default: the next minor version after the latest release in --out, else 0.1.0)')
+    .option(
+      '--in <version>',
+      'the first release that leaves it out (default: the next minor version after the latest release in --out, else 0.1.0)',
+    )
     .option('--instances <dir>', 'the instances folder (the id must exist there or in a release)', 'raw/instances')
     .option('--file <file>', 'the deprecation list', 'raw/deprecated.json')
     .option('--out <dir>', 'release folders, to find the latest release', 'releases')
-    .addHelpText('after', '\nExamples:\n  junobench deprecate pandas_2 --reason "the input dataset was withdrawn by its author"\n  junobench deprecate torch_1 --reason "duplicate of torch_2" --in 0.3.0')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  junobench deprecate pandas_2 --reason "the input dataset was withdrawn by its author"\n  junobench deprecate torch_1 --reason "duplicate of torch_2" --in 0.3.0',
+    )
     .action(async (id: string, flags: DeprecateFlags) => {
       const { listInstanceIds } = await loadCore();
-      const { listReleaseFolders, nextDeprecationVersion, planDeprecation, readDeprecated, readReleaseManifest, writeDeprecated } = await import('@junobench/release');
+      const {
+        listReleaseFolders,
+        nextDeprecationVersion,
+        planDeprecation,
+        readDeprecated,
+        readReleaseManifest,
+        writeDeprecated,
+      } = await import('@junobench/release');
       const file = path.resolve(ctx.cwd, flags.file);
-      const known = new Set<string>(await listInstanceIds(path.resolve(ctx.cwd, flags.instances)).catch(() => [] as string[]));
+      const known = new Set<string>(
+        await listInstanceIds(path.resolve(ctx.cwd, flags.instances)).catch(() => [] as string[]),
+      );
       const releases = await listReleaseFolders(path.resolve(ctx.cwd, flags.out));
       const released: { version: string; ids: Set<string> }[] = [];
       for (const r of releases) {
@@ -304,7 +376,9 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       const version = flags.in ?? nextDeprecationVersion(releases.map((r) => r.version));
       const next = planDeprecation(await readDeprecated(file), { id, reason: flags.reason, version, known, released });
       await writeDeprecated(file, next);
-      ctx.out(`${id} deprecated in ${version}: ${flags.reason.trim()}\n→ ${path.relative(ctx.cwd, file) || file} (${next.instances.length} deprecated); releases from ${version} on leave it out, and its id is never reused`);
+      ctx.out(
+        `${id} deprecated in ${version}: ${flags.reason.trim()}\n→ ${path.relative(ctx.cwd, file) || file} (${next.instances.length} deprecated); releases from ${version} on leave it out, and its id is never reused`,
+      );
     });
 }
 
@@ -315,23 +389,37 @@ function addPrepareOptions(cmd: Command): Command {
     .option('--previous <release>', 'the release to compare with (folder or .tar.gz; default: the latest in --out)')
     .option('--recipe <dir>', 'rendered Dockerfiles and lock files of the image', 'docker')
     .option('--deprecated <file>', 'deprecated instances, left out', 'raw/deprecated.json')
-    .option('--instances <dir>', 'the raw instances (a draft there is refused even when the build left it out)', 'raw/instances')
-    .option('--annotations <dir>', "the annotators' files: after a deprecation, agreement is recomputed without the deprecated instances", 'raw/annotations')
+    .option(
+      '--instances <dir>',
+      'the raw instances (a draft there is refused even when the build left it out)',
+      'raw/instances',
+    )
+    .option(
+      '--annotations <dir>',
+      "the annotators' files: after a deprecation, agreement is recomputed without the deprecated instances",
+      'raw/annotations',
+    )
     .option('--metadata <file>', 'dataset metadata for the card and Croissant file (optional)', 'raw/release.json')
     .option('--profile <name>', 'image profile (default: the one curated/image.json names, else debian)')
-    .option('--min-kappa <k>', "agreement gate: every dimension's Cohen's kappa must reach it (default 0.9, or raw/release.json's)");
+    .option(
+      '--min-kappa <k>',
+      "agreement gate: every dimension's Cohen's kappa must reach it (default 0.9, or raw/release.json's)",
+    );
 }
 
 function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliContext, { JunoError }: Core) {
   const abs = (p: string) => path.resolve(ctx.cwd, p);
   const epoch = ctx.env.SOURCE_DATE_EPOCH;
   if (epoch !== undefined && !/^\d+$/.test(epoch)) {
-    throw new JunoError('E_USAGE', `SOURCE_DATE_EPOCH must be a whole number of seconds since 1970, not "${epoch}"`, { hint: 'e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)' });
+    throw new JunoError('E_USAGE', `SOURCE_DATE_EPOCH must be a whole number of seconds since 1970, not "${epoch}"`, {
+      hint: 'e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)',
+    });
   }
   let minKappa: number | undefined;
   if (flags.minKappa !== undefined) {
     minKappa = Number(flags.minKappa);
-    if (!Number.isFinite(minKappa) || minKappa < -1 || minKappa > 1) throw new JunoError('E_USAGE', `--min-kappa must be a number from -1 to 1, not "${flags.minKappa}"`);
+    if (!Number.isFinite(minKappa) || minKappa < -1 || minKappa > 1)
+      throw new JunoError('E_USAGE', `--min-kappa must be a number from -1 to 1, not "${flags.minKappa}"`);
   }
   return {
     curatedDir: abs(flags.from),
@@ -352,7 +440,10 @@ function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliCon
 
 function parseGitHubRepo(value: string, { JunoError }: Core): { owner: string; repo: string } {
   const m = /^([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+)$/.exec(value);
-  if (!m) throw new JunoError('E_USAGE', `--github takes owner/repo, not "${value}"`, { hint: 'e.g. --github junobench/junobench' });
+  if (!m)
+    throw new JunoError('E_USAGE', `--github takes owner/repo, not "${value}"`, {
+      hint: 'e.g. --github junobench/junobench',
+    });
   return { owner: m[1]!, repo: m[2]! };
 }
 

@@ -22,9 +22,15 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
     )
     .option('--from <dir>', 'the curated folder', 'curated')
     .option('--out <dir>', 'where the report goes (replaced whole; default: <from>/report)')
-    .option('--raw <dir>', "raw inputs: adjudicators' notes and instances left out of the benchmark (default: raw, when it exists)")
+    .option(
+      '--raw <dir>',
+      "raw inputs: adjudicators' notes and instances left out of the benchmark (default: raw, when it exists)",
+    )
     .option('--no-raw', 'read the curated folder only')
-    .addHelpText('after', '\nExamples:\n  junobench report\n  junobench report --from curated --out /tmp/junobench-report\nThen open <out>/index.html in a browser.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  junobench report\n  junobench report --from curated --out /tmp/junobench-report\nThen open <out>/index.html in a browser.',
+    )
     .action(async (flags: ReportFlags) => {
       const { generateReport } = await import('@junobench/report');
       const from = path.resolve(ctx.cwd, flags.from);
@@ -42,8 +48,12 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       }
       for (const p of result.problems) ctx.err(`warning: ${p.instance}: ${p.problem}`);
       const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
-      const largest = result.largestInstancePage ? `; largest instance page ${kb(result.largestInstancePage.bytes)} (${result.largestInstancePage.path})` : '';
-      ctx.out(`wrote ${show(ctx, out)}/: ${result.pages} pages for ${result.instances} instances, ${kb(result.bytes)}${largest}`);
+      const largest = result.largestInstancePage
+        ? `; largest instance page ${kb(result.largestInstancePage.bytes)} (${result.largestInstancePage.path})`
+        : '';
+      ctx.out(
+        `wrote ${show(ctx, out)}/: ${result.pages} pages for ${result.instances} instances, ${kb(result.bytes)}${largest}`,
+      );
       ctx.out(`open ${pathToFileURL(path.join(out, 'index.html')).href}`);
       if (result.problems.length > 0) ctx.exitCode = 1;
     });

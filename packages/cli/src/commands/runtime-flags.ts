@@ -25,23 +25,63 @@ export interface RuntimeFlags {
 /** --runtime and the options of the local and docker runtimes (also what `junobench worker` takes). */
 export function addRunnerOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--runtime <kind>', 'where notebooks run (with --queue: which workers run them)').choices(['local', 'docker']).default('local'))
-    .option('--python <interpreter>', 'local runtime: Python with ipykernel (default: $JUNOBENCH_PYTHON, else found automatically)')
-    .option('--no-fork', 'local runtime: start each kernel as a new interpreter instead of forking it from a process with the imports done')
-    .option('--image <tag>', 'docker runtime: benchmark image (default: the one recorded in curated/image.json by `junobench image build`)')
+    .addOption(
+      new Option('--runtime <kind>', 'where notebooks run (with --queue: which workers run them)')
+        .choices(['local', 'docker'])
+        .default('local'),
+    )
+    .option(
+      '--python <interpreter>',
+      'local runtime: Python with ipykernel (default: $JUNOBENCH_PYTHON, else found automatically)',
+    )
+    .option(
+      '--no-fork',
+      'local runtime: start each kernel as a new interpreter instead of forking it from a process with the imports done',
+    )
+    .option(
+      '--image <tag>',
+      'docker runtime: benchmark image (default: the one recorded in curated/image.json by `junobench image build`)',
+    )
     .option('--memory <size>', 'docker runtime: memory limit per container, e.g. 2g (default 4g)')
-    .addOption(new Option('--cpus <n>', 'docker runtime: CPU limit per container, e.g. 1.5 (default 1)').argParser(parsePositiveNumber))
-    .option('--disk <size>', 'docker runtime: size of each container\'s writable places (/work, /tmp, /var/tmp and /dev/shm, each in memory), e.g. 2g (default 4g)')
-    .addOption(new Option('--pids-limit <n>', 'docker runtime: processes and threads per container (default 1024)').argParser(parsePositiveInt))
-    .addOption(new Option('--threads <n>', 'threads per kernel for OpenMP/BLAS/torch (default 1; part of the runtime identity)').argParser(parsePositiveInt));
+    .addOption(
+      new Option('--cpus <n>', 'docker runtime: CPU limit per container, e.g. 1.5 (default 1)').argParser(
+        parsePositiveNumber,
+      ),
+    )
+    .option(
+      '--disk <size>',
+      "docker runtime: size of each container's writable places (/work, /tmp, /var/tmp and /dev/shm, each in memory), e.g. 2g (default 4g)",
+    )
+    .addOption(
+      new Option('--pids-limit <n>', 'docker runtime: processes and threads per container (default 1024)').argParser(
+        parsePositiveInt,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--threads <n>',
+        'threads per kernel for OpenMP/BLAS/torch (default 1; part of the runtime identity)',
+      ).argParser(parsePositiveInt),
+    );
 }
 
 export function addRuntimeOptions(cmd: Command): Command {
   return addRunnerOptions(cmd)
-    .option('--queue <url>', 'run the notebooks on `junobench worker` processes through Redis, e.g. redis://10.0.0.5:6379 (--jobs is then the workers\' own)')
-    .option('--shared-instances <dir>', 'queue: a folder every worker mounts; instances inside it are read there instead of sent through Redis')
+    .option(
+      '--queue <url>',
+      "run the notebooks on `junobench worker` processes through Redis, e.g. redis://10.0.0.5:6379 (--jobs is then the workers' own)",
+    )
+    .option(
+      '--shared-instances <dir>',
+      'queue: a folder every worker mounts; instances inside it are read there instead of sent through Redis',
+    )
     .option('--queue-blob-limit <size>', 'queue: largest instance file sent through Redis, e.g. 256m (default 64m)')
-    .addOption(new Option('--queue-wait <s>', 'queue: seconds to wait for a live worker (or for Redis) before giving up (default 60)').argParser(parsePositiveInt));
+    .addOption(
+      new Option(
+        '--queue-wait <s>',
+        'queue: seconds to wait for a live worker (or for Redis) before giving up (default 60)',
+      ).argParser(parsePositiveInt),
+    );
 }
 
 /**
@@ -49,13 +89,21 @@ export function addRuntimeOptions(cmd: Command): Command {
  * image given, else the one `junobench image build` recorded. Queue: workers
  * reached through Redis (the package is loaded only then).
  */
-export async function createRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext, options: { imageRecord?: string } = {}): Promise<Runtime> {
+export async function createRuntimeFromFlags(
+  flags: RuntimeFlags,
+  ctx: CliContext,
+  options: { imageRecord?: string } = {},
+): Promise<Runtime> {
   if (flags.queue) return createQueueRuntimeFromFlags(flags, ctx);
   return createRunnerRuntimeFromFlags(flags, ctx, options);
 }
 
 /** The local or docker runtime alone, for a command that handles the signals itself (`worker` drains its jobs). */
-export async function createRunnerRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext, options: { imageRecord?: string } = {}): Promise<Runtime> {
+export async function createRunnerRuntimeFromFlags(
+  flags: RuntimeFlags,
+  ctx: CliContext,
+  options: { imageRecord?: string } = {},
+): Promise<Runtime> {
   // Loaded here, not at the top: commands that never run a notebook do not pay for them.
   const { connectDockerEngine, createContainerRuntime, createLocalRuntime } = await import('@junobench/runtime');
   if (flags.runtime === 'local') {
@@ -68,7 +116,8 @@ export async function createRunnerRuntimeFromFlags(flags: RuntimeFlags, ctx: Cli
   }
   const docker = await connectDockerEngine(ctx.env);
   const { readImageRecord } = await import('@junobench/image');
-  const image = flags.image ?? (await readImageRecord(path.resolve(ctx.cwd, options.imageRecord ?? 'curated/image.json'))).tag;
+  const image =
+    flags.image ?? (await readImageRecord(path.resolve(ctx.cwd, options.imageRecord ?? 'curated/image.json'))).tag;
   return createContainerRuntime({
     docker,
     image,
@@ -92,7 +141,9 @@ async function createQueueRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext)
     ...(ctx.env.JUNOBENCH_QUEUE_PREFIX ? { prefix: ctx.env.JUNOBENCH_QUEUE_PREFIX } : {}),
     onNotice: (t) => ctx.err(`queue: ${t}`),
   });
-  ctx.err(`queue: ${runtime.group.workers.length} live ${runtime.kind} worker(s) of identity ${runtime.group.group}: ${runtime.group.workers.map((w) => w.name).join(', ')}`);
+  ctx.err(
+    `queue: ${runtime.group.workers.length} live ${runtime.kind} worker(s) of identity ${runtime.group.group}: ${runtime.group.workers.map((w) => w.name).join(', ')}`,
+  );
   // Ctrl-C: take this run's waiting jobs off the queue before exiting, so workers do not run them for nobody.
   const stopHandling = handleSignals(
     (signal) => {

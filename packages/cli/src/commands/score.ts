@@ -46,7 +46,9 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
   };
 
-  const tasks = program.command('tasks').description('Tasks for debugging tools (detect, diagnose, repair), made from the instances.');
+  const tasks = program
+    .command('tasks')
+    .description('Tasks for debugging tools (detect, diagnose, repair), made from the instances.');
   tasks
     .command('export')
     .description(
@@ -58,8 +60,14 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
     .requiredOption('-o, --output <tasks.jsonl>', 'the tasks file to write')
     .option('--seed <seed>', 'seed of the task ids and order (score with the same one; default junobench-tasks-1)')
-    .option('--workspace <dir>', 'also write <dir>/<repair task id>/ with the data files and the crashing notebook, for tools that run notebooks')
-    .addHelpText('after', '\nExamples:\n  junobench tasks export --task all -o tasks.jsonl\n  junobench tasks export --task repair -o repair.jsonl --workspace work/')
+    .option(
+      '--workspace <dir>',
+      'also write <dir>/<repair task id>/ with the data files and the crashing notebook, for tools that run notebooks',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  junobench tasks export --task all -o tasks.jsonl\n  junobench tasks export --task repair -o repair.jsonl --workspace work/',
+    )
     .action(async (flags: ExportFlags) => {
       await checkOutputPaths({ inputs: [], outputs: [{ path: resolve(flags.output), flag: '-o' }] });
       const { exportTasks, TASK_KINDS } = await import('@junobench/score');
@@ -75,7 +83,8 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
       for (const w of report.warnings) ctx.err(`warning: ${w}`);
       const counts = kinds.map((k) => `${report.counts[k]} ${k}`).join(', ');
       ctx.out(`wrote ${show(report.output)}: ${counts} tasks from ${report.instances} instances`);
-      if (report.workspace) ctx.out(`repair workspaces in ${show(report.workspace)}/<task id>/ (notebook.ipynb and the data files)`);
+      if (report.workspace)
+        ctx.out(`repair workspaces in ${show(report.workspace)}/<task id>/ (notebook.ipynb and the data files)`);
     });
 
   program
@@ -90,9 +99,15 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .requiredOption('-o, --output <predictions.jsonl>', 'the predictions file to write')
     .option('--instances <dir>', 'oracle: the instances the tasks were exported from', 'raw/instances')
     .option('--seed <seed>', 'oracle: the seed the tasks were exported with')
-    .addHelpText('after', '\nExamples:\n  junobench baseline oracle --tasks tasks.jsonl -o oracle.jsonl\n  junobench baseline heuristic --tasks tasks.jsonl -o heuristic.jsonl')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  junobench baseline oracle --tasks tasks.jsonl -o oracle.jsonl\n  junobench baseline heuristic --tasks tasks.jsonl -o heuristic.jsonl',
+    )
     .action(async (which: string, flags: BaselineFlags) => {
-      await checkOutputPaths({ inputs: [resolve(flags.tasks)], outputs: [{ path: resolve(flags.output), flag: '-o' }] });
+      await checkOutputPaths({
+        inputs: [resolve(flags.tasks)],
+        outputs: [{ path: resolve(flags.output), flag: '-o' }],
+      });
       const { runBaseline, BASELINES } = await import('@junobench/score');
       if (!(BASELINES as readonly string[]).includes(which)) {
         throw new JunoError('E_USAGE', `unknown baseline "${which}"`, { hint: `use one of: ${BASELINES.join(', ')}` });
@@ -105,7 +120,9 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         ...(flags.seed ? { seed: flags.seed } : {}),
       });
       const c = report.counts;
-      ctx.out(`wrote ${show(report.output)}: ${c.detect} detect, ${c.diagnose} diagnose, ${c.repair} repair predictions for ${report.tasks} tasks`);
+      ctx.out(
+        `wrote ${show(report.output)}: ${c.detect} detect, ${c.diagnose} diagnose, ${c.repair} repair predictions for ${report.tasks} tasks`,
+      );
     });
 
   const score = program
@@ -117,21 +134,38 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         'A missing prediction counts as wrong. Repairs are untrusted code: they run in the docker runtime when an engine and the benchmark image are available.',
     )
     .argument('<predictions.jsonl>', 'the predictions to score')
-    .option('--tasks <tasks.jsonl>', 'the tasks file the predictions answer (default: every task of the instances, of the kinds the predictions use)')
+    .option(
+      '--tasks <tasks.jsonl>',
+      'the tasks file the predictions answer (default: every task of the instances, of the kinds the predictions use)',
+    )
     .option('--instances <dir>', 'the instances the tasks were exported from', 'raw/instances')
     .option('--seed <seed>', 'the seed the tasks were exported with')
     .option('--jobs <n>', 'repaired notebooks executed at once (default: number of CPUs)', parsePositiveInt)
     .option('--json <file>', 'write the scorecard as JSON (schemas/scorecard.schema.json)')
     .option('--out <dir>', 'write the scorecard there: scorecard.md, scorecard.json and an SVG chart per dimension')
-    .option('--lenient', 'score the lines that can be scored; report malformed lines and unknown tasks instead of failing')
-    .addOption(new Option('--cell-timeout <s>', "seconds per cell of a repair (default: the instance's, else 120; at most 86400)").argParser(parseSeconds))
-    .addOption(new Option('--timeout <s>', "seconds per repaired notebook (default: the instance's, else 600; at most 86400)").argParser(parseSeconds));
+    .option(
+      '--lenient',
+      'score the lines that can be scored; report malformed lines and unknown tasks instead of failing',
+    )
+    .addOption(
+      new Option(
+        '--cell-timeout <s>',
+        "seconds per cell of a repair (default: the instance's, else 120; at most 86400)",
+      ).argParser(parseSeconds),
+    )
+    .addOption(
+      new Option(
+        '--timeout <s>',
+        "seconds per repaired notebook (default: the instance's, else 600; at most 86400)",
+      ).argParser(parseSeconds),
+    );
   addRuntimeOptions(score);
   // Repairs are untrusted: here the default is the sandbox when there is one (see chooseRuntime).
   const runtimeOption = score.options.find((o) => o.long === '--runtime');
   if (runtimeOption) {
     runtimeOption.description = 'where repaired notebooks run';
-    runtimeOption.defaultValueDescription = 'docker when an engine answers and the benchmark image is in it, else local';
+    runtimeOption.defaultValueDescription =
+      'docker when an engine answers and the benchmark image is in it, else local';
   }
   score.addHelpText(
     'after',
@@ -144,10 +178,14 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     if (flags.out) {
       const st = await stat(resolve(flags.out)).catch(() => undefined);
       if (st && !st.isDirectory()) {
-        throw new JunoError('E_USAGE', `--out ${flags.out} is a file; give a folder (score writes scorecard.md, scorecard.json and the charts into it)`, {
-          location: { file: resolve(flags.out) },
-          hint: '--json <file> writes the scorecard JSON alone to a file',
-        });
+        throw new JunoError(
+          'E_USAGE',
+          `--out ${flags.out} is a file; give a folder (score writes scorecard.md, scorecard.json and the charts into it)`,
+          {
+            location: { file: resolve(flags.out) },
+            hint: '--json <file> writes the scorecard JSON alone to a file',
+          },
+        );
       }
     }
     await checkOutputPaths({
@@ -173,13 +211,18 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     // Importing every module the repair tasks need (torch, tensorflow…) takes tens of seconds with nothing else on screen.
     const onCheckRuntime = (runtime: Runtime, modules: readonly string[]) => {
       if (modules.length === 0) return;
-      const listed = modules.length > 8 ? `${modules.slice(0, 8).join(', ')} and ${modules.length - 8} more` : modules.join(', ');
+      const listed =
+        modules.length > 8 ? `${modules.slice(0, 8).join(', ')} and ${modules.length - 8} more` : modules.join(', ');
       ctx.err(`checking which modules the repair tasks need the ${runtime.kind} runtime can import (${listed})…`);
     };
     // With --lenient, the lines left out are said before any repair runs, not after minutes of them.
     const onLeftOut = (problems: readonly { line: number; message: string }[]) => {
-      for (const p of problems.slice(0, MAX_PROBLEMS_SHOWN)) ctx.err(`warning: ${show(resolve(predictions))} line ${p.line}: ${p.message} (left out)`);
-      if (problems.length > MAX_PROBLEMS_SHOWN) ctx.err(`warning: … and ${problems.length - MAX_PROBLEMS_SHOWN} more (the scorecard, --out or --json, lists every line left out)`);
+      for (const p of problems.slice(0, MAX_PROBLEMS_SHOWN))
+        ctx.err(`warning: ${show(resolve(predictions))} line ${p.line}: ${p.message} (left out)`);
+      if (problems.length > MAX_PROBLEMS_SHOWN)
+        ctx.err(
+          `warning: … and ${problems.length - MAX_PROBLEMS_SHOWN} more (the scorecard, --out or --json, lists every line left out)`,
+        );
     };
     const progress = ctx.progress('score');
     let result;
@@ -194,7 +237,9 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
           createRuntime,
           // With --shared-instances, workers read every folder in place and refuse one outside the shared folder: the
           // repairs' scratch copies (made here, per attempt) must be in it too, not in $TMPDIR.
-          ...(flags.queue && flags.sharedInstances ? { scratchRoot: path.join(resolve(flags.sharedInstances), '.junobench-score') } : {}),
+          ...(flags.queue && flags.sharedInstances
+            ? { scratchRoot: path.join(resolve(flags.sharedInstances), '.junobench-score') }
+            : {}),
           onCheckRuntime,
           onExecute,
           ...(flags.jobs ? { jobs: flags.jobs } : {}),
@@ -210,13 +255,18 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     const card = result.scorecard;
     ctx.out(formatScoreSummary(card));
     if (result.repairRuns > 0) {
-      ctx.out(`repairs: ${result.repairRuns} notebook${result.repairRuns > 1 ? 's' : ''} executed in ${formatDuration(result.repairMs)} (${card.runtime?.kind} runtime, ${card.runtime?.sandboxed ? 'sandboxed' : 'not sandboxed'})`);
+      ctx.out(
+        `repairs: ${result.repairRuns} notebook${result.repairRuns > 1 ? 's' : ''} executed in ${formatDuration(result.repairMs)} (${card.runtime?.kind} runtime, ${card.runtime?.sandboxed ? 'sandboxed' : 'not sandboxed'})`,
+      );
     }
     const written = await writeScorecard(card, {
       ...(flags.out ? { out: resolve(flags.out) } : {}),
       ...(flags.json ? { json: resolve(flags.json) } : {}),
     });
-    if (flags.out) ctx.out(`scorecard written to ${show(resolve(flags.out))}/ (scorecard.md, scorecard.json, ${written.filter((f) => f.endsWith('.svg')).length} charts)`);
+    if (flags.out)
+      ctx.out(
+        `scorecard written to ${show(resolve(flags.out))}/ (scorecard.md, scorecard.json, ${written.filter((f) => f.endsWith('.svg')).length} charts)`,
+      );
     if (flags.json) ctx.out(`scorecard JSON written to ${show(resolve(flags.json))}`);
   });
 }
@@ -227,7 +277,11 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
  * answers and the benchmark image recorded by `junobench image build` present
  * in it — else the local runtime, with the reason.
  */
-async function chooseRuntime(flags: ScoreFlags, explicit: boolean, ctx: CliContext): Promise<{ runtime: Runtime; kind: 'local' | 'docker'; why?: string }> {
+async function chooseRuntime(
+  flags: ScoreFlags,
+  explicit: boolean,
+  ctx: CliContext,
+): Promise<{ runtime: Runtime; kind: 'local' | 'docker'; why?: string }> {
   const queued = Boolean((flags as { queue?: unknown }).queue);
   if (explicit || queued) {
     const runtime = await createRuntimeFromFlags(flags, ctx);

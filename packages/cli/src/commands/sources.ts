@@ -32,21 +32,28 @@ interface AddFlags extends RuntimeFlags {
 }
 
 const CREDENTIALS_HELP =
-  '\nCredentials: Kaggle uses the CLI\'s own (an API token in KAGGLE_API_TOKEN or ~/.kaggle/access_token; or a legacy key in\n' +
+  "\nCredentials: Kaggle uses the CLI's own (an API token in KAGGLE_API_TOKEN or ~/.kaggle/access_token; or a legacy key in\n" +
   'KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json); GitHub uses GITHUB_TOKEN when set\n' +
   '(optional for public repositories) against GITHUB_API_URL (default https://api.github.com). Secrets are never printed or written.\n';
 
 // Verbs: collect kaggle|github, sources fetch, add (issue 9). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 export function registerSourcesCommands(program: Command, ctx: CliContext): void {
-  const collect = program.command('collect').description('Fetch notebooks (and their datasets) from Kaggle or GitHub into source records under raw/sources.');
+  const collect = program
+    .command('collect')
+    .description('Fetch notebooks (and their datasets) from Kaggle or GitHub into source records under raw/sources.');
 
   const kaggle = collect
     .command('kaggle')
-    .description('Collect Kaggle kernels with the official `kaggle` CLI: the notebook, kernel-metadata.json, dataset metadata and licences, and with --with-data the datasets (into the cache).')
+    .description(
+      'Collect Kaggle kernels with the official `kaggle` CLI: the notebook, kernel-metadata.json, dataset metadata and licences, and with --with-data the datasets (into the cache).',
+    )
     .argument('<owner/kernel...>', 'kernel refs, e.g. alice/titanic-eda (or their https://www.kaggle.com/code/… URLs)')
     .option('--out <dir>', 'where source records go', 'raw/sources')
-    .option('--with-data', 'also download each dataset and competition\'s data (extracted safely and hashed into .junobench-cache/sources/)')
+    .option(
+      '--with-data',
+      "also download each dataset and competition's data (extracted safely and hashed into .junobench-cache/sources/)",
+    )
     .option('--kaggle <path>', 'the kaggle binary (default: $JUNOBENCH_KAGGLE, else `kaggle` on PATH)')
     .option('--cache-dir <dir>', 'download cache (default: $JUNOBENCH_CACHE_DIR, else .junobench-cache)');
   kaggle.addHelpText(
@@ -57,9 +64,16 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
   kaggle.action(async (refs: string[], flags: CollectFlags) => {
     const { KaggleCli, collectKaggleKernels, findKaggleBinary, readAuthorSalt } = await import('@junobench/sources');
     const cacheDir = resolveCache(flags.cacheDir, ctx);
-    const binary = await findKaggleBinary({ ...(flags.kaggle ? { explicit: path.resolve(ctx.cwd, flags.kaggle) } : {}), env: ctx.env });
+    const binary = await findKaggleBinary({
+      ...(flags.kaggle ? { explicit: path.resolve(ctx.cwd, flags.kaggle) } : {}),
+      env: ctx.env,
+    });
     const progress = ctx.progress('collect kaggle');
-    const cli = new KaggleCli({ binary, env: ctx.env, onRetry: (m) => progress({ task: 'collect kaggle', done: 0, message: m }) });
+    const cli = new KaggleCli({
+      binary,
+      env: ctx.env,
+      onRetry: (m) => progress({ task: 'collect kaggle', done: 0, message: m }),
+    });
     try {
       const collected = await collectKaggleKernels(refs, {
         cli,
@@ -73,7 +87,9 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       for (const c of collected) ctx.out(formatCollected(c.record, path.relative(ctx.cwd, c.dir) || '.'));
       const datasets = collected.flatMap((c) => c.record.datasets);
       const bytes = datasets.reduce((s, d) => s + (d.bytes ?? 0), 0);
-      ctx.out(`${collected.length} kernel${collected.length === 1 ? '' : 's'} collected, ${datasets.length} data source${datasets.length === 1 ? '' : 's'}${flags.withData ? ` (${formatSize(bytes)} of data in ${path.relative(ctx.cwd, cacheDir) || cacheDir})` : ''}`);
+      ctx.out(
+        `${collected.length} kernel${collected.length === 1 ? '' : 's'} collected, ${datasets.length} data source${datasets.length === 1 ? '' : 's'}${flags.withData ? ` (${formatSize(bytes)} of data in ${path.relative(ctx.cwd, cacheDir) || cacheDir})` : ''}`,
+      );
     } finally {
       progress.done();
     }
@@ -81,10 +97,18 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
 
   const github = collect
     .command('github')
-    .description('Collect notebooks from GitHub through its REST API: the ref resolved to a commit, the file at that commit, the repository\'s licence.')
-    .argument('<ref...>', 'https://github.com/<owner>/<repo>/blob/<ref>/<path>.ipynb or <owner>/<repo>:<path>.ipynb@<ref>')
+    .description(
+      "Collect notebooks from GitHub through its REST API: the ref resolved to a commit, the file at that commit, the repository's licence.",
+    )
+    .argument(
+      '<ref...>',
+      'https://github.com/<owner>/<repo>/blob/<ref>/<path>.ipynb or <owner>/<repo>:<path>.ipynb@<ref>',
+    )
     .option('--out <dir>', 'where source records go', 'raw/sources')
-    .option('--cache-dir <dir>', 'cache (holds the salt of pseudonymous author ids; default: $JUNOBENCH_CACHE_DIR, else .junobench-cache)');
+    .option(
+      '--cache-dir <dir>',
+      'cache (holds the salt of pseudonymous author ids; default: $JUNOBENCH_CACHE_DIR, else .junobench-cache)',
+    );
   github.addHelpText(
     'after',
     `${CREDENTIALS_HELP}\nExit status: 0 collected, 1 rate-limited or a failed download, 2 bad or unknown ref, not a notebook, 3 the token was rejected.\n` +
@@ -95,7 +119,10 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
     const cacheDir = resolveCache(flags.cacheDir, ctx);
     const progress = ctx.progress('collect github');
     try {
-      const client = createGithubClient({ env: ctx.env, onNotice: (m) => progress({ task: 'collect github', done: 0, message: m }) });
+      const client = createGithubClient({
+        env: ctx.env,
+        onNotice: (m) => progress({ task: 'collect github', done: 0, message: m }),
+      });
       const collected = await collectGithubNotebooks(refs, {
         client,
         env: ctx.env,
@@ -111,10 +138,14 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
     }
   });
 
-  const sources = program.command('sources').description('The sources lock (raw/sources.lock.json): what each instance\'s original notebook and datasets were.');
+  const sources = program
+    .command('sources')
+    .description("The sources lock (raw/sources.lock.json): what each instance's original notebook and datasets were.");
   const fetch = sources
     .command('fetch')
-    .description('Fetch the locked notebooks and datasets again into the cache and check every hash; a changed upstream file is drift (never replaced).')
+    .description(
+      'Fetch the locked notebooks and datasets again into the cache and check every hash; a changed upstream file is drift (never replaced).',
+    )
     .argument('[instance-id...]', 'instances to fetch (default: every instance in the lock)')
     .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
     .option('--lock <file>', 'the sources lock (default: sources.lock.json beside the instances folder)')
@@ -127,17 +158,26 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       'Examples:\n  junobench sources fetch\n  junobench sources fetch pandas_4 --kaggle ~/.local/bin/kaggle',
   );
   fetch.action(async (ids: string[], flags: FetchFlags) => {
-    const { KaggleCli, createGithubClient, fetchLockedSources, findKaggleBinary, planSourcesFetch, readSourcesLock } = await import('@junobench/sources');
+    const { KaggleCli, createGithubClient, fetchLockedSources, findKaggleBinary, planSourcesFetch, readSourcesLock } =
+      await import('@junobench/sources');
     const instancesDir = path.resolve(ctx.cwd, flags.instances);
-    const lockFile = flags.lock ? path.resolve(ctx.cwd, flags.lock) : path.join(path.dirname(instancesDir), 'sources.lock.json');
+    const lockFile = flags.lock
+      ? path.resolve(ctx.cwd, flags.lock)
+      : path.join(path.dirname(instancesDir), 'sources.lock.json');
     const lock = await readSourcesLock(lockFile);
     if (ids.length > 0) {
       const known = await listInstanceIds(instancesDir);
-      const unknown = ids.map((id) => validateInstanceId(id)).filter((id) => !known.includes(id) && !lock.instances[id]);
+      const unknown = ids
+        .map((id) => validateInstanceId(id))
+        .filter((id) => !known.includes(id) && !lock.instances[id]);
       if (unknown.length > 0) {
-        throw new JunoError('E_INPUT_NOT_FOUND', `no instance named ${unknown.map((u) => `"${u}"`).join(', ')} in ${flags.instances}`, {
-          hint: `instances with locked sources: ${Object.keys(lock.instances).join(', ') || '(none)'}`,
-        });
+        throw new JunoError(
+          'E_INPUT_NOT_FOUND',
+          `no instance named ${unknown.map((u) => `"${u}"`).join(', ')} in ${flags.instances}`,
+          {
+            hint: `instances with locked sources: ${Object.keys(lock.instances).join(', ') || '(none)'}`,
+          },
+        );
       }
     }
     const plan = planSourcesFetch(lock, ids);
@@ -148,11 +188,18 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       report = await fetchLockedSources(plan, {
         kaggle: async () =>
           new KaggleCli({
-            binary: await findKaggleBinary({ ...(flags.kaggle ? { explicit: path.resolve(ctx.cwd, flags.kaggle) } : {}), env: ctx.env }),
+            binary: await findKaggleBinary({
+              ...(flags.kaggle ? { explicit: path.resolve(ctx.cwd, flags.kaggle) } : {}),
+              env: ctx.env,
+            }),
             env: ctx.env,
             onRetry: (m) => progress({ task: 'sources fetch', done: 0, message: m }),
           }),
-        github: () => createGithubClient({ env: ctx.env, onNotice: (m) => progress({ task: 'sources fetch', done: 0, message: m }) }),
+        github: () =>
+          createGithubClient({
+            env: ctx.env,
+            onNotice: (m) => progress({ task: 'sources fetch', done: 0, message: m }),
+          }),
         env: ctx.env,
         cacheDir,
         onProgress: progress,
@@ -161,16 +208,25 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       progress.done();
     }
     ctx.out(formatFetchReport(report, ctx.cwd));
-    ctx.exitCode = report.outcomes.some((o) => o.status !== 'ok') || report.fullData.some((f) => f.status === 'drift') ? 1 : 0;
+    ctx.exitCode =
+      report.outcomes.some((o) => o.status !== 'ok') || report.fullData.some((f) => f.status === 'drift') ? 1 : 0;
   });
 
   const add = program
     .command('add')
-    .description('Scaffold a draft instance from a notebook with a saved crash: mine the crash, write original/reproduced notebooks and instance.json (status draft, suggested labels), and run the reproduced notebook.')
-    .argument('<notebook.ipynb | source-dir>', 'a notebook file, or a source record folder from `junobench collect` (raw/sources/<platform>/<owner>/<name>)')
+    .description(
+      'Scaffold a draft instance from a notebook with a saved crash: mine the crash, write original/reproduced notebooks and instance.json (status draft, suggested labels), and run the reproduced notebook.',
+    )
+    .argument(
+      '<notebook.ipynb | source-dir>',
+      'a notebook file, or a source record folder from `junobench collect` (raw/sources/<platform>/<owner>/<name>)',
+    )
     .option('--id <id>', 'the instance id (default: <library>_<n>, the next free number for the suggested library)')
     .option('--crash <n>', 'which saved error output, when the notebook has several (1 = the first)', parsePositiveInt)
-    .option('--notebook <file.ipynb>', "with a source folder: the same notebook saved with its outputs (e.g. downloaded from its Kaggle page; `kaggle kernels pull` gives the source only), kept as original.ipynb")
+    .option(
+      '--notebook <file.ipynb>',
+      'with a source folder: the same notebook saved with its outputs (e.g. downloaded from its Kaggle page; `kaggle kernels pull` gives the source only), kept as original.ipynb',
+    )
     .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
     .option('--no-verify', "don't run the reproduced notebook")
     .option('--dry-run', 'show the draft that would be written, and write nothing')
@@ -179,13 +235,13 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
   add.addHelpText(
     'after',
     '\nWrites raw/instances/<id>/ (original.ipynb as fetched, reproduced.ipynb, instance.json with "status": "draft", data/ from the\n' +
-      'collected datasets) and, for a source folder, the instance\'s entry in raw/sources.lock.json. Nothing is written on failure.\n' +
+      "collected datasets) and, for a source folder, the instance's entry in raw/sources.lock.json. Nothing is written on failure.\n" +
       'A draft stays out of the benchmark until it has labels, a fixed.ipynb and "status": "ready".\n\n' +
       'Exit status: 0 draft written (crash reproduced, or --no-verify), 1 draft written but the crash did not reproduce as mined,\n' +
       '2 bad input (no error output — a Kaggle source without --notebook has none —, several without --crash, not a notebook, not a Python notebook,\n' +
-      '--notebook whose code is not the collected one\'s, id taken or deprecated, crash already added),\n3 no usable runtime.\n' +
+      "--notebook whose code is not the collected one's, id taken or deprecated, crash already added),\n3 no usable runtime.\n" +
       'A Kaggle kernel comes from `kaggle kernels pull` without its saved outputs: give the notebook downloaded with its outputs\n' +
-      'from its page with --notebook (its code must be the collected one\'s).\n' +
+      "from its page with --notebook (its code must be the collected one's).\n" +
       'Examples:\n  junobench add raw/sources/kaggle/alice/house-prices-crash --notebook ~/Downloads/house-prices-crash.ipynb\n  junobench add crash.ipynb --crash 2 --id pandas_12\n  junobench add raw/sources/github/octo/nbs--eda--crash --no-verify',
   );
   add.action(async (input: string, flags: AddFlags) => {
@@ -213,7 +269,8 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       await runtime?.close();
     }
     ctx.out(formatAddResult(result, ctx.cwd, flags, Date.now() - started));
-    const failedRun = result.verification && !result.reproduces && result.verification.reproduced.outcome !== 'skipped-env';
+    const failedRun =
+      result.verification && !result.reproduces && result.verification.reproduced.outcome !== 'skipped-env';
     ctx.exitCode = failedRun ? 1 : 0;
   });
 }
@@ -230,15 +287,25 @@ export function formatSize(bytes: number): string {
 }
 
 function formatCollected(r: SourceRecord, dir: string): string {
-  const version = r.version.commit ? `commit ${r.version.commit.slice(0, 12)} (${r.version.requestedRef})` : r.version.kernelVersion ? `version ${r.version.kernelVersion}` : r.version.kernelId ? `kernel id ${r.version.kernelId}` : 'latest';
+  const version = r.version.commit
+    ? `commit ${r.version.commit.slice(0, 12)} (${r.version.requestedRef})`
+    : r.version.kernelVersion
+      ? `version ${r.version.kernelVersion}`
+      : r.version.kernelId
+        ? `kernel id ${r.version.kernelId}`
+        : 'latest';
   const lines = [
     `collected ${r.platform} ${r.ref} → ${dir}`,
     `  notebook  ${r.notebook.path} (${formatSize(r.notebook.bytes)}, sha256 ${r.notebook.sha256.slice(0, 12)}…), ${version}`,
     `  code licence ${r.codeLicense}; author ${r.authorId}`,
   ];
   for (const d of r.datasets) {
-    const files = d.files ? `${d.files.length} file${d.files.length === 1 ? '' : 's'}, ${formatSize(d.bytes ?? 0)}, tree ${d.treeSha256?.slice(0, 12)}…` : 'not downloaded';
-    lines.push(`  ${d.kind.padEnd(9)} ${d.ref} "${d.title}" — licence ${d.license ?? 'NONE (data must be synthetic)'} — ${files}`);
+    const files = d.files
+      ? `${d.files.length} file${d.files.length === 1 ? '' : 's'}, ${formatSize(d.bytes ?? 0)}, tree ${d.treeSha256?.slice(0, 12)}…`
+      : 'not downloaded';
+    lines.push(
+      `  ${d.kind.padEnd(9)} ${d.ref} "${d.title}" — licence ${d.license ?? 'NONE (data must be synthetic)'} — ${files}`,
+    );
   }
   for (const w of r.warnings ?? []) lines.push(`  warning: ${w}`);
   return lines.join('\n');
@@ -251,24 +318,38 @@ function statusText(o: FetchOutcome): string {
 function formatFetchReport(report: SourcesFetchReport, cwd: string): string {
   const lines: string[] = [];
   if (report.outcomes.length > 0) {
-    lines.push(formatTable(['instance', 'what', 'ref', 'status', 'detail'], report.outcomes.map((o) => [o.task.instance, o.task.what, o.task.ref, statusText(o), o.detail])));
+    lines.push(
+      formatTable(
+        ['instance', 'what', 'ref', 'status', 'detail'],
+        report.outcomes.map((o) => [o.task.instance, o.task.what, o.task.ref, statusText(o), o.detail]),
+      ),
+    );
   }
   for (const o of report.outcomes.filter((x) => x.status === 'drift')) {
     for (const c of o.changes ?? []) {
-      const sizes = c.expectedBytes !== undefined || c.actualBytes !== undefined ? ` (${c.expectedBytes !== undefined ? formatSize(c.expectedBytes) : '—'} → ${c.actualBytes !== undefined ? formatSize(c.actualBytes) : '—'})` : '';
-      lines.push(`  drift: ${o.task.instance}: ${o.task.what} ${o.task.ref}: ${c.path} ${c.change}${c.expected ? ` — locked sha256 ${c.expected.slice(0, 12)}…` : ''}${c.actual ? `, upstream ${c.actual.slice(0, 12)}…` : ''}${sizes}`);
+      const sizes =
+        c.expectedBytes !== undefined || c.actualBytes !== undefined
+          ? ` (${c.expectedBytes !== undefined ? formatSize(c.expectedBytes) : '—'} → ${c.actualBytes !== undefined ? formatSize(c.actualBytes) : '—'})`
+          : '';
+      lines.push(
+        `  drift: ${o.task.instance}: ${o.task.what} ${o.task.ref}: ${c.path} ${c.change}${c.expected ? ` — locked sha256 ${c.expected.slice(0, 12)}…` : ''}${c.actual ? `, upstream ${c.actual.slice(0, 12)}…` : ''}${sizes}`,
+      );
     }
   }
-  for (const f of report.fullData) lines.push(`  data: ${f.instance}: ${f.status}${f.dir ? ` → ${path.relative(cwd, f.dir)}` : ''} (${f.detail})`);
+  for (const f of report.fullData)
+    lines.push(`  data: ${f.instance}: ${f.status}${f.dir ? ` → ${path.relative(cwd, f.dir)}` : ''} (${f.detail})`);
   for (const n of report.plan.notFetchable) lines.push(`  not fetched: ${n.instance}: ${n.ref} (${n.reason})`);
-  for (const id of report.plan.notLocked) lines.push(`  ${id}: no sources in the lock (an embedded or local instance): nothing to fetch`);
+  for (const id of report.plan.notLocked)
+    lines.push(`  ${id}: no sources in the lock (an embedded or local instance): nothing to fetch`);
   const drift = [...new Set(report.outcomes.filter((o) => o.status === 'drift').map((o) => o.task.instance))];
   const errors = report.outcomes.filter((o) => o.status === 'error').length;
   const ok = report.outcomes.filter((o) => o.status === 'ok').length;
   lines.push(
     '',
     `${ok}/${report.outcomes.length} sources as locked` +
-      (drift.length > 0 ? `; DRIFT in ${drift.length} instance${drift.length === 1 ? '' : 's'}: ${drift.join(', ')} (the lock and the instances were not changed)` : '') +
+      (drift.length > 0
+        ? `; DRIFT in ${drift.length} instance${drift.length === 1 ? '' : 's'}: ${drift.join(', ')} (the lock and the instances were not changed)`
+        : '') +
       (errors > 0 ? `; ${errors} failed` : ''),
   );
   return lines.join('\n').replace(/^\n/, '');
@@ -281,9 +362,11 @@ function formatFetchReport(report: SourcesFetchReport, cwd: string): string {
 export function missingFileHint(evalue: string, where: string): string {
   const file = /No such file or directory: '([^']+)'/.exec(evalue)?.[1];
   const cwd = `(the notebooks run with ${where} as working directory)`;
-  if (!file || path.isAbsolute(file) || file.split('/').includes('..')) return `${cwd} and point reproduced.ipynb at it`;
+  if (!file || path.isAbsolute(file) || file.split('/').includes('..'))
+    return `${cwd} and point reproduced.ipynb at it`;
   const rel = path.posix.normalize(file);
-  if (rel === 'data' || rel.startsWith('data/')) return `— reproduced.ipynb opens ${rel}: put that file at ${where}/${rel} ${cwd}`;
+  if (rel === 'data' || rel.startsWith('data/'))
+    return `— reproduced.ipynb opens ${rel}: put that file at ${where}/${rel} ${cwd}`;
   return `and point reproduced.ipynb at it — it opens ${rel}, i.e. ${where}/${rel} ${cwd}`;
 }
 
@@ -293,12 +376,21 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
   const rel = (f: string) => path.relative(cwd, f) || '.';
   const where = r.dir ? rel(r.dir) : path.join(flags.instances, p.id);
   const lines = [r.dir ? `draft ${p.id} written to ${where}` : `dry run: draft ${p.id} would be written to ${where}`];
-  lines.push(`  crash      ${i.crash.ename}: ${i.crash.evalue.split('\n')[0]} (code cell ${i.crash.cell} of reproduced.ipynb, ${i.crash.match} match)${p.crashes.length > 1 ? ` — error output ${p.chosen + 1} of ${p.crashes.length}` : ''}`);
-  lines.push(`  order      ${i.execution.order} (${p.reproduced.keptCells.length} code cell${p.reproduced.keptCells.length === 1 ? '' : 's'} kept from the original)`);
+  lines.push(
+    `  crash      ${i.crash.ename}: ${i.crash.evalue.split('\n')[0]} (code cell ${i.crash.cell} of reproduced.ipynb, ${i.crash.match} match)${p.crashes.length > 1 ? ` — error output ${p.chosen + 1} of ${p.crashes.length}` : ''}`,
+  );
+  lines.push(
+    `  order      ${i.execution.order} (${p.reproduced.keptCells.length} code cell${p.reproduced.keptCells.length === 1 ? '' : 's'} kept from the original)`,
+  );
   if (p.reproduced.rewrites.length > 0) lines.push(`  paths      ${p.reproduced.rewrites.join('; ')}`);
   lines.push(`  requires   ${i.requires.join(', ') || '(nothing beyond the standard library)'}`);
-  lines.push(`  source     ${i.source.platform}${i.source.authorId ? `, author ${i.source.authorId}` : ''}${i.source.datasets.length > 0 ? `, datasets: ${i.source.datasets.map((d) => `${d.title} (${d.license})`).join('; ')}` : ''}`);
-  if (r.data) lines.push(`  data       ${r.data.files} file${r.data.files === 1 ? '' : 's'}, ${formatSize(r.data.bytes)} (tree ${r.data.sha256.slice(0, 12)}…)`);
+  lines.push(
+    `  source     ${i.source.platform}${i.source.authorId ? `, author ${i.source.authorId}` : ''}${i.source.datasets.length > 0 ? `, datasets: ${i.source.datasets.map((d) => `${d.title} (${d.license})`).join('; ')}` : ''}`,
+  );
+  if (r.data)
+    lines.push(
+      `  data       ${r.data.files} file${r.data.files === 1 ? '' : 's'}, ${formatSize(r.data.bytes)} (tree ${r.data.sha256.slice(0, 12)}…)`,
+    );
   const s = i.suggestedLabels ?? {};
   const sug = [
     s.library && `library ${s.library.value} (${s.library.confidence.toFixed(2)})`,
@@ -310,21 +402,30 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
   if (r.verification) {
     const v = r.verification.reproduced;
     const how = `${v.runtime.kind} runtime, ${formatDuration(v.durationMs)}`;
-    if (r.reproduces) lines.push(`  verify     crash reproduced as mined (${how}); fixed.ipynb not written yet: reported as a draft`);
-    else if (v.outcome === 'skipped-env') lines.push(`  verify     not run here: ${v.reason ?? 'a required module is missing'} (${how})`);
+    if (r.reproduces)
+      lines.push(`  verify     crash reproduced as mined (${how}); fixed.ipynb not written yet: reported as a draft`);
+    else if (v.outcome === 'skipped-env')
+      lines.push(`  verify     not run here: ${v.reason ?? 'a required module is missing'} (${how})`);
     else {
       lines.push(`  verify     NOT reproduced as mined: ${r.instead} (${how})`);
       // The usual first failure of a notebook added from a plain .ipynb or GitHub: its input files are not in the draft.
       const seen = v.observed?.ename.split('.').pop();
       if (seen === 'FileNotFoundError' || seen === 'OSError' || seen === 'IOError') {
-        lines.push(`  hint       the notebook reads a file the draft does not have: put its data under ${where}/data/ ${missingFileHint(v.observed?.evalue ?? '', where)}`);
+        lines.push(
+          `  hint       the notebook reads a file the draft does not have: put its data under ${where}/data/ ${missingFileHint(v.observed?.evalue ?? '', where)}`,
+        );
       }
-      lines.push(`  check      after editing the draft: junobench verify ${p.id}${flags.instances !== 'raw/instances' ? ` --instances ${flags.instances}` : ''}`);
+      lines.push(
+        `  check      after editing the draft: junobench verify ${p.id}${flags.instances !== 'raw/instances' ? ` --instances ${flags.instances}` : ''}`,
+      );
     }
   } else if (r.dir) {
     lines.push('  verify     skipped (--no-verify)');
   }
-  if (r.lockUpdated) lines.push(`  lock       ${p.id} recorded in ${rel(path.join(path.dirname(path.resolve(cwd, flags.instances)), 'sources.lock.json'))}`);
+  if (r.lockUpdated)
+    lines.push(
+      `  lock       ${p.id} recorded in ${rel(path.join(path.dirname(path.resolve(cwd, flags.instances)), 'sources.lock.json'))}`,
+    );
   for (const w of p.warnings) lines.push(`  warning: ${w}`);
   // `build`'s labels stage stops (exit 2) at a ready instance no annotator labelled: say so before the user gets there.
   const annotations = path.join(path.dirname(flags.instances), 'annotations');

@@ -14,7 +14,11 @@ export function registerStatsCommand(program: Command, ctx: CliContext): void {
       'Counts and shares per library cause, crash type, root cause and pipeline stage, and the cross-tables library × root cause and pipeline stage × crash type: ' +
         'Markdown, JSON, and bar charts and heat maps as SVG and PNG.',
     )
-    .option('--input <file>', `curated benchmark (.json) or a benchmark-description sheet (.xlsx/.csv, read by the pool importer)`, DEFAULT_INPUT)
+    .option(
+      '--input <file>',
+      `curated benchmark (.json) or a benchmark-description sheet (.xlsx/.csv, read by the pool importer)`,
+      DEFAULT_INPUT,
+    )
     .option('--out <dir>', 'folder for stats.json, stats.md and charts/', DEFAULT_OUT)
     .option('--json <file>', 'also write the statistics JSON here')
     .option('--no-charts', 'skip the SVG/PNG charts')
@@ -27,7 +31,9 @@ export function registerStatsCommand(program: Command, ctx: CliContext): void {
       const written = await writeStats(out, stats, { charts: opts.charts });
       if (opts.json) await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), stats, { schema: 'stats' });
       ctx.out(formatStatsMarkdown(stats));
-      ctx.err(`wrote ${written.length} files to ${path.relative(ctx.cwd, out) || '.'}${opts.json ? ` and ${opts.json}` : ''}`);
+      ctx.err(
+        `wrote ${written.length} files to ${path.relative(ctx.cwd, out) || '.'}${opts.json ? ` and ${opts.json}` : ''}`,
+      );
     });
 }
 
@@ -50,7 +56,9 @@ async function readStatsInput(input: string, isDefault: boolean): Promise<StatsR
   }
   if (ext === '.xlsx' || ext === '.csv' || ext === '.jsonl') {
     const { readPoolRecords } = await import('@junobench/pool');
-    const { records, rejects } = await readPoolRecords(input, { format: ext === '.jsonl' ? 'jsonl' : 'benchmark' }).catch((e: unknown) => {
+    const { records, rejects } = await readPoolRecords(input, {
+      format: ext === '.jsonl' ? 'jsonl' : 'benchmark',
+    }).catch((e: unknown) => {
       if (ext === '.csv' && e instanceof JunoError && e.code === 'E_INPUT_COLUMNS') {
         // The toolchain's own curated benchmark.csv has other columns than the published description sheet.
         throw new JunoError(e.code, e.message, {
@@ -67,7 +75,10 @@ async function readStatsInput(input: string, isDefault: boolean): Promise<StatsR
       throw new JunoError(
         'E_INPUT_ROW',
         `${rejects.length} row${rejects.length === 1 ? '' : 's'} could not be read, so the statistics would be incomplete: ${first.reason}`,
-        { location: { file: first.file, row: first.row, field: first.field }, hint: 'fix the rows (`junobench pool import <file> -o pool.jsonl` lists them all in its rejects file)' },
+        {
+          location: { file: first.file, row: first.row, field: first.field },
+          hint: 'fix the rows (`junobench pool import <file> -o pool.jsonl` lists them all in its rejects file)',
+        },
       );
     }
     return statsRowsFromRecords(records, input);

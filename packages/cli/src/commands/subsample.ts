@@ -1,7 +1,14 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { JunoError, readJsonFile, validateInstanceId, type RowFilter, type SubsampleSpec, type SubsampleStep } from '@junobench/core';
+import {
+  JunoError,
+  readJsonFile,
+  validateInstanceId,
+  type RowFilter,
+  type SubsampleSpec,
+  type SubsampleStep,
+} from '@junobench/core';
 import type { SubsampleInstanceResult } from '@junobench/pipeline';
 import type { SubsampleDataReport } from '@junobench/subsample';
 import type { CliContext } from '../context.js';
@@ -50,26 +57,59 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
     )
     .argument('<instance-id>', 'the instance folder name under --instances')
     .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
-    .option('--spec <file>', 'subsampling spec (JSON, schemas/subsample-spec.schema.json); default: the one saved in instance.json')
-    .addOption(new Option('--method <method>', 'one-step spec from flags instead of --spec').choices(['table', 'images', 'archive', 'synthetic-table']))
+    .option(
+      '--spec <file>',
+      'subsampling spec (JSON, schemas/subsample-spec.schema.json); default: the one saved in instance.json',
+    )
+    .addOption(
+      new Option('--method <method>', 'one-step spec from flags instead of --spec').choices([
+        'table',
+        'images',
+        'archive',
+        'synthetic-table',
+      ]),
+    )
     .option('--path <path>', 'the file or folder under data/ the method applies to')
     .option('--rows <n>', 'table: rows to keep', parsePositiveInt)
     .option('--fraction <f>', 'table/images/archive: share to keep (0 < f ≤ 1)', parseFraction)
     .option('--stratify <column>', 'table: keep the value shares of this column (every value keeps a row)')
-    .option('--keep <filter>', 'table: rows always kept, "col=value", "col~regex" or "col:missing" (repeatable); images/archive: a path always kept', collect, [])
+    .option(
+      '--keep <filter>',
+      'table: rows always kept, "col=value", "col~regex" or "col:missing" (repeatable); images/archive: a path always kept',
+      collect,
+      [],
+    )
     .option('--no-missing-pattern', 'table: do not stratify by the missing-value pattern')
     .option('--per-class <k>', 'images: images kept per class folder', parsePositiveInt)
-    .option('--class-depth <n>', 'images: folder levels that name the class (default: the whole folder)', parseNonNegativeInt)
-    .option('--max-side <px>', 'images: shrink larger images (re-encoded, format/channels/bit depth kept)', parsePositiveInt)
+    .option(
+      '--class-depth <n>',
+      'images: folder levels that name the class (default: the whole folder)',
+      parseNonNegativeInt,
+    )
+    .option(
+      '--max-side <px>',
+      'images: shrink larger images (re-encoded, format/channels/bit depth kept)',
+      parsePositiveInt,
+    )
     .option('--reencode', 'images: re-encode every kept image with fixed settings')
     .option('--quality <q>', 'images: JPEG/WebP quality when re-encoding (default 90)', parsePositiveInt)
-    .option('--index <file>', 'images: CSV/TXT file or folder listing images, filtered to the kept ones (repeatable)', collect, [])
-    .option('--sidecars <folder>', 'images: folder of per-image files (annotations, labels, masks), filtered (repeatable)', collect, [])
+    .option(
+      '--index <file>',
+      'images: CSV/TXT file or folder listing images, filtered to the kept ones (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--sidecars <folder>',
+      'images: folder of per-image files (annotations, labels, masks), filtered (repeatable)',
+      collect,
+      [],
+    )
     .option('--depth <n>', 'archive: folder level that groups entries (default 1)', parsePositiveInt)
     .option('--reason <text>', 'synthetic-table: why the data cannot be shared')
     .option('--license <name>', 'synthetic-table: the licence that forbids sharing it')
-    .option('--seed <seed>', 'seed (default: the spec\'s, else 0)')
-    .option('--source <dir>', 'the full data (default: the spec\'s generator, else the instance\'s current data/)')
+    .option('--seed <seed>', "seed (default: the spec's, else 0)")
+    .option('--source <dir>', "the full data (default: the spec's generator, else the instance's current data/)")
     .option('--cache-dir <dir>', `generated sources and replaced full data (default: ${DEFAULT_CACHE_DIR})`)
     .option('--dry-run', 'reduce into staging and report sizes, without verifying or changing anything')
     .option('--check', 'redo data/ from the saved spec and full data and compare it byte for byte (no kernel)')
@@ -92,7 +132,8 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
     const source = flags.source ? path.resolve(ctx.cwd, flags.source) : undefined;
     const progress = ctx.progress('subsample');
     if (flags.check) {
-      const { planSubsampleCheckReport, regenerateInstanceData, writeSubsampleCheckReport } = await import('@junobench/subsample');
+      const { planSubsampleCheckReport, regenerateInstanceData, writeSubsampleCheckReport } =
+        await import('@junobench/subsample');
       try {
         const r = await regenerateInstanceData(instanceDir, { cacheDir, sourceDir: source, onProgress: progress });
         // Only the hash matters here: drop the regenerated copy (a temporary folder).
@@ -105,7 +146,8 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
               ? `${id}: data/ reproduces byte for byte (${r.report.result.sha256.slice(0, 12)})`
               : `${id}: regenerated data differs: ${r.report.result.sha256.slice(0, 12)} ≠ recorded ${r.expected!.sha256.slice(0, 12)}`,
         );
-        if (flags.json) await writeSubsampleCheckReport(path.resolve(ctx.cwd, flags.json), planSubsampleCheckReport(id, r));
+        if (flags.json)
+          await writeSubsampleCheckReport(path.resolve(ctx.cwd, flags.json), planSubsampleCheckReport(id, r));
         ctx.exitCode = r.matches === false ? 1 : 0;
       } finally {
         progress.done();
@@ -116,7 +158,11 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
     if (spec && flags.method && !flags.source) {
       // The full data is where the saved spec found it (a generator, a dataset), not the already reduced data/:
       // reducing that again would lose the link to the source and give fewer rows than asked.
-      const saved = (await readJsonFile<{ data?: { subsample?: { source?: SubsampleSpec['source'] } } }>(path.join(instanceDir, 'instance.json')).catch(() => undefined))?.data?.subsample?.source;
+      const saved = (
+        await readJsonFile<{ data?: { subsample?: { source?: SubsampleSpec['source'] } } }>(
+          path.join(instanceDir, 'instance.json'),
+        ).catch(() => undefined)
+      )?.data?.subsample?.source;
       if (saved && saved.kind !== 'local') spec = { ...spec, source: saved };
     }
     const { subsampleInstance } = await import('@junobench/pipeline');
@@ -151,7 +197,10 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
 }
 
 /** The spec to apply: --spec file, or a one-step spec from flags, or undefined (the one saved in instance.json). */
-export async function specFromFlags(flags: SubsampleFlags, ctx: Pick<CliContext, 'cwd'>): Promise<SubsampleSpec | undefined> {
+export async function specFromFlags(
+  flags: SubsampleFlags,
+  ctx: Pick<CliContext, 'cwd'>,
+): Promise<SubsampleSpec | undefined> {
   const { parseSubsampleSpec } = await import('@junobench/subsample');
   if (flags.spec && flags.method) {
     throw new JunoError('E_USAGE', 'give either --spec or --method, not both');
@@ -163,7 +212,10 @@ export async function specFromFlags(flags: SubsampleFlags, ctx: Pick<CliContext,
     return parseSubsampleSpec(value, { file });
   }
   if (!flags.method) {
-    if (flags.seed !== undefined) throw new JunoError('E_USAGE', '--seed needs --spec or --method', { hint: 'a saved spec is redone with its own seed' });
+    if (flags.seed !== undefined)
+      throw new JunoError('E_USAGE', '--seed needs --spec or --method', {
+        hint: 'a saved spec is redone with its own seed',
+      });
     return undefined;
   }
   if (!flags.path) throw new JunoError('E_USAGE', `--method ${flags.method} needs --path <file or folder under data/>`);
@@ -204,19 +256,31 @@ export async function specFromFlags(flags: SubsampleFlags, ctx: Pick<CliContext,
       step = {
         path: flags.path,
         method: 'archive',
-        parameters: { fraction: flags.fraction, ...(flags.depth !== undefined ? { depth: flags.depth } : {}), ...(flags.keep.length ? { keep: flags.keep } : {}) },
+        parameters: {
+          fraction: flags.fraction,
+          ...(flags.depth !== undefined ? { depth: flags.depth } : {}),
+          ...(flags.keep.length ? { keep: flags.keep } : {}),
+        },
       };
       break;
     case 'synthetic-table':
-      if (!flags.reason || !flags.license) throw new JunoError('E_USAGE', '--method synthetic-table needs --reason <text> and --license <name>');
+      if (!flags.reason || !flags.license)
+        throw new JunoError('E_USAGE', '--method synthetic-table needs --reason <text> and --license <name>');
       step = {
         path: flags.path,
         method: 'synthetic-table',
-        parameters: { reason: flags.reason, license: flags.license, ...(flags.rows !== undefined ? { rows: flags.rows } : {}) },
+        parameters: {
+          reason: flags.reason,
+          license: flags.license,
+          ...(flags.rows !== undefined ? { rows: flags.rows } : {}),
+        },
       };
       break;
   }
-  return parseSubsampleSpec({ seed: seedValue(flags.seed ?? '0'), source: { kind: flags.source ? 'dataset' : 'local' }, steps: [step] }, { field: '--method' });
+  return parseSubsampleSpec(
+    { seed: seedValue(flags.seed ?? '0'), source: { kind: flags.source ? 'dataset' : 'local' }, steps: [step] },
+    { field: '--method' },
+  );
 }
 
 function seedValue(s: string): string | number {
@@ -231,7 +295,9 @@ export function parseRowFilter(text: string): RowFilter {
   if (m) return { column: m[1]!, matches: m[2]! };
   m = /^(.+?)=(.*)$/.exec(text);
   if (m) return { column: m[1]!, equals: m[2]! };
-  throw new JunoError('E_USAGE', `--keep "${text}" is not a row filter`, { hint: 'use "column=value", "column~regex" or "column:missing"' });
+  throw new JunoError('E_USAGE', `--keep "${text}" is not a row filter`, {
+    hint: 'use "column=value", "column~regex" or "column:missing"',
+  });
 }
 
 function parseFraction(value: string): number {
@@ -283,7 +349,9 @@ export function formatDataReport(id: string, r: SubsampleDataReport): string {
 export function formatSubsampleResult(r: SubsampleInstanceResult): string {
   const lines = [formatDataReport(r.instance, r.data)];
   if (r.status === 'applied') {
-    lines.push(`${r.instance}: applied — the reduced instance is verified; data/ replaced and the spec saved in instance.json`);
+    lines.push(
+      `${r.instance}: applied — the reduced instance is verified; data/ replaced and the spec saved in instance.json`,
+    );
     if (r.originalDataKeptAt) lines.push(`  the full data was moved to ${r.originalDataKeptAt}`);
   } else if (r.status === 'refused') {
     lines.push(`${r.instance}: refused — ${r.reason ?? 'the reduced instance is not verified'}`);

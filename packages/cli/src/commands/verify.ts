@@ -20,7 +20,9 @@ interface VerifyFlags extends RuntimeFlags {
 export function registerVerifyCommand(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('verify')
-    .description('Execute instances in fresh Jupyter kernels: each reproduced notebook must crash as labelled, each fixed one must run.')
+    .description(
+      'Execute instances in fresh Jupyter kernels: each reproduced notebook must crash as labelled, each fixed one must run.',
+    )
     .argument('[instance-id...]', 'instances to verify (default: all)')
     .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
     .option('--jobs <n>', 'notebooks executed at once (default: number of CPUs)', parsePositiveInt)
@@ -29,8 +31,16 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
     .option('--cache-dir <dir>', 'where per-instance results are cached (default: .junobench-cache)')
     .option('--json <file>', 'write all results as JSON (schemas/verification.schema.json)')
     .option('--no-prewarm', "don't import required modules while kernels start")
-    .addOption(new Option('--cell-timeout <s>', 'seconds per cell (default: the instance\'s, else 120; at most 86400)').argParser(parseSeconds))
-    .addOption(new Option('--timeout <s>', 'seconds per notebook (default: the instance\'s, else 600; at most 86400)').argParser(parseSeconds));
+    .addOption(
+      new Option('--cell-timeout <s>', "seconds per cell (default: the instance's, else 120; at most 86400)").argParser(
+        parseSeconds,
+      ),
+    )
+    .addOption(
+      new Option('--timeout <s>', "seconds per notebook (default: the instance's, else 600; at most 86400)").argParser(
+        parseSeconds,
+      ),
+    );
   addRuntimeOptions(cmd);
   cmd.addHelpText(
     'after',
@@ -83,16 +93,22 @@ export function formatVerificationSummary(report: VerificationReport): string {
     statusWord(v),
   ]);
   const table = formatTable(['instance', 'reproduced', 'fixed', 'time', 'status'], rows);
-  const notes = report.instances
-    .filter((v) => v.status !== 'verified')
-    .map((v) => `  ${v.instance}: ${explain(v)}`);
+  const notes = report.instances.filter((v) => v.status !== 'verified').map((v) => `  ${v.instance}: ${explain(v)}`);
   const s = report.summary;
   const line = `${s.verified}/${s.total} verified, ${s.notVerified} not verified, ${s.flaky} flaky, ${s.skipped} skipped${s.drafts ? `, ${s.drafts} draft${s.drafts > 1 ? 's' : ''}` : ''} (${report.runtime} runtime)`;
   return [table, ...(notes.length > 0 ? ['', ...notes] : []), '', line].join('\n');
 }
 
 function statusWord(v: InstanceVerification): string {
-  return v.status === 'verified' ? 'ok' : v.status === 'skipped' ? 'SKIP' : v.status === 'flaky' ? 'FLAKY' : v.status === 'draft' ? 'DRAFT' : 'FAIL';
+  return v.status === 'verified'
+    ? 'ok'
+    : v.status === 'skipped'
+      ? 'SKIP'
+      : v.status === 'flaky'
+        ? 'FLAKY'
+        : v.status === 'draft'
+          ? 'DRAFT'
+          : 'FAIL';
 }
 
 function explain(v: InstanceVerification): string {
@@ -100,7 +116,8 @@ function explain(v: InstanceVerification): string {
     return `flaky: reproduced ${(v.repeats.reproduced ?? []).join('/')}; fixed ${(v.repeats.fixed ?? []).join('/')}`;
   }
   const parts: string[] = [];
-  if (v.reproduced.outcome !== 'crash-reproduced') parts.push(`reproduced ${v.reproduced.outcome}${v.reproduced.reason ? ` (${v.reproduced.reason})` : ''}`);
+  if (v.reproduced.outcome !== 'crash-reproduced')
+    parts.push(`reproduced ${v.reproduced.outcome}${v.reproduced.reason ? ` (${v.reproduced.reason})` : ''}`);
   if (v.fixed.outcome !== 'fixed-ok' && !(v.status === 'skipped' && v.fixed.reason === v.reproduced.reason)) {
     parts.push(`fixed ${v.fixed.outcome}${v.fixed.reason ? ` (${v.fixed.reason})` : ''}`);
   }

@@ -28,14 +28,36 @@ const NOTEBOOK_STATUS: Record<string, string> = {
 export function registerWorkerCommands(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('worker')
-    .description('Run notebooks for `verify|build|score --queue`: take jobs from Redis and execute them with the local or docker runtime, until stopped.')
+    .description(
+      'Run notebooks for `verify|build|score --queue`: take jobs from Redis and execute them with the local or docker runtime, until stopped.',
+    )
     .requiredOption('--queue <url>', 'Redis to take jobs from, e.g. redis://10.0.0.5:6379')
     .option('--jobs <n>', 'notebooks executed at once (default: number of CPUs)', parsePositiveInt)
     .option('--name <id>', 'worker name, unique among live workers (default: <host>-<pid>)')
-    .option('--shared-instances <dir>', "this machine's path of the folder a coordinator's --shared-instances names (default: the same path)")
-    .option('--cache-dir <dir>', 'where instance files fetched from Redis are cached (default: .junobench-cache/worker)')
-    .addOption(new Option('--lock-duration <s>', 'seconds after which a job of a worker that stopped answering goes to another worker').argParser(parsePositiveInt).default(30))
-    .addOption(new Option('--drain <s>', 'on SIGTERM/SIGINT: seconds to let running jobs finish before returning them to the queue').argParser(parsePositiveInt).default(10));
+    .option(
+      '--shared-instances <dir>',
+      "this machine's path of the folder a coordinator's --shared-instances names (default: the same path)",
+    )
+    .option(
+      '--cache-dir <dir>',
+      'where instance files fetched from Redis are cached (default: .junobench-cache/worker)',
+    )
+    .addOption(
+      new Option(
+        '--lock-duration <s>',
+        'seconds after which a job of a worker that stopped answering goes to another worker',
+      )
+        .argParser(parsePositiveInt)
+        .default(30),
+    )
+    .addOption(
+      new Option(
+        '--drain <s>',
+        'on SIGTERM/SIGINT: seconds to let running jobs finish before returning them to the queue',
+      )
+        .argParser(parsePositiveInt)
+        .default(10),
+    );
   addRunnerOptions(cmd);
   cmd.addHelpText(
     'after',
@@ -54,7 +76,10 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
         runtime,
         jobs: flags.jobs ?? Math.max(1, os.availableParallelism()),
         ...(flags.name ? { name: flags.name } : {}),
-        cacheDir: path.resolve(ctx.cwd, flags.cacheDir ?? path.join(ctx.env.JUNOBENCH_CACHE_DIR ?? '.junobench-cache', 'worker')),
+        cacheDir: path.resolve(
+          ctx.cwd,
+          flags.cacheDir ?? path.join(ctx.env.JUNOBENCH_CACHE_DIR ?? '.junobench-cache', 'worker'),
+        ),
         ...(flags.sharedInstances ? { sharedInstances: path.resolve(ctx.cwd, flags.sharedInstances) } : {}),
         lockDurationMs: flags.lockDuration * 1000,
         // Keys of one toolchain installation (or one test) apart from another's on a shared Redis.
@@ -63,13 +88,20 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
           switch (e.type) {
             case 'ready': {
               const w = e.worker;
-              const env = w.kind === 'docker' ? `image ${w.image ?? '?'}` : `Python ${w.pythonVersion ?? '?'} (${w.python ?? '?'})`;
-              ctx.out(`worker ${w.name} ready: ${w.kind} runtime, ${env}, identity ${w.group}, ${w.jobs} job(s) at once, on ${flags.queue}`);
+              const env =
+                w.kind === 'docker'
+                  ? `image ${w.image ?? '?'}`
+                  : `Python ${w.pythonVersion ?? '?'} (${w.python ?? '?'})`;
+              ctx.out(
+                `worker ${w.name} ready: ${w.kind} runtime, ${env}, identity ${w.group}, ${w.jobs} job(s) at once, on ${flags.queue}`,
+              );
               break;
             }
             case 'job-done':
               // The notebook's own status, worded so that a reproduced crash (status "error") does not read as a failed job.
-              ctx.out(`${e.id} done in ${formatDuration(e.durationMs)}: ${NOTEBOOK_STATUS[e.status] ?? `the notebook ended: ${e.status}`}`);
+              ctx.out(
+                `${e.id} done in ${formatDuration(e.durationMs)}: ${NOTEBOOK_STATUS[e.status] ?? `the notebook ended: ${e.status}`}`,
+              );
               break;
             case 'job-error':
               ctx.err(`worker: ${e.id === '-' ? '' : `${e.id}: `}${e.error}`);
@@ -98,7 +130,9 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
       throw e;
     }
     let signals = 0;
-    const stopHandling = handleSignals(() => void handle.stop(signals++ === 0 ? 'finish' : 'return', flags.drain * 1000));
+    const stopHandling = handleSignals(
+      () => void handle.stop(signals++ === 0 ? 'finish' : 'return', flags.drain * 1000),
+    );
     try {
       await handle.stopped;
     } finally {
@@ -111,4 +145,3 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
     );
   });
 }
-
