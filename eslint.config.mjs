@@ -1,6 +1,6 @@
 // Lint config. Its main job is @nx/enforce-module-boundaries: the dependency
-// direction of DESIGN.md §3 (core ← shared services ← stages ← pipeline ← cli)
-// is enforced here through project tags, not only described.
+// direction of docs/design.md, "Layers" (core ← shared ← domain ← pipeline ←
+// shell) is enforced here through project tags, not only described.
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
@@ -42,7 +42,7 @@ export default [
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: 'ExportDefaultDeclaration', message: 'Use named exports (DESIGN.md §7).' },
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports (docs/design.md, "Style").' },
       ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // noUncheckedIndexedAccess makes `!` the honest way to say "checked above".

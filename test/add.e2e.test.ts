@@ -447,7 +447,7 @@ describe('bad input to add', () => {
     const m = /^dry run: draft (\S+)_(\d+) would be written to raw\/instances\/\1_\2$/m.exec(dry.stdout);
     expect(m, dry.stdout).not.toBeNull();
     const [prefix, n] = [m![1]!, Number(m![2])];
-    // Deprecate that id (issue 10's raw/deprecated.json): it is never handed out again.
+    // Deprecate that id (raw/deprecated.json: docs/releases.md, "`deprecate`"): it is never handed out again.
     await writeFile(
       path.join(proj, 'raw', 'deprecated.json'),
       JSON.stringify({ instances: [{ id: `${prefix}_${n}`, deprecatedIn: '0.2.0', reason: 'duplicate' }] }),

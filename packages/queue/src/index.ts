@@ -1,4 +1,4 @@
-// @junobench/queue: named exports only (DESIGN.md §7).
+// @junobench/queue: named exports only (docs/design.md, "Style").
 export { createQueueRuntime, DEFAULT_BLOB_LIMIT_BYTES } from './queue-runtime.js';
 export type { QueueRuntime, QueueRuntimeOptions, QueueRunStats } from './queue-runtime.js';
 export { runWorker, DEFAULT_PREFIX } from './run-worker.js';

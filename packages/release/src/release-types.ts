@@ -25,7 +25,7 @@ export interface SourceFile {
 /** One curated instance as prepare found it. */
 export interface InstanceInput {
   id: string;
-  /** instance.json as curated (final labels). `status` is read when present (issue 9's drafts). */
+  /** instance.json as curated (final labels). `status` is read when present (drafts: docs/sources.md, "`add`"). */
   instance: Instance & { status?: string };
   /** Every file of curated/instances/<id>/ with its archive path (instances/<id>/…). */
   files: SourceFile[];

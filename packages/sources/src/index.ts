@@ -1,6 +1,6 @@
 // @junobench/sources: collecting notebooks and datasets from Kaggle (the
 // official kaggle CLI, run with execa) and GitHub (octokit), source records,
-// and the sources lock. Named exports only (DESIGN.md §7).
+// and the sources lock. Named exports only (docs/design.md, "Style").
 export {
   parseKaggleKernelRef,
   parseKaggleDatasetRef,

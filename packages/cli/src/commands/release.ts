@@ -11,7 +11,7 @@ import * as coreModule from '@junobench/core';
 type Core = typeof coreModule;
 const loadCore = async (): Promise<Core> => coreModule;
 
-// Verbs: release prepare|verify|publish, deprecate (issue 10). The pipeline and release packages are
+// Verbs: release prepare|verify|publish, deprecate (docs/releases.md). The pipeline and release packages are
 // imported inside each action, so that other commands do not pay for loading them (octokit, simple-git, tar).
 
 interface PrepareFlags {

@@ -37,7 +37,7 @@ interface ScoreFlags extends RuntimeFlags {
   timeout?: number;
 }
 
-// Verbs: tasks export, baseline, score (issue 11). Library packages are imported inside each action
+// Verbs: tasks export, baseline, score (docs/scoring.md). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 export function registerScoreCommands(program: Command, ctx: CliContext): void {
   const resolve = (p: string) => path.resolve(ctx.cwd, p);

@@ -36,7 +36,7 @@ const CREDENTIALS_HELP =
   'KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json); GitHub uses GITHUB_TOKEN when set\n' +
   '(optional for public repositories) against GITHUB_API_URL (default https://api.github.com). Secrets are never printed or written.\n';
 
-// Verbs: collect kaggle|github, sources fetch, add (issue 9). Library packages are imported inside each action
+// Verbs: collect kaggle|github, sources fetch, add (docs/sources.md). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 export function registerSourcesCommands(program: Command, ctx: CliContext): void {
   const collect = program

@@ -15,7 +15,7 @@ interface WorkerFlags extends RuntimeFlags {
   drain: number;
 }
 
-// Verbs: worker (issue 14). Library packages are imported inside each action
+// Verbs: worker (docs/queue.md). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 const NOTEBOOK_STATUS: Record<string, string> = {
   completed: 'the notebook ran to its end',
