@@ -16,6 +16,8 @@ export const depConstraints = [
   { sourceTag: 'scope:queue', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
   // A stage never imports another stage: flows across stages live in pipeline.
   { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared'] },
+  // The flows (pipeline: the build; add; publish: the releases) never import each other: what two of them share
+  // goes into a domain package (benchmark, build-lock).
   { sourceTag: 'layer:pipeline', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared', 'layer:domain'] },
   {
     sourceTag: 'layer:shell',

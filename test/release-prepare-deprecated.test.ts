@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractArchive } from '@junobench/archive';
 import { formatJson, type AgreementReport, type Labels, type ReleaseManifest } from '@junobench/core';
 import { computeAgreement, readAnnotationFolder, writeAgreementReport } from '@junobench/labels';
-import { prepareRelease, type PrepareReleaseOptions } from '@junobench/pipeline';
+import { prepareRelease, type PrepareReleaseOptions } from '@junobench/publish';
 import { generateReport } from '@junobench/report';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
 

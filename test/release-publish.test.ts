@@ -6,7 +6,7 @@ import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isJunoError } from '@junobench/core';
-import { prepareRelease, publishRelease, type PublishReleaseOptions } from '@junobench/pipeline';
+import { prepareRelease, publishRelease, type PublishReleaseOptions } from '@junobench/publish';
 import { createGitHubClient } from '@junobench/release';
 import { git, initRepoWithRemote } from '../packages/release/test-helpers/git-repo.js';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';

@@ -81,7 +81,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       'Examples:\n  junobench release prepare 0.1.0\n  junobench release prepare 0.2.0 --previous releases/junobench-0.1.0\n  SOURCE_DATE_EPOCH=1767225600 junobench release prepare 0.1.0 --out /tmp/releases',
   );
   prepare.action(async (version: string, flags: PrepareFlags) => {
-    const { prepareRelease } = await import('@junobench/pipeline');
+    const { prepareRelease } = await import('@junobench/publish');
     const core = await loadCore();
     const t0 = Date.now();
     const { plan, written } = await prepareRelease({
@@ -151,7 +151,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       'Examples:\n  junobench release verify releases/junobench-0.1.0 --no-run\n  junobench release verify releases/junobench-0.1.0/junobench-0.1.0.tar.gz\n  junobench release verify junobench-0.1.0.tar.gz --runtime docker',
   );
   verify.action(async (input: string, flags: VerifyFlags) => {
-    const { verifyRelease } = await import('@junobench/pipeline');
+    const { verifyRelease } = await import('@junobench/publish');
     const t0 = Date.now();
     const progress = ctx.progress('release verify');
     let result;
@@ -214,7 +214,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     const name = result.version ? `release ${result.version}` : 'release';
     if (result.rerun && result.manifest?.toolchain.commit) {
       // The runner inside an image speaks the protocol of the toolchain that built it.
-      const { readToolchainIdentity } = await import('@junobench/pipeline');
+      const { readToolchainIdentity } = await import('@junobench/publish');
       const here = await readToolchainIdentity();
       if (here.commit && here.commit !== result.manifest.toolchain.commit) {
         ctx.err(
@@ -281,7 +281,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       'Examples:\n  junobench release publish 0.1.0 --dry-run --github org/junobench --registry ghcr.io/org\n  junobench release publish 0.1.0 --remote origin --github org/junobench --registry 127.0.0.1:5117',
   );
   publish.action(async (version: string, flags: PublishFlags) => {
-    const { publishRelease } = await import('@junobench/pipeline');
+    const { publishRelease } = await import('@junobench/publish');
     const { createGitHubClient } = await import('@junobench/release');
     const core = await loadCore();
     const env = ctx.env;

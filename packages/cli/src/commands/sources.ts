@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { FetchOutcome, SourcesFetchReport } from '@junobench/sources';
-import type { AddInstanceResult } from '@junobench/pipeline';
+import type { AddInstanceResult } from '@junobench/add';
 import { JunoError, listInstanceIds, validateInstanceId, type SourceRecord } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
@@ -245,7 +245,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       'Examples:\n  junobench add raw/sources/kaggle/alice/house-prices-crash --notebook ~/Downloads/house-prices-crash.ipynb\n  junobench add crash.ipynb --crash 2 --id pandas_12\n  junobench add raw/sources/github/octo/nbs--eda--crash --no-verify',
   );
   add.action(async (input: string, flags: AddFlags) => {
-    const { addInstance } = await import('@junobench/pipeline');
+    const { addInstance } = await import('@junobench/add');
     const { verifyInstanceDir } = await import('@junobench/verify');
     const cacheDir = resolveCache(flags.cacheDir, ctx);
     const progress = ctx.progress('add');

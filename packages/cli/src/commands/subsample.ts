@@ -9,13 +9,12 @@ import {
   type SubsampleSpec,
   type SubsampleStep,
 } from '@junobench/core';
-import type { SubsampleInstanceResult } from '@junobench/pipeline';
-import type { SubsampleDataReport } from '@junobench/subsample';
+import type { SubsampleDataReport, SubsampleInstanceResult } from '@junobench/subsample';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, formatTable, parsePositiveInt, parsePositiveNumber } from './format.js';
 
-// @junobench/pipeline, subsample and verify are imported inside the action (CONTRIBUTING.md: imports in
+// @junobench/subsample and verify are imported inside the action (CONTRIBUTING.md: imports in
 // the CLI). The default the help shows is @junobench/subsample's, copied: its literal type keeps them equal.
 const DEFAULT_CACHE_DIR: (typeof import('@junobench/subsample'))['DEFAULT_CACHE_DIR'] = '.junobench-cache';
 
@@ -165,7 +164,7 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
       )?.data?.subsample?.source;
       if (saved && saved.kind !== 'local') spec = { ...spec, source: saved };
     }
-    const { subsampleInstance } = await import('@junobench/pipeline');
+    const { subsampleInstance } = await import('@junobench/subsample');
     const { verifyInstanceDir } = await import('@junobench/verify');
     const runtime = flags.dryRun ? undefined : await createRuntimeFromFlags(flags, ctx);
     let result: SubsampleInstanceResult;

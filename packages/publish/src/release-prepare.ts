@@ -12,8 +12,8 @@ import {
   type VerificationReport,
 } from '@junobench/core';
 import type { ReleasePlan, WrittenRelease } from '@junobench/release';
-import { checkBuildSources } from './run-build.js';
-import { formatBenchmarkCsv } from './stage-benchmark.js';
+import { formatBenchmarkCsv } from '@junobench/benchmark';
+import { checkBuildSources } from '@junobench/build-lock';
 
 /** The toolchain's own checkout: its version and commit go into every manifest. */
 const TOOLCHAIN_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
