@@ -5,3 +5,5 @@ export { verifyRelease } from './release-verify.js';
 export type { VerifyReleaseOptions, ReleaseVerification, ReleaseRerun, RerunDifference } from './release-verify.js';
 export { publishRelease, releaseNotes } from './release-publish.js';
 export type { PublishReleaseOptions, PublishReport, PublishStep } from './release-publish.js';
+export { chooseReleaseRuntime } from './choose-release-runtime.js';
+export type { ChooseReleaseRuntimeOptions, ReleaseRuntimeChoice } from './choose-release-runtime.js';

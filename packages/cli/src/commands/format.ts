@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 
 /** A plain-text table with aligned columns (no colours: it must read well in CI logs too). */
@@ -38,4 +39,10 @@ export function parsePositiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
   return n;
+}
+
+/** A path as the user would type it: relative to `cwd` when it is inside it, else as it is. */
+export function showPath(cwd: string, p: string): string {
+  const rel = path.relative(cwd, p);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
 }
