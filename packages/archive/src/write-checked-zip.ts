@@ -2,10 +2,9 @@ import { open, rm, stat } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw } from 'node:zlib';
-import { JunoError } from '@junobench/core';
+import { JunoError, formatBytes } from '@junobench/core';
 import {
   assertSafeEntries,
-  formatBytes,
   openZip,
   readZipEntries,
   type ArchiveEntry,

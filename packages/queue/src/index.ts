@@ -5,7 +5,7 @@ export { runWorker, DEFAULT_PREFIX } from './run-worker.js';
 export type { WorkerOptions, WorkerEvent, WorkerHandle, WorkerStats, QueueJobAnswer } from './run-worker.js';
 export { parseRedisUrl } from './redis-url.js';
 export type { RedisAddress } from './redis-url.js';
-export { readInstanceManifest, planTreeHash, checkBlobLimit, formatBytes } from './instance-manifest.js';
+export { readInstanceManifest, planTreeHash, checkBlobLimit } from './instance-manifest.js';
 export type { InstanceManifest } from './instance-manifest.js';
 export { writeBlobs, openBlobCache, blobKey, BLOB_TTL_SECONDS } from './blob-store.js';
 export type { BlobCache, BlobUploadStats } from './blob-store.js';

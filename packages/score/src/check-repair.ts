@@ -7,13 +7,16 @@ import {
   type RunResult,
 } from '@junobench/core';
 import {
+  hasComments,
+  isEmptyCell,
   listCodeCells,
+  matchCells,
+  normalizeCell,
   planExecution,
   validateNotebook,
   type ExecutionOrder,
   type Notebook,
 } from '@junobench/notebook';
-import { hasComments, isEmptyCell, matchCells, normalizeCell } from './match-cells.js';
 
 export type MissingHow = MissingCell['how'];
 

@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   JunoError,
+  formatBytes,
   sha256,
   validateOrThrow,
   type KaggleDatasetMetadata,
@@ -177,7 +178,7 @@ async function collectOne(
     datasets.push(d);
   };
   const progressBytes = (item: string) => (bytes: number) =>
-    options.onProgress?.({ task: 'download', done: bytes, item, message: formatBytes(bytes) });
+    options.onProgress?.({ task: 'download', done: bytes, item, message: formatBytes(bytes, { units: 'si' }) });
 
   for (const source of meta.dataset_sources) {
     const ds = parseKaggleDatasetRef(source);
@@ -318,13 +319,6 @@ function parseJson(text: string, where: string): unknown {
   } catch (e) {
     throw new JunoError('E_SOURCE', `${where} is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1e3) return `${bytes} B`;
-  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} kB`;
-  if (bytes < 1e9) return `${(bytes / 1e6).toFixed(1)} MB`;
-  return `${(bytes / 1e9).toFixed(2)} GB`;
 }
 
 /** Whether every collected dataset of a record is in the cache (collected with --with-data). */

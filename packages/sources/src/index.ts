@@ -36,7 +36,6 @@ export {
   parseDatasetLicense,
   datasetRefOfMetadata,
   unwrapDatasetMetadata,
-  formatBytes,
   isRecordDataCached,
   KERNEL_METADATA_FILE,
   DATASET_METADATA_FILE,

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { AddInstanceResult } from '@junobench/add';
+import { formatBytes } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt } from './format.js';
-import { formatSize, resolveCache } from './sources.js';
+import { resolveCache } from './sources.js';
 
 interface AddFlags extends RuntimeFlags {
   id?: string;
@@ -116,7 +117,7 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
   );
   if (r.data)
     lines.push(
-      `  data       ${r.data.files} file${r.data.files === 1 ? '' : 's'}, ${formatSize(r.data.bytes)} (tree ${r.data.sha256.slice(0, 12)}…)`,
+      `  data       ${r.data.files} file${r.data.files === 1 ? '' : 's'}, ${formatBytes(r.data.bytes, { units: 'si' })} (tree ${r.data.sha256.slice(0, 12)}…)`,
     );
   const s = i.suggestedLabels ?? {};
   const sug = [

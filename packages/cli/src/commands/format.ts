@@ -28,6 +28,11 @@ export function parsePositiveInt(value: string): number {
 /** A time limit in seconds: at most a day, the cap instance.json, tasks and queue jobs have too. */
 export const MAX_TIME_LIMIT_SECONDS = 86_400;
 
+// The default time limits the help of verify and score shows, copied from @junobench/notebook with its literal
+// types (the CLI loads it only in actions): the type check fails when the two drift.
+export const DEFAULT_CELL_TIMEOUT_SECONDS: (typeof import('@junobench/notebook'))['DEFAULT_CELL_TIMEOUT_SECONDS'] = 120;
+export const DEFAULT_TIMEOUT_SECONDS: (typeof import('@junobench/notebook'))['DEFAULT_TIMEOUT_SECONDS'] = 600;
+
 export function parseSeconds(value: string): number {
   const n = parsePositiveInt(value);
   if (n > MAX_TIME_LIMIT_SECONDS)

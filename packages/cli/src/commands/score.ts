@@ -5,7 +5,15 @@ import { JunoError, checkOutputPaths } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, sandboxUnavailable, type RuntimeFlags } from './runtime-flags.js';
-import { formatDuration, parsePositiveInt, parseSeconds, showPath } from './format.js';
+import {
+  DEFAULT_CELL_TIMEOUT_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
+  MAX_TIME_LIMIT_SECONDS,
+  formatDuration,
+  parsePositiveInt,
+  parseSeconds,
+  showPath,
+} from './format.js';
 
 const MAX_PROBLEMS_SHOWN = 20;
 
@@ -52,13 +60,13 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .addOption(
       new Option(
         '--cell-timeout <s>',
-        "seconds per cell of a repair (default: the instance's, else 120; at most 86400)",
+        `seconds per cell of a repair (default: the instance's, else ${DEFAULT_CELL_TIMEOUT_SECONDS}; at most ${MAX_TIME_LIMIT_SECONDS})`,
       ).argParser(parseSeconds),
     )
     .addOption(
       new Option(
         '--timeout <s>',
-        "seconds per repaired notebook (default: the instance's, else 600; at most 86400)",
+        `seconds per repaired notebook (default: the instance's, else ${DEFAULT_TIMEOUT_SECONDS}; at most ${MAX_TIME_LIMIT_SECONDS})`,
       ).argParser(parseSeconds),
     );
   addRuntimeOptions(score);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   JunoError,
+  formatBytes,
   readJsonFile,
   validateInstanceId,
   type RowFilter,
@@ -309,18 +310,6 @@ function parseNonNegativeInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number ≥ 0, got "${value}"`);
   return n;
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[i]}`;
 }
 
 export function formatDataReport(id: string, r: SubsampleDataReport): string {
