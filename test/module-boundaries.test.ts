@@ -94,7 +94,8 @@ describe('module boundaries', () => {
   );
 
   it('allows the designed direction', async () => {
-    // The pipeline loads stage packages lazily (a build with nothing to do loads none of them) and shared ones statically.
+    // The pipeline loads stage packages lazily (a build with nothing to do loads none of them) and shared ones
+    // statically.
     const text =
       "import { readNotebook } from '@junobench/notebook';\nexport async function x() {\n  const { verifyInstances } = await import('@junobench/verify');\n  return [verifyInstances, readNotebook];\n}";
     expect(await lint({ text, filePath: path.join(root, 'packages/pipeline/src/x.ts') })).toEqual([]);

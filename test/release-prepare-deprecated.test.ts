@@ -60,7 +60,8 @@ beforeAll(async () => {
     path.join(raw, 'annotations', 'adjudicated.jsonl'),
     `${JSON.stringify({ instance: DEPRECATED, annotator: 'adjudicated', crashType: 'key error', note: 'KeyError raised by the lookup of a missing column.' })}\n`,
   );
-  // curated/labels and curated/report as the build writes them: over every annotated instance, the deprecated one included.
+  // curated/labels and curated/report as the build writes them: over every annotated instance, the deprecated one
+  // included.
   built = computeAgreement((await readAnnotationFolder(path.join(raw, 'annotations'))).sets);
   await writeAgreementReport(path.join(f.curated, 'labels'), built, { minKappa: 0.5 });
   await generateReport({ from: f.curated, raw, out: path.join(f.curated, 'report') });

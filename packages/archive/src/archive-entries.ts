@@ -30,7 +30,9 @@ export interface ArchiveLimits {
    * compress 2–20×; a zip bomb is far past both.
    */
   maxRatio?: number;
-  /** Content any archive may expand to whatever its ratio (default 1 GiB): small archives of repetitive data are fine. */
+  /**
+   * Content any archive may expand to whatever its ratio (default 1 GiB): small archives of repetitive data are fine.
+   */
   ratioFloorBytes?: number;
 }
 

@@ -118,7 +118,8 @@ function renderVerification(v: InstanceVerification | undefined): string {
   }
   const row = (x: VersionResult) => {
     const ran = x.cells.filter((c) => c.status !== 'not-run').length;
-    // A version skipped for its environment never started a kernel: "0 of 0", "0 ms" would read as a run that did nothing.
+    // A version skipped for its environment never started a kernel: "0 of 0", "0 ms" would read as a run that did
+    // nothing.
     const timing =
       x.outcome === 'skipped-env'
         ? '<td class="num muted">not run</td><td class="num muted">—</td><td class="num muted">—</td>'

@@ -96,7 +96,10 @@ export function hashTaskId(seed: string, kind: TaskKind, instance: string, versi
   return `${kind}-${sha256(`junobench-task\u0000${seed}\u0000${kind}\u0000${instance}\u0000${version}`).slice(0, 16)}`;
 }
 
-/** Every task of the given kinds for the instances, with its answer key. Pure: same sources and seed → same tasks, same order. */
+/**
+ * Every task of the given kinds for the instances, with its answer key. Pure: same sources and seed → same tasks, same
+ * order.
+ */
 export function planTasks(sources: readonly TaskSource[], options: PlanTasksOptions = {}): PlannedTasks {
   const kinds = options.kinds ?? TASK_KINDS;
   const seed = options.seed ?? DEFAULT_TASK_SEED;

@@ -22,7 +22,10 @@ import { writeSourceRecord, type RecordFile } from './write-source-record.js';
 
 export const KERNEL_METADATA_FILE = 'kernel-metadata.json';
 export const DATASET_METADATA_FILE = 'dataset-metadata.json';
-/** How the record's warning about a pulled notebook without outputs starts (add, given the notebook with outputs, drops it). */
+/**
+ * How the record's warning about a pulled notebook without outputs starts (add, given the notebook with outputs, drops
+ * it).
+ */
 export const NO_SAVED_OUTPUTS_WARNING = 'the notebook came without saved outputs';
 
 // Kaggle's licence names that mean "no licence granted".
@@ -212,7 +215,8 @@ async function collectOne(
         `dataset ${dsRef} declares no licence: its data may not be shared, so an instance made from this notebook must use synthetic data (junobench subsample --method synthetic-table)`,
       );
     } else if (license.split(', ').some((n) => n.toLowerCase() === 'other')) {
-      // Kaggle's "Other (specified in description)" reaches the API as the name "other": the terms are prose on the page.
+      // Kaggle's "Other (specified in description)" reaches the API as the name "other": the terms are prose on the
+      // page.
       warnings.push(
         `dataset ${dsRef} has the licence "other" (specified in its description on kaggle.com/datasets/${dsRef}): read the terms before sharing its data; if they do not allow it, use synthetic data`,
       );

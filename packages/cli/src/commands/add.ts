@@ -136,7 +136,8 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
       lines.push(`  verify     not run here: ${v.reason ?? 'a required module is missing'} (${how})`);
     else {
       lines.push(`  verify     NOT reproduced as mined: ${r.instead} (${how})`);
-      // The usual first failure of a notebook added from a plain .ipynb or GitHub: its input files are not in the draft.
+      // The usual first failure of a notebook added from a plain .ipynb or GitHub: its input files are not in the
+      // draft.
       const seen = v.observed?.ename.split('.').pop();
       if (seen === 'FileNotFoundError' || seen === 'OSError' || seen === 'IOError') {
         lines.push(

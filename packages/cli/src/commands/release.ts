@@ -11,8 +11,9 @@ import * as coreModule from '@junobench/core';
 type Core = typeof coreModule;
 const loadCore = async (): Promise<Core> => coreModule;
 
-// Verbs: release prepare|verify|publish (docs/releases.md); `deprecate` is in deprecate.ts. The publish and release packages are
-// imported inside each action, so that other commands do not pay for loading them (octokit, simple-git, tar).
+// Verbs: release prepare|verify|publish (docs/releases.md); `deprecate` is in deprecate.ts. The publish and release
+// packages are imported inside each action, so that other commands do not pay for loading them (octokit, simple-git,
+// tar).
 
 interface PrepareFlags {
   from: string;

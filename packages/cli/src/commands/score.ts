@@ -29,8 +29,8 @@ interface ScoreFlags extends RuntimeFlags {
   timeout?: number;
 }
 
-// Verb: score (docs/scoring.md); `tasks export` and `baseline` are in tasks.ts and baseline.ts. Library packages are imported inside each action
-// (`await import('@junobench/...')`) so that other commands do not pay for loading them.
+// Verb: score (docs/scoring.md); `tasks export` and `baseline` are in tasks.ts and baseline.ts. Library packages are
+// imported inside each action (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 export function registerScoreCommands(program: Command, ctx: CliContext): void {
   const resolve = (p: string) => path.resolve(ctx.cwd, p);
   const show = (p: string) => showPath(ctx.cwd, p);
@@ -118,7 +118,8 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
           'To sandbox them: sh tools/setup-engine.sh && npx junobench image build, then score --runtime docker.',
       );
     };
-    // Importing every module the repair tasks need (torch, tensorflow…) takes tens of seconds with nothing else on screen.
+    // Importing every module the repair tasks need (torch, tensorflow…) takes tens of seconds with nothing else on
+    // screen.
     const onCheckRuntime = (runtime: Runtime, modules: readonly string[]) => {
       if (modules.length === 0) return;
       const listed =

@@ -24,8 +24,8 @@ const CREDENTIALS_HELP =
   'KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json); GitHub uses GITHUB_TOKEN when set\n' +
   '(optional for public repositories) against GITHUB_API_URL (default https://api.github.com). Secrets are never printed or written.\n';
 
-// Verbs: collect kaggle|github, sources fetch (docs/sources.md); `add` is in add.ts. Library packages are imported inside each action
-// (`await import('@junobench/...')`) so that other commands do not pay for loading them.
+// Verbs: collect kaggle|github, sources fetch (docs/sources.md); `add` is in add.ts. Library packages are imported
+// inside each action (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 export function registerSourcesCommands(program: Command, ctx: CliContext): void {
   const collect = program
     .command('collect')
@@ -201,7 +201,9 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
   });
 }
 
-/** The cache folder of collected sources and datasets: --cache-dir, else $JUNOBENCH_CACHE_DIR, else .junobench-cache. */
+/**
+ * The cache folder of collected sources and datasets: --cache-dir, else $JUNOBENCH_CACHE_DIR, else .junobench-cache.
+ */
 export function resolveCache(flag: string | undefined, ctx: CliContext): string {
   return path.resolve(ctx.cwd, flag ?? ctx.env.JUNOBENCH_CACHE_DIR ?? '.junobench-cache');
 }

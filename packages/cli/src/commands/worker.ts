@@ -98,7 +98,8 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
               break;
             }
             case 'job-done':
-              // The notebook's own status, worded so that a reproduced crash (status "error") does not read as a failed job.
+              // The notebook's own status, worded so that a reproduced crash (status "error") does not read as a failed
+              // job.
               ctx.out(
                 `${e.id} done in ${formatDuration(e.durationMs)}: ${NOTEBOOK_STATUS[e.status] ?? `the notebook ended: ${e.status}`}`,
               );
