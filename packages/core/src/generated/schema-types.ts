@@ -1733,6 +1733,19 @@ export interface QueueRun {
   cellTimeoutSeconds: number;
   timeoutSeconds: number;
   prewarm?: string[];
+  probe?: RunProbe;
+}
+/**
+ * Code of the run's owner executed in the notebook's kernel, silently (no history, no execution count): `setup` once the kernel is ready, before the first cell; `finish` after the last cell, only when every cell ran. What each printed on stdout comes back in the result's `probe`, unread by the runner. The checks harness (packages/checks, README "What counts as resolved") is its one user: it installs its tracing in `setup` and runs the instance's checks in `finish`.
+ */
+
+export interface RunProbe {
+  setup?: string;
+  finish?: string;
+  /**
+   * The finish step's own time limit (default 120 s); it does not count against the notebook's.
+   */
+  finishTimeoutSeconds?: number;
 }
 /**
  * The instance folder: its tree hash (core's hashInstanceTree) and either its files as blobs in Redis keyed by sha256, or a path on a folder every worker shares (exactly one of the two).
@@ -2411,7 +2424,14 @@ export interface RunPlan {
    * Modules imported silently into the fresh kernel before the first cell (sys.modules only, nothing bound in the user namespace), so a kernel started ahead of time has its heavy imports done.
    */
   prewarm?: string[];
+  probe?: RunProbe;
 }
+/**
+ * Code of the run's owner executed in the notebook's kernel, silently (no history, no execution count): `setup` once the kernel is ready, before the first cell; `finish` after the last cell, only when every cell ran. What each printed on stdout comes back in the result's `probe`, unread by the runner. The checks harness (packages/checks, README "What counts as resolved") is its one user: it installs its tracing in `setup` and runs the instance's checks in `finish`.
+ *
+ * This interface was referenced by `RunPlan`'s JSON-Schema
+ * via the `definition` "probe".
+ */
 
 /**
  * How the notebook's kernel was started: forked from a zygote that has the imports done, launched as a new interpreter (no fork server), or launched because forking one failed.
@@ -2432,12 +2452,35 @@ export interface RunResult {
   durationMs: number;
   kernel?: KernelKind;
   phases?: RunPhases;
+  probe?: RunProbeResult;
   python?: RunnerPython;
 }
 /**
  * This interface was referenced by `RunResult`'s JSON-Schema
  * via the `definition` "cellResult".
  */
+
+export interface RunProbeResult {
+  setup?: ProbeStepResult;
+  finish?: ProbeStepResult;
+}
+/**
+ * This interface was referenced by `RunResult`'s JSON-Schema
+ * via the `definition` "probeStep".
+ */
+
+export interface ProbeStepResult {
+  status: 'ok' | 'error' | 'timeout' | 'kernel-died';
+  /**
+   * What the step printed on stdout (at most 8 MiB; `truncated` says when more was cut).
+   */
+  stdout: string;
+  truncated?: boolean;
+  ename?: string;
+  evalue?: string;
+  reason?: string;
+  durationMs: number;
+}
 
 export interface RunnerPython {
   executable?: string;
