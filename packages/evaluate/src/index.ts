@@ -2,3 +2,7 @@
 
 export { openInstanceSet, describeInstanceSet } from './open-instance-set.js';
 export type { OpenInstanceSetOptions, InstanceSet, LeftOutInstance } from './open-instance-set.js';
+export { exportBenchmarkTasks } from './export-benchmark-tasks.js';
+export type { ExportBenchmarkTasksOptions, ExportBenchmarkTasksReport, TaskContext } from './export-benchmark-tasks.js';
+export { scoreTools, readJunobenchVersion } from './score-tools.js';
+export type { ScoreToolsOptions, ScoreToolsResult } from './score-tools.js';

@@ -130,6 +130,17 @@ async function openRawSet(options: OpenInstanceSetOptions): Promise<InstanceSet>
     }
     ids.push(id);
   }
+  if (ids.length === 0) {
+    // An empty set would read as "everything" to a stage given no ids, and "0/0 verified" as success.
+    const drafts = leftOut.filter((l) => l.why === 'draft').length;
+    throw new JunoError('E_INPUT_EMPTY', `no instance of ${dir} is in the benchmark`, {
+      location: { file: dir },
+      hint:
+        leftOut.length === 0
+          ? 'pass the folder that holds one sub-folder per instance (--instances <dir>), or a release (--release <dir|tarball>)'
+          : `${leftOut.length} left out (${drafts} draft${drafts === 1 ? '' : 's'}, ${leftOut.length - drafts} deprecated)${drafts > 0 ? '; add --include-drafts to use the drafts' : ''}`,
+    });
+  }
   const hashes: string[] = [];
   for (const id of ids) hashes.push(`${id}\u0000${await hashInstanceTree(path.join(dir, id))}\n`);
   const identity: BenchmarkIdentity = {

@@ -1545,6 +1545,35 @@ export interface DimensionAccuracies {
  * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
+export type TaskKind = 'detect' | 'diagnose' | 'repair';
+
+/**
+ * One line of the log of `junobench baseline llm` (--log, default <predictions>.log.jsonl), appended as each request ends: which (task, attempt) it answered and how, with the model's reply as it came. A rerun skips the pairs already answered or abstained, and asks again for those that failed. Never holds the API key.
+ */
+
+export interface LlmLogEntry {
+  task: TaskKind;
+  id: string;
+  attempt: number;
+  /**
+   * answered: a valid answer (in the predictions file); abstained: a reply without a valid answer (counted as no answer); failed: no reply (the request failed after its retries).
+   */
+  status: 'answered' | 'abstained' | 'failed';
+  model: string;
+  /**
+   * answered: the answer written to the predictions file.
+   */
+  answer?: {};
+  /**
+   * The model's reply text, whole.
+   */
+  reply?: string;
+  /**
+   * abstained or failed: why.
+   */
+  reason?: string;
+}
+
 /**
  * What `junobench pool filter … --report <funnel.json>` writes (filterPool in @junobench/pool): the records read, the records kept, and per step of the criteria how many records reached it, were kept and were removed.
  */
@@ -1749,11 +1778,6 @@ export type Prediction = {
   attempt?: number;
   answer: {};
 };
-
-export type TaskKind = 'detect' | 'diagnose' | 'repair';
-/**
- * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
- */
 
 export interface DetectAnswer {
   /**
