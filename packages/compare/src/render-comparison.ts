@@ -116,8 +116,9 @@ export function planComparisonChart(c: Comparison): TopLevelSpec {
         },
       },
       {
-        mark: { type: 'rule', color: '#222' },
-        encoding: { y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' } },
+        mark: { type: 'rule', strokeWidth: 1.5 },
+        // Black, not the tool's colour: an interval drawn in its bar's colour is invisible over the bar.
+        encoding: { y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' }, color: { value: '#222' } },
       },
     ],
     config: {

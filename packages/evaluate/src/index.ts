@@ -6,3 +6,4 @@ export { exportBenchmarkTasks } from './export-benchmark-tasks.js';
 export type { ExportBenchmarkTasksOptions, ExportBenchmarkTasksReport, TaskContext } from './export-benchmark-tasks.js';
 export { scoreTools, readJunobenchVersion } from './score-tools.js';
 export type { ScoreToolsOptions, ScoreToolsResult } from './score-tools.js';
+export { readTasksOfSet } from './read-tasks-of-set.js';
