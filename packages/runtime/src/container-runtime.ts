@@ -27,6 +27,7 @@ import { readEngineKind } from './container-engine.js';
 import { createRunFolder, currentOwner, isOwnerGone, sweepStaleRunFolders, type RunFolder } from './run-folder.js';
 import { formatSeccompProfile } from './seccomp-profile.js';
 import { hashRunnerFiles } from './runner-path.js';
+import { createMessageKey } from './parse-runner-message.js';
 
 export interface ContainerRuntimeOptions {
   /** A dockerode client (see connectDockerEngine); injected, never created here. */
@@ -190,7 +191,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     const results: RunResult[] = new Array(runs.length);
     if (runs.length === 0) return results;
     // A run the sandbox cannot take is refused before any container starts.
-    for (const r of runs) planContainerRun(r, settings);
+    for (const r of runs) planContainerRun(r, settings, createMessageKey());
     await resolveImageId();
     await sweep();
     await prepareSeccomp();
@@ -204,8 +205,12 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     let next = 0;
     const outcomes: Promise<unknown>[] = [];
     const mine = new Set<string>();
+    // Each container's runner signs its messages with a key of its own.
+    const keys = new Map<number, Buffer>();
     const launch = (i: number): Promise<LaunchedContainer> => {
-      const { spec } = planContainerRun(runs[i]!, settings, nextUid());
+      const key = createMessageKey();
+      keys.set(i, key);
+      const { spec } = planContainerRun(runs[i]!, settings, key, nextUid());
       const onContainer = (id: string) => {
         live.add(id);
         mine.add(id);
@@ -250,7 +255,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
           c.go();
           // On as soon as the result is known; the removal finishes in the background (awaited before run() returns).
           const outcome: ContainerOutcome = await c.exited;
-          finish(current.i, interpretContainerRun(runs[current.i]!, outcome, settings));
+          finish(current.i, interpretContainerRun(runs[current.i]!, outcome, settings, keys.get(current.i)!));
         } catch (e) {
           error ??= e;
           failure.abort();

@@ -7,7 +7,7 @@ import { JunoError, copyInstanceTree, type RunPlan, type RunResult, type Runtime
 import type { NotebookRun, RunOptions, Runtime } from './runtime.js';
 import { REAPER_PATH, RUNNER_PATH } from './runner-path.js';
 import { execaRunner, findPython, type CommandRunner } from './find-python.js';
-import { parseRunnerMessage } from './parse-runner-message.js';
+import { createMessageKey, parseRunnerMessage } from './parse-runner-message.js';
 import { createRunFolder, sweepStaleRunFolders, type RunFolder } from './run-folder.js';
 import { RunnerTracker, type TrackerOutcome } from './runner-tracker.js';
 import { omitSecretVariables } from './omit-secret-variables.js';
@@ -286,6 +286,7 @@ async function runOneRunner(
       String(settings.threads),
       '--tmp',
       runnerTmp,
+      '--authenticate',
       ...(settings.fork ? [] : ['--no-fork']),
     ],
     {
@@ -307,6 +308,10 @@ async function runOneRunner(
   });
   // Writing to a runner that has just died fails: its exit says what happened.
   proc.stdin?.on('error', () => undefined);
+  // The runner signs its messages with this key, its stdin's first line: no
+  // kernel can read it there (packages/runtime/README.md, "The runner protocol").
+  const key = createMessageKey();
+  proc.stdin?.write(`${key.toString('hex')}\n`);
   const tracker = new RunnerTracker(
     { startupSeconds: settings.startupSeconds, graceSeconds: settings.graceSeconds },
     Date.now(),
@@ -440,7 +445,7 @@ async function runOneRunner(
   rl.on('line', (line) => {
     if (over) return;
     try {
-      const message = parseRunnerMessage(line);
+      const message = parseRunnerMessage(line, key);
       if (!message) return; // not a message (a library printing to the runner's stdout)
       apply(tracker.message(message, Date.now()));
     } catch (e) {
