@@ -35,6 +35,18 @@ describe('junobench verify', () => {
     expect(checkSchema('verification', report)).toEqual([]);
   }, 300_000);
 
+  it('refuses to run notebooks unsandboxed where bubblewrap cannot run (exit 3), unless --unsandboxed', async () => {
+    const args = ['verify', 'NBspecific_2', '--instances', path.join(dir, 'instances'), '--no-cache'];
+    const env = { JUNOBENCH_BWRAP: path.join(dir, 'no-bwrap-here') };
+    const refused = await runJunobench(args, { env });
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stderr).toMatch(/E_ENV_SANDBOX.*cannot sandbox notebooks here: .*no-bwrap-here is not installed/);
+    expect(refused.stderr).toMatch(/--unsandboxed/);
+    const unsandboxed = await runJunobench([...args, '--unsandboxed'], { env });
+    expect(unsandboxed.code, unsandboxed.stderr).toBe(0);
+    expect(unsandboxed.stdout).toContain('1/1 verified');
+  }, 300_000);
+
   it('exits 1 and says why when an instance is not verified', async () => {
     const inst = path.join(dir, 'instances', 'pandas_1', 'instance.json');
     const value = JSON.parse(await readFile(inst, 'utf8'));

@@ -294,7 +294,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   // The image id is the whole environment: interpreter, packages and runner; threads can change results.
   const fingerprint = async (): Promise<string> => `docker:${await resolveImageId()}:threads=${threads}`;
 
-  return { kind: 'docker', describe, fingerprint, run, close };
+  return { kind: 'docker', sandboxed: true, describe, fingerprint, run, close };
 }
 
 /**
