@@ -18,7 +18,14 @@ import {
   type VerificationReport,
   type VersionResult,
 } from '@junobench/core';
-import { listCodeCells, parseImports, planExecution, readNotebook, type Notebook } from '@junobench/notebook';
+import {
+  assertNoNulCells,
+  listCodeCells,
+  parseImports,
+  planExecution,
+  readNotebook,
+  type Notebook,
+} from '@junobench/notebook';
 import { hashRunnerFiles, type NotebookRun, type Runtime } from '@junobench/runtime';
 import { classifyFixed, classifyReproduced, skippedEnv, type NotebookVersionName } from './classify-outcome.js';
 import { checkCachedVerification, deriveStatus } from './check-cached-verification.js';
@@ -204,6 +211,7 @@ async function prepareInstances(
         continue;
       }
       const nb = await readNotebook(nbFile);
+      assertNoNulCells(nb, nbFile);
       cells[version] = planExecution(nb, instance.execution.order, instance.execution.cells);
       prewarm[version] = planPrewarm(nb, cells[version], instance.requires);
       if (version === 'reproduced') {
