@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Duplex } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type Docker from 'dockerode';
 import { JunoError } from '@junobench/core';
 import { signMessage } from '../test-helpers/signed-message.js';
@@ -143,9 +144,17 @@ function fakeDocker(
   return { docker: docker as unknown as Docker, created, live, stats: () => ({ maxRunning, maxAlive }) };
 }
 
+// Real instance folders: the runtime stages a view of each for its container's mount.
+const instances = mkdtempSync(path.join(os.tmpdir(), 'jb-fake-engine-'));
+afterAll(() => rmSync(instances, { recursive: true, force: true }));
+const instanceOf = (id: string) => {
+  mkdirSync(path.join(instances, id), { recursive: true });
+  writeFileSync(path.join(instances, id, 'fixed.ipynb'), '{}');
+  return path.join(instances, id);
+};
 const runOf = (id: string, extra: Partial<NotebookRun> = {}): NotebookRun => ({
   id,
-  instanceDir: `/instances/${id}`,
+  instanceDir: instanceOf(id),
   notebook: 'fixed.ipynb',
   cells: [0],
   cellTimeoutSeconds: 10,
@@ -188,7 +197,14 @@ describe('createContainerRuntime (fake engine)', () => {
       Memory: 1024 ** 3,
       MemorySwap: 1024 ** 3,
       NanoCpus: 5e8,
-      Mounts: [{ Type: 'bind', Source: '/instances/a', Target: '/instance', ReadOnly: true }],
+      Mounts: [
+        {
+          Type: 'bind',
+          Source: expect.stringMatching(/\/junobench-s-[^/]+\/i-[^/]+$/),
+          Target: '/instance',
+          ReadOnly: true,
+        },
+      ],
       CapDrop: ['ALL'],
     });
     expect(notebooks[0]!.NetworkDisabled).toBe(true);

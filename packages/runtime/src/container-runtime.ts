@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
@@ -28,6 +29,7 @@ import { createRunFolder, currentOwner, isOwnerGone, sweepStaleRunFolders, type 
 import { formatSeccompProfile } from './seccomp-profile.js';
 import { hashRunnerFiles } from './runner-path.js';
 import { createMessageKey } from './parse-runner-message.js';
+import { stageInstance } from './stage-instance.js';
 
 export interface ContainerRuntimeOptions {
   /** A dockerode client (see connectDockerEngine); injected, never created here. */
@@ -123,6 +125,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   let swept: Promise<void> | undefined;
   const live = new Set<string>();
   const closing = new AbortController();
+  let staging: RunFolder | undefined;
+  const stagingRoot = (): RunFolder => (staging ??= createRunFolder(os.tmpdir(), { anonymous: true }));
 
   const resolveImageId = (): Promise<string> => {
     imageId ??= docker
@@ -210,14 +214,25 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     const launch = (i: number): Promise<LaunchedContainer> => {
       const key = createMessageKey();
       keys.set(i, key);
-      const { spec } = planContainerRun(runs[i]!, settings, key, nextUid());
       const onContainer = (id: string) => {
         live.add(id);
         mine.add(id);
       };
-      const p = launchContainer(docker, spec, { signal, onContainer });
-      // Every container is awaited to its removal before run() returns, used or not.
-      outcomes.push(p.then((c) => c.done).catch(() => undefined));
+      // The container mounts a staged view of the instance: its host path is nobody's business inside.
+      const staged = stageInstance(runs[i]!.instanceDir, stagingRoot().dir);
+      const p = staged.then((instanceDir) =>
+        launchContainer(docker, planContainerRun({ ...runs[i]!, instanceDir }, settings, key, nextUid()).spec, {
+          signal,
+          onContainer,
+        }),
+      );
+      // Every container is awaited to its removal before run() returns, used or not; then its staged view goes.
+      outcomes.push(
+        p
+          .then((c) => c.done)
+          .catch(() => undefined)
+          .finally(() => staged.then((d) => rm(d, { recursive: true, force: true })).catch(() => undefined)),
+      );
       return p;
     };
     const finish = (i: number, result: RunResult) => {
@@ -288,6 +303,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     live.clear();
     profileFolder?.remove();
     profileFolder = undefined;
+    staging?.remove();
+    staging = undefined;
     seccompReady = undefined;
   };
 

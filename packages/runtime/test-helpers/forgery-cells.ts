@@ -29,7 +29,8 @@ const FIND = [
  * One cell that raises `RuntimeError('reached=[…]')` listing every way it got
  * at a process of the runtime: a copy of one of its file descriptors
  * (pidfd_getfd), a file descriptor reopened through /proc/<pid>/fd, or
- * PTRACE_ATTACH (detached at once). `reached=[]` is the sandbox holding.
+ * PTRACE_ATTACH (detached at once); and a vsock socket, which reaches the
+ * virtual machine's host. `reached=[]` is the sandbox holding.
  */
 export const REACH_RUNNER_CELL = [
   FIND,
@@ -55,6 +56,12 @@ export const REACH_RUNNER_CELL = [
   "        reached.append(f'ptrace {name}')",
   '        os.waitpid(pid, 0x40000000)  # __WALL: until it is in its ptrace stop, then let it go',
   '        libc.ptrace(17, pid, 0, 0)',
+  'import socket',
+  'try:',
+  '    socket.socket(40, socket.SOCK_STREAM).close()',
+  "    reached.append('a vsock socket')",
+  'except OSError:',
+  '    pass',
   "raise RuntimeError('reached=' + repr(sorted(set(reached))))",
 ].join('\n');
 
