@@ -20,6 +20,8 @@ import {
 } from '@junobench/core';
 import {
   assertNoNulCells,
+  DEFAULT_CELL_TIMEOUT_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
   listCodeCells,
   parseImports,
   planExecution,
@@ -33,8 +35,6 @@ import { planVerificationReport } from './write-verification-report.js';
 
 /** Bumped when classification changes, so cached verdicts from older logic are not reused. */
 export const VERIFY_LOGIC_VERSION = 1;
-export const DEFAULT_CELL_TIMEOUT_SECONDS = 120;
-export const DEFAULT_TIMEOUT_SECONDS = 600;
 
 export interface VerifyOptions {
   instancesDir: string;

@@ -10,7 +10,7 @@ interface ReportFlags {
   raw?: string | false;
 }
 
-// Verbs: report (issue 15). Library packages are imported inside each action
+// Verbs: report (docs/report.md). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 export function registerReportCommands(program: Command, ctx: CliContext): void {
   program
