@@ -55,6 +55,15 @@ beforeAll(async () => {
     ),
   );
   await writeFile(path.join(proj, 'crash.ipynb'), JSON.stringify(crashing));
+  await writeFile(
+    path.join(proj, 'nul.ipynb'),
+    JSON.stringify(
+      makeNotebook([
+        { source: 'x = 1' },
+        { source: 'y = "\u0000"\n{}["k"]', error: { ename: 'KeyError', evalue: "'k'" } },
+      ]),
+    ),
+  );
   await writeFile(path.join(proj, 'not-a-notebook.ipynb'), '{"cells": "nope"}');
 });
 afterAll(() => gh.stop());
@@ -255,6 +264,12 @@ describe('a Kaggle kernel comes without its saved outputs (kaggle kernels pull g
 });
 
 describe('bad input to add', () => {
+  it('a NUL byte in a code cell: exit 2 naming the notebook and the cell, before anything runs', async () => {
+    const r = await unchanged(['add', 'nul.ipynb', '--runtime', 'local']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/nul\.ipynb.*code cell 1 \(counting code cells from 0\) holds a NUL byte/);
+  }, 600_000);
+
   it('a notebook with no error output: exit 2', async () => {
     const r = await unchanged(['add', 'no-error.ipynb', '--no-verify']);
     expect(r.code).toBe(2);

@@ -62,7 +62,7 @@ describe('release verify: the runtime it chooses', () => {
       env: { DOCKER_HOST: `unix://${path.join(f.root, 'no-engine.sock')}` },
     });
     expect(r.stderr).toMatch(
-      /will run UNSANDBOXED in the local runtime, with your user's rights \(no container engine answers\)/,
+      /run in the local runtime's bubblewrap sandbox \(no network, none of your files; no container engine answers\)/,
     );
     expect(r.stdout).toMatch(/^re-run \(local runtime\): 2 instances, 0 differ from verification\.json/m);
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -70,7 +70,9 @@ describe('release verify: the runtime it chooses', () => {
 
   it('--runtime local is obeyed even when the image is there', async () => {
     const r = await runJunobench(['release', 'verify', archive, '--runtime', 'local'], { cwd: f.root });
-    expect(r.stderr).toMatch(/UNSANDBOXED in the local runtime, with your user's rights \(--runtime local\)/);
+    expect(r.stderr).toMatch(
+      /run in the local runtime's bubblewrap sandbox \(no network, none of your files; --runtime local\)/,
+    );
     expect(r.stdout).toMatch(/^re-run \(local runtime\)/m);
   }, 900_000);
 });

@@ -74,9 +74,7 @@ describe('junobench release', () => {
       /re-run \(local runtime\): 16 instances, 0 differ from verification\.json, 1 could not run here/,
     );
     expect(r.stdout).toMatch(/not checked here: tensorflow_1/);
-    expect(r.stderr).toMatch(
-      /warning: the release's 16 instances are someone else's notebooks and will run UNSANDBOXED in the local runtime/,
-    );
+    expect(r.stderr).toMatch(/note: the release's 16 instances run in the local runtime's bubblewrap sandbox/);
     const result = JSON.parse(await readFile(path.join(work, 'verify.json'), 'utf8')) as {
       ok: boolean;
       verification: { instances: { cached: boolean }[] };

@@ -35,6 +35,33 @@ describe('junobench verify', () => {
     expect(checkSchema('verification', report)).toEqual([]);
   }, 300_000);
 
+  it('a NUL byte in a code cell is bad input (exit 2) naming the notebook and the cell, before any kernel runs', async () => {
+    const instances = path.join(dir, 'nul-instances');
+    await cp(path.join(dir, 'instances', 'NBspecific_2'), path.join(instances, 'NBspecific_2'), { recursive: true });
+    const file = path.join(instances, 'NBspecific_2', 'reproduced.ipynb');
+    const nb = JSON.parse(await readFile(file, 'utf8')) as {
+      cells: { cell_type: string; source: string | string[] }[];
+    };
+    const code = nb.cells.filter((c) => c.cell_type === 'code');
+    code[0]!.source = `${[code[0]!.source].flat().join('')}\n# \u0000`;
+    await writeFile(file, JSON.stringify(nb));
+    const r = await runJunobench(['verify', '--instances', instances, '--no-cache']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/reproduced\.ipynb.*code cell 0 \(counting code cells from 0\) holds a NUL byte/);
+  }, 300_000);
+
+  it('refuses to run notebooks unsandboxed where bubblewrap cannot run (exit 3), unless --unsandboxed', async () => {
+    const args = ['verify', 'NBspecific_2', '--instances', path.join(dir, 'instances'), '--no-cache'];
+    const env = { JUNOBENCH_BWRAP: path.join(dir, 'no-bwrap-here') };
+    const refused = await runJunobench(args, { env });
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stderr).toMatch(/E_ENV_SANDBOX.*cannot sandbox notebooks here: .*no-bwrap-here is not installed/);
+    expect(refused.stderr).toMatch(/--unsandboxed/);
+    const unsandboxed = await runJunobench([...args, '--unsandboxed'], { env });
+    expect(unsandboxed.code, unsandboxed.stderr).toBe(0);
+    expect(unsandboxed.stdout).toContain('1/1 verified');
+  }, 300_000);
+
   it('exits 1 and says why when an instance is not verified', async () => {
     const inst = path.join(dir, 'instances', 'pandas_1', 'instance.json');
     const value = JSON.parse(await readFile(inst, 'utf8'));

@@ -4,6 +4,7 @@
 # starts one real component the tests use, idempotently, and prints
 # `export NAME=value` lines for the tests as its last lines of output:
 #   python    the Jupyter kernel stack (kernel tests)
+#   sandbox   bubblewrap, the local runtime's sandbox (kernel tests)
 #   engine    Podman's Docker-compatible engine and the offline base image (container tests)
 #   redis     redis-server on loopback (queue tests)
 #   registry  the Distribution registry on loopback (release publish tests)
@@ -13,7 +14,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-for component in python engine redis registry browser; do
+for component in python sandbox engine redis registry browser; do
   script="tools/setup-$component.sh"
   [ -f "$script" ] || continue
   out=$(sh "$script") || { echo "test: $script failed; the tests that need $component cannot run" >&2; exit 1; }

@@ -4,7 +4,7 @@
 // same machine in the same round. Each round runs every row once; the table
 // shows the median over rounds and the spread (min–max), because the machine
 // may be shared. Usage:
-//   npx tsx bench/verify/run.ts [--instances raw/instances] [--rounds 3] [--docker] [--jobs 2]
+//   npx tsx bench/verify/run.ts [--instances raw/instances] [--rounds 3] [--docker] [--jobs 2] [--ids a,b]
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,7 +62,9 @@ async function main() {
   const ids: string[] = [];
   const items: { notebook: string; cwd: string; cells: number[]; prewarm: string[] }[] = [];
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'jb-bench-verify-'));
+  const only = flag('--ids', '').split(',').filter(Boolean);
   for (const id of await listInstanceIds(instancesDir)) {
+    if (only.length > 0 && !only.includes(id)) continue;
     const inst = await readInstance(path.join(instancesDir, id));
     const probe = await execa(python, ['-c', inst.requires.map((m) => `import ${m}`).join('; ') || 'pass'], {
       reject: false,
@@ -94,6 +96,9 @@ async function main() {
     ['junobench verify --jobs 1 --no-fork', ['--jobs', '1', '--no-fork']],
     [`junobench verify --jobs ${jobs}`, ['--jobs', String(jobs)]],
     [`junobench verify --jobs ${jobs} --no-fork`, ['--jobs', String(jobs), '--no-fork']],
+    // The local runtime's bubblewrap sandbox is on by default: what it costs is the difference to these.
+    ['junobench verify --jobs 1 --unsandboxed', ['--jobs', '1', '--unsandboxed']],
+    [`junobench verify --jobs ${jobs} --unsandboxed`, ['--jobs', String(jobs), '--unsandboxed']],
     ...(withDocker
       ? ([[`junobench verify --runtime docker --jobs ${jobs}`, ['--runtime', 'docker', '--jobs', String(jobs)]]] as [
           string,
@@ -214,6 +219,15 @@ async function main() {
     `- local \`--jobs ${jobs}\` ≥ 5× nbclient one by one: median ${median(localJobs.map((m, i) => baseline[i]!.wallMs / m.wallMs)).toFixed(2)}×.`,
     `- outside cells ≤ 0.3 s per notebook at \`--jobs ${jobs}\`: median ${(median(localJobs.map((m) => (m.wallMs * m.jobs - m.cellsMs) / n)) / 1000).toFixed(2)} s.`,
   );
+  for (const j of [1, jobs]) {
+    const boxed = measures[`junobench verify --jobs ${j}`]!;
+    const bare = measures[`junobench verify --jobs ${j} --unsandboxed`]!;
+    const ratios = boxed.map((m, i) => m.wallMs / bare[i]!.wallMs);
+    const perNotebook = boxed.map((m, i) => ((m.wallMs - bare[i]!.wallMs) * j) / n);
+    lines.push(
+      `- the sandbox at \`--jobs ${j}\`: sandboxed / unsandboxed wall in the same round ${median(ratios).toFixed(2)}× [${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}], ${(median(perNotebook) / 1000).toFixed(2)} s per notebook and job slot.`,
+    );
+  }
   if (withDocker) {
     const docker = measures[`junobench verify --runtime docker --jobs ${jobs}`]!;
     lines.push(

@@ -17,7 +17,14 @@ import {
   type SourceRecord,
   type SuggestedLabels,
 } from '@junobench/core';
-import { mineImports, mineNotebookCrashes, parseNotebook, type MinedCrash, type Notebook } from '@junobench/notebook';
+import {
+  assertNoNulCells,
+  mineImports,
+  mineNotebookCrashes,
+  parseNotebook,
+  type MinedCrash,
+  type Notebook,
+} from '@junobench/notebook';
 import {
   chooseCrash,
   hasNoSavedRun,
@@ -190,6 +197,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
       },
     );
   }
+  assertNoNulCells(nb, originalName);
   // Its cells would run in a Python kernel: an R or Julia notebook's draft can only fail there.
   const other = parseNotebookLanguages(nb).filter((l) => l.toLowerCase() !== 'python');
   if (other.length > 0) {

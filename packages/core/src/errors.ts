@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'E_ENV_PYTHON'
   | 'E_ENV_ENGINE'
   | 'E_ENV_IMAGE'
+  | 'E_ENV_SANDBOX'
   | 'E_RUNTIME'
   | 'E_IMAGE_BUILD'
   | 'E_PROFILE'
@@ -69,6 +70,7 @@ const DEFAULT_EXIT: Partial<Record<ErrorCode, ExitCode>> = {
   E_ENV_PYTHON: 3,
   E_ENV_ENGINE: 3,
   E_ENV_IMAGE: 3,
+  E_ENV_SANDBOX: 3,
   E_ENV_QUEUE: 3,
   E_QUEUE: 1,
   E_RUNTIME: 1,

@@ -10,6 +10,7 @@ export type {
 export { readNotebook, parseNotebook, validateNotebook } from './read-notebook.js';
 export { readNotebookLean, LeanNotebookScanner } from './read-notebook-lean.js';
 export { listCodeCells, planExecution, cellSource } from './code-cells.js';
+export { findNulCells, assertNoNulCells } from './find-nul-cells.js';
 export type { ExecutionOrder } from './code-cells.js';
 export { DEFAULT_CELL_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS } from './execution-limits.js';
 export { parseTraceback, classifyFile } from './parse-traceback.js';

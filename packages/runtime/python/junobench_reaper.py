@@ -29,6 +29,7 @@ import sys
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE = 4
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 # How long killing the descendants may take before this process gives up and exits anyway.
 KILL_DEADLINE = 10.0
@@ -109,6 +110,8 @@ def main(command):
         return 2
     if not make_subreaper():
         os.execvp(command[0], command)
+    # The notebooks' processes are below it: none may trace it or open its file descriptors through /proc.
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     parent = os.getppid()
     # Signals are taken synchronously (sigtimedwait): blocked here, and given back to the command as they were.
     watched = list(STOP_SIGNALS) + [signal.SIGCHLD]

@@ -41,6 +41,8 @@ export interface ContainerSpec {
    * toolchain goes away, stdin closes (end of file) and the command can exit.
    */
   waitForGo?: boolean;
+  /** The line `go()` writes (waitForGo); default `go`. */
+  goLine?: string;
   /** Killed (SIGKILL) this many seconds after start (after `go()` with waitForGo). */
   wallClockSeconds: number;
   /** Output kept per stream (the tail); default 4 MiB. */
@@ -233,7 +235,7 @@ export async function launchContainer(
       killAndWatch();
     });
     // On a line of its own: some engines deliver the attach request's body on stdin first.
-    if (stdin) stream.write('\ngo\n');
+    if (stdin) stream.write(`\n${spec.goLine ?? 'go'}\n`);
   };
   let reportExit!: (o: ContainerOutcome) => void;
   const exitedOutcome = new Promise<ContainerOutcome>((resolve) => (reportExit = resolve));

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeCodeNotebook } from '../test-helpers/code-notebook.js';
 import { useSandboxSuite } from '../test-helpers/sandbox-runtime.js';
+import { REACH_RUNNER_CELL, forgeResultCell } from '../test-helpers/forgery-cells.js';
+import type { NotebookRun } from './runtime.js';
 
 const sandbox = useSandboxSuite('forgery');
 
@@ -39,4 +41,43 @@ describe("container runtime: the wrapper's report", () => {
     // Its output is quoted as the runner's last words, never taken as the wrapper's verdict.
     expect(r!.reason).not.toMatch(/^out of memory|filled its scratch disk/);
   }, 600_000);
+});
+
+describe("container runtime: the runner's result", () => {
+  const runOf = (id: string, dir: string, cells: number[]): NotebookRun => ({
+    id,
+    instanceDir: dir,
+    notebook: 'notebook.ipynb',
+    cells,
+    cellTimeoutSeconds: 120,
+    timeoutSeconds: 300,
+  });
+
+  it('a notebook cannot reach the runner: no ptrace, no copy of its file descriptors, none reopened through /proc', async () => {
+    const dir = await writeCodeNotebook(path.join(sandbox.tmp, 'reach'), [REACH_RUNNER_CELL]);
+    const [r] = await sandbox.runtime().run([runOf('reach', dir, [0])]);
+    expect(r!.cells[0]).toMatchObject({ status: 'error', ename: 'RuntimeError', evalue: 'reached=[]' });
+  }, 600_000);
+
+  // As verify and score see them: a fixed notebook that raises 1/0 after forging "completed"
+  // (fixed-ok, or a repair resolved), a reproduced one that never crashes forging a KeyError
+  // (crash-reproduced). The forged line never counts; the killed runner is a kernel death.
+  it.each([
+    ['completed', ['print("forging")', '1/0']],
+    ['error', ['print("forging")', 'x = 1']],
+  ] as const)(
+    'a notebook that forges a result saying %s and kills its runner is a kernel death',
+    async (status, cells) => {
+      const dir = await writeCodeNotebook(path.join(sandbox.tmp, `forge-${status}`), [
+        cells[0],
+        forgeResultCell(status),
+        cells[1],
+      ]);
+      const [r] = await sandbox.runtime().run([runOf(`forge-${status}`, dir, [0, 1, 2])]);
+      expect(r!.status).toBe('kernel-died');
+      expect(r!.cells.find((c) => c.ename === 'KeyError')).toBeUndefined();
+      expect(r!.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
+    },
+    600_000,
+  );
 });

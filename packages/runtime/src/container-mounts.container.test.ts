@@ -1,5 +1,6 @@
-// The instance folder reaches the container as a read-only mount whatever its
-// host path holds: a colon or a comma in a user's folder name broke the
+// The instance folder reaches the container as a read-only mount (of a
+// staged view, so /proc/self/mountinfo names neither its host path nor the
+// toolchain's PID) whatever its host path holds: a colon or a comma in a user's folder name broke the
 // `host:container:ro` string the engine parses (Podman: "incorrect volume
 // format"), so such an instance could not run in the sandbox at all.
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -20,7 +21,9 @@ describe('container runtime: the instance mount', () => {
     async (_what, folder) => {
       const cells = [
         "import os\ntry:\n    open('/instance/pwn', 'w')\n    wrote = 'wrote'\nexcept OSError as e:\n    wrote = type(e).__name__ + str(e.errno)",
-        "raise RuntimeError(open('data/x.csv').read().splitlines()[1] + ' ' + wrote + ' ' + str(sorted(os.listdir('/instance'))))",
+        // What the container shows of the mount's source names neither the host folder nor the toolchain's process.
+        `mi = open('/proc/self/mountinfo').read()\nleaks = [x for x in (${JSON.stringify(sandbox.tmp)}, ${JSON.stringify(`-${process.pid}-`)}) if x in mi]`,
+        "raise RuntimeError(open('data/x.csv').read().splitlines()[1] + ' ' + wrote + ' ' + str(sorted(os.listdir('/instance'))) + ' ' + str(leaks))",
       ];
       const dir = await writeCodeNotebook(path.join(sandbox.tmp, folder, 'inst'), cells, {
         'data/x.csv': 'a,b\n1,2\n',
@@ -30,7 +33,7 @@ describe('container runtime: the instance mount', () => {
           id: `mounts-${folder}`,
           instanceDir: dir,
           notebook: 'notebook.ipynb',
-          cells: [0, 1],
+          cells: [0, 1, 2],
           cellTimeoutSeconds: 120,
           timeoutSeconds: 300,
         },
@@ -38,7 +41,7 @@ describe('container runtime: the instance mount', () => {
       expect(r!.reason).toBeUndefined();
       expect(r!.status).toBe('error');
       // errno 30: EROFS.
-      expect(r!.cells[1]!.evalue).toBe("1,2 OSError30 ['data', 'notebook.ipynb']");
+      expect(r!.cells[2]!.evalue).toBe("1,2 OSError30 ['data', 'notebook.ipynb'] []");
     },
     600_000,
   );

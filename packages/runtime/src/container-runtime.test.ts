@@ -1,9 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Duplex } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type Docker from 'dockerode';
 import { JunoError } from '@junobench/core';
+import { signMessage } from '../test-helpers/signed-message.js';
 import type { NotebookRun } from './runtime.js';
 import { createContainerRuntime } from './container-runtime.js';
 import { hashRunnerFiles } from './runner-path.js';
@@ -23,11 +25,12 @@ interface Script {
 
 /**
  * A stand-in for dockerode with just what the runtime uses. A container with
- * stdin waits for "go" on it; then it "runs" for `ms`, prints its script and
- * auto-removes itself, as an engine would.
+ * stdin waits for "go KEY" on it; then it "runs" for `ms`, prints its script
+ * (which signs its messages with the key) and auto-removes itself, as an
+ * engine would.
  */
 function fakeDocker(
-  script: (cmd: string[]) => Script,
+  script: (cmd: string[], key: Buffer) => Script,
   options: { images?: string[]; probe?: (cmd: string[]) => Script; engine?: 'podman' | 'docker' } = {},
 ) {
   const live = new Map<string, { killed: boolean }>();
@@ -80,12 +83,15 @@ function fakeDocker(
       let timer: NodeJS.Timeout | undefined;
       let isRunning = false;
       let ended = false;
-      let go: () => void = () => undefined;
+      let go: (key: Buffer) => void = () => undefined;
       const stream = new Duplex({
         objectMode: true,
         read: () => undefined,
         write(chunk: Buffer | string, _enc, cb) {
-          if (String(chunk).split('\n').includes('go')) go();
+          const line = String(chunk)
+            .split('\n')
+            .find((l) => /^go [0-9a-f]{64}$/.test(l));
+          if (line) go(Buffer.from(line.slice(3), 'hex'));
           cb();
         },
       });
@@ -107,7 +113,7 @@ function fakeDocker(
         start: async () => {
           alive++;
           maxAlive = Math.max(maxAlive, alive);
-          go = () => {
+          go = (key: Buffer) => {
             if (isRunning || ended) return;
             isRunning = true;
             running++;
@@ -116,14 +122,14 @@ function fakeDocker(
             const cmd = opts.Cmd as string[];
             const s: Script = cmd.includes('probe')
               ? (options.probe ?? (() => ({ stdout: probeLine() })))(cmd)
-              : script(cmd);
+              : script(cmd, key);
             timer = setTimeout(() => {
               if (s.stdout) stream.push({ fd: 1, text: s.stdout });
               if (s.stderr) stream.push({ fd: 2, text: s.stderr });
               finish(s.exitCode ?? 0);
             }, s.ms ?? 5);
           };
-          if (!opts.OpenStdin) go();
+          if (!opts.OpenStdin) go(Buffer.alloc(32));
         },
         kill: async () => {
           state.killed = true;
@@ -138,9 +144,17 @@ function fakeDocker(
   return { docker: docker as unknown as Docker, created, live, stats: () => ({ maxRunning, maxAlive }) };
 }
 
+// Real instance folders: the runtime stages a view of each for its container's mount.
+const instances = mkdtempSync(path.join(os.tmpdir(), 'jb-fake-engine-'));
+afterAll(() => rmSync(instances, { recursive: true, force: true }));
+const instanceOf = (id: string) => {
+  mkdirSync(path.join(instances, id), { recursive: true });
+  writeFileSync(path.join(instances, id, 'fixed.ipynb'), '{}');
+  return path.join(instances, id);
+};
 const runOf = (id: string, extra: Partial<NotebookRun> = {}): NotebookRun => ({
   id,
-  instanceDir: `/instances/${id}`,
+  instanceDir: instanceOf(id),
   notebook: 'fixed.ipynb',
   cells: [0],
   cellTimeoutSeconds: 10,
@@ -149,15 +163,15 @@ const runOf = (id: string, extra: Partial<NotebookRun> = {}): NotebookRun => ({
 });
 
 const planOf = (cmd: string[]) => JSON.parse(cmd[cmd.length - 1]!) as { id: string };
-const okResult = (cmd: string[]) => {
+const okResult = (cmd: string[], key: Buffer) => {
   const id = planOf(cmd).id;
-  return `${JSON.stringify({ type: 'result', id, result: { id, status: 'completed', cells: [{ index: 0, status: 'ok', durationMs: 1 }], durationMs: 3 } })}\n`;
+  return `${signMessage({ type: 'result', id, result: { id, status: 'completed', cells: [{ index: 0, status: 'ok', durationMs: 1 }], durationMs: 3 } }, key)}\n`;
 };
 
 describe('createContainerRuntime (fake engine)', () => {
   it('runs `jobs` containers at once, returns results in the order of the runs and leaves no container', async () => {
-    const fake = fakeDocker((cmd) => ({
-      stdout: `${okResult(cmd)}\njunobench-container: exit=0 oom_kill=0\n`,
+    const fake = fakeDocker((cmd, key) => ({
+      stdout: `${okResult(cmd, key)}\njunobench-container: exit=0 oom_kill=0\n`,
       ms: planOf(cmd).id === 'a' ? 400 : 10,
     }));
     const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', memory: '1g', cpus: 0.5 });
@@ -183,7 +197,14 @@ describe('createContainerRuntime (fake engine)', () => {
       Memory: 1024 ** 3,
       MemorySwap: 1024 ** 3,
       NanoCpus: 5e8,
-      Mounts: [{ Type: 'bind', Source: '/instances/a', Target: '/instance', ReadOnly: true }],
+      Mounts: [
+        {
+          Type: 'bind',
+          Source: expect.stringMatching(/\/junobench-s-[^/]+\/i-[^/]+$/),
+          Target: '/instance',
+          ReadOnly: true,
+        },
+      ],
       CapDrop: ['ALL'],
     });
     expect(notebooks[0]!.NetworkDisabled).toBe(true);
@@ -246,7 +267,7 @@ describe('createContainerRuntime (fake engine)', () => {
   it('gives every container (probe and notebooks) our seccomp profile: a file for Podman, removed at close; the text for Docker', async () => {
     const profile = formatSeccompProfile();
     for (const engine of ['podman', 'docker'] as const) {
-      const fake = fakeDocker((cmd) => ({ stdout: okResult(cmd) }), { engine });
+      const fake = fakeDocker((cmd, key) => ({ stdout: okResult(cmd, key) }), { engine });
       const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
       await runtime.run([runOf('a')]);
       expect(fake.created).toHaveLength(2);

@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
@@ -27,6 +28,8 @@ import { readEngineKind } from './container-engine.js';
 import { createRunFolder, currentOwner, isOwnerGone, sweepStaleRunFolders, type RunFolder } from './run-folder.js';
 import { formatSeccompProfile } from './seccomp-profile.js';
 import { hashRunnerFiles } from './runner-path.js';
+import { createMessageKey } from './parse-runner-message.js';
+import { stageInstance } from './stage-instance.js';
 
 export interface ContainerRuntimeOptions {
   /** A dockerode client (see connectDockerEngine); injected, never created here. */
@@ -122,6 +125,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   let swept: Promise<void> | undefined;
   const live = new Set<string>();
   const closing = new AbortController();
+  let staging: RunFolder | undefined;
+  const stagingRoot = (): RunFolder => (staging ??= createRunFolder(os.tmpdir(), { anonymous: true }));
 
   const resolveImageId = (): Promise<string> => {
     imageId ??= docker
@@ -190,7 +195,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     const results: RunResult[] = new Array(runs.length);
     if (runs.length === 0) return results;
     // A run the sandbox cannot take is refused before any container starts.
-    for (const r of runs) planContainerRun(r, settings);
+    for (const r of runs) planContainerRun(r, settings, createMessageKey());
     await resolveImageId();
     await sweep();
     await prepareSeccomp();
@@ -204,15 +209,30 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     let next = 0;
     const outcomes: Promise<unknown>[] = [];
     const mine = new Set<string>();
+    // Each container's runner signs its messages with a key of its own.
+    const keys = new Map<number, Buffer>();
     const launch = (i: number): Promise<LaunchedContainer> => {
-      const { spec } = planContainerRun(runs[i]!, settings, nextUid());
+      const key = createMessageKey();
+      keys.set(i, key);
       const onContainer = (id: string) => {
         live.add(id);
         mine.add(id);
       };
-      const p = launchContainer(docker, spec, { signal, onContainer });
-      // Every container is awaited to its removal before run() returns, used or not.
-      outcomes.push(p.then((c) => c.done).catch(() => undefined));
+      // The container mounts a staged view of the instance: its host path is nobody's business inside.
+      const staged = stageInstance(runs[i]!.instanceDir, stagingRoot().dir);
+      const p = staged.then((instanceDir) =>
+        launchContainer(docker, planContainerRun({ ...runs[i]!, instanceDir }, settings, key, nextUid()).spec, {
+          signal,
+          onContainer,
+        }),
+      );
+      // Every container is awaited to its removal before run() returns, used or not; then its staged view goes.
+      outcomes.push(
+        p
+          .then((c) => c.done)
+          .catch(() => undefined)
+          .finally(() => staged.then((d) => rm(d, { recursive: true, force: true })).catch(() => undefined)),
+      );
       return p;
     };
     const finish = (i: number, result: RunResult) => {
@@ -250,7 +270,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
           c.go();
           // On as soon as the result is known; the removal finishes in the background (awaited before run() returns).
           const outcome: ContainerOutcome = await c.exited;
-          finish(current.i, interpretContainerRun(runs[current.i]!, outcome, settings));
+          finish(current.i, interpretContainerRun(runs[current.i]!, outcome, settings, keys.get(current.i)!));
         } catch (e) {
           error ??= e;
           failure.abort();
@@ -283,13 +303,15 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     live.clear();
     profileFolder?.remove();
     profileFolder = undefined;
+    staging?.remove();
+    staging = undefined;
     seccompReady = undefined;
   };
 
   // The image id is the whole environment: interpreter, packages and runner; threads can change results.
   const fingerprint = async (): Promise<string> => `docker:${await resolveImageId()}:threads=${threads}`;
 
-  return { kind: 'docker', describe, fingerprint, run, close };
+  return { kind: 'docker', sandboxed: true, describe, fingerprint, run, close };
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   planContainerRun,
   type ContainerRunSettings,
 } from './container-sandbox.js';
+import { TEST_KEY, signMessage } from '../test-helpers/signed-message.js';
 
 const run: NotebookRun = {
   id: 'pandas_1/reproduced',
@@ -71,7 +72,7 @@ describe('parseMemorySize', () => {
 
 describe('planContainerRun', () => {
   it('runs the plan on the scratch copy, with the instance read-only and nothing else of the host', () => {
-    const { plan, spec } = planContainerRun(run, settings);
+    const { plan, spec } = planContainerRun(run, settings, TEST_KEY);
     expect(plan).toEqual({
       id: run.id,
       notebook: '/work/reproduced.ipynb',
@@ -89,7 +90,7 @@ describe('planContainerRun', () => {
     expect(spec.capDrop).toEqual(['ALL']);
     expect(spec.wallClockSeconds).toBe(690);
     expect(spec.cmd.slice(0, 2)).toEqual(['sh', '-c']);
-    expect(spec.cmd.slice(-10)).toEqual([
+    expect(spec.cmd.slice(-11)).toEqual([
       'python3',
       CONTAINER_LAYOUT.runner,
       'run',
@@ -98,9 +99,13 @@ describe('planContainerRun', () => {
       '--tmp',
       '/tmp',
       '--wait-go',
+      '--authenticate',
       '--plan-json',
       JSON.stringify(plan),
     ]);
+    // The key is on the go line only: in no argument or variable a kernel could read.
+    expect(spec.goLine).toBe(`go ${TEST_KEY.toString('hex')}`);
+    expect(JSON.stringify([spec.cmd, spec.env])).not.toContain(TEST_KEY.toString('hex'));
     expect(spec.cmd.slice(4, 6)).toEqual(['junobench', String(CONTAINER_LAYOUT.uid)]);
     // The in-container backstop fires after the toolchain's own kill, even for a container started ahead of its turn.
     expect(Number(spec.cmd[6])).toBeGreaterThan(2 * spec.wallClockSeconds + 60);
@@ -114,14 +119,14 @@ describe('planContainerRun', () => {
   });
 
   it('runs each container under the uid it is given: concurrent containers share no per-user process limit', () => {
-    const a = planContainerRun(run, settings, 200_001).spec;
-    const b = planContainerRun(run, settings, 200_002).spec;
+    const a = planContainerRun(run, settings, TEST_KEY, 200_001).spec;
+    const b = planContainerRun(run, settings, TEST_KEY, 200_002).spec;
     expect([a.cmd[5], b.cmd[5]]).toEqual(['200001', '200002']);
     expect(SANDBOX_SCRIPT).toContain('setpriv --reuid="$uid" --regid="$uid"');
   });
 
   it.each(['../other/x.ipynb', '/etc/passwd'])('refuses notebook path %s', (notebook) => {
-    expect(() => planContainerRun({ ...run, notebook }, settings)).toThrow(JunoError);
+    expect(() => planContainerRun({ ...run, notebook }, settings, TEST_KEY)).toThrow(JunoError);
   });
 
   it.each([
@@ -130,9 +135,9 @@ describe('planContainerRun', () => {
     ['/data/a,b/pandas_1', 'has a comma in its path'],
   ])('mounts instance folder %s as one structured read-only mount, or refuses it', (instanceDir, refusal) => {
     if (refusal) {
-      expect(() => planContainerRun({ ...run, instanceDir }, settings)).toThrow(refusal);
+      expect(() => planContainerRun({ ...run, instanceDir }, settings, TEST_KEY)).toThrow(refusal);
     } else {
-      expect(planContainerRun({ ...run, instanceDir }, settings).spec.mounts).toEqual([
+      expect(planContainerRun({ ...run, instanceDir }, settings, TEST_KEY).spec.mounts).toEqual([
         { source: instanceDir, target: '/instance', readOnly: true },
       ]);
     }
@@ -141,13 +146,18 @@ describe('planContainerRun', () => {
 
 /** The runner's `result` message (schemas/runner-message.schema.json), as one line. */
 const message = (result: { id: string; [key: string]: unknown }) =>
-  JSON.stringify({ type: 'result', id: result.id, result });
+  signMessage({ type: 'result', id: result.id, result });
 const result = (status: string, extra: object = {}) =>
   message({ id: run.id, status, cells: [{ index: 0, status: 'ok', durationMs: 5 }], durationMs: 900, ...extra });
 
 describe('interpretContainerRun', () => {
   it("passes the runner's result through, ignoring other lines on stdout", () => {
-    const r = interpretContainerRun(run, outcome({ stdout: `noise from C code\n${result('completed')}\n` }), settings);
+    const r = interpretContainerRun(
+      run,
+      outcome({ stdout: `noise from C code\n${result('completed')}\n` }),
+      settings,
+      TEST_KEY,
+    );
     expect(r.status).toBe('completed');
     expect(r.durationMs).toBe(900);
   });
@@ -159,6 +169,7 @@ describe('interpretContainerRun', () => {
         stdout: `${result('kernel-died', { reason: 'the kernel process died while running the cell' })}\njunobench-container: exit=0 oom_kill=1\n`,
       }),
       settings,
+      TEST_KEY,
     );
     expect(r.status).toBe('kernel-died');
     expect(r.reason).toBe(
@@ -167,7 +178,7 @@ describe('interpretContainerRun', () => {
   });
 
   it('killed at the wall-clock limit, no result → timeout with the limit', () => {
-    const r = interpretContainerRun(run, outcome({ exitCode: 137, timedOut: true }), settings);
+    const r = interpretContainerRun(run, outcome({ exitCode: 137, timedOut: true }), settings, TEST_KEY);
     expect(r).toMatchObject({
       status: 'timeout',
       reason: 'the container ran past its 690 s wall-clock limit and was killed',
@@ -181,6 +192,7 @@ describe('interpretContainerRun', () => {
       run,
       outcome({ exitCode: 137, stdout: 'junobench-container: exit=137 oom_kill=2\n' }),
       settings,
+      TEST_KEY,
     );
     expect(r.status).toBe('kernel-died');
     expect(r.reason).toMatch(/^out of memory: the container hit its 2 GiB memory limit/);
@@ -195,6 +207,7 @@ describe('interpretContainerRun', () => {
         stdout: 'junobench-container: exit=137 oom_kill=0\n',
       }),
       settings,
+      TEST_KEY,
     );
     expect(r.status).toBe('kernel-died');
     expect(r.reason).toBe(
@@ -203,7 +216,7 @@ describe('interpretContainerRun', () => {
   });
 
   it("the container vanished without the wrapper's report → kernel-died, possibly OOM", () => {
-    const r = interpretContainerRun(run, outcome({ exitCode: 137 }), settings);
+    const r = interpretContainerRun(run, outcome({ exitCode: 137 }), settings, TEST_KEY);
     expect(r.reason).toBe(
       'the container was killed (exit 137) before the runner printed a result (possibly out of memory at its 2 GiB limit)',
     );
@@ -217,13 +230,14 @@ describe('interpretContainerRun', () => {
         stdout: 'junobench-container: setup-failed: cannot copy /instance to /work: No space left on device\n',
       }),
       settings,
+      TEST_KEY,
     );
     expect(r).toMatchObject({ status: 'failed', reason: 'cannot copy /instance to /work: No space left on device' });
   });
 
   it('a full scratch disk is named in the reason, with the --disk limit', () => {
     const full = 'junobench-container: exit=0 oom_kill=0 disk_full=/var/tmp\n';
-    const crashed = interpretContainerRun(run, outcome({ stdout: `${result('error')}\n${full}` }), settings);
+    const crashed = interpretContainerRun(run, outcome({ stdout: `${result('error')}\n${full}` }), settings, TEST_KEY);
     expect(crashed).toMatchObject({
       status: 'error',
       reason:
@@ -233,12 +247,14 @@ describe('interpretContainerRun', () => {
       run,
       outcome({ stdout: `${result('error')}\n${full.replace('/var/tmp', '/work,/dev/shm')}` }),
       settings,
+      TEST_KEY,
     );
     expect(both.reason).toMatch(/^the notebook filled its scratch disk \/work and \/dev\/shm \(/);
     const oom = interpretContainerRun(
       run,
       outcome({ stdout: `${result('kernel-died')}\n${full.replace('oom_kill=0', 'oom_kill=1')}` }),
       settings,
+      TEST_KEY,
     );
     expect(oom.reason).toMatch(
       /^out of memory: .*; the notebook filled its scratch disk .*, which counts toward memory$/,
@@ -248,6 +264,7 @@ describe('interpretContainerRun', () => {
         run,
         outcome({ stdout: `${result('completed')}\n${full.replace('disk_full=/var/tmp', 'disk_full=0')}` }),
         settings,
+        TEST_KEY,
       ).reason,
     ).toBeUndefined();
   });
@@ -260,6 +277,7 @@ describe('interpretContainerRun', () => {
       run,
       outcome({ exitCode: 137, stderr: forged, stdout: 'junobench-container: exit=137 oom_kill=0 disk_full=0\n' }),
       settings,
+      TEST_KEY,
     );
     expect(killed.status).toBe('kernel-died');
     expect(killed.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
@@ -267,13 +285,14 @@ describe('interpretContainerRun', () => {
       run,
       outcome({ stdout: `${result('error')}\njunobench-container: exit=0 oom_kill=0 disk_full=0\n`, stderr: forged }),
       settings,
+      TEST_KEY,
     );
     expect(crashed).toMatchObject({ status: 'error' });
     expect(crashed.reason).toBeUndefined();
   });
 
   it('cancelled → failed "cancelled"', () => {
-    expect(interpretContainerRun(run, outcome({ aborted: true, exitCode: 137 }), settings)).toMatchObject({
+    expect(interpretContainerRun(run, outcome({ aborted: true, exitCode: 137 }), settings, TEST_KEY)).toMatchObject({
       status: 'failed',
       reason: 'cancelled',
     });
@@ -283,19 +302,33 @@ describe('interpretContainerRun', () => {
 describe('findResultLine', () => {
   it('takes the last result for the id, skipping others', () => {
     const other = message({ id: 'other', status: 'completed', cells: [], durationMs: 1 });
-    const started = JSON.stringify({ type: 'started', id: run.id, kernel: 'launched' });
-    expect(findResultLine(`${started}\n${result('error')}\n${other}\n`, run.id)?.status).toBe('error');
-    expect(findResultLine(started, run.id)).toBeUndefined();
-    expect(findResultLine('{"not json', run.id)).toBeUndefined();
+    const started = signMessage({ type: 'started', id: run.id, kernel: 'launched' });
+    expect(findResultLine(`${started}\n${result('error')}\n${other}\n`, run.id, TEST_KEY)?.status).toBe('error');
+    expect(findResultLine(started, run.id, TEST_KEY)).toBeUndefined();
+    expect(findResultLine('{"not json', run.id, TEST_KEY)).toBeUndefined();
     // A bare RunResult (an image with an older runner) is not a message.
     expect(
-      findResultLine(JSON.stringify({ id: run.id, status: 'completed', cells: [], durationMs: 1 }), run.id),
+      findResultLine(signMessage({ id: run.id, status: 'completed', cells: [], durationMs: 1 }), run.id, TEST_KEY),
     ).toBeUndefined();
   });
 
+  it('never takes a line without a valid MAC: unsigned, signed with another key, or edited after signing', () => {
+    const forged = {
+      type: 'result',
+      id: run.id,
+      result: { id: run.id, status: 'completed', cells: [], durationMs: 1 },
+    };
+    const real = result('error');
+    const edited = signMessage(forged).replace('"completed"', '"error"');
+    for (const line of [JSON.stringify(forged), signMessage(forged, Buffer.alloc(32, 8)), edited]) {
+      expect(findResultLine(`${real}\n${line}\n`, run.id, TEST_KEY)?.status).toBe('error');
+      expect(findResultLine(`${line}\n`, run.id, TEST_KEY)).toBeUndefined();
+    }
+  });
+
   it('a result that breaks the schema is an error that says to rebuild the image', () => {
-    expect(() => findResultLine(message({ id: run.id, status: 'weird', cells: [], durationMs: 1 }), run.id)).toThrow(
-      expect.objectContaining({ hint: expect.stringContaining('rebuild') }),
-    );
+    expect(() =>
+      findResultLine(message({ id: run.id, status: 'weird', cells: [], durationMs: 1 }), run.id, TEST_KEY),
+    ).toThrow(expect.objectContaining({ hint: expect.stringContaining('rebuild') }));
   });
 });

@@ -134,11 +134,15 @@ export function formatMemorySize(bytes: number): string {
 
 /**
  * The RunPlan the runner gets (paths as the container sees them) and the
- * container to run it in. Pure: no engine, no file system.
+ * container to run it in. Pure: no engine, no file system. `key` signs the
+ * runner's messages (createMessageKey): it reaches the runner on the "go"
+ * line of its stdin, after the kernel started, and is in neither its
+ * arguments nor its environment.
  */
 export function planContainerRun(
   run: NotebookRun,
   settings: ContainerRunSettings,
+  key: Buffer,
   uid: number = CONTAINER_LAYOUT.uid,
 ): { plan: RunPlan; spec: ContainerSpec } {
   const notebook = run.notebook.replace(/\\/g, '/');
@@ -196,6 +200,7 @@ export function planContainerRun(
       '--tmp',
       '/tmp',
       '--wait-go',
+      '--authenticate',
       '--plan-json',
       JSON.stringify(plan),
     ],
@@ -217,6 +222,7 @@ export function planContainerRun(
     shmBytes: settings.diskBytes,
     ...(settings.seccomp ? { seccomp: settings.seccomp } : {}),
     waitForGo: true,
+    goLine: `go ${key.toString('hex')}`,
     labels: { 'org.junobench.run': run.id, ...settings.labels },
     wallClockSeconds: wall,
   };
@@ -257,10 +263,11 @@ export function interpretContainerRun(
   outcome: ContainerOutcome,
   settings: Pick<ContainerRunSettings, 'memoryBytes' | 'wallClockSeconds'> &
     Partial<Pick<ContainerRunSettings, 'diskBytes'>>,
+  key: Buffer,
 ): RunResult {
   const oomKills = parseOomKills(outcome.stdout) ?? 0;
   const memory = formatMemorySize(settings.memoryBytes);
-  const runnerResult = findResultLine(outcome.stdout, run.id);
+  const runnerResult = findResultLine(outcome.stdout, run.id, key);
   const durationMs = outcome.runMs;
   const notRun = () => run.cells.map((index) => ({ index, status: 'not-run' as const, durationMs: 0 }));
   const full = parseDiskFull(outcome.stdout);
@@ -321,11 +328,14 @@ export function interpretContainerRun(
   return { id: run.id, status: 'kernel-died', reason: tail ? `${why}: ${tail}` : why, cells: notRun(), durationMs };
 }
 
-/** The runner's result for `id`: its last `result` message on stdout (C-level prints from the kernel may share stdout). */
-export function findResultLine(stdout: string, id: string): RunResult | undefined {
+/**
+ * The runner's result for `id`: its last `result` message on stdout signed
+ * with `key` (a line without a valid MAC is not the runner's, whatever it says).
+ */
+export function findResultLine(stdout: string, id: string, key: Buffer): RunResult | undefined {
   const lines = stdout.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
-    const message = parseRunnerMessage(lines[i]!);
+    const message = parseRunnerMessage(lines[i]!, key);
     if (!message || message.id !== id) continue;
     if ('invalid' in message) {
       throw new JunoError('E_RUNTIME', `the runner in the image printed an invalid message: ${message.invalid}`, {

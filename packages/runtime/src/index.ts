@@ -1,7 +1,7 @@
 export type { NotebookRun, RunOptions, Runtime } from './runtime.js';
 export { RUNNER_PATH, RUNNER_DIR, readRunnerFiles, hashRunnerFiles } from './runner-path.js';
 export type { RunnerFile } from './runner-path.js';
-export { parseRunnerMessage } from './parse-runner-message.js';
+export { createMessageKey, parseRunnerMessage } from './parse-runner-message.js';
 export { RunnerTracker } from './runner-tracker.js';
 export type { TrackedPlan, TrackerLimits, TrackerOutcome } from './runner-tracker.js';
 export { createRunFolder, sweepStaleRunFolders, RUN_FOLDER_PREFIX } from './run-folder.js';

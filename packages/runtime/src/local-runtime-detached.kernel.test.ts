@@ -4,8 +4,8 @@
 // kept running after the run had ended. The runner now runs
 // under junobench_reaper.py, a child subreaper that kills them when the runner
 // ends: after a normal end, and after a cancel (the runner is killed).
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,38 +13,40 @@ import { createLocalRuntime } from './local-runtime.js';
 import type { Runtime } from './runtime.js';
 
 let dir: string;
-let pidDir: string;
 
-/** Pids the notebooks' detached processes wrote (each writes its own file once it ignores SIGTERM/SIGHUP). */
-async function detachedPids(): Promise<number[]> {
-  const names = await readdir(pidDir);
-  return names.filter((n) => n.endsWith('.pid')).map((n) => Number(readFileSync(path.join(pidDir, n), 'utf8')));
-}
+/** Marks every detached process in its command line, where the host sees it (a sandboxed one has other pids inside). */
+const MARK = `jb-detached-${process.pid}`;
 
-/** A live process (zombies, which run nothing, count as gone). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
+/** Host pids of the live processes whose command line holds `MARK-<tag>` (zombies, which run nothing, do not count). */
+function detachedPids(tag = ''): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (cmdline.includes(`${MARK}-${tag}`) && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z')
+        found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
   }
+  return found;
 }
 
 const DETACH = (tag: string, cellAfter: string) => [
   [
     'import os, subprocess, sys, time',
-    `PIDS = ${JSON.stringify('__PIDDIR__')}`,
-    // The child ignores the polite signals and sleeps: only SIGKILL ends it.
-    'CHILD = \'import os, signal, sys, time\\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\\nopen(os.path.join(sys.argv[1], sys.argv[2] + ".pid"), "w").write(str(os.getpid()))\\ntime.sleep(900)\'',
-    `subprocess.Popen([sys.executable, '-c', CHILD, PIDS, '${tag}-session'], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)`,
+    // The child ignores the polite signals and sleeps: only SIGKILL ends it. It says so in its working folder.
+    'CHILD = \'import os, signal, sys, time\\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\\nopen(sys.argv[1] + ".pid", "w").write(str(os.getpid()))\\ntime.sleep(900)\'',
+    `subprocess.Popen([sys.executable, '-c', CHILD, '${MARK}-${tag}-session'], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)`,
     // A classic daemon: fork, setsid, fork again; the middle process exits at once, so the grandchild is an orphan now.
     'if os.fork() == 0:',
     '    os.setsid()',
     '    if os.fork() == 0:',
-    '        os.execv(sys.executable, [sys.executable, "-c", CHILD, PIDS, "' + tag + '-daemon"])',
+    `        os.execv(sys.executable, [sys.executable, "-c", CHILD, "${MARK}-${tag}-daemon"])`,
     '    os._exit(0)',
-    `while not all(os.path.exists(os.path.join(PIDS, '${tag}-' + k + '.pid')) for k in ('session', 'daemon')):`,
+    `while not all(os.path.exists('${MARK}-${tag}-' + k + '.pid') for k in ('session', 'daemon')):`,
     '    time.sleep(0.1)',
   ].join('\n'),
   cellAfter,
@@ -58,7 +60,7 @@ async function writeNotebook(name: string, cells: string[]): Promise<void> {
     cells: cells.map((source) => ({
       cell_type: 'code',
       metadata: {},
-      source: source.replace('__PIDDIR__', pidDir),
+      source,
       execution_count: null,
       outputs: [],
     })),
@@ -68,15 +70,15 @@ async function writeNotebook(name: string, cells: string[]): Promise<void> {
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'jb-local-detached-'));
-  pidDir = await mkdtemp(path.join(os.tmpdir(), 'jb-local-detached-pids-'));
   await writeNotebook('fork.ipynb', DETACH('fork', 'x = 1'));
   await writeNotebook('launch.ipynb', DETACH('launch', 'x = 1'));
+  await writeNotebook('unsandboxed.ipynb', DETACH('unsandboxed', 'x = 1'));
   await writeNotebook('cancel.ipynb', DETACH('cancel', 'import time\ntime.sleep(600)'));
 }, 60_000);
 
 afterAll(async () => {
   // Whatever survived a failing test must not run on for 15 minutes on a shared machine.
-  for (const pid of await detachedPids().catch(() => [])) {
+  for (const pid of detachedPids()) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -84,16 +86,16 @@ afterAll(async () => {
     }
   }
   await rm(dir, { recursive: true, force: true });
-  await rm(pidDir, { recursive: true, force: true });
 });
 
 describe.each([
-  ['forked from a zygote', 'fork', true],
-  ['started as a new interpreter', 'launch', false],
-])('local runtime, kernels %s', (_name, tag, fork) => {
+  ['forked from a zygote, in the sandbox (its pid namespace ends them)', 'fork', true, true],
+  ['started as a new interpreter, in the sandbox', 'launch', false, true],
+  ['forked from a zygote, unsandboxed (the reaper ends them)', 'unsandboxed', true, false],
+])('local runtime, kernels %s', (_name, tag, fork, sandbox) => {
   let rt: Runtime;
   beforeAll(async () => {
-    rt = await createLocalRuntime({ fork });
+    rt = await createLocalRuntime({ fork, sandbox });
   }, 120_000);
   afterAll(async () => {
     await rt?.close();
@@ -110,13 +112,10 @@ describe.each([
         timeoutSeconds: 300,
       },
     ]);
-    expect(r!.status).toBe('completed');
-    const pids = (await readdir(pidDir))
-      .filter((n) => n.startsWith(`${tag}-`))
-      .map((n) => Number(readFileSync(path.join(pidDir, n), 'utf8')));
-    expect(pids).toHaveLength(2);
+    // The cell waited for both to be up and ignoring SIGTERM.
+    expect(r!.status, r!.reason).toBe('completed');
     // run() returns once the runner's reaper has exited, which it does only after they are dead.
-    expect(pids.filter(running)).toEqual([]);
+    expect(detachedPids(tag)).toEqual([]);
   }, 600_000);
 });
 
@@ -130,7 +129,7 @@ describe('local runtime, a cancelled run', () => {
     rt = await createLocalRuntime({});
     const ctl = new AbortController();
     const watch = setInterval(() => {
-      if (['cancel-session.pid', 'cancel-daemon.pid'].every((f) => existsSync(path.join(pidDir, f)))) ctl.abort();
+      if (detachedPids('cancel').length === 2) ctl.abort();
     }, 200);
     const [r] = await rt
       .run(
@@ -149,9 +148,6 @@ describe('local runtime, a cancelled run', () => {
       .finally(() => clearInterval(watch));
     expect(ctl.signal.aborted).toBe(true);
     expect(r!.reason).toMatch(/cancel/);
-    const pids = ['cancel-session.pid', 'cancel-daemon.pid'].map((f) =>
-      Number(readFileSync(path.join(pidDir, f), 'utf8')),
-    );
-    expect(pids.filter(running)).toEqual([]);
+    expect(detachedPids('cancel')).toEqual([]);
   }, 600_000);
 });

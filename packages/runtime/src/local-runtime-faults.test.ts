@@ -59,7 +59,8 @@ async function withRuntime<T>(
 ): Promise<T> {
   const scratchRoot = path.join(dir, `scratch-${counter++}`);
   execFileSync('mkdir', [scratchRoot]);
-  const rt = await createLocalRuntime({ python, scratchRoot, ...limits, ...extra });
+  // The protocol handling alone: a fake interpreter, no sandbox around it.
+  const rt = await createLocalRuntime({ python, scratchRoot, sandbox: false, ...limits, ...extra });
   try {
     return await fn(rt, scratchRoot);
   } finally {
@@ -218,8 +219,12 @@ function runnerLeftovers(scratchRoot: string): string[] {
   const out: string[] = [];
   for (const name of execFileSync('ls', [scratchRoot], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
     const folder = path.join(scratchRoot, name);
-    for (const entry of execFileSync('ls', [folder], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
-      if (entry !== 'owner.json' && existsSync(path.join(folder, entry))) out.push(`${name}/${entry}`);
+    // The run folder holds its owner file and the sandbox's folder (box), with a home and a /tmp of its own.
+    for (const entry of execFileSync('ls', [path.join(folder, 'box')], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)) {
+      if (!['home', 'tmp'].includes(entry) && existsSync(path.join(folder, 'box', entry)))
+        out.push(`${name}/box/${entry}`);
     }
   }
   return out;

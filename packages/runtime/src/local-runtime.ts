@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import os from 'node:os';
@@ -5,9 +6,19 @@ import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { JunoError, copyInstanceTree, type RunPlan, type RunResult, type RuntimeIdentity } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from './runtime.js';
-import { REAPER_PATH, RUNNER_PATH } from './runner-path.js';
+import { RUNNER_DIR, RUNNER_PATH } from './runner-path.js';
+import {
+  SANDBOX_LAYOUT,
+  findBubblewrap,
+  insideRunFolder,
+  planSandboxArgs,
+  readHostLayout,
+  readPythonFolders,
+  type HostLayout,
+} from './local-sandbox.js';
+import { formatBpfProgram, planLocalSeccompProgram } from './local-seccomp.js';
 import { execaRunner, findPython, type CommandRunner } from './find-python.js';
-import { parseRunnerMessage } from './parse-runner-message.js';
+import { createMessageKey, parseRunnerMessage } from './parse-runner-message.js';
 import { createRunFolder, sweepStaleRunFolders, type RunFolder } from './run-folder.js';
 import { RunnerTracker, type TrackerOutcome } from './runner-tracker.js';
 import { omitSecretVariables } from './omit-secret-variables.js';
@@ -40,6 +51,13 @@ export interface LocalRuntimeOptions {
    * on --jobs. Part of the runtime identity.
    */
   threads?: number;
+  /**
+   * Run the runner and every kernel in the bubblewrap sandbox (default; see
+   * local-sandbox.ts). Where it cannot start, createLocalRuntime fails with
+   * E_ENV_SANDBOX rather than run notebooks with the user's rights; `false`
+   * (the CLI's --unsandboxed) runs them unsandboxed.
+   */
+  sandbox?: boolean;
 }
 
 /** Plans kept in flight per job: one executing, one whose kernel starts meanwhile. */
@@ -67,8 +85,10 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
       hint: 'give a whole number ≥ 1, e.g. --threads 1',
     });
   }
+  const sandbox = options.sandbox === false ? undefined : await prepareSandbox(python, env, commandRunner);
   const settings: RunnerSettings = {
     python,
+    ...(sandbox ? { sandbox } : {}),
     // The runner's environment is every kernel's: credentials the toolchain
     // holds (GITHUB_TOKEN, KAGGLE_KEY…) are not the notebook's to read.
     env: omitSecretVariables(env).env,
@@ -86,6 +106,8 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
       // Whatever a killed earlier run left (scratch copies, signing keys, zygote sockets) goes first.
       sweepStaleRunFolders(settings.scratchRoot);
       folder = createRunFolder(settings.scratchRoot);
+      // What the sandbox sees of the run folder (its owner file stays outside).
+      for (const dir of ['box', 'box/home', 'box/tmp']) mkdirSync(path.join(folder.dir, dir), { mode: 0o700 });
     }
     return folder;
   };
@@ -106,7 +128,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
 
   // async: a run folder that cannot be made is a rejection, never a throw at the caller.
   const run = async (runs: readonly NotebookRun[], opts: RunOptions = {}): Promise<RunResult[]> =>
-    runAll(runs, opts, settings, runFolder().dir, live);
+    runAll(runs, opts, settings, path.join(runFolder().dir, 'box'), live);
 
   let fingerprintPromise: Promise<string> | undefined;
   const fingerprint = (): Promise<string> => {
@@ -124,6 +146,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
 
   return {
     kind: 'local',
+    sandboxed: sandbox !== undefined,
     describe,
     fingerprint,
     run,
@@ -139,6 +162,8 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
 
 interface RunnerSettings {
   python: string;
+  /** Set: every runner and its kernels run in the bubblewrap sandbox. */
+  sandbox?: PreparedSandbox;
   env: NodeJS.ProcessEnv;
   startupSeconds: number;
   graceSeconds: number;
@@ -273,33 +298,16 @@ async function runOneRunner(
   // (a new session, a double fork) is killed when the runner ends, however it ends. It is
   // stopped with SIGTERM (it then SIGKILLs the runner and everything below it); SIGKILL
   // follows if it has not gone within FORCE_KILL_MS.
-  const proc = execa(
-    settings.python,
-    [
-      REAPER_PATH,
-      settings.python,
-      RUNNER_PATH,
-      'serve',
-      '--jobs',
-      String(jobs),
-      '--threads',
-      String(settings.threads),
-      '--tmp',
-      runnerTmp,
-      ...(settings.fork ? [] : ['--no-fork']),
-    ],
-    {
-      env: { ...settings.env, PYTHONUNBUFFERED: '1' },
-      extendEnv: false,
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      buffer: false,
-      reject: false,
-      cleanup: true,
-      forceKillAfterDelay: FORCE_KILL_MS,
-    },
-  );
+  const command = planRunnerCommand(settings, jobs, runnerTmp, ctx.tmpDir);
+  const proc = execa(command.file, command.args, {
+    env: { ...settings.env, PYTHONUNBUFFERED: '1' },
+    extendEnv: false,
+    stdio: ['pipe', 'pipe', 'pipe', ...(command.fd3 ? [command.fd3] : [])],
+    buffer: false,
+    reject: false,
+    cleanup: true,
+    forceKillAfterDelay: FORCE_KILL_MS,
+  });
   ctx.live.add(proc);
   let stderrTail = '';
   proc.stderr?.on('data', (d: Buffer) => {
@@ -307,6 +315,10 @@ async function runOneRunner(
   });
   // Writing to a runner that has just died fails: its exit says what happened.
   proc.stdin?.on('error', () => undefined);
+  // The runner signs its messages with this key, its stdin's first line: no
+  // kernel can read it there (packages/runtime/README.md, "The runner protocol").
+  const key = createMessageKey();
+  proc.stdin?.write(`${key.toString('hex')}\n`);
   const tracker = new RunnerTracker(
     { startupSeconds: settings.startupSeconds, graceSeconds: settings.graceSeconds },
     Date.now(),
@@ -416,9 +428,9 @@ async function runOneRunner(
       scratch.set(run, dir);
       const plan: RunPlan = {
         id: String(run),
-        notebook: path.join(dir, r.notebook),
+        notebook: command.inside(path.join(dir, r.notebook)),
         cells: r.cells,
-        cwd: dir,
+        cwd: command.inside(dir),
         cellTimeoutSeconds: r.cellTimeoutSeconds,
         timeoutSeconds: r.timeoutSeconds,
         startupTimeoutSeconds: settings.startupSeconds,
@@ -441,7 +453,7 @@ async function runOneRunner(
   rl.on('line', (line) => {
     if (over) return;
     try {
-      const message = parseRunnerMessage(line);
+      const message = parseRunnerMessage(line, key);
       if (!message) return; // not a message (a library printing to the runner's stdout)
       apply(tracker.message(message, Date.now()));
     } catch (e) {
@@ -533,6 +545,61 @@ async function runOneRunner(
       );
       return false;
     }),
+  };
+}
+
+interface PreparedSandbox {
+  bwrap: string;
+  host: HostLayout;
+  /** The seccomp program for this machine's architecture, if the filter knows it. */
+  seccomp?: Buffer;
+}
+
+async function prepareSandbox(python: string, env: NodeJS.ProcessEnv, run: CommandRunner): Promise<PreparedSandbox> {
+  const [bwrap, folders] = await Promise.all([findBubblewrap(env, run), readPythonFolders(python, run)]);
+  const program = planLocalSeccompProgram(process.arch);
+  return { bwrap, host: readHostLayout(folders), ...(program ? { seccomp: formatBpfProgram(program) } : {}) };
+}
+
+/**
+ * How one runner process starts: through the reaper (junobench_reaper.py),
+ * which kills what the notebooks detach from their kernels when the runner
+ * ends; in the sandbox, bubblewrap around both (its pid namespace ends the
+ * rest). `inside` maps a host path of the run folder to the runner's view.
+ */
+function planRunnerCommand(
+  settings: RunnerSettings,
+  jobs: number,
+  runnerTmp: string,
+  box: string,
+): { file: string; args: string[]; fd3?: Buffer; inside: (hostPath: string) => string } {
+  const runner = (dir: string, tmp: string) => [
+    path.join(dir, 'junobench_reaper.py'),
+    settings.python,
+    path.join(dir, 'junobench_runner.py'),
+    'serve',
+    '--jobs',
+    String(jobs),
+    '--threads',
+    String(settings.threads),
+    '--tmp',
+    tmp,
+    '--authenticate',
+    ...(settings.fork ? [] : ['--no-fork']),
+  ];
+  const sb = settings.sandbox;
+  if (!sb) return { file: settings.python, args: runner(RUNNER_DIR, runnerTmp), inside: (p) => p };
+  const sandboxArgs = planSandboxArgs({
+    runFolder: box,
+    runnerDir: RUNNER_DIR,
+    host: sb.host,
+    ...(sb.seccomp ? { seccompFd: 3 } : {}),
+  });
+  return {
+    file: sb.bwrap,
+    args: [...sandboxArgs, settings.python, ...runner(SANDBOX_LAYOUT.runner, insideRunFolder(box, runnerTmp))],
+    ...(sb.seccomp ? { fd3: sb.seccomp } : {}),
+    inside: (p) => insideRunFolder(box, p),
   };
 }
 

@@ -21,7 +21,7 @@ beforeAll(async () => {
   root = path.join(tmp, 'root');
   instance = path.join(tmp, 'instance');
   await import('node:fs/promises').then((fs) => Promise.all([fs.mkdir(root), fs.mkdir(instance)]));
-  const signal = path.join(tmp, 'looping');
+  // The notebook can write only in its scratch folder: it says there when its loop runs.
   const nb = {
     nbformat: 4,
     nbformat_minor: 4,
@@ -32,7 +32,7 @@ beforeAll(async () => {
         metadata: {},
         execution_count: null,
         outputs: [],
-        source: `open(${JSON.stringify(signal)}, 'w').close()\nwhile True:\n    pass`,
+        source: `open('looping', 'w').close()\nwhile True:\n    pass`,
       },
     ],
   };
@@ -43,13 +43,18 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-/** Processes whose command line names this test's root (runner, zygotes, forked and launched kernels). */
-function processesUnder(dir: string): number[] {
+/**
+ * Processes whose command line names this test's root or one of `marks`:
+ * bubblewrap names the root, and the runner, its zygotes and its kernels
+ * (sandboxed, they see other paths) name their runner folder.
+ */
+function processesUnder(dir: string, marks: string[] = []): number[] {
   const pids: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(dir)) pids.push(Number(name));
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if ([dir, ...marks].some((m) => cmdline.includes(m))) pids.push(Number(name));
     } catch {
       // gone meanwhile
     }
@@ -64,23 +69,28 @@ it('after a SIGKILL of the toolchain mid-notebook, no process is left and the ne
     reject: false,
     cwd: path.dirname(FIXTURE),
   });
-  const signal = path.join(tmp, 'looping');
-  for (let i = 0; i < 1200 && !existsSync(signal); i++) await sleep(100);
-  expect(existsSync(signal)).toBe(true);
+  const listing = async () => {
+    const [name] = await readdir(root).catch(() => []);
+    return name ? (await readdir(path.join(root, name), { recursive: true })).map(String) : [];
+  };
+  for (let i = 0; i < 1200 && !(await listing()).some((f) => /^box\/scratch-[^/]+\/looping$/.test(f)); i++)
+    await sleep(100);
   const [folder] = await readdir(root);
   expect(folder).toMatch(new RegExp(`^junobench-${child.pid}-`));
-  const files = (await readdir(path.join(root, folder!), { recursive: true })).map(String);
+  const files = await listing();
+  expect(files.some((f) => /^box\/scratch-[^/]+\/looping$/.test(f))).toBe(true);
   // What must not outlive the run: the scratch copy and the kernel's connection file (its signing key).
-  expect(files.some((f) => /^scratch-[^/]+\/loop\.ipynb$/.test(f))).toBe(true);
+  expect(files.some((f) => /^box\/scratch-[^/]+\/loop\.ipynb$/.test(f))).toBe(true);
   expect(files.some((f) => /kernel-[^/]+\.json$/.test(f))).toBe(true);
-  expect(processesUnder(root).length).toBeGreaterThanOrEqual(3); // runner, zygote(s), kernel
+  const runners = files.filter((f) => /^box\/runner-[^/]+$/.test(f)).map((f) => path.basename(f));
+  expect(processesUnder(root, runners).length).toBeGreaterThanOrEqual(4); // bubblewrap, runner, zygote(s), kernel
 
   child.kill('SIGKILL');
   await child;
-  let left = processesUnder(root);
+  let left = processesUnder(root, runners);
   for (let i = 0; i < 150 && left.length > 0; i++) {
     await sleep(200);
-    left = processesUnder(root);
+    left = processesUnder(root, runners);
   }
   expect(left).toEqual([]);
   expect(existsSync(path.join(root, folder!))).toBe(true); // nobody cleaned up: the process was killed

@@ -24,9 +24,16 @@ interface Owner {
   start?: string;
 }
 
-/** Create the folder under `root` and make sure it goes when this process exits. */
-export function createRunFolder(root: string): RunFolder {
-  const dir = mkdtempSync(path.join(root, `${RUN_FOLDER_PREFIX}${process.pid}-`));
+/**
+ * Create the folder under `root` and make sure it goes when this process
+ * exits. `anonymous`: a name that tells nothing of this process (what a
+ * sandbox may see of a path, e.g. in /proc/self/mountinfo); its owner file
+ * still lets a later run sweep it.
+ */
+export function createRunFolder(root: string, options: { anonymous?: boolean } = {}): RunFolder {
+  const dir = mkdtempSync(
+    path.join(root, options.anonymous ? `${RUN_FOLDER_PREFIX}s-` : `${RUN_FOLDER_PREFIX}${process.pid}-`),
+  );
   const owner: Owner = { pid: process.pid, ...(startTimeOf(process.pid) ? { start: startTimeOf(process.pid)! } : {}) };
   writeFileSync(path.join(dir, OWNER_FILE), JSON.stringify(owner));
   let removed = false;
@@ -54,7 +61,7 @@ export function sweepStaleRunFolders(root: string, isOwnerAlive: (owner: Owner) 
   }
   const removed: string[] = [];
   for (const name of names) {
-    if (!name.startsWith(RUN_FOLDER_PREFIX) || !/^junobench-\d+-/.test(name)) continue;
+    if (!name.startsWith(RUN_FOLDER_PREFIX) || !/^junobench-(\d+|s)-/.test(name)) continue;
     const dir = path.join(root, name);
     let owner: Owner;
     try {

@@ -40,6 +40,12 @@ export interface RunOptions {
 export interface Runtime {
   readonly kind: 'local' | 'docker';
   /**
+   * Notebooks run isolated from the machine: in a container, or in the local
+   * runtime's bubblewrap sandbox. Unset: the runtime cannot tell (the queue's
+   * workers decide), and a docker kind is taken as sandboxed.
+   */
+  readonly sandboxed?: boolean;
+  /**
    * Interpreter/image identity and the version of each module (null when it
    * cannot be imported there). Results are cached per identity.
    */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatSeccompProfile, planSeccompProfile, type SeccompRule } from './seccomp-profile.js';
+import {
+  formatSeccompProfile,
+  planSeccompProfile,
+  planValueBlocks,
+  type SeccompArg,
+  type SeccompRule,
+} from './seccomp-profile.js';
 
 const profile = planSeccompProfile();
 const rulesFor = (name: string): SeccompRule[] => profile.syscalls.filter((r) => r.names.includes(name));
@@ -41,6 +47,68 @@ describe('the sandbox seccomp profile', () => {
       expect(denied >>> 0).toBe(mask >>> 0);
     },
   );
+
+  it.each(['ptrace', 'process_vm_readv', 'process_vm_writev', 'pidfd_getfd'])(
+    '%s is refused (EPERM): a notebook cannot reach into its runner',
+    (name) => {
+      expect(rulesFor(name)).toEqual([expect.objectContaining({ action: 'SCMP_ACT_ERRNO', errnoRet: 1 })]);
+    },
+  );
+
+  // How the engine's filter decides one socket() call: the rules whose comparisons all hold (64-bit arguments).
+  const holds = (a: SeccompArg, args: bigint[]): boolean => {
+    const v = args[a.index]!;
+    if (a.op === 'SCMP_CMP_EQ') return v === BigInt(a.value);
+    if (a.op === 'SCMP_CMP_NE') return v !== BigInt(a.value);
+    return (v & BigInt(a.value)) === BigInt(a.valueTwo);
+  };
+  const socketCall = (family: bigint, protocol = 0n) =>
+    rulesFor('socket').filter((r) => (r.args ?? []).every((a) => holds(a, [family, 1n, protocol])));
+
+  it('socket(): every family but AF_VSOCK (40), and netlink but audit (refused: "not implemented")', () => {
+    for (let family = 0; family < 46; family++) {
+      for (const protocol of [0n, 9n]) {
+        const refused = family === 40 || (family === 16 && protocol === 9n);
+        // Allowed by exactly one rule, refused by none (the profile's default: ENOSYS).
+        expect(socketCall(BigInt(family), protocol), `family ${family} protocol ${protocol}`).toHaveLength(
+          refused ? 0 : 1,
+        );
+      }
+    }
+    expect(rulesFor('socket').every((r) => r.action === 'SCMP_ACT_ALLOW')).toBe(true);
+    expect(profile.defaultErrnoRet).toBe(38);
+  });
+
+  it('socket(): high bits (ignored by the kernel, which reads an int) do not let AF_VSOCK pass', () => {
+    expect(socketCall((1n << 32n) + 40n)).toEqual([]);
+    expect(socketCall((1n << 32n) + 2n)).toHaveLength(1);
+  });
+
+  it.each([
+    [0, 16, [{ value: 0, size: 16 }]],
+    [
+      17,
+      40,
+      [
+        { value: 17, size: 1 },
+        { value: 18, size: 2 },
+        { value: 20, size: 4 },
+        { value: 24, size: 8 },
+        { value: 32, size: 8 },
+      ],
+    ],
+    [
+      41,
+      46,
+      [
+        { value: 41, size: 1 },
+        { value: 42, size: 2 },
+        { value: 44, size: 2 },
+      ],
+    ],
+  ])('planValueBlocks(%i, %i) covers the range with aligned blocks', (from, to, blocks) => {
+    expect(planValueBlocks(from, to)).toEqual(blocks);
+  });
 
   it('clone3 says "not implemented" so the C library falls back to clone, whose flags are checked', () => {
     expect(rulesFor('clone3')).toEqual([expect.objectContaining({ action: 'SCMP_ACT_ERRNO', errnoRet: 38 })]);

@@ -13,6 +13,13 @@ import { formatJson } from '@junobench/core';
  * namespaces: pandas, sklearn, torch threads, subprocess and multiprocessing
  * only use plain clone/fork/vfork/execve, which stay allowed.
  *
+ * Nor does it need to reach another process: `ptrace`, `process_vm_readv`,
+ * `process_vm_writev` and `pidfd_getfd` are refused, so a notebook can
+ * neither trace its runner nor read or write its memory nor take a copy of
+ * its file descriptors (the channel its result travels on). And no vsock
+ * socket: AF_VSOCK reaches the virtual machine's host and shares its port
+ * space with every other guest process.
+ *
  * Written in the engines' common profile format (Docker's, which Podman reads
  * too). Data, not code: the same text on every machine (formatSeccompProfile).
  */
@@ -228,7 +235,6 @@ const ALLOWED = [
   'openat',
   'openat2',
   'pause',
-  'pidfd_getfd',
   'pidfd_open',
   'pidfd_send_signal',
   'pipe',
@@ -245,11 +251,8 @@ const ALLOWED = [
   'preadv2',
   'prlimit64',
   'process_mrelease',
-  'process_vm_readv',
-  'process_vm_writev',
   'pselect6',
   'pselect6_time64',
-  'ptrace',
   'pwrite64',
   'pwritev',
   'pwritev2',
@@ -351,7 +354,6 @@ const ALLOWED = [
   'sigprocmask',
   'sigreturn',
   'sigsuspend',
-  'socketcall',
   'socketpair',
   'splice',
   'stat',
@@ -435,6 +437,72 @@ const DENIED = [
   'vm86old',
   'vmsplice',
 ] as const;
+
+/**
+ * What reaches into another process (Podman's default allows them to a
+ * process of the same uid, such as the runner of the notebook's kernel).
+ */
+const OTHER_PROCESSES = ['ptrace', 'process_vm_readv', 'process_vm_writev', 'pidfd_getfd'] as const;
+
+const AF_NETLINK = 16;
+const NETLINK_AUDIT = 9;
+const AF_VSOCK = 40;
+/** Address families the kernel knows (AF_MAX of Linux 6.x); higher ones fail with EAFNOSUPPORT there anyway. */
+const AF_MAX = 46;
+
+/**
+ * Aligned blocks [value, value + size) covering `from`…`to - 1`, each one
+ * masked comparison (seccomp compares an argument against one value per
+ * rule, and runc turns two comparisons of the same argument into two rules,
+ * so "neither 16 nor 40" cannot be one rule).
+ */
+export function planValueBlocks(from: number, to: number): { value: number; size: number }[] {
+  const blocks: { value: number; size: number }[] = [];
+  let at = from;
+  while (at < to) {
+    let size = 1;
+    while (at % (size * 2) === 0 && at + size * 2 <= to) size *= 2;
+    blocks.push({ value: at, size });
+    at += size;
+  }
+  return blocks;
+}
+
+/**
+ * socket(): allowed for every address family but AF_VSOCK, and for netlink
+ * but its audit protocol; those fall to the profile's default ("not
+ * implemented"). Only allowing rules: runc refuses a profile that mixes
+ * allowing and refusing rules on socket's family ("file exists"). The family
+ * is compared on its low 32 bits (MASKED_EQ), as the kernel reads an `int`: a
+ * value with high bits set cannot pass for another.
+ */
+function socketRules(): SeccompRule[] {
+  const low32 = (value: number, size = 1): SeccompArg => ({
+    index: 0,
+    value: 0xffffffff - (size - 1),
+    valueTwo: value,
+    op: 'SCMP_CMP_MASKED_EQ',
+  });
+  const families = [
+    ...planValueBlocks(0, AF_NETLINK),
+    ...planValueBlocks(AF_NETLINK + 1, AF_VSOCK),
+    ...planValueBlocks(AF_VSOCK + 1, AF_MAX),
+  ];
+  return [
+    ...families.map((b): SeccompRule => ({
+      names: ['socket'],
+      action: 'SCMP_ACT_ALLOW',
+      args: [low32(b.value, b.size)],
+    })),
+    // Netlink audit sockets write the host's audit log (CAP_AUDIT_WRITE is dropped anyway).
+    {
+      names: ['socket'],
+      action: 'SCMP_ACT_ALLOW',
+      args: [low32(AF_NETLINK), { index: 2, value: NETLINK_AUDIT, valueTwo: 0, op: 'SCMP_CMP_NE' }],
+      comment: 'netlink, but no audit socket',
+    },
+  ];
+}
 
 /**
  * Calls Podman's default allows only with a capability the container never
@@ -578,16 +646,13 @@ export function planSeccompProfile(): SeccompProfile {
         action: 'SCMP_ACT_ALLOW',
         includes: { arches: ['s390', 's390x'] },
       },
-      // Netlink audit sockets (AF_NETLINK 16, NETLINK_AUDIT 9) write the host's audit log: CAP_AUDIT_WRITE is dropped.
       {
-        names: ['socket'],
+        names: [...OTHER_PROCESSES],
         action: 'SCMP_ACT_ERRNO',
-        errnoRet: 22,
-        args: [eq(0, 16), eq(2, 9)],
-        comment: 'no audit netlink socket',
+        errnoRet: EPERM,
+        comment: "a notebook may not reach into another process (its runner's memory or result channel)",
       },
-      { names: ['socket'], action: 'SCMP_ACT_ALLOW', args: [eq(0, 16, 'SCMP_CMP_NE')] },
-      { names: ['socket'], action: 'SCMP_ACT_ALLOW', args: [eq(2, 9, 'SCMP_CMP_NE')] },
+      ...socketRules(),
       // Namespaces: threads, fork, vfork and posix_spawn are clone without these flags.
       ...flagRules(
         'clone',

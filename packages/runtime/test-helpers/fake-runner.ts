@@ -36,7 +36,7 @@ const SCRIPT = String.raw`#!/usr/bin/python3
 # A stand-in for "python junobench_runner.py serve": speaks the runner protocol
 # (plan lines on stdin, message lines on stdout), well or badly as each plan's
 # notebook name says. See packages/runtime/test-helpers/fake-runner.ts.
-import json, os, shutil, sys
+import hashlib, hmac, json, os, shutil, sys
 
 if len(sys.argv) > 1 and sys.argv[1] == "-c":
     # findPython's check: "this interpreter has the kernel stack"; it prints sys.executable.
@@ -46,9 +46,17 @@ if len(sys.argv) > 1 and sys.argv[1] == "-c":
 args = sys.argv[2:]
 tmp = args[args.index("--tmp") + 1] if "--tmp" in args else None
 log = os.environ.get("FAKE_RUNNER_LOG")
+# --authenticate: the first stdin line is the key; messages are signed as jbrunner/protocol.py signs them.
+key = bytes.fromhex(sys.stdin.readline().strip()) if "--authenticate" in args else None
+
+def sign(obj):
+    body = json.dumps(obj, separators=(",", ":"))
+    if key is None:
+        return body
+    return '{"mac":"%s",%s' % (hmac.new(key, body.encode(), hashlib.sha256).hexdigest(), body[1:])
 
 def say(obj):
-    sys.stdout.write((obj if isinstance(obj, str) else json.dumps(obj)) + "\n")
+    sys.stdout.write((obj if isinstance(obj, str) else sign(obj)) + "\n")
     sys.stdout.flush()
 
 def result(pid, status="completed"):

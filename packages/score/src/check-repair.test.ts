@@ -174,6 +174,11 @@ describe('checkRepair: the notebook and its plan', () => {
     expect(checkRepair(crashing, value, fileOrder).failure?.outcome).toBe('invalid');
   });
 
+  it('a repair with a NUL byte in a code cell is invalid before it runs (a kernel would never answer it)', () => {
+    const failure = checkRepair(crashing, makeNotebook(["d = {'cost': 3}", "x = '\u0000'"]), fileOrder).failure;
+    expect(failure).toMatchObject({ outcome: 'invalid', reason: expect.stringMatching(/^code cell 1 .*NUL byte/) });
+  });
+
   it('a notebook answer without the cell fields nbformat gives defaults is completed, not refused', () => {
     // What a language model writes when asked for a notebook: cells with cell_type and source only. It was `invalid`.
     for (const minor of [4, 5]) {

@@ -7,6 +7,7 @@ import {
   type RunResult,
 } from '@junobench/core';
 import {
+  findNulCells,
   hasComments,
   isEmptyCell,
   listCodeCells,
@@ -110,6 +111,11 @@ export function checkRepair(crashing: Notebook, candidate: unknown, execution: R
     // properties"): say what a notebook answer needs, and the simpler form.
     const reason = `${isJunoError(e) ? e.message : String(e)} — a "notebook" answer must be nbformat 4 JSON (cells may leave out metadata, outputs, execution_count and id, which get nbformat's defaults; nothing else); or answer {"cells": [...]} with the code cells only`;
     return { ...base, failure: { outcome: 'invalid', reason } };
+  }
+  const nul = findNulCells(notebook);
+  if (nul.length > 0) {
+    const reason = `code cell ${nul.join(', ')} of the repaired notebook holds a NUL byte (\\u0000), which no Python kernel can run`;
+    return { ...base, notebook, failure: { outcome: 'invalid', reason } };
   }
   const repaired = listCodeCells(notebook).map((c) => c.source);
   const tooBig = oversizedRepair(original, repaired);

@@ -110,9 +110,9 @@ export async function scorePredictions(
     const attempts = planAttempts(predictions, leftOut('repair'));
     const runtime = await repair.createRuntime();
     try {
-      // The container runtime is the sandbox (no network, limits, read-only instance); the local one runs with the
+      // A container, or the local runtime's bubblewrap sandbox; the local one with --unsandboxed runs with the
       // user's rights.
-      scorecard.runtime = { kind: runtime.kind, sandboxed: runtime.kind === 'docker' };
+      scorecard.runtime = { kind: runtime.kind, sandboxed: runtime.sandboxed ?? runtime.kind === 'docker' };
       repair.onCheckRuntime?.(runtime, listRequiredModules(repairKeys));
       const excluded = await planRepairExclusions(repairKeys, runtime);
       const verdicts = new Map<string, RepairVerdict>();

@@ -225,8 +225,9 @@ describe('verify with a real kernel', () => {
   }, 300_000);
 
   it('flags an instance whose outcomes differ between repeats as flaky', async () => {
-    const flag = path.join(dir, 'flaky-state');
-    // Crashes on the first run only: the state lives outside the scratch copy.
+    // Crashes on the first run only: the state lives outside the scratch copy, in /tmp, which in the
+    // local runtime's sandbox is the run folder's (it lasts as long as the runtime).
+    const flag = `/tmp/jb-flaky-state-${process.pid}-${Date.now()}`;
     const crashOnce = `import os\nif not os.path.exists(${JSON.stringify(flag)}):\n    open(${JSON.stringify(flag)}, 'w').close()\n    raise ValueError('bad value')`;
     await writeTestInstance(dir, {
       id: 'flaky',

@@ -19,6 +19,7 @@ import {
   type VersionResult,
 } from '@junobench/core';
 import {
+  assertNoNulCells,
   DEFAULT_CELL_TIMEOUT_SECONDS,
   DEFAULT_TIMEOUT_SECONDS,
   listCodeCells,
@@ -210,6 +211,7 @@ async function prepareInstances(
         continue;
       }
       const nb = await readNotebook(nbFile);
+      assertNoNulCells(nb, nbFile);
       cells[version] = planExecution(nb, instance.execution.order, instance.execution.cells);
       prewarm[version] = planPrewarm(nb, cells[version], instance.requires);
       if (version === 'reproduced') {

@@ -185,7 +185,11 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
             { ...flags, runtime: choice.kind, ...(choice.image ? { image: choice.image } : {}) },
             ctx,
           );
-          if (runtime.kind === 'local') {
+          if (runtime.kind === 'local' && runtime.sandboxed) {
+            ctx.err(
+              `note: the release's ${manifest.instances.length} instances run in the local runtime's bubblewrap sandbox (no network, none of your files; ${choice.why ?? '--runtime local'}).`,
+            );
+          } else if (runtime.kind === 'local') {
             ctx.err(
               `warning: the release's ${manifest.instances.length} instances are someone else's notebooks and will run UNSANDBOXED in the local runtime, with your user's rights (${choice.why ?? '--runtime local'}). ` +
                 'For a release you did not build: sh tools/setup-engine.sh, then release verify --runtime docker (its image), or --no-run for the checks alone.',

@@ -12,6 +12,7 @@ export interface RuntimeFlags {
   memory?: string;
   cpus?: number;
   fork?: boolean;
+  unsandboxed?: boolean;
   threads?: number;
   disk?: string;
   pidsLimit?: number;
@@ -37,6 +38,10 @@ export function addRunnerOptions(cmd: Command): Command {
     .option(
       '--no-fork',
       'local runtime: start each kernel as a new interpreter instead of forking it from a process with the imports done',
+    )
+    .option(
+      '--unsandboxed',
+      "local runtime: run notebooks without the bubblewrap sandbox, with your user's rights (where bubblewrap cannot run; trusted notebooks only)",
     )
     .option(
       '--image <tag>',
@@ -110,6 +115,7 @@ export async function createRunnerRuntimeFromFlags(
     return createLocalRuntime({
       ...(flags.python ? { python: flags.python } : {}),
       ...(flags.fork === false ? { fork: false } : {}),
+      ...(flags.unsandboxed ? { sandbox: false } : {}),
       ...(flags.threads ? { threads: flags.threads } : {}),
       env: ctx.env,
     });

@@ -144,6 +144,12 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     };
     const onExecute = (runtime: Runtime, runs: number) => {
       if (runtime.kind !== 'local') return;
+      if (runtime.sandboxed) {
+        ctx.err(
+          `note: the ${runs} repaired notebook${runs > 1 ? 's run' : ' runs'} in the local runtime's bubblewrap sandbox (no network, none of your files${chosen?.why ? `; ${chosen.why}` : ''}).`,
+        );
+        return;
+      }
       ctx.err(
         `warning: the ${runs} repaired notebook${runs > 1 ? 's are' : ' is'} untrusted code and will run UNSANDBOXED in the local runtime, with your user's rights${chosen?.why ? ` (${chosen.why})` : ''}. ` +
           'To sandbox them: sh tools/setup-engine.sh && npx junobench image build, then score --runtime docker.',

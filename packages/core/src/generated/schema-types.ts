@@ -2624,7 +2624,7 @@ export interface RunnerPython {
 }
 
 /**
- * One line the Python runner prints on stdout (packages/runtime/python/jbrunner/protocol.py). Per plan: `started` once its kernel is ready and its first cell is about to run, then exactly one `result`. `rejected`: an input line that is not a plan.
+ * One line the Python runner prints on stdout (packages/runtime/python/jbrunner/protocol.py). Per plan: `started` once its kernel is ready and its first cell is about to run, then exactly one `result`. `rejected`: an input line that is not a plan. With `--authenticate` the line is `{"mac":"<HMAC-SHA256>",` followed by the message without its opening brace, the MAC taken over the message's JSON text with the runner's key; the message is what remains (packages/runtime/README.md, The runner protocol).
  */
 
 export type RunnerMessage = RunnerStarted | RunnerResult | RunnerRejected;

@@ -5,6 +5,11 @@
   probe MODULE...                      interpreter, kernel stack and module versions as JSON
   fingerprint                          hash of every installed distribution (no imports)
 
+`--authenticate` (run, serve): messages are signed with a key read from stdin
+(serve: its first line; run --wait-go: the "go KEY" line; run: its first line),
+see protocol.py. Either way the runner makes itself undumpable and takes its
+stdout for the messages alone before any kernel starts.
+
 Exit status is 0 whenever results were printed, whatever happened inside the
 notebooks (crash, timeout, dead kernel are results, not runner failures).
 """
@@ -14,7 +19,7 @@ import os
 import sys
 
 from .isolation import kernel_env
-from .protocol import Emitter, failed_result, parse_plan, result_message, started_message
+from .protocol import Emitter, failed_result, parse_key, parse_plan, result_message, set_dumpable, started_message, take_stdout
 
 
 def main(argv=None, entry=None):
@@ -27,6 +32,7 @@ def main(argv=None, entry=None):
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--threads", type=int, default=1, help="threads per kernel for OpenMP/BLAS/torch pools (default 1)")
     common.add_argument("--tmp", default=None, help="folder for connection files and zygote sockets (default: the system's)")
+    common.add_argument("--authenticate", action="store_true", help="sign every message with the key read from stdin")
     r = sub.add_parser("run", parents=[common], help="execute one plan")
     g = r.add_mutually_exclusive_group(required=True)
     g.add_argument("--plan-json")
@@ -42,6 +48,18 @@ def main(argv=None, entry=None):
     sub.add_parser("fingerprint", help="hash of the installed distributions")
     args = ap.parse_args(argv)
     emit = Emitter()
+    if args.cmd in ("run", "serve"):
+        # Before any kernel exists: no process the notebooks run in can trace
+        # this one or read its memory and file descriptors (the channel, the
+        # key), and none inherits the channel.
+        set_dumpable(False)
+        emit = Emitter(take_stdout())
+        if args.authenticate and not (args.cmd == "run" and args.wait_go):
+            try:
+                emit.key = parse_key(sys.stdin.readline())
+            except ValueError as e:
+                print("junobench_runner: %s" % e, file=sys.stderr)
+                return 2
 
     if args.cmd == "run":
         from .execute import run_plan
@@ -60,7 +78,7 @@ def main(argv=None, entry=None):
         if args.wait_go:
             from .serve import run_after_go
 
-            return 0 if run_after_go(plan, ctx, sys.stdin, emit) is not None else 1
+            return 0 if run_after_go(plan, ctx, sys.stdin, emit, authenticate=args.authenticate) is not None else 1
         emit(result_message(run_plan(plan, ctx, on_started=lambda kind: emit(started_message(plan["id"], kind)))))
         return 0
     if args.cmd == "serve":

@@ -125,6 +125,10 @@ def run_plan(plan, ctx, kernel=None, on_started=None, waited_ms=0.0):
         bad = [i for i in order if not (0 <= i < len(sources))]
         if bad:
             raise ValueError("plan names code cell(s) %s but the notebook has %d code cells" % (bad, len(sources)))
+        # ipykernel never answers a cell holding a NUL: it would only end at its time limit.
+        nul = sorted({i for i in order if "\x00" in sources[i]})
+        if nul:
+            raise ValueError("code cell(s) %s hold a NUL byte, which no Python kernel can run" % nul)
     except Exception as e:  # noqa: BLE001
         result["reason"] = "cannot read notebook %s: %s" % (plan.get("notebook"), e)
         result["durationMs"] = round(now_ms() - t0, 1)

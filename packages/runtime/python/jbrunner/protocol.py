@@ -12,9 +12,21 @@ Out, one JSON message per line, each naming its plan:
 The toolchain tells a plan that was executing from one merely queued (or whose
 kernel was started ahead) by `started`: when the runner process dies, only
 executing plans can be to blame.
+
+Authenticated (`--authenticate`): the toolchain sends a key the kernels never
+see (packages/runtime/README.md, "The runner protocol"), and every message is
+printed as `{"mac":"<hmac-sha256 of the rest>",<the message without its "{">`,
+the MAC taken over the message's JSON text `{...}` with the key. A line that a
+notebook manages to put on the channel has no valid MAC and is not a message.
+The channel is a private copy of the runner's stdout (`take_stdout`): file
+descriptor 1 then points at stderr, so nothing the runner starts inherits it.
 """
 
+import ctypes
+import hashlib
+import hmac
 import json
+import os
 import re
 import sys
 import threading
@@ -99,18 +111,63 @@ def rejected_message(line, reason):
 
 
 class Emitter:
-    """Writes messages, one line each, whole, from any thread."""
+    """Writes messages, one line each, whole, from any thread; signed when it
+    has a key (see the top of this file)."""
 
-    def __init__(self, stream=None):
+    def __init__(self, stream=None, key=None):
         self.stream = stream
+        self.key = key
         self.lock = threading.Lock()
 
     def __call__(self, message):
-        line = json.dumps(message, ensure_ascii=False) + "\n"
         stream = self.stream if self.stream is not None else sys.stdout
         with self.lock:
-            stream.write(line)
+            stream.write(sign_line(message, self.key) + "\n")
             stream.flush()
+
+
+def sign_line(message, key):
+    """The message's line: plain JSON without a key; with one, ASCII JSON (the
+    same bytes on both ends) whose first member is the MAC of the rest."""
+    if key is None:
+        return json.dumps(message, ensure_ascii=False)
+    body = json.dumps(message, ensure_ascii=True, separators=(",", ":"))
+    mac = hmac.new(key, body.encode("ascii"), hashlib.sha256).hexdigest()
+    return '{"mac":"%s",%s' % (mac, body[1:])
+
+
+def parse_key(line):
+    """The key the toolchain sent (64 hex digits), as bytes; ValueError otherwise."""
+    text = (line or "").strip()
+    if not re.fullmatch(r"[0-9a-f]{64}", text):
+        raise ValueError("expected the message key (64 hex digits) on stdin")
+    return bytes.fromhex(text)
+
+
+def take_stdout():
+    """A private stream on what file descriptor 1 was (the message channel),
+    not inherited by any child; fd 1 (and sys.stdout) then write to stderr, so
+    C-level output of libraries, and every process started from here, reach
+    stderr instead of the channel."""
+    channel = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return channel
+
+
+PR_SET_DUMPABLE = 4
+
+
+def set_dumpable(on):
+    """prctl(PR_SET_DUMPABLE): a process that is not dumpable cannot be traced,
+    nor its memory, file descriptors, environment or working directory read
+    through /proc, by other processes of its uid (its kernels). False when the
+    call is not there (not Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_DUMPABLE, 1 if on else 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def failed_result(plan_id, reason):

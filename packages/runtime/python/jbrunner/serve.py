@@ -9,7 +9,7 @@ import time
 
 from .execute import run_plan
 from .kernels import Kernel, KernelContext
-from .protocol import failed_result, log, now_ms, parse_plan, rejected_message, result_message, started_message
+from .protocol import failed_result, log, now_ms, parse_key, parse_plan, rejected_message, result_message, started_message
 
 
 class AheadLaunch:
@@ -144,11 +144,13 @@ class BrokenZygotes:
         return None
 
 
-def run_after_go(plan, ctx, stdin, emit):
+def run_after_go(plan, ctx, stdin, emit, authenticate=False):
     """`run --wait-go`: start the plan's kernel and do its imports now, then
     wait for the line "go" on stdin before the first cell (the container
     runtime starts containers ahead of their turn). End of stdin, before or
-    during the run, means the toolchain is gone: stop, print nothing."""
+    during the run, means the toolchain is gone: stop, print nothing. With
+    `authenticate` the line is "go KEY": the key the messages are signed with
+    arrives only now, after the kernel started (it never holds it)."""
     kernel = None
     try:
         kernel = Kernel(plan, ctx)
@@ -162,7 +164,14 @@ def run_after_go(plan, ctx, stdin, emit):
     # bytes of its own first.
     went = False
     for line in iter(stdin.readline, ""):
-        if line.strip() == "go":
+        word, _, rest = line.strip().partition(" ")
+        if word == "go" and (rest if authenticate else not rest):
+            try:
+                if authenticate:
+                    emit.key = parse_key(rest)
+            except ValueError as e:
+                log(e)
+                continue
             went = True
             break
     if not went:

@@ -23,7 +23,7 @@ import threading
 import time
 
 from .isolation import ProcessState, reseed_like_fresh_import, set_stdin_like_launched
-from .protocol import log
+from .protocol import log, set_dumpable
 
 # The runner process that started the base zygote.
 RUNNER_PID = None
@@ -51,6 +51,9 @@ def _watch_runner():
 def zygote_main(sock_path, runner_dir):
     global RUNNER_PID
     RUNNER_PID = os.getppid()
+    # The kernels are its children and their code is the notebooks': none may
+    # trace it or write its memory, which every later kernel is forked from.
+    set_dumpable(False)
     # Like `python -m ipykernel_launcher`: the runner's own folder is not on the path
     # (InteractiveShellApp.init_path puts the working directory back in the kernel).
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != runner_dir]
@@ -135,6 +138,8 @@ def become_kernel(connection_file, cwd, unfreeze=True):
         if unfreeze:
             gc.unfreeze()
         os.setsid()
+        # A launched kernel is dumpable (execve made it so); the zygote is not.
+        set_dumpable(True)
         set_stdin_like_launched()
         os.chdir(cwd)
         # `python -m ipykernel_launcher` starts with the working directory

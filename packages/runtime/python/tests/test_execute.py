@@ -162,5 +162,14 @@ class ReadCodeCellsTest(unittest.TestCase):
             read_code_cells(self.write({"nbformat": 3, "worksheets": []}))
 
 
+class NulCellTest(ReadCodeCellsTest):
+    def test_a_plan_with_a_nul_in_a_cell_fails_at_once_without_a_kernel(self):
+        path = self.write({"nbformat": 4, "cells": [{"cell_type": "code", "source": "a = 1"}, {"cell_type": "code", "source": "b = '\x00'"}]})
+        plan = {"id": "n", "notebook": path, "cells": [0, 1], "cwd": "/", "cellTimeoutSeconds": 120, "timeoutSeconds": 600}
+        result = execute.run_plan(plan, ctx=None)
+        self.assertEqual(result["status"], "failed")
+        self.assertIn("code cell(s) [1] hold a NUL byte", result["reason"])
+
+
 if __name__ == "__main__":
     unittest.main()

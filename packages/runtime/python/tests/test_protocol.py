@@ -5,7 +5,10 @@ import json
 import threading
 import unittest
 
-from jbrunner.protocol import Emitter, parse_plan, rejected_message, result_message, started_message, strip_ansi
+import hashlib
+import hmac
+
+from jbrunner.protocol import Emitter, parse_key, parse_plan, rejected_message, result_message, sign_line, started_message, strip_ansi
 
 PLAN = {"id": "7", "notebook": "/w/a.ipynb", "cells": [0, 2, 2], "cwd": "/w", "cellTimeoutSeconds": 10, "timeoutSeconds": 60.5}
 
@@ -79,3 +82,31 @@ class StripAnsiTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SignedLinesTest(unittest.TestCase):
+    KEY = bytes(range(32))
+
+    def test_a_signed_line_is_json_whose_mac_covers_the_rest(self):
+        message = started_message("3", "forked")
+        line = sign_line(dict(message, note="caf\u00e9"), self.KEY)
+        self.assertTrue(line.isascii())
+        self.assertTrue(line.startswith('{"mac":"'))
+        mac, body = line[8:72], "{" + line[74:]
+        self.assertEqual(mac, hmac.new(self.KEY, body.encode(), hashlib.sha256).hexdigest())
+        self.assertEqual(json.loads(body), dict(message, note="caf\u00e9"))
+        self.assertEqual(json.loads(line)["mac"], mac)
+
+    def test_unsigned_without_a_key(self):
+        self.assertEqual(json.loads(sign_line({"type": "started"}, None)), {"type": "started"})
+
+    def test_the_key_is_64_hex_digits(self):
+        self.assertEqual(parse_key("ab" * 32 + "\n"), bytes([0xAB]) * 32)
+        for bad in ("", "go", "ab" * 31, "AB" * 32, "zz" * 32):
+            with self.subTest(bad=bad), self.assertRaises(ValueError):
+                parse_key(bad)
+
+    def test_the_emitter_signs_with_its_key(self):
+        out = io.StringIO()
+        Emitter(out, key=self.KEY)({"type": "started", "id": "1", "kernel": "forked"})
+        self.assertTrue(out.getvalue().startswith('{"mac":"'))
