@@ -131,7 +131,7 @@ describe('one benchmark identity from a release tarball', { timeout: 600_000 }, 
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(benchmarkLine());
     expect(r.stdout).toMatch(
-      /^detect — crash +6 tasks: oracle 100\.0% \[100\.0, 100\.0\] · heuristic 50\.0% \[50\.0, 50\.0\] \| oracle − heuristic \+50\.0 \[50\.0, 50\.0\], p 0\.031$/m,
+      /^detect — crash +6 tasks: oracle 100\.0% \[100\.0, 100\.0\] · heuristic 50\.0% \[50\.0, 50\.0\] \| oracle − heuristic \+50\.0 \[50\.0, 50\.0\], p 0\.250$/m,
     );
     const c = JSON.parse(await readFile(w('cmp/comparison.json'), 'utf8')) as Comparison;
     expect(checkSchema('comparison', c)).toEqual([]);

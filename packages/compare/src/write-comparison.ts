@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { renderChartSvg } from '@junobench/charts';
 import { OutputSet, formatJson, validateOrThrow, type Comparison } from '@junobench/core';
 import { planComparisonChart, renderComparisonMarkdown } from './render-comparison.js';
 
@@ -10,7 +11,6 @@ export function listComparisonFiles(out: string): string[] {
 /** comparison.md, comparison.json (schemas/comparison.schema.json) and comparison.svg, all together or none. */
 export async function writeComparison(c: Comparison, out: string): Promise<string[]> {
   validateOrThrow<Comparison>('comparison', c, {}, 'E_INTERNAL');
-  const { renderChartSvg } = await import('@junobench/charts');
   const svg = await renderChartSvg(planComparisonChart(c));
   const [md, json, chart] = listComparisonFiles(out) as [string, string, string];
   await OutputSet.run(async (set) => {
