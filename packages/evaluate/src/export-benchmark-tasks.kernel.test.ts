@@ -60,11 +60,11 @@ describe('tasks export --context runtime', () => {
       const crash = (await readInstance(path.join(instancesDir, id))).crash;
       const cls = crash.ename.split('.').pop()!;
       for (const t of tasks) {
-        // A diagnose prompt is given the error on purpose; its state section must not add it again.
-        const text =
-          t.task === 'detect'
-            ? t.prompt
-            : t.prompt.slice(t.prompt.indexOf('Runtime state'), t.prompt.indexOf('Classify'));
+        // The state section: a diagnose prompt is given the error on purpose, and every detect prompt's closing line
+        // shows the answer format with an example class (KeyError); neither is the state, which must not name the crash.
+        const start = t.prompt.indexOf('Runtime state');
+        const text = t.prompt.slice(start, t.prompt.indexOf(t.task === 'detect' ? 'Question:' : 'Classify', start));
+        expect(text.length).toBeGreaterThan(0);
         expect(text, `${t.id} names ${cls}`).not.toContain(cls);
         if (crash.evalue.length >= 4) expect(text, `${t.id} quotes the message`).not.toContain(crash.evalue);
       }
