@@ -153,7 +153,7 @@ describe('one benchmark identity from a release tarball', { timeout: 600_000 }, 
       tasks: { seed: 'junobench-tasks-1', context: 'static', sha256: await hashFile(w('tasks.jsonl')) },
       predictions: { sha256: await hashFile(w('oracle.jsonl')) },
     });
-    expect(card.runtime).toMatchObject({ kind: 'local', sandboxed: false, python: expect.any(String) });
+    expect(card.runtime).toMatchObject({ kind: 'local', python: expect.any(String) });
     expect(await readFile(w('cmp/comparison.svg'), 'utf8')).toMatch(/^<svg/);
     const again = await runJunobench([...args, '--out', w('cmp2')]);
     expect(again.code, again.stderr).toBe(0);
