@@ -12,6 +12,8 @@ export const depConstraints = [
   // archive (safe zip/tar reading), suggest (crash knowledge: library cause and
   // label suggestions) and queue (BullMQ transport beside runtime) are shared too.
   { sourceTag: 'scope:archive', onlyDependOnLibsWithTags: ['layer:core'] },
+  // charts renders Vega-Lite specifications to SVG, for the statistics and the tool comparisons.
+  { sourceTag: 'scope:charts', onlyDependOnLibsWithTags: ['layer:core'] },
   { sourceTag: 'scope:suggest', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook'] },
   { sourceTag: 'scope:queue', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
   // A stage never imports another stage: flows across stages live in pipeline.

@@ -178,7 +178,7 @@ describe('collect → add → verify → sources fetch → drift', () => {
   }, 900_000);
 
   it('verifies the drafts: reproduced only, reported as drafts, not failures', async () => {
-    const r = await run(['verify', '--json', 'v.json']);
+    const r = await run(['verify', '--include-drafts', '--json', 'v.json']);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
     for (const id of [kaggleId, githubId])
       expect(r.stdout).toMatch(new RegExp(`^${id}\\s+crash-reproduced\\s+absent\\s+.*DRAFT$`, 'm'));

@@ -89,7 +89,7 @@ describe('junobench verify', () => {
     const value = JSON.parse(await readFile(inst, 'utf8'));
     value.status = 'draft';
     await writeFile(inst, JSON.stringify(value, null, 2));
-    const args = ['verify', '--instances', drafts, '--cache-dir', path.join(dir, 'cache')];
+    const args = ['verify', '--include-drafts', '--instances', drafts, '--cache-dir', path.join(dir, 'cache')];
     const ok = await runJunobench(args);
     expect(ok.code, `${ok.stdout}\n${ok.stderr}`).toBe(0);
     expect(ok.stdout).toMatch(/^pandas_1\s+crash-reproduced\s+absent\s+.*DRAFT$/m);

@@ -1,4 +1,5 @@
 import type { TopLevelSpec } from 'vega-lite';
+import { CHART_FONT } from '@junobench/charts';
 import { DIMENSION_TITLES } from './check-label.js';
 import {
   LABEL_DIMENSIONS,
@@ -16,14 +17,6 @@ export interface ChartPlan {
   title: string;
   spec: TopLevelSpec;
 }
-
-/**
- * Fonts decide how a chart looks and whether the PNG is legible: name one
- * that is on every Debian/Ubuntu machine (fonts-dejavu-core, a dependency of
- * fontconfig) with generic fallbacks. Vega lays text out by estimated widths
- * when no canvas package is present, which is deterministic.
- */
-export const CHART_FONT = 'DejaVu Sans, Verdana, sans-serif';
 
 const CONFIG = {
   font: CHART_FONT,

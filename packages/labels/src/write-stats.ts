@@ -3,7 +3,8 @@ import { formatJson, OutputSet, validateOrThrow } from '@junobench/core';
 import type { BenchmarkStats } from '@junobench/core';
 import { formatStatsMarkdown } from './format-stats.js';
 import { planCharts } from './plan-charts.js';
-import { createSharpRasterizer, renderChartSvg, type Rasterizer } from './render-chart.js';
+import { renderChartSvg } from '@junobench/charts';
+import { createSharpRasterizer, type Rasterizer } from './render-chart.js';
 
 export interface WriteStatsOptions {
   /** Title of the Markdown page (default "Benchmark statistics"). */

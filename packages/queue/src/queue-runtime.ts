@@ -562,6 +562,7 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
           cellTimeoutSeconds: r.cellTimeoutSeconds,
           timeoutSeconds: r.timeoutSeconds,
           ...(r.prewarm ? { prewarm: r.prewarm } : {}),
+          ...(r.probe ? { probe: r.probe } : {}),
         },
         files: f.files,
       };

@@ -176,6 +176,7 @@ export function planContainerRun(
     timeoutSeconds: run.timeoutSeconds,
     startupTimeoutSeconds: settings.startupTimeoutSeconds,
     ...(run.prewarm && run.prewarm.length > 0 ? { prewarm: [...run.prewarm] } : {}),
+    ...(run.probe ? { probe: run.probe } : {}),
   };
   const wall = settings.wallClockSeconds(run);
   const spec: ContainerSpec = {

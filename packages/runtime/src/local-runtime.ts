@@ -435,6 +435,7 @@ async function runOneRunner(
         timeoutSeconds: r.timeoutSeconds,
         startupTimeoutSeconds: settings.startupSeconds,
         ...(r.prewarm && r.prewarm.length > 0 ? { prewarm: r.prewarm } : {}),
+        ...(r.probe ? { probe: r.probe } : {}),
       };
       tracker.sent(
         { run, id: r.id, timeoutSeconds: r.timeoutSeconds, suspicions: byRun.get(run)!.suspicions },

@@ -1,4 +1,4 @@
-import type { RunResult, RuntimeIdentity } from '@junobench/core';
+import type { RunProbe, RunResult, RuntimeIdentity } from '@junobench/core';
 
 /**
  * One notebook execution asked of a runtime. Paths are host paths; each
@@ -21,6 +21,11 @@ export interface NotebookRun {
   timeoutSeconds: number;
   /** Modules imported silently into the fresh kernel before the first cell. */
   prewarm?: string[];
+  /**
+   * Code of the run's owner executed silently in the notebook's kernel: `setup` before the first cell, `finish` after
+   * the last (when every cell ran); what each printed comes back in RunResult.probe (schemas/run-plan.schema.json).
+   */
+  probe?: RunProbe;
 }
 
 export interface RunOptions {

@@ -7,4 +7,6 @@ import { createContainerRuntime } from '../src/container-runtime.js';
 const [image = '', instanceDir = '', id = ''] = process.argv.slice(2);
 const docker = await connectDockerEngine(process.env);
 const rt = createContainerRuntime({ docker, image, memory: '512m' });
-await rt.run([{ id, instanceDir, notebook: 'notebook.ipynb', cells: [0], cellTimeoutSeconds: 600, timeoutSeconds: 600 }]);
+await rt.run([
+  { id, instanceDir, notebook: 'notebook.ipynb', cells: [0], cellTimeoutSeconds: 600, timeoutSeconds: 600 },
+]);

@@ -5,4 +5,14 @@ import { createLocalRuntime } from '../src/local-runtime.js';
 
 const [scratchRoot = '', instanceDir = ''] = process.argv.slice(2);
 const rt = await createLocalRuntime({ scratchRoot });
-await rt.run([{ id: 'loop', instanceDir, notebook: 'loop.ipynb', cells: [0], cellTimeoutSeconds: 300, timeoutSeconds: 300, prewarm: ['numpy'] }]);
+await rt.run([
+  {
+    id: 'loop',
+    instanceDir,
+    notebook: 'loop.ipynb',
+    cells: [0],
+    cellTimeoutSeconds: 300,
+    timeoutSeconds: 300,
+    prewarm: ['numpy'],
+  },
+]);

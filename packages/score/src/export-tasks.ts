@@ -6,6 +6,7 @@ import {
   formatJson,
   stableStringify,
   writeFileAtomic,
+  type RuntimeState,
   type Task,
   type TaskKind,
 } from '@junobench/core';
@@ -14,6 +15,10 @@ import { isAnswerFile, readTaskSources, type SkippedInstance } from './read-task
 
 export interface ExportTasksOptions {
   instancesDir: string;
+  /** The instances to export (the benchmark's set); default every instance of the folder that is not a draft. */
+  ids?: readonly string[];
+  /** `--context runtime`: the state before each detect target, keyed by stateKey (planStateTargets says what to run). */
+  states?: ReadonlyMap<string, RuntimeState>;
   output: string;
   kinds?: readonly TaskKind[];
   seed?: string;
@@ -42,7 +47,7 @@ export function formatTasksJsonl(tasks: readonly Task[]): string {
 /** `junobench tasks export`: the tasks of the instances, one per line, shuffled with the seed. */
 export async function exportTasks(options: ExportTasksOptions): Promise<ExportTasksReport> {
   const kinds = options.kinds ?? TASK_KINDS;
-  const { sources, skipped } = await readTaskSources(options.instancesDir);
+  const { sources, skipped } = await readTaskSources(options.instancesDir, options.ids);
   if (sources.length === 0) {
     throw new JunoError('E_INPUT_EMPTY', `no instance to make tasks from in ${options.instancesDir}`, {
       hint:
@@ -51,7 +56,11 @@ export async function exportTasks(options: ExportTasksOptions): Promise<ExportTa
           : 'pass --instances <dir> with one sub-folder per instance',
     });
   }
-  const planned = planTasks(sources, { kinds, seed: options.seed ?? DEFAULT_TASK_SEED });
+  const planned = planTasks(sources, {
+    kinds,
+    seed: options.seed ?? DEFAULT_TASK_SEED,
+    ...(options.states ? { states: options.states } : {}),
+  });
   if (options.workspace)
     await writeWorkspace(
       options.workspace,

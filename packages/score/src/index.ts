@@ -9,11 +9,22 @@ export {
   planTaskError,
   planCrashingNotebook,
   planRepairExecution,
+  planDetectTargets,
+  planStateTargets,
+  stateKey,
   TASK_KINDS,
   TASK_VOCABULARIES,
   DEFAULT_TASK_SEED,
 } from './plan-tasks.js';
-export type { PlannedTasks, PlanTasksOptions, TaskKey, DetectKey, DiagnoseKey, RepairKey } from './plan-tasks.js';
+export type {
+  PlannedTasks,
+  PlanTasksOptions,
+  TaskKey,
+  DetectKey,
+  DiagnoseKey,
+  RepairKey,
+  DetectTarget,
+} from './plan-tasks.js';
 export { readTaskSources, isAnswerFile, INSTANCE_ANSWER_FILES } from './read-task-sources.js';
 export type { TaskSource, SkippedInstance } from './read-task-sources.js';
 export {
@@ -21,6 +32,7 @@ export {
   renderDiagnosePrompt,
   renderRepairPrompt,
   renderNotebook,
+  renderRuntimeState,
   describeExecution,
 } from './render-prompt.js';
 
@@ -33,7 +45,13 @@ export { checkRepair, judgeRepair } from './check-repair.js';
 export type { RepairCheck, RepairVerdict, RepairExecutionSpec, MissingHow } from './check-repair.js';
 export { executeRepairs, planRepairExclusions, planRepairPrewarm } from './execute-repairs.js';
 export type { RepairRun, ExecuteRepairsOptions } from './execute-repairs.js';
-export { scorePredictions, runScore, readTaskSet, buildRepairedNotebook } from './score-predictions.js';
+export {
+  scorePredictions,
+  runScore,
+  readTaskSet,
+  buildRepairedNotebook,
+  defaultToolName,
+} from './score-predictions.js';
 export type { TaskSet, ScoreRepairOptions, ScoreResult, RunScoreOptions } from './score-predictions.js';
 
 // Scorecard

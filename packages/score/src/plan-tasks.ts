@@ -14,6 +14,7 @@ import {
   type NotebookDocument,
   type RepairExecution,
   type RepairTask,
+  type RuntimeState,
   type Task,
   type TaskError,
   type TaskKind,
@@ -85,6 +86,54 @@ export interface PlannedTasks {
 export interface PlanTasksOptions {
   kinds?: readonly TaskKind[];
   seed?: string;
+  /**
+   * `tasks export --context runtime`: the kernel state before each detect target (keyed by stateKey(instance,
+   * version)); diagnose tasks get the reproduced version's, the state before the crash cell.
+   */
+  states?: ReadonlyMap<string, RuntimeState>;
+}
+
+/** The key of a detect target's state: one per instance and notebook version. */
+export const stateKey = (instance: string, version: 'reproduced' | 'fixed'): string => `${instance}/${version}`;
+
+/** A detect target: the cells of one notebook version that run before the target cell, and the target. */
+export interface DetectTarget {
+  version: 'reproduced' | 'fixed';
+  notebook: Notebook;
+  /** Code-cell indices executed before the target, in execution order. */
+  before: number[];
+  /** The target's code-cell index. */
+  target: number;
+}
+
+/**
+ * What the runtime runs to capture each detect target's state (`--context runtime`): per instance and version, the
+ * notebook, the cells before the target and the target's code (which the probe parses, never runs).
+ */
+export function planStateTargets(sources: readonly TaskSource[]): {
+  key: string;
+  instanceDir: string;
+  notebook: string;
+  cells: number[];
+  target: string;
+  cellTimeoutSeconds: number;
+  timeoutSeconds: number;
+  prewarm: string[];
+}[] {
+  const sorted = [...sources].sort((a, b) => compareCodePoints(a.id, b.id));
+  return sorted.flatMap((s) => {
+    const ex = planRepairExecution(s);
+    return planDetectTargets(s).map((t) => ({
+      key: stateKey(s.id, t.version),
+      instanceDir: s.dir,
+      notebook: `${t.version}.ipynb`,
+      cells: t.before,
+      target: listCodeCells(t.notebook)[t.target]!.source,
+      cellTimeoutSeconds: ex.cellTimeoutSeconds,
+      timeoutSeconds: ex.timeoutSeconds,
+      prewarm: [...s.instance.requires],
+    }));
+  });
 }
 
 /**
@@ -113,7 +162,7 @@ export function planTasks(sources: readonly TaskSource[], options: PlanTasksOpti
     const planned: { task: Task; key: TaskKey }[] = [];
     for (const s of sorted) {
       if (kind === 'detect') {
-        const pair = planDetectTasks(s, seed);
+        const pair = planDetectTasks(s, seed, options.states);
         if (
           pair[0].task.context.join('\n\u0000') === pair[1].task.context.join('\n\u0000') &&
           pair[0].task.target === pair[1].task.target
@@ -123,7 +172,8 @@ export function planTasks(sources: readonly TaskSource[], options: PlanTasksOpti
           );
         }
         planned.push(...pair);
-      } else if (kind === 'diagnose') planned.push(planDiagnoseTask(s, seed, vocabularies));
+      } else if (kind === 'diagnose')
+        planned.push(planDiagnoseTask(s, seed, vocabularies, options.states?.get(stateKey(s.id, 'reproduced'))));
       else planned.push(planRepairTask(s, seed));
     }
     for (const p of createRng(`${seed}\u0000${kind}`).shuffle(planned)) {
@@ -134,15 +184,16 @@ export function planTasks(sources: readonly TaskSource[], options: PlanTasksOpti
   return { tasks, keys, warnings };
 }
 
-function planDetectTasks(
-  s: TaskSource,
-  seed: string,
-): [{ task: DetectTask; key: DetectKey }, { task: DetectTask; key: DetectKey }] {
+/**
+ * The two detect targets of an instance: the reproduced notebook's crash cell and the fixed notebook's corresponding
+ * cell (the same cell, found by matching even when the fix edited or moved it), each with the cells executed before
+ * it.
+ */
+export function planDetectTargets(s: TaskSource): [DetectTarget, DetectTarget] {
   const { order, cells } = s.instance.execution;
   const reproducedCells = listCodeCells(s.reproduced);
   const fixedCells = listCodeCells(s.fixed);
   const crashCell = s.instance.crash.cell;
-  // The fixed notebook's cell that corresponds to the crash cell: the same cell, edited or moved.
   const matched = matchCells(
     reproducedCells.map((c) => normalizeCell(c.source)),
     fixedCells.map((c) => normalizeCell(c.source)),
@@ -158,11 +209,7 @@ function planDetectTasks(
       },
     );
   }
-  const make = (
-    version: 'reproduced' | 'fixed',
-    nb: Notebook,
-    target: number,
-  ): { task: DetectTask; key: DetectKey } => {
+  const make = (version: 'reproduced' | 'fixed', nb: Notebook, target: number): DetectTarget => {
     const plan = planExecution(nb, order, cells);
     const at = plan.lastIndexOf(target);
     if (at < 0) {
@@ -176,20 +223,31 @@ function planDetectTasks(
         },
       );
     }
-    const code = listCodeCells(nb);
-    const context = plan
-      .slice(0, at)
-      .map((i) => stripComments(code[i]!.source))
-      .filter((c) => c.trim() !== '');
-    const targetCode = stripComments(code[target]!.source);
+    return { version, notebook: nb, before: plan.slice(0, at), target };
+  };
+  return [make('reproduced', s.reproduced, crashCell), make('fixed', s.fixed, fixedTarget)];
+}
+
+function planDetectTasks(
+  s: TaskSource,
+  seed: string,
+  states: ReadonlyMap<string, RuntimeState> | undefined,
+): [{ task: DetectTask; key: DetectKey }, { task: DetectTask; key: DetectKey }] {
+  const make = (t: DetectTarget): { task: DetectTask; key: DetectKey } => {
+    const { version } = t;
+    const code = listCodeCells(t.notebook);
+    const context = t.before.map((i) => stripComments(code[i]!.source)).filter((c) => c.trim() !== '');
+    const targetCode = stripComments(code[t.target]!.source);
     const id = hashTaskId(seed, 'detect', s.id, version);
     const crashes = version === 'reproduced';
+    const state = states?.get(stateKey(s.id, version));
     const task: DetectTask = {
       id,
       task: 'detect',
       context,
       target: targetCode,
-      prompt: renderDetectPrompt(context, targetCode),
+      ...(state ? { state } : {}),
+      prompt: renderDetectPrompt(context, targetCode, state),
     };
     const key: DetectKey = {
       kind: 'detect',
@@ -203,7 +261,8 @@ function planDetectTasks(
     };
     return { task, key };
   };
-  return [make('reproduced', s.reproduced, crashCell), make('fixed', s.fixed, fixedTarget)];
+  const [reproduced, fixed] = planDetectTargets(s);
+  return [make(reproduced), make(fixed)];
 }
 
 /**
@@ -291,6 +350,7 @@ function planDiagnoseTask(
   s: TaskSource,
   seed: string,
   vocabularies: TaskVocabularies,
+  state: RuntimeState | undefined,
 ): { task: DiagnoseTask; key: DiagnoseKey } {
   const error = planTaskError(s);
   const nb = planCrashingNotebook(s, error);
@@ -300,8 +360,9 @@ function planDiagnoseTask(
     task: 'diagnose',
     notebook: nb as unknown as NotebookDocument,
     error,
+    ...(state ? { state } : {}),
     vocabularies,
-    prompt: renderDiagnosePrompt(nb, error, vocabularies),
+    prompt: renderDiagnosePrompt(nb, error, vocabularies, state),
   };
   return { task, key: { kind: 'diagnose', id, instance: s.id, labels: s.instance.labels } };
 }

@@ -1,10 +1,38 @@
 import { cellSource, type Notebook } from '@junobench/notebook';
-import type { RepairExecution, TaskError, TaskVocabularies } from '@junobench/core';
+import type { RepairExecution, RuntimeState, StateName, TaskError, TaskVocabularies } from '@junobench/core';
 
 const fence = (code: string) => `\`\`\`python\n${code}\n\`\`\``;
 
-/** The detect question in plain text: numbered cells, the target last. */
-export function renderDetectPrompt(context: readonly string[], target: string): string {
+/** One name of a runtime state as a prompt line: `- df: pandas.core.frame.DataFrame, shape (3, 2), … = <repr>`. */
+function renderStateName(n: StateName): string {
+  const facts = [
+    n.type,
+    n.shape ? `shape (${n.shape.join(', ')}${n.shape.length === 1 ? ',' : ''})` : '',
+    n.dtype ? `dtype ${n.dtype}` : '',
+    n.columns ? `columns ${JSON.stringify(n.columns)}` : '',
+    n.length !== undefined && !n.shape ? `length ${n.length}` : '',
+  ].filter(Boolean);
+  return `- ${n.name}: ${facts.join(', ')}\n  repr: ${n.repr.replace(/\n/g, '\n        ')}`;
+}
+
+/**
+ * The runtime state before the target as prompt lines (`tasks export --context runtime`): what the names the target
+ * reads hold once the cells before it have run. Nothing of the target's own run is in it: it never ran.
+ */
+export function renderRuntimeState(state: RuntimeState | undefined, where: string): string[] {
+  if (!state) return [];
+  if (!state.captured) return [`Runtime state before ${where}: not available (${state.reason ?? 'not captured'}).`, ''];
+  if (state.names.length === 0)
+    return [`Runtime state before ${where}: it reads no name that the cells before it defined.`, ''];
+  return [
+    `Runtime state just before ${where} runs (captured by running the cells before it; for each name it reads that is defined then):`,
+    ...state.names.map(renderStateName),
+    '',
+  ];
+}
+
+/** The detect question in plain text: numbered cells, the target last (with the state before it, when captured). */
+export function renderDetectPrompt(context: readonly string[], target: string, state?: RuntimeState): string {
   const n = context.length;
   const t = n + 1;
   const intro =
@@ -17,6 +45,7 @@ export function renderDetectPrompt(context: readonly string[], target: string): 
     intro,
     '',
     ...cells.flatMap((c) => [c, '']),
+    ...renderRuntimeState(state, `cell ${t}`),
     `Question: does cell ${t} raise an exception when it runs? If it does, which exception class?`,
     '',
     `Answer with one JSON object, e.g. {"crashes": true, "exception": "KeyError"} or {"crashes": false}.`,
@@ -54,7 +83,12 @@ const DIMENSION_HELP: Record<keyof TaskVocabularies, string> = {
   pipelineStage: 'pipelineStage: the ML pipeline stage of the crashing code',
 };
 
-export function renderDiagnosePrompt(nb: Notebook, error: TaskError, vocabularies: TaskVocabularies): string {
+export function renderDiagnosePrompt(
+  nb: Notebook,
+  error: TaskError,
+  vocabularies: TaskVocabularies,
+  state?: RuntimeState,
+): string {
   const dims = (Object.keys(DIMENSION_HELP) as (keyof TaskVocabularies)[]).map(
     (d) => `- ${DIMENSION_HELP[d]}; one of: ${vocabularies[d].map((v) => JSON.stringify(v)).join(', ')}`,
   );
@@ -62,6 +96,7 @@ export function renderDiagnosePrompt(nb: Notebook, error: TaskError, vocabularie
     `A Python Jupyter notebook crashed with ${error.ename} in code cell ${error.cell}. Its cells follow (code cells numbered from 0), with the error output of the crashing cell.`,
     '',
     renderNotebook(nb, error),
+    ...renderRuntimeState(state, `code cell ${error.cell}`),
     'Classify the crash in four dimensions, each with exactly one value from its list:',
     ...dims,
     '',

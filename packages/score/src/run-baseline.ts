@@ -13,6 +13,11 @@ export interface RunBaselineOptions {
   output: string;
   /** The oracle reads the answers from the instances the tasks were exported from. */
   instancesDir: string;
+  /**
+   * The benchmark's instances (the set every command uses): the tasks must be theirs. Default: every instance of the
+   * folder that is not a draft, and the heuristic reads the tasks file alone.
+   */
+  ids?: readonly string[];
   seed?: string;
 }
 
@@ -29,15 +34,17 @@ export function formatPredictionsJsonl(lines: readonly PredictionLine[]): string
 
 /** `junobench baseline oracle|heuristic`: predictions for a tasks file, written as JSONL. */
 export async function runBaseline(options: RunBaselineOptions): Promise<BaselineReport> {
-  let lines: PredictionLine[];
-  let tasks: number;
-  if (options.baseline === 'oracle') {
-    const { sources } = await readTaskSources(options.instancesDir);
+  let lines: PredictionLine[] = [];
+  let tasks = 0;
+  if (options.baseline === 'oracle' || options.ids) {
+    // The tasks are checked against the instances: a tasks file of another benchmark is refused, naming its line.
+    const { sources } = await readTaskSources(options.instancesDir, options.ids);
     const planned = planTasks(sources, { seed: options.seed ?? DEFAULT_TASK_SEED });
     const set = await readTaskSet(options.tasks, planned, options);
-    lines = planOracleAnswers(set.ids, set.keys);
     tasks = set.ids.length;
-  } else {
+    if (options.baseline === 'oracle') lines = planOracleAnswers(set.ids, set.keys);
+  }
+  if (options.baseline === 'heuristic') {
     const all = await readJsonlAll<Task>(options.tasks, { schema: 'task' });
     lines = planHeuristicAnswers(all);
     tasks = all.length;

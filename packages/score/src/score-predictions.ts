@@ -1,10 +1,13 @@
 import {
   JunoError,
+  hashFile,
   quoteShort,
   readJsonl,
   stableStringify,
+  type BenchmarkIdentity,
   type ProgressListener,
   type RepairAnswer,
+  type RuntimeIdentity,
   type Scorecard,
   type Task,
   type TaskKind,
@@ -37,6 +40,8 @@ export interface TaskSet {
   ids: string[];
   keys: Map<string, TaskKey>;
   instances: number;
+  /** runtime: the detect and diagnose tasks carry the state before their target (`tasks export --context runtime`). */
+  context?: 'static' | 'runtime' | 'mixed';
 }
 
 export interface ScoreRepairOptions {
@@ -193,6 +198,10 @@ export interface RunScoreOptions {
   /** The tasks file the predictions answer; default: every task of the instances, of the kinds the predictions use. */
   tasks?: string;
   instancesDir: string;
+  /** The benchmark's instances (the set every command uses); default every instance of the folder but drafts. */
+  ids?: readonly string[];
+  /** Recorded in the scorecard, with the predictions' and tasks' sha256, the seed and the context. */
+  provenance?: { tool?: string; benchmark: BenchmarkIdentity; junobench: string };
   seed?: string;
   /** Score the lines that can be scored and report the others, instead of failing (exit 2). */
   lenient?: boolean;
@@ -207,8 +216,9 @@ export interface RunScoreOptions {
 
 /** `junobench score`: read the instances, the tasks and the predictions, and score. */
 export async function runScore(options: RunScoreOptions): Promise<ScoreResult> {
-  const { sources } = await readTaskSources(options.instancesDir);
-  const planned = planTasks(sources, { seed: options.seed ?? DEFAULT_TASK_SEED });
+  const { sources } = await readTaskSources(options.instancesDir, options.ids);
+  const seed = options.seed ?? DEFAULT_TASK_SEED;
+  const planned = planTasks(sources, { seed });
   const set = options.tasks ? await readTaskSet(options.tasks, planned, options) : undefined;
   const parsed = await readPredictions(options.predictions, set ? set.keys : planned.keys);
   if (parsed.problems.length > 0 && !options.lenient)
@@ -222,7 +232,46 @@ export async function runScore(options: RunScoreOptions): Promise<ScoreResult> {
       TASK_KINDS.filter((k) => used.has(k)),
       sources.length,
     );
-  return scorePredictions(effective, parsed, options.repair, options.onProgress);
+  // The runtime's identity (interpreter, or image) as the exclusions asked it: recorded without asking again.
+  let identity: RuntimeIdentity | undefined;
+  const createRuntime = async (): Promise<Runtime> => {
+    const runtime = await options.repair.createRuntime();
+    const describe = runtime.describe.bind(runtime);
+    runtime.describe = async (modules) => (identity = await describe(modules));
+    return runtime;
+  };
+  const result = await scorePredictions(effective, parsed, { ...options.repair, createRuntime }, options.onProgress);
+  const card = result.scorecard;
+  const scored = new Set([...effective.keys.values()].map((k) => k.instance));
+  card.libraries = Object.fromEntries(
+    sources.filter((s) => scored.has(s.id)).map((s) => [s.id, s.instance.labels.library]),
+  );
+  if (card.runtime && identity) {
+    if (identity.image) card.runtime.image = identity.image;
+    if (identity.imageId) card.runtime.imageId = identity.imageId;
+    if (identity.pythonVersion) card.runtime.python = identity.pythonVersion;
+  }
+  if (options.provenance) {
+    const p = options.provenance;
+    card.provenance = {
+      tool: p.tool ?? defaultToolName(options.predictions),
+      junobench: p.junobench,
+      benchmark: p.benchmark,
+      tasks: {
+        seed,
+        ...(options.tasks ? { sha256: await hashFile(options.tasks) } : {}),
+        context: effective.context ?? 'static',
+      },
+      predictions: { sha256: await hashFile(options.predictions) },
+    };
+  }
+  return result;
+}
+
+/** A tool named by its predictions file: `runs/gpt-x.jsonl` → `gpt-x`. */
+export function defaultToolName(predictions: string): string {
+  const base = predictions.split(/[\\/]/).pop() ?? predictions;
+  return base.replace(/\.jsonl?$/i, '') || base;
 }
 
 function allTasksOf(planned: PlannedTasks, kinds: readonly TaskKind[], instances: number): TaskSet {
@@ -244,6 +293,8 @@ export async function readTaskSet(
   const ids: string[] = [];
   const keys = new Map<string, TaskKey>();
   const instances = new Set<string>();
+  // Detect and diagnose tasks without, and with, a runtime state.
+  const withState = [0, 0];
   for await (const { value, line } of readJsonl<Task>(file, { schema: 'task' })) {
     const now = byId.get(value.id);
     if (!now) {
@@ -264,7 +315,7 @@ export async function readTaskSet(
     // The prompt is the task's content rendered as text for language models: a junobench version that words it
     // better must not make a tasks file already answered unscorable. Everything the tool was given besides it must
     // match.
-    if (stableStringify({ ...now, prompt: '' }) !== stableStringify({ ...value, prompt: '' })) {
+    if (contentOf(now) !== contentOf(value)) {
       throw new JunoError(
         'E_INPUT_ROW',
         `task "${value.id}" differs from the same task exported from ${options.instancesDir} now (the instances changed since the export)`,
@@ -281,6 +332,7 @@ export async function readTaskSet(
       });
     }
     ids.push(value.id);
+    if (value.task !== 'repair') withState[(value as { state?: unknown }).state ? 1 : 0]! += 1;
     const key = planned.keys.get(value.id)!;
     keys.set(value.id, key);
     instances.add(key.instance);
@@ -290,5 +342,16 @@ export async function readTaskSet(
       location: { file },
       hint: 'junobench tasks export -o tasks.jsonl',
     });
-  return { ids, keys, instances: instances.size };
+  const context = withState[1] === 0 ? 'static' : withState[0] === 0 ? 'runtime' : 'mixed';
+  return { ids, keys, instances: instances.size, context };
+}
+
+/**
+ * What a task gives a tool besides its wording: the prompt is the content rendered as text (a junobench version that
+ * words it better must not make an answered tasks file unscorable) and the runtime state is context captured at export
+ * (`--context runtime`), not part of what the answers are computed from.
+ */
+function contentOf(task: Task): string {
+  const { prompt: _prompt, state: _state, ...rest } = task as Task & { state?: unknown };
+  return stableStringify(rest);
 }

@@ -145,7 +145,7 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
         );
       }
       lines.push(
-        `  check      after editing the draft: junobench verify ${p.id}${flags.instances !== 'raw/instances' ? ` --instances ${flags.instances}` : ''}`,
+        `  check      after editing the draft: junobench verify ${p.id} --include-drafts${flags.instances !== 'raw/instances' ? ` --instances ${flags.instances}` : ''}`,
       );
     }
   } else if (r.dir) {

@@ -1,9 +1,10 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { JunoError, checkOutputPaths } from '@junobench/core';
+import { JunoError, checkOutputPaths, formatJson, validateOrThrow, writeFileAtomic } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
+import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
 import { addRuntimeOptions, createRuntimeFromFlags, sandboxUnavailable, type RuntimeFlags } from './runtime-flags.js';
 import {
   DEFAULT_CELL_TIMEOUT_SECONDS,
@@ -17,9 +18,9 @@ import {
 
 const MAX_PROBLEMS_SHOWN = 20;
 
-interface ScoreFlags extends RuntimeFlags {
+interface ScoreFlags extends RuntimeFlags, BenchmarkSetFlags {
   tasks?: string;
-  instances: string;
+  tool?: string;
   seed?: string;
   jobs?: number;
   json?: string;
@@ -43,7 +44,11 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         '(resolved = runs to the end without an exception, every code cell still there and executed, the crash cell included, and no exception handler or constant-false guard added); pass@k with several attempts. ' +
         'A missing prediction counts as wrong. Repairs are untrusted code: they run in the docker runtime when an engine and the benchmark image are available.',
     )
-    .argument('<predictions.jsonl>', 'the predictions to score')
+    .argument(
+      '<predictions.jsonl...>',
+      'the predictions to score; two or more files (one per tool): also a comparison (95% bootstrap intervals over instances, paired differences, McNemar tests)',
+    )
+    .option('--tool <names>', "the tools' names, one per predictions file, comma-separated (default: each file's name)")
     .option(
       '--tasks <tasks.jsonl>',
       'the tasks file the predictions answer (default: every task of the instances, of the kinds the predictions use)',
@@ -51,8 +56,14 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .option('--instances <dir>', 'the instances the tasks were exported from', 'raw/instances')
     .option('--seed <seed>', 'the seed the tasks were exported with')
     .option('--jobs <n>', 'repaired notebooks executed at once (default: number of CPUs)', parsePositiveInt)
-    .option('--json <file>', 'write the scorecard as JSON (schemas/scorecard.schema.json)')
-    .option('--out <dir>', 'write the scorecard there: scorecard.md, scorecard.json and an SVG chart per dimension')
+    .option(
+      '--json <file>',
+      'write the scorecard as JSON (schemas/scorecard.schema.json); with several files, the comparison (schemas/comparison.schema.json)',
+    )
+    .option(
+      '--out <dir>',
+      'write the scorecard there: scorecard.md, scorecard.json and an SVG chart per dimension; with several files, <dir>/<tool>/ each and comparison.md, comparison.json, comparison.svg',
+    )
     .option(
       '--lenient',
       'score the lines that can be scored; report malformed lines and unknown tasks instead of failing',
@@ -69,6 +80,7 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         `seconds per repaired notebook (default: the instance's, else ${DEFAULT_TIMEOUT_SECONDS}; at most ${MAX_TIME_LIMIT_SECONDS})`,
       ).argParser(parseSeconds),
     );
+  addBenchmarkSetOptions(score);
   addRuntimeOptions(score);
   // Repairs are untrusted: here the default is the sandbox when there is one (see chooseRuntime).
   const runtimeOption = score.options.find((o) => o.long === '--runtime');
@@ -80,10 +92,24 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
   score.addHelpText(
     'after',
     '\nExit status: 0 scored, 2 bad input (a malformed prediction line or an unknown task, named by line number, unless --lenient), 3 no usable runtime.\n' +
-      'Examples:\n  junobench score predictions.jsonl --tasks tasks.jsonl --out scorecard/\n  junobench score predictions.jsonl --tasks tasks.jsonl --runtime docker --jobs 2 --json scorecard.json',
+      'Examples:\n  junobench score predictions.jsonl --tasks tasks.jsonl --out scorecard/\n  junobench score predictions.jsonl --tasks tasks.jsonl --runtime docker --jobs 2 --json scorecard.json\n' +
+      '  junobench score oracle.jsonl heuristic.jsonl --tasks tasks.jsonl --release releases/junobench-0.2.0 --out compare/',
   );
-  score.action(async (predictions: string, flags: ScoreFlags) => {
-    const { runScore, writeScorecard, formatScoreSummary, listScorecardFiles } = await import('@junobench/score');
+  score.action(async (predictionFiles: string[], flags: ScoreFlags) => {
+    const { writeScorecard, formatScoreSummary, listScorecardFiles, defaultToolName } =
+      await import('@junobench/score');
+    const { listComparisonFiles } = await import('@junobench/compare');
+    const several = predictionFiles.length > 1;
+    const tools = flags.tool
+      ? flags.tool.split(',').map((t) => t.trim())
+      : predictionFiles.map((p) => defaultToolName(p));
+    const badTool = tools.find((t) => !/^[A-Za-z0-9][A-Za-z0-9_.+-]*$/.test(t));
+    if (several && badTool !== undefined)
+      throw new JunoError('E_USAGE', `the tool name "${badTool}" cannot name a folder of --out`, {
+        hint: 'name the tools with letters, digits and . _ + - (e.g. --tool gpt-4o,heuristic)',
+      });
+    const cardDir = (i: number) =>
+      flags.out ? (several ? path.join(resolve(flags.out), tools[i]!) : resolve(flags.out)) : undefined;
     // Before any repair runs: a scorecard that cannot be written, or would replace the predictions, fails now.
     if (flags.out) {
       const st = await stat(resolve(flags.out)).catch(() => undefined);
@@ -99,10 +125,15 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
       }
     }
     await checkOutputPaths({
-      inputs: [resolve(predictions), ...(flags.tasks ? [resolve(flags.tasks)] : [])],
+      inputs: [...predictionFiles.map((p) => resolve(p)), ...(flags.tasks ? [resolve(flags.tasks)] : [])],
       outputs: [
         ...(flags.json ? [{ path: resolve(flags.json), flag: '--json' }] : []),
-        ...(flags.out ? listScorecardFiles(resolve(flags.out)).map((file) => ({ path: file, flag: '--out' })) : []),
+        ...predictionFiles.flatMap((_, i) =>
+          cardDir(i) ? listScorecardFiles(cardDir(i)!).map((file) => ({ path: file, flag: '--out' })) : [],
+        ),
+        ...(flags.out && several
+          ? listComparisonFiles(resolve(flags.out)).map((file) => ({ path: file, flag: '--out' }))
+          : []),
       ],
     });
     const explicitRuntime = score.getOptionValueSource('runtime') !== 'default';
@@ -132,22 +163,27 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         modules.length > 8 ? `${modules.slice(0, 8).join(', ')} and ${modules.length - 8} more` : modules.join(', ');
       ctx.err(`checking which modules the repair tasks need the ${runtime.kind} runtime can import (${listed})…`);
     };
+    let current = 0;
     // With --lenient, the lines left out are said before any repair runs, not after minutes of them.
     const onLeftOut = (problems: readonly { line: number; message: string }[]) => {
+      const file = show(resolve(predictionFiles[current]!));
       for (const p of problems.slice(0, MAX_PROBLEMS_SHOWN))
-        ctx.err(`warning: ${show(resolve(predictions))} line ${p.line}: ${p.message} (left out)`);
+        ctx.err(`warning: ${file} line ${p.line}: ${p.message} (left out)`);
       if (problems.length > MAX_PROBLEMS_SHOWN)
         ctx.err(
           `warning: … and ${problems.length - MAX_PROBLEMS_SHOWN} more (the scorecard, --out or --json, lists every line left out)`,
         );
     };
+    const { scoreTools } = await import('@junobench/evaluate');
+    const set = await openBenchmarkSet(flags, ctx);
     const progress = ctx.progress('score');
-    let result;
+    let scored;
     try {
-      result = await runScore({
-        predictions: resolve(predictions),
+      scored = await scoreTools({
+        set,
+        predictions: predictionFiles.map((p) => resolve(p)),
+        tools,
         ...(flags.tasks ? { tasks: resolve(flags.tasks) } : {}),
-        instancesDir: resolve(flags.instances),
         ...(flags.seed ? { seed: flags.seed } : {}),
         lenient: flags.lenient === true,
         repair: {
@@ -163,28 +199,50 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
           ...(flags.cellTimeout ? { cellTimeoutSeconds: flags.cellTimeout } : {}),
           ...(flags.timeout ? { timeoutSeconds: flags.timeout } : {}),
         },
+        onTool: (tool, i) => {
+          current = i;
+          if (several) ctx.err(`scoring ${tool} (${show(resolve(predictionFiles[i]!))})…`);
+        },
         onProgress: progress,
         onLeftOut,
       });
     } finally {
       progress.done();
+      await set.close();
     }
-    const card = result.scorecard;
-    ctx.out(formatScoreSummary(card));
-    if (result.repairRuns > 0) {
-      ctx.out(
-        `repairs: ${result.repairRuns} notebook${result.repairRuns > 1 ? 's' : ''} executed in ${formatDuration(result.repairMs)} (${card.runtime?.kind} runtime, ${card.runtime?.sandboxed ? 'sandboxed' : 'not sandboxed'})`,
-      );
+    for (const [i, { tool, result }] of scored.results.entries()) {
+      const card = result.scorecard;
+      if (several) ctx.out(`\n${tool}`);
+      ctx.out(formatScoreSummary(card));
+      if (result.repairRuns > 0) {
+        ctx.out(
+          `repairs: ${result.repairRuns} notebook${result.repairRuns > 1 ? 's' : ''} executed in ${formatDuration(result.repairMs)} (${card.runtime?.kind} runtime, ${card.runtime?.sandboxed ? 'sandboxed' : 'not sandboxed'})`,
+        );
+      }
+      const dir = cardDir(i);
+      const written = await writeScorecard(card, {
+        ...(dir ? { out: dir } : {}),
+        ...(flags.json && !several ? { json: resolve(flags.json) } : {}),
+      });
+      if (dir)
+        ctx.out(
+          `scorecard written to ${show(dir)}/ (scorecard.md, scorecard.json, ${written.filter((f) => f.endsWith('.svg')).length} charts)`,
+        );
     }
-    const written = await writeScorecard(card, {
-      ...(flags.out ? { out: resolve(flags.out) } : {}),
-      ...(flags.json ? { json: resolve(flags.json) } : {}),
-    });
-    if (flags.out)
-      ctx.out(
-        `scorecard written to ${show(resolve(flags.out))}/ (scorecard.md, scorecard.json, ${written.filter((f) => f.endsWith('.svg')).length} charts)`,
-      );
-    if (flags.json) ctx.out(`scorecard JSON written to ${show(resolve(flags.json))}`);
+    if (scored.comparison) {
+      const { formatComparisonSummary, writeComparison } = await import('@junobench/compare');
+      ctx.out(`\ncomparison (95% bootstrap intervals over instances; p: McNemar's exact test)`);
+      ctx.out(formatComparisonSummary(scored.comparison));
+      if (flags.out) {
+        await writeComparison(scored.comparison, resolve(flags.out));
+        ctx.out(`comparison written to ${show(resolve(flags.out))}/ (comparison.md, comparison.json, comparison.svg)`);
+      }
+      if (flags.json) {
+        validateOrThrow('comparison', scored.comparison, {}, 'E_INTERNAL');
+        await writeFileAtomic(resolve(flags.json), formatJson(scored.comparison));
+      }
+    }
+    if (flags.json) ctx.out(`${several ? 'comparison' : 'scorecard'} JSON written to ${show(resolve(flags.json))}`);
   });
 }
 

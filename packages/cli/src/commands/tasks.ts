@@ -2,16 +2,21 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkOutputPaths, type TaskKind } from '@junobench/core';
 import type { CliContext } from '../context.js';
-import { showPath } from './format.js';
+import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
+import { parsePositiveInt, showPath } from './format.js';
+import { addRunnerOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 
 const TASK_CHOICES = ['detect', 'diagnose', 'repair', 'all'] as const;
 
-interface ExportFlags {
+const CONTEXT_CHOICES = ['static', 'runtime'] as const;
+
+interface ExportFlags extends BenchmarkSetFlags, RuntimeFlags {
   task: (typeof TASK_CHOICES)[number];
-  instances: string;
   output: string;
   seed?: string;
   workspace?: string;
+  context: (typeof CONTEXT_CHOICES)[number];
+  jobs?: number;
 }
 
 // Verb: tasks export (docs/scoring.md, "Tasks"). The score package is imported inside the action, so that other
@@ -23,7 +28,7 @@ export function registerTasksCommand(program: Command, ctx: CliContext): void {
   const tasks = program
     .command('tasks')
     .description('Tasks for debugging tools (detect, diagnose, repair), made from the instances.');
-  tasks
+  const exportCmd = tasks
     .command('export')
     .description(
       'Write the tasks of the instances as JSONL (schemas/task.schema.json), one per line, shuffled with a fixed seed and with opaque ids: ' +
@@ -38,25 +43,58 @@ export function registerTasksCommand(program: Command, ctx: CliContext): void {
       '--workspace <dir>',
       'also write <dir>/<repair task id>/ with the data files and the crashing notebook, for tools that run notebooks',
     )
+    .addOption(
+      new Option(
+        '--context <kind>',
+        'runtime: each detect and diagnose task carries the kernel state just before its target cell (for each name the cell reads: type, shape, dtype, columns, length, short repr), captured by running only the cells before it, never the target',
+      )
+        .choices([...CONTEXT_CHOICES])
+        .default('static'),
+    )
+    .option('--jobs <n>', '--context runtime: notebooks run at once (default: number of CPUs)', parsePositiveInt);
+  addBenchmarkSetOptions(exportCmd);
+  addRunnerOptions(exportCmd);
+  const runtimeOption = exportCmd.options.find((o) => o.long === '--runtime');
+  if (runtimeOption) runtimeOption.description = '--context runtime: where the cells before each target run';
+  exportCmd
     .addHelpText(
       'after',
-      '\nExamples:\n  junobench tasks export --task all -o tasks.jsonl\n  junobench tasks export --task repair -o repair.jsonl --workspace work/',
+      '\nExamples:\n  junobench tasks export --task all -o tasks.jsonl\n  junobench tasks export --release releases/junobench-0.2.0/junobench-0.2.0.tar.gz -o tasks.jsonl\n' +
+        '  junobench tasks export --context runtime -o tasks-runtime.jsonl\n  junobench tasks export --task repair -o repair.jsonl --workspace work/',
     )
     .action(async (flags: ExportFlags) => {
       await checkOutputPaths({ inputs: [], outputs: [{ path: resolve(flags.output), flag: '-o' }] });
-      const { exportTasks, TASK_KINDS } = await import('@junobench/score');
+      const { TASK_KINDS } = await import('@junobench/score');
+      const { exportBenchmarkTasks } = await import('@junobench/evaluate');
       const kinds: readonly TaskKind[] = flags.task === 'all' ? TASK_KINDS : [flags.task];
-      const report = await exportTasks({
-        instancesDir: resolve(flags.instances),
-        output: resolve(flags.output),
-        kinds,
-        ...(flags.seed ? { seed: flags.seed } : {}),
-        ...(flags.workspace ? { workspace: resolve(flags.workspace) } : {}),
-      });
+      const set = await openBenchmarkSet(flags, ctx);
+      const progress = ctx.progress('state');
+      let report;
+      try {
+        report = await exportBenchmarkTasks({
+          set,
+          output: resolve(flags.output),
+          kinds,
+          context: flags.context,
+          createRuntime: () => createRuntimeFromFlags(flags, ctx),
+          ...(flags.jobs ? { jobs: flags.jobs } : {}),
+          onProgress: progress,
+          ...(flags.seed ? { seed: flags.seed } : {}),
+          ...(flags.workspace ? { workspace: resolve(flags.workspace) } : {}),
+        });
+      } finally {
+        progress.done();
+        await set.close();
+      }
       for (const s of report.skipped) ctx.err(`skipped ${s.instance}: ${s.reason}`);
+      for (const u of report.states?.uncaptured ?? []) ctx.err(`warning: no runtime state for ${u.key}: ${u.reason}`);
       for (const w of report.warnings) ctx.err(`warning: ${w}`);
       const counts = kinds.map((k) => `${report.counts[k]} ${k}`).join(', ');
       ctx.out(`wrote ${show(report.output)}: ${counts} tasks from ${report.instances} instances`);
+      if (report.states)
+        ctx.out(
+          `runtime context: the state before ${report.states.captured} of ${report.states.captured + report.states.uncaptured.length} target cells (${flags.runtime} runtime)`,
+        );
       if (report.workspace)
         ctx.out(`repair workspaces in ${show(report.workspace)}/<task id>/ (notebook.ipynb and the data files)`);
     });

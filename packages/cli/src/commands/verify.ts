@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { JunoError, type InstanceVerification, type VerificationReport } from '@junobench/core';
 import type { CliContext } from '../context.js';
+import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
 import { createRuntimeFromFlags, addRuntimeOptions, type RuntimeFlags } from './runtime-flags.js';
 import {
   DEFAULT_CELL_TIMEOUT_SECONDS,
@@ -13,8 +14,7 @@ import {
   parseSeconds,
 } from './format.js';
 
-interface VerifyFlags extends RuntimeFlags {
-  instances: string;
+interface VerifyFlags extends RuntimeFlags, BenchmarkSetFlags {
   jobs?: number;
   repeat: number;
   cache: boolean;
@@ -51,11 +51,13 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
         `seconds per notebook (default: the instance's, else ${DEFAULT_TIMEOUT_SECONDS}; at most ${MAX_TIME_LIMIT_SECONDS})`,
       ).argParser(parseSeconds),
     );
+  addBenchmarkSetOptions(cmd);
   addRuntimeOptions(cmd);
   cmd.addHelpText(
     'after',
     '\nExit status: 0 all verified (skips allowed), 1 an instance is not verified or flaky, 2 bad input, 3 no usable runtime.\n' +
-      'Examples:\n  junobench verify\n  junobench verify pandas_1 numpy_2 --repeat 3\n  junobench verify --runtime docker --json curated/verification.json',
+      'Examples:\n  junobench verify\n  junobench verify pandas_1 numpy_2 --repeat 3\n  junobench verify --include-drafts   # the drafts too\n' +
+      '  junobench verify --release releases/junobench-0.2.0/junobench-0.2.0.tar.gz\n  junobench verify --runtime docker --json curated/verification.json',
   );
   cmd.action(async (ids: string[], flags: VerifyFlags) => {
     const report = await runVerify(ids, flags, ctx);
@@ -71,12 +73,16 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
 
 async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Promise<VerificationReport> {
   const { verifyInstances } = await import('@junobench/verify');
-  const runtime = await createRuntimeFromFlags(flags, ctx);
+  const set = await openBenchmarkSet(flags, ctx, ids);
+  const runtime = await createRuntimeFromFlags(flags, ctx).catch(async (e: unknown) => {
+    await set.close();
+    throw e;
+  });
   const progress = ctx.progress('verify');
   try {
     return await verifyInstances({
-      instancesDir: path.resolve(ctx.cwd, flags.instances),
-      ids,
+      instancesDir: set.instancesDir,
+      ids: set.ids,
       runtime,
       ...(flags.jobs ? { jobs: flags.jobs } : {}),
       repeat: flags.repeat,
@@ -91,6 +97,7 @@ async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Pr
   } finally {
     progress.done();
     await runtime.close();
+    await set.close();
   }
 }
 

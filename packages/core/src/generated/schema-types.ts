@@ -440,6 +440,116 @@ export interface StageLockEntry {
 }
 
 /**
+ * @minItems 2
+ * @maxItems 2
+ *
+ * This interface was referenced by `Comparison`'s JSON-Schema
+ * via the `definition` "interval".
+ */
+
+export type ConfidenceInterval = [number, number];
+
+/**
+ * What `junobench score A.jsonl B.jsonl …` writes (comparison.json): the tools' scores on the same tasks of the same benchmark, one table per task kind and metric, overall and per library, each score with a 95% bootstrap interval that resamples instances (an instance's tasks, both detect versions and every repair attempt, move together), and per pair of tools the paired difference with its interval and McNemar's exact test on the per-task outcomes.
+ */
+
+export interface Comparison {
+  benchmark: BenchmarkIdentity;
+  tools: ComparedTool[];
+  settings: ComparisonSettings;
+  tables: ComparisonTable[];
+}
+/**
+ * Which instances a command used: exactly a release's (its version and the sha256 of its archive, or of its manifest.json for an extracted release), or the raw tree's minus drafts (unless included) and deprecated instances, identified by a hash of their files.
+ */
+
+export interface BenchmarkIdentity {
+  source: 'release' | 'raw';
+  /**
+   * release: its version.
+   */
+  version?: string;
+  /**
+   * release: the sha256 of its .tar.gz (absent for an extracted release).
+   */
+  archiveSha256?: string;
+  /**
+   * release: the sha256 of its manifest.json.
+   */
+  manifestSha256?: string;
+  /**
+   * raw: a hash of every file of the instances used (ids and contents).
+   */
+  treeSha256?: string;
+  /**
+   * raw: drafts were included (--include-drafts).
+   */
+  drafts?: boolean;
+  instances: number;
+  /**
+   * The instances used, sorted.
+   */
+  ids: string[];
+}
+
+export interface ComparedTool {
+  name: string;
+  predictionsSha256: string;
+  context?: 'static' | 'runtime' | 'mixed';
+}
+
+export interface ComparisonSettings {
+  resamples: number;
+  confidence: number;
+  seed: string;
+  /**
+   * The unit resampled: instances, not tasks.
+   */
+  cluster: 'instance';
+}
+
+export interface ComparisonTable {
+  kind: 'detect' | 'diagnose' | 'repair';
+  /**
+   * detect: crash, exception (on the crashing tasks); diagnose: library, crashType, rootCause, pipelineStage; repair: resolved (the share of attempts resolved, per task).
+   */
+  metric: string;
+  /**
+   * null: every instance; else the instances labelled with this library.
+   */
+  library: string | null;
+  tasks: number;
+  instances: number;
+  scores: ToolScore[];
+  pairs: PairedComparison[];
+}
+
+export interface ToolScore {
+  tool: string;
+  value: number;
+  ci: ConfidenceInterval;
+}
+
+export interface PairedComparison {
+  a: string;
+  b: string;
+  /**
+   * a's score minus b's.
+   */
+  difference: number;
+  ci: ConfidenceInterval;
+  /**
+   * Tasks a got right and b wrong (repair: resolved in most of a's attempts, not b's).
+   */
+  onlyA: number;
+  onlyB: number;
+  /**
+   * McNemar's exact test (two-sided binomial on onlyA vs onlyB).
+   */
+  pValue: number;
+}
+
+/**
  * One crash in the raw pool (docs/formats.md).
  */
 
@@ -1435,6 +1545,35 @@ export interface DimensionAccuracies {
  * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
+export type TaskKind = 'detect' | 'diagnose' | 'repair';
+
+/**
+ * One line of the log of `junobench baseline llm` (--log, default <predictions>.log.jsonl), appended as each request ends: which (task, attempt) it answered and how, with the model's reply as it came. A rerun skips the pairs already answered or abstained, and asks again for those that failed. Never holds the API key.
+ */
+
+export interface LlmLogEntry {
+  task: TaskKind;
+  id: string;
+  attempt: number;
+  /**
+   * answered: a valid answer (in the predictions file); abstained: a reply without a valid answer (counted as no answer); failed: no reply (the request failed after its retries).
+   */
+  status: 'answered' | 'abstained' | 'failed';
+  model: string;
+  /**
+   * answered: the answer written to the predictions file.
+   */
+  answer?: {};
+  /**
+   * The model's reply text, whole.
+   */
+  reply?: string;
+  /**
+   * abstained or failed: why.
+   */
+  reason?: string;
+}
+
 /**
  * What `junobench pool filter … --report <funnel.json>` writes (filterPool in @junobench/pool): the records read, the records kept, and per step of the criteria how many records reached it, were kept and were removed.
  */
@@ -1640,11 +1779,6 @@ export type Prediction = {
   answer: {};
 };
 
-export type TaskKind = 'detect' | 'diagnose' | 'repair';
-/**
- * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
- */
-
 export interface DetectAnswer {
   /**
    * Whether the target cell raises an exception.
@@ -1733,6 +1867,19 @@ export interface QueueRun {
   cellTimeoutSeconds: number;
   timeoutSeconds: number;
   prewarm?: string[];
+  probe?: RunProbe;
+}
+/**
+ * Code of the run's owner executed in the notebook's kernel, silently (no history, no execution count): `setup` once the kernel is ready, before the first cell; `finish` after the last cell, only when every cell ran. What each printed on stdout comes back in the result's `probe`, unread by the runner. The checks harness (packages/checks, README "What counts as resolved") is its one user: it installs its tracing in `setup` and runs the instance's checks in `finish`.
+ */
+
+export interface RunProbe {
+  setup?: string;
+  finish?: string;
+  /**
+   * The finish step's own time limit (default 120 s); it does not count against the notebook's.
+   */
+  finishTimeoutSeconds?: number;
 }
 /**
  * The instance folder: its tree hash (core's hashInstanceTree) and either its files as blobs in Redis keyed by sha256, or a path on a folder every worker shares (exactly one of the two).
@@ -2411,7 +2558,14 @@ export interface RunPlan {
    * Modules imported silently into the fresh kernel before the first cell (sys.modules only, nothing bound in the user namespace), so a kernel started ahead of time has its heavy imports done.
    */
   prewarm?: string[];
+  probe?: RunProbe;
 }
+/**
+ * Code of the run's owner executed in the notebook's kernel, silently (no history, no execution count): `setup` once the kernel is ready, before the first cell; `finish` after the last cell, only when every cell ran. What each printed on stdout comes back in the result's `probe`, unread by the runner. The checks harness (packages/checks, README "What counts as resolved") is its one user: it installs its tracing in `setup` and runs the instance's checks in `finish`.
+ *
+ * This interface was referenced by `RunPlan`'s JSON-Schema
+ * via the `definition` "probe".
+ */
 
 /**
  * How the notebook's kernel was started: forked from a zygote that has the imports done, launched as a new interpreter (no fork server), or launched because forking one failed.
@@ -2432,12 +2586,35 @@ export interface RunResult {
   durationMs: number;
   kernel?: KernelKind;
   phases?: RunPhases;
+  probe?: RunProbeResult;
   python?: RunnerPython;
 }
 /**
  * This interface was referenced by `RunResult`'s JSON-Schema
  * via the `definition` "cellResult".
  */
+
+export interface RunProbeResult {
+  setup?: ProbeStepResult;
+  finish?: ProbeStepResult;
+}
+/**
+ * This interface was referenced by `RunResult`'s JSON-Schema
+ * via the `definition` "probeStep".
+ */
+
+export interface ProbeStepResult {
+  status: 'ok' | 'error' | 'timeout' | 'kernel-died';
+  /**
+   * What the step printed on stdout (at most 8 MiB; `truncated` says when more was cut).
+   */
+  stdout: string;
+  truncated?: boolean;
+  ename?: string;
+  evalue?: string;
+  reason?: string;
+  durationMs: number;
+}
 
 export interface RunnerPython {
   executable?: string;
@@ -2509,6 +2686,13 @@ export interface Scorecard {
   tasks: ScorecardTasks;
   predictions: ScorecardPredictions;
   runtime?: ScorecardRuntime;
+  /**
+   * The labelled library of each instance scored (the per-library tables of `score A.jsonl B.jsonl` and the leaderboard read it).
+   */
+  libraries?: {
+    [k: string]: string | undefined;
+  };
+  provenance?: ScorecardProvenance;
   detect?: DetectScore;
   diagnose?: DiagnoseScore;
   repair?: RepairScore;
@@ -2547,6 +2731,57 @@ export interface ScorecardRuntime {
    * false: repairs (untrusted code) ran with the user's rights in the local runtime.
    */
   sandboxed: boolean;
+  /**
+   * docker: the benchmark image's tag.
+   */
+  image?: string;
+  /**
+   * docker: the image's id (sha256:…).
+   */
+  imageId?: string;
+  /**
+   * The Python version the repairs ran under.
+   */
+  python?: string;
+}
+/**
+ * What was scored, on what, by which junobench: enough to tell two scorecards apart or to redo one. The same inputs give the same provenance (no time, no path).
+ */
+
+export interface ScorecardProvenance {
+  /**
+   * The tool's name (`score --tool`); else the predictions file's name without .jsonl.
+   */
+  tool?: string;
+  /**
+   * The junobench version that scored.
+   */
+  junobench: string;
+  benchmark: BenchmarkIdentity;
+  tasks: ScorecardTaskSource;
+  predictions: ScorecardPredictionSource;
+}
+/**
+ * Which instances a command used: exactly a release's (its version and the sha256 of its archive, or of its manifest.json for an extracted release), or the raw tree's minus drafts (unless included) and deprecated instances, identified by a hash of their files.
+ *
+ * This interface was referenced by `Scorecard`'s JSON-Schema
+ * via the `definition` "benchmarkIdentity".
+ */
+
+export interface ScorecardTaskSource {
+  seed: string;
+  /**
+   * Of the tasks file (--tasks); absent: every task of the instances.
+   */
+  sha256?: string;
+  /**
+   * runtime: the detect and diagnose tasks carried the state before the target cell (`tasks export --context runtime`).
+   */
+  context: 'static' | 'runtime' | 'mixed';
+}
+
+export interface ScorecardPredictionSource {
+  sha256: string;
 }
 /**
  * single: every attempt scored on its own, pooled; majority: the majority answer of the attempts (ties: the earliest attempt's answer; a missing attempt abstains), its cell and exception voted among the attempts that say it crashes.
@@ -3336,10 +3571,42 @@ export interface DetectTask {
    * Code of the target cell, run next. In the prompt it is cell number context.length + 1.
    */
   target: string;
+  state?: RuntimeState;
   /**
    * Plain-text rendering for language models.
    */
   prompt: string;
+}
+/**
+ * `tasks export --context runtime`: the kernel's state just before the target cell (the crash cell, for diagnose), captured by running only the cells before it, never the target itself. One entry per name the target cell reads that was defined then.
+ */
+
+export interface RuntimeState {
+  /**
+   * false: the cells before the target did not all run here (the reason says why); names is then empty.
+   */
+  captured: boolean;
+  reason?: string;
+  names: StateName[];
+}
+
+export interface StateName {
+  name: string;
+  /**
+   * Module and class, e.g. pandas.core.frame.DataFrame.
+   */
+  type: string;
+  shape?: number[];
+  dtype?: string;
+  /**
+   * A table's column names (at most 50).
+   */
+  columns?: string[];
+  length?: number;
+  /**
+   * repr() cut to 200 characters.
+   */
+  repr: string;
 }
 /**
  * The crashing notebook with its error output: name the library that caused the crash, the crash type, the root cause and the ML pipeline stage, each from its vocabulary.
@@ -3350,6 +3617,7 @@ export interface DiagnoseTask {
   task: 'diagnose';
   notebook: NotebookDocument;
   error: TaskError;
+  state?: RuntimeState;
   vocabularies: TaskVocabularies;
   prompt: string;
 }

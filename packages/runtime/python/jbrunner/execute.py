@@ -10,6 +10,10 @@ from .protocol import log, now_ms, python_info, strip_ansi
 
 # Seconds to wait for a kernel to answer an interrupt before it is killed.
 INTERRUPT_GRACE = 3.0
+# What a probe step's stdout may hold (schemas/run-plan.schema.json, "probe"): more is cut off.
+PROBE_STDOUT_LIMIT = 8 * 1024 * 1024
+# A probe's finish step gets this long unless the plan says otherwise (its own budget: not the notebook's).
+PROBE_FINISH_TIMEOUT = 120.0
 
 
 def read_code_cells(path):
@@ -33,11 +37,13 @@ def error_of(content):
     }
 
 
-def execute_cell(kc, proc, code, timeout, clock=time.monotonic):
+def execute_cell(kc, proc, code, timeout, clock=time.monotonic, silent=False, stdout=None):
     """Run one cell. Returns (status, error dict or None, reason).
 
-    `kc` is the kernel client, `proc` the kernel process (is_alive, interrupt)."""
-    msg_id = kc.execute(code, silent=False, store_history=True, allow_stdin=False, stop_on_error=True)
+    `kc` is the kernel client, `proc` the kernel process (is_alive, interrupt).
+    `silent`: no history, no execution count (a probe step, not a cell);
+    `stdout`: a list that collects what the request prints on stdout."""
+    msg_id = kc.execute(code, silent=silent, store_history=not silent, allow_stdin=False, stop_on_error=True)
     deadline = clock() + timeout
     error = None
     got_idle = False
@@ -66,6 +72,8 @@ def execute_cell(kc, proc, code, timeout, clock=time.monotonic):
             content = msg.get("content", {})
             if mtype == "error":
                 error = error_of(content)
+            elif mtype == "stream" and stdout is not None and content.get("name") == "stdout":
+                stdout.append(content.get("text", ""))
             elif mtype == "status" and content.get("execution_state") == "idle":
                 got_idle = True
         if not got_reply:
@@ -83,6 +91,24 @@ def execute_cell(kc, proc, code, timeout, clock=time.monotonic):
     if error is not None or reply_status in ("error", "aborted"):
         return "error", error, None
     return "ok", None, None
+
+
+def run_probe_step(kernel, code, timeout):
+    """One step of the plan's probe (its setup before the first cell, its finish
+    after the last): executed silently in the notebook's kernel; what it
+    printed on stdout comes back as it is, for the probe's owner to read."""
+    t0 = now_ms()
+    out = []
+    status, error, reason = execute_cell(kernel.kc, kernel.proc, code, timeout, silent=True, stdout=out)
+    text = "".join(out)
+    step = {"status": status, "stdout": text[:PROBE_STDOUT_LIMIT], "durationMs": round(now_ms() - t0, 1)}
+    if len(text) > PROBE_STDOUT_LIMIT:
+        step["truncated"] = True
+    if error is not None:
+        step["ename"], step["evalue"] = error["ename"], error["evalue"]
+    if reason:
+        step["reason"] = reason
+    return step
 
 
 def run_plan(plan, ctx, kernel=None, on_started=None, waited_ms=0.0):
@@ -142,6 +168,9 @@ def run_plan(plan, ctx, kernel=None, on_started=None, waited_ms=0.0):
         if on_started is not None:
             on_started(kernel.kind)
         result["status"] = "completed"
+        probe = plan.get("probe") if isinstance(plan.get("probe"), dict) else {}
+        if isinstance(probe.get("setup"), str):
+            result["probe"] = {"setup": run_probe_step(kernel, probe["setup"], min(cell_timeout, startup))}
         c_start = now_ms()
         times_start = process_times(kernel.pid) if kernel.pid else None
         for step, index in enumerate(order):
@@ -167,6 +196,9 @@ def run_plan(plan, ctx, kernel=None, on_started=None, waited_ms=0.0):
                 result["reason"] = reason
             break
         phases["cellsMs"] = round(now_ms() - c_start, 1)
+        if isinstance(probe.get("finish"), str) and result["status"] == "completed":
+            limit = float(probe.get("finishTimeoutSeconds") or PROBE_FINISH_TIMEOUT)
+            result.setdefault("probe", {})["finish"] = run_probe_step(kernel, probe["finish"], limit)
         times_end = process_times(kernel.pid) if kernel.pid else None
         if times_start and times_end:
             phases["cellsCpuMs"] = round(times_end[0] - times_start[0], 1)

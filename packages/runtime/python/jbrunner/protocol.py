@@ -1,6 +1,9 @@
 """The runner's wire protocol (schemas/runner-message.schema.json).
 
-In: one RunPlan per line (schemas/run-plan.schema.json).
+In: one RunPlan per line (schemas/run-plan.schema.json). A plan's optional
+`probe` is code of the plan's owner run silently in the notebook's kernel
+(`setup` before the first cell, `finish` after the last when every cell
+ran); what it prints on stdout is returned, unread, in the result's `probe`.
 Out, one JSON message per line, each naming its plan:
   {"type": "started", "id": ..., "kernel": ...}   the plan's kernel is ready and its
                                                    first cell is about to run

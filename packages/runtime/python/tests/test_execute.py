@@ -118,6 +118,33 @@ class ExecuteCellTest(unittest.TestCase):
         self.assertGreaterEqual(k.clock.t, 2 + execute.INTERRUPT_GRACE)
 
 
+def stream(text, name="stdout", parent="m1"):
+    return {"parent_header": {"msg_id": parent}, "msg_type": "stream", "content": {"name": name, "text": text}}
+
+
+class ProbeStepTest(unittest.TestCase):
+    """A probe step: silent, its stdout (only its own, only stdout) returned as printed."""
+
+    def run_step(self, **kw):
+        clock = FakeClock()
+        k = FakeKernel(clock, **kw)
+        k.kc, k.proc = k, k
+        sent = []
+        execute_ = k.execute
+        k.execute = lambda code, **opts: sent.append(opts) or execute_(code, **opts)
+        return execute.run_probe_step(k, "probe()", 10), sent
+
+    def test_collects_its_stdout_silently(self):
+        iopub = [stream("KEY 1"), stream("2\n"), stream("noise", name="stderr"), stream("other", parent="x"), status("idle")]
+        step, sent = self.run_step(iopub=iopub, reply={"status": "ok"})
+        self.assertEqual((step["status"], step["stdout"]), ("ok", "KEY 12\n"))
+        self.assertEqual((sent[0]["silent"], sent[0]["store_history"]), (True, False))
+
+    def test_an_error_is_reported_with_what_was_printed(self):
+        step, _ = self.run_step(iopub=[stream("half"), error("NameError", "x"), status("idle")], reply={"status": "error"})
+        self.assertEqual((step["status"], step["stdout"], step["ename"]), ("error", "half", "NameError"))
+
+
 class ReadCodeCellsTest(unittest.TestCase):
     def write(self, nb):
         fd, path = tempfile.mkstemp(suffix=".ipynb")

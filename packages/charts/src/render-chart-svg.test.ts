@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeSvgIds } from './render-chart.js';
+import { normalizeSvgIds } from './render-chart-svg.js';
 
 describe('normalizeSvgIds', () => {
   it.each([
