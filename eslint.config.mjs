@@ -14,6 +14,8 @@ export const depConstraints = [
   { sourceTag: 'scope:archive', onlyDependOnLibsWithTags: ['layer:core'] },
   { sourceTag: 'scope:suggest', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook'] },
   { sourceTag: 'scope:queue', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
+  // reproduce (triage, data derivation, replay order) reads notebooks and finds the Python it analyses them with.
+  { sourceTag: 'scope:reproduce', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
   // A stage never imports another stage: flows across stages live in pipeline.
   { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared'] },
   { sourceTag: 'layer:pipeline', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared', 'layer:domain'] },

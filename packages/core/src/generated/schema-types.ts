@@ -881,6 +881,20 @@ export interface ImageRecord {
  * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
+export type TriageCause =
+  | 'needs-network'
+  | 'needs-data'
+  | 'needs-package'
+  | 'needs-gpu'
+  | 'order-dependent'
+  | 'different-crash'
+  | 'no-crash'
+  | 'timeout';
+/**
+ * This interface was referenced by `Instance`'s JSON-Schema
+ * via the `definition` "subsampleStep".
+ */
+
 export type SubsampleStep =
   TableSubsampleStep | ImageSubsampleStep | ArchiveSubsampleStep | SyntheticTableStep | CopyStep | DropStep;
 /**
@@ -914,6 +928,8 @@ export interface Instance {
    */
   requires: string[];
   labels?: Labels;
+  triage?: DraftTriage;
+  reproduction?: ReproductionNotes;
   data?: InstanceData;
 }
 /**
@@ -946,6 +962,90 @@ export interface SuggestedLabels {
   };
 }
 
+export interface DraftTriage {
+  cause: TriageCause;
+  /**
+   * What was seen, in a sentence.
+   */
+  detail: string;
+  /**
+   * The next step for the maintainer.
+   */
+  next: string;
+  /**
+   * needs-network: the URLs the notebook reads (code and shell lines).
+   */
+  urls?: string[];
+  /**
+   * needs-data: the paths the notebook reads and the code cells (of reproduced.ipynb) that read them.
+   */
+  paths?: {
+    path: string;
+    cells: number[];
+  }[];
+  /**
+   * needs-package: each missing module, the cell that imports it, whether a cell up to the crash uses it, and where to get it.
+   */
+  modules?: {
+    module: string;
+    /**
+     * Code cell of reproduced.ipynb that imports it.
+     */
+    cell: number;
+    usedBeforeCrash: boolean;
+    debian?: string;
+    pip?: string;
+    /**
+     * Image profiles (docker/profiles) that have it.
+     */
+    profiles?: string[];
+  }[];
+  /**
+   * order-dependent: names used before they are defined in the replay order.
+   */
+  names?: string[];
+  observed?: {
+    ename: string;
+    evalue: string;
+    cell?: number;
+  };
+}
+/**
+ * What `junobench add` changed to reproduce the crash, each edit with its reason (the paper's minimal adjustments).
+ *
+ * This interface was referenced by `Instance`'s JSON-Schema
+ * via the `definition` "reproduction".
+ */
+
+export interface ReproductionNotes {
+  edits?: ReproductionEdit[];
+  order?: OrderCheck;
+  warnings?: string[];
+}
+
+export interface ReproductionEdit {
+  kind: 'path' | 'url' | 'import' | 'shell' | 'order' | 'message' | 'match' | 'data';
+  /**
+   * Code cell of reproduced.ipynb.
+   */
+  cell?: number;
+  from?: string;
+  to?: string;
+  why: string;
+}
+
+export interface OrderCheck {
+  /**
+   * How the replay order was checked: pyflakes' name analysis, a coarser walk of the syntax tree, or not at all.
+   */
+  checked: 'pyflakes' | 'ast' | 'not-checked';
+  /**
+   * needed: neither the saved counts nor file order define every name before its use; the cells were ordered so that they do.
+   */
+  chosen: 'execution-count' | 'file' | 'needed';
+  why: string;
+}
+
 export interface InstanceData {
   synthetic?: SyntheticDataNote;
   subsample?: SubsampleSpec;
@@ -958,6 +1058,10 @@ export interface SyntheticDataNote {
    * Generated files, relative to the instance folder (e.g. data/train.csv).
    */
   files?: string[];
+  /**
+   * What the derivation took from the code, per file (columns, dtypes, values, read options), and what it could not.
+   */
+  derived?: string[];
   seed?: string | number;
 }
 /**
@@ -2933,6 +3037,12 @@ export interface SourcesLock {
   instances: {
     [k: string]: LockedInstance | undefined;
   };
+  /**
+   * Per instance, the files `add` downloaded from the URLs its notebook reads (into its data/).
+   */
+  downloads?: {
+    [k: string]: LockedDownload[] | undefined;
+  };
 }
 /**
  * This interface was referenced by `SourcesLock`'s JSON-Schema
@@ -2971,6 +3081,21 @@ export interface LockedData {
   sha256: string;
   files: number;
   bytes: number;
+}
+/**
+ * This interface was referenced by `SourcesLock`'s JSON-Schema
+ * via the `definition` "lockedDownload".
+ */
+
+export interface LockedDownload {
+  url: string;
+  /**
+   * Path in the instance folder (data/…).
+   */
+  file: string;
+  sha256: string;
+  bytes: number;
+  license?: string;
 }
 
 /**

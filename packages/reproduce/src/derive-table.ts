@@ -1,0 +1,172 @@
+import { compareCodePoints } from '@junobench/core';
+import type { TableUsage } from './analyze-cells.js';
+
+/**
+ * One column of a derived table, in the shape of the synthetic-table
+ * machinery's column profile (packages/subsample `ColumnProfile`), so the
+ * add flow hands it to that generator as it is.
+ */
+export interface DerivedColumn {
+  name: string;
+  kind: 'int' | 'float' | 'bool' | 'date' | 'category' | 'text';
+  missing: number;
+  present: number;
+  naText: string;
+  min?: string;
+  max?: string;
+  decimals?: number;
+  dateLayout?: string;
+  categories?: [string, number][];
+  unique: boolean;
+}
+
+export interface DerivedTable {
+  /** Rows to generate. */
+  rows: number;
+  delimiter: string;
+  /** Whether the first line names the columns (false for header=None). */
+  header: boolean;
+  columns: DerivedColumn[];
+  /** What was taken from the code, for the draft's record. */
+  derived: string[];
+}
+
+const ROWS = 200;
+const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
+
+/**
+ * Pure: a table derived from what the code does with it — the columns it
+ * names, the dtypes its operations imply, the values its filters, maps and
+ * replaces mention, the read options it passes and the rows later cells need.
+ * Columns whose absence is the crash (a KeyError's key) are left out, and
+ * values the crash message quotes are put in a column that can hold them.
+ */
+export function deriveTable(
+  usage: TableUsage | undefined,
+  options: Record<string, unknown> | undefined,
+  crash: { ename: string; evalue: string },
+): DerivedTable {
+  const opts = options ?? {};
+  const derived: string[] = [];
+  const delimiter = typeof opts.sep === 'string' ? opts.sep : typeof opts.delimiter === 'string' ? opts.delimiter : ',';
+  const header = !(opts.header === null || opts.header === 'None');
+  const absent = new Set(namesTheCrashLacks(crash));
+  const made = new Set(usage?.made ?? []);
+  const used = usage?.columns ?? {};
+  let names: string[];
+  if (usage?.renamed && usage.renamed.length > 0) {
+    names = [...usage.renamed];
+    derived.push(`columns renamed by the code (df.columns = [...]): ${names.length}`);
+  } else if (Array.isArray(opts.names) && opts.names.every((n) => typeof n === 'string')) {
+    names = [...(opts.names as string[])];
+    derived.push(`columns named by the read (names=): ${names.join(', ')}`);
+  } else {
+    const fromOpts = [opts.usecols, opts.parse_dates].flatMap((v) =>
+      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [],
+    );
+    names = [...new Set([...Object.keys(used), ...fromOpts])].filter((n) => !absent.has(n) && !made.has(n));
+    if (typeof opts.index_col === 'string' && !names.includes(opts.index_col)) names.unshift(opts.index_col);
+  }
+  const skipped = Object.keys(used).filter((n) => absent.has(n));
+  if (skipped.length > 0) derived.push(`left out (the crash is their absence): ${skipped.join(', ')}`);
+  const need = usage?.columnCount ?? 0;
+  for (let i = names.length; i < Math.max(need, names.length === 0 ? 3 : 0); i++) names.push(`col_${i}`);
+  const rows = Math.max(ROWS, (usage?.minRows ?? 0) + 1);
+  const dates = new Set(Array.isArray(opts.parse_dates) ? (opts.parse_dates as unknown[]).map(String) : []);
+  const columns = names.map((name) => deriveColumn(name, used[name]?.hints ?? [], used[name]?.values ?? [], rows, dates));
+  placeQuotedValues(columns, crash, derived, rows);
+  if (typeof opts.index_col === 'number' && opts.index_col === 0 && !names.includes('id')) {
+    columns.unshift({ name: 'id', kind: 'int', missing: 0, present: rows, naText: '', min: '1', max: String(rows), unique: true });
+  }
+  derived.push(
+    `${rows} rows; columns ${columns.map((c) => `${c.name} (${c.kind}${c.categories ? `: ${c.categories.map(([v]) => v).join('|')}` : ''})`).join(', ')}`,
+  );
+  if (delimiter !== ',') derived.push(`separator ${JSON.stringify(delimiter)}`);
+  if (!header) derived.push('no header line (header=None)');
+  return { rows, delimiter, header, columns, derived };
+}
+
+function deriveColumn(
+  name: string,
+  hints: readonly string[],
+  values: readonly (string | number | boolean)[],
+  rows: number,
+  dates: ReadonlySet<string>,
+): DerivedColumn {
+  const missing = hints.includes('missing') ? Math.max(1, Math.round(rows * 0.1)) : 0;
+  const base = { name, missing, present: rows - missing, naText: '', unique: false };
+  const strings = values.filter((v): v is string => typeof v === 'string');
+  const numbers = values.filter((v): v is number => typeof v === 'number');
+  if (hints.includes('date') || dates.has(name)) {
+    return { ...base, kind: 'date', min: '2020-01-01', max: '2023-12-31', dateLayout: 'YYYY-MM-DD' };
+  }
+  if (hints.includes('bool')) return { ...base, kind: 'bool', categories: spread(['False', 'True'], rows - missing) };
+  if (hints.includes('target-class') && strings.length === 0) {
+    const classes = numbers.length >= 2 ? numbers.map(String) : ['0', '1'];
+    return { ...base, kind: 'category', categories: spread(classes, rows - missing) };
+  }
+  if (strings.length > 0 || hints.includes('category') || hints.includes('text')) {
+    if (strings.length === 0 && (hints.includes('number') || hints.includes('int')) && !hints.includes('text')) {
+      return { ...base, kind: 'category', categories: spread(['1', '2', '3'], rows - missing) };
+    }
+    // Values the code mentions, and a few of its own so a filter leaves rows on both sides.
+    const cats = [...new Set([...strings, ...numbers.map(String)])];
+    const extra = hints.includes('text') ? WORDS.map((w) => `${w} ${name.toLowerCase()}`) : WORDS.slice(0, 3);
+    for (const w of extra) if (cats.length < Math.max(3, strings.length + 2) || hints.includes('text')) cats.push(w);
+    return { ...base, kind: 'category', categories: spread([...new Set(cats)], rows - missing) };
+  }
+  if (hints.includes('int')) return { ...base, kind: 'int', min: '0', max: '100' };
+  return { ...base, kind: 'float', min: '0.0', max: '100.0', decimals: 2 };
+}
+
+function spread(values: readonly string[], n: number): [string, number][] {
+  const sorted = [...values].sort(compareCodePoints);
+  const each = Math.max(1, Math.floor(n / Math.max(1, sorted.length)));
+  return sorted.map((v) => [v, each]);
+}
+
+/** Column names whose absence the crash reports (KeyError 'x', "['x'] not in index", no attribute 'x'). */
+export function namesTheCrashLacks(crash: { ename: string; evalue: string }): string[] {
+  const ename = crash.ename.split('.').pop();
+  const v = crash.evalue;
+  const out: string[] = [];
+  if (ename === 'KeyError') {
+    const m = /^['"](.*)['"]$/.exec(v.trim());
+    if (m) out.push(m[1]!);
+    for (const q of v.matchAll(/'([^']+)'/g)) out.push(q[1]!);
+  }
+  if (/not in index|not found in axis|are in the \[columns\]|not contained in the columns/.test(v)) {
+    for (const q of v.matchAll(/'([^']+)'/g)) out.push(q[1]!);
+  }
+  const attr = /object has no attribute '([^']+)'/.exec(v);
+  if (attr && /DataFrame|Series/.test(v)) out.push(attr[1]!);
+  return [...new Set(out)];
+}
+
+// "could not convert string to float: 'male'": some column the code computes on holds that text.
+function placeQuotedValues(
+  columns: DerivedColumn[],
+  crash: { ename: string; evalue: string },
+  derived: string[],
+  rows: number,
+): void {
+  const ename = crash.ename.split('.').pop();
+  if (ename !== 'ValueError' && ename !== 'TypeError') return;
+  const m = /(?:could not convert string to float|invalid literal for int\(\) with base 10|Unable to parse string): '([^']*)'/.exec(
+    crash.evalue,
+  );
+  if (!m) return;
+  const value = m[1]!;
+  if (columns.some((c) => c.categories?.some(([v]) => v === value))) return;
+  const holder = columns.find((c) => c.kind === 'category' && c.categories?.every(([v]) => Number.isNaN(Number(v))));
+  const target = holder ?? columns.find((c) => c.kind === 'float' || c.kind === 'int');
+  if (!target) return;
+  if (holder) holder.categories = [...holder.categories!, [value, Math.max(1, Math.floor(rows / 4))]];
+  else {
+    Object.assign(target, { kind: 'category', categories: spread([value, ...WORDS.slice(0, 2)], rows) });
+    delete target.min;
+    delete target.max;
+    delete target.decimals;
+  }
+  derived.push(`the crash's value ${JSON.stringify(value)} put in column ${target.name}`);
+}
