@@ -107,9 +107,13 @@ export async function analyzeCells(
     await writeFile(input, JSON.stringify({ cells }));
     const r = await options.run(options.python, [ANALYZER_PATH, input], { timeoutMs: options.timeoutMs ?? 60_000 });
     if (r.exitCode !== 0) {
-      throw new JunoError('E_ENV_PYTHON', `the notebook analyser failed under ${options.python}: ${lastLine(r.stderr)}`, {
-        hint: 'it needs Python 3.8+ (pyflakes and IPython make it sharper: Debian python3-pyflakes python3-ipython)',
-      });
+      throw new JunoError(
+        'E_ENV_PYTHON',
+        `the notebook analyser failed under ${options.python}: ${lastLine(r.stderr)}`,
+        {
+          hint: 'it needs Python 3.8+ (pyflakes and IPython make it sharper: Debian python3-pyflakes python3-ipython)',
+        },
+      );
     }
     return JSON.parse(r.stdout) as NotebookFacts;
   } finally {

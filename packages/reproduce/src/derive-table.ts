@@ -73,10 +73,21 @@ export function deriveTable(
   for (let i = names.length; i < Math.max(need, names.length === 0 ? 3 : 0); i++) names.push(`col_${i}`);
   const rows = Math.max(ROWS, (usage?.minRows ?? 0) + 1);
   const dates = new Set(Array.isArray(opts.parse_dates) ? (opts.parse_dates as unknown[]).map(String) : []);
-  const columns = names.map((name) => deriveColumn(name, used[name]?.hints ?? [], used[name]?.values ?? [], rows, dates));
+  const columns = names.map((name) =>
+    deriveColumn(name, used[name]?.hints ?? [], used[name]?.values ?? [], rows, dates),
+  );
   placeQuotedValues(columns, crash, derived, rows);
   if (typeof opts.index_col === 'number' && opts.index_col === 0 && !names.includes('id')) {
-    columns.unshift({ name: 'id', kind: 'int', missing: 0, present: rows, naText: '', min: '1', max: String(rows), unique: true });
+    columns.unshift({
+      name: 'id',
+      kind: 'int',
+      missing: 0,
+      present: rows,
+      naText: '',
+      min: '1',
+      max: String(rows),
+      unique: true,
+    });
   }
   derived.push(
     `${rows} rows; columns ${columns.map((c) => `${c.name} (${c.kind}${c.categories ? `: ${c.categories.map(([v]) => v).join('|')}` : ''})`).join(', ')}`,
@@ -152,9 +163,10 @@ function placeQuotedValues(
 ): void {
   const ename = crash.ename.split('.').pop();
   if (ename !== 'ValueError' && ename !== 'TypeError') return;
-  const m = /(?:could not convert string to float|invalid literal for int\(\) with base 10|Unable to parse string): '([^']*)'/.exec(
-    crash.evalue,
-  );
+  const m =
+    /(?:could not convert string to float|invalid literal for int\(\) with base 10|Unable to parse string): '([^']*)'/.exec(
+      crash.evalue,
+    );
   if (!m) return;
   const value = m[1]!;
   if (columns.some((c) => c.categories?.some(([v]) => v === value))) return;

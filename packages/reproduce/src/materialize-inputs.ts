@@ -55,7 +55,11 @@ export async function materializeInputs(
       out.push({ need, status: 'synthetic', ...(failure ? { reason: failure } : { reason: 'not found' }), derived });
       continue;
     }
-    out.push({ need, status: 'missing', reason: [failure, need.underivable].filter(Boolean).join('; ') || 'not found' });
+    out.push({
+      need,
+      status: 'missing',
+      reason: [failure, need.underivable].filter(Boolean).join('; ') || 'not found',
+    });
   }
   return out;
 }

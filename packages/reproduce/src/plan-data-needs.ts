@@ -59,7 +59,14 @@ export function planDataNeeds(
       const url = isUrl(r.path) ? r.path : undefined;
       if (url && /^(?:url|download)$/.test(r.kind) && !TABLE_EXT.test(url.split('?')[0]!)) {
         // requests.get / urlopen of a page or API: a download only if a later read uses its bytes; left to triage.
-        addNeed(needs, { read: r.path, file: `data/${baseName(url)}`, cells: [f.index], url, present: false, underivable: 'a web request, not a file read' });
+        addNeed(needs, {
+          read: r.path,
+          file: `data/${baseName(url)}`,
+          cells: [f.index],
+          url,
+          present: false,
+          underivable: 'a web request, not a file read',
+        });
         continue;
       }
       const mapped = url ? `data/${baseName(url)}` : mapDataPath(r.path);
@@ -111,14 +118,18 @@ function planDerivation(
 ): Pick<DataNeed, 'derive' | 'underivable'> {
   const name = p.split(/[?#]/)[0]!;
   if (TABLE_KINDS.has(kind)) return { derive: { type: 'table', table: deriveTable(usage, options, crash) } };
-  if (kind === 'image' || (kind === 'file' && IMAGE_EXT.test(name))) return { derive: { type: 'image', width: 64, height: 64 } };
+  if (kind === 'image' || (kind === 'file' && IMAGE_EXT.test(name)))
+    return { derive: { type: 'image', width: 64, height: 64 } };
   if (kind === 'file' && (TEXT_EXT.test(name) || !/\.\w+$/.test(name))) return { derive: { type: 'text', lines: 50 } };
   if (kind === 'file' && /\.csv$/i.test(name)) return { derive: { type: 'text', lines: 50 } };
   if (kind === 'folder') {
     const ext = /\*\.(\w+)/.exec(p)?.[1] ?? 'jpg';
-    if (IMAGE_EXT.test(`.${ext}`)) return { derive: { type: 'images', classes: ['class_a', 'class_b'], perClass: 4, extension: ext } };
+    if (IMAGE_EXT.test(`.${ext}`))
+      return { derive: { type: 'images', classes: ['class_a', 'class_b'], perClass: 4, extension: ext } };
   }
-  return { underivable: `a ${kind === 'csv' ? 'table' : kind} file (${name.split('.').pop()}) cannot be derived from the code` };
+  return {
+    underivable: `a ${kind === 'csv' ? 'table' : kind} file (${name.split('.').pop()}) cannot be derived from the code`,
+  };
 }
 
 /** The cells that read each need, for a person: `data/x.csv (cells 2, 5)`. */

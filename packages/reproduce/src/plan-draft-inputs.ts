@@ -60,7 +60,15 @@ export function planDraftInputs(options: PlanDraftInputsOptions): DraftInputsPla
     const mine = drops.filter((d) => d.cell === ci);
     return mine.length > 0 ? commentOutLines(src, mine) : src;
   });
-  return { facts, packages, shell, needs, notebook, crashCell: options.crashCell, edits: [...packages.edits, ...shell.edits] };
+  return {
+    facts,
+    packages,
+    shell,
+    needs,
+    notebook,
+    crashCell: options.crashCell,
+    edits: [...packages.edits, ...shell.edits],
+  };
 }
 
 export type NeedStatus = 'present' | 'downloaded' | 'synthetic' | 'missing';
@@ -102,7 +110,8 @@ export function finishDraftInputs(
   const chosen = new Map(local.map((r) => [r.need.read, r.need.file]));
   const rewrites: LiteralRewrite[] = planLiteralRewrites(literals, [...chosen.keys()], chosen);
   for (const r of resolved) {
-    if (isUrl(r.need.read) && (r.status === 'downloaded' || r.status === 'synthetic')) rewrites.push({ from: r.need.read, to: r.need.file });
+    if (isUrl(r.need.read) && (r.status === 'downloaded' || r.status === 'synthetic'))
+      rewrites.push({ from: r.need.read, to: r.need.file });
   }
   const edits: ReproductionEdit[] = [...plan.edits];
   const notebook = editCells(plan.notebook, (ci, src) => {
@@ -159,10 +168,17 @@ export function finishDraftInputs(
       : {}),
     findings: {
       urls,
-      missingData: missing.filter((r) => !r.need.underivable?.startsWith('a web request')).map((r) => ({ path: r.need.file, cells: r.need.cells })),
+      missingData: missing
+        .filter((r) => !r.need.underivable?.startsWith('a web request'))
+        .map((r) => ({ path: r.need.file, cells: r.need.cells })),
       synthetic: synth.map((r) => r.need.file),
       missingModules: plan.packages.missing,
-      gpu: gpuCells.length > 0 ? [...gpuCells] : plan.facts.cells.filter((f) => f.index <= plan.crashCell).flatMap((f) => f.gpu.map((g) => ({ cell: f.index, text: g.text }))),
+      gpu:
+        gpuCells.length > 0
+          ? [...gpuCells]
+          : plan.facts.cells
+              .filter((f) => f.index <= plan.crashCell)
+              .flatMap((f) => f.gpu.map((g) => ({ cell: f.index, text: g.text }))),
     },
   };
 }

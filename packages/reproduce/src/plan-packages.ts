@@ -62,10 +62,17 @@ export function planPackages(
       const top = imp.module.split('.')[0]!;
       if (importable[top] !== false) continue;
       const usesOf = (alias: string) =>
-        upToCrash.filter((g) => g.loads.includes(alias) && !(g.index === f.index && onlyMounts(sources[g.index], alias)));
+        upToCrash.filter(
+          (g) => g.loads.includes(alias) && !(g.index === f.index && onlyMounts(sources[g.index], alias)),
+        );
       const used = anyStar || usesOf(imp.alias).length > 0;
       if (!used && imp.top) {
-        drop.push({ cell: f.index, line: imp.line, endLine: imp.endLine, note: `${imp.module} is not installed here and no cell up to the crash uses it` });
+        drop.push({
+          cell: f.index,
+          line: imp.line,
+          endLine: imp.endLine,
+          note: `${imp.module} is not installed here and no cell up to the crash uses it`,
+        });
         edits.push({
           kind: 'import',
           cell: f.index,
@@ -77,8 +84,18 @@ export function planPackages(
             const lines = (sources[g.index] ?? '').split('\n');
             lines.forEach((l, i) => {
               if (/^\s*drive\.mount\(.*\)\s*$/.test(l)) {
-                drop.push({ cell: g.index, line: i + 1, endLine: i + 1, note: "Colab's Google Drive mount: the draft's data is under data/" });
-                edits.push({ kind: 'import', cell: g.index, from: l.trim(), why: "Colab's Google Drive mount left out: the draft reads its data from data/" });
+                drop.push({
+                  cell: g.index,
+                  line: i + 1,
+                  endLine: i + 1,
+                  note: "Colab's Google Drive mount: the draft's data is under data/",
+                });
+                edits.push({
+                  kind: 'import',
+                  cell: g.index,
+                  from: l.trim(),
+                  why: "Colab's Google Drive mount left out: the draft reads its data from data/",
+                });
               }
             });
           }
@@ -111,11 +128,16 @@ function onlyMounts(source: string | undefined, alias: string): boolean {
 
 function importText(module: string, alias: string): string {
   const last = module.split('.').pop();
-  return alias === module.split('.')[0] ? `import ${module}` : last === alias ? `from … import ${alias} (${module})` : `import ${module} as ${alias}`;
+  return alias === module.split('.')[0]
+    ? `import ${module}`
+    : last === alias
+      ? `from … import ${alias} (${module})`
+      : `import ${module} as ${alias}`;
 }
 
 /** Shell lines that reach the network or install things: the sandbox has no network, so they are left out. */
-const FETCHING = /^(?:pip3?|python3?\s+-m\s+pip|conda|mamba|apt(?:-get)?|sudo|wget|curl|kaggle|git\s+clone|gdown|huggingface-cli|npm|unzip|tar\s|7z)\b/;
+const FETCHING =
+  /^(?:pip3?|python3?\s+-m\s+pip|conda|mamba|apt(?:-get)?|sudo|wget|curl|kaggle|git\s+clone|gdown|huggingface-cli|npm|unzip|tar\s|7z)\b/;
 
 export interface ShellPlan {
   drop: LineEdit[];
@@ -140,7 +162,12 @@ export function planShellLines(facts: readonly CellFacts[], crashCell: number): 
     for (const sh of f.shell) {
       const cmd = sh.command.trim();
       if (!FETCHING.test(cmd)) continue;
-      out.drop.push({ cell: f.index, line: sh.line, endLine: sh.line, note: 'shell line left out (no network in the sandbox)' });
+      out.drop.push({
+        cell: f.index,
+        line: sh.line,
+        endLine: sh.line,
+        note: 'shell line left out (no network in the sandbox)',
+      });
       out.edits.push({
         kind: 'shell',
         cell: f.index,
@@ -155,9 +182,14 @@ export function planShellLines(facts: readonly CellFacts[], crashCell: number): 
         const named = /(?:-O|--output-document|-o|--output)\s*=?\s*['"]?([^\s'"]+)/.exec(dl[1]!)?.[1];
         if (url) out.downloads.push({ url, name: named ?? baseName(url), cell: f.index });
       }
-      const kg = /^kaggle\s+(datasets|competitions)\s+download\s+.*?(?:-d|-c|--dataset|--competition)?\s+([\w.-]+(?:\/[\w.-]+)?)/.exec(cmd);
+      const kg =
+        /^kaggle\s+(datasets|competitions)\s+download\s+.*?(?:-d|-c|--dataset|--competition)?\s+([\w.-]+(?:\/[\w.-]+)?)/.exec(
+          cmd,
+        );
       if (kg) out.kaggle.push({ ref: kg[2]!, cell: f.index });
-      const ex = /^(?:unzip|tar\s+\S*x\S*|7z\s+x)\s+(?:-\S+\s+)*['"]?([^\s'"]+\.(?:zip|tar|tgz|tar\.gz|gz|7z))/.exec(cmd);
+      const ex = /^(?:unzip|tar\s+\S*x\S*|7z\s+x)\s+(?:-\S+\s+)*['"]?([^\s'"]+\.(?:zip|tar|tgz|tar\.gz|gz|7z))/.exec(
+        cmd,
+      );
       if (ex) out.extracts.push(baseName(ex[1]!));
     }
   }
@@ -167,7 +199,9 @@ export function planShellLines(facts: readonly CellFacts[], crashCell: number): 
 export function baseName(urlOrPath: string): string {
   const clean = urlOrPath.split(/[?#]/)[0]!.replace(/\/+$/, '');
   const last = clean.split('/').pop() ?? '';
-  const safe = decodeURIComponentSafe(last).replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
+  const safe = decodeURIComponentSafe(last)
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '');
   return safe === '' ? 'download' : safe;
 }
 

@@ -23,9 +23,8 @@ export function findUnboundUses(
 ): UnboundUse[] {
   const definers = new Map<string, number[]>();
   for (const [i, f] of facts) for (const n of f.defines) definers.set(n, [...(definers.get(n) ?? []), i]);
-  const crashName = /name '([^']+)' is not defined|local variable '([^']+)'|cannot access local variable '([^']+)'/.exec(
-    crash.evalue,
-  );
+  const crashName =
+    /name '([^']+)' is not defined|local variable '([^']+)'|cannot access local variable '([^']+)'/.exec(crash.evalue);
   const missingName = crashName ? (crashName[1] ?? crashName[2] ?? crashName[3]) : undefined;
   const defined = new Set<string>();
   let star = false;
@@ -77,7 +76,7 @@ export function chooseReplayOrder(
       chosen: planned.order,
       sequence: [...planned.sequence],
       unbound: [],
-      why: `${planned.order === 'file' ? 'file order' : 'the saved execution counts'} define every name before its use`,
+      why: `${planned.order === 'file' ? 'file order defines' : 'the saved execution counts define'} every name before its use`,
     };
   }
   const names = first.map((u) => u.name).sort(compareCodePoints);

@@ -6,7 +6,11 @@ const HIDDEN = new Set(['ignored', '<hidden>', '']);
  * saved `evalue` hides it (Colab saves "ignored"); null when it is not hidden
  * or the traceback does not show it either.
  */
-export function recoverHiddenMessage(crash: { ename: string; evalue: string; traceback: readonly string[] }): string | null {
+export function recoverHiddenMessage(crash: {
+  ename: string;
+  evalue: string;
+  traceback: readonly string[];
+}): string | null {
   if (!HIDDEN.has(crash.evalue.trim())) return null;
   const ename = crash.ename.split('.').pop()!;
   const lines = crash.traceback

@@ -55,10 +55,18 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
   const said = obs ? `${obs.ename}: ${firstLine(obs.evalue)} (code cell ${obs.cell})` : undefined;
   const observed = obs ? { observed: { ename: obs.ename, evalue: firstLine(obs.evalue), cell: obs.cell } } : {};
   const expectsGpu = GPU.test(run.expected.evalue) || GPU.test(run.expected.ename);
-  if (run.outcome === 'skipped-env' || (obs && /ModuleNotFoundError|ImportError/.test(obs.ename) && run.expected.ename !== obs.ename)) {
+  if (
+    run.outcome === 'skipped-env' ||
+    (obs && /ModuleNotFoundError|ImportError/.test(obs.ename) && run.expected.ename !== obs.ename)
+  ) {
     const named = obs ? /No module named '([^'.]+)/.exec(obs.evalue)?.[1] : undefined;
     const modules = found.missingModules.filter((m) => m.usedBeforeCrash || m.module === named);
-    const list = modules.length > 0 ? modules : named ? [{ module: named, cell: obs!.cell, usedBeforeCrash: true, profiles: [], platform: false }] : [];
+    const list =
+      modules.length > 0
+        ? modules
+        : named
+          ? [{ module: named, cell: obs!.cell, usedBeforeCrash: true, profiles: [], platform: false }]
+          : [];
     return {
       cause: 'needs-package',
       detail: `${list.map((m) => m.module).join(', ') || 'a required module'} cannot be imported here${run.reason ? ` (${run.reason})` : ''}`,
@@ -77,7 +85,12 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
     };
   }
   if (run.outcome === 'timeout') {
-    return { cause: 'timeout', detail: run.reason ?? 'the run ran out of time', next: 'raise execution.cellTimeoutSeconds in instance.json, or subsample the data (junobench subsample)', ...observed };
+    return {
+      cause: 'timeout',
+      detail: run.reason ?? 'the run ran out of time',
+      next: 'raise execution.cellTimeoutSeconds in instance.json, or subsample the data (junobench subsample)',
+      ...observed,
+    };
   }
   if (obs && (NETWORK.test(obs.ename) || NETWORK.test(obs.evalue)) && !NETWORK.test(run.expected.ename)) {
     return {
@@ -91,12 +104,19 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
   if (expectsGpu || (obs && GPU.test(obs.evalue) && !GPU.test(run.expected.evalue))) {
     return {
       cause: 'needs-gpu',
-      detail: expectsGpu ? `the crash is a GPU one (${run.expected.ename}: ${firstLine(run.expected.evalue)}) and this runtime has none` : `the run needs a GPU: ${said}`,
+      detail: expectsGpu
+        ? `the crash is a GPU one (${run.expected.ename}: ${firstLine(run.expected.evalue)}) and this runtime has none`
+        : `the run needs a GPU: ${said}`,
       next: 'verify it on a machine with a CUDA GPU, or leave the draft out',
       ...observed,
     };
   }
-  if (obs && (/FileNotFoundError|IsADirectoryError|NotADirectoryError|OSError|IOError/.test(obs.ename) || DATA.test(obs.evalue)) && !sameCrash(run)) {
+  if (
+    obs &&
+    (/FileNotFoundError|IsADirectoryError|NotADirectoryError|OSError|IOError/.test(obs.ename) ||
+      DATA.test(obs.evalue)) &&
+    !sameCrash(run)
+  ) {
     const paths = found.missingData.length > 0 ? found.missingData : [];
     return {
       cause: 'needs-data',
@@ -119,11 +139,19 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
     return {
       cause: 'no-crash',
       detail: `ran to the end without the expected ${run.expected.ename}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')}), which may lack what made the crash` : ''}`,
-      next: found.synthetic.length > 0 ? 'give the real data with --data, or edit the synthetic files so they hold what the crash needs' : 'check that the saved crash is the one the code makes (the notebook may have been edited after it ran)',
+      next:
+        found.synthetic.length > 0
+          ? 'give the real data with --data, or edit the synthetic files so they hold what the crash needs'
+          : 'check that the saved crash is the one the code makes (the notebook may have been edited after it ran)',
     };
   }
   if (run.outcome === 'kernel-died') {
-    return { cause: 'different-crash', detail: `the kernel died: ${run.reason ?? 'no reason given'}`, next: 'look at the memory the notebook needs (subsample its data)', ...observed };
+    return {
+      cause: 'different-crash',
+      detail: `the kernel died: ${run.reason ?? 'no reason given'}`,
+      next: 'look at the memory the notebook needs (subsample its data)',
+      ...observed,
+    };
   }
   if (obs && found.missingData.length > 0 && found.missingData.some((d) => d.cells.includes(obs.cell))) {
     return {

@@ -8,6 +8,7 @@ import { registerStatsCommand } from './stats.js';
 import { registerImageCommand } from './image.js';
 import { registerBuildCommand } from './build.js';
 import { registerSourcesCommands } from './sources.js';
+import { registerAddCommand } from './add.js';
 import { registerReleaseCommands } from './release.js';
 import { registerScoreCommands } from './score.js';
 import { registerWorkerCommands } from './worker.js';
@@ -24,6 +25,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   registerImageCommand(program, ctx);
   registerBuildCommand(program, ctx);
   registerSourcesCommands(program, ctx);
+  registerAddCommand(program, ctx);
   registerReleaseCommands(program, ctx);
   registerScoreCommands(program, ctx);
   registerWorkerCommands(program, ctx);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../main.js';
 import { createTestContext } from '../../test-helpers/test-context.js';
-import { missingFileHint } from './sources.js';
+import { missingFileHint } from './add.js';
 
 describe('add --help', () => {
   it('says a Kaggle source comes without outputs, names --notebook and its exit 2 cases', async () => {

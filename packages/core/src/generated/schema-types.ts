@@ -3549,6 +3549,67 @@ export interface Taxonomy {
  */
 
 /**
+ * Why a draft does not reproduce its crash (README, "Reproducing real crashes"): the same word in `add`, `verify`, the draft's instance.json and the triage report.
+ */
+
+export interface TriageReport {
+  /**
+   * The batch's inputs as given (files, folders, or the pool file).
+   */
+  inputs: string[];
+  entries: TriageEntry[];
+  funnel: TriageFunnel;
+}
+
+export interface TriageEntry {
+  /**
+   * What identifies the item across runs (the pool record's id, or the notebook's path).
+   */
+  key: string;
+  label: string;
+  url?: string;
+  /**
+   * drafted: a draft was written; unavailable: its notebook could not be had (404, private, deleted); refused: add refused it (bad input, no crash, already added); failed: an unexpected error (a bug to report).
+   */
+  status: 'drafted' | 'unavailable' | 'refused' | 'failed';
+  /**
+   * The draft's instance id.
+   */
+  id?: string;
+  /**
+   * Whether the draft's crash reproduced (absent when it was not run).
+   */
+  reproduced?: boolean;
+  cause?: TriageCause;
+  detail?: string;
+  /**
+   * Whether the draft's data is (partly) synthetic.
+   */
+  synthetic?: boolean;
+  edits?: number;
+  /**
+   * unavailable, refused, failed: why.
+   */
+  reason?: string;
+}
+
+export interface TriageFunnel {
+  records: number;
+  /**
+   * Items whose notebook was had.
+   */
+  notebooks: number;
+  drafts: number;
+  reproduced: number;
+  byCause: {
+    [k: string]: number | undefined;
+  };
+  unavailable: number;
+  refused: number;
+  failed: number;
+}
+
+/**
  * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
  *
  * This interface was referenced by `VerificationReport`'s JSON-Schema
