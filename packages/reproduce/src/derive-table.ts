@@ -44,7 +44,7 @@ const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 
 export function deriveTable(
   usage: TableUsage | undefined,
   options: Record<string, unknown> | undefined,
-  crash: { ename: string; evalue: string },
+  crash: { ename: string; evalue: string; cell?: number },
 ): DerivedTable {
   const opts = options ?? {};
   const derived: string[] = [];
@@ -76,7 +76,7 @@ export function deriveTable(
   const columns = names.map((name) =>
     deriveColumn(name, used[name]?.hints ?? [], used[name]?.values ?? [], rows, dates),
   );
-  placeQuotedValues(columns, crash, derived, rows);
+  placeQuotedValues(columns, crash, usage, derived, rows);
   if (typeof opts.index_col === 'number' && opts.index_col === 0 && !names.includes('id')) {
     columns.unshift({
       name: 'id',
@@ -117,8 +117,14 @@ function deriveColumn(
     return { ...base, kind: 'category', categories: spread(classes, rows - missing) };
   }
   if (strings.length > 0 || hints.includes('category') || hints.includes('text')) {
-    if (strings.length === 0 && (hints.includes('number') || hints.includes('int')) && !hints.includes('text')) {
-      return { ...base, kind: 'category', categories: spread(['1', '2', '3'], rows - missing) };
+    // Counted, grouped or encoded but never compared with text: small integers suit numeric code and categorical code alike.
+    if (strings.length === 0 && !hints.includes('text')) {
+      const classes = numbers.length > 0 ? [...new Set(numbers.map(String))] : ['1', '2', '3'];
+      return {
+        ...base,
+        kind: 'category',
+        categories: spread(classes.length > 1 ? classes : [...classes, '0'], rows - missing),
+      };
     }
     // Values the code mentions, and a few of its own so a filter leaves rows on both sides.
     const cats = [...new Set([...strings, ...numbers.map(String)])];
@@ -154,31 +160,38 @@ export function namesTheCrashLacks(crash: { ename: string; evalue: string }): st
   return [...new Set(out)];
 }
 
-// "could not convert string to float: 'male'": some column the code computes on holds that text.
+// "could not convert string to float: 'male'": a column the crashing cell computes on holds that text.
 function placeQuotedValues(
   columns: DerivedColumn[],
-  crash: { ename: string; evalue: string },
+  crash: { ename: string; evalue: string; cell?: number },
+  usage: TableUsage | undefined,
   derived: string[],
   rows: number,
 ): void {
   const ename = crash.ename.split('.').pop();
   if (ename !== 'ValueError' && ename !== 'TypeError') return;
   const m =
-    /(?:could not convert string to float|invalid literal for int\(\) with base 10|Unable to parse string): '([^']*)'/.exec(
+    /(?:could not convert string to float|invalid literal for int\(\) with base 10|Unable to parse string|could not convert string to int)[:\s]+(?:'([^']*)'|"([^"]*)")/.exec(
       crash.evalue,
     );
   if (!m) return;
-  const value = m[1]!;
+  const value = m[1] ?? m[2] ?? '';
   if (columns.some((c) => c.categories?.some(([v]) => v === value))) return;
-  const holder = columns.find((c) => c.kind === 'category' && c.categories?.every(([v]) => Number.isNaN(Number(v))));
-  const target = holder ?? columns.find((c) => c.kind === 'float' || c.kind === 'int');
+  const inCrashCell = (c: DerivedColumn) =>
+    crash.cell !== undefined && (usage?.columns[c.name]?.cells ?? []).includes(crash.cell);
+  const ordered = [...columns.filter(inCrashCell), ...columns.filter((c) => !inCrashCell(c))].filter(
+    (c) =>
+      c.kind !== 'date' &&
+      c.kind !== 'bool' &&
+      !(usage?.columns[c.name]?.hints ?? []).some((h) => h.startsWith('target')),
+  );
+  const target = ordered[0];
   if (!target) return;
-  if (holder) holder.categories = [...holder.categories!, [value, Math.max(1, Math.floor(rows / 4))]];
-  else {
-    Object.assign(target, { kind: 'category', categories: spread([value, ...WORDS.slice(0, 2)], rows) });
-    delete target.min;
-    delete target.max;
-    delete target.decimals;
-  }
+  const texts = target.categories?.filter(([v]) => Number.isNaN(Number(v))) ?? [];
+  const others = texts.length > 0 ? texts.map(([v]) => v) : ['1.5', '2.5', '3.5'];
+  Object.assign(target, { kind: 'category', categories: spread([...others, value], rows - target.missing) });
+  delete target.min;
+  delete target.max;
+  delete target.decimals;
   derived.push(`the crash's value ${JSON.stringify(value)} put in column ${target.name}`);
 }

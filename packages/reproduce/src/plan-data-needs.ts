@@ -88,7 +88,11 @@ export function planDataNeeds(
         present,
         ...(url ? { url } : fromShell && !present ? { url: fromShell } : {}),
       };
-      if (!present) Object.assign(need, planDerivation(r.kind, r.path, facts.tables[r.id], r.options, crash));
+      if (!present)
+        Object.assign(
+          need,
+          planDerivation(r.kind, r.path, facts.tables[r.id], r.options, { ...crash, cell: crashCell }),
+        );
       addNeed(needs, need);
     }
     for (const w of f.writes) written.add(w);
@@ -114,7 +118,7 @@ function planDerivation(
   p: string,
   usage: NotebookFacts['tables'][string] | undefined,
   options: Record<string, unknown> | undefined,
-  crash: { ename: string; evalue: string },
+  crash: { ename: string; evalue: string; cell: number },
 ): Pick<DataNeed, 'derive' | 'underivable'> {
   const name = p.split(/[?#]/)[0]!;
   if (TABLE_KINDS.has(kind)) return { derive: { type: 'table', table: deriveTable(usage, options, crash) } };

@@ -1,4 +1,4 @@
-import type { DraftTriage, TriageCause } from '@junobench/core';
+import type { DraftTriage, Instance, TriageCause } from '@junobench/core';
 import type { MissingModule } from './plan-packages.js';
 import type { UnboundUse } from './plan-replay-order.js';
 
@@ -126,6 +126,17 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
       ...observed,
     };
   }
+  if (obs && /NameError|UnboundLocalError/.test(obs.ename) && found.unbound.length === 0 && !sameCrash(run)) {
+    // No cell of the notebook defines it: the session had it from a cell since deleted or edited.
+    const name = /name '([^']+)'/.exec(obs.evalue)?.[1] ?? '?';
+    return {
+      cause: 'order-dependent',
+      detail: `code cell ${obs.cell} uses ${name}, which no cell of the notebook defines before the crash: the saved session had it from a cell since deleted or edited (${said})`,
+      next: `add a cell that defines ${name} before code cell ${obs.cell} of reproduced.ipynb (what the session had), or drop the draft`,
+      names: [name],
+      ...observed,
+    };
+  }
   if (obs && /NameError|UnboundLocalError/.test(obs.ename) && found.unbound.length > 0) {
     return {
       cause: 'order-dependent',
@@ -186,4 +197,20 @@ function firstLine(s: string): string {
 function describeModule(m: { module: string; debian?: string; pip?: string; profiles: string[] }): string {
   const how = [m.debian && `Debian ${m.debian}`, m.pip && `pip ${m.pip}`].filter(Boolean).join(', ');
   return `${m.module}${how ? ` (${how})` : ''}${m.profiles.length > 0 ? `, in the ${m.profiles.join(' and ')} image profile${m.profiles.length > 1 ? 's' : ''}` : ', in no image profile yet (add it to docker/profiles)'}`;
+}
+
+/**
+ * Pure: the findings a draft's instance.json keeps (what `add` recorded in
+ * its triage and data notes), for triaging a later run of it (`verify`).
+ */
+export function findingsOfInstance(instance: Pick<Instance, 'triage' | 'data'>): ReproductionFindings {
+  const t = instance.triage;
+  return {
+    urls: t?.urls ?? [],
+    missingData: t?.paths ?? [],
+    synthetic: instance.data?.synthetic?.files ?? [],
+    missingModules: (t?.modules ?? []).map((m) => ({ ...m, profiles: m.profiles ?? [], platform: false })),
+    gpu: [],
+    unbound: (t?.names ?? []).map((name) => ({ name, usedIn: -1, definedIn: [] })),
+  };
 }

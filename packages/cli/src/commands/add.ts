@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { AddInstanceOptions, AddInstanceResult, ReproduceOptions } from '@junobench/pipeline';
 import type { Runtime } from '@junobench/runtime';
-import { JunoError, type CrashRecord, type TriageEntry, type TriageReport } from '@junobench/core';
+import { JunoError, readJsonl, sha256, type CrashRecord, type TriageEntry, type TriageReport } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt } from './format.js';
@@ -215,7 +215,6 @@ async function addBatch(
   runtime: Runtime | undefined,
 ): Promise<void> {
   const pipeline = await import('@junobench/pipeline');
-  const { sha256 } = await import('@junobench/core');
   const cacheDir = resolveCache(flags.cacheDir, ctx);
   const given = flags.pool ? [path.resolve(ctx.cwd, flags.pool)] : inputs.map((i) => path.resolve(ctx.cwd, i));
   const reportFile = flags.report
@@ -227,7 +226,6 @@ async function addBatch(
   let items: import('@junobench/pipeline').BatchItem[];
   let collect: ((platform: 'kaggle' | 'github', ref: string) => Promise<string>) | undefined;
   if (flags.pool) {
-    const { readJsonl } = await import('@junobench/core');
     const records: CrashRecord[] = [];
     for await (const { value } of readJsonl<CrashRecord>(path.resolve(ctx.cwd, flags.pool), { schema: 'crash-record' }))
       records.push(value);

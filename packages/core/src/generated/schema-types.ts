@@ -2212,9 +2212,8 @@ export interface ReleaseArchiveDigest {
  */
 
 export type KernelKind = 'forked' | 'launched' | 'launched-after-failed-fork';
-
 /**
- * What `junobench release verify <release> … --json <file>` writes (planReleaseVerifyReport and writeReleaseVerifyReport in @junobench/release): the release's version, the archive checked, every problem the static checks found (SHA256SUMS, manifest, schemas, Croissant, cross-file consistency), and unless --no-run the re-run of every instance compared with the release's verification.json, with that re-run's full verification report.
+ * Why a draft does not reproduce its crash (README, "Reproducing real crashes"): the same word in `add`, `verify`, the draft's instance.json and the triage report.
  */
 
 export interface ReleaseVerifyReport {
@@ -2365,6 +2364,7 @@ export interface InstanceVerification {
    */
   contentHash: string;
   cached: boolean;
+  triage?: DraftTriage;
 }
 /**
  * This interface was referenced by `VerificationReport`'s JSON-Schema
@@ -2486,6 +2486,9 @@ export interface RuntimeIdentity {
    */
   threads?: number;
 }
+/**
+ * A draft whose crash did not reproduce: its cause, in the words `add` uses (set by `junobench verify`).
+ */
 
 /**
  * What the Python runner executes: one notebook, in a fresh kernel, cells in the given order (README, "verify"). Sent to the runner as one JSON line.
