@@ -45,6 +45,7 @@ READERS_OTHER = {
     "image_dataset_from_directory": "folder", "load_img": "image", "loadmat": "array", "load_workbook": "excel",
     "load_model": "model", "load_state_dict": "model", "read_file": "file", "DatasetFolder": "folder",
     "text_dataset_from_directory": "folder", "get_file": "download", "wget": "download", "download": "download",
+    "read_text": "file", "read_bytes": "file",
 }
 WRITERS = {"to_csv", "to_excel", "to_json", "to_parquet", "to_pickle", "savefig", "save", "savez", "savetxt", "imwrite", "dump", "to_feather", "makedirs", "mkdir", "save_model", "save_weights"}
 GPU_RE = re.compile(r"\.cuda\(|['\"]cuda(?::\d+)?['\"]|device\s*=\s*['\"]cuda|list_physical_devices\(\s*['\"]GPU|gpu_device_name|tf\.test\.is_gpu_available|cupy|\.to\(\s*['\"]cuda")
@@ -235,10 +236,13 @@ class Tables:
         return self.reads.setdefault(rid, {"columns": {}, "minRows": 0, "columnCount": 0})
 
     def column(self, rid, name, cell):
-        cols = self.usage(rid)["columns"]
+        u = self.usage(rid)
+        cols = u["columns"]
         c = cols.get(name)
         if c is None:
             c = cols[name] = {"hints": [], "values": [], "cells": []}
+            # The order the code first names them in: the output sorts keys, and a derived file keeps this order.
+            u.setdefault("order", []).append(name)
         if cell not in c["cells"]:
             c["cells"].append(cell)
         return c
@@ -475,8 +479,14 @@ class CellAnalyzer(ast.NodeVisitor):
         if fname in WRITERS:
             self.note_write(node)
         if kind is not None:
+            recv_path = self.consts.eval(node.func.value) if isinstance(node.func, ast.Attribute) else None
             target = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("filepath_or_buffer", "path", "fname", "file", "filename", "io", "url", "directory", "root", "pathname", "path_or_buf", "top")), None)
             path = self.consts.eval(target) if target is not None else None
+            # pathlib: base.glob("*/*.jpg") lists under base; base.open() / Image.open(base) read base itself.
+            if fname in ("glob", "rglob", "iglob") and recv_path is not None and not recv_path.endswith(("glob", "os.path")):
+                path = recv_path.rstrip("/") + "/" + (path or "*")
+            elif fname in ("open", "read_text", "read_bytes") and not node.args and recv_path is not None:
+                path = recv_path
             if fname == "urlretrieve" and path is not None:
                 dest = node.args[1] if len(node.args) > 1 else None
                 d = self.consts.eval(dest) if dest is not None else None
@@ -740,7 +750,7 @@ def analyze(cells):
                 for n in strings_of(tree)
                 if len(n.value) < 300
                 and "\n" not in n.value
-                and ("/" in n.value or "\\" in n.value or PATH_EXT_RE.search(n.value))
+                and ("/" in n.value or "\\" in n.value or "%Y" in n.value or PATH_EXT_RE.search(n.value))
             }
         )
         for k in ("_read_ids", "_models", "_series"):

@@ -68,6 +68,8 @@ export interface ColumnUsage {
 
 export interface TableUsage {
   columns: Record<string, ColumnUsage>;
+  /** Column names in the order the code first names them. */
+  order?: string[];
   /** Rows the code needs at least (head(n), sample(n)). */
   minRows: number;
   /** Columns the code needs at least (iloc[:, k]). */

@@ -32,6 +32,7 @@ export interface DerivedTable {
 }
 
 const ROWS = 200;
+const DATE_NAME = /(?:^|[_ ])(?:date|time|timestamp|datetime|dt)(?:$|[_ ])|_at$|^(?:date|time)/i;
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
 
 /**
@@ -45,6 +46,7 @@ export function deriveTable(
   usage: TableUsage | undefined,
   options: Record<string, unknown> | undefined,
   crash: { ename: string; evalue: string; cell?: number },
+  context: { dateLayout?: string } = {},
 ): DerivedTable {
   const opts = options ?? {};
   const derived: string[] = [];
@@ -64,7 +66,8 @@ export function deriveTable(
     const fromOpts = [opts.usecols, opts.parse_dates].flatMap((v) =>
       Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [],
     );
-    names = [...new Set([...Object.keys(used), ...fromOpts])].filter((n) => !absent.has(n) && !made.has(n));
+    const named = usage?.order ?? Object.keys(used);
+    names = [...new Set([...named, ...fromOpts])].filter((n) => !absent.has(n) && !made.has(n));
     if (typeof opts.index_col === 'string' && !names.includes(opts.index_col)) names.unshift(opts.index_col);
   }
   const skipped = Object.keys(used).filter((n) => absent.has(n));
@@ -73,8 +76,9 @@ export function deriveTable(
   for (let i = names.length; i < Math.max(need, names.length === 0 ? 3 : 0); i++) names.push(`col_${i}`);
   const rows = Math.max(ROWS, (usage?.minRows ?? 0) + 1);
   const dates = new Set(Array.isArray(opts.parse_dates) ? (opts.parse_dates as unknown[]).map(String) : []);
+  const layout = context.dateLayout ?? 'YYYY-MM-DD';
   const columns = names.map((name) =>
-    deriveColumn(name, used[name]?.hints ?? [], used[name]?.values ?? [], rows, dates),
+    deriveColumn(name, used[name]?.hints ?? [], used[name]?.values ?? [], rows, dates, layout),
   );
   placeQuotedValues(columns, crash, usage, derived, rows);
   if (typeof opts.index_col === 'number' && opts.index_col === 0 && !names.includes('id')) {
@@ -103,13 +107,24 @@ function deriveColumn(
   values: readonly (string | number | boolean)[],
   rows: number,
   dates: ReadonlySet<string>,
+  dateLayout: string,
 ): DerivedColumn {
   const missing = hints.includes('missing') ? Math.max(1, Math.round(rows * 0.1)) : 0;
   const base = { name, missing, present: rows - missing, naText: '', unique: false };
   const strings = values.filter((v): v is string => typeof v === 'string');
   const numbers = values.filter((v): v is number => typeof v === 'number');
-  if (hints.includes('date') || dates.has(name)) {
-    return { ...base, kind: 'date', min: '2020-01-01', max: '2023-12-31', dateLayout: 'YYYY-MM-DD' };
+  // Named like a date and never computed on as a number or compared with text: a date, as the code parses them.
+  const dateNamed =
+    DATE_NAME.test(name) && !hints.some((h) => h === 'number' || h === 'int' || h === 'text') && strings.length === 0;
+  if (hints.includes('date') || dates.has(name) || dateNamed) {
+    const long = dateLayout.length > 10;
+    return {
+      ...base,
+      kind: 'date',
+      min: long ? `2020-01-01${dateLayout[10]}00:00${dateLayout.endsWith(':SS') ? ':00' : ''}` : '2020-01-01',
+      max: long ? `2023-12-31${dateLayout[10]}23:59${dateLayout.endsWith(':SS') ? ':59' : ''}` : '2023-12-31',
+      dateLayout,
+    };
   }
   if (hints.includes('bool')) return { ...base, kind: 'bool', categories: spread(['False', 'True'], rows - missing) };
   if (hints.includes('target-class') && strings.length === 0) {
@@ -132,8 +147,9 @@ function deriveColumn(
     for (const w of extra) if (cats.length < Math.max(3, strings.length + 2) || hints.includes('text')) cats.push(w);
     return { ...base, kind: 'category', categories: spread([...new Set(cats)], rows - missing) };
   }
-  if (hints.includes('int')) return { ...base, kind: 'int', min: '0', max: '100' };
-  return { ...base, kind: 'float', min: '0.0', max: '100.0', decimals: 2 };
+  // Positive: logs, square roots and divisions of a derived column stay finite.
+  if (hints.includes('int')) return { ...base, kind: 'int', min: '1', max: '100' };
+  return { ...base, kind: 'float', min: '1.0', max: '100.0', decimals: 2 };
 }
 
 function spread(values: readonly string[], n: number): [string, number][] {
@@ -179,12 +195,26 @@ function placeQuotedValues(
   if (columns.some((c) => c.categories?.some(([v]) => v === value))) return;
   const inCrashCell = (c: DerivedColumn) =>
     crash.cell !== undefined && (usage?.columns[c.name]?.cells ?? []).includes(crash.cell);
-  const ordered = [...columns.filter(inCrashCell), ...columns.filter((c) => !inCrashCell(c))].filter(
-    (c) =>
-      c.kind !== 'date' &&
-      c.kind !== 'bool' &&
-      !(usage?.columns[c.name]?.hints ?? []).some((h) => h.startsWith('target')),
-  );
+  // Not a column the code computes on as numbers (that would crash earlier), a date, a flag or a target.
+  const free = (c: DerivedColumn) =>
+    c.kind !== 'date' &&
+    c.kind !== 'bool' &&
+    !(usage?.columns[c.name]?.hints ?? []).some(
+      (h) => h.startsWith('target') || h === 'number' || h === 'int' || h === 'date',
+    );
+  const ordered = [...columns.filter(inCrashCell), ...columns.filter((c) => !inCrashCell(c))].filter(free);
+  // One more column holds it too: features selected by dropping others take it along, as they would a column the code never names.
+  const extra: DerivedColumn = {
+    name: 'extra_text',
+    kind: 'category',
+    missing: 0,
+    present: rows,
+    naText: '',
+    unique: false,
+  };
+  extra.categories = spread(['alpha', 'bravo', value], rows);
+  columns.push(extra);
+  derived.push(`the crash's value ${JSON.stringify(value)} put in a column of its own, extra_text`);
   const target = ordered[0];
   if (!target) return;
   const texts = target.categories?.filter(([v]) => Number.isNaN(Number(v))) ?? [];

@@ -51,8 +51,19 @@ export async function materializeInputs(
       }
     } else if (need.url) failure = 'offline: not downloaded';
     if (need.derive) {
-      const derived = await writeDerived(need, target, options);
-      out.push({ need, status: 'synthetic', ...(failure ? { reason: failure } : { reason: 'not found' }), derived });
+      try {
+        const derived = await writeDerived(need, target, options);
+        out.push({ need, status: 'synthetic', ...(failure ? { reason: failure } : { reason: 'not found' }), derived });
+      } catch (e) {
+        // Two reads that disagree on what a path is (a folder for one, a file for another): the first one made wins.
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTDIR' && code !== 'EISDIR' && code !== 'EEXIST') throw e;
+        out.push({
+          need,
+          status: 'missing',
+          reason: `${need.file} is read both as a file and as a folder: not derived`,
+        });
+      }
       continue;
     }
     out.push({

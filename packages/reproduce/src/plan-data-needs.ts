@@ -52,6 +52,7 @@ export function planDataNeeds(
   const written = new Set<string>();
   const needs = new Map<string, DataNeed>();
   const shellFiles = new Map(shell.downloads.map((d) => [d.name, d.url]));
+  const dateLayout = planDateLayout(facts.cells.flatMap((f) => f.literals ?? []));
   for (const f of facts.cells) {
     if (f.index > crashCell) break;
     for (const r of f.reads) {
@@ -91,7 +92,7 @@ export function planDataNeeds(
       if (!present)
         Object.assign(
           need,
-          planDerivation(r.kind, r.path, facts.tables[r.id], r.options, { ...crash, cell: crashCell }),
+          planDerivation(dateLayout, r.kind, r.path, facts.tables[r.id], r.options, { ...crash, cell: crashCell }),
         );
       addNeed(needs, need);
     }
@@ -114,6 +115,7 @@ function addNeed(needs: Map<string, DataNeed>, need: DataNeed): void {
 }
 
 function planDerivation(
+  dateLayout: string,
   kind: string,
   p: string,
   usage: NotebookFacts['tables'][string] | undefined,
@@ -121,10 +123,11 @@ function planDerivation(
   crash: { ename: string; evalue: string; cell: number },
 ): Pick<DataNeed, 'derive' | 'underivable'> {
   const name = p.split(/[?#]/)[0]!;
-  if (TABLE_KINDS.has(kind)) return { derive: { type: 'table', table: deriveTable(usage, options, crash) } };
+  if (TABLE_KINDS.has(kind))
+    return { derive: { type: 'table', table: deriveTable(usage, options, crash, { dateLayout }) } };
   if (kind === 'image' || (kind === 'file' && IMAGE_EXT.test(name)))
     return { derive: { type: 'image', width: 64, height: 64 } };
-  if (kind === 'file' && (TEXT_EXT.test(name) || !/\.\w+$/.test(name))) return { derive: { type: 'text', lines: 50 } };
+  if (kind === 'file' && TEXT_EXT.test(name)) return { derive: { type: 'text', lines: 50 } };
   if (kind === 'file' && /\.csv$/i.test(name)) return { derive: { type: 'text', lines: 50 } };
   if (kind === 'folder') {
     const ext = /\*\.(\w+)/.exec(p)?.[1] ?? 'jpg';
@@ -143,4 +146,13 @@ export function describeNeeds(needs: readonly DataNeed[]): string {
 
 export function readsOf(facts: readonly CellFacts[]): string[] {
   return facts.flatMap((f) => f.reads.map((r) => r.path));
+}
+
+/** Pure: the date layout the code parses (a strptime or to_datetime format among its literals), for derived dates. */
+export function planDateLayout(literals: readonly string[]): string {
+  for (const l of literals) {
+    const m = /%Y-%m-%d(?:([T ])%H:%M(:%S)?)?/.exec(l);
+    if (m) return `YYYY-MM-DD${m[1] ? `${m[1]}HH:MM${m[2] ? ':SS' : ''}` : ''}`;
+  }
+  return 'YYYY-MM-DD';
 }
