@@ -261,6 +261,22 @@ def expr_kind(node):
     return None
 
 
+def groupby_columns(node, groupers):
+    """The columns a grouped value is keyed by: a `.groupby(...)` in its chain, or a variable holding one."""
+    while True:
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "groupby":
+                by = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "by"), None)
+                return str_list(by) if by is not None else []
+            node = node.func
+        elif isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        elif isinstance(node, ast.Name):
+            return groupers.get(node.id, [])
+        else:
+            return []
+
+
 class CellAnalyzer(ast.NodeVisitor):
     def __init__(self, index, consts, tables, facts):
         self.index = index
@@ -285,6 +301,16 @@ class CellAnalyzer(ast.NodeVisitor):
         return self.tables.links.get(r, set()) if r else set()
 
     def visit_statement(self, stmt):
+        # `for d in [train, test]:` makes d each of them in the body.
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
+                if isinstance(node.iter, (ast.List, ast.Tuple)):
+                    linked = set()
+                    for e in node.iter.elts:
+                        if isinstance(e, ast.Name):
+                            linked |= self.tables.links.get(e.id, set())
+                    if linked:
+                        self.tables.links[node.target.id] = linked
         # Reads and links first (an assignment binds after its value is computed).
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
@@ -337,13 +363,38 @@ class CellAnalyzer(ast.NodeVisitor):
                 out |= self.tables.links[node.id]
         return out
 
+    def group_values(self, base, key_node):
+        """`grouped.loc['x']`, `grouped.get_group('x')`: the grouping columns hold 'x'."""
+        cols = groupby_columns(base, self.facts["_groupers"])
+        vals = str_list(key_node)
+        if not cols or not vals:
+            return
+        for rid in self.table_reads_of(base):
+            for col in cols[:1]:
+                c = self.tables.column(rid, col, self.index)
+                if "category" not in c["hints"]:
+                    c["hints"].append("category")
+                for v in vals:
+                    if v not in c["values"]:
+                        c["values"].append(v)
+
     def visit_subscript(self, node):
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "loc":
+            key = node.slice
+            self.group_values(node.value.value, key.elts[0] if isinstance(key, ast.Tuple) and key.elts else key)
         reads = self.table_reads_of(node.value) if isinstance(node.value, ast.Name) else set()
         if not reads:
             # df.loc[rows, 'col'] / df.loc[:, ['a', 'b']]
             if isinstance(node.value, ast.Attribute) and node.value.attr in ("loc", "at") and isinstance(node.value.value, ast.Name):
                 reads = self.table_reads_of(node.value.value)
                 key = node.slice
+                # df.loc['label'] / df.loc[['a', 'b'], ...]: labels the index must hold.
+                first = key.elts[0] if isinstance(key, ast.Tuple) and key.elts else key
+                for rid in reads:
+                    u = self.tables.usage(rid)
+                    for v in str_list(first):
+                        if v not in u.setdefault("indexValues", []):
+                            u["indexValues"].append(v)
                 if reads and isinstance(key, ast.Tuple) and len(key.elts) == 2:
                     for name in str_list(key.elts[1]):
                         for rid in reads:
@@ -516,6 +567,8 @@ class CellAnalyzer(ast.NodeVisitor):
                     u = self.tables.usage(rid)
                     for col in str_list(opts.get("names")) if isinstance(opts.get("names"), list) else []:
                         pass
+        if fname == "get_group" and node.args and isinstance(node.func, ast.Attribute):
+            self.group_values(node.func.value, node.args[0])
         # Columns named as arguments of methods and plotting calls.
         recv = node.func.value if isinstance(node.func, ast.Attribute) else None
         reads = self.table_reads_of(recv) if recv is not None else set()
@@ -589,6 +642,11 @@ def learn_series_and_models(tree, tables, facts):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             v = stmt.value
             name = stmt.targets[0].id
+            cols = groupby_columns(v, facts["_groupers"]) if isinstance(v, ast.Call) else []
+            if cols:
+                facts["_groupers"][name] = cols
+            else:
+                facts["_groupers"].pop(name, None)
             if isinstance(v, ast.Call) and re.search(r"[A-Z]", call_name(v) or ""):
                 facts["_models"][name] = call_name(v) or ""
             if isinstance(v, (ast.Subscript, ast.Attribute)):
@@ -691,7 +749,7 @@ def analyze(cells):
     tables = Tables()
     facts_out = []
     checker = "pyflakes" if _pyflakes_checker is not None else "ast"
-    models, series = {}, {}
+    models, series, groupers = {}, {}, {}
     for cell in cells:
         source = cell["source"]
         facts = {"index": cell["index"], "parsed": True, "defines": [], "undefined": [], "undefinedNow": [], "loads": [], "imports": [], "shell": shell_lines(source), "urls": [], "reads": [], "writes": [], "gpu": [], "star": False, "magics": [], "literals": [], "paths": []}
@@ -720,6 +778,7 @@ def analyze(cells):
         facts["_read_ids"] = {}
         facts["_models"] = models
         facts["_series"] = series
+        facts["_groupers"] = groupers
         CellAnalyzer(cell["index"], consts, tables, facts).run(tree)
         seen = {u["url"] for u in facts["urls"]}
         for node in strings_of(tree):
@@ -753,7 +812,7 @@ def analyze(cells):
                 and ("/" in n.value or "\\" in n.value or "%Y" in n.value or PATH_EXT_RE.search(n.value))
             }
         )
-        for k in ("_read_ids", "_models", "_series"):
+        for k in ("_read_ids", "_models", "_series", "_groupers"):
             facts.pop(k, None)
         facts_out.append(facts)
     usage = {}

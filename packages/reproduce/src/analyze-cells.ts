@@ -76,6 +76,8 @@ export interface TableUsage {
   columnCount: number;
   /** Columns the code makes itself (df['new'] = …). */
   made?: string[];
+  /** Labels the code looks up in the index (`df.loc['x']`). */
+  indexValues?: string[];
   /** `df.columns = [...]`: the names the code gives the file's columns. */
   renamed?: string[];
 }

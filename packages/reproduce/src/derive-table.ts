@@ -46,7 +46,7 @@ export function deriveTable(
   usage: TableUsage | undefined,
   options: Record<string, unknown> | undefined,
   crash: { ename: string; evalue: string; cell?: number },
-  context: { dateLayout?: string } = {},
+  context: { dateLayout?: string; extraColumns?: readonly string[] } = {},
 ): DerivedTable {
   const opts = options ?? {};
   const derived: string[] = [];
@@ -73,13 +73,32 @@ export function deriveTable(
   const skipped = Object.keys(used).filter((n) => absent.has(n));
   if (skipped.length > 0) derived.push(`left out (the crash is their absence): ${skipped.join(', ')}`);
   const need = usage?.columnCount ?? 0;
-  for (let i = names.length; i < Math.max(need, names.length === 0 ? 3 : 0); i++) names.push(`col_${i}`);
+  for (const x of context.extraColumns ?? []) {
+    if (!names.includes(x)) {
+      names.push(x);
+      derived.push(`${x} (which the crash names and the code does not) is in this table only: it came from the data`);
+    }
+  }
+  // A table the code names no column of (or only its index) still gets a few numeric ones.
+  const plain = names.filter((n) => n !== opts.index_col).length;
+  for (let i = names.length; i < Math.max(need, plain === 0 ? names.length + 3 : 0); i++) names.push(`col_${i}`);
   const rows = Math.max(ROWS, (usage?.minRows ?? 0) + 1);
   const dates = new Set(Array.isArray(opts.parse_dates) ? (opts.parse_dates as unknown[]).map(String) : []);
   const layout = context.dateLayout ?? 'YYYY-MM-DD';
   const columns = names.map((name) =>
     deriveColumn(name, used[name]?.hints ?? [], used[name]?.values ?? [], rows, dates, layout),
   );
+  const labels = usage?.indexValues ?? [];
+  if (typeof opts.index_col === 'string' && labels.length > 0) {
+    const ix = columns.find((c) => c.name === opts.index_col);
+    if (ix) {
+      Object.assign(ix, { kind: 'category', categories: spread([...labels, ...WORDS.slice(0, 2)], rows - ix.missing) });
+      delete ix.min;
+      delete ix.max;
+      delete ix.decimals;
+      derived.push(`index ${ix.name} holds the labels the code looks up: ${labels.join(', ')}`);
+    }
+  }
   placeQuotedValues(columns, crash, usage, derived, rows);
   if (typeof opts.index_col === 'number' && opts.index_col === 0 && !names.includes('id')) {
     columns.unshift({

@@ -1,6 +1,6 @@
 import { compareCodePoints } from '@junobench/core';
 import type { CellFacts, NotebookFacts } from './analyze-cells.js';
-import { deriveTable, type DerivedTable } from './derive-table.js';
+import { deriveTable, namesTheCrashLacks, type DerivedTable } from './derive-table.js';
 import { isUrl, mapDataPath } from './plan-data-paths.js';
 import { baseName, type ShellPlan } from './plan-packages.js';
 
@@ -53,6 +53,11 @@ export function planDataNeeds(
   const needs = new Map<string, DataNeed>();
   const shellFiles = new Map(shell.downloads.map((d) => [d.name, d.url]));
   const dateLayout = planDateLayout(facts.cells.flatMap((f) => f.literals ?? []));
+  // A column the crash misses that no code names came from the data: one table had it and another did not.
+  const named = new Set(Object.values(facts.tables).flatMap((t) => Object.keys(t.columns)));
+  let fromData = namesTheCrashLacks(crash).filter((n) => !named.has(n));
+  const tableReads = facts.cells.flatMap((f) => f.reads.filter((r) => TABLE_KINDS.has(r.kind)));
+  if (tableReads.length < 2) fromData = [];
   for (const f of facts.cells) {
     if (f.index > crashCell) break;
     for (const r of f.reads) {
@@ -89,11 +94,16 @@ export function planDataNeeds(
         present,
         ...(url ? { url } : fromShell && !present ? { url: fromShell } : {}),
       };
-      if (!present)
+      if (!present) {
+        const extra = TABLE_KINDS.has(r.kind) && r.id === tableReads[0]?.id ? fromData : [];
         Object.assign(
           need,
-          planDerivation(dateLayout, r.kind, r.path, facts.tables[r.id], r.options, { ...crash, cell: crashCell }),
+          planDerivation({ dateLayout, extraColumns: extra }, r.kind, r.path, facts.tables[r.id], r.options, {
+            ...crash,
+            cell: crashCell,
+          }),
         );
+      }
       addNeed(needs, need);
     }
     for (const w of f.writes) written.add(w);
@@ -115,7 +125,7 @@ function addNeed(needs: Map<string, DataNeed>, need: DataNeed): void {
 }
 
 function planDerivation(
-  dateLayout: string,
+  context: { dateLayout: string; extraColumns: readonly string[] },
   kind: string,
   p: string,
   usage: NotebookFacts['tables'][string] | undefined,
@@ -123,8 +133,7 @@ function planDerivation(
   crash: { ename: string; evalue: string; cell: number },
 ): Pick<DataNeed, 'derive' | 'underivable'> {
   const name = p.split(/[?#]/)[0]!;
-  if (TABLE_KINDS.has(kind))
-    return { derive: { type: 'table', table: deriveTable(usage, options, crash, { dateLayout }) } };
+  if (TABLE_KINDS.has(kind)) return { derive: { type: 'table', table: deriveTable(usage, options, crash, context) } };
   if (kind === 'image' || (kind === 'file' && IMAGE_EXT.test(name)))
     return { derive: { type: 'image', width: 64, height: 64 } };
   if (kind === 'file' && TEXT_EXT.test(name)) return { derive: { type: 'text', lines: 50 } };

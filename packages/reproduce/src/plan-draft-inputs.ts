@@ -110,8 +110,7 @@ export function finishDraftInputs(
   const chosen = new Map(local.map((r) => [r.need.read, r.need.file]));
   const rewrites: LiteralRewrite[] = planLiteralRewrites(literals, [...chosen.keys()], chosen);
   for (const r of resolved) {
-    if (isUrl(r.need.read) && (r.status === 'downloaded' || r.status === 'synthetic'))
-      rewrites.push({ from: r.need.read, to: r.need.file });
+    if (isUrl(r.need.read) && r.status !== 'missing') rewrites.push({ from: r.need.read, to: r.need.file });
   }
   const edits: ReproductionEdit[] = [...plan.edits];
   const notebook = editCells(plan.notebook, (ci, src) => {
@@ -124,7 +123,7 @@ export function finishDraftInputs(
         from: a.from,
         to: a.to,
         why: isUrl(a.from)
-          ? `the sandbox has no network: ${r?.status === 'synthetic' ? 'a synthetic stand-in' : 'the downloaded copy'} in ${a.to}`
+          ? `the sandbox has no network: ${r?.status === 'synthetic' ? 'a synthetic stand-in' : r?.status === 'present' ? 'the copy given with --data' : 'the downloaded copy'} in ${a.to}`
           : 'the draft holds its inputs in data/ (its folder is the working directory)',
       });
     }
