@@ -81,7 +81,8 @@ export function deriveTable(
   }
   // A table the code names no column of (or only its index) still gets a few numeric ones.
   const plain = names.filter((n) => n !== opts.index_col).length;
-  for (let i = names.length; i < Math.max(need, plain === 0 ? names.length + 3 : 0); i++) names.push(`col_${i}`);
+  const width = Math.max(need, plain === 0 ? names.length + 3 : 0);
+  for (let i = names.length; i < width; i++) names.push(`col_${i}`);
   const rows = Math.max(ROWS, (usage?.minRows ?? 0) + 1);
   const dates = new Set(Array.isArray(opts.parse_dates) ? (opts.parse_dates as unknown[]).map(String) : []);
   const layout = context.dateLayout ?? 'YYYY-MM-DD';
@@ -182,12 +183,12 @@ export function namesTheCrashLacks(crash: { ename: string; evalue: string }): st
   const ename = crash.ename.split('.').pop();
   const v = crash.evalue;
   const out: string[] = [];
-  if (ename === 'KeyError') {
-    const m = /^['"](.*)['"]$/.exec(v.trim());
-    if (m) out.push(m[1]!);
-    for (const q of v.matchAll(/'([^']+)'/g)) out.push(q[1]!);
+  const listed = /not in index|not found in axis|are in the \[columns\]|not contained in the columns/.test(v);
+  if (ename === 'KeyError' && !listed) {
+    const m = /^'([^']*)'$|^"([^"]*)"$/.exec(v.trim());
+    if (m) out.push(m[1] ?? m[2]!);
   }
-  if (/not in index|not found in axis|are in the \[columns\]|not contained in the columns/.test(v)) {
+  if (listed) {
     for (const q of v.matchAll(/'([^']+)'/g)) out.push(q[1]!);
   }
   const attr = /object has no attribute '([^']+)'/.exec(v);
