@@ -1,6 +1,6 @@
 // Lint config. Its main job is @nx/enforce-module-boundaries: the dependency
-// direction of DESIGN.md §3 (core ← shared services ← stages ← pipeline ← cli)
-// is enforced here through project tags, not only described.
+// direction of docs/design.md, "Layers" (core ← shared ← domain ← pipeline ←
+// shell) is enforced here through project tags, not only described.
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
@@ -18,6 +18,8 @@ export const depConstraints = [
   { sourceTag: 'scope:reproduce', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
   // A stage never imports another stage: flows across stages live in pipeline.
   { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared'] },
+  // The flows (pipeline: the build; add; publish: the releases) never import each other: what two of them share
+  // goes into a domain package (benchmark, build-lock).
   { sourceTag: 'layer:pipeline', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared', 'layer:domain'] },
   {
     sourceTag: 'layer:shell',
@@ -44,7 +46,7 @@ export default [
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: 'ExportDefaultDeclaration', message: 'Use named exports (DESIGN.md §7).' },
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports (docs/design.md, "Style").' },
       ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // noUncheckedIndexedAccess makes `!` the honest way to say "checked above".

@@ -233,7 +233,8 @@ describe('a Kaggle kernel comes without its saved outputs (kaggle kernels pull g
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/verify {5}crash reproduced as mined/);
     expect(ok.stdout).not.toContain('came without saved outputs');
-    // original.ipynb is the notebook with its outputs; the lock keeps the pulled source's hash (what sources fetch compares).
+    // original.ipynb is the notebook with its outputs; the lock keeps the pulled source's hash (what sources fetch
+    // compares).
     expect(await readFile(path.join(proj, 'raw/instances/pandas_93/original.ipynb'), 'utf8')).toBe(
       await readFile(fake.pageNotebook('alice/outputs-crash'), 'utf8'),
     );
@@ -302,7 +303,8 @@ describe('bad input to add', () => {
     expect(r.stdout).toMatch(
       /warning: code cell 1 of the original was re-run after the crash \(In \[5\], the crash is In \[4\]\): its earlier run is replayed where the saved counts leave a gap \(In \[2\]\)/,
     );
-    // Here the earlier run came after cells 2 and 3 (In [4]), and cell 2 set df to something else: only that order gives the KeyError.
+    // Here the earlier run came after cells 2 and 3 (In [4]), and cell 2 set df to something else: only that order
+    // gives the KeyError.
     await writeFile(
       path.join(proj, 'rerun-late.ipynb'),
       JSON.stringify(
@@ -447,7 +449,7 @@ describe('bad input to add', () => {
     const m = /^dry run: draft (\S+)_(\d+) would be written to raw\/instances\/\1_\2$/m.exec(dry.stdout);
     expect(m, dry.stdout).not.toBeNull();
     const [prefix, n] = [m![1]!, Number(m![2])];
-    // Deprecate that id (issue 10's raw/deprecated.json): it is never handed out again.
+    // Deprecate that id (raw/deprecated.json: docs/releases.md, "`deprecate`"): it is never handed out again.
     await writeFile(
       path.join(proj, 'raw', 'deprecated.json'),
       JSON.stringify({ instances: [{ id: `${prefix}_${n}`, deprecatedIn: '0.2.0', reason: 'duplicate' }] }),
@@ -615,7 +617,8 @@ describe('bad input to add', () => {
   }, 600_000);
 
   it('the same crash of the same collected notebook is not added twice (exit 2, naming the instance)', async () => {
-    // (Its own bytes: the check is on the notebook's sha256, so a byte-identical copy under another ref counts as the same.)
+    // (Its own bytes: the check is on the notebook's sha256, so a byte-identical copy under another ref counts as the
+    // same.)
     await fake.addKernel(
       'alice/added-twice-crash',
       makeNotebook([

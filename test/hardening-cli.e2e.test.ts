@@ -1,4 +1,4 @@
-// The CLI end to end on hostile or broken inputs (issue 12): each is bad input,
+// The CLI end to end on hostile or broken inputs (docs/security.md): each is bad input,
 // exit 2, with a message naming the file, link or id — never a run, a cache
 // entry or a file touched outside the folders given.
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
-// The dependency direction of the design (core ← notebook ← runtime ← stages ←
-// pipeline ← cli) is enforced by @nx/enforce-module-boundaries with the tags in
+// The dependency direction of docs/design.md, "Layers" (core ← shared ← domain ←
+// pipeline ← shell) is enforced by @nx/enforce-module-boundaries with the tags in
 // each package.json. This test runs that rule over every package so a
 // violation fails the test run, and proves the rule really bites.
 import path from 'node:path';
@@ -55,6 +55,31 @@ describe('module boundaries', () => {
       "import { main } from '@junobench/cli';\nexport const x = main;",
     ],
     [
+      'the build importing the add flow (two pipeline-layer packages)',
+      'packages/pipeline/src/x.ts',
+      "import { addInstance } from '@junobench/add';\nexport const x = addInstance;",
+    ],
+    [
+      'the release flows importing the build',
+      'packages/publish/src/x.ts',
+      "import { runBuild } from '@junobench/pipeline';\nexport const x = runBuild;",
+    ],
+    [
+      'the add flow importing the release flows',
+      'packages/add/src/x.ts',
+      "import { prepareRelease } from '@junobench/publish';\nexport const x = prepareRelease;",
+    ],
+    [
+      'benchmark assembly (domain) importing the build',
+      'packages/benchmark/src/x.ts',
+      "import { runStages } from '@junobench/pipeline';\nexport const x = runStages;",
+    ],
+    [
+      'the build lock (domain) importing another domain package',
+      'packages/build-lock/src/x.ts',
+      "import { formatBenchmarkCsv } from '@junobench/benchmark';\nexport const x = formatBenchmarkCsv;",
+    ],
+    [
       'a relative import into a sibling package',
       'packages/labels/src/x.ts',
       "import { filterRecords } from '../../pool/src/filter-records.js';\nexport const x = filterRecords;",
@@ -69,9 +94,44 @@ describe('module boundaries', () => {
   );
 
   it('allows the designed direction', async () => {
-    // The pipeline loads stage packages lazily (a build with nothing to do loads none of them) and shared ones statically.
+    // The pipeline loads stage packages lazily (a build with nothing to do loads none of them) and shared ones
+    // statically.
     const text =
       "import { readNotebook } from '@junobench/notebook';\nexport async function x() {\n  const { verifyInstances } = await import('@junobench/verify');\n  return [verifyInstances, readNotebook];\n}";
     expect(await lint({ text, filePath: path.join(root, 'packages/pipeline/src/x.ts') })).toEqual([]);
   }, 120_000);
+
+  it.each([
+    ['the release flows', 'packages/publish/src/x.ts'],
+    ['the add flow', 'packages/add/src/x.ts'],
+  ])(
+    'lets %s use the domain packages the build shares with them',
+    async (_name, filePath) => {
+      const text =
+        "import { checkBuildSources } from '@junobench/build-lock';\nimport { formatBenchmarkCsv } from '@junobench/benchmark';\nexport const x = [checkBuildSources, formatBenchmarkCsv];";
+      expect(await lint({ text, filePath: path.join(root, filePath) })).toEqual([]);
+    },
+    120_000,
+  );
+
+  it('tags every package with its layer, the new ones included', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const layers: Record<string, string> = {};
+    for (const name of await readdir(path.join(root, 'packages'))) {
+      const pkg = JSON.parse(await readFile(path.join(root, 'packages', name, 'package.json'), 'utf8')) as {
+        nx?: { tags?: string[] };
+      };
+      layers[name] = (pkg.nx?.tags ?? []).find((t) => t.startsWith('layer:')) ?? 'none';
+    }
+    expect(layers).toMatchObject({
+      add: 'layer:pipeline',
+      benchmark: 'layer:domain',
+      'build-lock': 'layer:domain',
+      cli: 'layer:shell',
+      core: 'layer:core',
+      pipeline: 'layer:pipeline',
+      publish: 'layer:pipeline',
+    });
+    expect(Object.entries(layers).filter(([, l]) => l === 'none')).toEqual([]);
+  });
 });

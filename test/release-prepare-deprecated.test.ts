@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractArchive } from '@junobench/archive';
 import { formatJson, type AgreementReport, type Labels, type ReleaseManifest } from '@junobench/core';
 import { computeAgreement, readAnnotationFolder, writeAgreementReport } from '@junobench/labels';
-import { prepareRelease, type PrepareReleaseOptions } from '@junobench/pipeline';
+import { prepareRelease, type PrepareReleaseOptions } from '@junobench/publish';
 import { generateReport } from '@junobench/report';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
 
@@ -60,7 +60,8 @@ beforeAll(async () => {
     path.join(raw, 'annotations', 'adjudicated.jsonl'),
     `${JSON.stringify({ instance: DEPRECATED, annotator: 'adjudicated', crashType: 'key error', note: 'KeyError raised by the lookup of a missing column.' })}\n`,
   );
-  // curated/labels and curated/report as the build writes them: over every annotated instance, the deprecated one included.
+  // curated/labels and curated/report as the build writes them: over every annotated instance, the deprecated one
+  // included.
   built = computeAgreement((await readAnnotationFolder(path.join(raw, 'annotations'))).sets);
   await writeAgreementReport(path.join(f.curated, 'labels'), built, { minKappa: 0.5 });
   await generateReport({ from: f.curated, raw, out: path.join(f.curated, 'report') });

@@ -114,7 +114,8 @@ describe('release publish on a terminal', () => {
     await mkdir(download);
     for (const a of rel.assets) await writeFile(path.join(download, a.name), a.data);
     const block = (text: string) => /```sh\n([\s\S]*?)```/.exec(text)![1]!.trim().split('\n');
-    // A bare `npx junobench` in that folder asks the npm registry for a package of that name (there is none; anyone could publish one).
+    // A bare `npx junobench` in that folder asks the npm registry for a package of that name (there is none; anyone
+    // could publish one).
     const body = block(rel.body);
     expect(body).toEqual([
       'sha256sum -c SHA256SUMS',

@@ -9,7 +9,7 @@ import Docker from 'dockerode';
 import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJson, type ImageRecord } from '@junobench/core';
-import { publishRelease, verifyRelease } from '@junobench/pipeline';
+import { publishRelease, verifyRelease } from '@junobench/publish';
 import { readReleaseManifest } from '@junobench/release';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
 import { runJunobench } from './run-cli.js';

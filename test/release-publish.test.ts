@@ -6,7 +6,7 @@ import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isJunoError } from '@junobench/core';
-import { prepareRelease, publishRelease, type PublishReleaseOptions } from '@junobench/pipeline';
+import { prepareRelease, publishRelease, type PublishReleaseOptions } from '@junobench/publish';
 import { createGitHubClient } from '@junobench/release';
 import { git, initRepoWithRemote } from '../packages/release/test-helpers/git-repo.js';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
@@ -105,7 +105,8 @@ describe('publishRelease', { timeout: 120_000 }, () => {
       'CHANGELOG.md',
     ]);
     for (const a of rel.assets) expect(a.data.equals(await readFile(path.join(dir, a.name)))).toBe(true);
-    // A downloader's folder of the assets passes the check the release body gives (every file SHA256SUMS names was uploaded).
+    // A downloader's folder of the assets passes the check the release body gives (every file SHA256SUMS names was
+    // uploaded).
     const download = path.join(repo, '..', 'download');
     await mkdir(download);
     for (const a of rel.assets) await writeFile(path.join(download, a.name), a.data);
@@ -141,8 +142,9 @@ describe('publishRelease', { timeout: 120_000 }, () => {
       skipped: ['junobench-0.1.0.tar.gz', 'SHA256SUMS', 'manifest.json', 'croissant.json', 'README.md', 'CHANGELOG.md'],
     });
     expect(gh.requests.filter((r) => r.path.startsWith('/uploads/')).length).toBe(uploadsBefore);
-    // `release prepare` again (same inputs; it knows no GitHub repository): the folder keeps the files that were published,
-    // the croissant.json with its download URL included (rewriting it had dropped the URL and changed SHA256SUMS).
+    // `release prepare` again (same inputs; it knows no GitHub repository): the folder keeps the files that were
+    // published, the croissant.json with its download URL included (rewriting it had dropped the URL and changed
+    // SHA256SUMS).
     await prepareRelease(options());
     for (const a of rel.assets) expect(a.data.equals(await readFile(path.join(dir, a.name))), a.name).toBe(true);
   });
@@ -166,7 +168,8 @@ describe('publishRelease', { timeout: 120_000 }, () => {
 
   it('replaces the folder `release prepare` wrote before the tag exists; once published, a different archive of the version is refused and the folder kept', async () => {
     const dir = path.join(repo, '..', 'releases', 'junobench-0.1.0');
-    // prepare first (another SOURCE_DATE_EPOCH stands for anything that changes the archive, e.g. the image digest of --registry).
+    // prepare first (another SOURCE_DATE_EPOCH stands for anything that changes the archive, e.g. the image digest of
+    // --registry).
     const prepared = await prepareRelease({ ...options(), sourceDateEpoch: 1_767_225_000 });
     const report = await publishRelease(options({ github: undefined }));
     expect(report.archive.sha256).not.toBe(prepared.written!.archive.sha256);

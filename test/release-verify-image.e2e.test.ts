@@ -34,15 +34,16 @@ describe('release verify --runtime docker, the release naming no image', () => {
     });
     expect(r.code, r.stdout + r.stderr).toBe(3);
     expect(r.stderr).toContain('release 0.1.0 names no benchmark image');
-    // A command to paste where verify ran: the archive as named, extracted beside it; no `cd` that would leave the reader
-    // in image/, where the verify command's relative paths no longer hold.
+    // A command to paste where verify ran: the archive as named, extracted beside it; no `cd` that would leave the
+    // reader in image/, where the verify command's relative paths no longer hold.
     expect(r.stderr).toContain(
       `tar xzf ${archive} && docker build -f junobench-0.1.0/image/Dockerfile.debian -t junobench/benchmark:0.1.0 junobench-0.1.0/image`,
     );
     expect(r.stderr).not.toMatch(/cd junobench-0\.1\.0/);
     expect(r.stderr).toContain('--image junobench/benchmark:0.1.0');
     expect(r.stderr).not.toContain('curated/image.json');
-    // The checks ran before the runtime was wanted, and their verdict is on screen: the environment error is not one on the release.
+    // The checks ran before the runtime was wanted, and their verdict is on screen: the environment error is not one on
+    // the release.
     expect(r.stdout).toMatch(
       /^release 0\.1\.0: \d+ files \(\d+ bytes\) checked against SHA256SUMS and manifest\.json/m,
     );

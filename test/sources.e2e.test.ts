@@ -115,7 +115,8 @@ describe('collect → add → verify → sources fetch → drift', () => {
     );
     const dir = path.join(proj, 'raw/instances', kaggleId);
     expect((await readdir(dir)).sort()).toEqual(['data', 'instance.json', 'original.ipynb', 'reproduced.ipynb']);
-    // original.ipynb is the notebook with its saved outputs as downloaded, byte for byte (the pull gives the source only).
+    // original.ipynb is the notebook with its saved outputs as downloaded, byte for byte (the pull gives the source
+    // only).
     expect(await readFile(path.join(dir, 'original.ipynb'), 'utf8')).toBe(
       await readFile(fake.pageNotebook('alice/house-prices-crash'), 'utf8'),
     );

@@ -37,7 +37,10 @@ import { checkCompiledCli, DIST_DIR, REPO_ROOT, STAMP_FILE, STAMP_VERSION } from
 
 const ENTRY = path.join(REPO_ROOT, 'packages/cli/src/main.ts');
 const SCRIPT = fileURLToPath(import.meta.url);
-/** A superseded build is deleted once it has not been current for this long (a running process may still load its chunks). */
+/**
+ * A superseded build is deleted once it has not been current for this long (a running process may still load its
+ * chunks).
+ */
 const KEEP_SUPERSEDED_MS = 60 * 60 * 1000;
 
 const args = process.argv.slice(2);
@@ -179,7 +182,10 @@ function externalDependencies(outdir) {
   };
 }
 
-/** The folder node's resolution finds for package `name` starting at `dir` (node_modules of each parent), as a real path. */
+/**
+ * The folder node's resolution finds for package `name` starting at `dir` (node_modules of each parent), as a real
+ * path.
+ */
 function findPackageDir(dir, name) {
   for (let d = dir; ; d = path.dirname(d)) {
     const candidate = path.join(d, 'node_modules', name);
@@ -200,7 +206,8 @@ function sourceLocations(outdir, inputs) {
       build.onLoad({ filter: /\.(ts|mts|js|mjs|json)$/ }, async (a) => {
         if (a.path.includes(`${path.sep}node_modules${path.sep}`))
           throw new Error(`${a.path}: node_modules are external, not bundled`);
-        // Stat before reading: if the file changes in between, the stamp's mtime is the older one and the check hashes it.
+        // Stat before reading: if the file changes in between, the stamp's mtime is the older one and the check hashes
+        // it.
         const st = await stat(a.path);
         const bytes = await readFile(a.path);
         inputs.set(rel(a.path), [st.size, st.mtimeMs, createHash('sha256').update(bytes).digest('hex')]);

@@ -1,6 +1,7 @@
 // Screenshot of a report page in Debian's Chromium (playwright-core, no
 // browser download), optimised for committing (docs/report-index.png):
-//   npx tsx tools/report-screenshot.ts curated/report/index.html docs/report-index.png [--width 1280] [--height 800] [--full]
+//   npx tsx tools/report-screenshot.ts curated/report/index.html docs/report-index.png [--width 1280] [--height 800]
+//   [--full]
 // Needs JUNOBENCH_CHROMIUM or /usr/bin/chromium (sh tools/setup-browser.sh).
 import { stat } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Installs the browser the report tests drive (DESIGN.md §6b): Debian's
+# Installs the browser the report tests drive (docs/design.md, "Components the tests start"): Debian's
 # `chromium`, launched by playwright-core with its executable path (no
 # browser download; the network may be closed). Idempotent and quick when
 # it is already there. Diagnostics go to stderr; stdout carries only the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Container engine for JunoBench's image builds and container runtime
-# (DESIGN.md §6), set up as root on Debian. Idempotent: every step checks first
+# (docs/verify.md, "Container engine"), set up as root on Debian. Idempotent: every step checks first
 # and is skipped when already done, so CI (.ci/run) and developers can run it
 # before every test run; a second run takes about a second.
 #

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Python kernel stack that the local runtime executes notebooks
-# with (DESIGN.md §6). Idempotent: does nothing when it is already there.
+# with (docs/verify.md, "Runtimes"). Idempotent: does nothing when it is already there.
 #
 # On Debian/Ubuntu as root: installs Debian's packages (~100 s the first time).
 # Elsewhere it prints what to install: a Python >= 3.9 with ipykernel and

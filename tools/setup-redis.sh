@@ -1,6 +1,6 @@
 #!/bin/sh
 # Redis (Debian's `redis-server` package) on loopback, for the queue tests
-# (DESIGN.md §6b). Run as root on Debian; idempotent: a second run only checks
+# (docs/design.md, "Components the tests start"). Run as root on Debian; idempotent: a second run only checks
 # that the server answers (well under a second).
 #
 #   1. installs redis-server when missing (the package's own service, if the

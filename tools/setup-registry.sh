@@ -1,7 +1,7 @@
 #!/bin/sh
 # The Distribution registry (Debian's `docker-registry` package) on loopback,
 # for the release tests that push the benchmark image and read back its digest
-# (DESIGN.md §6b). Run as root on Debian; idempotent: a second run only checks
+# (docs/design.md, "Components the tests start"). Run as root on Debian; idempotent: a second run only checks
 # that the registry answers (about 0.1 s).
 #
 #   1. installs docker-registry when missing (its service is not started by

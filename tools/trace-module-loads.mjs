@@ -1,7 +1,7 @@
 // Lists every module a node process loads, to see what a command pays for at
 // start-up (bench/cli-start, test/cli-compiled.e2e.test.ts):
-//   JUNOBENCH_TRACE_LOADS=/tmp/loads.txt node --import ./tools/trace-module-loads.mjs packages/cli/bin/junobench.js --help
-// A first line "<time> start", then one line per load: the time (epoch ms), then
+//   JUNOBENCH_TRACE_LOADS=/tmp/loads.txt node --import ./tools/trace-module-loads.mjs packages/cli/bin/junobench.js
+//   --help A first line "<time> start", then one line per load: the time (epoch ms), then
 // the module's URL (ES modules, through a load hook) or "cjs:" and its file (require()).
 // Lines are appended as they happen, from the hooks thread and the main thread.
 import { appendFileSync } from 'node:fs';

@@ -1,7 +1,8 @@
 // bench/queue: the queue runtime against the local runtime on the same
 // notebooks in the same run, throughput with 1 and 2 workers, and the
 // ceiling: no-op jobs per second the coordinator and Redis sustain.
-// Usage: npx tsx bench/queue/run.ts [--redis redis://127.0.0.1:6417] [--instances raw/instances] [--noop 3000] [--ceiling-only]
+// Usage: npx tsx bench/queue/run.ts [--redis redis://127.0.0.1:6417] [--instances raw/instances] [--noop 3000]
+// [--ceiling-only]
 // (--ceiling-only measures the no-op ceiling again and replaces that part of results.md)
 // Needs Redis (sh tools/setup-redis.sh) and the Python stack (sh tools/setup-python.sh).
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -207,9 +207,9 @@ async function main() {
   }
   lines.push(
     '',
-    'Phases (see README, verify): containerMs create + start of the container; startMs fork or launch of the kernel; readyMs until it answers; importsMs prewarm imports; waitMs what the notebook waited for its kernel after its turn came (start, ready and imports overlap the previous notebook when the kernel is started ahead); cellsMs / cellsCpuMs wall / CPU in cells; teardownMs kernel shutdown.',
+    'Phases (see docs/verify.md, "Where the time goes"): containerMs create + start of the container; startMs fork or launch of the kernel; readyMs until it answers; importsMs prewarm imports; waitMs what the notebook waited for its kernel after its turn came (start, ready and imports overlap the previous notebook when the kernel is started ahead); cellsMs / cellsCpuMs wall / CPU in cells; teardownMs kernel shutdown.',
     '',
-    '## Targets (issue 16)',
+    '## Targets',
     '',
     `- local \`--jobs ${jobs}\` ≥ 5× nbclient one by one: median ${median(localJobs.map((m, i) => baseline[i]!.wallMs / m.wallMs)).toFixed(2)}×.`,
     `- outside cells ≤ 0.3 s per notebook at \`--jobs ${jobs}\`: median ${(median(localJobs.map((m) => (m.wallMs * m.jobs - m.cellsMs) / n)) / 1000).toFixed(2)} s.`,

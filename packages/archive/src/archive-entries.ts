@@ -3,7 +3,7 @@ import { open as openFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import yauzl from 'yauzl';
-import { JunoError } from '@junobench/core';
+import { JunoError, formatBytes } from '@junobench/core';
 import { resolveArchiveLinks } from './resolve-archive-links.js';
 
 export type ArchiveKind = 'zip' | 'tar' | 'tar.gz';
@@ -30,7 +30,9 @@ export interface ArchiveLimits {
    * compress 2–20×; a zip bomb is far past both.
    */
   maxRatio?: number;
-  /** Content any archive may expand to whatever its ratio (default 1 GiB): small archives of repetitive data are fine. */
+  /**
+   * Content any archive may expand to whatever its ratio (default 1 GiB): small archives of repetitive data are fine.
+   */
   ratioFloorBytes?: number;
 }
 
@@ -55,17 +57,6 @@ export function contentByteLimit(
   const floor = limits.ratioFloorBytes ?? DEFAULT_ARCHIVE_LIMITS.ratioFloorBytes;
   const byRatio = Math.max(floor, ratio * archiveBytes);
   return byRatio < maxBytes ? { bytes: byRatio, by: 'ratio' } : { bytes: maxBytes, by: 'size' };
-}
-
-export function formatBytes(n: number): string {
-  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${n} bytes` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
 }
 
 /** zip, tar or tar.gz, from the first bytes (the extension can lie). */

@@ -12,7 +12,6 @@ export {
   DEFAULT_ARCHIVE_LIMITS,
   ArchiveBudget,
   contentByteLimit,
-  formatBytes,
 } from './archive-entries.js';
 export { resolveArchiveLinks, normalizeEntryPath } from './resolve-archive-links.js';
 export type { ArchiveLayout } from './resolve-archive-links.js';

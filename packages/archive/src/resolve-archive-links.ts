@@ -78,7 +78,10 @@ export function resolveArchiveLinks(file: string, entries: readonly ArchiveEntry
   const isDir = (p: string) =>
     p === '' || implicitDirs.has(p) || (byPath.has(p) && entries[byPath.get(p)!]!.type === 'directory');
 
-  /** The real path (a file or folder entry) `target` leads to, resolved from the folder `base`; throws for the link `owner`. */
+  /**
+   * The real path (a file or folder entry) `target` leads to, resolved from the folder `base`; throws for the link
+   * `owner`.
+   */
   function follow(owner: number, base: string[], target: string, hops: number): { path: string; dir: boolean } {
     const name = entries[owner]!.path;
     const t = target.replace(/\\/g, '/');

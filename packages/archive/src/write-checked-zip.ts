@@ -2,10 +2,9 @@ import { open, rm, stat } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw } from 'node:zlib';
-import { JunoError } from '@junobench/core';
+import { JunoError, formatBytes } from '@junobench/core';
 import {
   assertSafeEntries,
-  formatBytes,
   openZip,
   readZipEntries,
   type ArchiveEntry,
@@ -132,7 +131,10 @@ export async function writeCheckedZip(file: string, dest: string, limits: Archiv
   }
 }
 
-/** The fields a local header (at 4) and a central header (at 6) share: version, flags, method, time, CRC, sizes, name length. */
+/**
+ * The fields a local header (at 4) and a central header (at 6) share: version, flags, method, time, CRC, sizes, name
+ * length.
+ */
 function writeEntryFields(h: Buffer, at: number, crc: number, packed: number, size: number, nameLength: number): void {
   h.writeUInt16LE(20, at); // version needed to extract
   h.writeUInt16LE(UTF8_NAMES, at + 2);

@@ -29,7 +29,9 @@ export function createProgram(ctx: CliContext): Command {
   return program;
 }
 
-/** Exit code of an internal error (a bug in junobench): EX_SOFTWARE from sysexits.h, distinct from 1 ("found failures"). */
+/**
+ * Exit code of an internal error (a bug in junobench): EX_SOFTWARE from sysexits.h, distinct from 1 ("found failures").
+ */
 export const EXIT_INTERNAL = 70;
 
 /**

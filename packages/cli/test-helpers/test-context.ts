@@ -1,4 +1,5 @@
-// Test-only (a module of this package's test-helpers/ folder, outside src/): imported by tests and benchmarks, never from index.ts or library code.
+// Test-only (a module of this package's test-helpers/ folder, outside src/): imported by tests and benchmarks, never
+// from index.ts or library code.
 import type { CliContext } from '../src/context.js';
 
 /** A CliContext that records output instead of printing, for tests. */

@@ -1,5 +1,5 @@
 /**
- * The one error base class of the toolchain (DESIGN.md §7).
+ * The one error base class of the toolchain (docs/design.md, "Style").
  *
  * Every error a user can cause or fix carries a stable `code` (for scripts and
  * tests), an `exitCode` (2 = bad usage or bad input, 1 = the work ran and found

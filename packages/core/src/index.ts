@@ -15,6 +15,8 @@ export type { LabelDimension } from './taxonomy.js';
 export { SCHEMAS_DIR, checkSchema, validateOrThrow, formatIssue, pointerToField } from './validate.js';
 export type { SchemaName, SchemaIssue } from './validate.js';
 export { stripAnsi, editDistance, suggestClosest } from './text.js';
+export { formatBytes } from './format-bytes.js';
+export type { FormatBytesOptions } from './format-bytes.js';
 export { locateInvalidUtf8, Utf8Tracker } from './utf8.js';
 export { neutralizeCsvFormula } from './csv-cell.js';
 export { stripUrlCredentials } from './url-credentials.js';

@@ -49,7 +49,7 @@ describe('taxonomy', () => {
   });
 
   // A library label is a canonical name or, for a library outside the list,
-  // its lowercase package name (DESIGN.md's "…"); another spelling of a
+  // its lowercase package name (README, "Formats": label vocabularies); another spelling of a
   // canonical library must be refused, or two labels would mean one library.
   it.each(['torch', 'tensorflow/keras', 'PIL', 'None', 'keras_nlp', 'gpytorch', 'vit_keras'])(
     'the library label %s is valid',

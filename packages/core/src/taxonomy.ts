@@ -30,7 +30,7 @@ export const VOCABULARIES: Record<LabelDimension, readonly string[]> = {
 /**
  * Top-level Python module → canonical library. Modules not listed here map to
  * themselves when they are canonical names; everything else is unknown.
- * Keras is folded into TensorFlow (DESIGN.md §4: one class).
+ * Keras is folded into TensorFlow (README, "Formats": `tensorflow/keras` is one class).
  */
 const MODULE_ALIASES: Record<string, CanonicalLibraryName> = {
   tensorflow: 'tensorflow/keras',

@@ -132,7 +132,7 @@ export interface BuildImageResult {
 }
 
 /**
- * Build the benchmark image through the Docker Engine API (DESIGN.md §6):
+ * Build the benchmark image through the Docker Engine API (docs/verify.md, "Container engine"):
  * recipe from the instances and the profile, Dockerfile into docker/, build
  * with the runner as the only other file in the context, tagged
  * `junobench/benchmark:<profile>-<content hash>`. When that tag already

@@ -2,7 +2,10 @@ import { sha256, stableStringify } from '@junobench/core';
 import { CONTAINER_LAYOUT } from '@junobench/runtime';
 import type { ImageRecipe } from './plan-image-recipe.js';
 
-/** Folder of the runner's files inside the build context (next to the Dockerfile): copied as is beside CONTAINER_LAYOUT.runner. */
+/**
+ * Folder of the runner's files inside the build context (next to the Dockerfile): copied as is beside
+ * CONTAINER_LAYOUT.runner.
+ */
 export const RUNNER_CONTEXT_NAME = 'runner';
 
 /** Repository part of every benchmark image tag. */

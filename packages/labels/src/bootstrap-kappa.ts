@@ -13,7 +13,10 @@ export interface BootstrapInterval {
   resamples: number;
   /** Resamples whose kappa was undefined (every drawn item in one shared category); left out of the interval. */
   undefinedResamples: number;
-  /** Percentile interval of the defined resampled kappas (quantiles by linear interpolation, Hyndman & Fan type 7); null when none is defined. */
+  /**
+   * Percentile interval of the defined resampled kappas (quantiles by linear interpolation, Hyndman & Fan type 7); null
+   * when none is defined.
+   */
   ci: [number, number] | null;
 }
 

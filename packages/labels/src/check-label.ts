@@ -11,7 +11,7 @@ export const DIMENSION_TITLES: Record<LabelDimension, string> = {
 /**
  * Why `value` is not a label of `dimension`, with a "did you mean", or
  * undefined when it is one. Labels must be the exact vocabulary value
- * (DESIGN.md §4): near misses (`API Misuse`, `tensor-shape mismatch`) and
+ * (README, "Formats": label vocabularies): near misses (`API Misuse`, `tensor-shape mismatch`) and
  * library aliases (`tensorflow`, `keras`, `NBspecific`) are rejected with the
  * canonical value suggested, so that agreement is never inflated or deflated
  * by spelling.

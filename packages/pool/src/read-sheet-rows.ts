@@ -3,8 +3,8 @@ import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseCsv, CsvError } from 'csv-parse';
-import { JunoError, assertReadableFile, isJunoError } from '@junobench/core';
-import { formatBytes, writeCheckedZip, type ArchiveLimits } from '@junobench/archive';
+import { JunoError, assertReadableFile, formatBytes, isJunoError } from '@junobench/core';
+import { writeCheckedZip, type ArchiveLimits } from '@junobench/archive';
 import { createUtf8CheckStream, replacedBytesWarning } from './utf8-check-stream.js';
 
 /** A cell as it appears in the `columns` of a CrashRecord. */

@@ -16,7 +16,9 @@ import { labelledLibrary } from '@junobench/suggest';
 export interface ResampleOptions {
   /** At most this many records per library. */
   perLibrary: number;
-  /** Only these libraries (names as users write them: `tensorflow`, `scikit-learn`…); default: every library present. */
+  /**
+   * Only these libraries (names as users write them: `tensorflow`, `scikit-learn`…); default: every library present.
+   */
   libraries?: readonly string[];
   seed: string | number;
 }

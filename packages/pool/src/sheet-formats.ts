@@ -132,7 +132,8 @@ export function rowColumns(
   capped?: string[],
 ): Record<string, CellValue> {
   const columns: Record<string, CellValue> = {};
-  // defineProperty, not assignment: a column named __proto__ is kept as a column (nothing is lost) and cannot touch the prototype.
+  // defineProperty, not assignment: a column named __proto__ is kept as a column (nothing is lost) and cannot touch the
+  // prototype.
   const set = (name: string, v: CellValue) => {
     if (name === '__proto__')
       Object.defineProperty(columns, name, { value: v, enumerable: true, writable: true, configurable: true });

@@ -1,11 +1,11 @@
-// @junobench/queue: named exports only (DESIGN.md §7).
+// @junobench/queue: named exports only (docs/design.md, "Style").
 export { createQueueRuntime, DEFAULT_BLOB_LIMIT_BYTES } from './queue-runtime.js';
 export type { QueueRuntime, QueueRuntimeOptions, QueueRunStats } from './queue-runtime.js';
 export { runWorker, DEFAULT_PREFIX } from './run-worker.js';
 export type { WorkerOptions, WorkerEvent, WorkerHandle, WorkerStats, QueueJobAnswer } from './run-worker.js';
 export { parseRedisUrl } from './redis-url.js';
 export type { RedisAddress } from './redis-url.js';
-export { readInstanceManifest, planTreeHash, checkBlobLimit, formatBytes } from './instance-manifest.js';
+export { readInstanceManifest, planTreeHash, checkBlobLimit } from './instance-manifest.js';
 export type { InstanceManifest } from './instance-manifest.js';
 export { writeBlobs, openBlobCache, blobKey, BLOB_TTL_SECONDS } from './blob-store.js';
 export type { BlobCache, BlobUploadStats } from './blob-store.js';

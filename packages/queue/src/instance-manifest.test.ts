@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JunoError, hashInstanceTree, sha256 } from '@junobench/core';
-import { checkBlobLimit, formatBytes, planTreeHash, readInstanceManifest } from './instance-manifest.js';
+import { checkBlobLimit, planTreeHash, readInstanceManifest } from './instance-manifest.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -85,14 +85,4 @@ describe('checkBlobLimit', () => {
     expect(e?.hint).toContain('--shared-instances');
     expect(e?.hint).toContain('--queue-blob-limit 128m');
   });
-});
-
-describe('formatBytes', () => {
-  it.each([
-    [0, '0 bytes'],
-    [1023, '1023 bytes'],
-    [1536, '1.5 KiB'],
-    [64 * 1024 * 1024, '64.0 MiB'],
-    [3 * 1024 ** 3, '3.0 GiB'],
-  ])('%d → %s', (n, s) => expect(formatBytes(n)).toBe(s));
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { JunoError, hashFile, readInstanceTree, type QueueBlobRef, type TreeFile } from '@junobench/core';
+import { JunoError, formatBytes, hashFile, readInstanceTree, type QueueBlobRef, type TreeFile } from '@junobench/core';
 
 /** An instance folder as the queue sends it: one blob per file, keyed by the file's sha256. */
 export interface InstanceManifest {
@@ -46,7 +46,7 @@ export function checkBlobLimit(manifest: Pick<InstanceManifest, 'dir' | 'blobs'>
   const more = over.length > 1 ? ` (and ${over.length - 1} more file(s) over it)` : '';
   throw new JunoError(
     'E_QUEUE_BLOB_LIMIT',
-    `${first.path} is ${formatBytes(first.size)}, over the queue's blob limit of ${formatBytes(limitBytes)}${more}: it cannot be sent to the workers through Redis`,
+    `${first.path} is ${formatBytes(first.size, { decimals: 1 })}, over the queue's blob limit of ${formatBytes(limitBytes, { decimals: 1 })}${more}: it cannot be sent to the workers through Redis`,
     {
       location: { file: path.join(manifest.dir, ...first.path.split('/')) },
       hint:
@@ -60,17 +60,4 @@ function nextLimitMiB(size: number): number {
   let mib = 1;
   while (mib * 1024 * 1024 < size) mib *= 2;
   return mib;
-}
-
-/** 1536 → "1.5 KiB", 80 MiB + 1 byte → "80.0 MiB". */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
 }

@@ -23,7 +23,10 @@ import { parseSha256Sums } from './sha256sums.js';
 
 export type ReleaseProblemCode = ReleaseProblem['code'];
 
-/** One thing that does not hold, named: the file (and the instance) it is about (the shape `release verify --json` writes). */
+/**
+ * One thing that does not hold, named: the file (and the instance) it is about (the shape `release verify --json`
+ * writes).
+ */
 export type ReleaseProblem = ReleaseVerifyProblem;
 
 export interface ReleaseTreeCheck {

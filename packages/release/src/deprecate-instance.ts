@@ -100,7 +100,10 @@ export function planDeprecation(current: DeprecatedInstances, req: DeprecationRe
   };
 }
 
-/** The default first release to leave a deprecated instance out: the next minor version after the latest release, else 0.1.0. */
+/**
+ * The default first release to leave a deprecated instance out: the next minor version after the latest release, else
+ * 0.1.0.
+ */
 export function nextDeprecationVersion(released: readonly string[]): string {
   const latest = released.filter((v) => semver.valid(v)).sort(semver.rcompare)[0];
   return latest ? semver.inc(latest, 'minor')! : '0.1.0';

@@ -1,4 +1,4 @@
-// @junobench/release: named exports only (DESIGN.md §7).
+// @junobench/release: named exports only (docs/design.md, "Style").
 export type {
   SourceFile,
   InstanceInput,

@@ -133,7 +133,10 @@ export async function openRelease(input: string, options: { tmpDir?: string } = 
   };
 }
 
-/** The release folder beside the archive: SHA256SUMS, the Croissant file with the archive's digest, manifest.json as in the archive. */
+/**
+ * The release folder beside the archive: SHA256SUMS, the Croissant file with the archive's digest, manifest.json as in
+ * the archive.
+ */
 async function checkOuterFiles(
   dir: string,
   archive: { path: string; bytes: number; sha256: string },
@@ -228,7 +231,10 @@ async function outerFileStat(dir: string, name: string): Promise<number | undefi
   return st.size;
 }
 
-/** A small file of the release folder, read whole after the checks of outerFileStat and a size cap; undefined when absent. */
+/**
+ * A small file of the release folder, read whole after the checks of outerFileStat and a size cap; undefined when
+ * absent.
+ */
 async function readOuterFile(dir: string, name: string): Promise<Buffer | undefined> {
   const size = await outerFileStat(dir, name);
   if (size === undefined) return undefined;

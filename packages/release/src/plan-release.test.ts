@@ -314,7 +314,8 @@ describe('the dataset card says what is true of the release', () => {
     );
     expect(run).toContain('git clone --branch v0.1.0 ');
     expect(run).not.toMatch(/^npx junobench/m);
-    // The rebuild from the same folder: the archive extracted first, no `cd` that would break the relative paths after it.
+    // The rebuild from the same folder: the archive extracted first, no `cd` that would break the relative paths after
+    // it.
     expect(run).toContain(
       'tar xzf junobench-0.1.0.tar.gz && docker build -f junobench-0.1.0/image/Dockerfile.debian -t junobench/benchmark:0.1.0 junobench-0.1.0/image',
     );

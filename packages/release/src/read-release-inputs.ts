@@ -34,7 +34,9 @@ export interface ReadReleaseInputsOptions {
   overlay?: Record<string, string>;
   /** Folder with Dockerfile.<profile> and <profile>.lock.json (docker/). */
   recipeDir: string;
-  /** The other files of the image's build context (the runner), by path in the context (runner/junobench_runner.py…). */
+  /**
+   * The other files of the image's build context (the runner), by path in the context (runner/junobench_runner.py…).
+   */
   contextFiles: { path: string; abs: string }[];
   /** Image profile; default the one image.json names, else debian. */
   profile?: string;

@@ -69,7 +69,9 @@ function parseManifest(text: string, file: string): ReleaseManifest {
   return validateOrThrow<ReleaseManifest>('release-manifest', value, { file });
 }
 
-/** The release folder with the greatest version in `outDir`, other than `version` itself; undefined when there is none. */
+/**
+ * The release folder with the greatest version in `outDir`, other than `version` itself; undefined when there is none.
+ */
 export async function findPreviousRelease(outDir: string, version: string): Promise<string | undefined> {
   const candidates = (await listReleaseFolders(outDir)).filter((r) => semver.valid(r.version) && r.version !== version);
   candidates.sort((a, b) => semver.compare(b.version, a.version));

@@ -12,7 +12,10 @@ import type {
   VerificationReport,
 } from '@junobench/core';
 
-/** A file that goes into the archive as it is, already hashed: its bytes stay where they are until the archive is written. */
+/**
+ * A file that goes into the archive as it is, already hashed: its bytes stay where they are until the archive is
+ * written.
+ */
 export interface SourceFile {
   /** Path in the archive, relative to its top folder, `/`-separated. */
   path: string;
@@ -25,7 +28,7 @@ export interface SourceFile {
 /** One curated instance as prepare found it. */
 export interface InstanceInput {
   id: string;
-  /** instance.json as curated (final labels). `status` is read when present (issue 9's drafts). */
+  /** instance.json as curated (final labels). `status` is read when present (drafts: docs/sources.md, "`add`"). */
   instance: Instance & { status?: string };
   /** Every file of curated/instances/<id>/ with its archive path (instances/<id>/…). */
   files: SourceFile[];
@@ -55,7 +58,10 @@ export interface ReleaseInputs {
    */
   agreementRecomputed?: boolean;
   instances: InstanceInput[];
-  /** Other files of the archive (benchmark.json/.csv, verification.json, labels/, stats/, report/, image/): paths in the archive. */
+  /**
+   * Other files of the archive (benchmark.json/.csv, verification.json, labels/, stats/, report/, image/): paths in the
+   * archive.
+   */
   files: SourceFile[];
   image: {
     profile: string;

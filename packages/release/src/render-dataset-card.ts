@@ -211,7 +211,8 @@ export function renderDatasetCard(input: DatasetCardInput): string {
   // Without a pushed image, a downloader builds one from image/ under this name: the tag the manifest records
   // (`image build`'s content-hash tag) exists only in the engine of whoever prepared the release.
   const rebuilt = `junobench/benchmark:${m.version}`;
-  // From the folder that holds the archive, as the verify commands below are: no `cd` that would leave the reader elsewhere.
+  // From the folder that holds the archive, as the verify commands below are: no `cd` that would leave the reader
+  // elsewhere.
   const rebuild = `tar xzf ${archive} && docker build -f ${top}/image/Dockerfile.${img.profile} -t ${rebuilt} ${top}/image`;
   if (img.registry) {
     out.push(

@@ -22,7 +22,9 @@ export function formatSha256Sums(lines: readonly ChecksumLine[]): string {
     .join('');
 }
 
-/** Parse a SHA256SUMS file (text `  ` or binary ` *` separator, coreutils escapes); bad lines are errors naming the line. */
+/**
+ * Parse a SHA256SUMS file (text ` ` or binary ` *` separator, coreutils escapes); bad lines are errors naming the line.
+ */
 export function parseSha256Sums(text: string, file = 'SHA256SUMS'): ChecksumLine[] {
   const out: ChecksumLine[] = [];
   const lines = text.split('\n');

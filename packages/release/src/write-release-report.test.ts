@@ -29,7 +29,10 @@ let verification: VerificationReport;
 const prepare: Record<string, ReleasePrepareReport> = {};
 const verify: Record<string, ReleaseVerifyReport> = {};
 
-/** What release verify finds for a release (the static checks, as pipeline's verifyRelease runs them), plus an optional re-run. */
+/**
+ * What release verify finds for a release (the static checks, as pipeline's verifyRelease runs them), plus an optional
+ * re-run.
+ */
 async function checked(input: string, rerun?: ReleaseVerifyOutcome['rerun']): Promise<ReleaseVerifyOutcome> {
   const opened = await openRelease(input);
   try {

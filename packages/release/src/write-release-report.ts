@@ -68,7 +68,10 @@ export async function writeReleasePrepareReport(file: string, report: ReleasePre
   await writeJsonAtomic(file, report, { schema: 'release-prepare-report' });
 }
 
-/** Write `release verify --json <file>` (schemas/release-verify-report.schema.json), checked first like writeReleasePrepareReport. */
+/**
+ * Write `release verify --json <file>` (schemas/release-verify-report.schema.json), checked first like
+ * writeReleasePrepareReport.
+ */
 export async function writeReleaseVerifyReport(file: string, report: ReleaseVerifyReport): Promise<void> {
   await writeJsonAtomic(file, report, { schema: 'release-verify-report' });
 }

@@ -7,7 +7,10 @@ import { formatSha256Sums } from './sha256sums.js';
 import { writeReleaseArchive, type ArchiveDigest } from './write-release-archive.js';
 import type { ReleasePlan, SealedRelease } from './release-types.js';
 
-/** Where a published archive is downloaded from, when the GitHub repository is known; else its name beside croissant.json. */
+/**
+ * Where a published archive is downloaded from, when the GitHub repository is known; else its name beside
+ * croissant.json.
+ */
 export function archiveDownloadUrl(plan: Pick<ReleasePlan, 'tag' | 'archiveName'>, repository?: string): string {
   return repository
     ? `https://github.com/${repository}/releases/download/${plan.tag}/${plan.archiveName}`

@@ -56,8 +56,8 @@ const PLAIN: AnsiState = {
 // CSI (parameters and final byte captured; a cut-off one is dropped too), OSC
 // (ended by BEL or ST), character-set and other escapes with intermediate bytes,
 // two-byte escapes, and a lone ESC.
-// eslint-disable-next-line no-control-regex
 const ESCAPE_RE =
+  // eslint-disable-next-line no-control-regex
   /\u001b\[([0-9;:?<=>]*)[ -/]*([@-~])?|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[ -/]+[0-~]?|\u001b[@-Z\\-_]?/g;
 
 // eslint-disable-next-line no-control-regex

@@ -1,4 +1,4 @@
-// @junobench/report: named exports only (DESIGN.md §7).
+// @junobench/report: named exports only (docs/design.md, "Style").
 export { convertAnsiToHtml } from './ansi-to-html.js';
 export { escapeHtml, parseExternalUrl, formatRelativeHref } from './escape-html.js';
 export { planCellDiff, diffLines } from './diff-cells.js';

@@ -1,5 +1,6 @@
 import {
   LABEL_DIMENSIONS,
+  formatBytes,
   type InstanceVerification,
   type Labels,
   type RuntimeIdentity,
@@ -11,7 +12,7 @@ import { escapeHtml, formatRelativeHref, parseExternalUrl } from './escape-html.
 import { FLAG_LABELS, summariseInstance, type ReportInstance } from './report-data.js';
 import { outcomeKind } from './render-index.js';
 import { renderNotebookAlone, renderNotebookDiff, truncate, type NotebookMarks } from './render-notebook.js';
-import { formatBytes, formatMs, renderBadge, renderPage } from './render-page.js';
+import { formatMs, renderBadge, renderPage } from './render-page.js';
 import { MAX_LISTED_FILES } from './read-report-data.js';
 
 const DIMENSION_NAMES: Record<string, string> = {
@@ -117,7 +118,8 @@ function renderVerification(v: InstanceVerification | undefined): string {
   }
   const row = (x: VersionResult) => {
     const ran = x.cells.filter((c) => c.status !== 'not-run').length;
-    // A version skipped for its environment never started a kernel: "0 of 0", "0 ms" would read as a run that did nothing.
+    // A version skipped for its environment never started a kernel: "0 of 0", "0 ms" would read as a run that did
+    // nothing.
     const timing =
       x.outcome === 'skipped-env'
         ? '<td class="num muted">not run</td><td class="num muted">—</td><td class="num muted">—</td>'
@@ -212,7 +214,7 @@ function renderSource(r: ReportInstance): string {
     const shown = r.files.slice(0, MAX_LISTED_FILES);
     const items = shown.map(
       (f) =>
-        `<li><a href="${escapeHtml(formatRelativeHref('..', r.folderHref!, f.rel))}">${escapeHtml(f.rel)}</a> <span class="muted">${formatBytes(f.size)}</span></li>`,
+        `<li><a href="${escapeHtml(formatRelativeHref('..', r.folderHref!, f.rel))}">${escapeHtml(f.rel)}</a> <span class="muted">${formatBytes(f.size, { units: 'jedec' })}</span></li>`,
     );
     const more =
       r.files.length > shown.length ? `<li class="muted">… and ${r.files.length - shown.length} more files</li>` : '';

@@ -76,12 +76,6 @@ export function formatMs(ms: number | undefined): string {
   return `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
-
 /** A badge; `kind` picks its colour (a class name, never user text). */
 export function renderBadge(text: string, kind: string): string {
   return `<span class="badge badge-${kind}">${escapeHtml(text)}</span>`;

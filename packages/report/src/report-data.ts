@@ -16,7 +16,7 @@ import type { Notebook } from '@junobench/notebook';
 
 /**
  * instance.json as the report reads it. `status` and `suggestedLabels` are
- * written by `junobench add` for drafts (issue 9); the report shows them when
+ * written by `junobench add` for drafts (docs/sources.md, "`add`"); the report shows them when
  * present and does not need them.
  */
 export type ReportInstanceRecord = Instance & {

@@ -1,4 +1,4 @@
-// Orphans (issue 12, item 8), container side: a toolchain killed with SIGKILL
+// Orphans (docs/verify.md, "Runtimes"), container side: a toolchain killed with SIGKILL
 // runs no clean-up. Its container must not run on to its wall-clock limit
 // (705 s by default), and containers a dead toolchain left in the engine are
 // removed when the next runtime starts.

@@ -65,7 +65,7 @@ export const OWNER_LABEL = 'org.junobench.owner';
 const UID_RANGE = [200_000, 1_200_000] as const;
 
 /**
- * The docker runtime (DESIGN.md §6): every NotebookRun in a fresh container
+ * The docker runtime (docs/verify.md, "Runtimes"): every NotebookRun in a fresh container
  * of the benchmark image, started through the Docker Engine API — no network,
  * memory (without swap), CPU and process limits, a read-only root with
  * size-limited scratch (/work, /tmp, /var/tmp, /dev/shm), its own uid (no per-user limit shared

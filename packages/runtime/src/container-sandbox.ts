@@ -249,7 +249,7 @@ export function parseDiskFull(stdout: string): string[] {
  * The RunResult of a finished container. The runner's own result is used
  * when it printed one; otherwise the container's fate is: killed at the
  * wall-clock limit → `timeout`; killed for memory or dead for any other
- * reason → `kernel-died` with why (DESIGN.md §6: not a tool error).
+ * reason → `kernel-died` with why (docs/verify.md, "Runtimes": not a tool error).
  */
 export function interpretContainerRun(
   run: NotebookRun,

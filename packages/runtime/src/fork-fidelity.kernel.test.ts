@@ -1,5 +1,5 @@
 // A kernel forked from a zygote must be indistinguishable, to the notebook,
-// from one launched the ordinary way (issue 12, item 2): the same process-wide
+// from one launched the ordinary way (docs/verify.md, "Why it is fast"): the same process-wide
 // settings (signal dispositions and handlers, signal mask, resource limits,
 // environment, umask, session, stdin), the same behaviour of child processes
 // (exit codes seen through subprocess, os.system, multiprocessing), and its

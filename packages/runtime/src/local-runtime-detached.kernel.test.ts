@@ -1,7 +1,7 @@
 // The local runtime leaves no process of a notebook behind. A child detached
 // from the kernel (its own session, ignoring SIGTERM and SIGHUP) or a daemon
 // made by a double fork escaped the kill of the kernel's process group and
-// kept running after the run had ended (audit-sandbox-22). The runner now runs
+// kept running after the run had ended. The runner now runs
 // under junobench_reaper.py, a child subreaper that kills them when the runner
 // ends: after a normal end, and after a cancel (the runner is killed).
 import { existsSync, readFileSync } from 'node:fs';

@@ -13,10 +13,10 @@ const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/\s@]*:[^/\s@]+@/i;
 /**
  * The environment for notebook code in the local runtime: the caller's, less
  * every variable that holds a credential by its name or carries a URL with a
- * password. The toolchain keeps such secrets in its own environment (README:
- * "they stay in the CLI's environment"); a notebook is someone else's code and
- * must not be handed them. Pure: returns a new object, sorted by nothing in
- * particular, never mutates `env`.
+ * password. The toolchain keeps such secrets in its own environment
+ * (docs/sources.md, "Credentials": "they stay in the CLI's environment"); a
+ * notebook is someone else's code and must not be handed them. Pure: returns
+ * a new object, sorted by nothing in particular, never mutates `env`.
  */
 export function omitSecretVariables(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; omitted: string[] } {
   const kept: NodeJS.ProcessEnv = {};

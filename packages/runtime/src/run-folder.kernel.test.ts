@@ -1,4 +1,4 @@
-// Orphans (issue 12, item 8): a toolchain process killed with SIGKILL runs no
+// Orphans (docs/verify.md, "Runs that go wrong"): a toolchain process killed with SIGKILL runs no
 // clean-up of its own. Its runner, zygotes and kernels must still go, and its
 // temporary files (scratch copies, kernel connection files holding signing
 // keys, zygote sockets) must be swept by the next runtime on the same root.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '@junobench/core';
 import { checkRepair, fillNotebookDefaults, judgeRepair } from './check-repair.js';
-import { cellContainment, cellSimilarity, matchCells, normalizeCell } from './match-cells.js';
+import { cellContainment, cellSimilarity, matchCells, normalizeCell } from '@junobench/notebook';
 import { makeNotebook, type TestCell } from '../test-helpers/score.js';
 
 // The crashing notebook: code cell 2 raises (KeyError on 'price').

@@ -7,13 +7,16 @@ import {
   type RunResult,
 } from '@junobench/core';
 import {
+  hasComments,
+  isEmptyCell,
   listCodeCells,
+  matchCells,
+  normalizeCell,
   planExecution,
   validateNotebook,
   type ExecutionOrder,
   type Notebook,
 } from '@junobench/notebook';
-import { hasComments, isEmptyCell, matchCells, normalizeCell } from './match-cells.js';
 
 export type MissingHow = MissingCell['how'];
 
@@ -73,7 +76,7 @@ export function fillNotebookDefaults(candidate: unknown): unknown {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Static part of "resolved" (see README, "Score your tool"):
+ * Static part of "resolved" (see docs/scoring.md, "What counts as resolved, and why"):
  *
  * - the repair is an nbformat v4 notebook whose execution plan exists;
  * - every non-empty code cell of the crashing notebook is still there: it has

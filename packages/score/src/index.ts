@@ -9,12 +9,9 @@ export {
   planTaskError,
   planCrashingNotebook,
   planRepairExecution,
-  normalizeEname,
   TASK_KINDS,
   TASK_VOCABULARIES,
   DEFAULT_TASK_SEED,
-  DEFAULT_CELL_TIMEOUT_SECONDS,
-  DEFAULT_TIMEOUT_SECONDS,
 } from './plan-tasks.js';
 export type { PlannedTasks, PlanTasksOptions, TaskKey, DetectKey, DiagnoseKey, RepairKey } from './plan-tasks.js';
 export { readTaskSources, isAnswerFile, INSTANCE_ANSWER_FILES } from './read-task-sources.js';
@@ -26,20 +23,6 @@ export {
   renderNotebook,
   describeExecution,
 } from './render-prompt.js';
-
-// Python source
-export { tokenizePython, stripComments, significantTokens, PYTHON_BODY_CELL_MAGICS } from './python-tokens.js';
-export type { PyToken, PyTokenKind } from './python-tokens.js';
-export {
-  matchCells,
-  cellSimilarity,
-  cellContainment,
-  longestCommonSubsequence,
-  normalizeCell,
-  isEmptyCell,
-  CELL_MATCH_THRESHOLD,
-} from './match-cells.js';
-export type { CellMatching } from './match-cells.js';
 
 // Predictions and scoring
 export { parsePredictionLines, readPredictions, predictionProblemsError } from './read-predictions.js';

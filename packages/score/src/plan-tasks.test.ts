@@ -123,7 +123,8 @@ describe('planTasks', () => {
         return k.instance === 'NBspecific_9' && k.version === v;
       })!;
     const crashing = byVersion('reproduced');
-    // count order: x = 1 (1), the comment-only cell (2, dropped once stripped), then the target (3); `y = x + 1` never ran.
+    // count order: x = 1 (1), the comment-only cell (2, dropped once stripped), then the target (3); `y = x + 1` never
+    // ran.
     expect(crashing.context).toEqual(['x = 1']);
     expect(crashing.target).toBe('print(y)');
     expect(keyOf(crashing.id)).toMatchObject({ crashes: true, exception: 'NameError', cell: 2, target: 2 });

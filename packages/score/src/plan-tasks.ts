@@ -19,18 +19,25 @@ import {
   type TaskKind,
   type TaskVocabularies,
 } from '@junobench/core';
-import { listCodeCells, mineNotebookCrashes, planExecution, type CodeCell, type Notebook } from '@junobench/notebook';
-import { matchCells, normalizeCell } from './match-cells.js';
-import { stripComments } from './python-tokens.js';
+import {
+  DEFAULT_CELL_TIMEOUT_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
+  listCodeCells,
+  matchCells,
+  mineNotebookCrashes,
+  normalizeCell,
+  normalizeEname,
+  planExecution,
+  stripComments,
+  type CodeCell,
+  type Notebook,
+} from '@junobench/notebook';
 import { renderDetectPrompt, renderDiagnosePrompt, renderRepairPrompt } from './render-prompt.js';
 import type { TaskSource } from './read-task-sources.js';
 
 export const TASK_KINDS: readonly TaskKind[] = ['detect', 'diagnose', 'repair'];
 /** The default seed of task ids and order: published tasks files are made with it. */
 export const DEFAULT_TASK_SEED = 'junobench-tasks-1';
-/** As `junobench verify` (verify's defaults): a repair gets the time the fixed notebook gets. */
-export const DEFAULT_CELL_TIMEOUT_SECONDS = 120;
-export const DEFAULT_TIMEOUT_SECONDS = 600;
 
 /** What the scorer knows about a task and the tool does not. */
 export type TaskKey = DetectKey | DiagnoseKey | RepairKey;
@@ -89,7 +96,10 @@ export function hashTaskId(seed: string, kind: TaskKind, instance: string, versi
   return `${kind}-${sha256(`junobench-task\u0000${seed}\u0000${kind}\u0000${instance}\u0000${version}`).slice(0, 16)}`;
 }
 
-/** Every task of the given kinds for the instances, with its answer key. Pure: same sources and seed → same tasks, same order. */
+/**
+ * Every task of the given kinds for the instances, with its answer key. Pure: same sources and seed → same tasks, same
+ * order.
+ */
 export function planTasks(sources: readonly TaskSource[], options: PlanTasksOptions = {}): PlannedTasks {
   const kinds = options.kinds ?? TASK_KINDS;
   const seed = options.seed ?? DEFAULT_TASK_SEED;
@@ -194,12 +204,6 @@ function planDetectTasks(
     return { task, key };
   };
   return [make('reproduced', s.reproduced, crashCell), make('fixed', s.fixed, fixedTarget)];
-}
-
-/** The exception class without its module (`pandas.errors.IntCastingNaNError` → `IntCastingNaNError`). */
-export function normalizeEname(ename: string): string {
-  const t = ename.trim();
-  return t.slice(t.lastIndexOf('.') + 1);
 }
 
 /**

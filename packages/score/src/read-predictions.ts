@@ -217,7 +217,9 @@ const LIBRARY_ALIASES: Readonly<Record<string, string>> = {
   tfkeras: 'tensorflow/keras',
 };
 
-/** The library label meant by a package name (`scikit-learn`) or a module path (`sklearn.preprocessing`, `torch.nn`). */
+/**
+ * The library label meant by a package name (`scikit-learn`) or a module path (`sklearn.preprocessing`, `torch.nn`).
+ */
 function meantLibrary(given: string): string | undefined {
   const head = given.trim().split('.')[0]!;
   const alias = LIBRARY_ALIASES[squash(given)] ?? LIBRARY_ALIASES[squash(head)];

@@ -20,7 +20,10 @@ export interface TaskSource {
   fixed: Notebook;
   /** The notebook as collected, when present: its saved error output is the traceback shown to tools. */
   original?: Notebook;
-  /** Files of the instance folder a notebook can read (relative, `/`-separated): everything but the notebooks and instance.json. */
+  /**
+   * Files of the instance folder a notebook can read (relative, `/`-separated): everything but the notebooks and
+   * instance.json.
+   */
   files: string[];
 }
 

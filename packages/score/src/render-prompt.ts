@@ -98,7 +98,8 @@ export function renderRepairPrompt(
     renderNotebook(nb, error),
     'Repair the notebook: remove the cause of the crash and keep what the notebook is for.',
     `The repaired notebook runs in a fresh kernel, with its folder as working directory (holding ${listed}), ${describeExecution(execution)}; at most ${execution.cellTimeoutSeconds} s per cell and ${execution.timeoutSeconds} s in all.`,
-    // Repairs are scored in a sandbox without network: a `pip install` cell fails there (and, unsandboxed, would change the scorer's Python).
+    // Repairs are scored in a sandbox without network: a `pip install` cell fails there (and, unsandboxed, would change
+    // the scorer's Python).
     'It has no network access and nothing can be installed: use the libraries that are there (those the notebook imports).',
     'It counts as repaired when it runs to the end without an exception and every code cell above is still there and runs, the crashing cell included.',
     'Edit cells as needed and add cells if you must, but do not delete, empty or comment out cells, and do not add exception handlers (try/except, contextlib.suppress) or guards such as `if False:`: hiding the crash is not repairing it.',

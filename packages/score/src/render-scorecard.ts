@@ -97,7 +97,8 @@ export function renderScorecardMarkdown(card: Scorecard, charts: readonly string
     out.push(
       '## Detect',
       '',
-      // Counted, not assumed: an exported file is half crashing by construction, a tasks file cut by the user need not be.
+      // Counted, not assumed: an exported file is half crashing by construction, a tasks file cut by the user need not
+      // be.
       `${d.tasks} tasks (${d.results.filter((r) => r.crashes).length} crash), ${d.attempts} attempt${d.attempts > 1 ? 's' : ''} per task.`,
       '',
       '| metric | single | majority vote |',

@@ -127,7 +127,8 @@ describe('scoreDetect', () => {
       expect(v.attempts).toBe(2);
       expect(v.majority.crash).toEqual({ correct: 1, total: 1, value: 1 });
       expect(v.results[0]!.predicted).toEqual({ crashes: true, cell: 2, exception: 'KeyError' });
-      expect(v.single.crash).toEqual({ correct: 1, total: 2, value: 0.5 }); // singly, the missing attempt is still wrong
+      // singly, the missing attempt is still wrong
+      expect(v.single.crash).toEqual({ correct: 1, total: 2, value: 0.5 });
     }
     // no attempt at all: no answer, wrong
     const none = scoreDetect(k, [pred('detect', 'v2', 1, { crashes: true })]);

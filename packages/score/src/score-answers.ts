@@ -78,7 +78,10 @@ function detectMetrics(keys: readonly DetectKey[], views: readonly DetectView[])
   };
 }
 
-/** Detect: accuracy of crash / no crash, of the cell and of the exception class, singly (pooled over attempts) and by majority vote. */
+/**
+ * Detect: accuracy of crash / no crash, of the cell and of the exception class, singly (pooled over attempts) and by
+ * majority vote.
+ */
 export function scoreDetect(
   keys: readonly DetectKey[],
   predictions: readonly ParsedPrediction[],

@@ -58,7 +58,10 @@ export interface ScoreRepairOptions {
 
 export interface ScoreResult {
   scorecard: Scorecard;
-  /** Wall-clock time of executing the repairs (0 when none ran); kept out of the scorecard so that it stays reproducible. */
+  /**
+   * Wall-clock time of executing the repairs (0 when none ran); kept out of the scorecard so that it stays
+   * reproducible.
+   */
   repairMs: number;
   /** Repaired notebooks executed. */
   repairRuns: number;
@@ -102,7 +105,8 @@ export async function scorePredictions(
     const attempts = planAttempts(predictions, leftOut('repair'));
     const runtime = await repair.createRuntime();
     try {
-      // The container runtime is the sandbox (no network, limits, read-only instance); the local one runs with the user's rights.
+      // The container runtime is the sandbox (no network, limits, read-only instance); the local one runs with the
+      // user's rights.
       scorecard.runtime = { kind: runtime.kind, sandboxed: runtime.kind === 'docker' };
       repair.onCheckRuntime?.(runtime, listRequiredModules(repairKeys));
       const excluded = await planRepairExclusions(repairKeys, runtime);
@@ -171,7 +175,8 @@ export function buildRepairedNotebook(answer: RepairAnswer, key: Pick<RepairKey,
     nbformat: 4,
     nbformat_minor: 4,
     metadata: key.crashing.metadata,
-    // A cell may be a list of lines, as nbformat (and every task notebook) writes `source`: joined as nbformat joins them.
+    // A cell may be a list of lines, as nbformat (and every task notebook) writes `source`: joined as nbformat joins
+    // them.
     cells: (answer.cells ?? []).map((source, i) => ({
       cell_type: 'code',
       metadata: {},
@@ -257,7 +262,8 @@ export async function readTaskSet(
       );
     }
     // The prompt is the task's content rendered as text for language models: a junobench version that words it
-    // better must not make a tasks file already answered unscorable. Everything the tool was given besides it must match.
+    // better must not make a tasks file already answered unscorable. Everything the tool was given besides it must
+    // match.
     if (stableStringify({ ...now, prompt: '' }) !== stableStringify({ ...value, prompt: '' })) {
       throw new JunoError(
         'E_INPUT_ROW',

@@ -62,9 +62,9 @@ export async function fetchGithubNotebook(
     throw githubError(lastError, `ref "${candidates.map((c) => c.ref).join('" / "')}" of ${owner}/${repo}`, env);
 
   const subject = `${owner}/${repo}:${resolved.path}@${resolved.ref}`;
-  // The object media type: with the default one GitHub refuses a file over 1 MB (403 "This API returns blobs up to 1 MB",
-  // code too_large) — notebooks with saved plots often are; with this one it answers the metadata with `content` ""
-  // and `encoding` "none", and the blob endpoint below serves the bytes (up to 100 MB).
+  // The object media type: with the default one GitHub refuses a file over 1 MB (403 "This API returns blobs up to 1
+  // MB", code too_large) — notebooks with saved plots often are; with this one it answers the metadata with `content`
+  // "" and `encoding` "none", and the blob endpoint below serves the bytes (up to 100 MB).
   const got = await client.rest.repos
     .getContent({ owner, repo, path: resolved.path, ref: resolved.commit, mediaType: { format: 'object' } })
     .catch((e: unknown) => {
@@ -95,7 +95,8 @@ export async function fetchGithubNotebook(
   if (file.encoding === 'base64' && typeof file.content === 'string' && (file.content.length > 0 || file.size === 0)) {
     content = Buffer.from(file.content, 'base64');
   } else {
-    // Over 1 MB the contents endpoint leaves `content` empty ("encoding": "none"): the blob endpoint serves up to 100 MB.
+    // Over 1 MB the contents endpoint leaves `content` empty ("encoding": "none"): the blob endpoint serves up to 100
+    // MB.
     const blob = await client.rest.git.getBlob({ owner, repo, file_sha: file.sha }).catch((e: unknown) => {
       throw githubError(e, `${subject} (blob ${file.sha})`, env);
     });

@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   JunoError,
+  formatBytes,
   sha256,
   validateOrThrow,
   type KaggleDatasetMetadata,
@@ -21,7 +22,10 @@ import { writeSourceRecord, type RecordFile } from './write-source-record.js';
 
 export const KERNEL_METADATA_FILE = 'kernel-metadata.json';
 export const DATASET_METADATA_FILE = 'dataset-metadata.json';
-/** How the record's warning about a pulled notebook without outputs starts (add, given the notebook with outputs, drops it). */
+/**
+ * How the record's warning about a pulled notebook without outputs starts (add, given the notebook with outputs, drops
+ * it).
+ */
 export const NO_SAVED_OUTPUTS_WARNING = 'the notebook came without saved outputs';
 
 // Kaggle's licence names that mean "no licence granted".
@@ -177,7 +181,7 @@ async function collectOne(
     datasets.push(d);
   };
   const progressBytes = (item: string) => (bytes: number) =>
-    options.onProgress?.({ task: 'download', done: bytes, item, message: formatBytes(bytes) });
+    options.onProgress?.({ task: 'download', done: bytes, item, message: formatBytes(bytes, { units: 'si' }) });
 
   for (const source of meta.dataset_sources) {
     const ds = parseKaggleDatasetRef(source);
@@ -211,7 +215,8 @@ async function collectOne(
         `dataset ${dsRef} declares no licence: its data may not be shared, so an instance made from this notebook must use synthetic data (junobench subsample --method synthetic-table)`,
       );
     } else if (license.split(', ').some((n) => n.toLowerCase() === 'other')) {
-      // Kaggle's "Other (specified in description)" reaches the API as the name "other": the terms are prose on the page.
+      // Kaggle's "Other (specified in description)" reaches the API as the name "other": the terms are prose on the
+      // page.
       warnings.push(
         `dataset ${dsRef} has the licence "other" (specified in its description on kaggle.com/datasets/${dsRef}): read the terms before sharing its data; if they do not allow it, use synthetic data`,
       );
@@ -318,13 +323,6 @@ function parseJson(text: string, where: string): unknown {
   } catch (e) {
     throw new JunoError('E_SOURCE', `${where} is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1e3) return `${bytes} B`;
-  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} kB`;
-  if (bytes < 1e9) return `${(bytes / 1e6).toFixed(1)} MB`;
-  return `${(bytes / 1e9).toFixed(2)} GB`;
 }
 
 /** Whether every collected dataset of a record is in the cache (collected with --with-data). */

@@ -15,7 +15,9 @@ export function datasetCacheDir(cacheDir: string, treeSha256: string): string {
   return path.join(sourcesCacheDir(cacheDir), 'datasets', treeSha256);
 }
 
-/** An instance's full data/ (every dataset under its mount folder), by tree hash: what the data stage subsamples from. */
+/**
+ * An instance's full data/ (every dataset under its mount folder), by tree hash: what the data stage subsamples from.
+ */
 export function fullDataCacheDir(cacheDir: string, treeSha256: string): string {
   return path.join(sourcesCacheDir(cacheDir), 'full', treeSha256);
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import {
   JunoError,
   compareCodePoints,
+  formatBytes,
   hashInstanceTree,
   isJunoError,
   readInstanceTree,
@@ -14,7 +15,7 @@ import {
   type SourcesLock,
 } from '@junobench/core';
 import { fetchGithubNotebook } from './collect-github.js';
-import { formatBytes, KERNEL_METADATA_FILE } from './collect-kaggle.js';
+import { KERNEL_METADATA_FILE } from './collect-kaggle.js';
 import { datasetCacheDir, fetchKaggleData, fullDataCacheDir, sourcesCacheDir } from './fetch-kaggle-data.js';
 import type { GithubClient } from './github-client.js';
 import type { KaggleCli } from './kaggle-cli.js';
@@ -224,7 +225,7 @@ export async function fetchLockedSources(
       instance: f.instance,
       status: 'ready',
       dir,
-      detail: `assembled (${got.files} file${got.files === 1 ? '' : 's'}, ${formatBytes(got.bytes)})`,
+      detail: `assembled (${got.files} file${got.files === 1 ? '' : 's'}, ${formatBytes(got.bytes, { units: 'si' })})`,
     });
   }
   return { plan, outcomes, fullData };
@@ -328,13 +329,14 @@ async function fetchData(
   const data = await fetchKaggleData(what, task.ref, {
     cli: await getKaggle(),
     cacheDir: options.cacheDir,
-    onBytes: (b) => options.onProgress?.({ task: 'download', done: b, item: task.ref, message: formatBytes(b) }),
+    onBytes: (b) =>
+      options.onProgress?.({ task: 'download', done: b, item: task.ref, message: formatBytes(b, { units: 'si' }) }),
   });
   if (data.treeSha256 === task.expected.treeSha256) {
     return {
       task,
       status: 'ok',
-      detail: `${data.files.length} file${data.files.length === 1 ? '' : 's'}, ${formatBytes(data.bytes)}, tree ${data.treeSha256.slice(0, 12)}… as locked`,
+      detail: `${data.files.length} file${data.files.length === 1 ? '' : 's'}, ${formatBytes(data.bytes, { units: 'si' })}, tree ${data.treeSha256.slice(0, 12)}… as locked`,
       bytes: data.bytes,
     };
   }

@@ -1,6 +1,6 @@
 // @junobench/sources: collecting notebooks and datasets from Kaggle (the
 // official kaggle CLI, run with execa) and GitHub (octokit), source records,
-// and the sources lock. Named exports only (DESIGN.md §7).
+// and the sources lock. Named exports only (docs/design.md, "Style").
 export {
   parseKaggleKernelRef,
   parseKaggleDatasetRef,
@@ -36,7 +36,6 @@ export {
   parseDatasetLicense,
   datasetRefOfMetadata,
   unwrapDatasetMetadata,
-  formatBytes,
   isRecordDataCached,
   KERNEL_METADATA_FILE,
   DATASET_METADATA_FILE,

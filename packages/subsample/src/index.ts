@@ -32,3 +32,5 @@ export type { RegenerateOptions, RegenerateResult, ResolvedSource } from './rege
 export { summarizeSubsampleReports } from './summarize-reports.js';
 export type { InstanceSubsampleReport } from './summarize-reports.js';
 export { planSubsampleCheckReport, writeSubsampleReport, writeSubsampleCheckReport } from './write-subsample-report.js';
+export { subsampleInstance, withSubsampleSpec, describeVerificationChange } from './subsample-instance.js';
+export type { SubsampleInstanceOptions, SubsampleInstanceResult, VerifyInstanceDir } from './subsample-instance.js';

@@ -73,7 +73,9 @@ export interface RegenerateOptions {
   cacheDir?: string;
   /** The full data, for specs whose source is not a generator. */
   sourceDir?: string;
-  /** Where to write the data (must not exist); default `<os tmp>/junobench-<id>-XXXXXX/data`, which the caller removes. */
+  /**
+   * Where to write the data (must not exist); default `<os tmp>/junobench-<id>-XXXXXX/data`, which the caller removes.
+   */
   outDir?: string;
   onProgress?: ProgressListener;
   sharp?: SharpFactory;
@@ -93,7 +95,8 @@ export interface RegenerateResult {
  * Redo an instance's data/ from its full data with the spec saved in
  * instance.json (data.subsample), and say whether the result is byte for
  * byte the recorded one. This is what `junobench build` calls: e.g.
- * `regenerateInstanceData('raw/instances/pandas_3', { cacheDir: '.junobench-cache', outDir: 'curated/instances/pandas_3/data' })`.
+ * `regenerateInstanceData('raw/instances/pandas_3', { cacheDir: '.junobench-cache', outDir:
+ * 'curated/instances/pandas_3/data' })`.
  */
 export async function regenerateInstanceData(
   instanceDir: string,

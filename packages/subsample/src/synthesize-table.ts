@@ -384,7 +384,8 @@ function valueGenerator(col: ColumnProfile, rng: Rng): () => string {
       const lo = Number(col.min);
       const hi = Number(col.max);
       return () => {
-        // Draw from the empirical distribution, between two neighbouring sample points: the shape is kept, the values are new.
+        // Draw from the empirical distribution, between two neighbouring sample points: the shape is kept, the values
+        // are new.
         let x: number;
         if (sorted.length < 2) x = lo + rng.next() * (hi - lo);
         else {

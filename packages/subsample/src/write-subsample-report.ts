@@ -22,7 +22,10 @@ export async function writeSubsampleReport(file: string, report: SubsampleReport
   await writeJsonAtomic(file, report, { schema: 'subsample-report' });
 }
 
-/** Write `subsample --check --json` (schemas/subsample-check-report.schema.json), checked first like writeSubsampleReport. */
+/**
+ * Write `subsample --check --json` (schemas/subsample-check-report.schema.json), checked first like
+ * writeSubsampleReport.
+ */
 export async function writeSubsampleCheckReport(file: string, report: SubsampleCheckReport): Promise<void> {
   await writeJsonAtomic(file, report, { schema: 'subsample-check-report' });
 }

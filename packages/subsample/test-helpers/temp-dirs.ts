@@ -1,4 +1,5 @@
-// Test-only (a module of this package's test-helpers/ folder, outside src/): imported by tests and benchmarks, never from index.ts or library code.
+// Test-only (a module of this package's test-helpers/ folder, outside src/): imported by tests and benchmarks, never
+// from index.ts or library code.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

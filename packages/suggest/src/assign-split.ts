@@ -8,7 +8,7 @@ export interface SplitOptions {
   heldOutFraction: number;
 }
 
-/** The split the suggestions were developed and measured with (README, "How the suggestions are measured"). */
+/** The split the suggestions were developed and measured with (docs/suggest.md, "How it is measured"). */
 export const DEFAULT_SPLIT: SplitOptions = { seed: 'junobench-suggest-1', heldOutFraction: 0.5 };
 
 /**

@@ -1,4 +1,4 @@
-// @junobench/suggest: named exports only (DESIGN.md §7).
+// @junobench/suggest: named exports only (docs/design.md, "Style").
 
 // Library cause: the estimator shared by `pool libcause` and `labels suggest`.
 export { predictLibrary } from './predict-library.js';

@@ -37,7 +37,7 @@ export const INFRASTRUCTURE_PACKAGES: ReadonlySet<string> = new Set([
  * library outside the canonical list that is built on one of these says so in
  * its name (`keras_nlp`, `gpytorch`, `torchaudio`, `sentence_transformers`,
  * `geopandas`), and annotators label its crashes by its own name: it is the
- * more specific library (issue 13: "a wrapper library over its base").
+ * more specific library (docs/suggest.md, "Library cause", rule 8).
  * Generic words (`datasets`) and short names that occur inside unrelated words
  * are left out.
  */

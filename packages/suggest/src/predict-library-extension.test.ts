@@ -5,8 +5,8 @@ import { extensionBase } from './library-knowledge.js';
 import { predictLibrary } from './predict-library.js';
 
 // A library outside the canonical list that is built on a canonical one and
-// named after it is labelled by its own name (issue 13: the most specific
-// library, a wrapper over its base). Synthetic crashes only.
+// named after it is labelled by its own name (docs/suggest.md, "Library
+// cause", rule 8: the more specific library). Synthetic crashes only.
 describe('predictLibrary: libraries named after their base', () => {
   it.each<[string, CrashRecord, string]>([
     [

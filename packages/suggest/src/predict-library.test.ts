@@ -435,7 +435,8 @@ describe('predictLibrary', () => {
     expect(p.confidence).toBeLessThanOrEqual(1);
   });
 
-  // Round 2 of issue 13: classes of crashes, each with rows that must and must not fire.
+  // The second pass in docs/suggest.md, "How it is measured": classes of crashes, each with rows that must and
+  // must not fire.
   it.each<[string, CrashRecord, LibraryName, string]>([
     [
       "a collate function of the notebook called back by transformers (through torch) is transformers's",

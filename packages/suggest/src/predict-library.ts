@@ -95,7 +95,10 @@ const IMPLICIT_DUNDERS = new Set([
 const WRAPPER_FUNCTION =
   /(^|\.)(wrapper|wrapped|inner|decorated|decorator|new_func|inner_f|wrapper_function|func_wrapper|_wrapper|error_handler)(\(|$|\s)/;
 
-/** The canonical library of a module path, including the packages a library ships under another name (`tensorflow_core`). */
+/**
+ * The canonical library of a module path, including the packages a library ships under another name
+ * (`tensorflow_core`).
+ */
 function libraryOfModule(module: string): LibraryName | undefined {
   return coreLibraryOfModule(module) ?? PACKAGE_LIBRARIES[module.split('.')[0] ?? ''];
 }
@@ -459,7 +462,9 @@ class Analysis {
       : undefined;
   }
 
-  /** A module attribute that misspells one of the library's public names: the notebook's typo, not the library's doing. */
+  /**
+   * A module attribute that misspells one of the library's public names: the notebook's typo, not the library's doing.
+   */
   private misspelledModuleAttribute(): string | undefined {
     const typo = /module '([\w.]+)' has no attribute '(\w+)'/.exec(this.message);
     if (!typo) return undefined;
@@ -795,7 +800,10 @@ class Analysis {
   }
 }
 
-/** `asarry` for `asarray`, `dataframe` for `DataFrame`: one edit or only the case apart, and not a prefix (`float` of `float64`). */
+/**
+ * `asarry` for `asarray`, `dataframe` for `DataFrame`: one edit or only the case apart, and not a prefix (`float` of
+ * `float64`).
+ */
 function isMisspelling(written: string, name: string): boolean {
   if (written === name) return false;
   if (written.toLowerCase() === name.toLowerCase()) return true;

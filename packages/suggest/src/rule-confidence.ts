@@ -1,7 +1,7 @@
 /**
  * Confidence of a suggestion, by the rule that made it: the share of the
  * rule's suggestions that matched the label on the development split of
- * labelled crashes (README, "How the suggestions are measured"), smoothed
+ * labelled crashes (docs/suggest.md, "How it is measured"), smoothed
  * towards one half for rules that fired rarely. Regenerate with
  * `npx tsx bench/suggest/calibrate.ts <labelled pools…>` after changing a rule.
  */

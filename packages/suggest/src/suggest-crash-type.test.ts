@@ -270,7 +270,8 @@ describe('suggestCrashType', () => {
       'tensor shape mismatch',
       /dimension/i,
     ],
-    // does not fire: nothing in the report but the rejected argument, or only node names; shapes only in a layer call's arguments
+    // does not fire: nothing in the report but the rejected argument, or only node names; shapes only in a layer call's
+    // arguments
     [
       'an op error whose report names no other failure',
       tfOp('indices[2,0] = 7001 is not in [0, 7000)', ['\t [[{{node embed/embedding_lookup}}]]']),

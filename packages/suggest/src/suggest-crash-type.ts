@@ -273,7 +273,10 @@ function importWhy(name: string, f: CrashFacts): string {
   return `a module imported elsewhere in the notebook${f.input.cellsAfter?.some((c) => importedModules(c).has(name)) ? ', in a later cell' : ''}`;
 }
 
-/** Names bound to modules (`import x as y`, `from a import b` when b is a submodule is not told apart: only plain imports count). */
+/**
+ * Names bound to modules (`import x as y`, `from a import b` when b is a submodule is not told apart: only plain
+ * imports count).
+ */
 function importedModules(source: string): Set<string> {
   try {
     return new Set(

@@ -102,8 +102,8 @@ describe('suggestLabels', () => {
         },
       ],
       ['no execution counts saved', { cellsBefore: ['df = load()'] }],
-      // Ran top to bottom, crashed at [4], then the user re-ran the second cell ([5]): its first run fits at the free [2],
-      // as `add` replays it (file order).
+      // Ran top to bottom, crashed at [4], then the user re-ran the second cell ([5]): its first run fits at the free
+      // [2], as `add` replays it (file order).
       [
         'a cell above was only re-run after the crash',
         {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExpectedCrash } from '@junobench/core';
-import { matchExpectedCrash, normalizeEname } from './match-crash.js';
+import { matchExpectedCrash } from './match-crash.js';
 
 const expected = (e: Partial<ExpectedCrash> = {}): ExpectedCrash => ({
   ename: 'ValueError',
@@ -8,14 +8,6 @@ const expected = (e: Partial<ExpectedCrash> = {}): ExpectedCrash => ({
   match: 'exact',
   cell: 4,
   ...e,
-});
-
-describe('normalizeEname', () => {
-  it.each([
-    ['tensorflow.python.framework.errors_impl.InvalidArgumentError', 'InvalidArgumentError'],
-    ['KeyError', 'KeyError'],
-    [' sklearn.exceptions.NotFittedError ', 'NotFittedError'],
-  ])('%s → %s', (a, b) => expect(normalizeEname(a)).toBe(b));
 });
 
 describe('matchExpectedCrash', () => {

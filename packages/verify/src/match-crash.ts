@@ -1,15 +1,5 @@
 import { compileLinearRegExp, type ExpectedCrash } from '@junobench/core';
-
-/**
- * `tensorflow.python.framework.errors_impl.InvalidArgumentError` →
- * `InvalidArgumentError`: the class name is what is labelled; where the class
- * lives moves between library versions.
- */
-export function normalizeEname(ename: string): string {
-  const trimmed = ename.trim();
-  const dot = trimmed.lastIndexOf('.');
-  return dot >= 0 ? trimmed.slice(dot + 1) : trimmed;
-}
+import { normalizeEname } from '@junobench/notebook';
 
 export interface ObservedError {
   ename: string;

@@ -18,7 +18,15 @@ import {
   type VerificationReport,
   type VersionResult,
 } from '@junobench/core';
-import { listCodeCells, parseImports, planExecution, readNotebook, type Notebook } from '@junobench/notebook';
+import {
+  DEFAULT_CELL_TIMEOUT_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
+  listCodeCells,
+  parseImports,
+  planExecution,
+  readNotebook,
+  type Notebook,
+} from '@junobench/notebook';
 import { hashRunnerFiles, type NotebookRun, type Runtime } from '@junobench/runtime';
 import { classifyFixed, classifyReproduced, skippedEnv, type NotebookVersionName } from './classify-outcome.js';
 import { checkCachedVerification, deriveStatus } from './check-cached-verification.js';
@@ -26,8 +34,6 @@ import { planVerificationReport } from './write-verification-report.js';
 
 /** Bumped when classification changes, so cached verdicts from older logic are not reused. */
 export const VERIFY_LOGIC_VERSION = 1;
-export const DEFAULT_CELL_TIMEOUT_SECONDS = 120;
-export const DEFAULT_TIMEOUT_SECONDS = 600;
 
 export interface VerifyOptions {
   instancesDir: string;

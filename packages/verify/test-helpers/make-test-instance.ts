@@ -1,4 +1,5 @@
-// Test-only (a module of this package's test-helpers/ folder, outside src/): imported by tests and benchmarks, never from index.ts or library code.
+// Test-only (a module of this package's test-helpers/ folder, outside src/): imported by tests and benchmarks, never
+// from index.ts or library code.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Instance } from '@junobench/core';

@@ -17,7 +17,7 @@
 //                                             `kernels pull` writes it without outputs, as Kaggle stores the source
 //   datasets/<owner>/<slug>/dataset.json      title, licenses, isPrivate, …
 //   datasets/<owner>/<slug>/files/**          zipped on download
-//   datasets/<owner>/<slug>/zip-extra.json    [{ "name", "content" }]: raw entries appended to the zip (hostile names too)
+//   datasets/<owner>/<slug>/zip-extra.json [{ "name", "content" }]: raw entries appended to the zip (hostile names too)
 //   competitions/<name>/competition.json      { "title", "rulesAccepted" }
 //   competitions/<name>/files/**
 //   faults.json                               { "<command> <ref>": { "status": 429, "times": 2 } }
@@ -288,7 +288,8 @@ if (key === 'kernels pull') {
       machine_shape: 'None',
       ...(k.extra_metadata ?? {}),
     };
-    writeFileSync(path.join(target, 'kernel-metadata.json'), asciiJson(JSON.stringify(data, null, 2))); // json.dump(data, f, indent=2)
+    // json.dump(data, f, indent=2)
+    writeFileSync(path.join(target, 'kernel-metadata.json'), asciiJson(JSON.stringify(data, null, 2)));
     out(`Source code and metadata downloaded to ${target}`);
   } else {
     out(`Source code downloaded to ${path.join(target, codeFile)}`);

@@ -2,13 +2,21 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import type { AddInstanceOptions, AddInstanceResult, ReproduceOptions } from '@junobench/pipeline';
+import type { AddInstanceOptions, AddInstanceResult, ReproduceOptions } from '@junobench/add';
 import type { Runtime } from '@junobench/runtime';
-import { JunoError, readJsonl, sha256, type CrashRecord, type TriageEntry, type TriageReport } from '@junobench/core';
+import {
+  JunoError,
+  formatBytes,
+  readJsonl,
+  sha256,
+  type CrashRecord,
+  type TriageEntry,
+  type TriageReport,
+} from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt } from './format.js';
-import { formatSize, resolveCache } from './sources.js';
+import { resolveCache } from './sources.js';
 
 interface AddFlags extends RuntimeFlags {
   id?: string;
@@ -97,7 +105,7 @@ export function registerAddCommand(program: Command, ctx: CliContext): void {
         },
       );
     }
-    const { planBatchItems } = await import('@junobench/pipeline');
+    const { planBatchItems } = await import('@junobench/add');
     const { SOURCE_RECORD_FILE } = await import('@junobench/sources');
     const isSourceFolder = (dir: string) => Promise.resolve(existsSync(path.join(dir, SOURCE_RECORD_FILE)));
     const items = flags.pool
@@ -134,7 +142,7 @@ async function reproduceOptions(
 ): Promise<ReproduceOptions | undefined> {
   if (!flags.reproduce) return undefined;
   const { execaRunner } = await import('@junobench/runtime');
-  const { readModuleProfiles } = await import('@junobench/pipeline');
+  const { readModuleProfiles } = await import('@junobench/add');
   const local = path.resolve(ctx.cwd, 'docker');
   const profiles = await readModuleProfiles(existsSync(path.join(local, 'profiles')) ? local : TOOLCHAIN_DOCKER_DIR);
   return {
@@ -162,9 +170,10 @@ async function fetchUrl(url: string): Promise<Buffer> {
   const r = await fetch(url, { signal: AbortSignal.timeout(120_000), redirect: 'follow' });
   if (!r.ok) throw new Error(`HTTP ${r.status} ${r.statusText}`.trim());
   const size = Number(r.headers.get('content-length') ?? '0');
-  if (size > MAX_DOWNLOAD_BYTES) throw new Error(`${formatSize(size)} is more than ${formatSize(MAX_DOWNLOAD_BYTES)}`);
+  if (size > MAX_DOWNLOAD_BYTES)
+    throw new Error(`${formatBytes(size)} is more than ${formatBytes(MAX_DOWNLOAD_BYTES)}`);
   const bytes = Buffer.from(await r.arrayBuffer());
-  if (bytes.length > MAX_DOWNLOAD_BYTES) throw new Error(`more than ${formatSize(MAX_DOWNLOAD_BYTES)}`);
+  if (bytes.length > MAX_DOWNLOAD_BYTES) throw new Error(`more than ${formatBytes(MAX_DOWNLOAD_BYTES)}`);
   return bytes;
 }
 
@@ -187,7 +196,7 @@ async function baseAddOptions(
 }
 
 async function addSingle(input: string, flags: AddFlags, ctx: CliContext, runtime: Runtime | undefined): Promise<void> {
-  const { addInstance } = await import('@junobench/pipeline');
+  const { addInstance } = await import('@junobench/add');
   const progress = ctx.progress('add');
   let result: AddInstanceResult;
   const started = Date.now();
@@ -214,7 +223,7 @@ async function addBatch(
   ctx: CliContext,
   runtime: Runtime | undefined,
 ): Promise<void> {
-  const pipeline = await import('@junobench/pipeline');
+  const pipeline = await import('@junobench/add');
   const cacheDir = resolveCache(flags.cacheDir, ctx);
   const given = flags.pool ? [path.resolve(ctx.cwd, flags.pool)] : inputs.map((i) => path.resolve(ctx.cwd, i));
   const reportFile = flags.report
@@ -223,7 +232,7 @@ async function addBatch(
   const progress = ctx.progress('add');
   const addOne = async (input: string, recorded?: { ename: string; evalue: string; traceback: string[] }) =>
     pipeline.addInstance({ ...(await baseAddOptions(input, flags, ctx, runtime)), ...(recorded ? { recorded } : {}) });
-  let items: import('@junobench/pipeline').BatchItem[];
+  let items: import('@junobench/add').BatchItem[];
   let collect: ((platform: 'kaggle' | 'github', ref: string) => Promise<string>) | undefined;
   if (flags.pool) {
     const records: CrashRecord[] = [];
@@ -340,7 +349,7 @@ function formatReproduction(r: AddInstanceResult): string[] {
     );
   }
   for (const d of r.materialized?.downloads ?? [])
-    lines.push(`  download   ${d.url} → ${d.file} (${formatSize(d.bytes)}, sha256 ${d.sha256.slice(0, 12)}…)`);
+    lines.push(`  download   ${d.url} → ${d.file} (${formatBytes(d.bytes)}, sha256 ${d.sha256.slice(0, 12)}…)`);
   for (const m of r.materialized?.resolved ?? []) {
     if (m.status === 'synthetic') lines.push(`  synthetic  ${m.need.file}: ${(m.derived ?? []).join('; ')}`);
     if (m.status === 'missing') lines.push(`  missing    ${m.need.file} (read as ${m.need.read}): ${m.reason ?? ''}`);
@@ -383,7 +392,7 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
   );
   if (r.data)
     lines.push(
-      `  data       ${r.data.files} file${r.data.files === 1 ? '' : 's'}, ${formatSize(r.data.bytes)} (tree ${r.data.sha256.slice(0, 12)}…)`,
+      `  data       ${r.data.files} file${r.data.files === 1 ? '' : 's'}, ${formatBytes(r.data.bytes)} (tree ${r.data.sha256.slice(0, 12)}…)`,
     );
   const s = i.suggestedLabels ?? {};
   const sug = [

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 
 /** A plain-text table with aligned columns (no colours: it must read well in CI logs too). */
@@ -27,6 +28,11 @@ export function parsePositiveInt(value: string): number {
 /** A time limit in seconds: at most a day, the cap instance.json, tasks and queue jobs have too. */
 export const MAX_TIME_LIMIT_SECONDS = 86_400;
 
+// The default time limits the help of verify and score shows, copied from @junobench/notebook with its literal
+// types (the CLI loads it only in actions): the type check fails when the two drift.
+export const DEFAULT_CELL_TIMEOUT_SECONDS: (typeof import('@junobench/notebook'))['DEFAULT_CELL_TIMEOUT_SECONDS'] = 120;
+export const DEFAULT_TIMEOUT_SECONDS: (typeof import('@junobench/notebook'))['DEFAULT_TIMEOUT_SECONDS'] = 600;
+
 export function parseSeconds(value: string): number {
   const n = parsePositiveInt(value);
   if (n > MAX_TIME_LIMIT_SECONDS)
@@ -38,4 +44,10 @@ export function parsePositiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
   return n;
+}
+
+/** A path as the user would type it: relative to `cwd` when it is inside it, else as it is. */
+export function showPath(cwd: string, p: string): string {
+  const rel = path.relative(cwd, p);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import { formatBytes } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { formatDuration } from './format.js';
 
@@ -83,7 +84,7 @@ export function registerImageCommand(program: Command, ctx: CliContext): void {
             : `built ${r.tag} in ${formatDuration(r.buildMs)}`,
         );
         ctx.out(`  image id  ${r.imageId}`);
-        ctx.out(`  size      ${formatBytes(r.size)}`);
+        ctx.out(`  size      ${formatBytes(r.size, { units: 'si' })}`);
         if (r.extraTags.length > 0) ctx.out(`  also      ${r.extraTags.join(', ')}`);
         ctx.out(
           `  modules   ${Object.entries(r.record.modules)
@@ -118,10 +119,4 @@ export function registerImageCommand(program: Command, ctx: CliContext): void {
     for (const [m, u] of Object.entries(r.recipe.unavailable))
       ctx.out(`  left out ${m}: ${u.reason} (${u.instances.join(', ')})`);
   });
-}
-
-function formatBytes(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} GB`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} MB`;
-  return `${n} bytes`;
 }

@@ -11,8 +11,9 @@ import * as coreModule from '@junobench/core';
 type Core = typeof coreModule;
 const loadCore = async (): Promise<Core> => coreModule;
 
-// Verbs: release prepare|verify|publish, deprecate (issue 10). The pipeline and release packages are
-// imported inside each action, so that other commands do not pay for loading them (octokit, simple-git, tar).
+// Verbs: release prepare|verify|publish (docs/releases.md); `deprecate` is in deprecate.ts. The publish and release
+// packages are imported inside each action, so that other commands do not pay for loading them (octokit, simple-git,
+// tar).
 
 interface PrepareFlags {
   from: string;
@@ -41,14 +42,6 @@ interface PublishFlags extends Omit<PrepareFlags, 'json' | 'force'> {
   remote?: string;
   github?: string;
   registry?: string;
-}
-
-interface DeprecateFlags {
-  reason: string;
-  in?: string;
-  instances: string;
-  file: string;
-  out: string;
 }
 
 export function registerReleaseCommands(program: Command, ctx: CliContext): void {
@@ -81,7 +74,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       'Examples:\n  junobench release prepare 0.1.0\n  junobench release prepare 0.2.0 --previous releases/junobench-0.1.0\n  SOURCE_DATE_EPOCH=1767225600 junobench release prepare 0.1.0 --out /tmp/releases',
   );
   prepare.action(async (version: string, flags: PrepareFlags) => {
-    const { prepareRelease } = await import('@junobench/pipeline');
+    const { prepareRelease } = await import('@junobench/publish');
     const core = await loadCore();
     const t0 = Date.now();
     const { plan, written } = await prepareRelease({
@@ -151,7 +144,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       'Examples:\n  junobench release verify releases/junobench-0.1.0 --no-run\n  junobench release verify releases/junobench-0.1.0/junobench-0.1.0.tar.gz\n  junobench release verify junobench-0.1.0.tar.gz --runtime docker',
   );
   verify.action(async (input: string, flags: VerifyFlags) => {
-    const { verifyRelease } = await import('@junobench/pipeline');
+    const { verifyRelease } = await import('@junobench/publish');
     const t0 = Date.now();
     const progress = ctx.progress('release verify');
     let result;
@@ -162,45 +155,39 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         onProgress: progress,
         createRuntime: async (manifest) => {
-          let image = flags.image ?? manifest.image.registry?.reference ?? manifest.image.tag;
-          // Someone else's notebooks: without --runtime, the sandbox when the release's image is at hand.
-          let why = '--runtime local';
-          if (verify.getOptionValueSource('runtime') === 'default' && !flags.queue) {
-            const unavailable = image ? await sandboxUnavailable(ctx, image) : 'the release names no image';
-            if (unavailable) why = unavailable;
-            else flags.runtime = 'docker';
-          }
-          if (flags.runtime === 'docker' && !flags.queue && !image) {
-            // Not curated/image.json of the folder this runs in: that is a maintainer's, not this release's.
-            const { JunoError } = await loadCore();
-            const top = `junobench-${manifest.version}`;
-            throw new JunoError(
-              'E_ENV_ENGINE',
-              `release ${manifest.version} names no benchmark image (it was prepared before \`junobench image build\`), so --runtime docker has none to run`,
-              {
-                hint: `build it from the recipe in the release (${rebuildCommand(input, path.resolve(ctx.cwd, input), top, manifest.image.profile, `junobench/benchmark:${manifest.version}`)}), then add --image junobench/benchmark:${manifest.version}; or --no-run for the checks alone`,
-              },
-            );
-          }
-          if (flags.runtime === 'docker' && image && /@sha256:[0-9a-f]{64}$/.test(image)) {
-            // A digest reference (the release's, or one given with --image) is pulled when the engine lacks it.
-            const { pullReleaseImage } = await import('@junobench/release');
-            const { connectDockerEngine } = await import('@junobench/runtime');
-            const env = ctx.env;
-            image = await pullReleaseImage(await connectDockerEngine(env), image, {
-              ...(env.JUNOBENCH_REGISTRY_USERNAME && env.JUNOBENCH_REGISTRY_PASSWORD
-                ? { auth: { username: env.JUNOBENCH_REGISTRY_USERNAME, password: env.JUNOBENCH_REGISTRY_PASSWORD } }
-                : {}),
-              onStep: (m) => ctx.err(m),
-            });
-          }
+          const { chooseReleaseRuntime } = await import('@junobench/publish');
+          const env = ctx.env;
+          const choice = await chooseReleaseRuntime(manifest, {
+            ...(verify.getOptionValueSource('runtime') === 'default' ? {} : { requested: flags.runtime }),
+            ...(flags.image ? { image: flags.image } : {}),
+            queue: Boolean(flags.queue),
+            sandboxUnavailable: (image) => sandboxUnavailable(ctx, image),
+            pullImage: async (image) => {
+              const { pullReleaseImage } = await import('@junobench/release');
+              const { connectDockerEngine } = await import('@junobench/runtime');
+              return pullReleaseImage(await connectDockerEngine(env), image, {
+                ...(env.JUNOBENCH_REGISTRY_USERNAME && env.JUNOBENCH_REGISTRY_PASSWORD
+                  ? { auth: { username: env.JUNOBENCH_REGISTRY_USERNAME, password: env.JUNOBENCH_REGISTRY_PASSWORD } }
+                  : {}),
+                onStep: (m) => ctx.err(m),
+              });
+            },
+            rebuildCommand: (tag) =>
+              rebuildCommand(
+                input,
+                path.resolve(ctx.cwd, input),
+                `junobench-${manifest.version}`,
+                manifest.image.profile,
+                tag,
+              ),
+          });
           const runtime = await createRuntimeFromFlags(
-            { ...flags, ...(flags.runtime === 'docker' && image ? { image } : {}) },
+            { ...flags, runtime: choice.kind, ...(choice.image ? { image: choice.image } : {}) },
             ctx,
           );
           if (runtime.kind === 'local') {
             ctx.err(
-              `warning: the release's ${manifest.instances.length} instances are someone else's notebooks and will run UNSANDBOXED in the local runtime, with your user's rights (${why}). ` +
+              `warning: the release's ${manifest.instances.length} instances are someone else's notebooks and will run UNSANDBOXED in the local runtime, with your user's rights (${choice.why ?? '--runtime local'}). ` +
                 'For a release you did not build: sh tools/setup-engine.sh, then release verify --runtime docker (its image), or --no-run for the checks alone.',
             );
           }
@@ -214,7 +201,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     const name = result.version ? `release ${result.version}` : 'release';
     if (result.rerun && result.manifest?.toolchain.commit) {
       // The runner inside an image speaks the protocol of the toolchain that built it.
-      const { readToolchainIdentity } = await import('@junobench/pipeline');
+      const { readToolchainIdentity } = await import('@junobench/publish');
       const here = await readToolchainIdentity();
       if (here.commit && here.commit !== result.manifest.toolchain.commit) {
         ctx.err(
@@ -281,7 +268,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       'Examples:\n  junobench release publish 0.1.0 --dry-run --github org/junobench --registry ghcr.io/org\n  junobench release publish 0.1.0 --remote origin --github org/junobench --registry 127.0.0.1:5117',
   );
   publish.action(async (version: string, flags: PublishFlags) => {
-    const { publishRelease } = await import('@junobench/pipeline');
+    const { publishRelease } = await import('@junobench/publish');
     const { createGitHubClient } = await import('@junobench/release');
     const core = await loadCore();
     const env = ctx.env;
@@ -333,53 +320,6 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
         : `published ${report.tag}: ${report.archive.name} sha256 ${report.archive.sha256}${report.github ? ` → ${report.github.url}` : ''}`,
     );
   });
-
-  program
-    .command('deprecate')
-    .description(
-      'Withdraw an instance from future releases (recorded in raw/deprecated.json): its id stays reserved, never reused; the next release leaves it out and lists it in its card and changelog.',
-    )
-    .argument('<instance-id>', 'the instance to deprecate')
-    .requiredOption('--reason <text>', 'why it is withdrawn (printed in the card and the changelog)')
-    .option(
-      '--in <version>',
-      'the first release that leaves it out (default: the next minor version after the latest release in --out, else 0.1.0)',
-    )
-    .option('--instances <dir>', 'the instances folder (the id must exist there or in a release)', 'raw/instances')
-    .option('--file <file>', 'the deprecation list', 'raw/deprecated.json')
-    .option('--out <dir>', 'release folders, to find the latest release', 'releases')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  junobench deprecate pandas_2 --reason "the input dataset was withdrawn by its author"\n  junobench deprecate torch_1 --reason "duplicate of torch_2" --in 0.3.0',
-    )
-    .action(async (id: string, flags: DeprecateFlags) => {
-      const { listInstanceIds } = await loadCore();
-      const {
-        listReleaseFolders,
-        nextDeprecationVersion,
-        planDeprecation,
-        readDeprecated,
-        readReleaseManifest,
-        writeDeprecated,
-      } = await import('@junobench/release');
-      const file = path.resolve(ctx.cwd, flags.file);
-      const known = new Set<string>(
-        await listInstanceIds(path.resolve(ctx.cwd, flags.instances)).catch(() => [] as string[]),
-      );
-      const releases = await listReleaseFolders(path.resolve(ctx.cwd, flags.out));
-      const released: { version: string; ids: Set<string> }[] = [];
-      for (const r of releases) {
-        const ids = new Set((await readReleaseManifest(r.dir)).instances.map((i) => i.id));
-        for (const i of ids) known.add(i);
-        released.push({ version: r.version, ids });
-      }
-      const version = flags.in ?? nextDeprecationVersion(releases.map((r) => r.version));
-      const next = planDeprecation(await readDeprecated(file), { id, reason: flags.reason, version, known, released });
-      await writeDeprecated(file, next);
-      ctx.out(
-        `${id} deprecated in ${version}: ${flags.reason.trim()}\n→ ${path.relative(ctx.cwd, file) || file} (${next.instances.length} deprecated); releases from ${version} on leave it out, and its id is never reused`,
-      );
-    });
 }
 
 function addPrepareOptions(cmd: Command): Command {

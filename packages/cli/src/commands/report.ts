@@ -11,7 +11,7 @@ interface ReportFlags {
   triage?: string[];
 }
 
-// Verbs: report (issue 15). Library packages are imported inside each action
+// Verbs: report (docs/report.md). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 export function registerReportCommands(program: Command, ctx: CliContext): void {
   program

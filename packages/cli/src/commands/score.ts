@@ -1,29 +1,21 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { JunoError, checkOutputPaths, type TaskKind } from '@junobench/core';
+import { JunoError, checkOutputPaths } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, sandboxUnavailable, type RuntimeFlags } from './runtime-flags.js';
-import { formatDuration, parsePositiveInt, parseSeconds } from './format.js';
+import {
+  DEFAULT_CELL_TIMEOUT_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
+  MAX_TIME_LIMIT_SECONDS,
+  formatDuration,
+  parsePositiveInt,
+  parseSeconds,
+  showPath,
+} from './format.js';
 
 const MAX_PROBLEMS_SHOWN = 20;
-const TASK_CHOICES = ['detect', 'diagnose', 'repair', 'all'] as const;
-
-interface ExportFlags {
-  task: (typeof TASK_CHOICES)[number];
-  instances: string;
-  output: string;
-  seed?: string;
-  workspace?: string;
-}
-
-interface BaselineFlags {
-  tasks: string;
-  output: string;
-  instances: string;
-  seed?: string;
-}
 
 interface ScoreFlags extends RuntimeFlags {
   tasks?: string;
@@ -37,93 +29,11 @@ interface ScoreFlags extends RuntimeFlags {
   timeout?: number;
 }
 
-// Verbs: tasks export, baseline, score (issue 11). Library packages are imported inside each action
-// (`await import('@junobench/...')`) so that other commands do not pay for loading them.
+// Verb: score (docs/scoring.md); `tasks export` and `baseline` are in tasks.ts and baseline.ts. Library packages are
+// imported inside each action (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 export function registerScoreCommands(program: Command, ctx: CliContext): void {
   const resolve = (p: string) => path.resolve(ctx.cwd, p);
-  const show = (p: string) => {
-    const rel = path.relative(ctx.cwd, p);
-    return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
-  };
-
-  const tasks = program
-    .command('tasks')
-    .description('Tasks for debugging tools (detect, diagnose, repair), made from the instances.');
-  tasks
-    .command('export')
-    .description(
-      'Write the tasks of the instances as JSONL (schemas/task.schema.json), one per line, shuffled with a fixed seed and with opaque ids: ' +
-        'detect (does the target cell crash? both versions of every instance, so half crash), diagnose (label the crash) and repair (return a repaired notebook). ' +
-        'Each task carries a plain-text prompt for language models. The answers stay with the instances: `junobench score` recomputes them.',
-    )
-    .addOption(new Option('--task <kind>', 'which tasks').choices([...TASK_CHOICES]).default('all'))
-    .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
-    .requiredOption('-o, --output <tasks.jsonl>', 'the tasks file to write')
-    .option('--seed <seed>', 'seed of the task ids and order (score with the same one; default junobench-tasks-1)')
-    .option(
-      '--workspace <dir>',
-      'also write <dir>/<repair task id>/ with the data files and the crashing notebook, for tools that run notebooks',
-    )
-    .addHelpText(
-      'after',
-      '\nExamples:\n  junobench tasks export --task all -o tasks.jsonl\n  junobench tasks export --task repair -o repair.jsonl --workspace work/',
-    )
-    .action(async (flags: ExportFlags) => {
-      await checkOutputPaths({ inputs: [], outputs: [{ path: resolve(flags.output), flag: '-o' }] });
-      const { exportTasks, TASK_KINDS } = await import('@junobench/score');
-      const kinds: readonly TaskKind[] = flags.task === 'all' ? TASK_KINDS : [flags.task];
-      const report = await exportTasks({
-        instancesDir: resolve(flags.instances),
-        output: resolve(flags.output),
-        kinds,
-        ...(flags.seed ? { seed: flags.seed } : {}),
-        ...(flags.workspace ? { workspace: resolve(flags.workspace) } : {}),
-      });
-      for (const s of report.skipped) ctx.err(`skipped ${s.instance}: ${s.reason}`);
-      for (const w of report.warnings) ctx.err(`warning: ${w}`);
-      const counts = kinds.map((k) => `${report.counts[k]} ${k}`).join(', ');
-      ctx.out(`wrote ${show(report.output)}: ${counts} tasks from ${report.instances} instances`);
-      if (report.workspace)
-        ctx.out(`repair workspaces in ${show(report.workspace)}/<task id>/ (notebook.ipynb and the data files)`);
-    });
-
-  program
-    .command('baseline')
-    .description(
-      'Reference predictions for a tasks file, to show the formats and the scale. oracle: the answers from the labels and the fixed notebooks ' +
-        '(scores 100% on every scorable task). heuristic: diagnose from the label suggestions of ' +
-        '`labels suggest` (all four dimensions, from the notebook and its error); detect: "crashes" with the most frequent exception; repair: none.',
-    )
-    .argument('<which>', 'oracle or heuristic')
-    .requiredOption('--tasks <tasks.jsonl>', 'the tasks file (from `junobench tasks export`)')
-    .requiredOption('-o, --output <predictions.jsonl>', 'the predictions file to write')
-    .option('--instances <dir>', 'oracle: the instances the tasks were exported from', 'raw/instances')
-    .option('--seed <seed>', 'oracle: the seed the tasks were exported with')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  junobench baseline oracle --tasks tasks.jsonl -o oracle.jsonl\n  junobench baseline heuristic --tasks tasks.jsonl -o heuristic.jsonl',
-    )
-    .action(async (which: string, flags: BaselineFlags) => {
-      await checkOutputPaths({
-        inputs: [resolve(flags.tasks)],
-        outputs: [{ path: resolve(flags.output), flag: '-o' }],
-      });
-      const { runBaseline, BASELINES } = await import('@junobench/score');
-      if (!(BASELINES as readonly string[]).includes(which)) {
-        throw new JunoError('E_USAGE', `unknown baseline "${which}"`, { hint: `use one of: ${BASELINES.join(', ')}` });
-      }
-      const report = await runBaseline({
-        baseline: which as (typeof BASELINES)[number],
-        tasks: resolve(flags.tasks),
-        output: resolve(flags.output),
-        instancesDir: resolve(flags.instances),
-        ...(flags.seed ? { seed: flags.seed } : {}),
-      });
-      const c = report.counts;
-      ctx.out(
-        `wrote ${show(report.output)}: ${c.detect} detect, ${c.diagnose} diagnose, ${c.repair} repair predictions for ${report.tasks} tasks`,
-      );
-    });
+  const show = (p: string) => showPath(ctx.cwd, p);
 
   const score = program
     .command('score')
@@ -150,13 +60,13 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .addOption(
       new Option(
         '--cell-timeout <s>',
-        "seconds per cell of a repair (default: the instance's, else 120; at most 86400)",
+        `seconds per cell of a repair (default: the instance's, else ${DEFAULT_CELL_TIMEOUT_SECONDS}; at most ${MAX_TIME_LIMIT_SECONDS})`,
       ).argParser(parseSeconds),
     )
     .addOption(
       new Option(
         '--timeout <s>',
-        "seconds per repaired notebook (default: the instance's, else 600; at most 86400)",
+        `seconds per repaired notebook (default: the instance's, else ${DEFAULT_TIMEOUT_SECONDS}; at most ${MAX_TIME_LIMIT_SECONDS})`,
       ).argParser(parseSeconds),
     );
   addRuntimeOptions(score);
@@ -208,7 +118,8 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
           'To sandbox them: sh tools/setup-engine.sh && npx junobench image build, then score --runtime docker.',
       );
     };
-    // Importing every module the repair tasks need (torch, tensorflow…) takes tens of seconds with nothing else on screen.
+    // Importing every module the repair tasks need (torch, tensorflow…) takes tens of seconds with nothing else on
+    // screen.
     const onCheckRuntime = (runtime: Runtime, modules: readonly string[]) => {
       if (modules.length === 0) return;
       const listed =

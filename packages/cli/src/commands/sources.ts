@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { FetchOutcome, SourcesFetchReport } from '@junobench/sources';
-import { JunoError, listInstanceIds, validateInstanceId, type SourceRecord } from '@junobench/core';
+import { JunoError, formatBytes, listInstanceIds, validateInstanceId, type SourceRecord } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { formatTable } from './format.js';
 
@@ -24,8 +24,8 @@ const CREDENTIALS_HELP =
   'KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json); GitHub uses GITHUB_TOKEN when set\n' +
   '(optional for public repositories) against GITHUB_API_URL (default https://api.github.com). Secrets are never printed or written.\n';
 
-// Verbs: collect kaggle|github, sources fetch, add (issue 9). Library packages are imported inside each action
-// (`await import('@junobench/...')`) so that other commands do not pay for loading them.
+// Verbs: collect kaggle|github, sources fetch (docs/sources.md); `add` is in add.ts. Library packages are imported
+// inside each action (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 export function registerSourcesCommands(program: Command, ctx: CliContext): void {
   const collect = program
     .command('collect')
@@ -76,7 +76,7 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
       const datasets = collected.flatMap((c) => c.record.datasets);
       const bytes = datasets.reduce((s, d) => s + (d.bytes ?? 0), 0);
       ctx.out(
-        `${collected.length} kernel${collected.length === 1 ? '' : 's'} collected, ${datasets.length} data source${datasets.length === 1 ? '' : 's'}${flags.withData ? ` (${formatSize(bytes)} of data in ${path.relative(ctx.cwd, cacheDir) || cacheDir})` : ''}`,
+        `${collected.length} kernel${collected.length === 1 ? '' : 's'} collected, ${datasets.length} data source${datasets.length === 1 ? '' : 's'}${flags.withData ? ` (${formatBytes(bytes, { units: 'si' })} of data in ${path.relative(ctx.cwd, cacheDir) || cacheDir})` : ''}`,
       );
     } finally {
       progress.done();
@@ -201,15 +201,11 @@ export function registerSourcesCommands(program: Command, ctx: CliContext): void
   });
 }
 
+/**
+ * The cache folder of collected sources and datasets: --cache-dir, else $JUNOBENCH_CACHE_DIR, else .junobench-cache.
+ */
 export function resolveCache(flag: string | undefined, ctx: CliContext): string {
   return path.resolve(ctx.cwd, flag ?? ctx.env.JUNOBENCH_CACHE_DIR ?? '.junobench-cache');
-}
-
-export function formatSize(bytes: number): string {
-  if (bytes < 1e3) return `${bytes} B`;
-  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} kB`;
-  if (bytes < 1e9) return `${(bytes / 1e6).toFixed(1)} MB`;
-  return `${(bytes / 1e9).toFixed(2)} GB`;
 }
 
 function formatCollected(r: SourceRecord, dir: string): string {
@@ -222,12 +218,12 @@ function formatCollected(r: SourceRecord, dir: string): string {
         : 'latest';
   const lines = [
     `collected ${r.platform} ${r.ref} → ${dir}`,
-    `  notebook  ${r.notebook.path} (${formatSize(r.notebook.bytes)}, sha256 ${r.notebook.sha256.slice(0, 12)}…), ${version}`,
+    `  notebook  ${r.notebook.path} (${formatBytes(r.notebook.bytes, { units: 'si' })}, sha256 ${r.notebook.sha256.slice(0, 12)}…), ${version}`,
     `  code licence ${r.codeLicense}; author ${r.authorId}`,
   ];
   for (const d of r.datasets) {
     const files = d.files
-      ? `${d.files.length} file${d.files.length === 1 ? '' : 's'}, ${formatSize(d.bytes ?? 0)}, tree ${d.treeSha256?.slice(0, 12)}…`
+      ? `${d.files.length} file${d.files.length === 1 ? '' : 's'}, ${formatBytes(d.bytes ?? 0, { units: 'si' })}, tree ${d.treeSha256?.slice(0, 12)}…`
       : 'not downloaded';
     lines.push(
       `  ${d.kind.padEnd(9)} ${d.ref} "${d.title}" — licence ${d.license ?? 'NONE (data must be synthetic)'} — ${files}`,
@@ -255,7 +251,7 @@ function formatFetchReport(report: SourcesFetchReport, cwd: string): string {
     for (const c of o.changes ?? []) {
       const sizes =
         c.expectedBytes !== undefined || c.actualBytes !== undefined
-          ? ` (${c.expectedBytes !== undefined ? formatSize(c.expectedBytes) : '—'} → ${c.actualBytes !== undefined ? formatSize(c.actualBytes) : '—'})`
+          ? ` (${c.expectedBytes !== undefined ? formatBytes(c.expectedBytes, { units: 'si' }) : '—'} → ${c.actualBytes !== undefined ? formatBytes(c.actualBytes, { units: 'si' }) : '—'})`
           : '';
       lines.push(
         `  drift: ${o.task.instance}: ${o.task.what} ${o.task.ref}: ${c.path} ${c.change}${c.expected ? ` — locked sha256 ${c.expected.slice(0, 12)}…` : ''}${c.actual ? `, upstream ${c.actual.slice(0, 12)}…` : ''}${sizes}`,

@@ -223,7 +223,7 @@ describe('junobench subsample', () => {
     '%s: the subsampling reports in the subsample-report format (and, applied, --check --json in subsample-check-report)',
     async (status, ok) => {
       const root = await instanceFolder();
-      const { subsampleInstance } = await import('@junobench/pipeline');
+      const { subsampleInstance } = await import('@junobench/subsample');
       const { writeSubsampleReport } = await import('@junobench/subsample');
       const result = await subsampleInstance({
         instanceDir: path.join(root, 'instances', 'x_1'),

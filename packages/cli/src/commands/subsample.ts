@@ -3,19 +3,19 @@ import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   JunoError,
+  formatBytes,
   readJsonFile,
   validateInstanceId,
   type RowFilter,
   type SubsampleSpec,
   type SubsampleStep,
 } from '@junobench/core';
-import type { SubsampleInstanceResult } from '@junobench/pipeline';
-import type { SubsampleDataReport } from '@junobench/subsample';
+import type { SubsampleDataReport, SubsampleInstanceResult } from '@junobench/subsample';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, formatTable, parsePositiveInt, parsePositiveNumber } from './format.js';
 
-// @junobench/pipeline, subsample and verify are imported inside the action (CONTRIBUTING.md: imports in
+// @junobench/subsample and verify are imported inside the action (CONTRIBUTING.md: imports in
 // the CLI). The default the help shows is @junobench/subsample's, copied: its literal type keeps them equal.
 const DEFAULT_CACHE_DIR: (typeof import('@junobench/subsample'))['DEFAULT_CACHE_DIR'] = '.junobench-cache';
 
@@ -165,7 +165,7 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
       )?.data?.subsample?.source;
       if (saved && saved.kind !== 'local') spec = { ...spec, source: saved };
     }
-    const { subsampleInstance } = await import('@junobench/pipeline');
+    const { subsampleInstance } = await import('@junobench/subsample');
     const { verifyInstanceDir } = await import('@junobench/verify');
     const runtime = flags.dryRun ? undefined : await createRuntimeFromFlags(flags, ctx);
     let result: SubsampleInstanceResult;
@@ -310,18 +310,6 @@ function parseNonNegativeInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number ≥ 0, got "${value}"`);
   return n;
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[i]}`;
 }
 
 export function formatDataReport(id: string, r: SubsampleDataReport): string {

@@ -3,7 +3,15 @@ import { Option, type Command } from 'commander';
 import { JunoError, readInstance, type InstanceVerification, type VerificationReport } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { createRuntimeFromFlags, addRuntimeOptions, type RuntimeFlags } from './runtime-flags.js';
-import { formatTable, formatDuration, parsePositiveInt, parseSeconds } from './format.js';
+import {
+  DEFAULT_CELL_TIMEOUT_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
+  MAX_TIME_LIMIT_SECONDS,
+  formatDuration,
+  formatTable,
+  parsePositiveInt,
+  parseSeconds,
+} from './format.js';
 
 interface VerifyFlags extends RuntimeFlags {
   instances: string;
@@ -32,14 +40,16 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
     .option('--json <file>', 'write all results as JSON (schemas/verification.schema.json)')
     .option('--no-prewarm', "don't import required modules while kernels start")
     .addOption(
-      new Option('--cell-timeout <s>', "seconds per cell (default: the instance's, else 120; at most 86400)").argParser(
-        parseSeconds,
-      ),
+      new Option(
+        '--cell-timeout <s>',
+        `seconds per cell (default: the instance's, else ${DEFAULT_CELL_TIMEOUT_SECONDS}; at most ${MAX_TIME_LIMIT_SECONDS})`,
+      ).argParser(parseSeconds),
     )
     .addOption(
-      new Option('--timeout <s>', "seconds per notebook (default: the instance's, else 600; at most 86400)").argParser(
-        parseSeconds,
-      ),
+      new Option(
+        '--timeout <s>',
+        `seconds per notebook (default: the instance's, else ${DEFAULT_TIMEOUT_SECONDS}; at most ${MAX_TIME_LIMIT_SECONDS})`,
+      ).argParser(parseSeconds),
     );
   addRuntimeOptions(cmd);
   cmd.addHelpText(

@@ -15,7 +15,7 @@ interface WorkerFlags extends RuntimeFlags {
   drain: number;
 }
 
-// Verbs: worker (issue 14). Library packages are imported inside each action
+// Verbs: worker (docs/queue.md). Library packages are imported inside each action
 // (`await import('@junobench/...')`) so that other commands do not pay for loading them.
 const NOTEBOOK_STATUS: Record<string, string> = {
   completed: 'the notebook ran to its end',
@@ -98,7 +98,8 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
               break;
             }
             case 'job-done':
-              // The notebook's own status, worded so that a reproduced crash (status "error") does not read as a failed job.
+              // The notebook's own status, worded so that a reproduced crash (status "error") does not read as a failed
+              // job.
               ctx.out(
                 `${e.id} done in ${formatDuration(e.durationMs)}: ${NOTEBOOK_STATUS[e.status] ?? `the notebook ended: ${e.status}`}`,
               );

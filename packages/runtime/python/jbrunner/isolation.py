@@ -1,4 +1,4 @@
-"""What makes a forked kernel the same as a launched one (issue 12, item 2).
+"""What makes a forked kernel the same as a launched one (docs/verify.md, "Why it is fast").
 
 A zygote changes process-wide settings for its own sake (it ignores SIGCHLD so
 that its children are reaped for it; it serves a socket; it sits in the

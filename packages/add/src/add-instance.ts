@@ -62,7 +62,8 @@ export interface AddInstanceOptions {
   crash?: number;
   /**
    * With a source folder: the same notebook saved with its outputs (e.g. downloaded from its page on kaggle.com),
-   * used as original.ipynb — `kaggle kernels pull` gives the source without outputs. Its code must be the collected one's.
+   * used as original.ipynb — `kaggle kernels pull` gives the source without outputs. Its code must be the collected
+   * one's.
    */
   notebook?: string;
   /** Runs the draft's reproduced notebook; undefined = --no-verify. */

@@ -102,7 +102,8 @@ describe('planReproducedNotebook', () => {
   });
 
   it('puts a cell re-run after the crash back at the count its earlier run left free', () => {
-    // Ran top to bottom (1, 2, 3), crashed at 4, then re-ran cell 1 (5): count 2, which no cell holds, was its first run.
+    // Ran top to bottom (1, 2, 3), crashed at 4, then re-ran cell 1 (5): count 2, which no cell holds, was its first
+    // run.
     const n = nb([
       { src: 'import pandas as pd', count: 1 },
       { src: "df = pd.DataFrame({'a': [1]})", count: 5 },
@@ -252,7 +253,8 @@ describe('rewriteDataPaths', () => {
       "pd.read_csv('data/house/train.csv')",
       [],
     ],
-    // Not provably that source's: its files are not known (not downloaded), or it is not among them, or another input entirely.
+    // Not provably that source's: its files are not known (not downloaded), or it is not among them, or another input
+    // entirely.
     [
       "pd.read_csv('../input/train.csv')",
       kaggle(['house']),

@@ -6,14 +6,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashTree, type Instance, type SubsampleSpec } from '@junobench/core';
-import type { Runtime } from '@junobench/runtime';
-import { subsampleInstance } from './subsample-instance.js';
+import { createLocalRuntime, type Runtime } from '@junobench/runtime';
+import { subsampleInstance } from '@junobench/subsample';
+import { verifyInstanceDir } from '@junobench/verify';
 
-// Loaded as the pipeline's own modules load them (lazily: the module-boundary rule wants one way per package).
-const { createLocalRuntime } = await import('@junobench/runtime');
-const { verifyInstanceDir } = await import('@junobench/verify');
-
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let runtime: Runtime;
 let tmp: string;
 let dir: string;

@@ -2,7 +2,7 @@
 // crash reproduces and they have labels: they are not reviewed yet.
 import { describe, expect, it } from 'vitest';
 import type { Instance, InstanceVerification, Labels, VerificationReport } from '@junobench/core';
-import { assembleBenchmark } from './stage-benchmark.js';
+import { assembleBenchmark } from './assemble-benchmark.js';
 
 const labels: Labels = {
   library: 'pandas',

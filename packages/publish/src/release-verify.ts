@@ -52,7 +52,10 @@ export interface ReleaseVerification {
   rerun?: ReleaseRerun;
   /** Why the instances were not re-run although `run` was asked (the static checks failed). */
   rerunRefused?: string;
-  /** The re-run was asked but no runtime could be made here (an exit-3 error: environment missing); the checks were done. */
+  /**
+   * The re-run was asked but no runtime could be made here (an exit-3 error: environment missing); the checks were
+   * done.
+   */
   rerunUnavailable?: JunoError;
   /** Everything holds: no problem and no difference. */
   ok: boolean;
@@ -88,7 +91,8 @@ export async function verifyRelease(o: VerifyReleaseOptions): Promise<ReleaseVer
       try {
         runtime = await o.createRuntime(check.manifest);
       } catch (e) {
-        // No runtime here (exit 3: no kernel stack, no engine, no image): the checks above still stand, and are reported.
+        // No runtime here (exit 3: no kernel stack, no engine, no image): the checks above still stand, and are
+        // reported.
         if (!isJunoError(e) || e.exitCode !== 3) throw e;
         result.rerunUnavailable = e;
       }

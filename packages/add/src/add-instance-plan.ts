@@ -207,7 +207,8 @@ export function rewriteDataPaths(
     let to: string;
     const head = seg?.split('/')[0];
     if (seg !== undefined && seg.includes('/') && !known.has(head!)) {
-      // Newer layout: provably a source only by its ref; a plain notebook's goes to data/<slug>, where the user puts it.
+      // Newer layout: provably a source only by its ref; a plain notebook's goes to data/<slug>, where the user puts
+      // it.
       const mount = inputs.refs?.get(seg.toLowerCase());
       if (mount !== undefined) to = `data/${mount}`;
       else if (!inputs.complete) to = `data/${seg.split('/').pop()!}`;

@@ -12,8 +12,8 @@ import {
   type VerificationReport,
 } from '@junobench/core';
 import type { ReleasePlan, WrittenRelease } from '@junobench/release';
-import { checkBuildSources } from './run-build.js';
-import { formatBenchmarkCsv } from './stage-benchmark.js';
+import { formatBenchmarkCsv } from '@junobench/benchmark';
+import { checkBuildSources } from '@junobench/build-lock';
 
 /** The toolchain's own checkout: its version and commit go into every manifest. */
 const TOOLCHAIN_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -32,7 +32,10 @@ export interface PrepareReleaseOptions {
   deprecatedFile: string;
   /** raw/release.json (optional file) */
   metadataFile: string;
-  /** raw/instances: drafts there are refused even when the build left them out; the report lists those outside the benchmark. */
+  /**
+   * raw/instances: drafts there are refused even when the build left them out; the report lists those outside the
+   * benchmark.
+   */
   rawInstancesDir?: string;
   /**
    * raw/annotations: after a deprecation, the agreement figures are recomputed
@@ -212,7 +215,8 @@ async function writeReleaseView(o: {
   );
   if (!benchmark || !verification) return none;
   const labels = await import('@junobench/labels');
-  // The annotations the build's agreement was computed from; absent (another layout): the curated figures stay, and the card says so.
+  // The annotations the build's agreement was computed from; absent (another layout): the curated figures stay, and the
+  // card says so.
   const annotations =
     o.annotationsDir &&
     (await stat(o.annotationsDir).then(
@@ -274,7 +278,8 @@ async function writeReleaseView(o: {
       await writeFileAtomic(overlay['labels/final-labels.jsonl'], lines.map((l) => `${l}\n`).join(''));
     }
     // Agreement over the annotations of the instances that remain, as the labels stage computes it (same seed,
-    // resamples and gate in agreement.md): the figures the card and the manifest carry describe the release's instances.
+    // resamples and gate in agreement.md): the figures the card and the manifest carry describe the release's
+    // instances.
     let agreementRecomputed = false;
     const curatedAgreement = await stat(path.join(curatedDir, 'labels', 'agreement.json')).then(
       (s) => s.isFile(),
@@ -310,7 +315,8 @@ async function writeReleaseView(o: {
         ? await readFile(path.join(o.annotationsDir, labels.ADJUDICATION_FILE), 'utf8').catch(() => undefined)
         : undefined;
       if (adjudicated !== undefined) {
-        // Already read and checked by readAnnotationFolder: the adjudicators' notes, line for line, without the deprecated instances'.
+        // Already read and checked by readAnnotationFolder: the adjudicators' notes, line for line, without the
+        // deprecated instances'.
         const notes = adjudicated
           .split('\n')
           .filter((l) => l.trim() && !deprecated.has((JSON.parse(l) as { instance: string }).instance));

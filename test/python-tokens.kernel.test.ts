@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listInstanceIds } from '@junobench/core';
 import { findPython } from '@junobench/runtime';
-import { tokenizePython } from './python-tokens.js';
+import { tokenizePython } from '@junobench/notebook';
 
-const repoRoot = path.resolve(import.meta.dirname, '../../..');
+const repoRoot = path.resolve(import.meta.dirname, '..');
 
 const PROBE = `
 import io, json, sys, tokenize

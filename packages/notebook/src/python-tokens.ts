@@ -94,7 +94,8 @@ export function tokenizePython(source: string): PyToken[] {
     return e < 0 ? n : e;
   };
 
-  // A cell magic on the first non-blank line: `%%time` bodies are Python, anything else (`%%bash`, `%%writefile`) is not.
+  // A cell magic on the first non-blank line: `%%time` bodies are Python, anything else (`%%bash`, `%%writefile`) is
+  // not.
   const lead = /^(?:[ \t\f]*\r?\n)*[ \t\f]*%%(\w+)/.exec(source);
   if (lead) {
     const start = source.indexOf('%%');
@@ -132,7 +133,8 @@ export function tokenizePython(source: string): PyToken[] {
     const atStatementStart = lineStart && depth === 0;
     const afterAssign = depth === 0 && lastSignificant(tokens)?.text === '=' && !lineStart;
     if ((c === '%' || c === '!') && (atStatementStart || afterAssign) && source[i + 1] !== '=') {
-      // IPython line magic or shell escape (`%matplotlib inline`, `!pip install x`, `files = !ls`): the rest of the line.
+      // IPython line magic or shell escape (`%matplotlib inline`, `!pip install x`, `files = !ls`): the rest of the
+      // line.
       const end = lineEnd(i);
       push('magic', i, trimEndIndex(source, i, end));
       i = end;

@@ -17,7 +17,11 @@ import {
   type SyntheticDataNote,
   type VersionResult,
 } from '@junobench/core';
-import type { InstanceSubsampleReport, SharpFactory } from '@junobench/subsample';
+import type { SharpFactory } from './reencode-image.js';
+import { DEFAULT_CACHE_DIR, resolveSubsampleSource } from './regenerate-instance-data.js';
+import { parseSubsampleSpec } from './spec.js';
+import { subsampleData } from './subsample-data.js';
+import type { InstanceSubsampleReport } from './summarize-reports.js';
 
 /** Verifies an instance folder (notebooks, data/, instance.json); injected so tests need no kernel. */
 export type VerifyInstanceDir = (instanceDir: string) => Promise<InstanceVerification>;
@@ -54,8 +58,6 @@ export interface SubsampleInstanceResult extends InstanceSubsampleReport {
  * the instance is left exactly as it was and the result says what changed.
  */
 export async function subsampleInstance(options: SubsampleInstanceOptions): Promise<SubsampleInstanceResult> {
-  const { DEFAULT_CACHE_DIR, parseSubsampleSpec, resolveSubsampleSource, subsampleData } =
-    await import('@junobench/subsample');
   const started = Date.now();
   const progress = options.onProgress ?? noProgress;
   const instanceDir = path.resolve(options.instanceDir);

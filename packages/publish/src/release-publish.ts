@@ -142,7 +142,8 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
   // come before the image is pushed: a registry changed for a release that is then refused is a change for nothing.
   const checked = (await prepareRelease({ ...o, dryRun: true })).plan;
   assertReleasable(checked);
-  // What `release prepare` warns about (a build lock it cannot check, a recipe not pinned…) is as true of the release published.
+  // What `release prepare` warns about (a build lock it cannot check, a recipe not pinned…) is as true of the release
+  // published.
   for (const w of checked.warnings) {
     o.onStep?.(`warning: ${w}`);
     o.onEvent?.({ kind: 'warning', message: w });
@@ -178,7 +179,8 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
 
   // 3. The sealed release.
   const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
-  // Until the tag exists the version is not published: the folder `prepare` wrote is replaced (the digest changes the archive).
+  // Until the tag exists the version is not published: the folder `prepare` wrote is replaced (the digest changes the
+  // archive).
   const prepareOptions: PrepareReleaseOptions = {
     ...o,
     dryRun: false,
@@ -278,7 +280,8 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
           bytes: written.archive.bytes,
           contentType: 'application/gzip',
         },
-        // Every file SHA256SUMS names (the card and changelog too): `sha256sum -c SHA256SUMS` must pass on the downloaded assets.
+        // Every file SHA256SUMS names (the card and changelog too): `sha256sum -c SHA256SUMS` must pass on the
+        // downloaded assets.
         ...[
           RELEASE_FILES.sums,
           RELEASE_FILES.manifest,
@@ -339,7 +342,8 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
 }
 
 /** The GitHub release's body: the changelog, then the card's figures and how to check the release. */
-// The release's changelog file, copied (typed by the package's constant) so this function needs no load of @junobench/release.
+// The release's changelog file, copied (typed by the package's constant) so this function needs no load of
+// @junobench/release.
 const CHANGELOG_FILE: (typeof import('@junobench/release'))['RELEASE_FILES']['changelog'] = 'CHANGELOG.md';
 const TOOLCHAIN_FOLDER: (typeof import('@junobench/release'))['TOOLCHAIN_FOLDER'] = 'junobench-toolchain';
 
