@@ -51,7 +51,7 @@ describe('runAddBatch', () => {
           return { key: item.key, label: item.label, status: 'drafted', id: 'pandas_1', reproduced: true };
         if (item.key === 'record:b') throw new JunoError('E_INPUT_EMPTY', 'no crash');
         interrupted();
-        return new Promise<TriageEntry>(() => {});
+        return new Promise<TriageEntry>(() => undefined);
       },
     });
     await stopped;
