@@ -16,6 +16,8 @@ export const depConstraints = [
   { sourceTag: 'scope:charts', onlyDependOnLibsWithTags: ['layer:core'] },
   { sourceTag: 'scope:suggest', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook'] },
   { sourceTag: 'scope:queue', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
+  // reproduce (triage, data derivation, replay order) reads notebooks and finds the Python it analyses them with.
+  { sourceTag: 'scope:reproduce', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
   // A stage never imports another stage: flows across stages live in pipeline.
   { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:core', 'layer:shared'] },
   // The flows (pipeline: the build; add; publish: the releases) never import each other: what two of them share

@@ -16,6 +16,7 @@ import {
   type ProgressListener,
   type SourceRecord,
   type SuggestedLabels,
+  type DraftTriage,
 } from '@junobench/core';
 import {
   assertNoNulCells,
@@ -40,6 +41,18 @@ import {
   type DataInputs,
   type ReproducedPlan,
 } from './add-instance-plan.js';
+import {
+  chooseRecordedCrash,
+  materializeDraft,
+  planDraftReproduction,
+  recordDownloads,
+  recoverCrashMessage,
+  triageDraftRun,
+  type DraftReproduction,
+  type MaterializedDraft,
+  type ReproduceOptions,
+} from './add-reproduction.js';
+import type { RecordedCrash } from '@junobench/reproduce';
 
 export interface AddInstanceOptions {
   /** A .ipynb file, or a source record folder written by `junobench collect`. */
@@ -65,6 +78,10 @@ export interface AddInstanceOptions {
   /** Plan and report without writing anything. */
   dryRun?: boolean;
   onProgress?: ProgressListener;
+  /** Check the order, the packages and the inputs, put the inputs into data/, and triage (README, "Reproducing real crashes"). */
+  reproduce?: ReproduceOptions;
+  /** The crash a pool record names (`add --pool`): chosen among the saved errors, or located by its traceback. */
+  recorded?: RecordedCrash;
 }
 
 export interface AddInstancePlan {
@@ -79,6 +96,7 @@ export interface AddInstancePlan {
   /** Datasets to copy into data/ (from the cache), by mount. */
   data: { mount: string; treeSha256: string }[];
   warnings: string[];
+  reproduction?: DraftReproduction;
 }
 
 export interface AddInstanceResult {
@@ -92,6 +110,9 @@ export interface AddInstanceResult {
   instead?: string;
   lockUpdated: boolean;
   data?: LockedData;
+  /** What the reproduction machinery put into data/ and, for a crash that did not reproduce, its cause. */
+  materialized?: MaterializedDraft;
+  triage?: DraftTriage;
 }
 
 /**
@@ -184,7 +205,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     }
     nb = saved;
     originalName = options.notebook;
-  } else if (record?.value.platform === 'kaggle' && hasNoSavedRun(nb)) {
+  } else if (record?.value.platform === 'kaggle' && hasNoSavedRun(nb) && !options.recorded) {
     // The Kaggle CLI writes the source Kaggle stores (ApiKernelBlob.source): no outputs, so no error output to mine.
     throw new JunoError(
       'E_INPUT_EMPTY',
@@ -211,9 +232,16 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     );
   }
   const crashes = mineNotebookCrashes(nb);
-  const { crash, index } = chooseCrash(crashes, options.crash, originalName, nb);
+  const chosen = options.recorded
+    ? await chooseRecordedCrash(nb, crashes, options.recorded, originalName)
+    : { ...chooseCrash(crashes, options.crash, originalName, nb), warning: undefined };
+  const index = chosen.index;
   // Past this point the notebook has saved outputs: collect's warning that it came without any is settled.
   const warnings: string[] = (record?.value.warnings ?? []).filter((w) => !w.startsWith(NO_SAVED_OUTPUTS_WARNING));
+  if (chosen.warning) warnings.push(chosen.warning);
+  const recovered = await recoverCrashMessage(chosen.crash);
+  const crash = recovered.crash;
+  if (recovered.warning) warnings.push(recovered.warning);
 
   // Kernel outputs are recorded but never downloaded: a path into one is an input the draft lacks.
   const sources = (record?.value.datasets ?? []).filter((d) => d.kind !== 'kernel-output');
@@ -228,7 +256,20 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     // Kaggle says which sources a kernel has; a notebook from anywhere else brings no such list.
     complete: record?.value.platform === 'kaggle',
   };
-  const reproduced = planReproducedNotebook(nb, crash, inputs);
+  let reproduced = planReproducedNotebook(nb, crash, inputs);
+  let reproduction: DraftReproduction | undefined;
+  if (options.reproduce) {
+    const collected = sources.flatMap((d) => (d.files ?? []).map((f) => `data/${d.mount}/${f.path}`));
+    ({ reproduced, reproduction } = await planDraftReproduction(
+      nb,
+      crash,
+      inputs,
+      reproduced,
+      collected,
+      options.reproduce,
+    ));
+    warnings.push(...reproduction.warnings);
+  }
   for (const u of reproduced.unresolvedInputs) {
     const only = sources.length === 1 && !sources[0]!.files ? sources[0]! : undefined;
     warnings.push(
@@ -299,7 +340,10 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     status: 'draft',
     source: record ? instanceSourceOf(record.value) : { platform: 'local', datasets: [] },
     crash: planExpectedCrash(crash, reproduced.crashCell, inputs),
-    execution: { order: reproduced.order },
+    execution: {
+      order: reproduced.order,
+      ...(reproduction?.executionCells ? { cells: reproduction.executionCells } : {}),
+    },
     requires,
     suggestedLabels,
   };
@@ -314,6 +358,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     ...(record ? { record } : {}),
     data,
     warnings,
+    ...(reproduction ? { reproduction } : {}),
   };
 }
 
@@ -436,13 +481,26 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       data = { sha256: got.sha256, files: got.files, bytes: got.bytes };
     }
     await writeFile(path.join(staging, 'instance.json'), formatJson(plan.instance));
+    let materialized: MaterializedDraft | undefined;
+    if (plan.reproduction && options.reproduce) {
+      progress?.({ task: 'add', done: 0, message: 'putting the inputs into data/' });
+      const m = await materializeDraft(staging, plan.instance, plan.reproduction, options.reproduce);
+      plan.instance = m.instance;
+      materialized = m.materialized;
+    }
     // The draft must be self-contained: the same link rule as every instance.
     await readInstanceTree(staging);
 
     let verification: InstanceVerification | undefined;
+    let triage: DraftTriage | undefined;
     if (options.verify) {
       progress?.({ task: 'add', done: 0, message: `running ${plan.id}'s reproduced notebook` });
       verification = await options.verify(staging);
+      if (plan.reproduction) {
+        const t = await triageDraftRun(staging, plan.instance, plan.reproduction, materialized, verification);
+        plan.instance = t.instance;
+        triage = t.triage;
+      }
     }
 
     if (
@@ -463,6 +521,10 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       await writeSourcesLock(lockFile, withLockEntry(lock, plan.id, planLockEntry(plan.record.value, rel, data)));
       lockUpdated = true;
     }
+    if (materialized && materialized.downloads.length > 0) {
+      await recordDownloads(lockFile, plan.id, materialized.downloads);
+      lockUpdated = true;
+    }
     const reproduces = verification ? verification.reproduced.outcome === 'crash-reproduced' : undefined;
     return {
       plan,
@@ -471,6 +533,8 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       ...(verification && !reproduces ? { instead: describeReproduced(verification) } : {}),
       lockUpdated,
       ...(data ? { data } : {}),
+      ...(materialized ? { materialized } : {}),
+      ...(triage ? { triage } : {}),
     };
   } catch (e) {
     if (moved) await rm(final, { recursive: true, force: true });

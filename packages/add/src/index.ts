@@ -13,3 +13,17 @@ export {
   instanceSourceOf,
 } from './add-instance-plan.js';
 export type { DataInputs, ReproducedPlan } from './add-instance-plan.js';
+export { readModuleProfiles, writeDerivedTable } from './add-reproduction.js';
+export type { ReproduceOptions, DraftReproduction, MaterializedDraft } from './add-reproduction.js';
+export {
+  runAddBatch,
+  planBatchItems,
+  planPoolItems,
+  planFunnel,
+  planRecordSource,
+  addPoolRecord,
+  entryOfResult,
+  listNotebookFiles,
+  isUnavailable,
+} from './add-batch.js';
+export type { BatchItem, RunAddBatchOptions, PoolRecordOptions } from './add-batch.js';

@@ -19,6 +19,7 @@ export type { ReadReportOptions } from './read-report-data.js';
 export { renderIndexPage } from './render-index.js';
 export { renderInstancePage } from './render-instance.js';
 export { renderStatsPage } from './render-stats.js';
+export { renderTriagePage } from './render-triage.js';
 export { planReport } from './plan-report.js';
 export type { ReportPlan, ReportFile } from './plan-report.js';
 export { writeReport, generateReport } from './write-report.js';

@@ -2,6 +2,7 @@ import { validateInstanceId } from '@junobench/core';
 import type { ReportData } from './report-data.js';
 import { renderIndexPage } from './render-index.js';
 import { renderInstancePage } from './render-instance.js';
+import { renderTriagePage } from './render-triage.js';
 import { renderStatsPage } from './render-stats.js';
 
 export interface ReportFile {
@@ -23,6 +24,9 @@ export function planReport(data: ReportData): ReportPlan {
   const files: ReportFile[] = [
     { path: 'index.html', content: renderIndexPage(data) },
     { path: 'stats.html', content: renderStatsPage(data) },
+    ...(data.triage && data.triage.length > 0
+      ? [{ path: 'triage.html', content: renderTriagePage(data.triage, data.name) }]
+      : []),
   ];
   let largest: ReportPlan['largestInstancePage'];
   for (const inst of data.instances) {

@@ -8,6 +8,7 @@ import {
   readInstance,
   readInstanceTree,
   readJsonFile,
+  type TriageReport,
   readJsonlAll,
   validateInstanceId,
   type Adjudication,
@@ -53,6 +54,8 @@ export interface ReadReportOptions {
    * into the view to render.
    */
   instanceFolders?: { curated?: string; raw?: string };
+  /** Triage reports of `junobench add` batches (schemas/triage-report.schema.json), for the triage page. */
+  triage?: readonly string[];
 }
 
 /** Most files listed per instance page: the page weight stays bounded whatever data/ holds. */
@@ -167,6 +170,13 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
     ...(stats ? { stats } : {}),
     charts: await readCharts(path.join(from, 'stats', 'charts')),
     ...(stats ? { statsHref: toPosix(path.relative(out, path.join(from, 'stats'))) } : {}),
+    ...(options.triage && options.triage.length > 0
+      ? {
+          triage: await Promise.all(
+            options.triage.map((f) => readJsonFile<TriageReport>(f, { schema: 'triage-report' })),
+          ),
+        }
+      : {}),
   };
 }
 

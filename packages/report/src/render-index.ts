@@ -101,7 +101,7 @@ export function renderIndexPage(data: ReportData): string {
 
   const body = [
     `<h1>${escapeHtml(title)}: crashes in ML notebooks</h1>`,
-    `<p class="lead">${escapeHtml(summary.join(' · '))}. Each instance has a notebook that crashes as labelled (reproduced) and one that runs (fixed); open an instance to compare them cell by cell. <a href="stats.html">Statistics and annotator agreement</a>.</p>`,
+    `<p class="lead">${escapeHtml(summary.join(' · '))}. Each instance has a notebook that crashes as labelled (reproduced) and one that runs (fixed); open an instance to compare them cell by cell. <a href="stats.html">Statistics and annotator agreement</a>.${data.triage && data.triage.length > 0 ? ' <a href="triage.html">Triage of added crashes</a>.' : ''}</p>`,
     filters,
     counts,
     `<div class="table-wrap" role="region" aria-labelledby="instances-caption" tabindex="0"><table class="instances" id="instances"><caption id="instances-caption">Instances (select a column header to sort)</caption>${thead}${tbody}</table></div>`,

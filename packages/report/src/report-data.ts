@@ -9,6 +9,7 @@ import type {
   LabelSource,
   Labels,
   Outcome,
+  TriageReport,
   VerificationSummary,
 } from '@junobench/core';
 import type { Notebook } from '@junobench/notebook';
@@ -82,6 +83,8 @@ export interface ReportData {
   charts: ReportChart[];
   /** Links from the statistics page to the source files (relative to the report's root), when on disk. */
   statsHref?: string;
+  /** Triage reports of `junobench add` batches, for the triage page. */
+  triage?: TriageReport[];
 }
 
 export type IndexFlag = 'draft' | 'flaky' | 'synthetic-data' | 'skipped-env' | 'excluded';

@@ -8,6 +8,7 @@ interface ReportFlags {
   from: string;
   out?: string;
   raw?: string | false;
+  triage?: string[];
 }
 
 // Verbs: report (docs/report.md). Library packages are imported inside each action
@@ -27,6 +28,10 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       "raw inputs: adjudicators' notes and instances left out of the benchmark (default: raw, when it exists)",
     )
     .option('--no-raw', 'read the curated folder only')
+    .option(
+      '--triage <triage.json...>',
+      'triage reports of `junobench add` batches: a page with their funnels and causes',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  junobench report\n  junobench report --from curated --out /tmp/junobench-report\nThen open <out>/index.html in a browser.',
@@ -42,7 +47,13 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       const progress = ctx.progress('report');
       let result;
       try {
-        result = await generateReport({ from, out, ...(raw ? { raw } : {}), onProgress: progress });
+        result = await generateReport({
+          from,
+          out,
+          ...(raw ? { raw } : {}),
+          ...(flags.triage ? { triage: flags.triage.map((t) => path.resolve(ctx.cwd, t)) } : {}),
+          onProgress: progress,
+        });
       } finally {
         progress.done();
       }

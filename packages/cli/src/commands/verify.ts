@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { JunoError, type InstanceVerification, type VerificationReport } from '@junobench/core';
+import { JunoError, readInstance, type InstanceVerification, type VerificationReport } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
 import { createRuntimeFromFlags, addRuntimeOptions, type RuntimeFlags } from './runtime-flags.js';
@@ -80,7 +80,7 @@ async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Pr
   });
   const progress = ctx.progress('verify');
   try {
-    return await verifyInstances({
+    const report = await verifyInstances({
       instancesDir: set.instancesDir,
       ids: set.ids,
       runtime,
@@ -94,11 +94,37 @@ async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Pr
       onProgress: progress,
       onWarning: (m) => ctx.err(`warning: ${m}`),
     });
+    return await withDraftTriage(report, set.instancesDir);
   } finally {
     progress.done();
     await runtime.close();
     await set.close();
   }
+}
+
+// A draft whose crash does not reproduce gets its cause in the words `add` uses (README, "Reproducing real crashes").
+async function withDraftTriage(report: VerificationReport, instancesDir: string): Promise<VerificationReport> {
+  const failing = report.instances.filter((v) => v.status === 'not-verified' || v.status === 'skipped');
+  if (failing.length === 0) return report;
+  const { triageDraft, findingsOfInstance } = await import('@junobench/reproduce');
+  for (const v of failing) {
+    const instance = await readInstance(path.join(instancesDir, v.instance)).catch(() => undefined);
+    if (instance?.status !== 'draft') continue;
+    const r = v.reproduced;
+    const triage = triageDraft(
+      {
+        outcome: r.outcome as 'crash-mismatch',
+        ...(r.reason ? { reason: r.reason } : {}),
+        ...(r.observed
+          ? { observed: { ename: r.observed.ename, evalue: r.observed.evalue, cell: r.observed.cell } }
+          : {}),
+        expected: instance.crash,
+      },
+      findingsOfInstance(instance),
+    );
+    if (triage) v.triage = triage;
+  }
+  return report;
 }
 
 export function formatVerificationSummary(report: VerificationReport): string {
@@ -133,6 +159,7 @@ function explain(v: InstanceVerification): string {
     return `flaky: reproduced ${(v.repeats.reproduced ?? []).join('/')}; fixed ${(v.repeats.fixed ?? []).join('/')}`;
   }
   const parts: string[] = [];
+  if (v.triage) parts.push(`cause ${v.triage.cause} — ${v.triage.detail}; next: ${v.triage.next}`);
   if (v.reproduced.outcome !== 'crash-reproduced')
     parts.push(`reproduced ${v.reproduced.outcome}${v.reproduced.reason ? ` (${v.reproduced.reason})` : ''}`);
   if (v.fixed.outcome !== 'fixed-ok' && !(v.status === 'skipped' && v.fixed.reason === v.reproduced.reason)) {

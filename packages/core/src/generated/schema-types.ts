@@ -991,6 +991,20 @@ export interface ImageRecord {
  * A library cause: a canonical name, or — for a library outside that list — its top-level Python package name in lower case, as annotators write it (`keras_nlp`, `gpytorch`). Names that are another spelling of a canonical library (`keras`, `tensorflow`, `scikit_learn`, `pytorch`, `pillow`, `none`) are refused: write the canonical name.
  */
 
+export type TriageCause =
+  | 'needs-network'
+  | 'needs-data'
+  | 'needs-package'
+  | 'needs-gpu'
+  | 'order-dependent'
+  | 'different-crash'
+  | 'no-crash'
+  | 'timeout';
+/**
+ * This interface was referenced by `Instance`'s JSON-Schema
+ * via the `definition` "subsampleStep".
+ */
+
 export type SubsampleStep =
   TableSubsampleStep | ImageSubsampleStep | ArchiveSubsampleStep | SyntheticTableStep | CopyStep | DropStep;
 /**
@@ -1024,6 +1038,8 @@ export interface Instance {
    */
   requires: string[];
   labels?: Labels;
+  triage?: DraftTriage;
+  reproduction?: ReproductionNotes;
   data?: InstanceData;
 }
 /**
@@ -1056,6 +1072,90 @@ export interface SuggestedLabels {
   };
 }
 
+export interface DraftTriage {
+  cause: TriageCause;
+  /**
+   * What was seen, in a sentence.
+   */
+  detail: string;
+  /**
+   * The next step for the maintainer.
+   */
+  next: string;
+  /**
+   * needs-network: the URLs the notebook reads (code and shell lines).
+   */
+  urls?: string[];
+  /**
+   * needs-data: the paths the notebook reads and the code cells (of reproduced.ipynb) that read them.
+   */
+  paths?: {
+    path: string;
+    cells: number[];
+  }[];
+  /**
+   * needs-package: each missing module, the cell that imports it, whether a cell up to the crash uses it, and where to get it.
+   */
+  modules?: {
+    module: string;
+    /**
+     * Code cell of reproduced.ipynb that imports it.
+     */
+    cell: number;
+    usedBeforeCrash: boolean;
+    debian?: string;
+    pip?: string;
+    /**
+     * Image profiles (docker/profiles) that have it.
+     */
+    profiles?: string[];
+  }[];
+  /**
+   * order-dependent: names used before they are defined in the replay order.
+   */
+  names?: string[];
+  observed?: {
+    ename: string;
+    evalue: string;
+    cell?: number;
+  };
+}
+/**
+ * What `junobench add` changed to reproduce the crash, each edit with its reason (the paper's minimal adjustments).
+ *
+ * This interface was referenced by `Instance`'s JSON-Schema
+ * via the `definition` "reproduction".
+ */
+
+export interface ReproductionNotes {
+  edits?: ReproductionEdit[];
+  order?: OrderCheck;
+  warnings?: string[];
+}
+
+export interface ReproductionEdit {
+  kind: 'path' | 'url' | 'import' | 'shell' | 'order' | 'message' | 'match' | 'data';
+  /**
+   * Code cell of reproduced.ipynb.
+   */
+  cell?: number;
+  from?: string;
+  to?: string;
+  why: string;
+}
+
+export interface OrderCheck {
+  /**
+   * How the replay order was checked: pyflakes' name analysis, a coarser walk of the syntax tree, or not at all.
+   */
+  checked: 'pyflakes' | 'ast' | 'not-checked';
+  /**
+   * needed: neither the saved counts nor file order define every name before its use; the cells were ordered so that they do.
+   */
+  chosen: 'execution-count' | 'file' | 'needed';
+  why: string;
+}
+
 export interface InstanceData {
   synthetic?: SyntheticDataNote;
   subsample?: SubsampleSpec;
@@ -1068,6 +1168,10 @@ export interface SyntheticDataNote {
    * Generated files, relative to the instance folder (e.g. data/train.csv).
    */
   files?: string[];
+  /**
+   * What the derivation took from the code, per file (columns, dtypes, values, read options), and what it could not.
+   */
+  derived?: string[];
   seed?: string | number;
 }
 /**
@@ -2255,9 +2359,8 @@ export interface ReleaseArchiveDigest {
  */
 
 export type KernelKind = 'forked' | 'launched' | 'launched-after-failed-fork';
-
 /**
- * What `junobench release verify <release> … --json <file>` writes (planReleaseVerifyReport and writeReleaseVerifyReport in @junobench/release): the release's version, the archive checked, every problem the static checks found (SHA256SUMS, manifest, schemas, Croissant, cross-file consistency), and unless --no-run the re-run of every instance compared with the release's verification.json, with that re-run's full verification report.
+ * Why a draft does not reproduce its crash (README, "Reproducing real crashes"): the same word in `add`, `verify`, the draft's instance.json and the triage report.
  */
 
 export interface ReleaseVerifyReport {
@@ -2408,6 +2511,7 @@ export interface InstanceVerification {
    */
   contentHash: string;
   cached: boolean;
+  triage?: DraftTriage;
 }
 /**
  * This interface was referenced by `VerificationReport`'s JSON-Schema
@@ -2529,6 +2633,9 @@ export interface RuntimeIdentity {
    */
   threads?: number;
 }
+/**
+ * A draft whose crash did not reproduce: its cause, in the words `add` uses (set by `junobench verify`).
+ */
 
 /**
  * What the Python runner executes: one notebook, in a fresh kernel, cells in the given order (README, "verify"). Sent to the runner as one JSON line.
@@ -3168,6 +3275,12 @@ export interface SourcesLock {
   instances: {
     [k: string]: LockedInstance | undefined;
   };
+  /**
+   * Per instance, the files `add` downloaded from the URLs its notebook reads (into its data/).
+   */
+  downloads?: {
+    [k: string]: LockedDownload[] | undefined;
+  };
 }
 /**
  * This interface was referenced by `SourcesLock`'s JSON-Schema
@@ -3206,6 +3319,21 @@ export interface LockedData {
   sha256: string;
   files: number;
   bytes: number;
+}
+/**
+ * This interface was referenced by `SourcesLock`'s JSON-Schema
+ * via the `definition` "lockedDownload".
+ */
+
+export interface LockedDownload {
+  url: string;
+  /**
+   * Path in the instance folder (data/…).
+   */
+  file: string;
+  sha256: string;
+  bytes: number;
+  license?: string;
 }
 
 /**
@@ -3690,6 +3818,67 @@ export interface Taxonomy {
  * This interface was referenced by `Taxonomy`'s JSON-Schema
  * via the `definition` "labels".
  */
+
+/**
+ * Why a draft does not reproduce its crash (README, "Reproducing real crashes"): the same word in `add`, `verify`, the draft's instance.json and the triage report.
+ */
+
+export interface TriageReport {
+  /**
+   * The batch's inputs as given (files, folders, or the pool file).
+   */
+  inputs: string[];
+  entries: TriageEntry[];
+  funnel: TriageFunnel;
+}
+
+export interface TriageEntry {
+  /**
+   * What identifies the item across runs (the pool record's id, or the notebook's path).
+   */
+  key: string;
+  label: string;
+  url?: string;
+  /**
+   * drafted: a draft was written; unavailable: its notebook could not be had (404, private, deleted); refused: add refused it (bad input, no crash, already added); failed: an unexpected error (a bug to report).
+   */
+  status: 'drafted' | 'unavailable' | 'refused' | 'failed';
+  /**
+   * The draft's instance id.
+   */
+  id?: string;
+  /**
+   * Whether the draft's crash reproduced (absent when it was not run).
+   */
+  reproduced?: boolean;
+  cause?: TriageCause;
+  detail?: string;
+  /**
+   * Whether the draft's data is (partly) synthetic.
+   */
+  synthetic?: boolean;
+  edits?: number;
+  /**
+   * unavailable, refused, failed: why.
+   */
+  reason?: string;
+}
+
+export interface TriageFunnel {
+  records: number;
+  /**
+   * Items whose notebook was had.
+   */
+  notebooks: number;
+  drafts: number;
+  reproduced: number;
+  byCause: {
+    [k: string]: number | undefined;
+  };
+  unavailable: number;
+  refused: number;
+  failed: number;
+}
 
 /**
  * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.

@@ -1,0 +1,348 @@
+// The reproduction machinery (@junobench/reproduce) wired into `add`: the
+// replay order checked, the packages and inputs planned, the inputs put into
+// the draft (downloaded, or derived with the synthetic-table machinery of
+// @junobench/subsample, composed here because one domain package never
+// imports another), and the draft triaged after its run. README, "Reproducing
+// real crashes".
+import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  JunoError,
+  createRng,
+  formatJson,
+  type DraftTriage,
+  type ExpectedCrash,
+  type Instance,
+  type InstanceVerification,
+  type LockedDownload,
+  type OrderCheck,
+} from '@junobench/core';
+import { listCodeCells, type MinedCrash, type Notebook } from '@junobench/notebook';
+import type { CommandRunner } from '@junobench/runtime';
+import type {
+  DerivedTable,
+  DraftInputsPlan,
+  FinishedDraftInputs,
+  ModuleProfile,
+  RecordedCrash,
+  ReplayOrderChoice,
+  ResolvedNeed,
+} from '@junobench/reproduce';
+import { planReproducedNotebook, type DataInputs, type ReproducedPlan } from './add-instance-plan.js';
+
+export interface ReproduceOptions {
+  /** The interpreter the analyser runs under (Debian's python3 has pyflakes and IPython). */
+  python: string;
+  run: CommandRunner;
+  /** Which top-level modules the runtime can import; absent = not checked. */
+  importable?: (modules: readonly string[]) => Promise<Record<string, boolean>>;
+  profiles?: readonly ModuleProfile[];
+  /** Downloads a URL; absent = offline. */
+  fetchUrl?: (url: string) => Promise<Buffer>;
+  /** `--data`: files or folders copied into the draft's data/ (by their names). */
+  data?: readonly string[];
+  seed?: string;
+}
+
+export interface DraftReproduction {
+  order: OrderCheck;
+  choice: ReplayOrderChoice;
+  /** execution.cells when the order the crash needs is neither the saved nor the file order. */
+  executionCells?: [number, ...number[]];
+  inputs: DraftInputsPlan;
+  /** `--data` entries: source file → instance-relative path under data/. */
+  dataCopies: { from: string; to: string }[];
+  warnings: string[];
+}
+
+/** Colab and others save "ignored" for the message: take it from the traceback's last line. */
+export async function recoverCrashMessage(crash: MinedCrash): Promise<{ crash: MinedCrash; warning?: string }> {
+  const { recoverHiddenMessage } = await import('@junobench/reproduce');
+  const msg = recoverHiddenMessage(crash);
+  if (msg === null) return { crash };
+  return {
+    crash: { ...crash, evalue: msg },
+    warning: `the saved message of the crash is hidden (${JSON.stringify(crash.evalue)}, as Colab saves it): taken from the traceback's last line instead: ${msg.slice(0, 120)}`,
+  };
+}
+
+function withoutCounts(nb: Notebook): Notebook {
+  return {
+    ...nb,
+    cells: nb.cells.map((c) => (c.cell_type === 'code' ? { ...c, execution_count: null } : c)),
+  };
+}
+
+/**
+ * Plan the reproduction of a draft: check the replay order by name analysis
+ * (falling back to file order, or to the order the crash needs), then plan
+ * its packages and inputs on the reproduced notebook.
+ */
+export async function planDraftReproduction(
+  nb: Notebook,
+  crash: MinedCrash,
+  inputs: DataInputs,
+  planned: ReproducedPlan,
+  collectedFiles: readonly string[],
+  options: ReproduceOptions,
+): Promise<{ reproduced: ReproducedPlan; reproduction: DraftReproduction }> {
+  const { analyzeCells, chooseReplayOrder, planDraftInputs } = await import('@junobench/reproduce');
+  const analyze = (cells: { index: number; source: string }[]) =>
+    analyzeCells(cells, { python: options.python, run: options.run });
+  const original = listCodeCells(nb);
+  const whole = await analyze(original.map((c) => ({ index: c.index, source: c.source })));
+  const facts = new Map(whole.cells.map((f) => [f.index, f]));
+  const inFile = planReproducedNotebook(withoutCounts(nb), crash, inputs);
+  const replay = listCodeCells(planned.notebook);
+  const sequence =
+    planned.order === 'file'
+      ? planned.keptCells
+      : planned.keptCells
+          .map((ci, i) => ({ ci, at: replay[i]!.executionCount ?? 0 }))
+          .sort((a, b) => a.at - b.at)
+          .map((x) => x.ci);
+  const choice = chooseReplayOrder({ order: planned.order, sequence }, inFile.keptCells, facts, {
+    cell: crash.codeCell,
+    ename: crash.ename,
+    evalue: crash.evalue,
+  });
+  const reproduced = choice.chosen === planned.order ? planned : inFile;
+  const executionCells =
+    choice.chosen === 'needed'
+      ? (choice.sequence.map((ci) => reproduced.keptCells.indexOf(ci)) as [number, ...number[]])
+      : undefined;
+  const dataCopies = (options.data ?? []).map((f) => ({ from: path.resolve(f), to: `data/${path.basename(f)}` }));
+  const dataFiles = [...collectedFiles, ...(await listCopies(dataCopies))];
+  const cells = listCodeCells(reproduced.notebook);
+  const factsRepro = await analyze(cells.map((c) => ({ index: c.index, source: c.source })));
+  const imported = [...new Set(factsRepro.cells.flatMap((f) => f.imports.map((i) => i.module.split('.')[0]!)))];
+  const importable = options.importable && imported.length > 0 ? await options.importable(imported) : undefined;
+  const planInputs = planDraftInputs({
+    notebook: reproduced.notebook,
+    crashCell: reproduced.crashCell,
+    crash: { ename: crash.ename, evalue: crash.evalue },
+    facts: factsRepro,
+    dataFiles,
+    ...(importable ? { importable } : {}),
+    ...(options.profiles ? { profiles: options.profiles } : {}),
+  });
+  if (choice.chosen !== planned.order)
+    planInputs.edits.push({ kind: 'order', from: planned.order, to: choice.chosen, why: choice.why });
+  const warnings: string[] = [];
+  if (choice.chosen !== planned.order)
+    warnings.push(`replay order: ${choice.why} (${choice.chosen === 'needed' ? 'execution.cells set' : 'file order'})`);
+  if (choice.unbound.length > 0) warnings.push(`replay order: ${choice.why}`);
+  for (const m of planInputs.packages.missing.filter((x) => x.usedBeforeCrash))
+    warnings.push(
+      `module ${m.module} (imported in code cell ${m.cell}) cannot be imported in this runtime and a cell up to the crash uses it`,
+    );
+  return {
+    reproduced: { ...reproduced, notebook: planInputs.notebook },
+    reproduction: {
+      order: { checked: whole.checker, chosen: choice.chosen, why: choice.why },
+      choice,
+      ...(executionCells ? { executionCells } : {}),
+      inputs: planInputs,
+      dataCopies,
+      warnings,
+    },
+  };
+}
+
+async function listCopies(copies: readonly { from: string; to: string }[]): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  const out: string[] = [];
+  const walk = async (abs: string, rel: string): Promise<void> => {
+    const st = await stat(abs);
+    if (st.isDirectory()) {
+      for (const e of await readdir(abs)) await walk(path.join(abs, e), `${rel}/${e}`);
+    } else out.push(rel);
+  };
+  for (const c of copies) await walk(c.from, c.to);
+  return out;
+}
+
+/** Write a derived table with the synthetic-table generator (packages/subsample), seeded. */
+export async function writeDerivedTable(table: DerivedTable, file: string, seed: string): Promise<void> {
+  const { generateRows, CsvWriter } = await import('@junobench/subsample');
+  const profile = { header: table.columns.map((c) => c.name), rows: table.rows, columns: table.columns };
+  const rows = generateRows(profile, table.rows, createRng(`${seed}\u0000synthetic`));
+  const writer = await CsvWriter.open(
+    file,
+    { delimiter: table.delimiter, eol: '\n', bom: false },
+    table.columns.length,
+  );
+  try {
+    if (table.header) await writer.write(profile.header);
+    for (const r of rows) await writer.write(r);
+    await writer.commit();
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+}
+
+export interface MaterializedDraft {
+  finished: FinishedDraftInputs;
+  resolved: ResolvedNeed[];
+  downloads: LockedDownload[];
+}
+
+/**
+ * Put the draft's inputs into its staging folder (--data copies, downloads,
+ * derived files), rewrite its reproduced notebook to read them, and return
+ * the instance fields that record what was done.
+ */
+export async function materializeDraft(
+  staging: string,
+  instance: Instance,
+  reproduction: DraftReproduction,
+  options: ReproduceOptions,
+): Promise<{ instance: Instance; materialized: MaterializedDraft }> {
+  const { materializeInputs, finishDraftInputs } = await import('@junobench/reproduce');
+  for (const c of reproduction.dataCopies) await copyInto(c.from, path.join(staging, ...c.to.split('/')));
+  const seed = options.seed ?? instance.id;
+  const resolved = await materializeInputs(reproduction.inputs.needs, staging, {
+    ...(options.fetchUrl ? { fetchUrl: options.fetchUrl } : {}),
+    writeTable: writeDerivedTable,
+    seed,
+  });
+  const finished = finishDraftInputs(reproduction.inputs, resolved, instance.crash as ExpectedCrash);
+  await writeFile(path.join(staging, 'reproduced.ipynb'), `${JSON.stringify(finished.notebook, null, 1)}\n`);
+  const downloads: LockedDownload[] = resolved
+    .filter((r) => r.status === 'downloaded')
+    .map((r) => ({ url: r.need.url!, file: r.need.file, sha256: r.sha256!, bytes: r.bytes! }));
+  const edits = [...finished.edits];
+  const next: Instance = {
+    ...instance,
+    crash: finished.expected,
+    reproduction: {
+      edits,
+      order: reproduction.order,
+      ...(reproduction.warnings.length > 0 ? { warnings: reproduction.warnings } : {}),
+    },
+    ...(finished.synthetic
+      ? {
+          data: {
+            ...(instance.data ?? {}),
+            synthetic: {
+              reason: finished.synthetic.reason,
+              files: finished.synthetic.files,
+              seed,
+              derived: finished.synthetic.derived,
+            },
+          },
+        }
+      : {}),
+  };
+  await writeFile(path.join(staging, 'instance.json'), formatJson(next));
+  return { instance: next, materialized: { finished, resolved, downloads } };
+}
+
+async function copyInto(from: string, to: string): Promise<void> {
+  const { cp } = await import('node:fs/promises');
+  await mkdir(path.dirname(to), { recursive: true });
+  const st = await stat(from);
+  if (st.isDirectory()) await cp(from, to, { recursive: true, dereference: false });
+  else await copyFile(from, to);
+}
+
+/** The draft's triage after its run, written into its instance.json (absent when the crash reproduced). */
+export async function triageDraftRun(
+  staging: string,
+  instance: Instance,
+  reproduction: DraftReproduction,
+  materialized: MaterializedDraft | undefined,
+  verification: InstanceVerification,
+): Promise<{ instance: Instance; triage?: DraftTriage }> {
+  const { triageDraft } = await import('@junobench/reproduce');
+  const v = verification.reproduced;
+  const findings = materialized?.finished.findings ?? {
+    urls: [],
+    missingData: [],
+    synthetic: [],
+    missingModules: reproduction.inputs.packages.missing,
+    gpu: [],
+  };
+  const triage = triageDraft(
+    {
+      outcome: v.outcome as 'crash-mismatch',
+      ...(v.reason ? { reason: v.reason } : {}),
+      ...(v.observed
+        ? { observed: { ename: v.observed.ename, evalue: v.observed.evalue, cell: v.observed.cell } }
+        : {}),
+      expected: { ename: instance.crash.ename, evalue: instance.crash.evalue, cell: instance.crash.cell },
+    },
+    { ...findings, unbound: reproduction.choice.unbound },
+  );
+  const { triage: _old, ...rest } = instance;
+  const next: Instance = triage ? { ...rest, triage } : rest;
+  await writeFile(path.join(staging, 'instance.json'), formatJson(next));
+  return { instance: next, ...(triage ? { triage } : {}) };
+}
+
+/** Record the draft's downloads in the sources lock (their URL, file, sha256 and size). */
+export async function recordDownloads(
+  lockFile: string,
+  id: string,
+  downloads: readonly LockedDownload[],
+): Promise<void> {
+  if (downloads.length === 0) return;
+  const { readSourcesLock, writeSourcesLock } = await import('@junobench/sources');
+  const lock = await readSourcesLock(lockFile);
+  await writeSourcesLock(lockFile, { ...lock, downloads: { ...(lock.downloads ?? {}), [id]: [...downloads] } });
+}
+
+/** The module → package maps of the image profiles in `dockerDir` (none when it has none). */
+export async function readModuleProfiles(dockerDir: string): Promise<ModuleProfile[]> {
+  const { readdir } = await import('node:fs/promises');
+  const dir = path.join(dockerDir, 'profiles');
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
+  const out: ModuleProfile[] = [];
+  for (const n of names) {
+    const p = JSON.parse(await readFile(path.join(dir, n), 'utf8')) as {
+      name?: string;
+      installer?: string;
+      modules?: Record<string, string>;
+    };
+    if (p.modules && (p.installer === 'apt' || p.installer === 'pip'))
+      out.push({ name: p.name ?? n.replace(/\.json$/, ''), installer: p.installer, modules: p.modules });
+  }
+  return out;
+}
+
+/**
+ * The saved crash a pool record names: among the notebook's saved errors the
+ * one with the record's exception and message; in a notebook saved without
+ * outputs (a Kaggle kernel as pulled), the code cell the record's traceback
+ * points at.
+ */
+export async function chooseRecordedCrash(
+  nb: Notebook,
+  crashes: readonly MinedCrash[],
+  recorded: RecordedCrash,
+  file: string,
+): Promise<{ crash: MinedCrash; index: number; warning?: string }> {
+  const { matchRecordedCrash, locateCrashCell } = await import('@junobench/reproduce');
+  const i = matchRecordedCrash(crashes, recorded);
+  if (i !== null) return { crash: crashes[i]!, index: i };
+  const cell = locateCrashCell(nb, recorded.traceback);
+  if (cell === null) {
+    throw new JunoError(
+      'E_INPUT_EMPTY',
+      `the notebook saved no ${recorded.ename} and no code cell holds the line the record's traceback shows: the notebook changed since the crash`,
+      { location: { file }, hint: 'collect the version of the notebook that crashed, or add it by hand with --crash' },
+    );
+  }
+  return {
+    crash: {
+      codeCell: cell,
+      executionCount: null,
+      ename: recorded.ename,
+      evalue: recorded.evalue,
+      traceback: [...recorded.traceback],
+    },
+    index: crashes.length,
+    warning: `the notebook has no saved ${recorded.ename}: the crash is the pool record's, in code cell ${cell} (the cell its traceback shows), replayed in file order`,
+  };
+}

@@ -1,0 +1,835 @@
+"""Static facts about a notebook's code cells, for reproducing a saved crash.
+
+Reads a JSON file {"cells": [{"index": int, "source": str}]} and prints one
+JSON object: per cell the names it binds and the names it uses unbound
+(pyflakes, when installed), its imports, shell lines, URLs, the data files it
+reads or writes, GPU use, and how it uses the tables it reads (columns, the
+dtypes their operations imply, the values they mention, read options).
+
+Nothing is executed: the cells are parsed with `ast` (IPython's transformer
+turns magics and shell lines into calls first). The facts are hints for the
+planning in packages/reproduce/src; see its README.
+"""
+
+import ast
+import builtins
+import json
+import re
+import sys
+
+try:
+    from pyflakes import checker as _pyflakes_checker
+    from pyflakes import messages as _pyflakes_messages
+except Exception:  # pragma: no cover - the fallback is coarser, not wrong
+    _pyflakes_checker = None
+
+try:
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    _TRANSFORM = TransformerManager().transform_cell
+except Exception:  # pragma: no cover
+    _TRANSFORM = None
+
+IPYTHON_NAMES = {"get_ipython", "display", "In", "Out", "exit", "quit", "_", "__", "___", "_i", "_ii", "_iii", "_oh", "_ih", "_dh"}
+BUILTINS = set(dir(builtins)) | IPYTHON_NAMES
+
+READERS_TABLE = {
+    "read_csv": "csv", "read_table": "csv", "read_excel": "excel", "read_json": "json", "read_parquet": "parquet",
+    "read_feather": "feather", "read_pickle": "pickle", "read_fwf": "csv", "read_hdf": "hdf", "read_stata": "stata",
+    "read_sas": "sas", "read_spss": "spss", "read_orc": "orc", "read_xml": "xml", "read_html": "html",
+}
+READERS_OTHER = {
+    "load": "array", "loadtxt": "array", "genfromtxt": "array", "fromfile": "array", "imread": "image",
+    "open": "file", "urlopen": "url", "urlretrieve": "download", "get": "url", "listdir": "folder", "glob": "folder",
+    "iglob": "folder", "scandir": "folder", "walk": "folder", "flow_from_directory": "folder", "ImageFolder": "folder",
+    "image_dataset_from_directory": "folder", "load_img": "image", "loadmat": "array", "load_workbook": "excel",
+    "load_model": "model", "load_state_dict": "model", "read_file": "file", "DatasetFolder": "folder",
+    "text_dataset_from_directory": "folder", "get_file": "download", "wget": "download", "download": "download",
+    "read_text": "file", "read_bytes": "file",
+}
+WRITERS = {"to_csv", "to_excel", "to_json", "to_parquet", "to_pickle", "savefig", "save", "savez", "savetxt", "imwrite", "dump", "to_feather", "makedirs", "mkdir", "save_model", "save_weights"}
+GPU_RE = re.compile(r"\.cuda\(|['\"]cuda(?::\d+)?['\"]|device\s*=\s*['\"]cuda|list_physical_devices\(\s*['\"]GPU|gpu_device_name|tf\.test\.is_gpu_available|cupy|\.to\(\s*['\"]cuda")
+URL_RE = re.compile(r"(?:https?|ftp)://[^\s'\"<>()\[\]{}]+")
+PATH_EXT_RE = re.compile(r"\.(csv|tsv|txt|json|xlsx?|parquet|feather|npy|npz|pkl|pickle|h5|hdf5|jpe?g|png|gif|bmp|tiff?|zip|gz|tar|mat|data|dat|arff|xml|sav|dta|wav|mp3|pt|pth|model)$", re.I)
+COLUMN_KEYWORDS = {"columns", "subset", "by", "on", "left_on", "right_on", "x", "y", "hue", "index", "values", "id_vars", "value_vars", "column", "col", "row", "size", "style", "usecols", "parse_dates", "index_col", "names", "stratify_col", "target"}
+POSITIONAL_COLUMN_METHODS = {"groupby", "sort_values", "set_index", "pivot_table", "pivot", "nlargest", "nsmallest", "explode", "melt", "value_counts", "boxplot", "hist"}
+NUMERIC_METHODS = {"mean", "sum", "std", "var", "median", "min", "max", "quantile", "cumsum", "round", "clip", "diff", "pct_change", "corr", "cov", "skew", "kurt", "abs", "prod", "idxmax", "idxmin", "rolling", "ewm", "interpolate", "between"}
+CATEGORY_METHODS = {"value_counts", "unique", "nunique", "mode", "factorize", "cat"}
+NUMERIC_FUNCS = {"log", "log1p", "sqrt", "exp", "mean", "std", "abs", "square", "power", "histplot", "hist", "distplot", "kdeplot", "boxplot", "scatter", "to_numeric", "corrcoef", "round", "floor", "ceil", "cbrt", "boxcox", "zscore"}
+CATEGORY_FUNCS = {"get_dummies", "countplot", "fit_transform", "LabelEncoder", "crosstab", "Categorical", "factorize", "barplot", "catplot"}
+CLASSIFIER_RE = re.compile(r"Classifier|Logistic|SVC|NaiveBayes|NB$|KNeighborsClassifier|Perceptron", re.I)
+
+try:
+    import pandas as _pd
+
+    FRAME_ATTRS = set(dir(_pd.DataFrame)) | set(dir(_pd.Series))
+except Exception:  # pragma: no cover
+    FRAME_ATTRS = {
+        "shape", "columns", "index", "values", "dtypes", "head", "tail", "info", "describe", "loc", "iloc", "T", "size",
+        "plot", "str", "dt", "cat", "empty", "ndim", "name", "at", "iat", "axes", "style", "sparse", "attrs", "flags",
+    } | NUMERIC_METHODS | CATEGORY_METHODS
+
+
+def transform(source):
+    if _TRANSFORM is not None:
+        try:
+            return _TRANSFORM(source)
+        except Exception:
+            pass
+    # Without IPython: drop magics and shell lines, which are not Python.
+    return "\n".join("" if l.lstrip().startswith(("!", "%", "?")) else l for l in source.split("\n"))
+
+
+def shell_lines(source):
+    out = []
+    in_cell_magic = None
+    for i, line in enumerate(source.split("\n")):
+        s = line.strip()
+        if i == 0 and s.startswith("%%"):
+            in_cell_magic = s[2:].split()[0] if len(s) > 2 else ""
+            if in_cell_magic in ("bash", "sh", "script", "capture"):
+                continue
+        if in_cell_magic in ("bash", "sh"):
+            if s:
+                out.append({"line": i + 1, "command": s})
+            continue
+        m = re.match(r"^!\s*(.+)$", s) or re.match(r"^%(?:pip|conda|sx|system)\s+(.+)$", s)
+        if m:
+            cmd = m.group(1)
+            if s.startswith("%pip"):
+                cmd = "pip " + cmd
+            elif s.startswith("%conda"):
+                cmd = "conda " + cmd
+            out.append({"line": i + 1, "command": cmd})
+        else:
+            m = re.match(r"^[A-Za-z_]\w*\s*=\s*!\s*(.+)$", s)
+            if m:
+                out.append({"line": i + 1, "command": m.group(1)})
+    return out
+
+
+def call_name(node):
+    f = node.func if isinstance(node, ast.Call) else node
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    return None
+
+
+def dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if isinstance(node, ast.Call):
+        inner = dotted(node.func)
+        return (inner + "()." if inner else "") + ".".join(reversed(parts))
+    return None
+
+
+def root_name(node):
+    while True:
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        else:
+            break
+    return node.id if isinstance(node, ast.Name) else None
+
+
+class Constants:
+    """Module-level string constants (PATH = '../input/'), folded into paths as the cells run."""
+
+    def __init__(self):
+        self.values = {}
+
+    def eval(self, node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.values.get(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            a, b = self.eval(node.left), self.eval(node.right)
+            return a + b if a is not None and b is not None else None
+        if isinstance(node, ast.JoinedStr):
+            out = ""
+            for v in node.values:
+                if isinstance(v, ast.Constant):
+                    out += str(v.value)
+                elif isinstance(v, ast.FormattedValue):
+                    s = self.eval(v.value)
+                    if s is None:
+                        return None
+                    out += s
+            return out
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if name.endswith("path.join") or name.endswith("joinpath") or name in ("Path", "pathlib.Path", "PurePath"):
+                parts = [self.eval(a) for a in node.args]
+                if parts and all(p is not None for p in parts):
+                    out = parts[0]
+                    for p in parts[1:]:
+                        out = p if p.startswith("/") else (out.rstrip("/") + "/" + p if out else p)
+                    return out
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+                base = self.eval(node.func.value)
+                args = [self.eval(a) for a in node.args]
+                if base is not None and all(a is not None for a in args):
+                    try:
+                        return base.format(*args)
+                    except Exception:
+                        return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            # pathlib: Path(base) / 'file.csv'
+            a, b = self.eval(node.left), self.eval(node.right)
+            if a is not None and b is not None:
+                return a.rstrip("/") + "/" + b
+        return None
+
+    def learn(self, tree):
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                v = self.eval(stmt.value)
+                if v is not None:
+                    self.values[stmt.targets[0].id] = v
+                else:
+                    self.values.pop(stmt.targets[0].id, None)
+
+
+def str_list(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        out = []
+        for e in node.elts:
+            if isinstance(e, ast.Constant) and isinstance(e.value, str):
+                out.append(e.value)
+        return out
+    return []
+
+
+def const_values(node):
+    """Literal values a filter, map, replace or isin mentions."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)) and node.value is not None:
+        return [node.value]
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [v for e in node.elts for v in const_values(e)]
+    if isinstance(node, ast.Dict):
+        return [v for k in node.keys if k is not None for v in const_values(k)]
+    return []
+
+
+class Tables:
+    """What the code does with the tables it reads, by read."""
+
+    def __init__(self):
+        self.links = {}  # variable -> set of read ids
+        self.reads = {}  # read id -> usage
+        self.renamed = {}  # read id -> columns assigned with `df.columns = [...]`
+
+    def usage(self, rid):
+        return self.reads.setdefault(rid, {"columns": {}, "minRows": 0, "columnCount": 0})
+
+    def column(self, rid, name, cell):
+        u = self.usage(rid)
+        cols = u["columns"]
+        c = cols.get(name)
+        if c is None:
+            c = cols[name] = {"hints": [], "values": [], "cells": []}
+            # The order the code first names them in: the output sorts keys, and a derived file keeps this order.
+            u.setdefault("order", []).append(name)
+        if cell not in c["cells"]:
+            c["cells"].append(cell)
+        return c
+
+
+def expr_kind(node):
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool):
+            return "bool"
+        if isinstance(node.value, (int, float)):
+            return "number"
+        if isinstance(node.value, str):
+            return "string"
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+        return expr_kind(node.operand)
+    return None
+
+
+def groupby_columns(node, groupers):
+    """The columns a grouped value is keyed by: a `.groupby(...)` in its chain, or a variable holding one."""
+    while True:
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "groupby":
+                by = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "by"), None)
+                return str_list(by) if by is not None else []
+            node = node.func
+        elif isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        elif isinstance(node, ast.Name):
+            return groupers.get(node.id, [])
+        else:
+            return []
+
+
+class CellAnalyzer(ast.NodeVisitor):
+    def __init__(self, index, consts, tables, facts):
+        self.index = index
+        self.consts = consts
+        self.tables = tables
+        self.facts = facts
+        self.parents = {}
+
+    def run(self, tree):
+        for parent in ast.walk(tree):
+            for child in ast.iter_child_nodes(parent):
+                self.parents[child] = parent
+        for stmt in tree.body:
+            self.visit_statement(stmt)
+            one = ast.Module(body=[stmt], type_ignores=[])
+            self.consts.learn(one)
+            learn_series_and_models(one, self.tables, self.facts)
+
+    # --- tables -----------------------------------------------------------
+    def table_reads_of(self, node):
+        r = root_name(node)
+        return self.tables.links.get(r, set()) if r else set()
+
+    def visit_statement(self, stmt):
+        # `for d in [train, test]:` makes d each of them in the body.
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
+                if isinstance(node.iter, (ast.List, ast.Tuple)):
+                    linked = set()
+                    for e in node.iter.elts:
+                        if isinstance(e, ast.Name):
+                            linked |= self.tables.links.get(e.id, set())
+                    if linked:
+                        self.tables.links[node.target.id] = linked
+        # Reads and links first (an assignment binds after its value is computed).
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                self.visit_call(node)
+            elif isinstance(node, ast.Subscript):
+                self.visit_subscript(node)
+            elif isinstance(node, ast.Attribute):
+                self.visit_attribute(node)
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            self.visit_assign(stmt)
+
+    def visit_assign(self, stmt):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        value = stmt.value
+        if value is None:
+            return
+        reads = self.reads_of_value(value)
+        for t in targets:
+            # df.columns = [...]: the header is renamed; its width is what counts.
+            if isinstance(t, ast.Attribute) and t.attr == "columns" and isinstance(t.value, ast.Name):
+                names = str_list(value)
+                for rid in self.tables.links.get(t.value.id, set()):
+                    if names and rid not in self.tables.renamed:
+                        self.tables.renamed[rid] = names
+                continue
+            # df['new'] = ...: a column the code makes, not one the file must have.
+            if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                key = t.slice
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    for rid in self.tables.links.get(t.value.id, set()):
+                        made = self.tables.usage(rid).setdefault("made", [])
+                        if key.value not in made and key.value not in self.tables.usage(rid)["columns"]:
+                            made.append(key.value)
+                continue
+            names = [t] if isinstance(t, ast.Name) else [e for e in getattr(t, "elts", []) if isinstance(e, ast.Name)]
+            vals = getattr(value, "elts", None) if isinstance(t, ast.Tuple) and isinstance(value, ast.Tuple) else None
+            for i, n in enumerate(names):
+                r = self.reads_of_value(vals[i]) if vals is not None and i < len(vals) else reads
+                if r:
+                    self.tables.links[n.id] = set(r)
+                elif isinstance(stmt, ast.Assign):
+                    self.tables.links.pop(n.id, None)
+
+    def reads_of_value(self, value):
+        out = set()
+        for node in ast.walk(value):
+            if isinstance(node, ast.Call) and id(node) in self.facts["_read_ids"]:
+                out.add(self.facts["_read_ids"][id(node)])
+            elif isinstance(node, ast.Name) and node.id in self.tables.links:
+                out |= self.tables.links[node.id]
+        return out
+
+    def group_values(self, base, key_node):
+        """`grouped.loc['x']`, `grouped.get_group('x')`: the grouping columns hold 'x'."""
+        cols = groupby_columns(base, self.facts["_groupers"])
+        vals = str_list(key_node)
+        if not cols or not vals:
+            return
+        for rid in self.table_reads_of(base):
+            for col in cols[:1]:
+                c = self.tables.column(rid, col, self.index)
+                if "category" not in c["hints"]:
+                    c["hints"].append("category")
+                for v in vals:
+                    if v not in c["values"]:
+                        c["values"].append(v)
+
+    def visit_subscript(self, node):
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "loc":
+            key = node.slice
+            self.group_values(node.value.value, key.elts[0] if isinstance(key, ast.Tuple) and key.elts else key)
+        reads = self.table_reads_of(node.value) if isinstance(node.value, ast.Name) else set()
+        if not reads:
+            # df.loc[rows, 'col'] / df.loc[:, ['a', 'b']]
+            if isinstance(node.value, ast.Attribute) and node.value.attr in ("loc", "at") and isinstance(node.value.value, ast.Name):
+                reads = self.table_reads_of(node.value.value)
+                key = node.slice
+                # df.loc['label'] / df.loc[['a', 'b'], ...]: labels the index must hold.
+                first = key.elts[0] if isinstance(key, ast.Tuple) and key.elts else key
+                for rid in reads:
+                    u = self.tables.usage(rid)
+                    for v in str_list(first):
+                        if v not in u.setdefault("indexValues", []):
+                            u["indexValues"].append(v)
+                if reads and isinstance(key, ast.Tuple) and len(key.elts) == 2:
+                    for name in str_list(key.elts[1]):
+                        for rid in reads:
+                            self.hint_column(rid, name, node)
+            elif isinstance(node.value, ast.Attribute) and node.value.attr in ("iloc", "iat") and isinstance(node.value.value, ast.Name):
+                reads = self.table_reads_of(node.value.value)
+                key = node.slice
+                cols = key.elts[1] if isinstance(key, ast.Tuple) and len(key.elts) == 2 else None
+                need = 0
+                if isinstance(cols, ast.Constant) and isinstance(cols.value, int):
+                    need = cols.value + 1 if cols.value >= 0 else -cols.value
+                elif isinstance(cols, ast.Slice) and isinstance(cols.upper, ast.Constant) and isinstance(cols.upper.value, int):
+                    need = cols.upper.value if cols.upper.value > 0 else 0
+                for rid in reads:
+                    u = self.tables.usage(rid)
+                    u["columnCount"] = max(u["columnCount"], need)
+            return
+        key = node.slice
+        names = str_list(key)
+        if isinstance(node.ctx, ast.Store):
+            return
+        for rid in reads:
+            for name in names:
+                self.hint_column(rid, name, node)
+            # df[df['c'] == 'x']: handled through the inner subscript's Compare parent.
+
+    def visit_attribute(self, node):
+        if not isinstance(node.value, ast.Name) or not isinstance(node.ctx, ast.Load):
+            return
+        reads = self.table_reads_of(node.value)
+        if not reads or node.attr in FRAME_ATTRS or node.attr.startswith("_"):
+            return
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.Call) and parent.func is node:
+            return
+        for rid in reads:
+            self.hint_column(rid, node.attr, node)
+
+    def hint_column(self, rid, name, node):
+        c = self.tables.column(rid, name, self.index)
+        parent = self.parents.get(node)
+        grand = self.parents.get(parent) if parent is not None else None
+        hints, values = c["hints"], c["values"]
+
+        def add(h):
+            if h not in hints:
+                hints.append(h)
+
+        if isinstance(parent, ast.Attribute):
+            a = parent.attr
+            call = grand if isinstance(grand, ast.Call) and grand.func is parent else None
+            if a == "str":
+                add("text")
+            elif a == "dt":
+                add("date")
+            elif a in NUMERIC_METHODS:
+                add("number")
+            elif a in CATEGORY_METHODS:
+                add("category")
+            elif a == "fillna" or a == "isnull" or a == "isna" or a == "dropna":
+                add("missing")
+            elif a == "astype" and call is not None and call.args:
+                t = call.args[0]
+                tname = t.value if isinstance(t, ast.Constant) else (dotted(t) or "")
+                tname = str(tname)
+                if re.search(r"int", tname):
+                    add("int")
+                elif re.search(r"float", tname):
+                    add("number")
+                elif re.search(r"str|object", tname):
+                    add("text")
+                elif re.search(r"categ", tname):
+                    add("category")
+                elif re.search(r"bool", tname):
+                    add("bool")
+                elif re.search(r"date", tname):
+                    add("date")
+            elif a in ("map", "replace", "isin") and call is not None and call.args:
+                add("category")
+                for v in const_values(call.args[0]):
+                    if v not in values:
+                        values.append(v)
+        elif isinstance(parent, ast.Compare):
+            for other in [parent.left] + parent.comparators:
+                if other is node:
+                    continue
+                k = expr_kind(other)
+                if k == "number":
+                    add("number")
+                elif k == "string":
+                    add("category")
+                    v = other.value
+                    if v not in values:
+                        values.append(v)
+                elif k == "bool":
+                    add("bool")
+        elif isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.Mod)):
+            add("number")
+        elif isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add):
+            other = parent.right if parent.left is node else parent.left
+            add("text" if expr_kind(other) == "string" else "number")
+        elif isinstance(parent, ast.Call) and node in parent.args:
+            fname = call_name(parent) or ""
+            if fname == "to_datetime":
+                add("date")
+            elif fname in NUMERIC_FUNCS:
+                add("number")
+            elif fname in CATEGORY_FUNCS:
+                add("category")
+        elif isinstance(parent, ast.keyword) and parent.arg in ("stratify",):
+            add("category")
+
+    def visit_call(self, node):
+        fname = call_name(node) or ""
+        full = dotted(node.func) or fname
+        line = getattr(node, "lineno", 0)
+        # Files and URLs a call reads.
+        kind = READERS_TABLE.get(fname)
+        if kind is None and fname in READERS_OTHER:
+            kind = READERS_OTHER[fname]
+            if fname == "open":
+                mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+                m = mode.value if isinstance(mode, ast.Constant) else "r"
+                if isinstance(m, str) and re.search(r"[wax]", m):
+                    self.note_write(node)
+                    return
+            if fname == "get" and not re.search(r"requests|session|http", full, re.I):
+                kind = None
+            if fname == "load" and not re.search(r"^(np|numpy|torch|joblib|pickle|json|yaml)\.", full):
+                kind = None if not re.search(r"^(np|numpy)", full) else kind
+            if fname in ("load", "loadtxt", "genfromtxt") and re.search(r"^(torch|joblib|pickle)", full):
+                kind = "model"
+        if fname in WRITERS:
+            self.note_write(node)
+        if kind is not None:
+            recv_path = self.consts.eval(node.func.value) if isinstance(node.func, ast.Attribute) else None
+            target = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("filepath_or_buffer", "path", "fname", "file", "filename", "io", "url", "directory", "root", "pathname", "path_or_buf", "top")), None)
+            path = self.consts.eval(target) if target is not None else None
+            # pathlib: base.glob("*/*.jpg") lists under base; base.open() / Image.open(base) read base itself.
+            if fname in ("glob", "rglob", "iglob") and recv_path is not None and not recv_path.endswith(("glob", "os.path")):
+                path = recv_path.rstrip("/") + "/" + (path or "*")
+            elif fname in ("open", "read_text", "read_bytes") and not node.args and recv_path is not None:
+                path = recv_path
+            if fname == "urlretrieve" and path is not None:
+                dest = node.args[1] if len(node.args) > 1 else None
+                d = self.consts.eval(dest) if dest is not None else None
+                if d is not None:
+                    self.facts["writes"].append(d)
+            if fname == "get_file" and len(node.args) > 1:
+                url = self.consts.eval(node.args[1])
+                if url is not None:
+                    path = url
+            if path is not None:
+                rid = "%d:%d:%d" % (self.index, line, getattr(node, "col_offset", 0))
+                entry = {"id": rid, "path": path, "call": full, "kind": kind, "line": line}
+                opts = {}
+                for k in node.keywords:
+                    if k.arg in ("sep", "delimiter", "header", "index_col", "names", "usecols", "parse_dates", "skiprows", "encoding", "sheet_name", "dtype", "nrows", "na_values", "decimal", "thousands", "compression", "lines", "orient", "delim_whitespace"):
+                        try:
+                            opts[k.arg] = ast.literal_eval(k.value)
+                        except Exception:
+                            opts[k.arg] = "?"
+                if len(node.args) > 1 and fname in ("read_csv", "read_table") and isinstance(node.args[1], ast.Constant):
+                    opts["sep"] = node.args[1].value
+                if opts:
+                    entry["options"] = opts
+                self.facts["reads"].append(entry)
+                self.facts["_read_ids"][id(node)] = rid
+                if kind in ("csv", "excel", "json", "parquet", "feather", "pickle") and "read_" in fname:
+                    u = self.tables.usage(rid)
+                    for col in str_list(opts.get("names")) if isinstance(opts.get("names"), list) else []:
+                        pass
+        if fname == "get_group" and node.args and isinstance(node.func, ast.Attribute):
+            self.group_values(node.func.value, node.args[0])
+        # Columns named as arguments of methods and plotting calls.
+        recv = node.func.value if isinstance(node.func, ast.Attribute) else None
+        reads = self.table_reads_of(recv) if recv is not None else set()
+        data_kw = next((k.value for k in node.keywords if k.arg in ("data", "data_frame")), None)
+        if data_kw is not None:
+            reads = reads | self.table_reads_of(data_kw)
+        if reads:
+            axis_cols = any(
+                k.arg == "axis" and isinstance(k.value, ast.Constant) and k.value.value in (1, "columns") for k in node.keywords
+            ) or (fname == "drop" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value == 1)
+            for k in node.keywords:
+                if k.arg in COLUMN_KEYWORDS or (k.arg == "labels" and axis_cols):
+                    if fname == "rename" and k.arg == "columns" and isinstance(k.value, ast.Dict):
+                        names = [kk.value for kk in k.value.keys if isinstance(kk, ast.Constant) and isinstance(kk.value, str)]
+                    else:
+                        names = str_list(k.value)
+                    for rid in reads:
+                        for n in names:
+                            c = self.tables.column(rid, n, self.index)
+                            if k.arg == "hue" or fname in ("groupby", "countplot"):
+                                if "category" not in c["hints"]:
+                                    c["hints"].append("category")
+            if fname in POSITIONAL_COLUMN_METHODS or (fname == "drop" and axis_cols):
+                for a in node.args[:1] if fname not in ("nlargest", "nsmallest") else node.args[1:2]:
+                    for rid in reads:
+                        for n in str_list(a):
+                            c = self.tables.column(rid, n, self.index)
+                            if fname == "groupby" and "category" not in c["hints"]:
+                                c["hints"].append("category")
+            if fname in ("head", "sample", "nlargest") and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, int):
+                for rid in reads:
+                    u = self.tables.usage(rid)
+                    u["minRows"] = max(u["minRows"], node.args[0].value)
+        # A model fitted on a table's column: its target needs both classes (or numbers, for a regressor).
+        if fname in ("fit", "fit_transform", "train_test_split", "cross_val_score", "fit_predict") and len(node.args) >= 2:
+            target = node.args[1] if fname != "train_test_split" else None
+            strat = next((k.value for k in node.keywords if k.arg == "stratify"), None)
+            for t in [x for x in (target, strat) if x is not None]:
+                self.mark_target(t, full, node)
+
+    def mark_target(self, t, full, node):
+        # y = df['label'] (or df.label) links y to one column; find that column through the assignment history.
+        col = self.facts["_series"].get(root_name(t) or "")
+        if col is None and isinstance(t, ast.Subscript):
+            names = str_list(t.slice)
+            rid = next(iter(self.table_reads_of(t.value)), None)
+            col = (rid, names[0]) if rid and names else None
+        if col is None:
+            return
+        rid, name = col
+        c = self.tables.column(rid, name, self.index)
+        recv = root_name(node.func.value) if isinstance(node.func, ast.Attribute) else None
+        model = self.facts["_models"].get(recv or "", "")
+        hint = "target-class" if CLASSIFIER_RE.search(model) or not model else "target-number"
+        if hint not in c["hints"]:
+            c["hints"].append(hint)
+
+    def note_write(self, node):
+        target = node.args[0] if node.args else None
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("dump",) and len(node.args) > 1:
+            target = node.args[1]
+            if isinstance(target, ast.Call) and call_name(target) == "open" and target.args:
+                target = target.args[0]
+        p = self.consts.eval(target) if target is not None else None
+        if p is not None:
+            self.facts["writes"].append(p)
+
+
+def learn_series_and_models(tree, tables, facts):
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            v = stmt.value
+            name = stmt.targets[0].id
+            cols = groupby_columns(v, facts["_groupers"]) if isinstance(v, ast.Call) else []
+            if cols:
+                facts["_groupers"][name] = cols
+            else:
+                facts["_groupers"].pop(name, None)
+            if isinstance(v, ast.Call) and re.search(r"[A-Z]", call_name(v) or ""):
+                facts["_models"][name] = call_name(v) or ""
+            if isinstance(v, (ast.Subscript, ast.Attribute)):
+                base = v.value
+                if isinstance(base, ast.Name) and base.id in tables.links:
+                    names = str_list(v.slice) if isinstance(v, ast.Subscript) else ([v.attr] if v.attr not in FRAME_ATTRS else [])
+                    if len(names) == 1:
+                        facts["_series"][name] = (next(iter(tables.links[base.id])), names[0])
+                        continue
+            facts["_series"].pop(name, None)
+
+
+def check_names(tree, source):
+    """Module-scope bindings and the names used unbound, by pyflakes (or a coarser walk without it)."""
+    if _pyflakes_checker is not None:
+        w = _pyflakes_checker.Checker(tree, builtins=BUILTINS)
+        undefined, star = [], False
+        for m in w.messages:
+            if isinstance(m, _pyflakes_messages.UndefinedName):
+                n = m.message_args[0]
+                if n not in undefined:
+                    undefined.append(n)
+            elif isinstance(m, (_pyflakes_messages.ImportStarUsed, _pyflakes_messages.ImportStarUsage)):
+                star = True
+        defines = []
+        for scope in w.deadScopes:
+            if type(scope).__name__ == "ModuleScope":
+                defines = [
+                    k for k, b in scope.items() if not k.startswith("__") and type(b).__name__ != "Builtin"
+                ]
+        return sorted(set(defines)), undefined, star, "pyflakes"
+    defines, loads = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defines.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defines.add(node.name)
+        elif isinstance(node, ast.alias):
+            defines.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.arg):
+            defines.add(node.arg)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in defines and node.id not in BUILTINS:
+            if node.id not in loads:
+                loads.append(node.id)
+    return sorted(defines), loads, False, "ast"
+
+
+def names_run_now(tree):
+    """Names loaded where the cell runs them at once: not inside a function or lambda body (those run when called)."""
+    out = set()
+
+    def walk(node, deferred):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for d in getattr(node, "decorator_list", []):
+                walk(d, deferred)
+            args = node.args
+            for d in list(args.defaults) + [x for x in args.kw_defaults if x is not None]:
+                walk(d, deferred)
+            for b in node.body if isinstance(node.body, list) else [node.body]:
+                walk(b, True)
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not deferred:
+            out.add(node.id)
+        for child in ast.iter_child_nodes(node):
+            walk(child, deferred)
+
+    walk(tree, False)
+    return out
+
+
+def imports_of(tree):
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out.append({"module": a.name, "alias": (a.asname or a.name.split(".")[0]), "line": node.lineno, "endLine": getattr(node, "end_lineno", node.lineno), "top": node in tree.body})
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                out.append({"module": node.module, "alias": a.asname or a.name, "line": node.lineno, "endLine": getattr(node, "end_lineno", node.lineno), "top": node in tree.body})
+    return out
+
+
+def loads_of(tree):
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+    return sorted(names)
+
+
+def strings_of(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node
+
+
+def analyze(cells):
+    consts = Constants()
+    tables = Tables()
+    facts_out = []
+    checker = "pyflakes" if _pyflakes_checker is not None else "ast"
+    models, series, groupers = {}, {}, {}
+    for cell in cells:
+        source = cell["source"]
+        facts = {"index": cell["index"], "parsed": True, "defines": [], "undefined": [], "undefinedNow": [], "loads": [], "imports": [], "shell": shell_lines(source), "urls": [], "reads": [], "writes": [], "gpu": [], "star": False, "magics": [], "literals": [], "paths": []}
+        for i, line in enumerate(source.split("\n")):
+            if GPU_RE.search(line) and not line.strip().startswith("#"):
+                facts["gpu"].append({"line": i + 1, "text": line.strip()[:200]})
+            m = re.match(r"^\s*%(run|load|load_ext|cd)\s+(.*)$", line)
+            if m:
+                facts["magics"].append({"line": i + 1, "magic": m.group(1), "arg": m.group(2).strip()})
+        for sh in facts["shell"]:
+            for u in URL_RE.findall(sh["command"]):
+                facts["urls"].append({"url": u.rstrip(".,;"), "line": sh["line"], "call": "shell"})
+        code = transform(source)
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as e:
+            facts["parsed"] = False
+            facts["syntaxError"] = "%s (line %s)" % (e.msg, e.lineno)
+            facts_out.append(facts)
+            continue
+        facts["defines"], facts["undefined"], facts["star"], checker = check_names(tree, code)
+        now = names_run_now(tree)
+        facts["undefinedNow"] = [n for n in facts["undefined"] if n in now]
+        facts["imports"] = imports_of(tree)
+        facts["loads"] = loads_of(tree)
+        facts["_read_ids"] = {}
+        facts["_models"] = models
+        facts["_series"] = series
+        facts["_groupers"] = groupers
+        CellAnalyzer(cell["index"], consts, tables, facts).run(tree)
+        seen = {u["url"] for u in facts["urls"]}
+        for node in strings_of(tree):
+            for u in URL_RE.findall(node.value):
+                if u not in seen and "get_ipython" not in u:
+                    seen.add(u)
+                    parent_call = None
+                    facts["urls"].append({"url": u.rstrip(".,;"), "line": getattr(node, "lineno", 0), "call": parent_call or ""})
+        for r in facts["reads"]:
+            if URL_RE.match(r["path"]) and r["path"] not in seen:
+                facts["urls"].append({"url": r["path"], "line": r["line"], "call": r["call"]})
+        # Path-like literals nobody calls a reader on (e.g. handed to a helper function).
+        named = [r["path"] for r in facts["reads"]] + facts["writes"]
+        facts["paths"] = sorted(
+            {
+                n.value
+                for n in strings_of(tree)
+                if PATH_EXT_RE.search(n.value)
+                and "\n" not in n.value
+                and len(n.value) < 300
+                and "://" not in n.value
+                and not any(p.endswith(n.value) for p in named)
+            }
+        )
+        facts["literals"] = sorted(
+            {
+                n.value
+                for n in strings_of(tree)
+                if len(n.value) < 300
+                and "\n" not in n.value
+                and ("/" in n.value or "\\" in n.value or "%Y" in n.value or PATH_EXT_RE.search(n.value))
+            }
+        )
+        for k in ("_read_ids", "_models", "_series", "_groupers"):
+            facts.pop(k, None)
+        facts_out.append(facts)
+    usage = {}
+    for rid, u in tables.reads.items():
+        out = dict(u)
+        if rid in tables.renamed:
+            out["renamed"] = tables.renamed[rid]
+        usage[rid] = out
+    return {"checker": checker, "cells": facts_out, "tables": usage}
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        request = json.load(f)
+    json.dump(analyze(request["cells"]), sys.stdout, sort_keys=True, default=str)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+// The analyser under Debian's python3 (pyflakes and IPython installed by tools/setup-python.sh): it parses, never runs.
+import { execaRunner } from '@junobench/runtime';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { analyzeCells, type NotebookFacts } from './analyze-cells.js';
+import { deriveTable } from './derive-table.js';
+import { planDataNeeds } from './plan-data-needs.js';
+import { planPackages, planShellLines } from './plan-packages.js';
+
+const CELLS = [
+  'import pandas as pd\nimport tensorflow as tf\nfrom google.colab import drive\ndrive.mount("/content/drive")\nimport xgboost as xgb\n%matplotlib inline\n!pip install xgboost\n!wget -O titanic.csv https://example.org/data/titanic.csv',
+  "PATH = '../input/titanic/'\ndf = pd.read_csv(PATH + 'train.csv', sep=';')\ndf.head(10)",
+  "df['Age'] = df['Age'].fillna(df['Age'].mean())\ndf = df[df['Sex'] == 'male']\ndf['Embarked'].value_counts()\ndf['Fare_log'] = np.log(df['Fare'])\nsns.countplot(x='Pclass', data=df)\ndf['Name'].str.lower()",
+  "y = df['Survived']\nX = df.drop(['Survived'], axis=1)\nmodel = xgb.XGBClassifier()\nmodel.fit(X, y)\nlater + 1\nextra = pd.read_csv('titanic.csv')\nimg = Image.open('/home/u/pics/cat.jpg')\nmodel.cuda()",
+  'later = 3',
+];
+
+let facts: NotebookFacts;
+beforeAll(async () => {
+  facts = await analyzeCells(
+    CELLS.map((source, index) => ({ index, source })),
+    { python: '/usr/bin/python3', run: execaRunner },
+  );
+}, 60_000);
+
+describe('analyzeCells (Python ast and pyflakes)', () => {
+  it('reports bindings, unbound uses, imports, shell lines, URLs, reads and GPU lines per cell', () => {
+    expect(facts.checker).toBe('pyflakes');
+    const [c0, c1, , c3, c4] = facts.cells;
+    expect(c0!.imports.map((i) => i.module)).toEqual(['pandas', 'tensorflow', 'google.colab', 'xgboost']);
+    expect(c0!.shell.map((s) => s.command)).toEqual([
+      'pip install xgboost',
+      'wget -O titanic.csv https://example.org/data/titanic.csv',
+    ]);
+    expect(c0!.urls.map((u) => u.url)).toEqual(['https://example.org/data/titanic.csv']);
+    expect(c1!.reads).toMatchObject([
+      { path: '../input/titanic/train.csv', call: 'pd.read_csv', options: { sep: ';' } },
+    ]);
+    expect(c3!.undefinedNow).toContain('later');
+    expect(c3!.gpu.map((g) => g.text)).toEqual(['model.cuda()']);
+    expect(c3!.reads.map((r) => r.path)).toEqual(['titanic.csv', '/home/u/pics/cat.jpg']);
+    expect(c4!.defines).toEqual(['later']);
+  });
+
+  it('derives a table from what the code does with it', () => {
+    const read = facts.cells[1]!.reads[0]!;
+    const t = deriveTable(facts.tables[read.id], read.options, { ename: 'KeyError', evalue: "'Embarked'" });
+    const kinds = Object.fromEntries(t.columns.map((c) => [c.name, c.kind]));
+    expect(kinds).toEqual({
+      Age: 'float',
+      Sex: 'category',
+      Pclass: 'category',
+      Fare: 'float',
+      Name: 'category',
+      Survived: 'category',
+    });
+    expect(t.columns.find((c) => c.name === 'Sex')!.categories!.map(([v]) => v)).toContain('male');
+    expect(t.columns.find((c) => c.name === 'Age')!.missing).toBeGreaterThan(0);
+    expect(t.columns.find((c) => c.name === 'Survived')!.categories!.map(([v]) => v)).toEqual(['0', '1']);
+    expect(t.delimiter).toBe(';');
+    expect(t.rows).toBeGreaterThanOrEqual(11);
+    expect(t.derived.join('\n')).toContain('left out (the crash is their absence): Embarked');
+  });
+
+  it('plans packages: an unused missing import left out, a used one reported, with Colab drive mounts', () => {
+    const p = planPackages(
+      facts.cells,
+      3,
+      { pandas: true, tensorflow: false, google: false, xgboost: false },
+      [{ name: 'pypi', installer: 'pip', modules: { xgboost: 'xgboost==2.1.1', tensorflow: 'tensorflow==2.17.0' } }],
+      CELLS,
+    );
+    expect(p.drop.map((d) => [d.cell, d.line])).toEqual([
+      [0, 2],
+      [0, 3],
+      [0, 4],
+    ]);
+    expect(p.missing).toEqual([
+      { module: 'xgboost', cell: 0, usedBeforeCrash: true, pip: 'xgboost==2.1.1', profiles: ['pypi'], platform: false },
+    ]);
+  });
+
+  it('plans the inputs: a shell download, a rewritten path to derive, an image', () => {
+    const shell = planShellLines(facts.cells, 3);
+    expect(shell.downloads).toEqual([{ url: 'https://example.org/data/titanic.csv', name: 'titanic.csv', cell: 0 }]);
+    const needs = planDataNeeds(facts, 3, [], shell, { ename: 'KeyError', evalue: "'x'" });
+    expect(needs.map((n) => [n.file, n.url ?? null, n.derive?.type ?? null])).toEqual([
+      ['data/cat.jpg', null, 'image'],
+      ['data/titanic.csv', 'https://example.org/data/titanic.csv', 'table'],
+      ['data/titanic/train.csv', null, 'table'],
+    ]);
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { generalizeSizeNumbers } from './generalize-crash.js';
+import { recoverHiddenMessage } from './recover-hidden-message.js';
+
+describe('generalizeSizeNumbers: data-size numbers match any number on synthetic data', () => {
+  it.each([
+    [
+      'Found input variables with inconsistent numbers of samples: [712, 179]',
+      '^Found input variables with inconsistent numbers of samples: \\[\\d+, \\d+\\]$',
+    ],
+    ['index 5 is out of bounds for axis 0 with size 3', '^index \\d+ is out of bounds for axis 0 with size \\d+$'],
+    [
+      'shapes (100,3) and (4,) not aligned: 3 (dim 1) != 4 (dim 0)',
+      '^shapes \\(\\d+,\\d+\\) and \\(\\d+,\\) not aligned: \\d+ \\(dim 1\\) != \\d+ \\(dim 0\\)$',
+    ],
+    ["'col_12' not in index", null],
+  ])('%s', (evalue, pattern) => {
+    const g = generalizeSizeNumbers({ ename: 'ValueError', evalue, match: 'exact', cell: 3 });
+    expect(g?.evalue ?? null).toBe(pattern);
+    if (g) {
+      expect(g).toMatchObject({ ename: 'ValueError', cell: 3, match: 'regex' });
+      expect(new RegExp(g.evalue).test(evalue)).toBe(true);
+    }
+  });
+});
+
+describe('recoverHiddenMessage: Colab saves "ignored" as the message', () => {
+  it('takes the message from the traceback last line', () => {
+    const tb = ['KeyError  Traceback (most recent call last)', "----> 1 df['x']", "KeyError: 'x'"];
+    expect(
+      recoverHiddenMessage({
+        ename: 'KeyError',
+        evalue: 'ignored',
+        traceback: tb.map((l) => l),
+      }),
+    ).toBe("'x'");
+  });
+  it('leaves a real message alone, and gives up when the traceback does not show it', () => {
+    expect(recoverHiddenMessage({ ename: 'KeyError', evalue: "'x'", traceback: [] })).toBeNull();
+    expect(recoverHiddenMessage({ ename: 'KeyError', evalue: 'ignored', traceback: ['KeyError: ignored'] })).toBeNull();
+  });
+});

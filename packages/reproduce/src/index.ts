@@ -1,0 +1,42 @@
+// @junobench/reproduce: taking a real notebook's saved crash to a draft that
+// reproduces it — static facts of its cells (Python's ast and pyflakes), the
+// replay order checked by name analysis, the packages it needs, its inputs
+// (present, downloaded, or derived from what the code does with them), and
+// one named cause for a draft that still does not reproduce (README,
+// "Reproducing real crashes").
+export { analyzeCells, ANALYZER_PATH } from './analyze-cells.js';
+export type {
+  AnalyzeOptions,
+  CellFacts,
+  CellImport,
+  CellRead,
+  ColumnUsage,
+  NotebookFacts,
+  TableUsage,
+} from './analyze-cells.js';
+export { deriveTable, namesTheCrashLacks } from './derive-table.js';
+export type { DerivedColumn, DerivedTable } from './derive-table.js';
+export { generalizeSizeNumbers } from './generalize-crash.js';
+export { recoverHiddenMessage } from './recover-hidden-message.js';
+export { mapDataPath, isForeignPath, isUrl, planLiteralRewrites, applyLiteralRewrites } from './plan-data-paths.js';
+export type { LiteralRewrite } from './plan-data-paths.js';
+export { planDataNeeds, describeNeeds } from './plan-data-needs.js';
+export type { DataNeed, DerivedFile } from './plan-data-needs.js';
+export { planPackages, planShellLines, commentOutLines, baseName, PLATFORM_MODULES } from './plan-packages.js';
+export type { ModuleProfile, MissingModule, LineEdit, PackagePlan, ShellPlan } from './plan-packages.js';
+export { findUnboundUses, chooseReplayOrder } from './plan-replay-order.js';
+export type { UnboundUse, ReplayOrderChoice } from './plan-replay-order.js';
+export { planDraftInputs, finishDraftInputs, editCells } from './plan-draft-inputs.js';
+export type {
+  DraftInputsPlan,
+  PlanDraftInputsOptions,
+  ResolvedNeed,
+  NeedStatus,
+  FinishedDraftInputs,
+} from './plan-draft-inputs.js';
+export { materializeInputs, encodePng } from './materialize-inputs.js';
+export type { MaterializeOptions } from './materialize-inputs.js';
+export { triageDraft, findingsOfInstance, TRIAGE_CAUSES } from './triage-draft.js';
+export type { ReproductionFindings, RunEvidence } from './triage-draft.js';
+export { matchRecordedCrash, locateCrashCell } from './choose-recorded-crash.js';
+export type { RecordedCrash } from './choose-recorded-crash.js';

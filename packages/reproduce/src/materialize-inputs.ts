@@ -1,0 +1,155 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { createRng, sha256, type ProgressListener } from '@junobench/core';
+import type { DerivedTable } from './derive-table.js';
+import type { DataNeed } from './plan-data-needs.js';
+import type { ResolvedNeed } from './plan-draft-inputs.js';
+
+export interface MaterializeOptions {
+  /** Downloads a URL; absent = offline (nothing is downloaded). */
+  fetchUrl?: (url: string) => Promise<Buffer>;
+  /** Writes a derived table as a delimited file (the synthetic-table machinery, composed by the add flow). */
+  writeTable: (table: DerivedTable, file: string, seed: string) => Promise<void>;
+  seed: string;
+  onProgress?: ProgressListener;
+}
+
+/**
+ * Put each input a draft needs into its folder (`dir` is the draft's):
+ * download it when a URL is known and the network is reachable, else derive
+ * it from the code (seeded), else leave it missing with the reason. What is
+ * present already is left alone.
+ */
+export async function materializeInputs(
+  needs: readonly DataNeed[],
+  dir: string,
+  options: MaterializeOptions,
+): Promise<ResolvedNeed[]> {
+  const out: ResolvedNeed[] = [];
+  for (const need of needs) {
+    if (need.present) {
+      out.push({ need, status: 'present' });
+      continue;
+    }
+    const target = path.join(dir, ...need.file.split('/'));
+    if (!target.startsWith(path.join(dir, 'data') + path.sep)) {
+      out.push({ need, status: 'missing', reason: `${need.file} is outside data/` });
+      continue;
+    }
+    let failure: string | undefined;
+    if (need.url && options.fetchUrl) {
+      try {
+        options.onProgress?.({ task: 'add', done: 0, message: `downloading ${need.url}` });
+        const bytes = await options.fetchUrl(need.url);
+        await mkdir(path.dirname(target), { recursive: true });
+        await writeFile(target, bytes);
+        out.push({ need, status: 'downloaded', sha256: sha256(bytes), bytes: bytes.length });
+        continue;
+      } catch (e) {
+        failure = `download failed: ${(e as Error).message}`;
+      }
+    } else if (need.url) failure = 'offline: not downloaded';
+    if (need.derive) {
+      try {
+        const derived = await writeDerived(need, target, options);
+        out.push({ need, status: 'synthetic', ...(failure ? { reason: failure } : { reason: 'not found' }), derived });
+      } catch (e) {
+        // Two reads that disagree on what a path is (a folder for one, a file for another): the first one made wins.
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTDIR' && code !== 'EISDIR' && code !== 'EEXIST') throw e;
+        out.push({
+          need,
+          status: 'missing',
+          reason: `${need.file} is read both as a file and as a folder: not derived`,
+        });
+      }
+      continue;
+    }
+    out.push({
+      need,
+      status: 'missing',
+      reason: [failure, need.underivable].filter(Boolean).join('; ') || 'not found',
+    });
+  }
+  return out;
+}
+
+async function writeDerived(need: DataNeed, target: string, options: MaterializeOptions): Promise<string[]> {
+  const d = need.derive!;
+  const seed = `${options.seed}\u0000${need.file}`;
+  if (d.type === 'table') {
+    await mkdir(path.dirname(target), { recursive: true });
+    await options.writeTable(d.table, target, seed);
+    return d.table.derived;
+  }
+  if (d.type === 'text') {
+    const rng = createRng(seed);
+    const words = ['data', 'model', 'value', 'train', 'test', 'label', 'sample', 'feature'];
+    const lines = Array.from({ length: d.lines }, () =>
+      Array.from({ length: 6 }, () => words[rng.int(words.length)]!).join(' '),
+    );
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, `${lines.join('\n')}\n`);
+    return [`${d.lines} lines of words`];
+  }
+  if (d.type === 'image') {
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, encodePng(d.width, d.height, seed));
+    return [`a ${d.width}×${d.height} RGB image (PNG content)`];
+  }
+  // A folder of images, one sub-folder per class (ImageFolder, flow_from_directory); a glob names the folder above it.
+  const folder = target.includes('*') ? path.dirname(`${target.split('*')[0]!}x`) : target;
+  // `<folder>/*.jpg` lists files directly in the folder; anything else (ImageFolder, `*/*.jpg`) wants class folders.
+  const flat = /[\\/]\*\.[A-Za-z0-9]+$/.test(target) && target.indexOf('*') === target.lastIndexOf('*');
+  for (const cls of d.classes) {
+    const into = flat ? folder : path.join(folder, cls);
+    await mkdir(into, { recursive: true });
+    for (let i = 0; i < d.perClass; i++) {
+      await writeFile(path.join(into, `${cls}_${i}.${d.extension}`), encodePng(32, 32, `${seed}\u0000${cls}${i}`));
+    }
+  }
+  return [`${d.classes.length} class folders (${d.classes.join(', ')}) of ${d.perClass} images each`];
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(buf: Buffer): number {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, crc]);
+}
+
+/** A seeded RGB PNG of noise: enough for PIL, OpenCV and matplotlib to read as an image. */
+export function encodePng(width: number, height: number, seed: string): Buffer {
+  const rng = createRng(seed);
+  const raw = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    raw[y * (width * 3 + 1)] = 0;
+    for (let x = 0; x < width * 3; x++) raw[y * (width * 3 + 1) + 1 + x] = rng.int(256);
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}

@@ -1,0 +1,167 @@
+import { compareCodePoints } from '@junobench/core';
+import type { CellFacts, NotebookFacts } from './analyze-cells.js';
+import { deriveTable, namesTheCrashLacks, type DerivedTable } from './derive-table.js';
+import { isUrl, mapDataPath } from './plan-data-paths.js';
+import { baseName, type ShellPlan } from './plan-packages.js';
+
+/** Synthetic stand-ins other than tables: a few lines of text, small images, a folder of them. */
+export type DerivedFile =
+  | { type: 'table'; table: DerivedTable }
+  | { type: 'text'; lines: number }
+  | { type: 'image'; width: number; height: number }
+  | { type: 'images'; classes: string[]; perClass: number; extension: string };
+
+export interface DataNeed {
+  /** The path or URL as the code builds it. */
+  read: string;
+  /** Where it lives in the draft (instance-relative, under data/). */
+  file: string;
+  /** Code cells (reproduced) that read it. */
+  cells: number[];
+  /** Download it from here when the network is reachable. */
+  url?: string;
+  /** How to make it up when it cannot be had. */
+  derive?: DerivedFile;
+  /** Why it cannot be derived, when it cannot. */
+  underivable?: string;
+  /** Already in data/ (a collected dataset, --data, or a file of the same name found there). */
+  present: boolean;
+}
+
+const TABLE_KINDS = new Set(['csv']);
+const TEXT_EXT = /\.(txt|text|md|log)$/i;
+const IMAGE_EXT = /\.(jpe?g|png|bmp|gif|tiff?)$/i;
+const TABLE_EXT = /\.(csv|tsv|txt|data|dat)$/i;
+
+/**
+ * Pure: the inputs the reproduced cells read up to the crash, each with its
+ * place under data/ and how to get it: present in `dataFiles`, a download,
+ * or a derivation from what the code does with it. Files the notebook writes
+ * itself before reading them are not inputs.
+ */
+export function planDataNeeds(
+  facts: NotebookFacts,
+  crashCell: number,
+  dataFiles: readonly string[],
+  shell: ShellPlan,
+  crash: { ename: string; evalue: string },
+): DataNeed[] {
+  const files = new Set(dataFiles);
+  const byBase = new Map<string, string[]>();
+  for (const f of dataFiles) byBase.set(baseName(f), [...(byBase.get(baseName(f)) ?? []), f]);
+  const written = new Set<string>();
+  const needs = new Map<string, DataNeed>();
+  const shellFiles = new Map(shell.downloads.map((d) => [d.name, d.url]));
+  const dateLayout = planDateLayout(facts.cells.flatMap((f) => f.literals ?? []));
+  // A column the crash misses that no code names came from the data: one table had it and another did not.
+  const named = new Set(Object.values(facts.tables).flatMap((t) => Object.keys(t.columns)));
+  let fromData = namesTheCrashLacks(crash).filter((n) => !named.has(n));
+  const tableReads = facts.cells.flatMap((f) => f.reads.filter((r) => TABLE_KINDS.has(r.kind)));
+  if (tableReads.length < 2) fromData = [];
+  for (const f of facts.cells) {
+    if (f.index > crashCell) break;
+    for (const r of f.reads) {
+      if (written.has(r.path) || r.kind === 'model') continue;
+      const url = isUrl(r.path) ? r.path : undefined;
+      if (url && /^(?:url|download)$/.test(r.kind) && !TABLE_EXT.test(url.split('?')[0]!)) {
+        // requests.get / urlopen of a page or API: a download only if a later read uses its bytes; left to triage.
+        addNeed(needs, {
+          read: r.path,
+          file: `data/${baseName(url)}`,
+          cells: [f.index],
+          url,
+          present: false,
+          underivable: 'a web request, not a file read',
+        });
+        continue;
+      }
+      const mapped = url ? `data/${baseName(url)}` : mapDataPath(r.path);
+      if (mapped === null) continue;
+      let file: string = mapped;
+      let present = files.has(file) || [...files].some((x) => x.startsWith(`${file.replace(/\/$/, '')}/`));
+      if (!present && !url) {
+        const same = byBase.get(baseName(r.path)) ?? [];
+        if (same.length === 1) {
+          file = same[0]!;
+          present = true;
+        }
+      }
+      const fromShell = shellFiles.get(baseName(r.path));
+      const need: DataNeed = {
+        read: r.path,
+        file,
+        cells: [f.index],
+        present,
+        ...(url ? { url } : fromShell && !present ? { url: fromShell } : {}),
+      };
+      if (!present) {
+        const extra = TABLE_KINDS.has(r.kind) && r.id === tableReads[0]?.id ? fromData : [];
+        Object.assign(
+          need,
+          planDerivation({ dateLayout, extraColumns: extra }, r.kind, r.path, facts.tables[r.id], r.options, {
+            ...crash,
+            cell: crashCell,
+          }),
+        );
+      }
+      addNeed(needs, need);
+    }
+    for (const w of f.writes) written.add(w);
+  }
+  return [...needs.values()].sort((a, b) => compareCodePoints(a.file, b.file));
+}
+
+function addNeed(needs: Map<string, DataNeed>, need: DataNeed): void {
+  const had = needs.get(need.file);
+  if (had) {
+    for (const c of need.cells) if (!had.cells.includes(c)) had.cells.push(c);
+    // Two reads of one file: the derivation that knows more columns wins.
+    if (need.derive?.type === 'table' && had.derive?.type === 'table') {
+      if (need.derive.table.columns.length > had.derive.table.columns.length) had.derive = need.derive;
+    }
+    return;
+  }
+  needs.set(need.file, need);
+}
+
+function planDerivation(
+  context: { dateLayout: string; extraColumns: readonly string[] },
+  kind: string,
+  p: string,
+  usage: NotebookFacts['tables'][string] | undefined,
+  options: Record<string, unknown> | undefined,
+  crash: { ename: string; evalue: string; cell: number },
+): Pick<DataNeed, 'derive' | 'underivable'> {
+  const name = p.split(/[?#]/)[0]!;
+  if (TABLE_KINDS.has(kind)) return { derive: { type: 'table', table: deriveTable(usage, options, crash, context) } };
+  if (kind === 'image' || (kind === 'file' && IMAGE_EXT.test(name)))
+    return { derive: { type: 'image', width: 64, height: 64 } };
+  if (kind === 'file' && TEXT_EXT.test(name)) return { derive: { type: 'text', lines: 50 } };
+  if (kind === 'file' && /\.csv$/i.test(name)) return { derive: { type: 'text', lines: 50 } };
+  if (kind === 'folder') {
+    const ext = /\*\.(\w+)/.exec(p)?.[1] ?? 'jpg';
+    if (IMAGE_EXT.test(`.${ext}`))
+      return { derive: { type: 'images', classes: ['class_a', 'class_b'], perClass: 4, extension: ext } };
+  }
+  return {
+    underivable: `a ${kind === 'csv' ? 'table' : kind} file (${name.split('.').pop()}) cannot be derived from the code`,
+  };
+}
+
+/** The cells that read each need, for a person: `data/x.csv (cells 2, 5)`. */
+export function describeNeeds(needs: readonly DataNeed[]): string {
+  return needs.map((n) => `${n.file} (code cell${n.cells.length === 1 ? '' : 's'} ${n.cells.join(', ')})`).join(', ');
+}
+
+export function readsOf(facts: readonly CellFacts[]): string[] {
+  return facts.flatMap((f) => f.reads.map((r) => r.path));
+}
+
+/** Pure: the date layout the code parses (a strptime or to_datetime format among its literals), for derived dates. */
+export function planDateLayout(literals: readonly string[]): string {
+  for (const l of literals) {
+    const m = /%Y-%m-%d(?:([T ])%H:%M(:%S)?)?/.exec(l);
+    if (m) return `YYYY-MM-DD${m[1] ? `${m[1]}HH:MM${m[2] ? ':SS' : ''}` : ''}`;
+  }
+  return 'YYYY-MM-DD';
+}

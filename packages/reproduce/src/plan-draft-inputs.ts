@@ -1,0 +1,202 @@
+import type { ExpectedCrash, ReproductionEdit } from '@junobench/core';
+import { listCodeCells, type CodeCell, type Notebook } from '@junobench/notebook';
+import type { CellFacts, NotebookFacts } from './analyze-cells.js';
+import { generalizeSizeNumbers } from './generalize-crash.js';
+import { planDataNeeds, type DataNeed } from './plan-data-needs.js';
+import { applyLiteralRewrites, isUrl, planLiteralRewrites, type LiteralRewrite } from './plan-data-paths.js';
+import {
+  commentOutLines,
+  planPackages,
+  planShellLines,
+  type LineEdit,
+  type ModuleProfile,
+  type PackagePlan,
+  type ShellPlan,
+} from './plan-packages.js';
+import type { UnboundUse } from './plan-replay-order.js';
+import type { ReproductionFindings } from './triage-draft.js';
+
+export interface DraftInputsPlan {
+  facts: NotebookFacts;
+  packages: PackagePlan;
+  shell: ShellPlan;
+  needs: DataNeed[];
+  /** The reproduced notebook with import and shell lines left out (paths are rewritten by finishDraftInputs). */
+  notebook: Notebook;
+  crashCell: number;
+  edits: ReproductionEdit[];
+}
+
+export interface PlanDraftInputsOptions {
+  /** The reproduced notebook as planned (cells kept, order, Kaggle paths already rewritten). */
+  notebook: Notebook;
+  crashCell: number;
+  crash: { ename: string; evalue: string };
+  facts: NotebookFacts;
+  /** Instance-relative files data/ will hold (collected datasets, --data). */
+  dataFiles: readonly string[];
+  /** Top-level module → importable in the runtime; absent = not checked. */
+  importable?: Readonly<Record<string, boolean>>;
+  profiles?: readonly ModuleProfile[];
+}
+
+/**
+ * Pure: plan what a reproduced notebook needs from its surroundings — the
+ * modules it imports (unused missing ones left out), its shell lines
+ * (installs and downloads left out), and the inputs it reads up to the crash
+ * (present, to download, or to derive).
+ */
+export function planDraftInputs(options: PlanDraftInputsOptions): DraftInputsPlan {
+  const cells = listCodeCells(options.notebook);
+  const sources = cells.map((c) => c.source);
+  const facts = options.facts;
+  const packages = options.importable
+    ? planPackages(facts.cells, options.crashCell, options.importable, options.profiles ?? [], sources)
+    : { drop: [], missing: [], edits: [] };
+  const shell = planShellLines(facts.cells, options.crashCell);
+  const needs = planDataNeeds(facts, options.crashCell, options.dataFiles, shell, options.crash);
+  const drops = [...packages.drop, ...shell.drop];
+  const notebook = editCells(options.notebook, (ci, src) => {
+    const mine = drops.filter((d) => d.cell === ci);
+    return mine.length > 0 ? commentOutLines(src, mine) : src;
+  });
+  return {
+    facts,
+    packages,
+    shell,
+    needs,
+    notebook,
+    crashCell: options.crashCell,
+    edits: [...packages.edits, ...shell.edits],
+  };
+}
+
+export type NeedStatus = 'present' | 'downloaded' | 'synthetic' | 'missing';
+
+export interface ResolvedNeed {
+  need: DataNeed;
+  status: NeedStatus;
+  /** Why it is missing, or what a download failed with. */
+  reason?: string;
+  sha256?: string;
+  bytes?: number;
+  /** What the derivation took from the code (synthetic). */
+  derived?: string[];
+}
+
+export interface FinishedDraftInputs {
+  notebook: Notebook;
+  edits: ReproductionEdit[];
+  expected: ExpectedCrash;
+  /** data.synthetic of instance.json, when anything was made up. */
+  synthetic?: { reason: string; files: string[]; derived: string[] };
+  findings: Omit<ReproductionFindings, 'unbound'>;
+}
+
+/**
+ * Pure: the reproduced notebook pointed at the draft's inputs — literals of
+ * paths rewritten into data/ (each edit recorded), URLs that were downloaded
+ * or derived replaced by their local copy — and, when data was made up, the
+ * expected crash with its data-size numbers generalised (recorded as why).
+ */
+export function finishDraftInputs(
+  plan: DraftInputsPlan,
+  resolved: readonly ResolvedNeed[],
+  expected: ExpectedCrash,
+  gpuCells: readonly { cell: number; text: string }[] = [],
+): FinishedDraftInputs {
+  const literals = plan.facts.cells.flatMap((f) => f.literals ?? []);
+  const local = resolved.filter((r) => !isUrl(r.need.read));
+  const chosen = new Map(local.map((r) => [r.need.read, r.need.file]));
+  const rewrites: LiteralRewrite[] = planLiteralRewrites(literals, [...chosen.keys()], chosen);
+  for (const r of resolved) {
+    if (isUrl(r.need.read) && r.status !== 'missing') rewrites.push({ from: r.need.read, to: r.need.file });
+  }
+  const edits: ReproductionEdit[] = [...plan.edits];
+  const notebook = editCells(plan.notebook, (ci, src) => {
+    const { source, applied } = applyLiteralRewrites(src, rewrites);
+    for (const a of applied) {
+      const r = resolved.find((x) => x.need.read === a.from);
+      edits.push({
+        kind: isUrl(a.from) ? 'url' : 'path',
+        cell: ci,
+        from: a.from,
+        to: a.to,
+        why: isUrl(a.from)
+          ? `the sandbox has no network: ${r?.status === 'synthetic' ? 'a synthetic stand-in' : r?.status === 'present' ? 'the copy given with --data' : 'the downloaded copy'} in ${a.to}`
+          : 'the draft holds its inputs in data/ (its folder is the working directory)',
+      });
+    }
+    return source;
+  });
+  const synth = resolved.filter((r) => r.status === 'synthetic');
+  let exp = expected;
+  if (synth.length > 0) {
+    const general = generalizeSizeNumbers(expected);
+    if (general) {
+      exp = general;
+      edits.push({
+        kind: 'match',
+        from: expected.evalue,
+        to: general.evalue,
+        why: 'the data is synthetic: numbers that come from its size (shapes, counts, indices) differ from the saved run, so they match any number; the exception and the cell stay exact',
+      });
+    }
+  }
+  const missing = resolved.filter((r) => r.status === 'missing');
+  const urls = [
+    ...new Set([
+      ...missing.filter((r) => r.need.url).map((r) => r.need.url!),
+      ...plan.shell.kaggle.map((k) => `https://www.kaggle.com/datasets/${k.ref}`),
+      ...plan.facts.cells.filter((f) => f.index <= plan.crashCell).flatMap((f) => f.urls.map((u) => u.url)),
+    ]),
+  ].filter((u) => !resolved.some((r) => r.need.url === u && r.status !== 'missing'));
+  const derivedAll = synth.flatMap((r) => (r.derived ?? []).map((d) => `${r.need.file}: ${d}`));
+  return {
+    notebook,
+    edits,
+    expected: exp,
+    ...(synth.length > 0
+      ? {
+          synthetic: {
+            reason: `the notebook's inputs could not be had (${synth.map((r) => `${r.need.read}${r.reason ? `: ${r.reason}` : ''}`).join('; ')}): derived from what the code does with them`,
+            files: synth.map((r) => r.need.file),
+            derived: derivedAll,
+          },
+        }
+      : {}),
+    findings: {
+      urls,
+      missingData: missing
+        .filter((r) => !r.need.underivable?.startsWith('a web request'))
+        .map((r) => ({ path: r.need.file, cells: r.need.cells })),
+      synthetic: synth.map((r) => r.need.file),
+      missingModules: plan.packages.missing,
+      gpu:
+        gpuCells.length > 0
+          ? [...gpuCells]
+          : plan.facts.cells
+              .filter((f) => f.index <= plan.crashCell)
+              .flatMap((f) => f.gpu.map((g) => ({ cell: f.index, text: g.text }))),
+    },
+  };
+}
+
+/** Pure: the notebook with each code cell's source replaced by `edit(codeIndex, source)`. */
+export function editCells(nb: Notebook, edit: (codeIndex: number, source: string) => string): Notebook {
+  let ci = -1;
+  return {
+    ...nb,
+    cells: nb.cells.map((cell) => {
+      if (cell.cell_type !== 'code') return cell;
+      ci++;
+      const code = cell as CodeCell;
+      const src = Array.isArray(code.source) ? code.source.join('') : code.source;
+      const out = edit(ci, src);
+      if (out === src) return cell;
+      return { ...code, source: Array.isArray(code.source) ? out.split(/(?<=\n)/).filter((l) => l !== '') : out };
+    }),
+  };
+}
+
+export type { CellFacts, LineEdit, UnboundUse };

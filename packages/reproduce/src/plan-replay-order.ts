@@ -1,0 +1,125 @@
+import { compareCodePoints } from '@junobench/core';
+import type { CellFacts } from './analyze-cells.js';
+
+export interface UnboundUse {
+  name: string;
+  /** Code cell (original index) that uses it before any replayed cell defines it. */
+  usedIn: number;
+  /** Code cells (original index) that define it. */
+  definedIn: number[];
+}
+
+/**
+ * Pure: the names a replay uses before it defines them — names some cell of
+ * the notebook defines, used at once (not inside a function body) by a
+ * replayed cell that no earlier replayed cell defines. A name no cell defines
+ * is not an order problem (a NameError crash is exactly that), and neither
+ * is the name the crash itself reports missing in the crashing cell.
+ */
+export function findUnboundUses(
+  sequence: readonly number[],
+  facts: ReadonlyMap<number, CellFacts>,
+  crash: { cell: number; ename: string; evalue: string },
+): UnboundUse[] {
+  const definers = new Map<string, number[]>();
+  for (const [i, f] of facts) for (const n of f.defines) definers.set(n, [...(definers.get(n) ?? []), i]);
+  const crashName =
+    /name '([^']+)' is not defined|local variable '([^']+)'|cannot access local variable '([^']+)'/.exec(crash.evalue);
+  const missingName = crashName ? (crashName[1] ?? crashName[2] ?? crashName[3]) : undefined;
+  const defined = new Set<string>();
+  let star = false;
+  const out: UnboundUse[] = [];
+  for (const ci of sequence) {
+    const f = facts.get(ci);
+    if (!f) continue;
+    if (f.parsed) {
+      for (const n of f.undefinedNow ?? f.undefined) {
+        if (defined.has(n) || star) continue;
+        if (ci === crash.cell && n === missingName) continue;
+        const d = definers.get(n);
+        if (!d || d.length === 0) continue;
+        if (!out.some((u) => u.name === n)) out.push({ name: n, usedIn: ci, definedIn: d });
+      }
+    }
+    for (const n of f.defines) defined.add(n);
+    if (f.star) star = true;
+  }
+  return out;
+}
+
+export interface ReplayOrderChoice {
+  chosen: 'execution-count' | 'file' | 'needed';
+  /** Original code-cell indices in replay order. */
+  sequence: number[];
+  /** Names still used before they are defined in the chosen order. */
+  unbound: UnboundUse[];
+  why: string;
+}
+
+/**
+ * Pure: check the planned replay order by name analysis and fall back when
+ * the saved counts cannot have produced the crash. The planned order is
+ * kept when it binds every name before use. Otherwise file order (every cell
+ * up to the crash, top to bottom) is taken when it does; otherwise the order
+ * the crash needs: file order with each defining cell moved just before the
+ * first cell that uses its name, when that leaves nothing unbound.
+ */
+export function chooseReplayOrder(
+  planned: { order: 'execution-count' | 'file'; sequence: readonly number[] },
+  fileSequence: readonly number[],
+  facts: ReadonlyMap<number, CellFacts>,
+  crash: { cell: number; ename: string; evalue: string },
+): ReplayOrderChoice {
+  const first = findUnboundUses(planned.sequence, facts, crash);
+  if (first.length === 0) {
+    return {
+      chosen: planned.order,
+      sequence: [...planned.sequence],
+      unbound: [],
+      why: `${planned.order === 'file' ? 'file order defines' : 'the saved execution counts define'} every name before its use`,
+    };
+  }
+  const names = first.map((u) => u.name).sort(compareCodePoints);
+  const said = `${planned.order === 'file' ? 'file order' : 'the saved execution counts'} use ${names.join(', ')} before any replayed cell defines ${names.length === 1 ? 'it' : 'them'}`;
+  if (planned.order !== 'file') {
+    const inFile = findUnboundUses(fileSequence, facts, crash);
+    if (inFile.length === 0) {
+      return { chosen: 'file', sequence: [...fileSequence], unbound: [], why: `${said}; file order defines them` };
+    }
+  }
+  const needed = orderByNeed(fileSequence, facts, crash);
+  if (needed && findUnboundUses(needed, facts, crash).length === 0) {
+    return {
+      chosen: 'needed',
+      sequence: needed,
+      unbound: [],
+      why: `${said}, and so does file order; the defining cells were moved before their first use`,
+    };
+  }
+  return {
+    chosen: planned.order,
+    sequence: [...planned.sequence],
+    unbound: first,
+    why: `${said}; neither file order nor moving the defining cells up to the crash binds them`,
+  };
+}
+
+function orderByNeed(
+  fileSequence: readonly number[],
+  facts: ReadonlyMap<number, CellFacts>,
+  crash: { cell: number; ename: string; evalue: string },
+): number[] | null {
+  let seq = [...fileSequence];
+  for (let round = 0; round < 20; round++) {
+    const unbound = findUnboundUses(seq, facts, crash);
+    if (unbound.length === 0) return seq;
+    const u = unbound[0]!;
+    // The last definer above the crash that comes after the use.
+    const at = seq.indexOf(u.usedIn);
+    const definer = [...u.definedIn].reverse().find((d) => seq.indexOf(d) > at && d !== crash.cell);
+    if (definer === undefined) return null;
+    seq = seq.filter((c) => c !== definer);
+    seq.splice(seq.indexOf(u.usedIn), 0, definer);
+  }
+  return null;
+}
