@@ -1,11 +1,12 @@
 // `junobench verify` end to end: summary table, exit codes, --json, and
 // `pool import --format notebooks` mining the embedded originals.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { access, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema, listInstanceIds, readInstance, type CrashRecord } from '@junobench/core';
+import { descendantsOf, runsKernel, stillAlive } from './process-tree.js';
 import { junobenchBin, repoRoot, runJunobench } from './run-cli.js';
 
 let dir: string;
@@ -155,15 +156,12 @@ describe('junobench verify interrupted', () => {
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      const ownProcesses = () =>
-        execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-          .split('\n')
-          .filter((l) => l.includes(`junobench-${child.pid}-`));
-      // Wait until the runner runs the notebook (its processes carry this run's temporary folder).
+      // Wait until a kernel runs the notebook (in the sandbox: found by descent from the CLI's process).
       const deadline = Date.now() + 120_000;
-      while (ownProcesses().length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      expect(ownProcesses().length, stderr).toBeGreaterThanOrEqual(3);
+      while (!runsKernel(child.pid!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(runsKernel(child.pid!), stderr).toBe(true);
       await new Promise((r) => setTimeout(r, 2000));
+      const started = descendantsOf(child.pid!).map((p) => p.pid);
       child.kill(signal);
       const code = await Promise.race([
         exited,
@@ -174,8 +172,8 @@ describe('junobench verify interrupted', () => {
       expect(stderr).toContain(`junobench: interrupted (${signal}); outputs not complete were not written`);
       await expect(access(json)).rejects.toThrow();
       const gone = Date.now() + 30_000;
-      while (ownProcesses().length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 200));
-      expect(ownProcesses()).toEqual([]);
+      while (stillAlive(started).length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 200));
+      expect(stillAlive(started)).toEqual([]);
     },
     300_000,
   );

@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js';
 import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
 import { parsePositiveInt, parsePositiveNumber, showPath } from './format.js';
 
-// Defaults shown in the help, copied with the package's literal types (CONTRIBUTING.md, "Imports in the CLI").
+// Defaults shown in the help, copied with the package's literal types (CONTRIBUTING.md, "CLI": imports in the CLI).
 const DEFAULT_LLM_ATTEMPTS: (typeof import('@junobench/llm'))['DEFAULT_LLM_ATTEMPTS'] = 5;
 const DEFAULT_LLM_CONCURRENCY: (typeof import('@junobench/llm'))['DEFAULT_LLM_CONCURRENCY'] = 4;
 const DEFAULT_LLM_RETRIES: (typeof import('@junobench/llm'))['DEFAULT_LLM_RETRIES'] = 6;

@@ -1,0 +1,51 @@
+// The processes a CLI run started, for tests that interrupt it. A notebook's processes run in the local
+// runtime's sandbox (a pid namespace of its own, paths of the sandbox in their arguments), so they are found by
+// descent from the CLI's process, not by a path in their command lines.
+import { execFileSync } from 'node:child_process';
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  args: string;
+}
+
+function listProcesses(): ProcessInfo[] {
+  return execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+}
+
+/** Every live descendant of `root` (not `root` itself). */
+export function descendantsOf(root: number): ProcessInfo[] {
+  const all = listProcesses();
+  const found: ProcessInfo[] = [];
+  let frontier = [root];
+  while (frontier.length > 0) {
+    const next = all.filter((p) => frontier.includes(p.ppid));
+    found.push(...next);
+    frontier = next.map((p) => p.pid);
+  }
+  return found;
+}
+
+/** Those of `pids` still alive, with their arguments (ps's view: a zombie counts as gone). */
+export function stillAlive(pids: readonly number[]): ProcessInfo[] {
+  const all = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null && !m[2]!.startsWith('Z'));
+  return all.filter((m) => pids.includes(Number(m[1]))).map((m) => ({ pid: Number(m[1]), ppid: 0, args: m[3]! }));
+}
+
+/**
+ * Whether a notebook's kernel runs under `root`: a kernel the runner launched (ipykernel_launcher) or one forked from
+ * a zygote (a child of a process whose arguments name the zygote). Not a mere mention of ipykernel: the runtime's
+ * checks of the interpreter name it too.
+ */
+export function runsKernel(root: number): boolean {
+  const tree = descendantsOf(root);
+  const zygotes = new Set(tree.filter((p) => /junobench_runner\.py zygote/.test(p.args)).map((p) => p.pid));
+  return tree.some((p) => /ipykernel_launcher/.test(p.args) || zygotes.has(p.ppid));
+}
