@@ -1,18 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
-// One suite for everything: unit tests, kernel tests (*.kernel.test.ts) and
-// container tests (*.container.test.ts) run together in `npm test`; the
-// `unit` project leaves the slow ones out for a quick inner loop.
-// kernel: a real Jupyter kernel; container: the engine; redis, registry,
-// browser: those real servers; e2e: the CLI end to end.
-const slow = [
-  '**/*.kernel.test.ts',
-  '**/*.container.test.ts',
-  '**/*.redis.test.ts',
-  '**/*.registry.test.ts',
-  '**/*.browser.test.ts',
-  '**/*.e2e.test.ts',
-];
+// One suite for everything: unit tests, kernel tests (*.kernel.test.ts), container tests (*.container.test.ts) and
+// the rest of the slow ones run together in `npm test`; the `unit` project leaves the slow ones out for a quick inner
+// loop. kernel: a real Jupyter kernel; container: the engine; redis, registry, browser: those real servers; e2e: the
+// CLI end to end.
+//
+// `npm test` runs two lanes at once (tools/run-test-lanes.mjs): `unit` and `slow` in one vitest process, `containers`
+// in another. Inside a lane the slow files run one at a time, so a kernel test shares the machine with at most one
+// container test, and their time limits stay meaningful on a 2-core machine.
+const slow = ['**/*.kernel.test.ts', '**/*.redis.test.ts', '**/*.browser.test.ts', '**/*.e2e.test.ts'];
+// The engine's tests, and the registry's (they build and push images): the other lane.
+const containers = ['**/*.container.test.ts', '**/*.registry.test.ts'];
+const inTree = (g: string) => g.replace('**/', '{packages/*/src,test}/**/');
+
+const slowOptions = {
+  testTimeout: 600_000,
+  hookTimeout: 2_400_000,
+  fileParallelism: false,
+} as const;
 
 export default defineConfig({
   test: {
@@ -22,19 +27,22 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts'],
-          exclude: [...slow, '**/node_modules/**'],
+          exclude: [...slow, ...containers, '**/node_modules/**'],
+          // Two at a time: most unit files wait on child processes or the disk, not the CPU.
+          maxWorkers: 2,
         },
       },
       {
+        test: { name: 'slow', include: slow.map(inTree), exclude: ['**/node_modules/**'], ...slowOptions },
+      },
+      {
         test: {
-          name: 'slow',
-          include: slow.map((g) => g.replace('**/', '{packages/*/src,test}/**/')),
+          name: 'containers',
+          include: containers.map(inTree),
           exclude: ['**/node_modules/**'],
-          testTimeout: 600_000,
-          hookTimeout: 2_400_000,
-          // Kernels and containers compete for the same few cores: one slow
-          // file at a time keeps their time limits meaningful on small machines.
-          fileParallelism: false,
+          // One image for every container test of the run (the benchmark image of the embedded instances).
+          globalSetup: ['test/containers-global-setup.ts'],
+          ...slowOptions,
         },
       },
     ],

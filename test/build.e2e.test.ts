@@ -1,7 +1,9 @@
 // `junobench build` end to end on a copy of the embedded raw/ (real kernels):
 // every stage runs, the embedded instances verify (TensorFlow skipped with its
 // reason), a second build skips everything, and a build elsewhere from the same
-// raw/ gives byte-identical curated files.
+// raw/ gives byte-identical curated files. The first build is the suite's
+// (test/suite-build.ts: cold, every stage), shared with the files that need a
+// built benchmark; the builds here run on copies of it.
 import { spawnSync } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -9,23 +11,18 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashTree, listTree, type Benchmark, type VerificationReport } from '@junobench/core';
 import { junobenchBin, repoRoot, runJunobench, type CliRun } from './run-cli.js';
+import { copyEmbeddedBuild, embeddedBuild } from './suite-build.js';
 
 let a: string;
 let b: string;
 let cache: string;
 let first: CliRun;
 
-async function copyRaw(): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'jb-build-e2e-'));
-  await cp(path.join(repoRoot, 'raw'), path.join(dir, 'raw'), { recursive: true });
-  return dir;
-}
-
 beforeAll(async () => {
-  cache = await mkdtemp(path.join(os.tmpdir(), 'jb-build-cache-'));
-  a = await copyRaw();
-  b = await copyRaw();
-  first = await runJunobench(['build', '--cache-dir', cache], { cwd: a });
+  first = (await embeddedBuild()).run;
+  ({ dir: a, cache } = await copyEmbeddedBuild(await mkdtemp(path.join(os.tmpdir(), 'jb-build-e2e-'))));
+  b = await mkdtemp(path.join(os.tmpdir(), 'jb-build-e2e-'));
+  await cp(path.join(repoRoot, 'raw'), path.join(b, 'raw'), { recursive: true });
 }, 1_200_000);
 
 describe('junobench build', () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ImageRecord, VerificationReport } from '@junobench/core';
 import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
+import { embeddedBuild } from './suite-build.js';
 
 let dir: string;
 let build: CliRun;
@@ -40,18 +41,13 @@ describe('junobench build --runtime docker', () => {
     expect(docker.instances.every((v) => v.reproduced.runtime.kind === 'docker' && v.reproduced.runtime.imageId)).toBe(
       true,
     );
-    const json = path.join(dir, 'local.json');
-    const local = await runJunobench([
-      'verify',
-      '--instances',
-      path.join(dir, 'raw/instances'),
-      '--cache-dir',
-      path.join(dir, 'cache'),
-      '--json',
-      json,
-    ]);
-    expect(local.code, local.stderr).toBe(0);
-    const localReport = JSON.parse(await readFile(json, 'utf8')) as VerificationReport;
+    // The local runtime's outcomes: the suite's build of the same raw/ (test/suite-build.ts).
+    const local = await embeddedBuild();
+    expect(local.run.code, local.run.stderr).toBe(0);
+    const localReport = JSON.parse(
+      await readFile(path.join(local.dir, 'curated/verification.json'), 'utf8'),
+    ) as VerificationReport;
+    expect(localReport.runtime).toBe('local');
     const outcomes = (r: VerificationReport) =>
       r.instances.map((v) => [v.instance, v.status, v.reproduced.outcome, v.fixed.outcome]);
     // On a difference, say why each differing version ended as it did (the runner's or the container's reason).

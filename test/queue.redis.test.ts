@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema, type InstanceVerification, type VerificationReport } from '@junobench/core';
 import { repoRoot, runJunobench } from './run-cli.js';
+import { embeddedBuild } from './suite-build.js';
 import {
   deletePrefix,
   freePort,
@@ -89,20 +90,10 @@ describe('verify --queue with two workers', () => {
     const b = worker(url, 'all-b', p, ['--jobs', '1']);
     await Promise.all([a.waitFor(/ready: local runtime/), b.waitFor(/ready: local runtime/)]);
 
-    const localJson = path.join(tmp, 'local.json');
-    const local = await runJunobench([
-      'verify',
-      '--instances',
-      instances,
-      '--no-cache',
-      '--cache-dir',
-      path.join(tmp, 'c-local'),
-      '--jobs',
-      '2',
-      '--json',
-      localJson,
-    ]);
-    expect(local.code, local.stderr).toBe(0);
+    // The local runtime's outcomes: the suite's build of the same instances (test/suite-build.ts).
+    const local = await embeddedBuild();
+    expect(local.run.code, local.run.stderr).toBe(0);
+    const localJson = path.join(local.dir, 'curated/verification.json');
     const queueJson = path.join(tmp, 'queue.json');
     const queued = await runJunobench(
       [

@@ -12,6 +12,7 @@ import { extractArchive } from '@junobench/archive';
 import { checkSchema, type ReleaseManifest } from '@junobench/core';
 import { GithubReleasesServer } from './fakes/github-releases-server.js';
 import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
+import { copyEmbeddedBuild, embeddedBuild } from './suite-build.js';
 
 let work: string;
 let releases: string;
@@ -20,14 +21,14 @@ const env = { SOURCE_DATE_EPOCH: '1767225600' };
 const recipe = path.join(repoRoot, 'docker');
 
 beforeAll(async () => {
-  work = await mkdtemp(path.join(os.tmpdir(), 'jb-release-e2e-'));
-  await cp(path.join(repoRoot, 'raw'), path.join(work, 'raw'), { recursive: true });
-  // The build is only the fixture here (test/build.e2e.test.ts proves a fresh one): the project's
-  // content-addressed verification cache may answer. The re-run below never uses a cache.
-  const build = await runJunobench(['build', '--cache-dir', path.join(repoRoot, '.junobench-cache')], { cwd: work });
-  if (build.code === 3)
-    throw new Error(`no Python kernel stack: run \`sh tools/setup-python.sh\` first\n${build.stderr}`);
-  expect(build.code, build.stderr).toBe(0);
+  // The suite's build (test/suite-build.ts) is the fixture here, copied: test/build.e2e.test.ts proves it. The re-run
+  // below never uses a cache.
+  const base = await mkdtemp(path.join(os.tmpdir(), 'jb-release-e2e-'));
+  const build = await embeddedBuild();
+  if (build.run.code === 3)
+    throw new Error(`no Python kernel stack: run \`sh tools/setup-python.sh\` first\n${build.run.stderr}`);
+  expect(build.run.code, build.run.stderr).toBe(0);
+  ({ dir: work } = await copyEmbeddedBuild(base));
   releases = path.join(work, 'releases');
   prepared = await runJunobench(['release', 'prepare', '0.1.0', '--recipe', recipe], { cwd: work, env });
 }, 1_800_000);

@@ -1,5 +1,5 @@
 // Prints the line CI reads, `N passed, N failed, N skipped` (always the last
-// line), from vitest's JSON report, and exits non-zero when anything failed.
+// line), from vitest's JSON report, and exits non-zero when anything failed. Above it, the ten slowest test files.
 //
 // What counts as failed, so that no failure hides:
 // - every failed test;
@@ -57,6 +57,21 @@ export function summarizeVitestReport(report, options = {}) {
   return { passed, failed, skipped, problems };
 }
 
+/** A file's path from the working folder when it is inside it. */
+function shortName(file) {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+}
+
+/** The `n` test files that took longest, as `[seconds, file]`, longest first. */
+export function slowestFiles(report, n = 10) {
+  return (report.testResults ?? [])
+    .filter((f) => typeof f.startTime === 'number' && typeof f.endTime === 'number')
+    .map((f) => [(f.endTime - f.startTime) / 1000, shortName(f.name ?? '?')])
+    .sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1))
+    .slice(0, n);
+}
+
 function main() {
   const args = process.argv.slice(2);
   const at = args.indexOf('--exit-status');
@@ -64,7 +79,13 @@ function main() {
   const file = args[0] ?? '.junobench-test-report.json';
   let summary;
   try {
-    summary = summarizeVitestReport(JSON.parse(readFileSync(file, 'utf8')), { exitStatus });
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    summary = summarizeVitestReport(report, { exitStatus });
+    const slowest = slowestFiles(report);
+    if (slowest.length > 0) {
+      console.log(`the ${slowest.length} slowest test files:`);
+      for (const [s, f] of slowest) console.log(`${s.toFixed(1).padStart(8)} s  ${f}`);
+    }
   } catch (e) {
     summary = { passed: 0, failed: 1, skipped: 0, problems: [`no readable test report at ${file}: ${e.message}`] };
   }

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+// @ts-expect-error a plain ES module of the tools, without types
+import { mergeVitestReports } from './run-test-lanes.mjs';
 
 const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'print-test-summary.mjs');
 let dir: string | undefined;
@@ -125,5 +127,38 @@ describe('print-test-summary', () => {
     const r = await run(content);
     expect(lastLine(r.stdout)).toBe('0 passed, 1 failed, 0 skipped');
     expect(r.code).toBe(1);
+  });
+
+  it('lists the ten slowest files above the summary line, longest first', async () => {
+    const files = Array.from({ length: 12 }, (_, i) => ({
+      ...file(`/repo/f${i}.test.ts`, 'passed', ['passed']),
+      startTime: 1000,
+      endTime: 1000 + (i + 1) * 1500,
+    }));
+    const r = await run(report(files));
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('12 passed, 0 failed, 0 skipped');
+    expect(lines[0]).toBe('the 10 slowest test files:');
+    expect(lines.slice(1, 11).map((l) => l.trim())).toEqual(
+      Array.from({ length: 10 }, (_, k) => `${((12 - k) * 1.5).toFixed(1)} s  /repo/f${11 - k}.test.ts`),
+    );
+  });
+});
+
+describe('the lanes of a full run', () => {
+  it('merge into one report: every file of each, success only when every lane succeeded', async () => {
+    const a = report([file('a.test.ts', 'passed', ['passed', 'skipped'])]);
+    const b = report([file('b.test.ts', 'failed', ['failed'])]);
+    const merged = mergeVitestReports([a, b]);
+    expect(merged.testResults.map((f: { name: string }) => f.name)).toEqual(['a.test.ts', 'b.test.ts']);
+    expect(merged).toMatchObject({ success: false, numTotalTests: 3, numPassedTests: 1, numFailedTests: 1 });
+    expect(mergeVitestReports([a, a]).success).toBe(true);
+    const r = await run(merged);
+    expect(lastLine(r.stdout)).toBe('1 passed, 1 failed, 1 skipped');
+  });
+
+  it('a lane without a report makes the run fail', async () => {
+    const r = await run(mergeVitestReports([report([file('a.test.ts', 'passed', ['passed'])]), { success: false }]));
+    expect(lastLine(r.stdout)).toBe('1 passed, 1 failed, 0 skipped');
   });
 });

@@ -10,7 +10,9 @@
 #   registry  the Distribution registry on loopback (release publish tests)
 #   browser   Debian's chromium (report tests)
 # Then vitest over every package, the CLI end-to-end tests, the module-boundary
-# lint and the type check. Extra arguments go to vitest (e.g. `npm test -- packages/pool`).
+# lint and the type check: without arguments in two lanes at once
+# (tools/run-test-lanes.mjs, vitest.config.ts); extra arguments go to one vitest
+# run (e.g. `npm test -- packages/pool`).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -23,4 +25,7 @@ for component in python sandbox engine redis registry browser; do
 done
 
 REPORT=${JUNOBENCH_TEST_REPORT:-.junobench-test-report.json}
+if [ $# -eq 0 ]; then
+  exec node tools/run-test-lanes.mjs --report "$REPORT"
+fi
 exec npx vitest run --reporter=default --reporter=json --outputFile.json="$REPORT" "$@"

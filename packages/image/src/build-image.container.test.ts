@@ -8,23 +8,26 @@ import type Docker from 'dockerode';
 import { JunoError, type ImageLock, type ImageRecord } from '@junobench/core';
 import { RUNNER_DIR, connectDockerEngine } from '@junobench/runtime';
 import { buildImage } from './build-image.js';
+import type { InstanceRequirement } from './plan-image-recipe.js';
+import { readInstanceRequirements } from './read-instance-requirements.js';
 
 // Real builds through dockerode against the engine at DOCKER_HOST
 // (tools/setup-engine.sh starts one and makes the offline base image).
 
-const DEBIAN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docker/profiles/debian.json');
-// A fixed, small recipe: the debian profile's kernel stack and NumPy. Its
-// content-hash tag is stable, so it is built once per machine.
-const INSTANCES = [
-  { id: 'numpy_1', requires: ['numpy', 'os'] },
-  { id: 'tf_1', requires: ['numpy', 'tensorflow'] },
-];
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+// The first recipe is the embedded instances' own with the debian profile, rendered in a copy of the checkout's
+// docker/: the image every container test of the suite shares (test/containers-global-setup.ts builds it first), so
+// a run builds it once; its content-hash tag is stable.
+let INSTANCES: InstanceRequirement[];
+// The recipes built on top of it: the kernel stack and NumPy.
+const SMALL = [{ id: 'numpy_1', requires: ['numpy', 'os'] }];
 
 let docker: Docker;
 let tmp: string;
 const cleanup: string[] = [];
 
 beforeAll(async () => {
+  INSTANCES = await readInstanceRequirements(path.join(REPO, 'raw/instances'));
   docker = await connectDockerEngine(process.env);
   tmp = await mkdtemp(path.join(os.tmpdir(), 'junobench-image-build-'));
 });
@@ -41,14 +44,15 @@ afterAll(async () => {
 describe('buildImage (real engine)', () => {
   let first: Awaited<ReturnType<typeof buildImage>>;
 
-  // A first build installs ~180 Debian packages: minutes, more on a busy machine.
+  // A first build installs several hundred Debian packages: minutes, more on a busy machine (in the suite the
+  // containers' global setup has built it already: then this one finds its tag and records it).
   it(
     'builds the debian profile image through dockerode and records it; a second build with nothing changed is skipped in seconds',
     { timeout: 1_500_000 },
     async () => {
       const root = path.join(tmp, 'debian');
-      const lines: string[] = [];
-      first = await buildImage({ docker, profile: DEBIAN, root, instances: INSTANCES, onOutput: (l) => lines.push(l) });
+      await cp(path.join(REPO, 'docker'), path.join(root, 'docker'), { recursive: true });
+      first = await buildImage({ docker, profile: 'debian', root, instances: INSTANCES });
       expect(first.tag).toMatch(/^junobench\/benchmark:debian-[0-9a-f]{12}$/);
       const info = await docker.getImage(first.tag).inspect();
       expect(info.Id).toBe(first.imageId);
@@ -72,7 +76,7 @@ describe('buildImage (real engine)', () => {
       expect(await readFile(path.join(root, 'docker/Dockerfile.debian'), 'utf8')).toContain('python3-numpy');
 
       const recordBytes = await readFile(first.recordFile, 'utf8');
-      const second = await buildImage({ docker, profile: DEBIAN, root, instances: INSTANCES });
+      const second = await buildImage({ docker, profile: 'debian', root, instances: INSTANCES });
       expect(second.skipped).toBe(true);
       expect(second.buildMs).toBe(0);
       expect(second.imageId).toBe(first.imageId);
@@ -99,7 +103,7 @@ describe('buildImage (real engine)', () => {
     const module = path.join(runnerDir, 'jbrunner/protocol.py');
     await writeFile(module, `${await readFile(module, 'utf8')}\n# build test ${randomBytes(6).toString('hex')}\n`);
     const extra = `junobench/build-test:${randomBytes(4).toString('hex')}`;
-    const built = await buildImage({ docker, profile, root, runnerDir, instances: INSTANCES.slice(0, 1), tag: extra });
+    const built = await buildImage({ docker, profile, root, runnerDir, instances: SMALL, tag: extra });
     cleanup.push(built.tag, extra);
     expect(built.skipped).toBe(false);
     expect(built.tag).toMatch(/^junobench\/benchmark:buildtest-[0-9a-f]{12}$/);
@@ -124,7 +128,7 @@ describe('buildImage (real engine)', () => {
       docker,
       profile,
       root: path.join(tmp, 'broken'),
-      instances: INSTANCES.slice(0, 1),
+      instances: SMALL,
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JunoError);
     expect((err as JunoError).code).toBe('E_IMAGE_BUILD');

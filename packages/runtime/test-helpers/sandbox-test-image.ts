@@ -12,11 +12,18 @@ import { engineMessage } from '../src/container-exec.js';
 const SANDBOX_FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-fixtures/sandbox');
 
 /**
- * The minimal runner image of test-fixtures/sandbox/Dockerfile, built through
- * the engine API when its content-hash tag is missing (minutes, once per
- * machine), else reused.
+ * The image the sandbox tests run notebooks in: JUNOBENCH_TEST_IMAGE when the
+ * suite built one for every container test (the benchmark image of the
+ * embedded instances: test/containers-global-setup.ts), else the minimal
+ * runner image of test-fixtures/sandbox/Dockerfile, built through the engine
+ * API when its content-hash tag is missing (minutes, once per machine).
  */
 export async function ensureSandboxTestImage(docker: Docker, onOutput?: (line: string) => void): Promise<string> {
+  const shared = process.env.JUNOBENCH_TEST_IMAGE;
+  if (shared) {
+    await docker.getImage(shared).inspect();
+    return shared;
+  }
   const dockerfile = await readFile(path.join(SANDBOX_FIXTURES, 'Dockerfile'));
   const tag = `junobench/sandbox-test:${sha256(`${sha256(dockerfile)}${await hashRunnerFiles()}`).slice(0, 12)}`;
   try {
