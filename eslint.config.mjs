@@ -2,6 +2,8 @@
 // direction of docs/design.md, "Layers" (core ← shared ← domain ← pipeline ←
 // shell) is enforced here through project tags, not only described.
 import nx from '@nx/eslint-plugin';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import tseslint from 'typescript-eslint';
 
 export const depConstraints = [
@@ -53,6 +55,22 @@ export default [
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // noUncheckedIndexedAccess makes `!` the honest way to say "checked above".
       '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  // No import cycle inside a package, type-only imports included: a cycle means two modules are one, or a third
+  // module is missing (CONTRIBUTING.md, "Layout and rules").
+  {
+    files: ['packages/*/src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ alwaysTryTypes: true })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // A lifecycle or a stage over ~120 lines wants splitting into small objects or steps (docs/design.md, "Style").
+      'max-lines-per-function': ['warn', { max: 120, skipBlankLines: true, skipComments: true }],
     },
   },
   // Tools' own configuration files must export a default: vitest reads nothing else.

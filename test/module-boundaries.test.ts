@@ -135,3 +135,31 @@ describe('module boundaries', () => {
     expect(Object.entries(layers).filter(([, l]) => l === 'none')).toEqual([]);
   });
 });
+
+describe('import cycles', () => {
+  it('the lint refuses a cycle between two modules of a package, naming both files', async () => {
+    // The rule and its settings exactly as eslint.config.mjs gives them to a package's source, applied to a committed
+    // pair of modules that import each other (test/fixtures/import-cycle: no package holds a cycle).
+    const config = (await new ESLint({ cwd: root }).calculateConfigForFile(
+      path.join(root, 'packages/benchmark/src/index.ts'),
+    )) as { rules: Record<string, unknown>; settings: Record<string, unknown> };
+    expect(config.rules['import-x/no-cycle']).toBeDefined();
+    const { importX } = await import('eslint-plugin-import-x');
+    const eslint = new ESLint({
+      cwd: root,
+      overrideConfig: [
+        {
+          files: ['test/fixtures/import-cycle/*.ts'],
+          plugins: { 'import-x': importX as never },
+          settings: config.settings,
+          rules: { 'import-x/no-cycle': config.rules['import-x/no-cycle'] as never },
+        },
+      ],
+    });
+    const results = await eslint.lintFiles(['test/fixtures/import-cycle/*.ts']);
+    const cycles = results.flatMap((r) =>
+      r.messages.filter((m) => m.ruleId === 'import-x/no-cycle').map(() => path.basename(r.filePath)),
+    );
+    expect(cycles.sort()).toEqual(['a.ts', 'b.ts']);
+  }, 120_000);
+});

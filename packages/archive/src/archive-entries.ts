@@ -4,19 +4,12 @@ import path from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import yauzl from 'yauzl';
 import { JunoError, formatBytes } from '@junobench/core';
+import type { ArchiveEntry } from './archive-entry.js';
 import { resolveArchiveLinks } from './resolve-archive-links.js';
 
-export type ArchiveKind = 'zip' | 'tar' | 'tar.gz';
+export type { ArchiveEntry } from './archive-entry.js';
 
-export interface ArchiveEntry {
-  /** The entry's path as stored, `/`-separated (a trailing `/` removed). */
-  path: string;
-  type: 'file' | 'directory' | 'symlink' | 'hardlink';
-  /** Uncompressed size in bytes (0 for links and folders). */
-  size: number;
-  /** Target of a symlink or hard link. */
-  linkpath?: string;
-}
+export type ArchiveKind = 'zip' | 'tar' | 'tar.gz';
 
 export interface ArchiveLimits {
   /** Most entries accepted (default 1,000,000). */

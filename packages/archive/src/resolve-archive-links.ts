@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { JunoError } from '@junobench/core';
-import type { ArchiveEntry } from './archive-entries.js';
+import type { ArchiveEntry } from './archive-entry.js';
 
 /** How an archive's entries land on disk: folders, files from their own content, and links written as copies. */
 export interface ArchiveLayout {

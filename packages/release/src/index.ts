@@ -25,7 +25,8 @@ export { writeReleaseArchive, ARCHIVE_GZIP_LEVEL } from './write-release-archive
 export type { ArchiveDigest } from './write-release-archive.js';
 export { writeRelease, sealRelease, assertReleasable, archiveDownloadUrl } from './write-release.js';
 export type { WrittenRelease } from './write-release.js';
-export { readReleaseInputs, listReleaseFolders } from './read-release-inputs.js';
+export { readReleaseInputs } from './read-release-inputs.js';
+export { listReleaseFolders } from './list-release-folders.js';
 export type { ReadReleaseInputsOptions } from './read-release-inputs.js';
 export { readReleaseManifest, findPreviousRelease } from './read-release-manifest.js';
 export { readReleaseMetadata, resolveReleaseMetadata, DEFAULT_RELEASE_METADATA } from './read-release-metadata.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import semver from 'semver';
 import { walkTar } from '@junobench/archive';
 import { JunoError, validateOrThrow, type ReleaseManifest } from '@junobench/core';
-import { listReleaseFolders } from './read-release-inputs.js';
+import { listReleaseFolders } from './list-release-folders.js';
 
 /** The largest manifest.json read from an archive (it lists every file; a bigger one is not ours). */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;

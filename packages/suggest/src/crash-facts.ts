@@ -3,27 +3,9 @@ import { parseImports, parseTraceback, type TracebackFrame } from '@junobench/no
 import { notebookStateEvidence, type NotebookState } from './notebook-state.js';
 import { predictLibrary, type LibraryPrediction } from './predict-library.js';
 import { RULE_CONFIDENCE } from './rule-confidence.js';
+import type { SuggestInput } from './suggest-input.js';
 
-/** What a new crash has, as far as it is known; only the exception and its traceback are required. */
-export interface SuggestInput {
-  ename: string;
-  evalue: string;
-  /** Traceback lines as Jupyter stores them (ANSI escapes allowed). */
-  traceback: readonly string[];
-  /** Top-level modules the notebook imports. */
-  imports?: readonly string[];
-  /** Source of the crashing code cell. */
-  cell?: string;
-  /** Sources of the code cells before the crashing one, in notebook order. */
-  cellsBefore?: readonly string[];
-  /** Sources of the code cells after the crashing one, in notebook order. */
-  cellsAfter?: readonly string[];
-  /** Saved execution count of the crashing cell (null: never run). */
-  executionCount?: number | null;
-  /** Saved execution counts of cellsBefore / cellsAfter, aligned with them. */
-  executionCountsBefore?: ReadonlyArray<number | null>;
-  executionCountsAfter?: ReadonlyArray<number | null>;
-}
+export type { SuggestInput } from './suggest-input.js';
 
 /** The facts about a crash that the suggestions of every dimension read, computed once. */
 export interface CrashFacts {

@@ -1,4 +1,4 @@
-import type { SuggestInput } from './crash-facts.js';
+import type { SuggestInput } from './suggest-input.js';
 import { quotedKeys, removesKey } from './removed-keys.js';
 
 /** What the notebook-state evidence reads of a crash: its exception, its statement and the cells around it. */
