@@ -22,7 +22,7 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
         "the annotators' disagreements and how they were resolved, source, datasets and licences, verification and runtime) and a statistics page.",
     )
     .option('--from <dir>', 'the curated folder', 'curated')
-    .option('--out <dir>', 'where the report goes (replaced whole; default: <from>/report)')
+    .option('--out <dir>', 'where the report goes (replaced whole; a folder holding files a report did not write is refused; default: <from>/report)')
     .option(
       '--raw <dir>',
       "raw inputs: adjudicators' notes and instances left out of the benchmark (default: raw, when it exists)",

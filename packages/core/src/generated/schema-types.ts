@@ -2638,6 +2638,18 @@ export interface RuntimeIdentity {
  */
 
 /**
+ * <report>/.junobench-report.json: the files `junobench report` wrote into its folder. The next report deletes only these; a folder that holds anything else is refused, naming those files.
+ */
+
+export interface ReportManifest {
+  generator: 'junobench report';
+  /**
+   * Relative, '/'-separated paths of the pages written, sorted.
+   */
+  files: string[];
+}
+
+/**
  * What the Python runner executes: one notebook, in a fresh kernel, cells in the given order (README, "verify"). Sent to the runner as one JSON line.
  */
 
