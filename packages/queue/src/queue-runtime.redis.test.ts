@@ -1,11 +1,12 @@
 // The queue runtime and workers in one process on the real test Redis, with
 // runtimes that answer at once (injected): what the queue itself must do with
 // timeouts, failures, stopping workers and identities, in seconds.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JunoError, type RunResult } from '@junobench/core';
+import { Redis } from 'ioredis';
+import { JunoError, sha256, type RunResult } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from '@junobench/runtime';
 import { createQueueRuntime, type QueueRuntime } from './queue-runtime.js';
 import { runWorker, type WorkerHandle } from './run-worker.js';
@@ -154,6 +155,38 @@ describe('queue runtime', () => {
     expect(fakes[0]!.calls.filter((id) => id.startsWith('inst_1'))).toHaveLength(3);
     // Backoff 100 ms, then 200 ms: the tries were spread out, not immediate.
     expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+  });
+
+  it("wrong bytes under a blob's key are found by the worker, sent again by the coordinator, and the run goes on", async () => {
+    // A poisoned blob made every run on a fresh worker fail (exit 1): the coordinator only renewed it.
+    const inst = path.join(dir, 'poisoned');
+    await mkdir(inst, { recursive: true });
+    await writeFile(path.join(inst, 'fixed.ipynb'), '{"cells": []}');
+    const { prefix } = await setup('poison', [{}]);
+    const admin = new Redis(url, { maxRetriesPerRequest: 1 });
+    try {
+      await admin.set(`${prefix}:blob:${sha256('{"cells": []}')}`, 'import os  # not the notebook');
+      const notices: string[] = [];
+      const rt = await coordinator(prefix, { onNotice: (n) => notices.push(n) });
+      const [r] = await rt.run([{ ...runs(1)[0]!, instanceDir: inst }]);
+      expect(r).toMatchObject({ status: 'completed' });
+      expect(notices).toContain('inst_0/fixed/0: 1 file(s) missing or damaged in Redis: sent again');
+      expect(await admin.get(`${prefix}:blob:${sha256('{"cells": []}')}`)).toBe('{"cells": []}');
+
+      // When it cannot be repaired (no try left), the run stops as the environment's fault (exit 3), not as a finding.
+      const other = path.join(dir, 'poisoned-2');
+      await mkdir(other, { recursive: true });
+      await writeFile(path.join(other, 'fixed.ipynb'), '{"cells": [], "n": 2}');
+      await admin.set(`${prefix}:blob:${sha256('{"cells": [], "n": 2}')}`, 'poisoned');
+      const once = await coordinator(prefix, { attempts: 1 });
+      const error = (await once
+        .run([{ ...runs(1)[0]!, id: 'again/fixed/0', instanceDir: other }])
+        .catch((e: unknown) => e)) as JunoError;
+      expect(error).toMatchObject({ code: 'E_ENV_QUEUE', exitCode: 3 });
+      expect(error.message).toMatch(/the blob of fixed\.ipynb in Redis does not match its sha256/);
+    } finally {
+      admin.disconnect();
+    }
   });
 
   it('a worker stopped with "return" hands its running job back, and another worker completes it', async () => {
