@@ -148,6 +148,81 @@ describe('hostile instances and ids', () => {
   );
 });
 
+describe('outputs never go into the raw tree nor over a file the command reads', () => {
+  // `tasks export -o raw/instances/pandas_1/instance.json` replaced the instance's record, exit 0.
+  const I = () => instances();
+  const inst = (...p: string[]) => path.join(instances(), 'pandas_1', ...p);
+  it.each<[string, () => string[], string]>([
+    ['tasks export -o', () => ['tasks', 'export', '--instances', I(), '-o', inst('instance.json')], '-o'],
+    ['verify --json', () => ['verify', 'pandas_1', '--instances', I(), '--json', inst('verification.json')], '--json'],
+    [
+      'baseline -o',
+      () => ['baseline', 'oracle', '--tasks', path.join(dir, 't.jsonl'), '--instances', I(), '-o', inst('p.jsonl')],
+      '-o',
+    ],
+    [
+      'subsample --json',
+      () => [
+        'subsample',
+        'pandas_1',
+        '--instances',
+        I(),
+        '--json',
+        inst('r.json'),
+        '--dry-run',
+        '--cache-dir',
+        cache(),
+      ],
+      '--json',
+    ],
+    ['build --out', () => ['build', '--raw', dir, '--out', path.join(dir, 'curated'), '--cache-dir', cache()], '--out'],
+    ['report --out', () => ['report', '--from', path.join(dir, 'c'), '--raw', dir, '--out', inst('report')], '--out'],
+    [
+      'labels agreement --json',
+      () => [
+        'labels',
+        'agreement',
+        path.join(repoRoot, 'raw/annotations'),
+        '--json',
+        path.join(repoRoot, 'raw/annotations/x.json'),
+      ],
+      '--json',
+    ],
+    [
+      'release prepare --out',
+      () => ['release', 'prepare', '9.9.9', '--instances', I(), '--from', path.join(dir, 'c'), '--out', inst('rel')],
+      '--out',
+    ],
+    ['add --report', () => ['add', inst('original.ipynb'), '--instances', I(), '--report', inst('t.json')], '--report'],
+  ])(
+    '%s into the instances or annotations read: exit 2 before any work, nothing written',
+    async (_n, args, flag) => {
+      const before = await hashTree(I());
+      const r = await runJunobench(args());
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('error [E_USAGE]');
+      expect(r.stderr).toMatch(new RegExp(`: ${flag} \\S+ is inside (--instances|--raw|the annotations) \\(`));
+      expect(r.stderr).toContain('which this command reads: outputs never go there');
+      expect(await hashTree(I())).toBe(before);
+    },
+    120_000,
+  );
+
+  it('stats --json over its own --input, and release verify --json into the release: exit 2', async () => {
+    const input = path.join(dir, 'in.jsonl');
+    await writeFile(input, '');
+    const stats = await runJunobench(['stats', '--input', input, '--out', path.join(dir, 's'), '--json', input]);
+    expect(stats.code, stats.stderr).toBe(2);
+    expect(stats.stderr).toContain(`--json ${input} is also an input of this command`);
+    const rel = path.join(dir, 'junobench-9.9.9');
+    await mkdir(rel, { recursive: true });
+    const verify = await runJunobench(['release', 'verify', rel, '--no-run', '--json', path.join(rel, 'v.json')]);
+    expect(verify.code, verify.stderr).toBe(2);
+    expect(verify.stderr).toContain('is inside the release');
+    expect(await readdir(rel)).toEqual([]);
+  }, 120_000);
+});
+
 describe('time limits from the command line', () => {
   it.each([
     [['verify', 'pandas_1', '--timeout', '100000'], '--timeout'],

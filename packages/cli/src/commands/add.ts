@@ -6,6 +6,7 @@ import type { AddInstanceOptions, AddInstanceResult, ReproduceOptions } from '@j
 import type { Runtime } from '@junobench/runtime';
 import {
   JunoError,
+  checkOutputPaths,
   formatBytes,
   readJsonl,
   sha256,
@@ -96,6 +97,14 @@ export function registerAddCommand(program: Command, ctx: CliContext): void {
       'Examples:\n  junobench add raw/sources/kaggle/alice/house-prices-crash --notebook ~/Downloads/house-prices-crash.ipynb\n  junobench add crash.ipynb --crash 2 --id pandas_12\n  junobench add notebooks/ --data train.csv --report triage.json\n  junobench add --pool curated/pool/sample.jsonl --with-data --limit 20 --report triage.json',
   );
   add.action(async (inputs: string[], flags: AddFlags) => {
+    // The triage report is read back on a rerun (it is what a rerun resumes from), so only its place is checked:
+    // never among the notebooks given, nor in the instances tree the drafts go to.
+    if (flags.report)
+      await checkOutputPaths({
+        inputs: [...inputs, ...(flags.pool ? [flags.pool] : [])].map((i) => path.resolve(ctx.cwd, i)),
+        trees: [{ path: path.resolve(ctx.cwd, flags.instances), what: '--instances' }],
+        outputs: [{ path: path.resolve(ctx.cwd, flags.report), flag: '--report' }],
+      });
     if (!flags.pool && inputs.length === 0) {
       throw new JunoError(
         'E_USAGE',

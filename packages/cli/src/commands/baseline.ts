@@ -2,7 +2,12 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { JunoError, checkOutputPaths } from '@junobench/core';
 import type { CliContext } from '../context.js';
-import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
+import {
+  addBenchmarkSetOptions,
+  openBenchmarkSet,
+  readsOfBenchmarkSet,
+  type BenchmarkSetFlags,
+} from './benchmark-set.js';
 import { parsePositiveInt, parsePositiveNumber, showPath } from './format.js';
 
 // Defaults shown in the help, copied with the package's literal types (CONTRIBUTING.md, "Imports in the CLI").
@@ -104,8 +109,10 @@ export function registerBaselineCommand(program: Command, ctx: CliContext): void
         });
       }
       const log = resolve(flags.log ?? `${flags.output}.log.jsonl`);
+      const reads = await readsOfBenchmarkSet(flags, ctx);
       await checkOutputPaths({
-        inputs: [resolve(flags.tasks)],
+        inputs: [resolve(flags.tasks), ...reads.inputs],
+        trees: reads.trees,
         outputs: [
           { path: resolve(flags.output), flag: '-o' },
           ...(which === 'llm' ? [{ path: log, flag: '--log' }] : []),

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import { checkOutputPaths } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt } from './format.js';
@@ -32,6 +33,12 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
       'Examples:\n  junobench build\n  junobench build --runtime docker\n  junobench build --only verify --force',
   );
   cmd.action(async (flags: BuildFlags) => {
+    // The build reads raw/ and writes curated/: a curated/ inside raw/ would be read back as raw inputs.
+    await checkOutputPaths({
+      inputs: [],
+      trees: [{ path: path.resolve(ctx.cwd, flags.raw), what: '--raw' }],
+      outputs: [{ path: path.resolve(ctx.cwd, flags.out), flag: '--out', folder: true }],
+    });
     const { runBuild } = await import('@junobench/pipeline');
     const { connectDockerEngine } = await import('@junobench/runtime');
     const root = ctx.cwd;

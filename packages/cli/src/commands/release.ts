@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
@@ -76,6 +77,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
   prepare.action(async (version: string, flags: PrepareFlags) => {
     const { prepareRelease } = await import('@junobench/publish');
     const core = await loadCore();
+    await checkPrepareOutputs(flags, ctx, core);
     const t0 = Date.now();
     const { plan, written } = await prepareRelease({
       version,
@@ -144,6 +146,16 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       'Examples:\n  junobench release verify releases/junobench-0.1.0 --no-run\n  junobench release verify releases/junobench-0.1.0/junobench-0.1.0.tar.gz\n  junobench release verify junobench-0.1.0.tar.gz --runtime docker',
   );
   verify.action(async (input: string, flags: VerifyFlags) => {
+    if (flags.json) {
+      // A report written into the release folder would be a file beside its archive the next check reports.
+      const { checkOutputPaths } = await loadCore();
+      const release = path.resolve(ctx.cwd, input);
+      await checkOutputPaths({
+        inputs: [release],
+        trees: [{ path: release, what: 'the release' }],
+        outputs: [{ path: path.resolve(ctx.cwd, flags.json), flag: '--json' }],
+      });
+    }
     const { verifyRelease } = await import('@junobench/publish');
     const t0 = Date.now();
     const progress = ctx.progress('release verify');
@@ -380,6 +392,27 @@ function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliCon
     ...(epoch !== undefined ? { sourceDateEpoch: Number(epoch) } : {}),
     ...(minKappa !== undefined ? { minKappa } : {}),
   };
+}
+
+/** A release and its report are written outside everything prepare reads: curated/, raw/'s instances and annotations. */
+async function checkPrepareOutputs(flags: PrepareFlags, ctx: CliContext, core: Core): Promise<void> {
+  const abs = (p: string) => path.resolve(ctx.cwd, p);
+  const previous = flags.previous ? abs(flags.previous) : undefined;
+  const previousIsDir = previous ? (await stat(previous).catch(() => undefined))?.isDirectory() === true : false;
+  await core.checkOutputPaths({
+    inputs: [abs(flags.deprecated), abs(flags.metadata), ...(previous && !previousIsDir ? [previous] : [])],
+    trees: [
+      { path: abs(flags.from), what: '--from' },
+      { path: abs(flags.instances), what: '--instances' },
+      { path: abs(flags.annotations), what: '--annotations' },
+      { path: abs(flags.recipe), what: '--recipe' },
+      ...(previous && previousIsDir ? [{ path: previous, what: '--previous' }] : []),
+    ],
+    outputs: [
+      { path: abs(flags.out), flag: '--out', folder: true },
+      ...(flags.json ? [{ path: abs(flags.json), flag: '--json' }] : []),
+    ],
+  });
 }
 
 function parseGitHubRepo(value: string, { JunoError }: Core): { owner: string; repo: string } {

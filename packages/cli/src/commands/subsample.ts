@@ -3,6 +3,7 @@ import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   JunoError,
+  checkOutputPaths,
   formatBytes,
   readJsonFile,
   validateInstanceId,
@@ -130,6 +131,15 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
     const instanceDir = path.resolve(ctx.cwd, flags.instances, id);
     const cacheDir = path.resolve(ctx.cwd, flags.cacheDir ?? ctx.env.JUNOBENCH_CACHE_DIR ?? DEFAULT_CACHE_DIR);
     const source = flags.source ? path.resolve(ctx.cwd, flags.source) : undefined;
+    if (flags.json)
+      await checkOutputPaths({
+        inputs: flags.spec ? [path.resolve(ctx.cwd, flags.spec)] : [],
+        trees: [
+          { path: path.resolve(ctx.cwd, flags.instances), what: '--instances' },
+          ...(source ? [{ path: source, what: '--source' }] : []),
+        ],
+        outputs: [{ path: path.resolve(ctx.cwd, flags.json), flag: '--json' }],
+      });
     const progress = ctx.progress('subsample');
     if (flags.check) {
       const { planSubsampleCheckReport, regenerateInstanceData, writeSubsampleCheckReport } =

@@ -1,8 +1,19 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { JunoError, readInstance, type InstanceVerification, type VerificationReport } from '@junobench/core';
+import {
+  JunoError,
+  checkOutputPaths,
+  readInstance,
+  type InstanceVerification,
+  type VerificationReport,
+} from '@junobench/core';
 import type { CliContext } from '../context.js';
-import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
+import {
+  addBenchmarkSetOptions,
+  openBenchmarkSet,
+  readsOfBenchmarkSet,
+  type BenchmarkSetFlags,
+} from './benchmark-set.js';
 import { createRuntimeFromFlags, addRuntimeOptions, type RuntimeFlags } from './runtime-flags.js';
 import {
   DEFAULT_CELL_TIMEOUT_SECONDS,
@@ -60,6 +71,12 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
       '  junobench verify --release releases/junobench-0.2.0/junobench-0.2.0.tar.gz\n  junobench verify --runtime docker --json curated/verification.json',
   );
   cmd.action(async (ids: string[], flags: VerifyFlags) => {
+    // Before any notebook runs: the results must not go into the instances they verify.
+    if (flags.json)
+      await checkOutputPaths({
+        ...(await readsOfBenchmarkSet(flags, ctx)),
+        outputs: [{ path: path.resolve(ctx.cwd, flags.json), flag: '--json' }],
+      });
     const report = await runVerify(ids, flags, ctx);
     ctx.out(formatVerificationSummary(report));
     if (flags.json) {
