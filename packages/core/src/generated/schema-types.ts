@@ -3302,7 +3302,7 @@ export interface SourcesLock {
 export interface LockedInstance {
   platform: 'kaggle' | 'github';
   /**
-   * The source record folder, relative to the lock file's folder (e.g. sources/kaggle/<owner>/<kernel>).
+   * The source record folder, relative to the lock file's folder (e.g. sources/kaggle/<owner>/<kernel>): '/'-separated, no '.' or '..' segment, not absolute, so it never leaves that folder.
    */
   record: string;
   notebook: LockedNotebook;
