@@ -261,7 +261,8 @@ describe('identities, limits and file transport', () => {
       path.join(extra, 'junobench_identity_probe-1.0.dist-info', 'METADATA'),
       'Metadata-Version: 2.1\nName: junobench-identity-probe\nVersion: 1.0\n',
     );
-    a = worker(url, 'ident-a', p, ['--jobs', '1']);
+    // It also serves the --shared-instances run below: a worker reads a folder in place only under its own.
+    a = worker(url, 'ident-a', p, ['--jobs', '1', '--shared-instances', path.join(tmp, 'shared')]);
     const b = worker(url, 'ident-b', p, ['--jobs', '1'], { PYTHONPATH: extra });
     const [ga, gb] = [(await a.waitFor(/identity ([0-9a-f]{16})/))[1], (await b.waitFor(/identity ([0-9a-f]{16})/))[1]];
     expect(ga).not.toBe(gb);

@@ -36,7 +36,7 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
     .option('--name <id>', 'worker name, unique among live workers (default: <host>-<pid>)')
     .option(
       '--shared-instances <dir>',
-      "this machine's path of the folder a coordinator's --shared-instances names (default: the same path)",
+      "this machine's path of the folder a coordinator's --shared-instances names; without it, jobs that read instances in place are refused",
     )
     .option(
       '--cache-dir <dir>',

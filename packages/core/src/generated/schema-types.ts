@@ -2004,7 +2004,7 @@ export interface QueueBlobRef {
 
 export interface QueueSharedFolder {
   /**
-   * The shared folder as the coordinator sees it; a worker started with --shared-instances uses its own path instead.
+   * The shared folder as the coordinator sees it, for messages: a worker reads `path` under its own --shared-instances folder, never under this root (a worker without that option refuses the job).
    */
   root: string;
   path: RelativePath;
