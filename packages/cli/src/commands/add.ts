@@ -16,7 +16,7 @@ import {
 } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
-import { formatDuration, parsePositiveInt } from './format.js';
+import { formatDuration, parsePositiveInt, printable } from './format.js';
 import { resolveCache } from './sources.js';
 
 interface AddFlags extends RuntimeFlags {
@@ -319,11 +319,11 @@ function formatEntry(e: TriageEntry, resumed: boolean): string {
       e.reproduced === true
         ? 'reproduced'
         : e.reproduced === false
-          ? `NOT reproduced: ${e.cause ?? '?'} — ${e.detail ?? ''}`
+          ? `NOT reproduced: ${e.cause ?? '?'} — ${printable(e.detail ?? '')}`
           : 'not run';
     return `${e.label}: draft ${e.id}, ${what}${e.synthetic ? ' (synthetic data)' : ''}${was}`;
   }
-  return `${e.label}: ${e.status} — ${e.reason ?? ''}${was}`;
+  return `${e.label}: ${e.status} — ${printable(e.reason ?? '')}${was}`;
 }
 
 function formatFunnel(r: TriageReport, file: string): string {
@@ -449,5 +449,5 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
         `build also needs a line for ${p.id} in each ${annotations}/<annotator>.jsonl (${formatDuration(ms)})`,
     );
   }
-  return lines.join('\n');
+  return lines.map(printable).join('\n');
 }

@@ -8,7 +8,7 @@ import {
   readsOfBenchmarkSet,
   type BenchmarkSetFlags,
 } from './benchmark-set.js';
-import { parsePositiveInt, parsePositiveNumber, showPath } from './format.js';
+import { parsePositiveInt, parsePositiveNumber, printable, showPath } from './format.js';
 
 // Defaults shown in the help, copied with the package's literal types (CONTRIBUTING.md, "Imports in the CLI").
 const DEFAULT_LLM_ATTEMPTS: (typeof import('@junobench/llm'))['DEFAULT_LLM_ATTEMPTS'] = 5;
@@ -186,7 +186,7 @@ export function registerBaselineCommand(program: Command, ctx: CliContext): void
     } finally {
       progress.done();
     }
-    for (const f of report.failed.slice(0, 10)) c.err(`failed ${f.id} attempt ${f.attempt}: ${f.reason}`);
+    for (const f of report.failed.slice(0, 10)) c.err(`failed ${f.id} attempt ${f.attempt}: ${printable(f.reason)}`);
     if (report.failed.length > 10) c.err(`… and ${report.failed.length - 10} more failed requests (in the log)`);
     c.out(
       `wrote ${show(report.output)}: ${report.lines} predictions for ${report.tasks} tasks × ${report.attempts} attempts ` +

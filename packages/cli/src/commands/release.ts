@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, sandboxUnavailable, type RuntimeFlags } from './runtime-flags.js';
-import { formatDuration, parsePositiveInt } from './format.js';
+import { formatDuration, parsePositiveInt, printable } from './format.js';
 
 // @junobench/core is small and every command needs it: it is imported statically in every command
 // file (a library is either always or never lazily loaded within the CLI: the module-boundary rule).
@@ -85,7 +85,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       ...(flags.dryRun ? { dryRun: true } : {}),
       ...(flags.force ? { replace: true } : {}),
     });
-    for (const w of plan.warnings) ctx.err(`warning: ${w}`);
+    for (const w of plan.warnings) ctx.err(`warning: ${printable(w)}`);
     const m = plan.manifest;
     const changes = plan.changelog;
     const lines = [
@@ -102,7 +102,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       lines.push(
         `dry run: would write ${path.join(flags.out, plan.name)}/${plan.archiveName} (sha256 known once written) and its files; nothing written`,
       );
-      ctx.out(lines.join('\n'));
+      ctx.out(lines.map(printable).join('\n'));
       ctx.exitCode = plan.refusals.length > 0 ? 1 : 0;
     } else {
       const w = written!;
@@ -112,7 +112,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
         `  ${w.sealed.files.map((f) => f.name).join(', ')}`,
         `check it: npx junobench release verify ${path.relative(ctx.cwd, w.dir) || w.dir}`,
       );
-      ctx.out(lines.join('\n'));
+      ctx.out(lines.map(printable).join('\n'));
     }
     if (flags.json) {
       const { planReleasePrepareReport, writeReleasePrepareReport } = await import('@junobench/release');
@@ -253,7 +253,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
           : `FAILED: ${result.problems.length + (result.rerun?.differences.length ?? 0)} difference(s) (${formatDuration(Date.now() - t0)})`,
       );
     }
-    ctx.out(lines.join('\n'));
+    ctx.out(lines.map(printable).join('\n'));
     if (flags.json) {
       const { planReleaseVerifyReport, writeReleaseVerifyReport } = await import('@junobench/release');
       await writeReleaseVerifyReport(path.resolve(ctx.cwd, flags.json), planReleaseVerifyReport(result));
@@ -322,8 +322,8 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       // Each step once, on stdout, when it is done: the lines a failure later on leaves standing (what was
       // tagged, pushed, uploaded). The sub-steps between them (image push, each upload) on stderr.
       onEvent: (e) => {
-        if (e.kind === 'warning') ctx.err(`warning: ${e.message}`);
-        else if (e.kind === 'detail') ctx.err(`  ${e.message}`);
+        if (e.kind === 'warning') ctx.err(`warning: ${printable(e.message)}`);
+        else if (e.kind === 'detail') ctx.err(`  ${printable(e.message)}`);
         else
           ctx.out(
             `${e.step.status === 'would' ? 'would' : e.step.status === 'skipped' ? 'kept ' : 'done '}  ${e.step.what.padEnd(8)} ${e.step.detail}`,

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { checkOutputPaths } from '@junobench/core';
 import type { CliContext } from '../context.js';
+import { printable } from './format.js';
 
 interface ReportFlags {
   from: string;
@@ -69,7 +70,7 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       } finally {
         progress.done();
       }
-      for (const p of result.problems) ctx.err(`warning: ${p.instance}: ${p.problem}`);
+      for (const p of result.problems) ctx.err(`warning: ${p.instance}: ${printable(p.problem)}`);
       const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
       const largest = result.largestInstancePage
         ? `; largest instance page ${kb(result.largestInstancePage.bytes)} (${result.largestInstancePage.path})`

@@ -18,6 +18,7 @@ import {
   formatDuration,
   parsePositiveInt,
   parseSeconds,
+  printable,
   showPath,
 } from './format.js';
 
@@ -180,7 +181,7 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     const onLeftOut = (problems: readonly { line: number; message: string }[]) => {
       const file = show(resolve(predictionFiles[current]!));
       for (const p of problems.slice(0, MAX_PROBLEMS_SHOWN))
-        ctx.err(`warning: ${file} line ${p.line}: ${p.message} (left out)`);
+        ctx.err(`warning: ${file} line ${p.line}: ${printable(p.message)} (left out)`);
       if (problems.length > MAX_PROBLEMS_SHOWN)
         ctx.err(
           `warning: … and ${problems.length - MAX_PROBLEMS_SHOWN} more (the scorecard, --out or --json, lists every line left out)`,

@@ -8,7 +8,7 @@ import {
   readsOfBenchmarkSet,
   type BenchmarkSetFlags,
 } from './benchmark-set.js';
-import { parsePositiveInt, showPath } from './format.js';
+import { parsePositiveInt, printable, showPath } from './format.js';
 import { addRunnerOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 
 const TASK_CHOICES = ['detect', 'diagnose', 'repair', 'all'] as const;
@@ -97,9 +97,10 @@ export function registerTasksCommand(program: Command, ctx: CliContext): void {
         progress.done();
         await set.close();
       }
-      for (const s of report.skipped) ctx.err(`skipped ${s.instance}: ${s.reason}`);
-      for (const u of report.states?.uncaptured ?? []) ctx.err(`warning: no runtime state for ${u.key}: ${u.reason}`);
-      for (const w of report.warnings) ctx.err(`warning: ${w}`);
+      for (const s of report.skipped) ctx.err(`skipped ${s.instance}: ${printable(s.reason)}`);
+      for (const u of report.states?.uncaptured ?? [])
+        ctx.err(`warning: no runtime state for ${u.key}: ${printable(u.reason)}`);
+      for (const w of report.warnings) ctx.err(`warning: ${printable(w)}`);
       const counts = kinds.map((k) => `${report.counts[k]} ${k}`).join(', ');
       ctx.out(`wrote ${show(report.output)}: ${counts} tasks from ${report.instances} instances`);
       if (report.states)

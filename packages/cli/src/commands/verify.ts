@@ -23,6 +23,7 @@ import {
   formatTable,
   parsePositiveInt,
   parseSeconds,
+  printable,
 } from './format.js';
 
 interface VerifyFlags extends RuntimeFlags, BenchmarkSetFlags {
@@ -109,7 +110,7 @@ async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Pr
       ...(flags.cellTimeout ? { cellTimeoutSeconds: flags.cellTimeout } : {}),
       ...(flags.timeout ? { timeoutSeconds: flags.timeout } : {}),
       onProgress: progress,
-      onWarning: (m) => ctx.err(`warning: ${m}`),
+      onWarning: (m) => ctx.err(`warning: ${printable(m)}`),
     });
     return await withDraftTriage(report, set.instancesDir);
   } finally {
@@ -153,7 +154,9 @@ export function formatVerificationSummary(report: VerificationReport): string {
     statusWord(v),
   ]);
   const table = formatTable(['instance', 'reproduced', 'fixed', 'time', 'status'], rows);
-  const notes = report.instances.filter((v) => v.status !== 'verified').map((v) => `  ${v.instance}: ${explain(v)}`);
+  const notes = report.instances
+    .filter((v) => v.status !== 'verified')
+    .map((v) => `  ${v.instance}: ${printable(explain(v))}`);
   const s = report.summary;
   const line = `${s.verified}/${s.total} verified, ${s.notVerified} not verified, ${s.flaky} flaky, ${s.skipped} skipped${s.drafts ? `, ${s.drafts} draft${s.drafts > 1 ? 's' : ''}` : ''} (${report.runtime} runtime)`;
   return [table, ...(notes.length > 0 ? ['', ...notes] : []), '', line].join('\n');

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { formatDuration, parsePositiveInt } from './format.js';
+import { formatDuration, parsePositiveInt, printable } from './format.js';
 import { handleSignals } from '../signals.js';
 import { addRunnerOptions, createRunnerRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 
@@ -105,7 +105,7 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
               );
               break;
             case 'job-error':
-              ctx.err(`worker: ${e.id === '-' ? '' : `${e.id}: `}${e.error}`);
+              ctx.err(`worker: ${e.id === '-' ? '' : `${e.id}: `}${printable(e.error)}`);
               break;
             case 'job-returned':
               ctx.out(`${e.id} returned to the queue`);
