@@ -335,10 +335,19 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
       returning.abort();
       if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
       clearInterval(heartbeat);
-      await withTimeout(worker.close(), 10_000, () => new Error('timeout')).catch(() => worker.close(true));
-      await withTimeout(deleteWorkerRecord(redis, prefix, name), 2000, () => new Error('timeout')).catch(
-        () => undefined,
-      );
+      // Without Redis, BullMQ's close waits for it forever (and a forced close asked after a graceful one returns the
+      // same promise): a worker that lost Redis closes forced at once, dropping its connections. Its held jobs were
+      // handed back above or their locks expire, and its record expires on its own.
+      const offline = lost || redis.status !== 'ready';
+      await withTimeout(
+        offline ? worker.close(true) : worker.close(),
+        offline ? 2000 : 10_000,
+        () => new Error('timeout'),
+      ).catch(() => undefined);
+      if (!offline)
+        await withTimeout(deleteWorkerRecord(redis, prefix, name), 2000, () => new Error('timeout')).catch(
+          () => undefined,
+        );
       redis.disconnect();
       resolveStopped();
     })();

@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { formatDuration, parsePositiveInt, printable } from './format.js';
 import { handleSignals } from '../signals.js';
+import { watchLauncher } from '../launcher-watch.js';
 import { addRunnerOptions, createRunnerRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 
 interface WorkerFlags extends RuntimeFlags {
@@ -63,6 +64,7 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
     'after',
     '\nA worker publishes its runtime identity (interpreter and packages, or image id); a run uses workers of one identity only.\n' +
       'SIGTERM or Ctrl-C: stop taking jobs, let running ones finish (at most --drain seconds), return the rest to the queue; a second signal returns them at once.\n' +
+      'The worker stops the same way when the process that started it ends (npx, a script; not a login shell: start it with setsid to keep it past its launcher).\n' +
       'Exit status: 0 stopped cleanly, 2 bad usage, 3 Redis or the runtime is missing.\n' +
       'Examples:\n  junobench worker --queue redis://127.0.0.1:6417\n  junobench worker --queue redis://10.0.0.5:6379 --runtime docker --jobs 4 --name gpu-box-1',
   );
@@ -134,9 +136,16 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
     const stopHandling = handleSignals(
       () => void handle.stop(signals++ === 0 ? 'finish' : 'return', flags.drain * 1000),
     );
+    // `npx junobench worker`: SIGTERM to npx ends npx alone. A worker ends with what started it, as on SIGTERM.
+    const stopWatching = watchLauncher((launcher) => {
+      ctx.err(`worker: the process that started it ended (${launcher.comm}, pid ${launcher.pid}): stopping`);
+      signals++;
+      void handle.stop('finish', flags.drain * 1000);
+    });
     try {
       await handle.stopped;
     } finally {
+      stopWatching();
       stopHandling();
       await runtime.close();
     }
