@@ -6,7 +6,8 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashTree } from '@junobench/core';
+import { hashTree, type Scorecard, type VerificationReport } from '@junobench/core';
+import { writeForgedRepair, writeForgeryFixture, type ForgeryFixture } from './forgery-fixture.js';
 import { junobenchBin, repoRoot, runJunobench } from './run-cli.js';
 
 let dir: string;
@@ -221,6 +222,64 @@ describe('outputs never go into the raw tree nor over a file the command reads',
     expect(verify.stderr).toContain('is inside the release');
     expect(await readdir(rel)).toEqual([]);
   }, 120_000);
+});
+
+describe('a notebook cannot write its own verdict (local runtime, at the CLI)', () => {
+  let fx: ForgeryFixture;
+  beforeAll(async () => {
+    fx = await writeForgeryFixture(path.join(dir, 'forgery'));
+  });
+
+  it('verify: a reproduced notebook forging its crash and a fixed one forging "completed" are not verified', async () => {
+    const json = path.join(dir, 'forgery', 'v.json');
+    const r = await runJunobench(['verify', '--instances', fx.verifyInstances, '--no-cache', '--json', json]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain('0/1 verified, 1 not verified');
+    const v = (JSON.parse(await readFile(json, 'utf8')) as VerificationReport).instances[0]!;
+    expect([v.status, v.reproduced.outcome, v.fixed.outcome]).toEqual(['not-verified', 'kernel-died', 'kernel-died']);
+    // The killed runner is the notebook's doing, said as such; nothing of the forged KeyError was taken.
+    expect(v.reproduced.reason).toMatch(/the runner process ended unexpectedly: .*\(while this notebook ran\)/);
+    expect(v.reproduced.observed).toBeUndefined();
+  }, 300_000);
+
+  it('score: a repair that keeps the crashing cell and adds one forging "completed" is not resolved', async () => {
+    const tasks = path.join(dir, 'forgery', 't.jsonl');
+    const exported = await runJunobench([
+      'tasks',
+      'export',
+      '--task',
+      'repair',
+      '--instances',
+      fx.scoreInstances,
+      '-o',
+      tasks,
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const predictions = path.join(dir, 'forgery', 'p.jsonl');
+    await writeForgedRepair(tasks, predictions);
+    const json = path.join(dir, 'forgery', 'card.json');
+    const r = await runJunobench([
+      'score',
+      predictions,
+      '--tasks',
+      tasks,
+      '--instances',
+      fx.scoreInstances,
+      '--runtime',
+      'local',
+      '--json',
+      json,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^repair {4}1 scorable tasks: resolved 0\.0% \(0\/1\)/m);
+    const card = JSON.parse(await readFile(json, 'utf8')) as Scorecard;
+    expect(card.repair!.results).toEqual([
+      expect.objectContaining({
+        outcome: 'failed',
+        reason: expect.stringMatching(/the runner process ended unexpectedly/),
+      }),
+    ]);
+  }, 300_000);
 });
 
 describe('time limits from the command line', () => {
