@@ -141,7 +141,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     '\nThe archive is extracted safely into a temporary folder (no entry may leave it) and removed afterwards; nothing is cached.\n' +
       'With --runtime docker the image is --image, else the one the release names (its pushed digest, else its tag).\n' +
       "A release that fails a check is not run. Without --runtime it runs in the docker runtime when an engine answers (DOCKER_HOST) and has the release's image,\n" +
-      'else in the local runtime, which is no sandbox (a warning says why): for a release you did not build, pull its image or use --runtime docker.\n' +
+      "else in the local runtime's bubblewrap sandbox (no network, none of your files, but no memory, CPU or disk limits; a note says why): for a release you did not build, pull its image or use --runtime docker.\n" +
       'Exit status: 0 everything holds; 1 a difference (each named); 2 not a release; 3 no usable runtime.\n' +
       'Examples:\n  junobench release verify releases/junobench-0.1.0 --no-run\n  junobench release verify releases/junobench-0.1.0/junobench-0.1.0.tar.gz\n  junobench release verify junobench-0.1.0.tar.gz --runtime docker',
   );
