@@ -59,6 +59,8 @@ export function showPath(cwd: string, p: string): string {
  * the real summary), move the cursor or recolour the screen.
  */
 export function printable(text: string): string {
+  // Matching control characters is the point of this expression.
+  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
     if (c === '\n') return '\\n';
     if (c === '\r') return '\\r';
