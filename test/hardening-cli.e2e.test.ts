@@ -6,7 +6,8 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashTree } from '@junobench/core';
+import { hashTree, type Scorecard, type VerificationReport } from '@junobench/core';
+import { writeForgedRepair, writeForgeryFixture, type ForgeryFixture } from './forgery-fixture.js';
 import { junobenchBin, repoRoot, runJunobench } from './run-cli.js';
 
 let dir: string;
@@ -146,6 +147,139 @@ describe('hostile instances and ids', () => {
     },
     300_000,
   );
+});
+
+describe('outputs never go into the raw tree nor over a file the command reads', () => {
+  // `tasks export -o raw/instances/pandas_1/instance.json` replaced the instance's record, exit 0.
+  const I = () => instances();
+  const inst = (...p: string[]) => path.join(instances(), 'pandas_1', ...p);
+  it.each<[string, () => string[], string]>([
+    ['tasks export -o', () => ['tasks', 'export', '--instances', I(), '-o', inst('instance.json')], '-o'],
+    ['verify --json', () => ['verify', 'pandas_1', '--instances', I(), '--json', inst('verification.json')], '--json'],
+    [
+      'baseline -o',
+      () => ['baseline', 'oracle', '--tasks', path.join(dir, 't.jsonl'), '--instances', I(), '-o', inst('p.jsonl')],
+      '-o',
+    ],
+    [
+      'subsample --json',
+      () => [
+        'subsample',
+        'pandas_1',
+        '--instances',
+        I(),
+        '--json',
+        inst('r.json'),
+        '--dry-run',
+        '--cache-dir',
+        cache(),
+      ],
+      '--json',
+    ],
+    ['build --out', () => ['build', '--raw', dir, '--out', path.join(dir, 'curated'), '--cache-dir', cache()], '--out'],
+    ['report --out', () => ['report', '--from', path.join(dir, 'c'), '--raw', dir, '--out', inst('report')], '--out'],
+    [
+      'labels agreement --json',
+      () => [
+        'labels',
+        'agreement',
+        path.join(repoRoot, 'raw/annotations'),
+        '--json',
+        path.join(repoRoot, 'raw/annotations/x.json'),
+      ],
+      '--json',
+    ],
+    [
+      'release prepare --out',
+      () => ['release', 'prepare', '9.9.9', '--instances', I(), '--from', path.join(dir, 'c'), '--out', inst('rel')],
+      '--out',
+    ],
+    ['add --report', () => ['add', inst('original.ipynb'), '--instances', I(), '--report', inst('t.json')], '--report'],
+  ])(
+    '%s into the instances or annotations read: exit 2 before any work, nothing written',
+    async (_n, args, flag) => {
+      const before = await hashTree(I());
+      const r = await runJunobench(args());
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('error [E_USAGE]');
+      expect(r.stderr).toMatch(new RegExp(`: ${flag} \\S+ is inside (--instances|--raw|the annotations) \\(`));
+      expect(r.stderr).toContain('which this command reads: outputs never go there');
+      expect(await hashTree(I())).toBe(before);
+    },
+    120_000,
+  );
+
+  it('stats --json over its own --input, and release verify --json into the release: exit 2', async () => {
+    const input = path.join(dir, 'in.jsonl');
+    await writeFile(input, '');
+    const stats = await runJunobench(['stats', '--input', input, '--out', path.join(dir, 's'), '--json', input]);
+    expect(stats.code, stats.stderr).toBe(2);
+    expect(stats.stderr).toContain(`--json ${input} is also an input of this command`);
+    const rel = path.join(dir, 'junobench-9.9.9');
+    await mkdir(rel, { recursive: true });
+    const verify = await runJunobench(['release', 'verify', rel, '--no-run', '--json', path.join(rel, 'v.json')]);
+    expect(verify.code, verify.stderr).toBe(2);
+    expect(verify.stderr).toContain('is inside the release');
+    expect(await readdir(rel)).toEqual([]);
+  }, 120_000);
+});
+
+describe('a notebook cannot write its own verdict (local runtime, at the CLI)', () => {
+  let fx: ForgeryFixture;
+  beforeAll(async () => {
+    fx = await writeForgeryFixture(path.join(dir, 'forgery'));
+  });
+
+  it('verify: a reproduced notebook forging its crash and a fixed one forging "completed" are not verified', async () => {
+    const json = path.join(dir, 'forgery', 'v.json');
+    const r = await runJunobench(['verify', '--instances', fx.verifyInstances, '--no-cache', '--json', json]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain('0/1 verified, 1 not verified');
+    const v = (JSON.parse(await readFile(json, 'utf8')) as VerificationReport).instances[0]!;
+    expect([v.status, v.reproduced.outcome, v.fixed.outcome]).toEqual(['not-verified', 'kernel-died', 'kernel-died']);
+    // The killed runner is the notebook's doing, said as such; nothing of the forged KeyError was taken.
+    expect(v.reproduced.reason).toMatch(/the runner process ended unexpectedly: .*\(while this notebook ran\)/);
+    expect(v.reproduced.observed).toBeUndefined();
+  }, 300_000);
+
+  it('score: a repair that keeps the crashing cell and adds one forging "completed" is not resolved', async () => {
+    const tasks = path.join(dir, 'forgery', 't.jsonl');
+    const exported = await runJunobench([
+      'tasks',
+      'export',
+      '--task',
+      'repair',
+      '--instances',
+      fx.scoreInstances,
+      '-o',
+      tasks,
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const predictions = path.join(dir, 'forgery', 'p.jsonl');
+    await writeForgedRepair(tasks, predictions);
+    const json = path.join(dir, 'forgery', 'card.json');
+    const r = await runJunobench([
+      'score',
+      predictions,
+      '--tasks',
+      tasks,
+      '--instances',
+      fx.scoreInstances,
+      '--runtime',
+      'local',
+      '--json',
+      json,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^repair {4}1 scorable tasks: resolved 0\.0% \(0\/1\)/m);
+    const card = JSON.parse(await readFile(json, 'utf8')) as Scorecard;
+    expect(card.repair!.results).toEqual([
+      expect.objectContaining({
+        outcome: 'failed',
+        reason: expect.stringMatching(/the runner process ended unexpectedly/),
+      }),
+    ]);
+  }, 300_000);
 });
 
 describe('time limits from the command line', () => {

@@ -9,11 +9,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VerificationReport } from '@junobench/core';
+import type { Scorecard, VerificationReport } from '@junobench/core';
 import { connectDockerEngine } from '@junobench/runtime';
 import { ensureSandboxTestImage } from '../packages/runtime/test-helpers/sandbox-test-image.js';
 import { writeTestInstance } from '../packages/verify/test-helpers/make-test-instance.js';
 import { deletePrefix, requireTestRedis, startWorker, uniquePrefix, type WorkerProcess } from './queue-helpers.js';
+import { writeForgedRepair, writeForgeryFixture, type ForgeryFixture } from './forgery-fixture.js';
 import { runJunobench } from './run-cli.js';
 
 const url = requireTestRedis();
@@ -101,5 +102,77 @@ describe('verify --queue with a docker worker', () => {
     worker.proc.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
     expect(worker.stdout() + worker.stderr()).toMatch(/4 run\(s\) done/);
+  }, 900_000);
+});
+
+describe('a notebook cannot write its own verdict (docker runtime, at the CLI)', () => {
+  let fx: ForgeryFixture;
+  beforeAll(async () => {
+    fx = await writeForgeryFixture(path.join(tmp, 'forgery'));
+  });
+
+  it('verify: a reproduced notebook forging its crash and a fixed one forging "completed" are not verified', async () => {
+    // Seen before: fixed-ok for a notebook raising 1/0, crash-reproduced with a made-up KeyError.
+    const json = path.join(tmp, 'forgery', 'v.json');
+    const r = await runJunobench([
+      'verify',
+      '--instances',
+      fx.verifyInstances,
+      '--runtime',
+      'docker',
+      '--image',
+      image,
+      '--no-cache',
+      '--json',
+      json,
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    const v = (JSON.parse(await readFile(json, 'utf8')) as VerificationReport).instances[0]!;
+    expect([v.status, v.reproduced.outcome, v.fixed.outcome]).toEqual(['not-verified', 'kernel-died', 'kernel-died']);
+    expect(v.fixed.reason).toMatch(/the runner exited with code 137 \(killed by signal 9\) before printing a result/);
+    expect(v.reproduced.observed).toBeUndefined();
+  }, 900_000);
+
+  it('score: a repair that keeps the crashing cell and adds one forging "completed" is not resolved', async () => {
+    // Seen before: resolved.
+    const tasks = path.join(tmp, 'forgery', 't.jsonl');
+    const exported = await runJunobench([
+      'tasks',
+      'export',
+      '--task',
+      'repair',
+      '--instances',
+      fx.scoreInstances,
+      '-o',
+      tasks,
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const predictions = path.join(tmp, 'forgery', 'p.jsonl');
+    await writeForgedRepair(tasks, predictions);
+    const json = path.join(tmp, 'forgery', 'card.json');
+    const r = await runJunobench([
+      'score',
+      predictions,
+      '--tasks',
+      tasks,
+      '--instances',
+      fx.scoreInstances,
+      '--runtime',
+      'docker',
+      '--image',
+      image,
+      '--json',
+      json,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^repair {4}1 scorable tasks: resolved 0\.0% \(0\/1\)/m);
+    const card = JSON.parse(await readFile(json, 'utf8')) as Scorecard;
+    expect(card.runtime).toMatchObject({ kind: 'docker', sandboxed: true });
+    expect(card.repair!.results).toEqual([
+      expect.objectContaining({
+        outcome: 'kernel-died',
+        reason: expect.stringMatching(/the runner exited with code 137 \(killed by signal 9\)/),
+      }),
+    ]);
   }, 900_000);
 });

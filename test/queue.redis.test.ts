@@ -1,14 +1,14 @@
 // `verify --queue` end to end: real `junobench worker` processes on a real
 // Redis on loopback (tools/setup-redis.sh), the CLI as a user runs it, and
 // the faults the queue must survive.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema, type InstanceVerification, type VerificationReport } from '@junobench/core';
-import { repoRoot, runJunobench } from './run-cli.js';
+import { junobenchBin, repoRoot, runJunobench } from './run-cli.js';
 import { embeddedBuild } from './suite-build.js';
 import {
   deletePrefix,
@@ -241,6 +241,62 @@ describe('faults', () => {
   }, 900_000);
 });
 
+describe('stopping a worker', () => {
+  it('a worker that lost Redis stops on SIGTERM, well within its drain time', async () => {
+    // It acknowledged SIGTERM, then ran on for good: BullMQ's close waited for the Redis that was gone.
+    const port = await freePort();
+    const redisProc = await startOwnRedis(port);
+    ownRedis.push(redisProc);
+    const w = worker(`redis://127.0.0.1:${port}`, 'lost-w', prefix('lost'), ['--jobs', '1', '--drain', '120']);
+    await w.waitFor(/ready/);
+    redisProc.kill('SIGKILL');
+    await w.waitFor(/lost Redis/, 60_000);
+    const t0 = Date.now();
+    w.proc.kill('SIGTERM');
+    expect(await w.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    expect(w.stdout()).toMatch(/worker lost-w stopped: 0 run\(s\) done/);
+  }, 300_000);
+
+  it('a worker ends with its launcher: SIGTERM to the process that started it (as to npx) stops it', async () => {
+    // `npx junobench worker`: SIGTERM killed npx alone, and the orphaned worker kept taking jobs.
+    const p = prefix('launcher');
+    const launcher = spawn(
+      'sh',
+      [
+        '-c',
+        '"$NODE" "$BIN" worker --queue "$URL" --name launched-w --jobs 1 --cache-dir "$CACHE"; echo "worker exited: $?"',
+      ],
+      {
+        env: {
+          ...process.env,
+          CI: '1',
+          JUNOBENCH_QUEUE_PREFIX: p,
+          NODE: process.execPath,
+          BIN: junobenchBin,
+          URL: url,
+          CACHE: path.join(tmp, 'cache-launched'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    for (const stream of [launcher.stdout, launcher.stderr]) stream.on('data', (d: Buffer) => (out += d.toString()));
+    // Both pipes stay open until the worker, which holds them too, has ended.
+    const ended = Promise.all([launcher.stdout, launcher.stderr].map((s) => new Promise((r) => s.on('end', r))));
+    const deadline = Date.now() + 120_000;
+    while (!/worker launched-w ready/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toMatch(/worker launched-w ready/);
+    launcher.kill('SIGTERM');
+    const t0 = Date.now();
+    await ended;
+    expect(Date.now() - t0).toBeLessThan(60_000);
+    expect(out).toMatch(/worker: the process that started it ended \(sh, pid \d+\): stopping/);
+    expect(out).toMatch(/worker launched-w stopped/);
+    expect(out).not.toContain('worker exited');
+  }, 300_000);
+});
+
 describe('identities, limits and file transport', () => {
   const p = prefix('ident');
   let a: WorkerProcess;
@@ -253,7 +309,8 @@ describe('identities, limits and file transport', () => {
       path.join(extra, 'junobench_identity_probe-1.0.dist-info', 'METADATA'),
       'Metadata-Version: 2.1\nName: junobench-identity-probe\nVersion: 1.0\n',
     );
-    a = worker(url, 'ident-a', p, ['--jobs', '1']);
+    // It also serves the --shared-instances run below: a worker reads a folder in place only under its own.
+    a = worker(url, 'ident-a', p, ['--jobs', '1', '--shared-instances', path.join(tmp, 'shared')]);
     const b = worker(url, 'ident-b', p, ['--jobs', '1'], { PYTHONPATH: extra });
     const [ga, gb] = [(await a.waitFor(/identity ([0-9a-f]{16})/))[1], (await b.waitFor(/identity ([0-9a-f]{16})/))[1]];
     expect(ga).not.toBe(gb);

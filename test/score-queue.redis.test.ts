@@ -22,7 +22,10 @@ let worker: WorkerProcess | undefined;
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'jb-score-queue-'));
-  worker = startWorker(url, 'score-w1', { prefix, args: ['--jobs', '1', '--cache-dir', path.join(tmp, 'cache')] });
+  worker = startWorker(url, 'score-w1', {
+    prefix,
+    args: ['--jobs', '1', '--cache-dir', path.join(tmp, 'cache'), '--shared-instances', path.join(tmp, 'shared')],
+  });
   await worker.waitFor(/worker score-w1 ready/);
 }, 180_000);
 

@@ -424,7 +424,7 @@ export async function readDeprecatedIds(file: string): Promise<Set<string>> {
  * draft (it is a draft: the maintainer fixes it), with what happened instead.
  */
 export async function addInstance(options: AddInstanceOptions): Promise<AddInstanceResult> {
-  const { assembleFullData, planLockEntry, readSourcesLock, withLockEntry, writeSourcesLock } =
+  const { assembleFullData, planLockEntry, readSourcesLock, recordPathProblem, withLockEntry, writeSourcesLock } =
     await import('@junobench/sources');
   const progress = options.onProgress;
   progress?.({ task: 'add', done: 0, message: 'planning the draft' });
@@ -440,6 +440,18 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       location: { file: lockFile },
       hint: 'ids are never reused: remove the stale entry, or give another --id',
     });
+  }
+  // The lock names the record folder relative to its own folder, and never outside it (it is read back as a path).
+  const recordRel = plan.record ? path.relative(path.dirname(lockFile), plan.record.dir).split(path.sep).join('/') : '';
+  if (plan.record && recordPathProblem(recordRel)) {
+    throw new JunoError(
+      'E_USAGE',
+      `the source folder ${plan.record.dir} is outside ${path.dirname(lockFile)}, the folder of ${path.basename(lockFile)} that records where each instance came from`,
+      {
+        location: { file: plan.record.dir },
+        hint: `collect it there (\`junobench collect … --out ${path.join(path.dirname(lockFile), 'sources')}\`), or move the folder under ${path.dirname(lockFile)}`,
+      },
+    );
   }
   // The same notebook's same crash added twice would put one case twice in the benchmark.
   if (lock && plan.record) {
@@ -517,8 +529,7 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
     moved = true;
     let lockUpdated = false;
     if (plan.record && lock) {
-      const rel = path.relative(path.dirname(lockFile), plan.record.dir);
-      await writeSourcesLock(lockFile, withLockEntry(lock, plan.id, planLockEntry(plan.record.value, rel, data)));
+      await writeSourcesLock(lockFile, withLockEntry(lock, plan.id, planLockEntry(plan.record.value, recordRel, data)));
       lockUpdated = true;
     }
     if (materialized && materialized.downloads.length > 0) {

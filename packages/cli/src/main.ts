@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { isJunoError, redactSecrets } from '@junobench/core';
 import { createProcessContext, type CliContext } from './context.js';
 import { registerCommands } from './commands/register.js';
+import { printable } from './commands/format.js';
 
 export function createProgram(ctx: CliContext): Command {
   const program = new Command('junobench')
@@ -54,7 +55,9 @@ export async function runProgram(program: Command, argv: string[], ctx: CliConte
       return e.exitCode === 0 ? 0 : 2;
     }
     if (isJunoError(e)) {
-      ctx.err(`error [${e.code}]: ${e.describe()}`);
+      // Its lines as they are (a hint is a line of its own), but no carriage return or escape sequence a notebook's
+      // text in the message could use to overwrite what was printed.
+      ctx.err(`error [${e.code}]: ${e.describe().split('\n').map(printable).join('\n')}`);
       if (e.exitCode === EXIT_INTERNAL)
         ctx.err('This is a bug in junobench; please report it with the command you ran.');
       if (ctx.env.JUNOBENCH_DEBUG && e.stack) ctx.err(e.stack);

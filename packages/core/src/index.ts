@@ -41,7 +41,7 @@ export { MAX_LINE_CHARS, readLinesCapped, quoteShort } from './lines.js';
 export { compileLinearRegExp, linearRegExpProblem } from './linear-regexp.js';
 export { MAX_JSON_DEPTH, findTooDeep } from './json-depth.js';
 export { checkOutputPaths } from './output-paths.js';
-export type { OutputPath } from './output-paths.js';
+export type { OutputPath, InputTree } from './output-paths.js';
 export type { LinearRegExp } from './linear-regexp.js';
 export type { CappedLine } from './lines.js';
 export type { JsonlLine } from './jsonl.js';

@@ -53,3 +53,41 @@ describe('checkOutputPaths', () => {
     ).rejects.toThrow(/-o and --report name the same file/);
   });
 });
+
+describe('checkOutputPaths: folders the command reads', () => {
+  it('refuses an output inside a folder it reads, also through a link, and an output folder that is one', async () => {
+    const d = await mkdtemp(path.join(os.tmpdir(), 'jb-outs-'));
+    const instances = path.join(d, 'raw', 'instances');
+    await mkdir(path.join(instances, 'pandas_1'), { recursive: true });
+    await symlink(instances, path.join(d, 'view'));
+    const trees = [{ path: instances, what: '--instances' }];
+    for (const out of [
+      path.join(instances, 'pandas_1', 'instance.json'),
+      path.join(instances, 'new', 'tasks.jsonl'),
+      path.join(d, 'view', 'pandas_1', 'x.json'),
+    ]) {
+      await expect(checkOutputPaths({ inputs: [], trees, outputs: [{ path: out, flag: '-o' }] })).rejects.toMatchObject(
+        {
+          code: 'E_USAGE',
+          exitCode: 2,
+          message: `-o ${out} is inside --instances (${instances}), which this command reads: outputs never go there`,
+        },
+      );
+    }
+    await expect(
+      checkOutputPaths({ inputs: [], trees, outputs: [{ path: instances, flag: '--out', folder: true }] }),
+    ).rejects.toThrow(/--out .* is inside --instances/);
+    // Beside the tree, or a folder holding it, is fine: nothing is written into it.
+    await expect(
+      checkOutputPaths({
+        inputs: [],
+        trees,
+        outputs: [
+          { path: path.join(d, 'raw', 'tasks.jsonl'), flag: '-o' },
+          { path: path.join(d, 'raw-out'), flag: '--out', folder: true },
+          { path: d, flag: '--report-dir', folder: true },
+        ],
+      }),
+    ).resolves.toBeUndefined();
+  });
+});

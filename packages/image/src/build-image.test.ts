@@ -80,6 +80,16 @@ describe('buildImage (fake engine)', () => {
     );
   });
 
+  it('writes the recipe into recipeDir when given (a build for other instances), not into docker/', async () => {
+    const fake = fakeDocker({ images: [], events: [] });
+    const other = path.join(tmp, 'other');
+    await buildImage({ docker: fake.docker, profile: DEBIAN, root: other, instances, recipeDir: 'elsewhere' }).catch(
+      () => undefined,
+    );
+    expect(await readFile(path.join(other, 'elsewhere/Dockerfile.debian'), 'utf8')).toContain('FROM');
+    await expect(readFile(path.join(other, 'docker/Dockerfile.debian'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
   it('a missing offline base image is an environment error that names the setup script', async () => {
     const fake = fakeDocker({ images: [] });
     const err = await buildImage({ docker: fake.docker, profile: DEBIAN, root: tmp, instances }).catch(

@@ -43,6 +43,11 @@ export interface ImagePaths {
   dockerDir?: string;
   /** The runner's folder (junobench_runner.py and jbrunner/) copied into the image. Default: the runtime package's. */
   runnerDir?: string;
+  /**
+   * Where Dockerfile.<profile> and <profile>.lock.json are written. Default: dockerDir. A build for other instances
+   * (another record) writes its recipe beside its record, never over the project's.
+   */
+  recipeDir?: string;
 }
 
 export interface RenderImageOptions extends ImagePaths {
@@ -55,7 +60,7 @@ export interface RenderImageOptions extends ImagePaths {
 export interface RenderedImage {
   recipe: ImageRecipe;
   dockerfile: string;
-  /** Where the Dockerfile was written: `<dockerDir>/Dockerfile.<profile>`. */
+  /** Where the Dockerfile was written: `<recipeDir>/Dockerfile.<profile>`. */
   dockerfileFile: string;
   contentHash: string;
   /** Content-hash tag. */
@@ -87,7 +92,7 @@ export async function renderImage(options: RenderImageOptions): Promise<Rendered
   }
   const runnerHash = sha256(runner.map((f) => `${f.name}\0${sha256(f.content)}`).join('\n'));
   const contentHash = hashImageContent(recipe, dockerfile, runnerHash);
-  const dockerfileFile = path.join(dockerDir, `Dockerfile.${recipe.profile}`);
+  const dockerfileFile = path.join(path.resolve(root, options.recipeDir ?? dockerDir), `Dockerfile.${recipe.profile}`);
   await writeFileAtomic(dockerfileFile, dockerfile);
   return {
     recipe,
@@ -151,7 +156,7 @@ export async function buildImage(options: BuildImageOptions): Promise<BuildImage
 
   const rendered = await renderImage(options);
   const { recipe, tag } = rendered;
-  const lockFile = path.join(dockerDir, `${recipe.profile}.lock.json`);
+  const lockFile = path.join(path.resolve(root, options.recipeDir ?? dockerDir), `${recipe.profile}.lock.json`);
   progress({
     task,
     done: 0,

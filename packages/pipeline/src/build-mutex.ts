@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,7 +89,12 @@ export async function acquireBuildMutex(
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       if (await tryLink(mine, file)) {
+        // Ctrl-C or SIGTERM ends the process through process.exit (bin/junobench.js), where nothing asynchronous
+        // runs: the lock is removed there, synchronously, so an interrupted build leaves none behind.
+        const onExit = () => releaseSync(file, text);
+        process.on('exit', onExit);
         return async () => {
+          process.off('exit', onExit);
           // Only our own lock: never remove one another build took over.
           if ((await readFile(file, 'utf8').catch(() => undefined)) === text) await rm(file, { force: true });
         };
@@ -135,6 +140,14 @@ export async function acquireBuildMutex(
       }
       await rm(aside, { force: true });
     }
+  }
+}
+
+function releaseSync(file: string, text: string): void {
+  try {
+    if (readFileSync(file, 'utf8') === text) rmSync(file, { force: true });
+  } catch {
+    // Gone already.
   }
 }
 

@@ -75,8 +75,30 @@ describe('writeBlobs and openBlobCache', () => {
     );
     const forged = { path: 'x.txt', sha256: sha256('expected'), size: 8, executable: false };
     await redis.set(blobKey(prefix, forged.sha256), 'tampered');
-    await expect(cache.materialize('e'.repeat(64), [forged])).rejects.toThrow(/does not match its sha256/);
+    await expect(cache.materialize('e'.repeat(64), [forged])).rejects.toMatchObject({
+      code: 'E_ENV_QUEUE',
+      message: expect.stringMatching(/does not match its sha256 .*: removed from Redis, to be sent again$/),
+    });
     await expect(stat(path.join(dir, 'cache2', 'trees', 'e'.repeat(64)))).rejects.toThrow(/ENOENT/);
+    // Removed, so that the coordinator's next writeBlobs sends the real bytes instead of renewing the wrong ones.
+    expect(await redis.exists(blobKey(prefix, forged.sha256))).toBe(0);
+    await redis.set(blobKey(prefix, forged.sha256), 'expected');
+    expect(await readFile(path.join(await cache.materialize('e'.repeat(64), [forged]), 'x.txt'), 'utf8')).toBe(
+      'expected',
+    );
+  });
+
+  it('checks a blob of its disk cache when it reads it: a damaged one is fetched again', async () => {
+    const m = await readInstanceManifest(path.join(dir, 'a'));
+    await writeBlobs(redis, prefix, [m]);
+    const cacheDir = path.join(dir, 'cache3');
+    await openBlobCache(redis, prefix, cacheDir).materialize('1'.repeat(64), m.blobs);
+    const nb = m.blobs.find((b) => b.path === 'fixed.ipynb')!;
+    await writeFile(path.join(cacheDir, 'blobs', nb.sha256.slice(0, 2), nb.sha256), '{"id": "poisoned"}');
+    const cache = openBlobCache(redis, prefix, cacheDir);
+    const tree = await cache.materialize('2'.repeat(64), m.blobs);
+    expect(await readFile(path.join(tree, 'fixed.ipynb'), 'utf8')).toBe('{"id": "a"}');
+    expect(cache.fetched).toEqual({ blobs: 1, bytes: nb.size });
   });
 
   it('refuses a file changed after it was hashed', async () => {

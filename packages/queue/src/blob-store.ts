@@ -9,6 +9,12 @@ import { withTimeout } from './redis-connection.js';
 /** Blobs expire unless a run touches them again: Redis is a transport here, not an archive. */
 export const BLOB_TTL_SECONDS = 7 * 24 * 3600;
 
+/**
+ * How every worker error about a blob begins: the coordinator sends a failed job's blobs again before its next try,
+ * and a run that still fails on one is the environment's fault (Redis or the worker's disk), exit 3.
+ */
+export const BLOB_PROBLEM = 'the blob';
+
 export function blobKey(prefix: string, sha256: string): string {
   return `${prefix}:blob:${sha256}`;
 }
@@ -117,21 +123,28 @@ export function openBlobCache(redis: Redis, prefix: string, dir: string): BlobCa
     if (!p) {
       p = (async () => {
         const file = blobFile(blob.sha256);
-        if (await exists(file)) return file;
-        const bytes = await redis.getBuffer(blobKey(prefix, blob.sha256));
+        // A cached blob is checked like a fetched one: a damaged cache file is dropped and fetched again.
+        const cached = await readFile(file).catch(() => undefined);
+        if (cached && sha256Of(cached) === blob.sha256) return file;
+        if (cached) await rm(file, { force: true });
+        const key = blobKey(prefix, blob.sha256);
+        const bytes = await redis.getBuffer(key);
         if (!bytes) {
           throw new JunoError(
-            'E_QUEUE',
-            `the blob of ${blob.path} (sha256 ${blob.sha256.slice(0, 12)}…) is not in Redis`,
+            'E_ENV_QUEUE',
+            `${BLOB_PROBLEM} of ${blob.path} (sha256 ${blob.sha256.slice(0, 12)}…) is not in Redis`,
             {
-              hint: 'Redis lost it (restarted without persistence, or the blob expired): the coordinator sends it again when it notices; otherwise run the command again',
+              hint: 'Redis lost it (restarted without persistence, or the blob expired): the coordinator sends it again before the job is tried again',
             },
           );
         }
         if (sha256Of(bytes) !== blob.sha256) {
+          // Blobs are trusted by their key nowhere: wrong bytes under it (written by anyone who reaches Redis) are
+          // removed, so that the coordinator sends the real ones before the job's next try instead of renewing them.
+          await redis.del(key).catch(() => undefined);
           throw new JunoError(
-            'E_QUEUE',
-            `the blob of ${blob.path} in Redis does not match its sha256 ${blob.sha256.slice(0, 12)}…`,
+            'E_ENV_QUEUE',
+            `${BLOB_PROBLEM} of ${blob.path} in Redis does not match its sha256 ${blob.sha256.slice(0, 12)}…: removed from Redis, to be sent again`,
           );
         }
         await mkdir(path.dirname(file), { recursive: true });

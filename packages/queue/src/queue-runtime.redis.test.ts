@@ -1,14 +1,17 @@
 // The queue runtime and workers in one process on the real test Redis, with
 // runtimes that answer at once (injected): what the queue itself must do with
 // timeouts, failures, stopping workers and identities, in seconds.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JunoError, type RunResult } from '@junobench/core';
+import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { JunoError, sha256, type RunResult } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from '@junobench/runtime';
 import { createQueueRuntime, type QueueRuntime } from './queue-runtime.js';
 import { runWorker, type WorkerHandle } from './run-worker.js';
+import { planQueueName } from './worker-registry.js';
 import { deletePrefix, requireTestRedis, uniquePrefix } from '../test-helpers/queue.js';
 
 const url = requireTestRedis();
@@ -16,6 +19,7 @@ let dir: string;
 const prefixes: string[] = [];
 const handles: WorkerHandle[] = [];
 const runtimes: QueueRuntime[] = [];
+const cleanup: string[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'jb-queue-rt-'));
@@ -26,6 +30,7 @@ afterAll(async () => {
   await Promise.all(handles.map((h) => h.stop('return', 0)));
   for (const p of prefixes) await deletePrefix(url, p);
   await rm(dir, { recursive: true, force: true });
+  for (const d of cleanup) await rm(d, { recursive: true, force: true });
 });
 
 /** A runtime whose runs take `ms` (stopping early when told) and answer with `answer(run)`, or throw. */
@@ -154,6 +159,109 @@ describe('queue runtime', () => {
     expect(fakes[0]!.calls.filter((id) => id.startsWith('inst_1'))).toHaveLength(3);
     // Backoff 100 ms, then 200 ms: the tries were spread out, not immediate.
     expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+  });
+
+  it("wrong bytes under a blob's key are found by the worker, sent again by the coordinator, and the run goes on", async () => {
+    // A poisoned blob made every run on a fresh worker fail (exit 1): the coordinator only renewed it.
+    const inst = path.join(dir, 'poisoned');
+    await mkdir(inst, { recursive: true });
+    await writeFile(path.join(inst, 'fixed.ipynb'), '{"cells": []}');
+    const { prefix } = await setup('poison', [{}]);
+    const admin = new Redis(url, { maxRetriesPerRequest: 1 });
+    try {
+      await admin.set(`${prefix}:blob:${sha256('{"cells": []}')}`, 'import os  # not the notebook');
+      const notices: string[] = [];
+      const rt = await coordinator(prefix, { onNotice: (n) => notices.push(n) });
+      const [r] = await rt.run([{ ...runs(1)[0]!, instanceDir: inst }]);
+      expect(r).toMatchObject({ status: 'completed' });
+      expect(notices).toContain('inst_0/fixed/0: 1 file(s) missing or damaged in Redis: sent again');
+      expect(await admin.get(`${prefix}:blob:${sha256('{"cells": []}')}`)).toBe('{"cells": []}');
+
+      // When it cannot be repaired (no try left), the run stops as the environment's fault (exit 3), not as a finding.
+      const other = path.join(dir, 'poisoned-2');
+      await mkdir(other, { recursive: true });
+      await writeFile(path.join(other, 'fixed.ipynb'), '{"cells": [], "n": 2}');
+      await admin.set(`${prefix}:blob:${sha256('{"cells": [], "n": 2}')}`, 'poisoned');
+      const once = await coordinator(prefix, { attempts: 1 });
+      const error = (await once
+        .run([{ ...runs(1)[0]!, id: 'again/fixed/0', instanceDir: other }])
+        .catch((e: unknown) => e)) as JunoError;
+      expect(error).toMatchObject({ code: 'E_ENV_QUEUE', exitCode: 3 });
+      expect(error.message).toMatch(/the blob of fixed\.ipynb in Redis does not match its sha256/);
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  it('a forged job naming a host folder to read in place is refused by a worker without --shared-instances, naming no host file', async () => {
+    // A job with files.shared.root "/" made such a worker walk /etc, and its error named a file there, through Redis.
+    const { prefix, workers, fakes } = await setup('forged', [{}]);
+    const queue = new Queue(planQueueName(workers[0]!.record.group), { connection: { url }, prefix });
+    const events = new QueueEvents(planQueueName(workers[0]!.record.group), { connection: { url }, prefix });
+    try {
+      await events.waitUntilReady();
+      const job = await queue.add(
+        'run',
+        {
+          protocol: 1,
+          type: 'run',
+          run: { id: 'forged/fixed/0', notebook: 'fixed.ipynb', cells: [0], cellTimeoutSeconds: 5, timeoutSeconds: 5 },
+          files: { treeHash: 'a'.repeat(64), shared: { root: '/', path: 'etc' } },
+        },
+        { attempts: 1 },
+      );
+      const failed = await job.waitUntilFinished(events).catch((e: Error) => e.message);
+      expect(failed).toBe(
+        `worker forged-0 reads no instance folder in place: it was started without --shared-instances (start it with --shared-instances <its mount point of the shared folder>, or run without --shared-instances to send the files)`,
+      );
+      expect(fakes[0]!.calls).toEqual([]);
+
+      // With --shared-instances, what cannot be read there is said on the worker, not sent back naming its files.
+      // Outside `dir`: the other tests send `dir` whole, and a link out of it is refused.
+      const root = await mkdtemp(path.join(os.tmpdir(), 'jb-queue-shared-'));
+      cleanup.push(root);
+      await mkdir(path.join(root, 'inst'), { recursive: true });
+      await symlink('/etc/hostname', path.join(root, 'inst', 'leak.txt'));
+      const errors: string[] = [];
+      const sharing = fakeRuntime({});
+      const w = await runWorker({
+        url,
+        prefix: `${prefix}-shared`,
+        name: 'forged-shared',
+        runtime: sharing.runtime,
+        cacheDir: path.join(dir, 'cache-forged-shared'),
+        sharedInstances: root,
+        heartbeatMs: 500,
+        onEvent: (e) => {
+          if (e.type === 'job-error') errors.push(e.error);
+        },
+      });
+      handles.push(w);
+      prefixes.push(`${prefix}-shared`);
+      const q2 = new Queue(planQueueName(w.record.group), { connection: { url }, prefix: `${prefix}-shared` });
+      const e2 = new QueueEvents(planQueueName(w.record.group), { connection: { url }, prefix: `${prefix}-shared` });
+      try {
+        await e2.waitUntilReady();
+        const job2 = await q2.add(
+          'run',
+          { ...job.data, files: { ...job.data.files, shared: { root: '/', path: 'inst' } } },
+          {
+            attempts: 1,
+          },
+        );
+        expect(await job2.waitUntilFinished(e2).catch((e: Error) => e.message)).toBe(
+          "the instance folder inst of the shared folder cannot be read on worker forged-shared: see that worker's output",
+        );
+        expect(errors.join('\n')).toContain('leak.txt is a symbolic link to a path outside the instance folder');
+        expect(sharing.calls).toEqual([]);
+      } finally {
+        await e2.close();
+        await q2.close();
+      }
+    } finally {
+      await events.close();
+      await queue.close();
+    }
   });
 
   it('a worker stopped with "return" hands its running job back, and another worker completes it', async () => {

@@ -14,7 +14,7 @@ import {
   type RuntimeIdentity,
 } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from '@junobench/runtime';
-import { writeBlobs, type BlobUploadStats } from './blob-store.js';
+import { BLOB_PROBLEM, writeBlobs, type BlobUploadStats } from './blob-store.js';
 import { checkBlobLimit, readInstanceManifest, type InstanceManifest } from './instance-manifest.js';
 import { connectRedis, planRedisOptions, withTimeout } from './redis-connection.js';
 import { parseRedisUrl, type RedisAddress } from './redis-url.js';
@@ -160,7 +160,8 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     const t = tracked.get(jobId);
     const what = t?.data.type === 'run' ? `run ${t.data.run.id}` : 'the runtime probe';
     return new JunoError(
-      'E_QUEUE',
+      // Files the workers cannot get intact even when sent again: Redis or a worker's disk is at fault, not the run.
+      reason.startsWith(BLOB_PROBLEM) ? 'E_ENV_QUEUE' : 'E_QUEUE',
       `${what} failed on the workers (after at most ${jobOptions.attempts} tries): ${reason}`,
       {
         hint:
@@ -181,6 +182,22 @@ export async function createQueueRuntime(options: QueueRuntimeOptions): Promise<
     lastEventAt = Date.now();
     const error = failure(jobId, failedReason);
     settle(jobId, (t) => t.reject(error));
+  });
+  // A try that failed waits out its backoff ("delayed"): its files are sent again meanwhile where Redis lost them or
+  // a worker found them damaged (and removed them), so the next try finds them; the ones there only get their TTL.
+  events.on('delayed', ({ jobId }) => {
+    const manifest = tracked.get(jobId)?.manifest;
+    if (!manifest) return;
+    writeBlobs(redis, prefix, [manifest], { timeoutMs: waitMs }).then(
+      (s) => {
+        stats.blobs.uploaded += s.uploaded;
+        stats.blobs.uploadedBytes += s.uploadedBytes;
+        const t = tracked.get(jobId);
+        if (s.uploaded > 0 && t?.data.type === 'run')
+          notice(`${t.data.run.id}: ${s.uploaded} file(s) missing or damaged in Redis: sent again`);
+      },
+      () => undefined,
+    );
   });
   events.on('stalled', ({ jobId }) => {
     const t = tracked.get(jobId);

@@ -41,7 +41,10 @@ export interface WorkerOptions {
   name?: string;
   /** Where blobs and the instance folders made from them are cached. */
   cacheDir: string;
-  /** This machine's path of the folder a coordinator's `--shared-instances` names (default: the same path as there). */
+  /**
+   * This machine's path of the folder a coordinator's `--shared-instances` names. Without it, jobs that name a folder
+   * to read in place are refused: a job's own root is never walked.
+   */
   sharedInstances?: string;
   /** A job whose worker has been silent this long is given to another worker. Default 30 s. */
   lockDurationMs?: number;
@@ -189,20 +192,40 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
   let idle: (() => void) | undefined;
   const sharedChecked = new Map<string, Promise<void>>();
 
+  // A job names a folder to read in place only under the folder this worker was told to share: the job's own root is
+  // anyone's word (whoever reaches Redis can write a job), and a worker never walks a host path because a job said so.
   const resolveShared = (files: QueueRunJob['files']): Promise<string> => {
-    const root = options.sharedInstances ? path.resolve(options.sharedInstances) : files.shared!.root;
-    const dir = path.join(root, ...files.shared!.path.split('/'));
+    if (!options.sharedInstances) {
+      return Promise.reject(
+        new UnrecoverableError(
+          `worker ${name} reads no instance folder in place: it was started without --shared-instances ` +
+            '(start it with --shared-instances <its mount point of the shared folder>, or run without --shared-instances to send the files)',
+        ),
+      );
+    }
+    const dir = path.join(path.resolve(options.sharedInstances), ...files.shared!.path.split('/'));
     const key = `${dir}\0${files.treeHash}`;
     let check = sharedChecked.get(key);
     if (!check) {
-      check = hashInstanceTree(dir).then((h) => {
-        if (h !== files.treeHash) {
-          throw new UnrecoverableError(
-            `the instance folder ${dir} on worker ${name} differs from the coordinator's (tree hash ${h.slice(0, 12)}… instead of ${files.treeHash.slice(0, 12)}…): ` +
-              'the shared folder must be the same on every machine (start the worker with --shared-instances <its mount point>)',
+      check = hashInstanceTree(dir).then(
+        (h) => {
+          if (h !== files.treeHash) {
+            throw new UnrecoverableError(
+              `the instance folder ${files.shared!.path} of the shared folder on worker ${name} differs from the coordinator's (tree hash ${h.slice(0, 12)}… instead of ${files.treeHash.slice(0, 12)}…): ` +
+                'the shared folder must be the same on every machine (start the worker with --shared-instances <its mount point>)',
+            );
+          }
+        },
+        (e: unknown) => {
+          // What went wrong names this machine's files: said here, not sent back through Redis.
+          throw Object.assign(
+            new UnrecoverableError(
+              `the instance folder ${files.shared!.path} of the shared folder cannot be read on worker ${name}: see that worker's output`,
+            ),
+            { detail: `${dir}: ${(e as Error).message}` },
           );
-        }
-      });
+        },
+      );
       sharedChecked.set(key, check);
       check.catch(() => sharedChecked.delete(key));
     }
@@ -246,7 +269,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
     } catch (e) {
       if (!(e instanceof WaitingError)) {
         stats.errors++;
-        emit({ type: 'job-error', id: data.run.id, error: (e as Error).message });
+        emit({ type: 'job-error', id: data.run.id, error: (e as { detail?: string }).detail ?? (e as Error).message });
       }
       throw e;
     } finally {
@@ -312,10 +335,19 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
       returning.abort();
       if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
       clearInterval(heartbeat);
-      await withTimeout(worker.close(), 10_000, () => new Error('timeout')).catch(() => worker.close(true));
-      await withTimeout(deleteWorkerRecord(redis, prefix, name), 2000, () => new Error('timeout')).catch(
-        () => undefined,
-      );
+      // Without Redis, BullMQ's close waits for it forever (and a forced close asked after a graceful one returns the
+      // same promise): a worker that lost Redis closes forced at once, dropping its connections. Its held jobs were
+      // handed back above or their locks expire, and its record expires on its own.
+      const offline = lost || redis.status !== 'ready';
+      await withTimeout(
+        offline ? worker.close(true) : worker.close(),
+        offline ? 2000 : 10_000,
+        () => new Error('timeout'),
+      ).catch(() => undefined);
+      if (!offline)
+        await withTimeout(deleteWorkerRecord(redis, prefix, name), 2000, () => new Error('timeout')).catch(
+          () => undefined,
+        );
       redis.disconnect();
       resolveStopped();
     })();

@@ -203,4 +203,28 @@ describe('release checks (verify --no-run)', { timeout: 60_000 }, () => {
     const err = await openRelease(tarball).catch((e: unknown) => e);
     expect(isJunoError(err) && err.code).toBe('E_UNSAFE_ARCHIVE');
   });
+
+  it('a bomb is refused with a hint for a release, never one naming a setting release verify does not have', async () => {
+    // The hint said to raise maxRatio "in the archive step's parameters", a subsampling setting.
+    const bomb = path.join(f.root, 'bomb');
+    await mkdir(path.join(bomb, 'junobench-0.1.0'), { recursive: true });
+    await writeFile(path.join(bomb, 'junobench-0.1.0', 'manifest.json'), '{}');
+    const tarball = path.join(f.root, 'bomb.tar.gz');
+    await createTar({ gzip: true, cwd: bomb, file: tarball, portable: true }, ['junobench-0.1.0/manifest.json']);
+    const { Header } = await import('tar');
+    const zlib = await import('node:zlib');
+    const raw = zlib.gunzipSync(await readFile(tarball));
+    const h = new Header(raw, 0);
+    h.size = 2.4 * 1024 ** 3; // declared, never there
+    h.encode(raw, 0);
+    await writeFile(tarball, zlib.gzipSync(raw));
+    const err = await openRelease(tarball).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: 'E_UNSAFE_ARCHIVE',
+      message: expect.stringMatching(/^not a safe release archive: the archive \(.*\) expands to more than 1\.0 GiB/),
+    });
+    const { hint } = err as { hint: string };
+    expect(hint).not.toMatch(/maxRatio|parameters/);
+    expect(hint).toContain('download it again');
+  });
 });

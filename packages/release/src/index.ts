@@ -23,7 +23,13 @@ export { formatSha256Sums, parseSha256Sums } from './sha256sums.js';
 export type { ChecksumLine } from './sha256sums.js';
 export { writeReleaseArchive, ARCHIVE_GZIP_LEVEL } from './write-release-archive.js';
 export type { ArchiveDigest } from './write-release-archive.js';
-export { writeRelease, sealRelease, assertReleasable, archiveDownloadUrl } from './write-release.js';
+export {
+  writeRelease,
+  sealRelease,
+  assertReleasable,
+  archiveDownloadUrl,
+  planStaleReleaseFolders,
+} from './write-release.js';
 export type { WrittenRelease } from './write-release.js';
 export { readReleaseInputs } from './read-release-inputs.js';
 export { listReleaseFolders } from './list-release-folders.js';

@@ -86,7 +86,9 @@ export async function openRelease(input: string, options: { tmpDir?: string } = 
     outerManifestSha256 = outer.manifestSha256;
   }
 
-  const entries = await listArchiveEntries(archivePath);
+  const entries = await listArchiveEntries(archivePath).catch((e: unknown) => {
+    throw releaseArchiveError(e, archivePath);
+  });
   const tops = [...new Set(entries.map((e) => e.path.split('/')[0]!))];
   const expected = path.basename(archivePath).replace(/\.tar\.gz$/, '');
   if (tops.length !== 1)
@@ -108,7 +110,7 @@ export async function openRelease(input: string, options: { tmpDir?: string } = 
     await extractArchive(archivePath, path.join(tmp, 'x'));
   } catch (e) {
     await close();
-    throw e;
+    throw releaseArchiveError(e, archivePath);
   }
   const top = path.join(tmp, 'x', tops.length === 1 ? tops[0]! : expected);
   if (
@@ -316,4 +318,18 @@ export async function checkRelease(opened: OpenedRelease): Promise<ReleaseTreeCh
     }
   }
   return { ...tree, problems };
+}
+
+/**
+ * An unsafe release archive, with the hint that fits a release: the archive checks' own hints name the subsampling
+ * step's parameters (raise maxRatio…), which `release verify` has none of. A release's archive is gzip over notebooks
+ * and data, never near the limits: one past them is damaged or not a release.
+ */
+function releaseArchiveError(e: unknown, archive: string): unknown {
+  if (!(e instanceof JunoError) || e.code !== 'E_UNSAFE_ARCHIVE') return e;
+  return new JunoError('E_UNSAFE_ARCHIVE', `not a safe release archive: ${e.message}`, {
+    location: e.location ?? { file: archive },
+    hint: 'nothing was extracted; a genuine release archive is never refused this way: it is damaged or not a release — download it again from where it was published and check it against its SHA256SUMS',
+    cause: e,
+  });
 }

@@ -143,7 +143,9 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
       );
       continue;
     }
-    for (const f of await readInstanceTree(abs))
+    // report/'s own bookkeeping (its manifest, a dotfile at its top) is not part of what a release ships.
+    const ignore = dir === 'report' ? (rel: string) => !rel.includes('/') && rel.startsWith('.') : undefined;
+    for (const f of await readInstanceTree(abs, ignore ? { ignore } : {}))
       files.push({ path: `${dir}/${f.rel}`, bytes: f.size, sha256: await hashFile(f.abs), abs: f.abs });
   }
 

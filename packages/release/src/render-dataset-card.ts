@@ -238,7 +238,7 @@ export function renderDatasetCard(input: DatasetCardInput): string {
     '```sh',
     `git clone --branch ${m.tag} <the toolchain's repository> ${TOOLCHAIN_FOLDER} && npm ci --prefix ${TOOLCHAIN_FOLDER}`,
     `${run} --runtime docker${img.registry ? '' : ` --image ${rebuilt}`}   # in the image, sandboxed`,
-    `${run} --runtime local   # in local Jupyter kernels instead: no sandbox`,
+    `${run} --runtime local   # in local Jupyter kernels instead, in a bubblewrap sandbox (no network, none of your files; no memory or CPU limits)`,
     `${run} --no-run   # checksums, manifest, schemas and Croissant only`,
     '```',
     '',

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walkTar, listArchiveEntries } from '@junobench/archive';
 import { hashFile, isJunoError } from '@junobench/core';
 import { planRelease } from './plan-release.js';
 import { readFixtureInputs, writeCuratedFixture, type Fixture } from '../test-helpers/release.js';
-import { writeRelease } from './write-release.js';
+import { planStaleReleaseFolders, writeRelease } from './write-release.js';
 
 const INSTANCES = [
   { id: 'numpy_1' },
@@ -130,6 +130,31 @@ describe('writeRelease: the archive is byte-for-byte reproducible', { timeout: 6
     const replaced = await writeRelease(other, out, { replace: true });
     expect(replaced.archive.sha256).not.toBe(first.archive.sha256);
     expect(await hashFile(replaced.archive.path)).toBe(replaced.archive.sha256);
+  });
+
+  it('removes the folders a killed prepare left (its pid gone), never those of a live one', async () => {
+    const out = path.join(a.root, 'killed');
+    const dead = 2 ** 22 + 12345; // above pid_max's default ceiling: no such process
+    for (const name of [
+      `.junobench-0.0.9.partial-${dead}`,
+      `.junobench-0.1.0.old-${dead}`,
+      `.junobench-0.1.0.partial-1`,
+    ]) {
+      await mkdir(path.join(out, name, 'junobench-0.1.0'), { recursive: true });
+      await writeFile(path.join(out, name, 'junobench-0.1.0', 'x'), 'half');
+    }
+    await writeRelease(planRelease(await readFixtureInputs(a, '0.1.0')), out);
+    expect((await readdir(out)).sort()).toEqual(['.junobench-0.1.0.partial-1', 'junobench-0.1.0']);
+  });
+
+  it.each([
+    [
+      ['.junobench-0.1.0.partial-77', 'junobench-0.1.0', '.junobench-0.2.0.old-78', '.junobench-0.2.0.partial-79'],
+      ['.junobench-0.1.0.partial-77', '.junobench-0.2.0.old-78'],
+    ],
+    [['.junobench-0.1.0.partial-x', '.notes.partial-77', `.junobench-0.1.0.partial-${process.pid}`], []],
+  ])('planStaleReleaseFolders(%j) → %j (79 alive)', (names, stale) => {
+    expect(planStaleReleaseFolders(names, (pid) => pid === 79)).toEqual(stale);
   });
 
   it('a file changed between planning and writing is caught, and nothing is left behind', async () => {

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { JunoError, formatJson, hashFile, sha256, writeFileAtomic } from '@junobench/core';
 import { sealCroissant } from './plan-croissant.js';
@@ -74,6 +74,9 @@ export async function writeRelease(
   await mkdir(outDir, { recursive: true });
   const final = path.join(outDir, plan.name);
   const tmp = path.join(outDir, `.${plan.name}.partial-${process.pid}`);
+  // What a killed prepare left (SIGKILL, a crash of the machine): nothing else removes it.
+  for (const name of planStaleReleaseFolders(await readdir(outDir), isAlive))
+    await rm(path.join(outDir, name), { recursive: true, force: true });
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp, { recursive: true });
   try {
@@ -112,6 +115,30 @@ export async function writeRelease(
   } catch (e) {
     await rm(tmp, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/**
+ * Pure: the folders a release write leaves while it runs (`.junobench-<version>.partial-<pid>`, and
+ * `.junobench-<version>.old-<pid>` during the swap) whose process no longer runs: a prepare killed there left them.
+ * This process's own and those of a live process (another prepare at work) are kept.
+ */
+export function planStaleReleaseFolders(names: readonly string[], alive: (pid: number) => boolean): string[] {
+  return names.filter((name) => {
+    const m = /^\.junobench-[^/]+\.(?:partial|old)-([1-9][0-9]{0,9})$/.exec(name);
+    if (!m) return false;
+    const pid = Number(m[1]);
+    return pid !== process.pid && !alive(pid);
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it runs, as another user.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -22,7 +22,13 @@ export { renderStatsPage } from './render-stats.js';
 export { renderTriagePage } from './render-triage.js';
 export { planReport } from './plan-report.js';
 export type { ReportPlan, ReportFile } from './plan-report.js';
-export { writeReport, generateReport } from './write-report.js';
+export {
+  writeReport,
+  generateReport,
+  formatReportManifest,
+  findForeignEntries,
+  REPORT_MANIFEST_FILE,
+} from './write-report.js';
 export type { GenerateReportOptions, GenerateReportResult } from './write-report.js';
 export { REPORT_CSS } from './report-style.js';
 export { INDEX_SCRIPT } from './index-script.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatJson, type Benchmark } from '@junobench/core';
-import { generateReport } from './write-report.js';
+import { findForeignEntries, generateReport } from './write-report.js';
 import { writeReportFixture, type ReportFixture } from '../test-helpers/report-fixture.js';
 
 // Fixture folders and whole reports on a shared, busy machine: generous limits, never timings.
@@ -31,7 +31,18 @@ describe('generateReport', () => {
       onProgress: (e) => events.push(`${e.task} ${e.done}/${e.total}`),
     });
     expect(r).toMatchObject({ out, pages: 6, instances: 4, problems: [] });
-    expect((await readdir(out)).sort()).toEqual(['index.html', 'instances', 'stats.html']);
+    expect((await readdir(out)).sort()).toEqual(['.junobench-report.json', 'index.html', 'instances', 'stats.html']);
+    expect(JSON.parse(await readFile(path.join(out, '.junobench-report.json'), 'utf8'))).toEqual({
+      generator: 'junobench report',
+      files: [
+        'index.html',
+        'instances/NBspecific_1.html',
+        'instances/pandas_1.html',
+        'instances/tensorflow_1.html',
+        'instances/torch_1.html',
+        'stats.html',
+      ],
+    });
     expect((await readdir(path.join(out, 'instances'))).sort()).toEqual([
       'NBspecific_1.html',
       'pandas_1.html',
@@ -139,6 +150,68 @@ describe('generateReport', () => {
     await writeFile(path.join(other, 'index.html'), '<h1>my notes</h1>');
     await expect(generateReport({ from: fx.curated, out: other })).rejects.toThrow(/refusing to replace/);
     expect(await readFile(path.join(other, 'index.html'), 'utf8')).toBe('<h1>my notes</h1>');
+  });
+
+  it('keeps files it did not write: a folder holding them is refused, naming them, and left as it was', async () => {
+    // The red-team's case: a copied index.html (ours) beside a thesis and a blog, and a file added to an earlier
+    // report; both were deleted with the folder, exit 0.
+    const out = path.join(tmp, 'site');
+    await generateReport({ from: fx.curated, out });
+    const index = await readFile(path.join(out, 'index.html'), 'utf8');
+    await writeFile(path.join(out, 'notes.md'), 'mine');
+    await expect(generateReport({ from: fx.curated, out })).rejects.toMatchObject({
+      code: 'E_USAGE',
+      exitCode: 2,
+      message: `refusing to replace the report in ${out}: it also holds files junobench report did not write (notes.md)`,
+    });
+    expect(await readFile(path.join(out, 'notes.md'), 'utf8')).toBe('mine');
+
+    const copied = path.join(tmp, 'thesis');
+    await mkdir(path.join(copied, 'blog', 'posts'), { recursive: true });
+    await writeFile(path.join(copied, 'index.html'), index);
+    await writeFile(path.join(copied, 'thesis.tex'), '\\documentclass{article}');
+    await writeFile(path.join(copied, 'blog', 'posts', 'a.md'), 'a');
+    await mkdir(path.join(copied, 'instances'));
+    await writeFile(path.join(copied, 'instances', 'figure.png'), 'png');
+    await expect(generateReport({ from: fx.curated, out: copied })).rejects.toThrow(
+      `refusing to replace the report in ${copied}: it also holds files junobench report did not write (blog/, instances/, thesis.tex)`,
+    );
+    expect((await readdir(copied)).sort()).toEqual(['blog', 'index.html', 'instances', 'thesis.tex']);
+    expect(await readFile(path.join(copied, 'blog', 'posts', 'a.md'), 'utf8')).toBe('a');
+  });
+
+  it('replaces a report written before the manifest existed (its pages only), and one whose manifest lists its pages', async () => {
+    const out = path.join(tmp, 'old-report');
+    await generateReport({ from: fx.curated, out });
+    await rm(path.join(out, '.junobench-report.json'));
+    await writeFile(path.join(out, 'instances', 'gone_1.html'), '<p>an instance since removed</p>');
+    await generateReport({ from: fx.curated, out });
+    expect(await readdir(path.join(out, 'instances'))).not.toContain('gone_1.html');
+    // A page the manifest lists, no longer planned, goes too.
+    const manifest = JSON.parse(await readFile(path.join(out, '.junobench-report.json'), 'utf8')) as {
+      files: string[];
+    };
+    manifest.files.push('instances/gone_2.html');
+    await writeFile(path.join(out, '.junobench-report.json'), JSON.stringify(manifest));
+    await writeFile(path.join(out, 'instances', 'gone_2.html'), 'x');
+    await generateReport({ from: fx.curated, out });
+    expect(await readdir(path.join(out, 'instances'))).not.toContain('gone_2.html');
+  });
+
+  it.each([
+    [['index.html', 'stats.html', 'instances/a.html'], []],
+    [
+      ['index.html', 'thesis.tex', 'blog/a.md', 'blog/b/c.md'],
+      ['blog/', 'thesis.tex'],
+    ],
+    [
+      ['index.html', 'instances/a.html', 'instances/x.png', 'empty/'],
+      ['empty/', 'instances/x.png'],
+    ],
+    [['instances/'], ['instances/']],
+  ])('findForeignEntries(%j) names %j', (entries, foreign) => {
+    const owned = (rel: string) => /^(index|stats)\.html$|^instances\/[^/]+\.html$/.test(rel);
+    expect(findForeignEntries(entries, owned)).toEqual(foreign);
   });
 
   it('reports the instances whose pages show a problem', async () => {

@@ -103,3 +103,47 @@ export function forgeResultCell(status: 'completed' | 'error'): string {
     'os.kill(target, signal.SIGKILL)',
   ].join('\n');
 }
+
+/**
+ * The red team's cell, as a repair can carry it past score's static check (no exception handler): it walks up from
+ * its kernel to the runner, tries PTRACE_ATTACH on it, takes copies of its file descriptors with
+ * `pidfd_getfd(pidfd_open(runner), fd)` (stdout among them) and reopens them through /proc, writes a well-formed
+ * `result` line saying `status` for the plan ids it can guess on each, and SIGKILLs the runner. Every call goes
+ * through libc, whose failures are return values, not exceptions.
+ */
+export function forgeVerdictCell(status: 'completed' | 'error'): string {
+  return [
+    'import ctypes, json, os',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'def cmd(pid):',
+    "    p = f'/proc/{pid}/cmdline'",
+    "    return open(p, 'rb').read().split(b'\\0') if os.path.exists(p) else []",
+    'def parent(pid):',
+    "    p = f'/proc/{pid}/stat'",
+    "    return int(open(p).read().rsplit(')', 1)[1].split()[1]) if os.path.exists(p) else 0",
+    '# The runner itself (python junobench_runner.py serve|run …), not its reaper or a zygote on the way up.',
+    'def is_runner(a):',
+    "    return len(a) > 2 and os.path.basename(a[1]) == b'junobench_runner.py' and a[2] in (b'serve', b'run')",
+    'target = os.getppid()',
+    'while target > 1 and not is_runner(cmd(target)):',
+    '    target = parent(target)',
+    'args = cmd(target)',
+    "ids = [json.loads(args[args.index(b'--plan-json') + 1])['id']] if b'--plan-json' in args else [str(i) for i in range(8)]",
+    'def line(i):',
+    `    cell = {'index': 0, 'status': '${status === 'completed' ? 'ok' : 'error'}', 'durationMs': 1}`,
+    ...(status === 'error' ? ["    cell.update(ename='KeyError', evalue=\"'made-up'\", traceback=[])"] : []),
+    `    result = {'id': i, 'status': '${status}', 'cells': [cell], 'durationMs': 1}`,
+    "    return (json.dumps({'type': 'result', 'id': i, 'result': result}) + '\\n').encode()",
+    'if target > 1 and libc.ptrace(16, target, 0, 0) == 0:',
+    '    os.waitpid(target, 0x40000000)',
+    '    libc.ptrace(17, target, 0, 0)',
+    'pidfd = libc.syscall(434, target, 0) if target > 1 else -1',
+    'fds = [f for f in (libc.syscall(438, pidfd, fd, 0) for fd in range(64)) if f >= 0] if pidfd >= 0 else []',
+    "fds += [f for f in (libc.open(f'/proc/{target}/fd/{fd}'.encode(), 0o4001) for fd in range(64)) if f >= 0]",
+    'for f in fds:',
+    '    for i in ids:',
+    '        libc.write(f, line(i), len(line(i)))',
+    'if target > 1:',
+    '    libc.kill(target, 9)',
+  ].join('\n');
+}

@@ -126,7 +126,17 @@ describe('parsePredictionLines', () => {
     [
       'a repair with both forms',
       JSON.stringify({ task: 'repair', id: R, answer: { notebook: nb, cells: ['x'] } }),
-      /answer/,
+      /^not a valid prediction: answer has both "notebook" and "cells": a repair answer is exactly one of \{"notebook": <the repaired notebook's JSON>\} or \{"cells": \["<code of code cell 1>", …\]\}$/,
+    ],
+    [
+      'a detect-shaped answer on a repair task',
+      JSON.stringify({ task: 'repair', id: R, answer: { crashes: true, cell: 4, exception: 'KeyError' } }),
+      /^not a valid prediction: answer has the fields "crashes", "cell", "exception" \(a detect answer\?\): a repair answer is exactly one of \{"notebook": /,
+    ],
+    [
+      'an empty repair answer',
+      JSON.stringify({ task: 'repair', id: R, answer: {} }),
+      /^not a valid prediction: answer has no field: a repair answer is exactly one of/,
     ],
     [
       'a notebook given by its path',

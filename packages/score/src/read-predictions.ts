@@ -321,6 +321,16 @@ function describeRepairShape(value: unknown): string | undefined {
   const p = value as { task?: unknown; answer?: unknown };
   if (p?.task !== 'repair' || !p.answer || typeof p.answer !== 'object') return undefined;
   const { notebook, cells } = p.answer as { notebook?: unknown; cells?: unknown };
+  const shapes =
+    'a repair answer is exactly one of {"notebook": <the repaired notebook\'s JSON>} or {"cells": ["<code of code cell 1>", …]}';
+  if (notebook === undefined && cells === undefined) {
+    const keys = Object.keys(p.answer).slice(0, 5);
+    const detect = keys.some((k) => ['crashes', 'cell', 'exception'].includes(k));
+    const diagnose = keys.some((k) => ['library', 'crashType', 'rootCause', 'pipelineStage', 'diagnosis'].includes(k));
+    const looks = detect ? ' (a detect answer?)' : diagnose ? ' (a diagnose answer?)' : '';
+    return `answer has ${keys.length > 0 ? `the fields ${keys.map((k) => quoteShort(k)).join(', ')}${looks}` : 'no field'}: ${shapes}`;
+  }
+  if (notebook !== undefined && cells !== undefined) return `answer has both "notebook" and "cells": ${shapes}`;
   const kind = (v: unknown) =>
     v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
   if (notebook !== undefined && (typeof notebook !== 'object' || notebook === null || Array.isArray(notebook))) {

@@ -46,7 +46,14 @@ export { fetchKaggleData, sourcesCacheDir, datasetCacheDir, fullDataCacheDir } f
 export type { FetchedData, FetchKaggleDataOptions } from './fetch-kaggle-data.js';
 export { writeSourceRecord, readSourceRecord, SOURCE_RECORD_FILE } from './write-source-record.js';
 export type { RecordFile } from './write-source-record.js';
-export { readSourcesLock, writeSourcesLock, planLockEntry, withLockEntry, SOURCES_LOCK_FILE } from './sources-lock.js';
+export {
+  readSourcesLock,
+  writeSourcesLock,
+  planLockEntry,
+  withLockEntry,
+  recordPathProblem,
+  SOURCES_LOCK_FILE,
+} from './sources-lock.js';
 export { planSourcesFetch, fetchLockedSources, compareFileLists, assembleFullData } from './fetch-locked-sources.js';
 export type {
   FetchTask,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JunoError, checkSchema, sha256, type SourceRecord, type SourcesLock } from '@junobench/core';
-import { planLockEntry, readSourcesLock, withLockEntry, writeSourcesLock } from './sources-lock.js';
+import { planLockEntry, readSourcesLock, recordPathProblem, withLockEntry, writeSourcesLock } from './sources-lock.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -95,5 +95,36 @@ describe('writeSourcesLock', () => {
     expect((error as JunoError).message).toContain('not a valid sources-lock: ');
     expect((error as JunoError).message).toContain(named);
     expect(await readFile(file, 'utf8')).toBe('{"instances":{}}\n');
+  });
+});
+
+describe('readSourcesLock: record paths', () => {
+  it.each([
+    ['../../..', 'leaves the folder of the lock (a ".." segment)'],
+    ['sources/../../etc', 'leaves the folder of the lock (a ".." segment)'],
+    ['/etc', 'is an absolute path'],
+    ['sources//x', 'has an empty or "." segment'],
+    ['sources\\..\\x', 'contains a backslash'],
+  ])('refuses record %j, naming the entry: %s', async (record, why) => {
+    const file = path.join(dir, 'sources.lock.json');
+    const lock = realLock();
+    // The schema refuses it too: a lock written with it is a bug.
+    expect(
+      checkSchema('sources-lock', { ...lock, instances: { pandas_9: { ...lock.instances.pandas_9!, record } } }),
+    ).not.toEqual([]);
+    await writeFile(
+      file,
+      JSON.stringify({ ...lock, instances: { pandas_9: { ...lock.instances.pandas_9!, record } } }),
+    );
+    await expect(readSourcesLock(file)).rejects.toMatchObject({
+      code: 'E_INPUT_FORMAT',
+      exitCode: 2,
+      message: `the source record folder ${JSON.stringify(record)} of pandas_9 ${why}`,
+      location: { file, field: 'instances.pandas_9.record' },
+    });
+  });
+
+  it("accepts a record folder inside the lock's folder", () => {
+    expect(recordPathProblem('sources/kaggle/alice/house-prices-crash')).toBeUndefined();
   });
 });

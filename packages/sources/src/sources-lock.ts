@@ -21,9 +21,38 @@ export async function readSourcesLock(file: string): Promise<SourcesLock> {
     () => false,
   );
   if (!exists) return { instances: {} };
-  const lock = await readJsonFile<SourcesLock>(file, { schema: 'sources-lock' });
+  const value = await readJsonFile<unknown>(file);
+  // Said before the schema's own message (a pattern): a record path that leaves the lock's folder points anywhere.
+  const instances = (value as { instances?: unknown } | null)?.instances;
+  if (instances && typeof instances === 'object') {
+    for (const [id, entry] of Object.entries(instances as Record<string, { record?: unknown } | null>)) {
+      const record = entry?.record;
+      const why = typeof record === 'string' ? recordPathProblem(record) : undefined;
+      if (why) {
+        throw new JunoError('E_INPUT_FORMAT', `the source record folder ${JSON.stringify(record)} of ${id} ${why}`, {
+          location: { file, field: `instances.${id}.record` },
+          hint: `a record folder is given relative to the lock's folder and stays inside it, e.g. "sources/kaggle/<owner>/<kernel>"; fix the entry (or remove it, with the instance)`,
+        });
+      }
+    }
+  }
+  const lock = validateOrThrow<SourcesLock>('sources-lock', value, { file });
   for (const id of Object.keys(lock.instances)) validateInstanceId(id, { file, field: `instances.${id}` });
   return lock;
+}
+
+/**
+ * Pure: why a lock's record path (relative to the lock's folder) could leave that folder, or undefined when it stays
+ * inside: absolute, a `..` or `.` segment, an empty segment, a backslash or a NUL.
+ */
+export function recordPathProblem(record: string): string | undefined {
+  if (record.includes('\0')) return 'contains a NUL character';
+  if (record.includes('\\')) return 'contains a backslash';
+  if (record.startsWith('/') || /^[A-Za-z]:/.test(record)) return 'is an absolute path';
+  const segments = record.split('/');
+  if (segments.some((s) => s === '..')) return 'leaves the folder of the lock (a ".." segment)';
+  if (segments.some((s) => s === '' || s === '.')) return 'has an empty or "." segment';
+  return undefined;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { AddInstanceOptions, AddInstanceResult, ReproduceOptions } from '@j
 import type { Runtime } from '@junobench/runtime';
 import {
   JunoError,
+  checkOutputPaths,
   formatBytes,
   readJsonl,
   sha256,
@@ -15,7 +16,7 @@ import {
 } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
-import { formatDuration, parsePositiveInt } from './format.js';
+import { formatDuration, parsePositiveInt, printable } from './format.js';
 import { resolveCache } from './sources.js';
 
 interface AddFlags extends RuntimeFlags {
@@ -96,6 +97,14 @@ export function registerAddCommand(program: Command, ctx: CliContext): void {
       'Examples:\n  junobench add raw/sources/kaggle/alice/house-prices-crash --notebook ~/Downloads/house-prices-crash.ipynb\n  junobench add crash.ipynb --crash 2 --id pandas_12\n  junobench add notebooks/ --data train.csv --report triage.json\n  junobench add --pool curated/pool/sample.jsonl --with-data --limit 20 --report triage.json',
   );
   add.action(async (inputs: string[], flags: AddFlags) => {
+    // The triage report is read back on a rerun (it is what a rerun resumes from), so only its place is checked:
+    // never among the notebooks given, nor in the instances tree the drafts go to.
+    if (flags.report)
+      await checkOutputPaths({
+        inputs: [...inputs, ...(flags.pool ? [flags.pool] : [])].map((i) => path.resolve(ctx.cwd, i)),
+        trees: [{ path: path.resolve(ctx.cwd, flags.instances), what: '--instances' }],
+        outputs: [{ path: path.resolve(ctx.cwd, flags.report), flag: '--report' }],
+      });
     if (!flags.pool && inputs.length === 0) {
       throw new JunoError(
         'E_USAGE',
@@ -310,11 +319,11 @@ function formatEntry(e: TriageEntry, resumed: boolean): string {
       e.reproduced === true
         ? 'reproduced'
         : e.reproduced === false
-          ? `NOT reproduced: ${e.cause ?? '?'} — ${e.detail ?? ''}`
+          ? `NOT reproduced: ${e.cause ?? '?'} — ${printable(e.detail ?? '')}`
           : 'not run';
     return `${e.label}: draft ${e.id}, ${what}${e.synthetic ? ' (synthetic data)' : ''}${was}`;
   }
-  return `${e.label}: ${e.status} — ${e.reason ?? ''}${was}`;
+  return `${e.label}: ${e.status} — ${printable(e.reason ?? '')}${was}`;
 }
 
 function formatFunnel(r: TriageReport, file: string): string {
@@ -440,5 +449,5 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
         `build also needs a line for ${p.id} in each ${annotations}/<annotator>.jsonl (${formatDuration(ms)})`,
     );
   }
-  return lines.join('\n');
+  return lines.map(printable).join('\n');
 }

@@ -2,8 +2,13 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { JunoError, checkOutputPaths } from '@junobench/core';
 import type { CliContext } from '../context.js';
-import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
-import { parsePositiveInt, parsePositiveNumber, showPath } from './format.js';
+import {
+  addBenchmarkSetOptions,
+  openBenchmarkSet,
+  readsOfBenchmarkSet,
+  type BenchmarkSetFlags,
+} from './benchmark-set.js';
+import { parsePositiveInt, parsePositiveNumber, printable, showPath } from './format.js';
 
 // Defaults shown in the help, copied with the package's literal types (CONTRIBUTING.md, "CLI": imports in the CLI).
 const DEFAULT_LLM_ATTEMPTS: (typeof import('@junobench/llm'))['DEFAULT_LLM_ATTEMPTS'] = 5;
@@ -104,8 +109,10 @@ export function registerBaselineCommand(program: Command, ctx: CliContext): void
         });
       }
       const log = resolve(flags.log ?? `${flags.output}.log.jsonl`);
+      const reads = await readsOfBenchmarkSet(flags, ctx);
       await checkOutputPaths({
-        inputs: [resolve(flags.tasks)],
+        inputs: [resolve(flags.tasks), ...reads.inputs],
+        trees: reads.trees,
         outputs: [
           { path: resolve(flags.output), flag: '-o' },
           ...(which === 'llm' ? [{ path: log, flag: '--log' }] : []),
@@ -179,7 +186,7 @@ export function registerBaselineCommand(program: Command, ctx: CliContext): void
     } finally {
       progress.done();
     }
-    for (const f of report.failed.slice(0, 10)) c.err(`failed ${f.id} attempt ${f.attempt}: ${f.reason}`);
+    for (const f of report.failed.slice(0, 10)) c.err(`failed ${f.id} attempt ${f.attempt}: ${printable(f.reason)}`);
     if (report.failed.length > 10) c.err(`… and ${report.failed.length - 10} more failed requests (in the log)`);
     c.out(
       `wrote ${show(report.output)}: ${report.lines} predictions for ${report.tasks} tasks × ${report.attempts} attempts ` +

@@ -1,5 +1,7 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { InputTree } from '@junobench/core';
 import type { InstanceSet } from '@junobench/evaluate';
 import type { CliContext } from '../context.js';
 import { showPath } from './format.js';
@@ -47,4 +49,24 @@ export async function openBenchmarkSet(
   for (const l of set.leftOut)
     ctx.err(`left out ${l.id}: ${l.why === 'draft' ? 'a draft (--include-drafts to use it)' : l.detail}`);
   return set;
+}
+
+/**
+ * What a command that chooses its instances by these options reads, for checkOutputPaths: the instances tree (read
+ * or not, it is the raw tree no output may go into), raw/deprecated.json beside it, and the release (a folder, or its
+ * tarball).
+ */
+export async function readsOfBenchmarkSet(
+  flags: BenchmarkSetFlags,
+  ctx: CliContext,
+): Promise<{ inputs: string[]; trees: InputTree[] }> {
+  const instances = path.resolve(ctx.cwd, flags.instances);
+  const inputs = [path.join(path.dirname(instances), 'deprecated.json')];
+  const trees: InputTree[] = [{ path: instances, what: '--instances' }];
+  if (flags.release) {
+    const release = path.resolve(ctx.cwd, flags.release);
+    if ((await stat(release).catch(() => undefined))?.isDirectory()) trees.push({ path: release, what: '--release' });
+    else inputs.push(release);
+  }
+  return { inputs, trees };
 }

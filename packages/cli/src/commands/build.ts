@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import { checkOutputPaths } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
-import { formatDuration, parsePositiveInt } from './format.js';
+import { formatDuration, parsePositiveInt, printable } from './format.js';
 
 interface BuildFlags extends RuntimeFlags {
   raw: string;
@@ -32,6 +33,12 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
       'Examples:\n  junobench build\n  junobench build --runtime docker\n  junobench build --only verify --force',
   );
   cmd.action(async (flags: BuildFlags) => {
+    // The build reads raw/ and writes curated/: a curated/ inside raw/ would be read back as raw inputs.
+    await checkOutputPaths({
+      inputs: [],
+      trees: [{ path: path.resolve(ctx.cwd, flags.raw), what: '--raw' }],
+      outputs: [{ path: path.resolve(ctx.cwd, flags.out), flag: '--out', folder: true }],
+    });
     const { runBuild } = await import('@junobench/pipeline');
     const { connectDockerEngine } = await import('@junobench/runtime');
     const root = ctx.cwd;
@@ -58,7 +65,7 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
           : {}),
         cacheDir: path.resolve(root, flags.cacheDir ?? ctx.env.JUNOBENCH_CACHE_DIR ?? '.junobench-cache'),
         onProgress: progress,
-        onWarning: (w) => ctx.err(`warning: ${w}`),
+        onWarning: (w) => ctx.err(`warning: ${printable(w)}`),
         onStage: (e) => {
           if (!e.result) {
             if (e.decision.action === 'run') ctx.err(`${e.stage}: ${e.description} (${e.decision.reason})`);
@@ -71,8 +78,8 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
             : e.decision.action === 'skip'
               ? 'up to date'
               : `done in ${formatDuration(e.result.durationMs)}`;
-          ctx.out(`${e.stage.padEnd(10)} ${mark}: ${e.result.summary}`);
-          for (const w of e.result.warnings ?? []) ctx.err(`warning: ${w}`);
+          ctx.out(`${e.stage.padEnd(10)} ${mark}: ${printable(e.result.summary)}`);
+          for (const w of e.result.warnings ?? []) ctx.err(`warning: ${printable(w)}`);
         },
       });
       const ran = report.stages.filter((s) => s.action === 'run').length;

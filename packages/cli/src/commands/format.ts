@@ -51,3 +51,20 @@ export function showPath(cwd: string, p: string): string {
   const rel = path.relative(cwd, p);
   return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
 }
+
+/**
+ * Text that comes from notebooks, repairs or downloaded files (a reason, an exception message, a warning), as one
+ * line on a terminal: line breaks, carriage returns, escape sequences and other control characters are shown
+ * escaped (`\n`, `\r`, `\x1b`), so an exception message cannot print a line of its own (a fake `9/9 verified` above
+ * the real summary), move the cursor or recolour the screen.
+ */
+export function printable(text: string): string {
+  // Matching control characters is the point of this expression.
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    const code = c.charCodeAt(0);
+    return code > 0xff ? `\\u${code.toString(16)}` : `\\x${code.toString(16).padStart(2, '0')}`;
+  });
+}

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../main.js';
 import { createTestContext } from '../../test-helpers/test-context.js';
+import { planRecipeDir } from './image.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -81,5 +82,16 @@ describe('junobench image build', () => {
     expect(ctx.stderr.join('\n')).toMatch(
       /no container engine at DOCKER_HOST=unix:\/\/.*no-engine\.sock[\s\S]*sh tools\/setup-engine\.sh/,
     );
+  });
+});
+
+describe('planRecipeDir (image build)', () => {
+  it.each<[string, string[], string]>([
+    ['the project build: docker/', [], 'docker'],
+    ['another record (other instances): beside it', ['record'], 'out/x'],
+    ['--docker-dir given: there', ['record', 'dockerDir'], 'mine'],
+  ])('%s', (_n, given, dir) => {
+    const dockerDir = given.includes('dockerDir') ? 'mine' : 'docker';
+    expect(planRecipeDir({ dockerDir, record: 'out/x/image.json' }, (o) => given.includes(o))).toBe(dir);
   });
 });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { formatBytes } from '@junobench/core';
+import { checkOutputPaths, formatBytes } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { formatDuration } from './format.js';
 
@@ -34,7 +34,7 @@ export function registerImageCommand(program: Command, ctx: CliContext): void {
       .option('--instances <dir>', 'folder with one sub-folder per instance', 'raw/instances')
       .option(
         '--docker-dir <dir>',
-        'where profiles/ are read and Dockerfile.<profile>, <profile>.lock.json are written',
+        'where profiles/ are read and Dockerfile.<profile>, <profile>.lock.json are written (image build --record <file>: beside the record, unless --docker-dir is given)',
         'docker',
       );
 
@@ -58,8 +58,18 @@ export function registerImageCommand(program: Command, ctx: CliContext): void {
         'Exit status: 0 built or up to date, 1 the build failed, 2 bad input, 3 no engine or base image.\n' +
         'Examples:\n  junobench image build\n  junobench image build --profile debian --tag junobench:dev',
     )
-    .action(async (flags: BuildFlags) => {
+    .action(async (flags: BuildFlags, cmd: Command) => {
       const { buildImage } = await import('@junobench/image');
+      const recipeDir = planRecipeDir(flags, (o) => cmd.getOptionValueSource(o) !== 'default');
+      const abs = (p: string) => path.resolve(ctx.cwd, p);
+      await checkOutputPaths({
+        inputs: [],
+        trees: [{ path: abs(flags.instances), what: '--instances' }],
+        outputs: [
+          { path: abs(flags.record), flag: '--record' },
+          { path: abs(recipeDir), flag: flags.dockerDir === recipeDir ? '--docker-dir' : '--record', folder: true },
+        ],
+      });
       const { connectDockerEngine } = await import('@junobench/runtime');
       const docker = await connectDockerEngine(ctx.env);
       const progress = ctx.progress('image build');
@@ -71,6 +81,7 @@ export function registerImageCommand(program: Command, ctx: CliContext): void {
           instancesDir: flags.instances,
           dockerDir: flags.dockerDir,
           recordFile: flags.record,
+          recipeDir,
           ...(flags.tag ? { tag: flags.tag } : {}),
           ...(flags.force ? { force: true } : {}),
           onProgress: progress,
@@ -119,4 +130,17 @@ export function registerImageCommand(program: Command, ctx: CliContext): void {
     for (const [m, u] of Object.entries(r.recipe.unavailable))
       ctx.out(`  left out ${m}: ${u.reason} (${u.instances.join(', ')})`);
   });
+}
+
+/**
+ * Where `image build` writes Dockerfile.<profile> and <profile>.lock.json: --docker-dir when given; beside the record
+ * when --record names another one (a build for other instances, which must not rewrite the project's tracked
+ * docker/Dockerfile.<profile> and lock); else docker/.
+ */
+export function planRecipeDir(
+  flags: Pick<BuildFlags, 'dockerDir' | 'record'>,
+  given: (option: 'dockerDir' | 'record') => boolean,
+): string {
+  if (given('dockerDir') || !given('record')) return flags.dockerDir;
+  return path.dirname(flags.record);
 }

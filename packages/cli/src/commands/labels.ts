@@ -1,7 +1,16 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { compareCodePoints, JunoError, writeFileAtomic, writeJsonAtomic, writeJsonl } from '@junobench/core';
+import {
+  checkOutputPaths,
+  compareCodePoints,
+  JunoError,
+  writeFileAtomic,
+  writeJsonAtomic,
+  writeJsonl,
+  type InputTree,
+  type OutputPath,
+} from '@junobench/core';
 import type { AdjudicationLine, AnnotationSet } from '@junobench/labels';
 import type { CliContext } from '../context.js';
 import { formatTable } from './format.js';
@@ -57,6 +66,10 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
         const minKappa = parseNumber(opts.minKappa, '--min-kappa', { min: -1, max: 1 });
         const bootstrap = parseNumber(opts.bootstrap, '--bootstrap', { min: 0, integer: true });
         const maxDisagreements = parseNumber(opts.maxDisagreements, '--max-disagreements', { min: 0, integer: true });
+        await checkAnnotationOutputs(ctx, files, [
+          ...(opts.json ? [{ path: path.resolve(ctx.cwd, opts.json), flag: '--json' }] : []),
+          ...(opts.markdown ? [{ path: path.resolve(ctx.cwd, opts.markdown), flag: '--markdown' }] : []),
+        ]);
         const { computeAgreement, DIMENSION_TITLES, findWeakDimensions, formatAgreementReport, writeAgreementJson } =
           await import('@junobench/labels');
         const { sets, skipped } = await loadAnnotations(ctx, files);
@@ -104,6 +117,13 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
       'write the final labels as JSONL (schemas/final-labels.schema.json) instead of printing them',
     )
     .action(async (files: string[], opts: { adjudicated?: string; output?: string }) => {
+      if (opts.output)
+        await checkAnnotationOutputs(
+          ctx,
+          files,
+          [{ path: path.resolve(ctx.cwd, opts.output), flag: '-o' }],
+          opts.adjudicated ? [path.resolve(ctx.cwd, opts.adjudicated)] : [],
+        );
       const loaded = await loadAnnotations(ctx, files);
       const { readAdjudications, resolveFinalLabels } = await import('@junobench/labels');
       const adjudications = opts.adjudicated
@@ -181,6 +201,12 @@ function registerLabelsSuggest(labels: Command, ctx: CliContext): void {
           });
         }
         const show = parseNumber(opts.show, '--show', { min: 0, integer: true });
+        if (opts.json)
+          await checkOutputPaths({
+            inputs: targets.filter((t) => /\.(ipynb|jsonl)$/.test(t)).map((t) => path.resolve(ctx.cwd, t)),
+            trees: [{ path: path.resolve(ctx.cwd, opts.instances), what: '--instances' }],
+            outputs: [{ path: path.resolve(ctx.cwd, opts.json), flag: '--json' }],
+          });
         const { DEFAULT_SPLIT, suggestForTargets } = await import('@junobench/suggest');
         const split = {
           seed: opts.splitSeed ?? DEFAULT_SPLIT.seed,
@@ -294,6 +320,23 @@ function showPath(cwd: string, location: string): string {
 function oneLine(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** Outputs never go into the annotations read (the folders given, or raw/annotations), nor over a file read. */
+async function checkAnnotationOutputs(
+  ctx: CliContext,
+  files: readonly string[],
+  outputs: OutputPath[],
+  extraInputs: string[] = [],
+): Promise<void> {
+  const inputs = [...extraInputs];
+  const trees: InputTree[] = [];
+  for (const f of files.length > 0 ? files : [DEFAULT_ANNOTATIONS_DIR]) {
+    const abs = path.resolve(ctx.cwd, f);
+    if ((await stat(abs).catch(() => undefined))?.isDirectory()) trees.push({ path: abs, what: 'the annotations' });
+    else inputs.push(abs);
+  }
+  await checkOutputPaths({ inputs, trees, outputs });
 }
 
 interface LoadedAnnotations {

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, sandboxUnavailable, type RuntimeFlags } from './runtime-flags.js';
-import { formatDuration, parsePositiveInt } from './format.js';
+import { formatDuration, parsePositiveInt, printable } from './format.js';
 
 // @junobench/core is small and every command needs it: it is imported statically in every command
 // file (a library is either always or never lazily loaded within the CLI: the module-boundary rule).
@@ -76,6 +77,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
   prepare.action(async (version: string, flags: PrepareFlags) => {
     const { prepareRelease } = await import('@junobench/publish');
     const core = await loadCore();
+    await checkPrepareOutputs(flags, ctx, core);
     const t0 = Date.now();
     const { plan, written } = await prepareRelease({
       version,
@@ -83,7 +85,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       ...(flags.dryRun ? { dryRun: true } : {}),
       ...(flags.force ? { replace: true } : {}),
     });
-    for (const w of plan.warnings) ctx.err(`warning: ${w}`);
+    for (const w of plan.warnings) ctx.err(`warning: ${printable(w)}`);
     const m = plan.manifest;
     const changes = plan.changelog;
     const lines = [
@@ -100,7 +102,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       lines.push(
         `dry run: would write ${path.join(flags.out, plan.name)}/${plan.archiveName} (sha256 known once written) and its files; nothing written`,
       );
-      ctx.out(lines.join('\n'));
+      ctx.out(lines.map(printable).join('\n'));
       ctx.exitCode = plan.refusals.length > 0 ? 1 : 0;
     } else {
       const w = written!;
@@ -110,7 +112,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
         `  ${w.sealed.files.map((f) => f.name).join(', ')}`,
         `check it: npx junobench release verify ${path.relative(ctx.cwd, w.dir) || w.dir}`,
       );
-      ctx.out(lines.join('\n'));
+      ctx.out(lines.map(printable).join('\n'));
     }
     if (flags.json) {
       const { planReleasePrepareReport, writeReleasePrepareReport } = await import('@junobench/release');
@@ -139,11 +141,21 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     '\nThe archive is extracted safely into a temporary folder (no entry may leave it) and removed afterwards; nothing is cached.\n' +
       'With --runtime docker the image is --image, else the one the release names (its pushed digest, else its tag).\n' +
       "A release that fails a check is not run. Without --runtime it runs in the docker runtime when an engine answers (DOCKER_HOST) and has the release's image,\n" +
-      'else in the local runtime, which is no sandbox (a warning says why): for a release you did not build, pull its image or use --runtime docker.\n' +
+      "else in the local runtime's bubblewrap sandbox (no network, none of your files, but no memory, CPU or disk limits; a note says why): for a release you did not build, pull its image or use --runtime docker.\n" +
       'Exit status: 0 everything holds; 1 a difference (each named); 2 not a release; 3 no usable runtime.\n' +
       'Examples:\n  junobench release verify releases/junobench-0.1.0 --no-run\n  junobench release verify releases/junobench-0.1.0/junobench-0.1.0.tar.gz\n  junobench release verify junobench-0.1.0.tar.gz --runtime docker',
   );
   verify.action(async (input: string, flags: VerifyFlags) => {
+    if (flags.json) {
+      // A report written into the release folder would be a file beside its archive the next check reports.
+      const { checkOutputPaths } = await loadCore();
+      const release = path.resolve(ctx.cwd, input);
+      await checkOutputPaths({
+        inputs: [release],
+        trees: [{ path: release, what: 'the release' }],
+        outputs: [{ path: path.resolve(ctx.cwd, flags.json), flag: '--json' }],
+      });
+    }
     const { verifyRelease } = await import('@junobench/publish');
     const t0 = Date.now();
     const progress = ctx.progress('release verify');
@@ -241,7 +253,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
           : `FAILED: ${result.problems.length + (result.rerun?.differences.length ?? 0)} difference(s) (${formatDuration(Date.now() - t0)})`,
       );
     }
-    ctx.out(lines.join('\n'));
+    ctx.out(lines.map(printable).join('\n'));
     if (flags.json) {
       const { planReleaseVerifyReport, writeReleaseVerifyReport } = await import('@junobench/release');
       await writeReleaseVerifyReport(path.resolve(ctx.cwd, flags.json), planReleaseVerifyReport(result));
@@ -310,8 +322,8 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
       // Each step once, on stdout, when it is done: the lines a failure later on leaves standing (what was
       // tagged, pushed, uploaded). The sub-steps between them (image push, each upload) on stderr.
       onEvent: (e) => {
-        if (e.kind === 'warning') ctx.err(`warning: ${e.message}`);
-        else if (e.kind === 'detail') ctx.err(`  ${e.message}`);
+        if (e.kind === 'warning') ctx.err(`warning: ${printable(e.message)}`);
+        else if (e.kind === 'detail') ctx.err(`  ${printable(e.message)}`);
         else
           ctx.out(
             `${e.step.status === 'would' ? 'would' : e.step.status === 'skipped' ? 'kept ' : 'done '}  ${e.step.what.padEnd(8)} ${e.step.detail}`,
@@ -380,6 +392,27 @@ function prepareInputs(flags: Omit<PrepareFlags, 'json' | 'dryRun'>, ctx: CliCon
     ...(epoch !== undefined ? { sourceDateEpoch: Number(epoch) } : {}),
     ...(minKappa !== undefined ? { minKappa } : {}),
   };
+}
+
+/** A release and its report are written outside everything prepare reads: curated/, raw/'s instances and annotations. */
+async function checkPrepareOutputs(flags: PrepareFlags, ctx: CliContext, core: Core): Promise<void> {
+  const abs = (p: string) => path.resolve(ctx.cwd, p);
+  const previous = flags.previous ? abs(flags.previous) : undefined;
+  const previousIsDir = previous ? (await stat(previous).catch(() => undefined))?.isDirectory() === true : false;
+  await core.checkOutputPaths({
+    inputs: [abs(flags.deprecated), abs(flags.metadata), ...(previous && !previousIsDir ? [previous] : [])],
+    trees: [
+      { path: abs(flags.from), what: '--from' },
+      { path: abs(flags.instances), what: '--instances' },
+      { path: abs(flags.annotations), what: '--annotations' },
+      { path: abs(flags.recipe), what: '--recipe' },
+      ...(previous && previousIsDir ? [{ path: previous, what: '--previous' }] : []),
+    ],
+    outputs: [
+      { path: abs(flags.out), flag: '--out', folder: true },
+      ...(flags.json ? [{ path: abs(flags.json), flag: '--json' }] : []),
+    ],
+  });
 }
 
 function parseGitHubRepo(value: string, { JunoError }: Core): { owner: string; repo: string } {

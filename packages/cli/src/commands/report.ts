@@ -2,7 +2,9 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
+import { checkOutputPaths } from '@junobench/core';
 import type { CliContext } from '../context.js';
+import { printable } from './format.js';
 
 interface ReportFlags {
   from: string;
@@ -22,7 +24,10 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
         "the annotators' disagreements and how they were resolved, source, datasets and licences, verification and runtime) and a statistics page.",
     )
     .option('--from <dir>', 'the curated folder', 'curated')
-    .option('--out <dir>', 'where the report goes (replaced whole; default: <from>/report)')
+    .option(
+      '--out <dir>',
+      'where the report goes (replaced whole; a folder holding files a report did not write is refused; default: <from>/report)',
+    )
     .option(
       '--raw <dir>',
       "raw inputs: adjudicators' notes and instances left out of the benchmark (default: raw, when it exists)",
@@ -44,6 +49,14 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       // An explicit --raw must exist (generateReport says so); the default is used only when present.
       if (typeof flags.raw === 'string') raw = path.resolve(ctx.cwd, flags.raw);
       else if (flags.raw !== false && (await isDir(path.resolve(ctx.cwd, 'raw')))) raw = path.resolve(ctx.cwd, 'raw');
+      await checkOutputPaths({
+        inputs: (flags.triage ?? []).map((t) => path.resolve(ctx.cwd, t)),
+        trees: [
+          { path: path.join(from, 'instances'), what: 'the curated instances' },
+          ...(raw ? [{ path: raw, what: '--raw' }] : []),
+        ],
+        outputs: [{ path: out, flag: '--out', folder: true }],
+      });
       const progress = ctx.progress('report');
       let result;
       try {
@@ -57,7 +70,7 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       } finally {
         progress.done();
       }
-      for (const p of result.problems) ctx.err(`warning: ${p.instance}: ${p.problem}`);
+      for (const p of result.problems) ctx.err(`warning: ${p.instance}: ${printable(p.problem)}`);
       const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
       const largest = result.largestInstancePage
         ? `; largest instance page ${kb(result.largestInstancePage.bytes)} (${result.largestInstancePage.path})`

@@ -4,7 +4,12 @@ import { Option, type Command } from 'commander';
 import { JunoError, checkOutputPaths, formatJson, validateOrThrow, writeFileAtomic } from '@junobench/core';
 import type { Runtime } from '@junobench/runtime';
 import type { CliContext } from '../context.js';
-import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
+import {
+  addBenchmarkSetOptions,
+  openBenchmarkSet,
+  readsOfBenchmarkSet,
+  type BenchmarkSetFlags,
+} from './benchmark-set.js';
 import { addRuntimeOptions, createRuntimeFromFlags, sandboxUnavailable, type RuntimeFlags } from './runtime-flags.js';
 import {
   DEFAULT_CELL_TIMEOUT_SECONDS,
@@ -13,6 +18,7 @@ import {
   formatDuration,
   parsePositiveInt,
   parseSeconds,
+  printable,
   showPath,
 } from './format.js';
 
@@ -124,9 +130,16 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         );
       }
     }
+    const reads = await readsOfBenchmarkSet(flags, ctx);
     await checkOutputPaths({
-      inputs: [...predictionFiles.map((p) => resolve(p)), ...(flags.tasks ? [resolve(flags.tasks)] : [])],
+      inputs: [
+        ...predictionFiles.map((p) => resolve(p)),
+        ...(flags.tasks ? [resolve(flags.tasks)] : []),
+        ...reads.inputs,
+      ],
+      trees: reads.trees,
       outputs: [
+        ...(flags.out ? [{ path: resolve(flags.out), flag: '--out', folder: true }] : []),
         ...(flags.json ? [{ path: resolve(flags.json), flag: '--json' }] : []),
         ...predictionFiles.flatMap((_, i) =>
           cardDir(i) ? listScorecardFiles(cardDir(i)!).map((file) => ({ path: file, flag: '--out' })) : [],
@@ -168,7 +181,7 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     const onLeftOut = (problems: readonly { line: number; message: string }[]) => {
       const file = show(resolve(predictionFiles[current]!));
       for (const p of problems.slice(0, MAX_PROBLEMS_SHOWN))
-        ctx.err(`warning: ${file} line ${p.line}: ${p.message} (left out)`);
+        ctx.err(`warning: ${file} line ${p.line}: ${printable(p.message)} (left out)`);
       if (problems.length > MAX_PROBLEMS_SHOWN)
         ctx.err(
           `warning: … and ${problems.length - MAX_PROBLEMS_SHOWN} more (the scorecard, --out or --json, lists every line left out)`,

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { FetchOutcome, SourcesFetchReport } from '@junobench/sources';
 import { JunoError, formatBytes, listInstanceIds, validateInstanceId, type SourceRecord } from '@junobench/core';
 import type { CliContext } from '../context.js';
-import { formatTable } from './format.js';
+import { formatTable, printable } from './format.js';
 
 interface CollectFlags {
   out: string;
@@ -230,7 +230,7 @@ function formatCollected(r: SourceRecord, dir: string): string {
     );
   }
   for (const w of r.warnings ?? []) lines.push(`  warning: ${w}`);
-  return lines.join('\n');
+  return lines.map(printable).join('\n');
 }
 
 function statusText(o: FetchOutcome): string {
@@ -243,7 +243,7 @@ function formatFetchReport(report: SourcesFetchReport, cwd: string): string {
     lines.push(
       formatTable(
         ['instance', 'what', 'ref', 'status', 'detail'],
-        report.outcomes.map((o) => [o.task.instance, o.task.what, o.task.ref, statusText(o), o.detail]),
+        report.outcomes.map((o) => [o.task.instance, o.task.what, o.task.ref, statusText(o), printable(o.detail)]),
       ),
     );
   }
@@ -259,7 +259,9 @@ function formatFetchReport(report: SourcesFetchReport, cwd: string): string {
     }
   }
   for (const f of report.fullData)
-    lines.push(`  data: ${f.instance}: ${f.status}${f.dir ? ` → ${path.relative(cwd, f.dir)}` : ''} (${f.detail})`);
+    lines.push(
+      `  data: ${f.instance}: ${f.status}${f.dir ? ` → ${path.relative(cwd, f.dir)}` : ''} (${printable(f.detail)})`,
+    );
   for (const n of report.plan.notFetchable) lines.push(`  not fetched: ${n.instance}: ${n.ref} (${n.reason})`);
   for (const id of report.plan.notLocked)
     lines.push(`  ${id}: no sources in the lock (an embedded or local instance): nothing to fetch`);

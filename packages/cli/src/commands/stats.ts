@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { JunoError, writeJsonAtomic } from '@junobench/core';
+import { JunoError, checkOutputPaths, writeJsonAtomic } from '@junobench/core';
 import type { StatsRow } from '@junobench/labels';
 import type { CliContext } from '../context.js';
 
@@ -23,11 +23,21 @@ export function registerStatsCommand(program: Command, ctx: CliContext): void {
     .option('--json <file>', 'also write the statistics JSON here')
     .option('--no-charts', 'skip the SVG/PNG charts')
     .action(async (opts: { input: string; out: string; json?: string; charts: boolean }) => {
-      const { computeStats, formatStatsMarkdown, writeStats } = await import('@junobench/labels');
+      const { STATS_FILES, computeStats, formatStatsMarkdown, writeStats } = await import('@junobench/labels');
       const input = path.resolve(ctx.cwd, opts.input);
+      const outDir = path.resolve(ctx.cwd, opts.out);
+      await checkOutputPaths({
+        inputs: [input],
+        outputs: [
+          { path: path.join(outDir, STATS_FILES.json), flag: '--out' },
+          { path: path.join(outDir, STATS_FILES.markdown), flag: '--out' },
+          { path: path.join(outDir, STATS_FILES.chartsDir), flag: '--out', folder: true },
+          ...(opts.json ? [{ path: path.resolve(ctx.cwd, opts.json), flag: '--json' }] : []),
+        ],
+      });
       const rows = await readStatsInput(input, opts.input === DEFAULT_INPUT);
       const stats = computeStats(rows);
-      const out = path.resolve(ctx.cwd, opts.out);
+      const out = outDir;
       const written = await writeStats(out, stats, { charts: opts.charts });
       if (opts.json) await writeJsonAtomic(path.resolve(ctx.cwd, opts.json), stats, { schema: 'stats' });
       ctx.out(formatStatsMarkdown(stats));

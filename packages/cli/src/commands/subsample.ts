@@ -3,6 +3,7 @@ import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   JunoError,
+  checkOutputPaths,
   formatBytes,
   readJsonFile,
   validateInstanceId,
@@ -13,7 +14,7 @@ import {
 import type { SubsampleDataReport, SubsampleInstanceResult } from '@junobench/subsample';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
-import { formatDuration, formatTable, parsePositiveInt, parsePositiveNumber } from './format.js';
+import { formatDuration, formatTable, parsePositiveInt, parsePositiveNumber, printable } from './format.js';
 
 // @junobench/subsample and verify are imported inside the action (CONTRIBUTING.md: imports in
 // the CLI). The default the help shows is @junobench/subsample's, copied: its literal type keeps them equal.
@@ -130,6 +131,15 @@ export function registerSubsampleCommand(program: Command, ctx: CliContext): voi
     const instanceDir = path.resolve(ctx.cwd, flags.instances, id);
     const cacheDir = path.resolve(ctx.cwd, flags.cacheDir ?? ctx.env.JUNOBENCH_CACHE_DIR ?? DEFAULT_CACHE_DIR);
     const source = flags.source ? path.resolve(ctx.cwd, flags.source) : undefined;
+    if (flags.json)
+      await checkOutputPaths({
+        inputs: flags.spec ? [path.resolve(ctx.cwd, flags.spec)] : [],
+        trees: [
+          { path: path.resolve(ctx.cwd, flags.instances), what: '--instances' },
+          ...(source ? [{ path: source, what: '--source' }] : []),
+        ],
+        outputs: [{ path: path.resolve(ctx.cwd, flags.json), flag: '--json' }],
+      });
     const progress = ctx.progress('subsample');
     if (flags.check) {
       const { planSubsampleCheckReport, regenerateInstanceData, writeSubsampleCheckReport } =
@@ -330,7 +340,7 @@ export function formatDataReport(id: string, r: SubsampleDataReport): string {
   lines.push(
     `${id}: ${formatBytes(r.before.bytes)} → ${formatBytes(r.after.bytes)} (${(ratio * 100).toFixed(1)} %), files kept ${r.filesKept}, dropped ${r.filesDropped}, ${formatDuration(r.durationMs)}`,
   );
-  for (const c of r.corrupt) lines.push(`  corrupt image: ${c.path}: ${c.reason}`);
+  for (const c of r.corrupt) lines.push(`  corrupt image: ${c.path}: ${printable(c.reason)}`);
   return lines.join('\n');
 }
 
@@ -342,7 +352,7 @@ export function formatSubsampleResult(r: SubsampleInstanceResult): string {
     );
     if (r.originalDataKeptAt) lines.push(`  the full data was moved to ${r.originalDataKeptAt}`);
   } else if (r.status === 'refused') {
-    lines.push(`${r.instance}: refused — ${r.reason ?? 'the reduced instance is not verified'}`);
+    lines.push(`${r.instance}: refused — ${printable(r.reason ?? 'the reduced instance is not verified')}`);
   } else {
     lines.push(`${r.instance}: dry run — nothing changed`);
   }

@@ -2,8 +2,13 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkOutputPaths, type TaskKind } from '@junobench/core';
 import type { CliContext } from '../context.js';
-import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
-import { parsePositiveInt, showPath } from './format.js';
+import {
+  addBenchmarkSetOptions,
+  openBenchmarkSet,
+  readsOfBenchmarkSet,
+  type BenchmarkSetFlags,
+} from './benchmark-set.js';
+import { parsePositiveInt, printable, showPath } from './format.js';
 import { addRunnerOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 
 const TASK_CHOICES = ['detect', 'diagnose', 'repair', 'all'] as const;
@@ -63,7 +68,13 @@ export function registerTasksCommand(program: Command, ctx: CliContext): void {
         '  junobench tasks export --context runtime -o tasks-runtime.jsonl\n  junobench tasks export --task repair -o repair.jsonl --workspace work/',
     )
     .action(async (flags: ExportFlags) => {
-      await checkOutputPaths({ inputs: [], outputs: [{ path: resolve(flags.output), flag: '-o' }] });
+      await checkOutputPaths({
+        ...(await readsOfBenchmarkSet(flags, ctx)),
+        outputs: [
+          { path: resolve(flags.output), flag: '-o' },
+          ...(flags.workspace ? [{ path: resolve(flags.workspace), flag: '--workspace', folder: true }] : []),
+        ],
+      });
       const { TASK_KINDS } = await import('@junobench/score');
       const { exportBenchmarkTasks } = await import('@junobench/evaluate');
       const kinds: readonly TaskKind[] = flags.task === 'all' ? TASK_KINDS : [flags.task];
@@ -86,9 +97,10 @@ export function registerTasksCommand(program: Command, ctx: CliContext): void {
         progress.done();
         await set.close();
       }
-      for (const s of report.skipped) ctx.err(`skipped ${s.instance}: ${s.reason}`);
-      for (const u of report.states?.uncaptured ?? []) ctx.err(`warning: no runtime state for ${u.key}: ${u.reason}`);
-      for (const w of report.warnings) ctx.err(`warning: ${w}`);
+      for (const s of report.skipped) ctx.err(`skipped ${s.instance}: ${printable(s.reason)}`);
+      for (const u of report.states?.uncaptured ?? [])
+        ctx.err(`warning: no runtime state for ${u.key}: ${printable(u.reason)}`);
+      for (const w of report.warnings) ctx.err(`warning: ${printable(w)}`);
       const counts = kinds.map((k) => `${report.counts[k]} ${k}`).join(', ');
       ctx.out(`wrote ${show(report.output)}: ${counts} tasks from ${report.instances} instances`);
       if (report.states)

@@ -1,8 +1,19 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { JunoError, readInstance, type InstanceVerification, type VerificationReport } from '@junobench/core';
+import {
+  JunoError,
+  checkOutputPaths,
+  readInstance,
+  type InstanceVerification,
+  type VerificationReport,
+} from '@junobench/core';
 import type { CliContext } from '../context.js';
-import { addBenchmarkSetOptions, openBenchmarkSet, type BenchmarkSetFlags } from './benchmark-set.js';
+import {
+  addBenchmarkSetOptions,
+  openBenchmarkSet,
+  readsOfBenchmarkSet,
+  type BenchmarkSetFlags,
+} from './benchmark-set.js';
 import { createRuntimeFromFlags, addRuntimeOptions, type RuntimeFlags } from './runtime-flags.js';
 import {
   DEFAULT_CELL_TIMEOUT_SECONDS,
@@ -12,6 +23,7 @@ import {
   formatTable,
   parsePositiveInt,
   parseSeconds,
+  printable,
 } from './format.js';
 
 interface VerifyFlags extends RuntimeFlags, BenchmarkSetFlags {
@@ -60,6 +72,12 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
       '  junobench verify --release releases/junobench-0.2.0/junobench-0.2.0.tar.gz\n  junobench verify --runtime docker --json curated/verification.json',
   );
   cmd.action(async (ids: string[], flags: VerifyFlags) => {
+    // Before any notebook runs: the results must not go into the instances they verify.
+    if (flags.json)
+      await checkOutputPaths({
+        ...(await readsOfBenchmarkSet(flags, ctx)),
+        outputs: [{ path: path.resolve(ctx.cwd, flags.json), flag: '--json' }],
+      });
     const report = await runVerify(ids, flags, ctx);
     ctx.out(formatVerificationSummary(report));
     if (flags.json) {
@@ -92,7 +110,7 @@ async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Pr
       ...(flags.cellTimeout ? { cellTimeoutSeconds: flags.cellTimeout } : {}),
       ...(flags.timeout ? { timeoutSeconds: flags.timeout } : {}),
       onProgress: progress,
-      onWarning: (m) => ctx.err(`warning: ${m}`),
+      onWarning: (m) => ctx.err(`warning: ${printable(m)}`),
     });
     return await withDraftTriage(report, set.instancesDir);
   } finally {
@@ -136,7 +154,9 @@ export function formatVerificationSummary(report: VerificationReport): string {
     statusWord(v),
   ]);
   const table = formatTable(['instance', 'reproduced', 'fixed', 'time', 'status'], rows);
-  const notes = report.instances.filter((v) => v.status !== 'verified').map((v) => `  ${v.instance}: ${explain(v)}`);
+  const notes = report.instances
+    .filter((v) => v.status !== 'verified')
+    .map((v) => `  ${v.instance}: ${printable(explain(v))}`);
   const s = report.summary;
   const line = `${s.verified}/${s.total} verified, ${s.notVerified} not verified, ${s.flaky} flaky, ${s.skipped} skipped${s.drafts ? `, ${s.drafts} draft${s.drafts > 1 ? 's' : ''}` : ''} (${report.runtime} runtime)`;
   return [table, ...(notes.length > 0 ? ['', ...notes] : []), '', line].join('\n');

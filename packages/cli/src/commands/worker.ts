@@ -2,8 +2,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { formatDuration, parsePositiveInt } from './format.js';
+import { formatDuration, parsePositiveInt, printable } from './format.js';
 import { handleSignals } from '../signals.js';
+import { watchLauncher } from '../launcher-watch.js';
 import { addRunnerOptions, createRunnerRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 
 interface WorkerFlags extends RuntimeFlags {
@@ -36,7 +37,7 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
     .option('--name <id>', 'worker name, unique among live workers (default: <host>-<pid>)')
     .option(
       '--shared-instances <dir>',
-      "this machine's path of the folder a coordinator's --shared-instances names (default: the same path)",
+      "this machine's path of the folder a coordinator's --shared-instances names; without it, jobs that read instances in place are refused",
     )
     .option(
       '--cache-dir <dir>',
@@ -63,6 +64,7 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
     'after',
     '\nA worker publishes its runtime identity (interpreter and packages, or image id); a run uses workers of one identity only.\n' +
       'SIGTERM or Ctrl-C: stop taking jobs, let running ones finish (at most --drain seconds), return the rest to the queue; a second signal returns them at once.\n' +
+      'The worker stops the same way when the process that started it ends (npx, a script; not a login shell: start it with setsid to keep it past its launcher).\n' +
       'Exit status: 0 stopped cleanly, 2 bad usage, 3 Redis or the runtime is missing.\n' +
       'Examples:\n  junobench worker --queue redis://127.0.0.1:6417\n  junobench worker --queue redis://10.0.0.5:6379 --runtime docker --jobs 4 --name gpu-box-1',
   );
@@ -105,7 +107,7 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
               );
               break;
             case 'job-error':
-              ctx.err(`worker: ${e.id === '-' ? '' : `${e.id}: `}${e.error}`);
+              ctx.err(`worker: ${e.id === '-' ? '' : `${e.id}: `}${printable(e.error)}`);
               break;
             case 'job-returned':
               ctx.out(`${e.id} returned to the queue`);
@@ -134,9 +136,16 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
     const stopHandling = handleSignals(
       () => void handle.stop(signals++ === 0 ? 'finish' : 'return', flags.drain * 1000),
     );
+    // `npx junobench worker`: SIGTERM to npx ends npx alone. A worker ends with what started it, as on SIGTERM.
+    const stopWatching = watchLauncher((launcher) => {
+      ctx.err(`worker: the process that started it ended (${launcher.comm}, pid ${launcher.pid}): stopping`);
+      signals++;
+      void handle.stop('finish', flags.drain * 1000);
+    });
     try {
       await handle.stopped;
     } finally {
+      stopWatching();
       stopHandling();
       await runtime.close();
     }

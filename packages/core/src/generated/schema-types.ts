@@ -2004,7 +2004,7 @@ export interface QueueBlobRef {
 
 export interface QueueSharedFolder {
   /**
-   * The shared folder as the coordinator sees it; a worker started with --shared-instances uses its own path instead.
+   * The shared folder as the coordinator sees it, for messages: a worker reads `path` under its own --shared-instances folder, never under this root (a worker without that option refuses the job).
    */
   root: string;
   path: RelativePath;
@@ -2636,6 +2636,18 @@ export interface RuntimeIdentity {
 /**
  * A draft whose crash did not reproduce: its cause, in the words `add` uses (set by `junobench verify`).
  */
+
+/**
+ * <report>/.junobench-report.json: the files `junobench report` wrote into its folder. The next report deletes only these; a folder that holds anything else is refused, naming those files.
+ */
+
+export interface ReportManifest {
+  generator: 'junobench report';
+  /**
+   * Relative, '/'-separated paths of the pages written, sorted.
+   */
+  files: string[];
+}
 
 /**
  * What the Python runner executes: one notebook, in a fresh kernel, cells in the given order (README, "verify"). Sent to the runner as one JSON line.
@@ -3290,7 +3302,7 @@ export interface SourcesLock {
 export interface LockedInstance {
   platform: 'kaggle' | 'github';
   /**
-   * The source record folder, relative to the lock file's folder (e.g. sources/kaggle/<owner>/<kernel>).
+   * The source record folder, relative to the lock file's folder (e.g. sources/kaggle/<owner>/<kernel>): '/'-separated, no '.' or '..' segment, not absolute, so it never leaves that folder.
    */
   record: string;
   notebook: LockedNotebook;
