@@ -30,6 +30,8 @@ export default defineConfig({
           exclude: [...slow, ...containers, '**/node_modules/**'],
           // Two at a time: most unit files wait on child processes or the disk, not the CPU.
           maxWorkers: 2,
+          // Some start a node or Python process: on a 2-core machine busy with both lanes that takes seconds.
+          testTimeout: 60_000,
         },
       },
       {
