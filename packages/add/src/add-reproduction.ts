@@ -16,6 +16,8 @@ import {
   type InstanceVerification,
   type LockedDownload,
   type OrderCheck,
+  type SourceDataset,
+  type SourceRecord,
 } from '@junobench/core';
 import { listCodeCells, type MinedCrash, type Notebook } from '@junobench/notebook';
 import type { CommandRunner } from '@junobench/runtime';
@@ -186,6 +188,40 @@ export interface MaterializedDraft {
   finished: FinishedDraftInputs;
   resolved: ResolvedNeed[];
   downloads: LockedDownload[];
+  /** Inputs the draft has only as synthetic stand-ins, or lacks: by the cell and the path of the original. */
+  warnings: string[];
+}
+
+/** The Kaggle sources a collected notebook came with (kernel outputs are recorded but never downloaded). */
+export function collectedSources(record: { value: SourceRecord } | undefined): SourceDataset[] {
+  return (record?.value.datasets ?? []).filter((d) => d.kind !== 'kernel-output');
+}
+
+/**
+ * One warning per input the draft has only as a synthetic stand-in, or
+ * lacks, naming the original's cell and path: a Kaggle input that is none of
+ * a collected kernel's sources, or that a plain notebook reads (no datasets
+ * come with one), says so.
+ */
+export async function describeDraftInputs(
+  resolved: readonly Pick<ResolvedNeed, 'need' | 'status' | 'reason'>[],
+  reproduced: ReproducedPlan,
+  sources: readonly SourceDataset[],
+  collected: boolean,
+): Promise<string[]> {
+  const { describeInputEdits } = await import('@junobench/reproduce');
+  const unresolved = reproduced.unresolvedInputs.map((u) => u.path);
+  const kaggle = /^(?:\/kaggle\/input|\.\.\/input)(?:\/|$)/;
+  return describeInputEdits(resolved, {
+    originalCell: (ci) => reproduced.keptCells[ci] ?? ci,
+    rewrites: reproduced.rewrites,
+    remark: (p) =>
+      unresolved.some((u) => p === u || p.startsWith(`${u}/`))
+        ? `which is not ${sources.length === 0 ? 'a collected source (none was collected)' : `one of the collected sources (${sources.map((d) => `/kaggle/input/${d.mount}`).join(', ')})`}`
+        : !collected && kaggle.test(p)
+          ? 'a Kaggle input (no datasets come with a plain notebook: `junobench collect kaggle <owner>/<kernel> --with-data` and adding the source folder brings them)'
+          : undefined,
+  });
 }
 
 /**
@@ -198,6 +234,7 @@ export async function materializeDraft(
   instance: Instance,
   reproduction: DraftReproduction,
   options: ReproduceOptions,
+  describe: (resolved: readonly ResolvedNeed[]) => Promise<string[]> = () => Promise.resolve([]),
 ): Promise<{ instance: Instance; materialized: MaterializedDraft }> {
   const { materializeInputs, finishDraftInputs } = await import('@junobench/reproduce');
   for (const c of reproduction.dataCopies) await copyInto(c.from, path.join(staging, ...c.to.split('/')));
@@ -213,13 +250,15 @@ export async function materializeDraft(
     .filter((r) => r.status === 'downloaded')
     .map((r) => ({ url: r.need.url!, file: r.need.file, sha256: r.sha256!, bytes: r.bytes! }));
   const edits = [...finished.edits];
+  const inputWarnings = await describe(resolved);
+  const allWarnings = [...reproduction.warnings, ...inputWarnings];
   const next: Instance = {
     ...instance,
     crash: finished.expected,
     reproduction: {
       edits,
       order: reproduction.order,
-      ...(reproduction.warnings.length > 0 ? { warnings: reproduction.warnings } : {}),
+      ...(allWarnings.length > 0 ? { warnings: allWarnings } : {}),
     },
     ...(finished.synthetic
       ? {
@@ -236,7 +275,7 @@ export async function materializeDraft(
       : {}),
   };
   await writeFile(path.join(staging, 'instance.json'), formatJson(next));
-  return { instance: next, materialized: { finished, resolved, downloads } };
+  return { instance: next, materialized: { finished, resolved, downloads, warnings: inputWarnings } };
 }
 
 async function copyInto(from: string, to: string): Promise<void> {

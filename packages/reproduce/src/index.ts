@@ -20,9 +20,18 @@ export { generalizeSizeNumbers } from './generalize-crash.js';
 export { recoverHiddenMessage } from './recover-hidden-message.js';
 export { mapDataPath, isForeignPath, isUrl, planLiteralRewrites, applyLiteralRewrites } from './plan-data-paths.js';
 export type { LiteralRewrite } from './plan-data-paths.js';
-export { planDataNeeds, describeNeeds } from './plan-data-needs.js';
+export { planDataNeeds, describeNeeds, pathsTheCrashLacks } from './plan-data-needs.js';
+export { describeInputEdits } from './describe-input-edits.js';
+export type { InputEditContext } from './describe-input-edits.js';
 export type { DataNeed, DerivedFile } from './plan-data-needs.js';
-export { planPackages, planShellLines, commentOutLines, baseName, PLATFORM_MODULES } from './plan-packages.js';
+export {
+  planPackages,
+  planShellLines,
+  commentOutLines,
+  baseName,
+  moduleTheCrashLacks,
+  PLATFORM_MODULES,
+} from './plan-packages.js';
 export type { ModuleProfile, MissingModule, LineEdit, PackagePlan, ShellPlan } from './plan-packages.js';
 export { findUnboundUses, chooseReplayOrder } from './plan-replay-order.js';
 export type { UnboundUse, ReplayOrderChoice } from './plan-replay-order.js';

@@ -26,6 +26,8 @@ export interface DataNeed {
   underivable?: string;
   /** Already in data/ (a collected dataset, --data, or a file of the same name found there). */
   present: boolean;
+  /** The saved crash is this file's absence (a misspelt or moved file): it is neither derived nor looked for. */
+  absentInCrash?: boolean;
 }
 
 const TABLE_KINDS = new Set(['csv']);
@@ -58,10 +60,22 @@ export function planDataNeeds(
   let fromData = namesTheCrashLacks(crash).filter((n) => !named.has(n));
   const tableReads = facts.cells.flatMap((f) => f.reads.filter((r) => TABLE_KINDS.has(r.kind)));
   if (tableReads.length < 2) fromData = [];
+  const lacked = pathsTheCrashLacks(crash).map((p) => mapDataPath(p));
   for (const f of facts.cells) {
     if (f.index > crashCell) break;
     for (const r of f.reads) {
       if (written.has(r.path) || r.kind === 'model') continue;
+      if (f.index === crashCell && !isUrl(r.path) && lacked.includes(mapDataPath(r.path))) {
+        addNeed(needs, {
+          read: r.path,
+          file: mapDataPath(r.path)!,
+          cells: [f.index],
+          present: false,
+          absentInCrash: true,
+          underivable: 'the saved crash is its absence: left missing, so that the replay fails as the saved run did',
+        });
+        continue;
+      }
       const url = isUrl(r.path) ? r.path : undefined;
       if (url && /^(?:url|download)$/.test(r.kind) && !TABLE_EXT.test(url.split('?')[0]!)) {
         // requests.get / urlopen of a page or API: a download only if a later read uses its bytes; left to triage.
@@ -143,9 +157,26 @@ function planDerivation(
     if (IMAGE_EXT.test(`.${ext}`))
       return { derive: { type: 'images', classes: ['class_a', 'class_b'], perClass: 4, extension: ext } };
   }
+  const ext = /\.(\w+)$/.exec(name)?.[1];
   return {
-    underivable: `a ${kind === 'csv' ? 'table' : kind} file (${name.split('.').pop()}) cannot be derived from the code`,
+    underivable: `${kind === 'file' ? 'a file' : `a ${kind === 'csv' ? 'table' : kind} file`}${ext ? ` of type .${ext}` : ''} cannot be derived from the code`,
   };
+}
+
+/**
+ * Pure: the paths a saved crash says are not there (`FileNotFoundError: [Errno
+ * 2] No such file or directory: 'x'`, pandas' `File x does not exist`), as
+ * the crashing code named them.
+ */
+export function pathsTheCrashLacks(crash: { ename: string; evalue: string }): string[] {
+  const ename = crash.ename.split('.').pop() ?? '';
+  if (!/^(?:FileNotFoundError|OSError|IOError|NotADirectoryError)$/.test(ename)) return [];
+  const out: string[] = [];
+  for (const m of crash.evalue.matchAll(/No such file or directory: (?:b?'([^'\n]+)'|"([^"\n]+)")/g))
+    out.push(m[1] ?? m[2]!);
+  for (const m of crash.evalue.matchAll(/File b?'?([^'\n]+?)'? does not exist/g)) out.push(m[1]!);
+  // A path written with backslashes is shown doubled in the message (its repr).
+  return [...new Set(out.map((p) => p.replace(/\\\\/g, '\\')))];
 }
 
 /** The cells that read each need, for a person: `data/x.csv (cells 2, 5)`. */

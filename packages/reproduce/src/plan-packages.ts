@@ -44,6 +44,8 @@ export interface PackagePlan {
  * used is a missing package, with its Debian and pip names and the image
  * profiles that have it. Colab's `drive.mount(...)` alone does not count as
  * a use (the draft's data is under data/), and its lines are left out too.
+ * The module whose absence is the crash itself (`crashModule`, from a saved
+ * `ModuleNotFoundError`) is neither: its import stays, to fail as it did.
  */
 export function planPackages(
   facts: readonly CellFacts[],
@@ -51,6 +53,7 @@ export function planPackages(
   importable: Readonly<Record<string, boolean>>,
   profiles: readonly ModuleProfile[],
   sources: readonly string[],
+  crashModule?: string,
 ): PackagePlan {
   const drop: LineEdit[] = [];
   const missing: MissingModule[] = [];
@@ -60,7 +63,7 @@ export function planPackages(
   for (const f of upToCrash) {
     for (const imp of f.imports) {
       const top = imp.module.split('.')[0]!;
-      if (importable[top] !== false) continue;
+      if (importable[top] !== false || top === crashModule) continue;
       const usesOf = (alias: string) =>
         upToCrash.filter(
           (g) => g.loads.includes(alias) && !(g.index === f.index && onlyMounts(sources[g.index], alias)),
@@ -120,6 +123,12 @@ export function planPackages(
 }
 
 // A cell whose only use of `alias` is `alias.mount(...)` (Colab's drive): not a use the crash needs.
+/** Pure: the top-level module a saved crash says is not installed (`No module named 'x.y'` → x), if any. */
+export function moduleTheCrashLacks(crash: { ename: string; evalue: string }): string | undefined {
+  if (!/^(?:ModuleNotFoundError|ImportError)$/.test(crash.ename.split('.').pop() ?? '')) return undefined;
+  return /No module named '?([A-Za-z_][\w]*)/.exec(crash.evalue)?.[1];
+}
+
 function onlyMounts(source: string | undefined, alias: string): boolean {
   if (alias !== 'drive' || source === undefined) return false;
   const uses = source.split('\n').filter((l) => new RegExp(`\\b${alias}\\b`).test(l) && !/^\s*(from|import)\s/.test(l));
