@@ -49,12 +49,14 @@ import {
   planDraftReproduction,
   recordDownloads,
   recoverCrashMessage,
+  suggestFromReplay,
   triageDraftRun,
   type DraftReproduction,
   type MaterializedDraft,
   type ReproduceOptions,
 } from './add-reproduction.js';
 import type { RecordedCrash } from '@junobench/reproduce';
+import type { SuggestInput } from '@junobench/suggest';
 
 export interface AddInstanceOptions {
   /** A .ipynb file, or a source record folder written by `junobench collect`. */
@@ -99,6 +101,8 @@ export interface AddInstancePlan {
   data: { mount: string; treeSha256: string }[];
   warnings: string[];
   reproduction?: DraftReproduction;
+  /** What the label suggestions read (the saved crash and its notebook), for refining them with the replay's evidence. */
+  suggestInput: SuggestInput;
 }
 
 export interface AddInstanceResult {
@@ -300,7 +304,8 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
   }
   const requires = planRequires(mineImports(reproduced.notebook), crash, STDLIB);
 
-  const suggestions = suggestLabels(notebookCrashInput(nb, crash));
+  const suggestInput = notebookCrashInput(nb, crash);
+  const suggestions = suggestLabels(suggestInput);
   const suggestedLabels: SuggestedLabels = {
     library: suggestions.library,
     crashType: suggestions.crashType,
@@ -368,6 +373,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     data,
     warnings,
     ...(reproduction ? { reproduction } : {}),
+    suggestInput,
   };
 }
 
@@ -512,6 +518,16 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
         const t = await triageDraftRun(staging, plan.instance, plan.reproduction, materialized, verification);
         plan.instance = t.instance;
         triage = t.triage;
+        if (verification.reproduced.outcome === 'crash-reproduced' && options.reproduce) {
+          progress?.({ task: 'add', done: 0, message: 'reading the replay for the label suggestions' });
+          plan.instance = await suggestFromReplay(
+            staging,
+            plan.instance,
+            plan.suggestInput,
+            verification,
+            options.reproduce,
+          );
+        }
       }
     }
 

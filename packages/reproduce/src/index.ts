@@ -45,7 +45,13 @@ export type {
 } from './plan-draft-inputs.js';
 export { materializeInputs, encodePng } from './materialize-inputs.js';
 export type { MaterializeOptions } from './materialize-inputs.js';
-export { triageDraft, findingsOfInstance, TRIAGE_CAUSES } from './triage-draft.js';
+export {
+  triageDraft,
+  findingsOfInstance,
+  findUnseenRuns,
+  describeDerivationGap,
+  TRIAGE_CAUSES,
+} from './triage-draft.js';
 export type { ReproductionFindings, RunEvidence } from './triage-draft.js';
 export { matchRecordedCrash, locateCrashCell } from './choose-recorded-crash.js';
 export type { RecordedCrash } from './choose-recorded-crash.js';

@@ -1,12 +1,19 @@
 import { compareCodePoints } from '@junobench/core';
-import type { CellFacts, NotebookFacts } from './analyze-cells.js';
-import { deriveTable, namesTheCrashLacks, type DerivedTable } from './derive-table.js';
+import type { CellFacts, CellRead, NotebookFacts } from './analyze-cells.js';
+import {
+  deriveTable,
+  namesTheCrashLacks,
+  type DeriveContext,
+  type DerivedTable,
+  type TableFormat,
+} from './derive-table.js';
 import { isUrl, mapDataPath } from './plan-data-paths.js';
 import { baseName, type ShellPlan } from './plan-packages.js';
 
-/** Synthetic stand-ins other than tables: a few lines of text, small images, a folder of them. */
+/** Synthetic stand-ins other than tables: a few lines of text, small images, a folder of them, numeric arrays. */
 export type DerivedFile =
   | { type: 'table'; table: DerivedTable }
+  | { type: 'array'; rows: number; columns: number; format: 'npy' | 'text' | 'raw'; delimiter: string }
   | { type: 'text'; lines: number }
   | { type: 'image'; width: number; height: number }
   | { type: 'images'; classes: string[]; perClass: number; extension: string };
@@ -14,6 +21,8 @@ export type DerivedFile =
 export interface DataNeed {
   /** The path or URL as the code builds it. */
   read: string;
+  /** Other ways the code names the same file (`train.csv` in one cell, `C:\\data\\train.csv` in another). */
+  aliases?: string[];
   /** Where it lives in the draft (instance-relative, under data/). */
   file: string;
   /** Code cells (reproduced) that read it. */
@@ -30,7 +39,8 @@ export interface DataNeed {
   absentInCrash?: boolean;
 }
 
-const TABLE_KINDS = new Set(['csv']);
+const TABLE_KINDS = new Set(['csv', 'excel', 'json']);
+const FORMAT_OF: Readonly<Record<string, TableFormat>> = { csv: 'csv', excel: 'excel', json: 'json' };
 const TEXT_EXT = /\.(txt|text|md|log)$/i;
 const IMAGE_EXT = /\.(jpe?g|png|bmp|gif|tiff?)$/i;
 const TABLE_EXT = /\.(csv|tsv|txt|data|dat)$/i;
@@ -47,6 +57,7 @@ export function planDataNeeds(
   dataFiles: readonly string[],
   shell: ShellPlan,
   crash: { ename: string; evalue: string },
+  sources: readonly string[] = [],
 ): DataNeed[] {
   const files = new Set(dataFiles);
   const byBase = new Map<string, string[]>();
@@ -55,6 +66,8 @@ export function planDataNeeds(
   const needs = new Map<string, DataNeed>();
   const shellFiles = new Map(shell.downloads.map((d) => [d.name, d.url]));
   const dateLayout = planDateLayout(facts.cells.flatMap((f) => f.literals ?? []));
+  const dates = facts.cells.filter((f) => f.index <= crashCell).flatMap((f) => f.dates ?? []);
+  const crashSource = sources[crashCell];
   // A column the crash misses that no code names came from the data: one table had it and another did not.
   const named = new Set(Object.values(facts.tables).flatMap((t) => Object.keys(t.columns)));
   let fromData = namesTheCrashLacks(crash).filter((n) => !named.has(n));
@@ -112,10 +125,12 @@ export function planDataNeeds(
         const extra = TABLE_KINDS.has(r.kind) && r.id === tableReads[0]?.id ? fromData : [];
         Object.assign(
           need,
-          planDerivation({ dateLayout, extraColumns: extra }, r.kind, r.path, facts.tables[r.id], r.options, {
-            ...crash,
-            cell: crashCell,
-          }),
+          planDerivation(
+            { dateLayout, extraColumns: extra, dates, ...(crashSource !== undefined ? { crashSource } : {}) },
+            r,
+            facts.tables[r.id],
+            { ...crash, cell: crashCell },
+          ),
         );
       }
       addNeed(needs, need);
@@ -129,6 +144,8 @@ function addNeed(needs: Map<string, DataNeed>, need: DataNeed): void {
   const had = needs.get(need.file);
   if (had) {
     for (const c of need.cells) if (!had.cells.includes(c)) had.cells.push(c);
+    if (need.read !== had.read && !(had.aliases ?? []).includes(need.read))
+      had.aliases = [...(had.aliases ?? []), need.read];
     // Two reads of one file: the derivation that knows more columns wins.
     if (need.derive?.type === 'table' && had.derive?.type === 'table') {
       if (need.derive.table.columns.length > had.derive.table.columns.length) had.derive = need.derive;
@@ -139,15 +156,27 @@ function addNeed(needs: Map<string, DataNeed>, need: DataNeed): void {
 }
 
 function planDerivation(
-  context: { dateLayout: string; extraColumns: readonly string[] },
-  kind: string,
-  p: string,
+  context: Omit<DeriveContext, 'format'>,
+  read: CellRead,
   usage: NotebookFacts['tables'][string] | undefined,
-  options: Record<string, unknown> | undefined,
   crash: { ename: string; evalue: string; cell: number },
 ): Pick<DataNeed, 'derive' | 'underivable'> {
+  const { kind, path: p, options } = read;
   const name = p.split(/[?#]/)[0]!;
-  if (TABLE_KINDS.has(kind)) return { derive: { type: 'table', table: deriveTable(usage, options, crash, context) } };
+  if (TABLE_KINDS.has(kind)) {
+    // JSON read as lines or as records; Excel as its first sheet: the options say which.
+    const format = FORMAT_OF[kind]!;
+    const table = deriveTable(usage, options, crash, { ...context, format });
+    return { derive: { type: 'table', table: { ...table, format } } };
+  }
+  if (kind === 'array') {
+    const ext = /\.(\w+)$/.exec(name)?.[1]?.toLowerCase();
+    if (ext === 'mat' || ext === 'npz' || ext === 'h5' || ext === 'hdf5')
+      return { underivable: `an array file of type .${ext} cannot be derived from the code` };
+    const delimiter = typeof options?.delimiter === 'string' ? options.delimiter : ext === 'csv' ? ',' : ' ';
+    const format = ext === 'npy' || /\.load$/.test(read.call) ? 'npy' : /fromfile$/.test(read.call) ? 'raw' : 'text';
+    return { derive: { type: 'array', rows: 200, columns: 4, format, delimiter } };
+  }
   if (kind === 'image' || (kind === 'file' && IMAGE_EXT.test(name)))
     return { derive: { type: 'image', width: 64, height: 64 } };
   if (kind === 'file' && TEXT_EXT.test(name)) return { derive: { type: 'text', lines: 50 } };

@@ -68,7 +68,7 @@ export function planDraftInputs(options: PlanDraftInputsOptions): DraftInputsPla
       )
     : { drop: [], missing: [], edits: [] };
   const shell = planShellLines(facts.cells, options.crashCell);
-  const needs = planDataNeeds(facts, options.crashCell, options.dataFiles, shell, options.crash);
+  const needs = planDataNeeds(facts, options.crashCell, options.dataFiles, shell, options.crash, sources);
   const drops = [...packages.drop, ...shell.drop];
   const notebook = editCells(options.notebook, (ci, src) => {
     const mine = drops.filter((d) => d.cell === ci);
@@ -121,7 +121,7 @@ export function finishDraftInputs(
 ): FinishedDraftInputs {
   const literals = plan.facts.cells.flatMap((f) => f.literals ?? []);
   const local = resolved.filter((r) => !isUrl(r.need.read));
-  const chosen = new Map(local.map((r) => [r.need.read, r.need.file]));
+  const chosen = new Map(local.flatMap((r) => [r.need.read, ...(r.need.aliases ?? [])].map((p) => [p, r.need.file])));
   const rewrites: LiteralRewrite[] = planLiteralRewrites(literals, [...chosen.keys()], chosen);
   for (const r of resolved) {
     if (isUrl(r.need.read) && r.status !== 'missing') rewrites.push({ from: r.need.read, to: r.need.file });
@@ -132,7 +132,7 @@ export function finishDraftInputs(
     const { source, applied } = applyLiteralRewrites(src, rewrites);
     appliedIn.set(ci, applied);
     for (const a of applied) {
-      const r = resolved.find((x) => x.need.read === a.from);
+      const r = resolved.find((x) => x.need.read === a.from || (x.need.aliases ?? []).includes(a.from));
       edits.push({
         kind: isUrl(a.from) ? 'url' : 'path',
         cell: ci,
@@ -187,6 +187,7 @@ export function finishDraftInputs(
         .filter((r) => !r.need.underivable?.startsWith('a web request'))
         .map((r) => ({ path: r.need.file, cells: r.need.cells })),
       synthetic: synth.map((r) => r.need.file),
+      derived: derivedAll,
       missingModules: plan.packages.missing,
       gpu:
         gpuCells.length > 0

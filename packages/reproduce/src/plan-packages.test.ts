@@ -5,7 +5,7 @@ import { moduleTheCrashLacks, planPackages } from './plan-packages.js';
 describe('planPackages and the module whose absence is the crash', () => {
   it.each<[string, string, string | undefined]>([
     ['ModuleNotFoundError', "No module named 'xgboost'", 'xgboost'],
-    ['ModuleNotFoundError', "No module named 'tensorflow.keras'", 'tensorflow'],
+    ['ModuleNotFoundError', "No module named 'tensorflow.keras'", 'tensorflow.keras'],
     ['ImportError', "cannot import name 'plot_confusion_matrix' from 'sklearn.metrics'", undefined],
     ['KeyError', "'No module named x'", undefined],
   ])('moduleTheCrashLacks(%s: %s) = %s', (ename, evalue, module) => {
@@ -25,5 +25,22 @@ describe('planPackages and the module whose absence is the crash', () => {
     );
     expect(p.drop.map((d) => d.line)).toEqual([3]);
     expect(p.missing).toEqual([]);
+  });
+
+  it('a submodule the installed package lacks is missing too: left out when unused, else reported with the package', () => {
+    const imp = (module: string, alias: string, line: number) => ({ module, alias, line, endLine: line, top: true });
+    const facts = [
+      cellFacts(0, {
+        imports: [imp('pandas.tools.plotting', 'scatter_matrix', 1), imp('pandas.io.data', 'DataReader', 2)],
+        loads: [],
+      }),
+      cellFacts(1, { loads: ['DataReader'] }),
+    ];
+    const importable = { pandas: true, 'pandas.tools.plotting': false, 'pandas.io.data': false };
+    const p = planPackages(facts, 1, importable, [], ['', '']);
+    expect(p.drop.map((d) => d.line)).toEqual([1]);
+    expect(p.missing).toEqual([
+      { module: 'pandas.io.data', installed: 'pandas', cell: 0, usedBeforeCrash: true, profiles: [], platform: false },
+    ]);
   });
 });
