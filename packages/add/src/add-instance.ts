@@ -45,6 +45,7 @@ import {
   chooseRecordedCrash,
   collectedSources,
   describeDraftInputs,
+  matchNewerWording,
   materializeDraft,
   planDraftReproduction,
   recordDownloads,
@@ -515,6 +516,9 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       progress?.({ task: 'add', done: 0, message: `running ${plan.id}'s reproduced notebook` });
       verification = await options.verify(staging);
       if (plan.reproduction) {
+        const again = await matchNewerWording(staging, plan.instance, verification, options.verify);
+        plan.instance = again.instance;
+        verification = again.verification;
         const t = await triageDraftRun(staging, plan.instance, plan.reproduction, materialized, verification);
         plan.instance = t.instance;
         triage = t.triage;

@@ -67,7 +67,7 @@ describe('writeDerivedTable', () => {
   it('an Excel workbook: one sheet, the header then the rows', async () => {
     await writeDerivedTable(table({ format: 'excel' }), path.join(dir, 'a.xlsx'), 'seed');
     const book = new ExcelJS.Workbook();
-    await book.xlsx.load(await readFile(path.join(dir, 'a.xlsx')));
+    await book.xlsx.readFile(path.join(dir, 'a.xlsx'));
     const sheet = book.worksheets[0]!;
     expect(sheet.rowCount).toBe(6);
     expect(sheet.getRow(1).values).toEqual([undefined, 'day', 'x']);

@@ -349,6 +349,40 @@ async function copyInto(from: string, to: string): Promise<void> {
   else await copyFile(from, to);
 }
 
+/**
+ * A run that raised the saved exception in the saved cell with a message that holds every word of the saved one and
+ * a little more (a newer library words it with more detail): the draft matches the message on its words, records
+ * that edit with why, and is run again.
+ */
+export async function matchNewerWording(
+  staging: string,
+  instance: Instance,
+  verification: InstanceVerification,
+  verify: (dir: string) => Promise<InstanceVerification>,
+): Promise<{ instance: Instance; verification: InstanceVerification }> {
+  const { relaxMessageWording } = await import('@junobench/reproduce');
+  const v = verification.reproduced;
+  const o = v.observed;
+  if (v.outcome !== 'crash-mismatch' || !o) return { instance, verification };
+  if (o.ename.split('.').pop() !== instance.crash.ename || o.cell !== instance.crash.cell)
+    return { instance, verification };
+  const relaxed = relaxMessageWording(instance.crash as ExpectedCrash, o.evalue);
+  if (!relaxed) return { instance, verification };
+  const edit = {
+    kind: 'match' as const,
+    from: instance.crash.evalue,
+    to: relaxed.evalue,
+    why: `this runtime's library words the message with more detail (${o.evalue.split('\n')[0]!.slice(0, 160)}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
+  };
+  const next: Instance = {
+    ...instance,
+    crash: relaxed,
+    reproduction: { ...(instance.reproduction ?? {}), edits: [...(instance.reproduction?.edits ?? []), edit] },
+  };
+  await writeFile(path.join(staging, 'instance.json'), formatJson(next));
+  return { instance: next, verification: await verify(staging) };
+}
+
 /** The draft's triage after its run, written into its instance.json (absent when the crash reproduced). */
 export async function triageDraftRun(
   staging: string,

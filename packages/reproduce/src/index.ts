@@ -16,7 +16,7 @@ export type {
 } from './analyze-cells.js';
 export { deriveTable, namesTheCrashLacks } from './derive-table.js';
 export type { DerivedColumn, DerivedTable } from './derive-table.js';
-export { generalizeSizeNumbers } from './generalize-crash.js';
+export { generalizeSizeNumbers, relaxMessageWording } from './generalize-crash.js';
 export { recoverHiddenMessage } from './recover-hidden-message.js';
 export { mapDataPath, isForeignPath, isUrl, planLiteralRewrites, applyLiteralRewrites } from './plan-data-paths.js';
 export type { LiteralRewrite } from './plan-data-paths.js';

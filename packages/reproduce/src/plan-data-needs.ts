@@ -41,7 +41,7 @@ export interface DataNeed {
 
 const TABLE_KINDS = new Set(['csv', 'excel', 'json']);
 const FORMAT_OF: Readonly<Record<string, TableFormat>> = { csv: 'csv', excel: 'excel', json: 'json' };
-const TEXT_EXT = /\.(txt|text|md|log)$/i;
+const TEXT_EXT = /\.(txt|text|md|log|css|html?|ya?ml|cfg|ini|sql|names|rst)$/i;
 const IMAGE_EXT = /\.(jpe?g|png|bmp|gif|tiff?)$/i;
 const TABLE_EXT = /\.(csv|tsv|txt|data|dat)$/i;
 
