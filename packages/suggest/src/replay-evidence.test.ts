@@ -67,3 +67,22 @@ describe('refineWithReplay: the library cause with what the replay that reproduc
     expect(suggestLabels({ ...input, replay: { fileOrder: true } }).library.value).toBe('pandas');
   });
 });
+
+describe('a misspelt import name is the notebook typo', () => {
+  it('cannot import name LabelEncoderder from sklearn.preprocessing → None', () => {
+    const s = suggestLabels({
+      ename: 'ImportError',
+      evalue:
+        "cannot import name 'LabelEncoderder' from 'sklearn.preprocessing' (/usr/lib/python3/dist-packages/sklearn/preprocessing/__init__.py)",
+      traceback: [
+        'ImportError                               Traceback (most recent call last)',
+        '<ipython-input-8-1a2b> in <module>\n----> 1 from sklearn.preprocessing import LabelEncoderder\n',
+        "ImportError: cannot import name 'LabelEncoderder' from 'sklearn.preprocessing' (/usr/lib/python3/dist-packages/sklearn/preprocessing/__init__.py)",
+      ],
+    });
+    expect([s.library.value, s.library.evidence[0]]).toEqual([
+      'None',
+      "sklearn.preprocessing.LabelEncoderder is a misspelling of sklearn.preprocessing.LabelEncoder: the notebook's typo, not sklearn's doing",
+    ]);
+  });
+});
