@@ -71,6 +71,12 @@ except Exception:  # pragma: no cover
         "shape", "columns", "index", "values", "dtypes", "head", "tail", "info", "describe", "loc", "iloc", "T", "size",
         "plot", "str", "dt", "cat", "empty", "ndim", "name", "at", "iat", "axes", "style", "sparse", "attrs", "flags",
     } | NUMERIC_METHODS | CATEGORY_METHODS
+# DataFrame and Series API of older pandas versions (removed since): a notebook's `df.ix[...]` is not a column.
+FRAME_ATTRS = FRAME_ATTRS | {
+    "ix", "as_matrix", "get_value", "set_value", "sortlevel", "sort", "convert_objects", "consolidate", "irow", "icol",
+    "get_dtype_counts", "ftypes", "to_panel", "select", "reindex_axis", "from_csv", "append", "iteritems", "swapaxes",
+    "lookup", "tshift", "mad", "bool", "is_copy", "get_ftype_counts", "as_blocks", "blocks", "clip_lower", "clip_upper",
+}
 
 
 def transform(source):
@@ -210,6 +216,11 @@ class Constants:
                     LIST_CONSTANTS[name] = [e.value for e in stmt.value.elts]
                 else:
                     LIST_CONSTANTS.pop(name, None)
+                # `d = {'apple': 0, ...}` then `df['Fruit'].map(d)`: the values the column holds are its keys.
+                if isinstance(stmt.value, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+                    VALUE_CONSTANTS[name] = const_values(stmt.value)
+                else:
+                    VALUE_CONSTANTS.pop(name, None)
 
 
 def int_of(node):
@@ -224,6 +235,8 @@ def int_of(node):
 
 # Module-level lists of strings by name (`cols = ['a', 'b']`), as the cells define them in turn (see Constants.learn).
 LIST_CONSTANTS = {}
+# Module-level literal values by name: a dict's keys, a list's items (what `.map(d)` or `.isin(v)` mentions).
+VALUE_CONSTANTS = {}
 
 
 def str_list(node):
@@ -242,6 +255,8 @@ def str_list(node):
 
 def const_values(node):
     """Literal values a filter, map, replace or isin mentions."""
+    if isinstance(node, ast.Name) and node.id in VALUE_CONSTANTS:
+        return list(VALUE_CONSTANTS[node.id])
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)) and node.value is not None:
         return [node.value]
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
@@ -629,6 +644,20 @@ class CellAnalyzer(ast.NodeVisitor):
                     u = self.tables.usage(rid)
                     for col in str_list(opts.get("names")) if isinstance(opts.get("names"), list) else []:
                         pass
+        # df.insert(i, 'new', …) and df.assign(new=…): columns the code makes, not ones the file must have.
+        if fname in ("insert", "assign") and isinstance(node.func, ast.Attribute):
+            made_names = [node.args[1].value] if fname == "insert" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str) else []
+            if fname == "assign":
+                made_names = [k.arg for k in node.keywords if k.arg]
+            at = int_of(node.args[0]) if fname == "insert" and node.args else None
+            for rid in self.table_reads_of(node.func.value):
+                u = self.tables.usage(rid)
+                if at is not None and at > 0:
+                    u["columnCount"] = max(u["columnCount"], at)
+                made = u.setdefault("made", [])
+                for n in made_names:
+                    if n not in made and n not in u["columns"]:
+                        made.append(n)
         if fname == "get_group" and node.args and isinstance(node.func, ast.Attribute):
             self.group_values(node.func.value, node.args[0])
         # Columns named as arguments of methods and plotting calls.
@@ -838,6 +867,7 @@ def strings_of(tree):
 
 def analyze(cells):
     LIST_CONSTANTS.clear()
+    VALUE_CONSTANTS.clear()
     consts = Constants()
     tables = Tables()
     facts_out = []

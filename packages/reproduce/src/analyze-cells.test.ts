@@ -112,5 +112,5 @@ describe('analyzeCells: what the code does with a table, through names and estim
     expect(t.columnCount).toBe(2);
     expect(t.renamed).toBeUndefined();
     expect(f.cells[2]!.dates).toEqual(['1949-01-01', '1957-12-01']);
-  });
+  }, 60_000);
 });

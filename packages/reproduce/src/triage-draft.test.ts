@@ -79,6 +79,12 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
       {},
       'different-crash',
     ],
+    [
+      'an API the installed library removed',
+      run({ observed: { ename: 'AttributeError', evalue: "'DataFrame' object has no attribute 'ix'", cell: 2 } }),
+      {},
+      'needs-package',
+    ],
     ['no crash', run({ outcome: 'no-crash' }), {}, 'no-crash'],
     ['out of time', run({ outcome: 'timeout', reason: 'cell 3 ran over 120 s' }), {}, 'timeout'],
   ])('%s → %s', (_name, evidence, found, cause) => {

@@ -1,5 +1,6 @@
 import type { DraftTriage, Instance, TriageCause } from '@junobench/core';
 import type { MissingModule } from './plan-packages.js';
+import { findRemovedApi } from './removed-apis.js';
 import type { UnboundUse } from './plan-replay-order.js';
 
 /** The fixed vocabulary, in the order the report lists it. */
@@ -59,6 +60,16 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
   const said = obs ? `${obs.ename}: ${firstLine(obs.evalue)} (code cell ${obs.cell})` : undefined;
   const observed = obs ? { observed: { ename: obs.ename, evalue: firstLine(obs.evalue), cell: obs.cell } } : {};
   const expectsGpu = GPU.test(run.expected.evalue) || GPU.test(run.expected.ename);
+  const removed = obs && !sameCrash(run) ? findRemovedApi(obs) : undefined;
+  if (removed) {
+    return {
+      cause: 'needs-package',
+      detail: `the notebook uses ${removed.api}, which ${removed.library} removed in ${removed.removedIn}: this runtime's ${removed.library} is newer than the one the notebook ran with (${said})`,
+      next: `run it with a ${removed.library} older than ${removed.removedIn}, or edit code cell ${obs!.cell} of reproduced.ipynb to the current API (a hand edit, recorded in instance.json)`,
+      modules: [{ module: removed.library, cell: obs!.cell, usedBeforeCrash: true, profiles: [] }],
+      ...observed,
+    };
+  }
   if (
     run.outcome === 'skipped-env' ||
     (obs && /ModuleNotFoundError|ImportError/.test(obs.ename) && run.expected.ename !== obs.ename)
