@@ -235,6 +235,9 @@ def int_of(node):
 
 # Module-level lists of strings by name (`cols = ['a', 'b']`), as the cells define them in turn (see Constants.learn).
 LIST_CONSTANTS = {}
+# Names holding a text file's contents, or words split from it, by the file's path (a header list kept in its own file).
+TEXT_SOURCES = {}
+TEXT_METHODS = {"read", "readlines", "split", "splitlines", "strip", "rstrip", "lstrip", "lower", "upper", "replace", "decode"}
 # Module-level literal values by name: a dict's keys, a list's items (what `.map(d)` or `.isin(v)` mentions).
 VALUE_CONSTANTS = {}
 
@@ -344,6 +347,7 @@ class CellAnalyzer(ast.NodeVisitor):
         return self.tables.links.get(r, set()) if r else set()
 
     def visit_statement(self, stmt):
+        self.learn_text_sources(stmt)
         # `for d in [train, test]:` makes d each of them in the body.
         for node in ast.walk(stmt):
             if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
@@ -364,6 +368,37 @@ class CellAnalyzer(ast.NodeVisitor):
                 self.visit_attribute(node)
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             self.visit_assign(stmt)
+
+    def learn_text_sources(self, stmt):
+        """Names that hold a text file's contents (`with open(p) as f: names = f.read().split()`)."""
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    c = item.context_expr
+                    if isinstance(item.optional_vars, ast.Name) and isinstance(c, ast.Call) and call_name(c) == "open" and c.args:
+                        p = self.consts.eval(c.args[0])
+                        if p is not None:
+                            TEXT_SOURCES[item.optional_vars.id] = p
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                src = self.text_source(node.value)
+                if src is not None:
+                    TEXT_SOURCES[node.targets[0].id] = src
+                else:
+                    TEXT_SOURCES.pop(node.targets[0].id, None)
+
+    def text_source(self, value):
+        while True:
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in TEXT_METHODS:
+                value = value.func.value
+            elif isinstance(value, ast.Subscript):
+                value = value.value
+            else:
+                break
+        if isinstance(value, ast.Name):
+            return TEXT_SOURCES.get(value.id)
+        if isinstance(value, ast.Call) and call_name(value) == "open" and value.args:
+            return self.consts.eval(value.args[0])
+        return None
 
     def visit_assign(self, stmt):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -636,6 +671,9 @@ class CellAnalyzer(ast.NodeVisitor):
                             opts[k.arg] = "?"
                 if len(node.args) > 1 and fname in ("read_csv", "read_table") and isinstance(node.args[1], ast.Constant):
                     opts["sep"] = node.args[1].value
+                names_kw = next((k.value for k in node.keywords if k.arg == "names"), None)
+                if isinstance(names_kw, ast.Name) and names_kw.id in TEXT_SOURCES:
+                    opts["namesFrom"] = TEXT_SOURCES[names_kw.id]
                 if opts:
                     entry["options"] = opts
                 self.facts["reads"].append(entry)
@@ -868,6 +906,7 @@ def strings_of(tree):
 def analyze(cells):
     LIST_CONSTANTS.clear()
     VALUE_CONSTANTS.clear()
+    TEXT_SOURCES.clear()
     consts = Constants()
     tables = Tables()
     facts_out = []

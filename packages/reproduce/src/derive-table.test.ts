@@ -127,3 +127,24 @@ describe('deriveTable: what the read options and the code say of dates, levels a
     expect(dateSpan(dates)).toEqual(span);
   });
 });
+
+describe('deriveTable: names and absences', () => {
+  it('names= without header=: the file has no header line; a column earlier cells used is in the file even if the crash lacks it', () => {
+    const t = deriveTable(
+      {
+        columns: {
+          diagnosis: { hints: ['category'], values: ['M'], cells: [8, 11] },
+          ID: { hints: [], values: [], cells: [7] },
+        },
+        order: ['ID', 'diagnosis'],
+        minRows: 0,
+        columnCount: 0,
+      },
+      { names: '?', namesFrom: 'data/field_names.txt' },
+      { ename: 'KeyError', evalue: "'diagnosis'", cell: 11 },
+    );
+    expect(t.header).toBe(false);
+    expect(t.columns.map((c) => c.name)).toEqual(['ID', 'diagnosis']);
+    expect(t.derived).toContain('no header line: the names come from data/field_names.txt');
+  });
+});

@@ -69,10 +69,14 @@ export function deriveTable(
   const opts: Record<string, unknown> = { ...(options ?? {}) };
   const derived: string[] = [];
   const delimiter = typeof opts.sep === 'string' ? opts.sep : typeof opts.delimiter === 'string' ? opts.delimiter : ',';
-  const header = !(opts.header === null || opts.header === 'None');
-  const absent = new Set(namesTheCrashLacks(crash));
+  // names= (written out, or read from a file) with no header= means the file has no header line.
+  const named = Array.isArray(opts.names) || typeof opts.namesFrom === 'string';
+  const header = !(opts.header === null || opts.header === 'None' || (named && opts.header === undefined));
   const made = new Set(usage?.made ?? []);
   const used = usage?.columns ?? {};
+  // A column cells before the crash used without failing was in the file: what the crash lacks is a frame made from it.
+  const usedBefore = (n: string) => crash.cell !== undefined && (used[n]?.cells ?? []).some((c) => c < crash.cell!);
+  const absent = new Set(namesTheCrashLacks(crash).filter((n) => !usedBefore(n)));
   let names: string[];
   if (usage?.renamed && usage.renamed.length > 0) {
     names = [...usage.renamed];
@@ -152,7 +156,14 @@ export function deriveTable(
     `${rows} rows; columns ${columns.map((c) => `${c.name} (${c.kind}${c.categories ? `: ${c.categories.map(([v]) => v).join('|')}` : ''})`).join(', ')}`,
   );
   if (delimiter !== ',') derived.push(`separator ${JSON.stringify(delimiter)}`);
-  if (!header) derived.push('no header line (header=None)');
+  if (!header)
+    derived.push(
+      typeof opts.namesFrom === 'string'
+        ? `no header line: the names come from ${opts.namesFrom}`
+        : named
+          ? 'no header line (names= given)'
+          : 'no header line (header=None)',
+    );
   if (context.format && context.format !== 'csv')
     derived.push(
       `written as ${context.format === 'excel' ? 'an Excel workbook' : opts.lines === true ? 'JSON lines' : 'JSON records'}`,

@@ -83,6 +83,11 @@ async function writeDerived(need: DataNeed, target: string, options: Materialize
     await options.writeTable(d.table, target, seed);
     return d.table.derived;
   }
+  if (d.type === 'text' && d.words) {
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, `${d.words.join('\n')}\n`);
+    return [`the names of the table read with them, one a line: ${d.words.join(', ')}`];
+  }
   if (d.type === 'text') {
     const rng = createRng(seed);
     const words = ['data', 'model', 'value', 'train', 'test', 'label', 'sample', 'feature'];

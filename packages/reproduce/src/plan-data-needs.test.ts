@@ -88,3 +88,39 @@ describe('a crash that is the missing input file itself', () => {
     ]);
   });
 });
+
+describe('a header kept in its own text file', () => {
+  it('the text file lists the derived table columns, one a line', () => {
+    const facts: NotebookFacts = {
+      checker: 'pyflakes',
+      cells: [
+        cellFacts(0, { reads: [{ id: '0:1:5', path: 'data/names.txt', call: 'open', kind: 'file', line: 1 }] }),
+        cellFacts(1, {
+          reads: [
+            {
+              id: '1:1:5',
+              path: 'data/x.data',
+              call: 'pd.read_csv',
+              kind: 'csv',
+              line: 1,
+              options: { names: '?', namesFrom: 'data/names.txt' },
+            },
+          ],
+        }),
+      ],
+      tables: {
+        '1:1:5': { columns: { a: { hints: [], values: [], cells: [1] } }, order: ['a'], minRows: 0, columnCount: 0 },
+      },
+    };
+    const needs = planDataNeeds(facts, 1, [], NO_SHELL, { ename: 'KeyError', evalue: "'b'" });
+    expect(needs.find((n) => n.file === 'data/names.txt')!.derive).toEqual({
+      type: 'text',
+      lines: 1,
+      words: ['a'],
+    });
+    expect(needs.find((n) => n.file === 'data/x.data')!.derive).toMatchObject({
+      type: 'table',
+      table: { header: false },
+    });
+  });
+});

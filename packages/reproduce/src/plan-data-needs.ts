@@ -14,7 +14,7 @@ import { baseName, type ShellPlan } from './plan-packages.js';
 export type DerivedFile =
   | { type: 'table'; table: DerivedTable }
   | { type: 'array'; rows: number; columns: number; format: 'npy' | 'text' | 'raw'; delimiter: string }
-  | { type: 'text'; lines: number }
+  | { type: 'text'; lines: number; words?: string[] }
   | { type: 'image'; width: number; height: number }
   | { type: 'images'; classes: string[]; perClass: number; extension: string };
 
@@ -137,7 +137,23 @@ export function planDataNeeds(
     }
     for (const w of f.writes) written.add(w);
   }
+  linkNameFiles(needs, facts);
   return [...needs.values()].sort((a, b) => compareCodePoints(a.file, b.file));
+}
+
+// A table read with names= taken from a text file (a UCI `.names`, a header kept apart): that file lists the derived
+// table's columns, and the table itself has no header line.
+function linkNameFiles(needs: Map<string, DataNeed>, facts: NotebookFacts): void {
+  const reads = new Map(facts.cells.flatMap((f) => f.reads.map((r) => [r.path, r] as const)));
+  for (const need of needs.values()) {
+    const from = reads.get(need.read)?.options?.namesFrom;
+    if (typeof from !== 'string' || need.derive?.type !== 'table') continue;
+    const names = need.derive.table.columns.map((c) => c.name);
+    const target = [...needs.values()].find((n) => n.read === from || n.file === mapDataPath(from));
+    if (!target || target.present) continue;
+    target.derive = { type: 'text', lines: 1, words: names };
+    delete target.underivable;
+  }
 }
 
 function addNeed(needs: Map<string, DataNeed>, need: DataNeed): void {

@@ -85,6 +85,12 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
       {},
       'needs-package',
     ],
+    [
+      'a column that is not there is no missing file',
+      run({ observed: { ename: 'KeyError', evalue: '"[\'ID\'] not found in axis"', cell: 2 } }),
+      { synthetic: ['data/a.csv'] },
+      'different-crash',
+    ],
     ['no crash', run({ outcome: 'no-crash' }), {}, 'no-crash'],
     ['out of time', run({ outcome: 'timeout', reason: 'cell 3 ran over 120 s' }), {}, 'timeout'],
   ])('%s → %s', (_name, evidence, found, cause) => {

@@ -131,7 +131,11 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
   if (
     obs &&
     (/FileNotFoundError|IsADirectoryError|NotADirectoryError|OSError|IOError/.test(obs.ename) ||
-      DATA.test(obs.evalue)) &&
+      // A missing column (`['ID'] not found in axis`) or name is no missing file.
+      (!/^(?:KeyError|IndexError|AttributeError|NameError|TypeError|UnboundLocalError)$/.test(
+        obs.ename.split('.').pop() ?? '',
+      ) &&
+        DATA.test(obs.evalue))) &&
     !sameCrash(run)
   ) {
     const paths = found.missingData.length > 0 ? found.missingData : [];
