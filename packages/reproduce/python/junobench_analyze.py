@@ -50,7 +50,7 @@ READERS_OTHER = {
 WRITERS = {"to_csv", "to_excel", "to_json", "to_parquet", "to_pickle", "savefig", "save", "savez", "savetxt", "imwrite", "dump", "to_feather", "makedirs", "mkdir", "save_model", "save_weights"}
 GPU_RE = re.compile(r"\.cuda\(|['\"]cuda(?::\d+)?['\"]|device\s*=\s*['\"]cuda|list_physical_devices\(\s*['\"]GPU|gpu_device_name|tf\.test\.is_gpu_available|cupy|\.to\(\s*['\"]cuda")
 URL_RE = re.compile(r"(?:https?|ftp)://[^\s'\"<>()\[\]{}]+")
-PATH_EXT_RE = re.compile(r"\.(csv|tsv|txt|json|xlsx?|parquet|feather|npy|npz|pkl|pickle|h5|hdf5|jpe?g|png|gif|bmp|tiff?|zip|gz|tar|mat|data|dat|arff|xml|sav|dta|wav|mp3|pt|pth|model)$", re.I)
+PATH_EXT_RE = re.compile(r"\.(csv|tsv|txt|json|xlsx?|parquet|feather|npy|npz|pkl|pickle|h5|hdf5|jpe?g|png|gif|bmp|tiff?|zip|gz|tar|mat|data|dat|arff|xml|sav|dta|wav|mp3|pt|pth|model|css|html?|ya?ml|cfg|ini|sql|names)$", re.I)
 COLUMN_KEYWORDS = {"columns", "subset", "by", "on", "left_on", "right_on", "x", "y", "hue", "index", "values", "id_vars", "value_vars", "column", "col", "row", "size", "style", "usecols", "parse_dates", "index_col", "names", "stratify_col", "target"}
 POSITIONAL_COLUMN_METHODS = {"groupby", "sort_values", "set_index", "pivot_table", "pivot", "nlargest", "nsmallest", "explode", "melt", "value_counts", "boxplot", "hist"}
 NUMERIC_METHODS = {"mean", "sum", "std", "var", "median", "min", "max", "quantile", "cumsum", "round", "clip", "diff", "pct_change", "corr", "cov", "skew", "kurt", "abs", "prod", "idxmax", "idxmin", "rolling", "ewm", "interpolate", "between"}
@@ -717,7 +717,7 @@ class CellAnalyzer(ast.NodeVisitor):
                     for rid in reads:
                         for n in names:
                             c = self.tables.column(rid, n, self.index)
-                            if k.arg == "hue" or fname in ("groupby", "countplot"):
+                            if k.arg == "hue" or fname in ("groupby", "countplot", "get_dummies", "crosstab", "pivot_table"):
                                 if "category" not in c["hints"]:
                                     c["hints"].append("category")
                             # A split violin (seaborn) draws exactly two hue levels.
@@ -965,13 +965,15 @@ def analyze(cells):
                 and not any(p.endswith(n.value) for p in named)
             }
         )
+        # A string the cell reads as a file is a literal to rewrite, whatever its extension.
+        read_paths = {r["path"] for r in facts["reads"]}
         facts["literals"] = sorted(
             {
                 n.value
                 for n in strings_of(tree)
                 if len(n.value) < 300
                 and "\n" not in n.value
-                and ("/" in n.value or "\\" in n.value or "%Y" in n.value or PATH_EXT_RE.search(n.value))
+                and ("/" in n.value or "\\" in n.value or "%Y" in n.value or PATH_EXT_RE.search(n.value) or n.value in read_paths)
             }
         )
         # Dates the code names (`df.loc['1949-01':'1957-12']`, `df['1950']`): a derived date column spans them.
