@@ -485,28 +485,33 @@ describe('bad input to add', () => {
     expect(invalid.stderr).toMatch(/"\.\.\/evil" is not a valid instance id/);
   }, 600_000);
 
-  it('a notebook whose input file is not in the draft: the draft stays, exit 1, with where the data goes and how to re-check', async () => {
+  it('a notebook whose input file is not in the draft and cannot be derived: the draft stays, exit 1, needs-data, with where the file goes and how to re-check', async () => {
+    // A pickled model cannot be made up from the code that loads it (a table could: see the next test).
     await writeFile(
       path.join(proj, 'reads-file.ipynb'),
       JSON.stringify(
         makeNotebook([
-          { source: "import pandas as pd\ndf = pd.read_csv('sales.csv')" },
-          { source: "df['prize'].mean()", error: { ename: 'KeyError', evalue: "'prize'" } },
+          { source: "import pickle\nmodel = pickle.load(open('model.pkl', 'rb'))" },
+          { source: "model['prize']", error: { ename: 'KeyError', evalue: "'prize'" } },
         ]),
       ),
     );
     const r = await run(['add', 'reads-file.ipynb', '--runtime', 'local']);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const id = /^draft (\S+) written to/m.exec(r.stdout)?.[1];
+    expect(r.stdout).toContain('edit       path (code cell 0): model.pkl → data/model.pkl');
     expect(r.stdout).toMatch(/verify {5}NOT reproduced as mined: crash-mismatch — FileNotFoundError/);
+    expect(r.stdout).toMatch(/cause {6}needs-data — an input file is missing/);
     expect(r.stdout).toContain(
-      `hint       the notebook reads a file the draft does not have: put its data under raw/instances/${id}/data/`,
+      `hint       the notebook reads a file the draft does not have: put its data under raw/instances/${id}/data/ — reproduced.ipynb opens data/model.pkl: put that file at raw/instances/${id}/data/model.pkl`,
     );
-    expect(r.stdout).toContain(`it opens sales.csv, i.e. raw/instances/${id}/sales.csv`);
+    expect(r.stdout).toContain(
+      'warning: code cell 0 of the original reads model.pkl: the draft lacks it (a file of type .pkl cannot be derived from the code) — put it at data/model.pkl, or give it with --data',
+    );
     expect(r.stdout).toContain(`check      after editing the draft: junobench verify ${id}`);
   }, 600_000);
 
-  it('a plain notebook that reads /kaggle/input: the warning names the data/ folders to fill, the hint the very file', async () => {
+  it('a plain notebook that reads /kaggle/input: the path goes into data/, a stand-in is derived, the warning names the cell, the path and the file', async () => {
     await writeFile(
       path.join(proj, 'kaggle-path.ipynb'),
       JSON.stringify(
@@ -517,19 +522,25 @@ describe('bad input to add', () => {
       ),
     );
     const r = await run(['add', 'kaggle-path.ipynb', '--runtime', 'local', '--id', 'pandas_94']);
-    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('paths      /kaggle/input/titanic → data/titanic\n');
-    expect(r.stdout).toContain(
-      "warning: the notebook reads Kaggle input files, but no datasets come with a plain notebook: put them in the draft's data/titanic/ (or collect it",
-    );
-    expect(r.stdout).toContain(
-      '— reproduced.ipynb opens data/titanic/train.csv: put that file at raw/instances/pandas_94/data/titanic/train.csv',
-    );
+    expect(r.stdout).toContain('synthetic  data/titanic/train.csv: left out (the crash is their absence): Fare;');
+    expect(r.stdout).toMatch(/verify {5}crash reproduced as mined/);
+    const warning =
+      'code cell 0 of the original reads /kaggle/input/titanic/train.csv, a Kaggle input (no datasets come with a plain notebook: ' +
+      '`junobench collect kaggle <owner>/<kernel> --with-data` and adding the source folder brings them): no such file was given or collected, ' +
+      'so a synthetic stand-in derived from the code is in data/titanic/train.csv — put the real file there to reproduce on the real data';
+    expect(r.stdout).toContain(`warning: ${warning}`);
+    const inst = JSON.parse(
+      await readFile(path.join(proj, 'raw/instances/pandas_94/instance.json'), 'utf8'),
+    ) as Instance;
+    expect(inst.reproduction?.warnings).toContain(warning);
+    expect(inst.data?.synthetic?.files).toEqual(['data/titanic/train.csv']);
   }, 600_000);
 
-  it('a Kaggle input that is not the one collected dataset stays as it is, with a warning naming the cell and the path', async () => {
+  it('a Kaggle input that is not the one collected dataset goes into data/ as a derived stand-in, with a warning naming the cell and the path', async () => {
     // An old one-source kernel reads its dataset's file straight from ../input; it also reads another kernel's output,
-    // which collect records but never downloads. Only the first is provably the dataset.
+    // which collect records but never downloads. Only the first is provably the dataset: the other is made up.
     await fake.addKernel(
       'alice/two-inputs-crash',
       makeNotebook([
@@ -558,17 +569,24 @@ describe('bad input to add', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('paths      ../input/prices.csv → data/prices/prices.csv\n');
     expect(r.stdout).toContain(
-      'warning: code cell 1 of the original reads /kaggle/input/weather-prep, which is not one of the collected sources (/kaggle/input/prices): ' +
-        "left as it is, so the draft lacks that input — put it under the draft's data/ and point the path there",
+      'edit       path (code cell 1): /kaggle/input/weather-prep/2020.csv → data/weather-prep/2020.csv',
+    );
+    expect(r.stdout).toContain(
+      'warning: code cell 1 of the original reads /kaggle/input/weather-prep/2020.csv, which is not one of the collected sources (/kaggle/input/prices): ' +
+        'no such file was given or collected, so a synthetic stand-in derived from the code is in data/weather-prep/2020.csv — put the real file there',
     );
     const reproduced = JSON.parse(
       await readFile(path.join(proj, 'raw/instances/pandas_90/reproduced.ipynb'), 'utf8'),
     ) as { cells: { source: string }[] };
     expect(reproduced.cells.map((c) => c.source).slice(0, 2)).toEqual([
       "import pandas as pd\nprices = pd.read_csv('data/prices/prices.csv')",
-      "weather = pd.read_csv('/kaggle/input/weather-prep/2020.csv')",
+      "weather = pd.read_csv('data/weather-prep/2020.csv')",
     ]);
     expect(await readFile(path.join(proj, 'raw/instances/pandas_90/data/prices/prices.csv'), 'utf8')).toBe('a\n1\n');
+    const inst = JSON.parse(
+      await readFile(path.join(proj, 'raw/instances/pandas_90/instance.json'), 'utf8'),
+    ) as Instance;
+    expect(inst.data?.synthetic?.files).toEqual(['data/weather-prep/2020.csv']);
   }, 600_000);
 
   it("Kaggle's newer mount layout (/kaggle/input/datasets/<owner>/<slug>/) reads the collected dataset: reproduced", async () => {

@@ -54,7 +54,11 @@ export async function planBatchItems(
   for (const input of inputs) {
     const abs = path.resolve(input);
     const st = await stat(abs).catch((e: unknown) => {
-      throw new JunoError('E_INPUT_NOT_FOUND', 'no such notebook or folder', { location: { file: input }, cause: e });
+      throw new JunoError('E_INPUT_NOT_FOUND', 'no such notebook or source folder', {
+        location: { file: input },
+        hint: 'give a .ipynb file, a folder of notebooks, or a folder written by `junobench collect` (raw/sources/<platform>/<owner>/<name>)',
+        cause: e,
+      });
     });
     if (st.isDirectory() && !(await isSourceFolder(abs))) {
       const found = await listNotebookFiles(abs);

@@ -385,6 +385,16 @@ describe('planExpectedCrash', () => {
       mined('TypeError', "'<' not supported at 0x7f3a2b1c9d00"),
       { evalue: "^'<' not supported at 0x[0-9a-fA-F]+$", match: 'regex' },
     ],
+    [
+      mined(
+        'ImportError',
+        "cannot import name 'LabelEncoderder' from 'sklearn.preprocessing' (C:\\Users\\pc\\lib\\site-packages\\sklearn\\preprocessing\\__init__.py)",
+      ),
+      {
+        evalue: "^cannot import name 'LabelEncoderder' from 'sklearn\\.preprocessing' \\([^()\\n]*\\.py\\)$",
+        match: 'regex',
+      },
+    ],
     [mined('ValueError', `first line\n${'x'.repeat(400)}`), { evalue: 'first line', match: 'prefix' }],
   ])('%j', (crash, expected) => expect(planExpectedCrash(crash, 3)).toMatchObject({ ...expected, cell: 3 }));
 

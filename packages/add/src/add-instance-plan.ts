@@ -258,12 +258,17 @@ export function rewriteDataPaths(
 export function planExpectedCrash(crash: MinedCrash, cell: number, inputs?: DataInputs): ExpectedCrash {
   const ename = crash.ename.split('.').pop() || crash.ename;
   const evalue = inputs ? rewriteDataPaths(crash.evalue, inputs) : crash.evalue;
-  if (/0x[0-9a-fA-F]{6,}/.test(evalue)) {
-    const pattern = evalue
-      .split(/0x[0-9a-fA-F]{6,}/)
-      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-      .join('0x[0-9a-fA-F]+');
-    return { ename, evalue: `^${pattern}$`, match: 'regex', cell };
+  // Memory addresses change every run; where a library is installed (`… from 'x' (C:\\…\\__init__.py)`) every machine.
+  const varying = [...evalue.matchAll(/0x[0-9a-fA-F]{6,}|(?<=\()(?:[A-Za-z]:\\|\/|~)[^()\n]*\.py(?=\))/g)];
+  if (varying.length > 0) {
+    const escape = (p: string) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    let pattern = '';
+    let last = 0;
+    for (const m of varying) {
+      pattern += escape(evalue.slice(last, m.index)) + (m[0].startsWith('0x') ? '0x[0-9a-fA-F]+' : '[^()\\n]*\\.py');
+      last = m.index + m[0].length;
+    }
+    return { ename, evalue: `^${pattern}${escape(evalue.slice(last))}$`, match: 'regex', cell };
   }
   if (evalue.includes('\n') && evalue.length > 300)
     return { ename, evalue: evalue.split('\n')[0]!, match: 'prefix', cell };

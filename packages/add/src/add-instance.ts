@@ -43,16 +43,21 @@ import {
 } from './add-instance-plan.js';
 import {
   chooseRecordedCrash,
+  collectedSources,
+  describeDraftInputs,
+  matchNewerWording,
   materializeDraft,
   planDraftReproduction,
   recordDownloads,
   recoverCrashMessage,
+  suggestFromReplay,
   triageDraftRun,
   type DraftReproduction,
   type MaterializedDraft,
   type ReproduceOptions,
 } from './add-reproduction.js';
 import type { RecordedCrash } from '@junobench/reproduce';
+import type { SuggestInput } from '@junobench/suggest';
 
 export interface AddInstanceOptions {
   /** A .ipynb file, or a source record folder written by `junobench collect`. */
@@ -97,6 +102,8 @@ export interface AddInstancePlan {
   data: { mount: string; treeSha256: string }[];
   warnings: string[];
   reproduction?: DraftReproduction;
+  /** What the label suggestions read (the saved crash and its notebook), for refining them with the replay's evidence. */
+  suggestInput: SuggestInput;
 }
 
 export interface AddInstanceResult {
@@ -243,8 +250,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
   const crash = recovered.crash;
   if (recovered.warning) warnings.push(recovered.warning);
 
-  // Kernel outputs are recorded but never downloaded: a path into one is an input the draft lacks.
-  const sources = (record?.value.datasets ?? []).filter((d) => d.kind !== 'kernel-output');
+  const sources = collectedSources(record);
   const inputs: DataInputs = {
     mounts: sources.map((d) => d.mount),
     topLevel: new Map(
@@ -270,7 +276,8 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     ));
     warnings.push(...reproduction.warnings);
   }
-  for (const u of reproduced.unresolvedInputs) {
+  // With the reproduction machinery these inputs are rewritten into data/ and derived: warned about once materialized.
+  for (const u of reproduction ? [] : reproduced.unresolvedInputs) {
     const only = sources.length === 1 && !sources[0]!.files ? sources[0]! : undefined;
     warnings.push(
       `code cell ${u.cell} of the original reads ${u.path}, which is not ${sources.length === 0 ? 'a collected source (none was collected)' : `one of the collected sources (${sources.map((d) => `/kaggle/input/${d.mount}`).join(', ')})`}: ` +
@@ -298,7 +305,8 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
   }
   const requires = planRequires(mineImports(reproduced.notebook), crash, STDLIB);
 
-  const suggestions = suggestLabels(notebookCrashInput(nb, crash));
+  const suggestInput = notebookCrashInput(nb, crash);
+  const suggestions = suggestLabels(suggestInput);
   const suggestedLabels: SuggestedLabels = {
     library: suggestions.library,
     crashType: suggestions.crashType,
@@ -327,13 +335,20 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
       reproduced.rewrites.map((r) => r.split(' → ')[1]!).filter((to) => to === 'data' || to.startsWith('data/')),
     ),
   ];
-  if (!record && toFill.length > 0) {
+  if (!record && toFill.length > 0 && !reproduction) {
     warnings.push(
       `the notebook reads Kaggle input files, but no datasets come with a plain notebook: put them in the draft's ${toFill.map((f) => `${f}/`).join(', ')} ` +
         '(or collect it with `junobench collect kaggle <owner>/<kernel> --with-data` and add the source folder)',
     );
   }
 
+  if (reproduction && options.dryRun) {
+    // What materializing will do, as far as the plan knows (a download may still fail and fall back to derivation).
+    const planned = reproduction.inputs.needs
+      .filter((n) => !n.present && !n.url)
+      .map((n) => ({ need: n, status: n.derive ? ('synthetic' as const) : ('missing' as const) }));
+    warnings.push(...(await describeDraftInputs(planned, reproduced, sources, !!record)));
+  }
   const id = await chooseId(options, idPrefixOfLibrary(suggestions.library?.value));
   const instance: Instance = {
     id,
@@ -359,6 +374,7 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     data,
     warnings,
     ...(reproduction ? { reproduction } : {}),
+    suggestInput,
   };
 }
 
@@ -496,7 +512,10 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
     let materialized: MaterializedDraft | undefined;
     if (plan.reproduction && options.reproduce) {
       progress?.({ task: 'add', done: 0, message: 'putting the inputs into data/' });
-      const m = await materializeDraft(staging, plan.instance, plan.reproduction, options.reproduce);
+      const described = (resolved: Parameters<typeof describeDraftInputs>[0]) =>
+        describeDraftInputs(resolved, plan.reproduced, collectedSources(plan.record), !!plan.record);
+      const m = await materializeDraft(staging, plan.instance, plan.reproduction, options.reproduce, described);
+      plan.warnings.push(...m.materialized.warnings);
       plan.instance = m.instance;
       materialized = m.materialized;
     }
@@ -509,9 +528,22 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       progress?.({ task: 'add', done: 0, message: `running ${plan.id}'s reproduced notebook` });
       verification = await options.verify(staging);
       if (plan.reproduction) {
+        const again = await matchNewerWording(staging, plan.instance, verification, options.verify);
+        plan.instance = again.instance;
+        verification = again.verification;
         const t = await triageDraftRun(staging, plan.instance, plan.reproduction, materialized, verification);
         plan.instance = t.instance;
         triage = t.triage;
+        if (verification.reproduced.outcome === 'crash-reproduced' && options.reproduce) {
+          progress?.({ task: 'add', done: 0, message: 'reading the replay for the label suggestions' });
+          plan.instance = await suggestFromReplay(
+            staging,
+            plan.instance,
+            plan.suggestInput,
+            verification,
+            options.reproduce,
+          );
+        }
       }
     }
 

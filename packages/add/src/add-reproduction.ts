@@ -8,6 +8,7 @@ import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   JunoError,
+  compareCodePoints,
   createRng,
   formatJson,
   type DraftTriage,
@@ -16,9 +17,12 @@ import {
   type InstanceVerification,
   type LockedDownload,
   type OrderCheck,
+  type SourceDataset,
+  type SourceRecord,
 } from '@junobench/core';
 import { listCodeCells, type MinedCrash, type Notebook } from '@junobench/notebook';
 import type { CommandRunner } from '@junobench/runtime';
+import type { SuggestInput } from '@junobench/suggest';
 import type {
   DerivedTable,
   DraftInputsPlan,
@@ -42,6 +46,21 @@ export interface ReproduceOptions {
   /** `--data`: files or folders copied into the draft's data/ (by their names). */
   data?: readonly string[];
   seed?: string;
+  /**
+   * Runs the given cells of a draft's notebook and reports the names a target cell reads with their types, as the
+   * kernel holds them then (the runtime context's probe); absent = the label suggestions read the traceback only.
+   */
+  captureState?: (target: ReplayStateTarget) => Promise<{ name: string; type: string }[] | undefined>;
+}
+
+/** The state before a draft's crashing cell: its folder, notebook, the cells replayed before it, and its source. */
+export interface ReplayStateTarget {
+  instanceDir: string;
+  notebook: string;
+  cells: number[];
+  target: string;
+  cellTimeoutSeconds: number;
+  timeoutSeconds: number;
 }
 
 export interface DraftReproduction {
@@ -52,6 +71,8 @@ export interface DraftReproduction {
   inputs: DraftInputsPlan;
   /** `--data` entries: source file → instance-relative path under data/. */
   dataCopies: { from: string; to: string }[];
+  /** Runs of the saved session before the crash that no cell holds any more. */
+  unseenRuns?: { count: number; from: number; to: number };
   warnings: string[];
 }
 
@@ -86,10 +107,14 @@ export async function planDraftReproduction(
   collectedFiles: readonly string[],
   options: ReproduceOptions,
 ): Promise<{ reproduced: ReproducedPlan; reproduction: DraftReproduction }> {
-  const { analyzeCells, chooseReplayOrder, planDraftInputs } = await import('@junobench/reproduce');
+  const { analyzeCells, chooseReplayOrder, findUnseenRuns, planDraftInputs } = await import('@junobench/reproduce');
   const analyze = (cells: { index: number; source: string }[]) =>
     analyzeCells(cells, { python: options.python, run: options.run });
   const original = listCodeCells(nb);
+  const unseenRuns = findUnseenRuns(
+    original.map((c) => c.executionCount),
+    crash.executionCount,
+  );
   const whole = await analyze(original.map((c) => ({ index: c.index, source: c.source })));
   const facts = new Map(whole.cells.map((f) => [f.index, f]));
   const inFile = planReproducedNotebook(withoutCounts(nb), crash, inputs);
@@ -115,7 +140,10 @@ export async function planDraftReproduction(
   const dataFiles = [...collectedFiles, ...(await listCopies(dataCopies))];
   const cells = listCodeCells(reproduced.notebook);
   const factsRepro = await analyze(cells.map((c) => ({ index: c.index, source: c.source })));
-  const imported = [...new Set(factsRepro.cells.flatMap((f) => f.imports.map((i) => i.module.split('.')[0]!)))];
+  // Top-level packages, and the submodules imported from them (a version may lack one: `pandas.tools`).
+  const imported = [
+    ...new Set(factsRepro.cells.flatMap((f) => f.imports.flatMap((i) => [i.module.split('.')[0]!, i.module]))),
+  ];
   const importable = options.importable && imported.length > 0 ? await options.importable(imported) : undefined;
   const planInputs = planDraftInputs({
     notebook: reproduced.notebook,
@@ -144,6 +172,7 @@ export async function planDraftReproduction(
       ...(executionCells ? { executionCells } : {}),
       inputs: planInputs,
       dataCopies,
+      ...(unseenRuns ? { unseenRuns } : {}),
       warnings,
     },
   };
@@ -162,11 +191,30 @@ async function listCopies(copies: readonly { from: string; to: string }[]): Prom
   return out;
 }
 
-/** Write a derived table with the synthetic-table generator (packages/subsample), seeded. */
+/**
+ * Write a derived table with the synthetic-table generator (packages/subsample), seeded, in the file type the
+ * code reads: delimited text, an Excel workbook (one sheet) or JSON (records, or one record a line).
+ */
 export async function writeDerivedTable(table: DerivedTable, file: string, seed: string): Promise<void> {
   const { generateRows, CsvWriter } = await import('@junobench/subsample');
   const profile = { header: table.columns.map((c) => c.name), rows: table.rows, columns: table.columns };
-  const rows = generateRows(profile, table.rows, createRng(`${seed}\u0000synthetic`));
+  const rows = orderRows(table, generateRows(profile, table.rows, createRng(`${seed}\u0000synthetic`)));
+  if (table.format === 'excel' || table.format === 'json') {
+    const typed = rows.map((r) => r.map((v, i) => typedCell(table.columns[i]!.kind, v)));
+    if (table.format === 'json') {
+      const records = typed.map((r) => Object.fromEntries(r.map((v, i) => [profile.header[i]!, v])));
+      const text = table.lines ? records.map((x) => JSON.stringify(x)).join('\n') : JSON.stringify(records, null, 1);
+      await writeFile(file, `${text}\n`);
+      return;
+    }
+    const { default: ExcelJS } = await import('exceljs');
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Sheet1');
+    if (table.header) sheet.addRow(profile.header);
+    for (const r of typed) sheet.addRow(r);
+    await writeFile(file, Buffer.from(await book.xlsx.writeBuffer()));
+    return;
+  }
   const writer = await CsvWriter.open(
     file,
     { delimiter: table.delimiter, eol: '\n', bom: false },
@@ -182,10 +230,61 @@ export async function writeDerivedTable(table: DerivedTable, file: string, seed:
   }
 }
 
+// Columns the derivation wants in order (a time series' date index) are sorted down the file.
+function orderRows(table: DerivedTable, rows: string[][]): string[][] {
+  table.columns.forEach((c, i) => {
+    if (!c.ordered) return;
+    const values = rows.map((r) => r[i]!).sort(compareCodePoints);
+    rows.forEach((r, k) => (r[i] = values[k]!));
+  });
+  return rows;
+}
+
+function typedCell(kind: DerivedTable['columns'][number]['kind'], v: string): string | number | boolean | null {
+  if (v === '') return null;
+  if ((kind === 'int' || kind === 'float') && Number.isFinite(Number(v))) return Number(v);
+  if (kind === 'bool') return v === 'True';
+  return v;
+}
+
 export interface MaterializedDraft {
   finished: FinishedDraftInputs;
   resolved: ResolvedNeed[];
   downloads: LockedDownload[];
+  /** Inputs the draft has only as synthetic stand-ins, or lacks: by the cell and the path of the original. */
+  warnings: string[];
+}
+
+/** The Kaggle sources a collected notebook came with (kernel outputs are recorded but never downloaded). */
+export function collectedSources(record: { value: SourceRecord } | undefined): SourceDataset[] {
+  return (record?.value.datasets ?? []).filter((d) => d.kind !== 'kernel-output');
+}
+
+/**
+ * One warning per input the draft has only as a synthetic stand-in, or
+ * lacks, naming the original's cell and path: a Kaggle input that is none of
+ * a collected kernel's sources, or that a plain notebook reads (no datasets
+ * come with one), says so.
+ */
+export async function describeDraftInputs(
+  resolved: readonly Pick<ResolvedNeed, 'need' | 'status' | 'reason'>[],
+  reproduced: ReproducedPlan,
+  sources: readonly SourceDataset[],
+  collected: boolean,
+): Promise<string[]> {
+  const { describeInputEdits } = await import('@junobench/reproduce');
+  const unresolved = reproduced.unresolvedInputs.map((u) => u.path);
+  const kaggle = /^(?:\/kaggle\/input|\.\.\/input)(?:\/|$)/;
+  return describeInputEdits(resolved, {
+    originalCell: (ci) => reproduced.keptCells[ci] ?? ci,
+    rewrites: reproduced.rewrites,
+    remark: (p) =>
+      unresolved.some((u) => p === u || p.startsWith(`${u}/`))
+        ? `which is not ${sources.length === 0 ? 'a collected source (none was collected)' : `one of the collected sources (${sources.map((d) => `/kaggle/input/${d.mount}`).join(', ')})`}`
+        : !collected && kaggle.test(p)
+          ? 'a Kaggle input (no datasets come with a plain notebook: `junobench collect kaggle <owner>/<kernel> --with-data` and adding the source folder brings them)'
+          : undefined,
+  });
 }
 
 /**
@@ -198,6 +297,7 @@ export async function materializeDraft(
   instance: Instance,
   reproduction: DraftReproduction,
   options: ReproduceOptions,
+  describe: (resolved: readonly ResolvedNeed[]) => Promise<string[]> = () => Promise.resolve([]),
 ): Promise<{ instance: Instance; materialized: MaterializedDraft }> {
   const { materializeInputs, finishDraftInputs } = await import('@junobench/reproduce');
   for (const c of reproduction.dataCopies) await copyInto(c.from, path.join(staging, ...c.to.split('/')));
@@ -213,13 +313,15 @@ export async function materializeDraft(
     .filter((r) => r.status === 'downloaded')
     .map((r) => ({ url: r.need.url!, file: r.need.file, sha256: r.sha256!, bytes: r.bytes! }));
   const edits = [...finished.edits];
+  const inputWarnings = await describe(resolved);
+  const allWarnings = [...reproduction.warnings, ...inputWarnings];
   const next: Instance = {
     ...instance,
     crash: finished.expected,
     reproduction: {
       edits,
       order: reproduction.order,
-      ...(reproduction.warnings.length > 0 ? { warnings: reproduction.warnings } : {}),
+      ...(allWarnings.length > 0 ? { warnings: allWarnings } : {}),
     },
     ...(finished.synthetic
       ? {
@@ -236,7 +338,7 @@ export async function materializeDraft(
       : {}),
   };
   await writeFile(path.join(staging, 'instance.json'), formatJson(next));
-  return { instance: next, materialized: { finished, resolved, downloads } };
+  return { instance: next, materialized: { finished, resolved, downloads, warnings: inputWarnings } };
 }
 
 async function copyInto(from: string, to: string): Promise<void> {
@@ -245,6 +347,40 @@ async function copyInto(from: string, to: string): Promise<void> {
   const st = await stat(from);
   if (st.isDirectory()) await cp(from, to, { recursive: true, dereference: false });
   else await copyFile(from, to);
+}
+
+/**
+ * A run that raised the saved exception in the saved cell with a message that holds every word of the saved one and
+ * a little more (a newer library words it with more detail): the draft matches the message on its words, records
+ * that edit with why, and is run again.
+ */
+export async function matchNewerWording(
+  staging: string,
+  instance: Instance,
+  verification: InstanceVerification,
+  verify: (dir: string) => Promise<InstanceVerification>,
+): Promise<{ instance: Instance; verification: InstanceVerification }> {
+  const { relaxMessageWording } = await import('@junobench/reproduce');
+  const v = verification.reproduced;
+  const o = v.observed;
+  if (v.outcome !== 'crash-mismatch' || !o) return { instance, verification };
+  if (o.ename.split('.').pop() !== instance.crash.ename || o.cell !== instance.crash.cell)
+    return { instance, verification };
+  const relaxed = relaxMessageWording(instance.crash as ExpectedCrash, o.evalue);
+  if (!relaxed) return { instance, verification };
+  const edit = {
+    kind: 'match' as const,
+    from: instance.crash.evalue,
+    to: relaxed.evalue,
+    why: `this runtime's library words the message with more detail (${o.evalue.split('\n')[0]!.slice(0, 160)}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
+  };
+  const next: Instance = {
+    ...instance,
+    crash: relaxed,
+    reproduction: { ...(instance.reproduction ?? {}), edits: [...(instance.reproduction?.edits ?? []), edit] },
+  };
+  await writeFile(path.join(staging, 'instance.json'), formatJson(next));
+  return { instance: next, verification: await verify(staging) };
 }
 
 /** The draft's triage after its run, written into its instance.json (absent when the crash reproduced). */
@@ -273,12 +409,70 @@ export async function triageDraftRun(
         : {}),
       expected: { ename: instance.crash.ename, evalue: instance.crash.evalue, cell: instance.crash.cell },
     },
-    { ...findings, unbound: reproduction.choice.unbound },
+    {
+      ...findings,
+      unbound: reproduction.choice.unbound,
+      ...(reproduction.unseenRuns ? { unseenRuns: reproduction.unseenRuns } : {}),
+    },
   );
   const { triage: _old, ...rest } = instance;
   const next: Instance = triage ? { ...rest, triage } : rest;
   await writeFile(path.join(staging, 'instance.json'), formatJson(next));
   return { instance: next, ...(triage ? { triage } : {}) };
+}
+
+/**
+ * The draft's label suggestions again, with what the replay that reproduced its crash showed: whether it ran top to
+ * bottom, its traceback, and the types of the names the crashing line reads (captured by a second run of the cells
+ * before it, when the caller can). Written into its instance.json.
+ */
+export async function suggestFromReplay(
+  staging: string,
+  instance: Instance,
+  input: SuggestInput,
+  verification: InstanceVerification,
+  options: ReproduceOptions,
+): Promise<Instance> {
+  const { suggestLabels } = await import('@junobench/suggest');
+  const { planExecution, parseNotebook, DEFAULT_CELL_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS } =
+    await import('@junobench/notebook');
+  const v = verification.reproduced;
+  const cell = v.cells.find((c) => c.status === 'error');
+  const fileOrder = instance.execution.order === 'file' && !instance.execution.cells;
+  let names: { name: string; type: string }[] | undefined;
+  if (options.captureState && v.observed) {
+    const nb = parseNotebook(await readFile(path.join(staging, 'reproduced.ipynb'), 'utf8'), 'reproduced.ipynb');
+    const order = planExecution(nb, instance.execution.order, instance.execution.cells);
+    const source = listCodeCells(nb)[v.observed.cell]?.source ?? '';
+    const captured = await options
+      .captureState({
+        instanceDir: staging,
+        notebook: 'reproduced.ipynb',
+        cells: order.slice(0, order.indexOf(v.observed.cell)),
+        target: source,
+        cellTimeoutSeconds: instance.execution.cellTimeoutSeconds ?? DEFAULT_CELL_TIMEOUT_SECONDS,
+        timeoutSeconds: instance.execution.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+      })
+      .catch(() => undefined);
+    const line = v.observed.line !== undefined ? (source.split('\n')[v.observed.line - 1] ?? '') : source;
+    const onLine = new Set(line.match(/[A-Za-z_]\w*/g) ?? []);
+    names = captured?.filter((n) => onLine.has(n.name));
+  }
+  const s = suggestLabels({
+    ...input,
+    replay: { fileOrder, ...(cell?.traceback ? { traceback: cell.traceback } : {}), ...(names ? { names } : {}) },
+  });
+  const next: Instance = {
+    ...instance,
+    suggestedLabels: {
+      library: s.library,
+      crashType: s.crashType,
+      rootCause: s.rootCause,
+      pipelineStage: s.pipelineStage,
+    },
+  };
+  await writeFile(path.join(staging, 'instance.json'), formatJson(next));
+  return next;
 }
 
 /** Record the draft's downloads in the sources lock (their URL, file, sha256 and size). */

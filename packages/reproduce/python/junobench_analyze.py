@@ -50,13 +50,16 @@ READERS_OTHER = {
 WRITERS = {"to_csv", "to_excel", "to_json", "to_parquet", "to_pickle", "savefig", "save", "savez", "savetxt", "imwrite", "dump", "to_feather", "makedirs", "mkdir", "save_model", "save_weights"}
 GPU_RE = re.compile(r"\.cuda\(|['\"]cuda(?::\d+)?['\"]|device\s*=\s*['\"]cuda|list_physical_devices\(\s*['\"]GPU|gpu_device_name|tf\.test\.is_gpu_available|cupy|\.to\(\s*['\"]cuda")
 URL_RE = re.compile(r"(?:https?|ftp)://[^\s'\"<>()\[\]{}]+")
-PATH_EXT_RE = re.compile(r"\.(csv|tsv|txt|json|xlsx?|parquet|feather|npy|npz|pkl|pickle|h5|hdf5|jpe?g|png|gif|bmp|tiff?|zip|gz|tar|mat|data|dat|arff|xml|sav|dta|wav|mp3|pt|pth|model)$", re.I)
+PATH_EXT_RE = re.compile(r"\.(csv|tsv|txt|json|xlsx?|parquet|feather|npy|npz|pkl|pickle|h5|hdf5|jpe?g|png|gif|bmp|tiff?|zip|gz|tar|mat|data|dat|arff|xml|sav|dta|wav|mp3|pt|pth|model|css|html?|ya?ml|cfg|ini|sql|names)$", re.I)
 COLUMN_KEYWORDS = {"columns", "subset", "by", "on", "left_on", "right_on", "x", "y", "hue", "index", "values", "id_vars", "value_vars", "column", "col", "row", "size", "style", "usecols", "parse_dates", "index_col", "names", "stratify_col", "target"}
 POSITIONAL_COLUMN_METHODS = {"groupby", "sort_values", "set_index", "pivot_table", "pivot", "nlargest", "nsmallest", "explode", "melt", "value_counts", "boxplot", "hist"}
 NUMERIC_METHODS = {"mean", "sum", "std", "var", "median", "min", "max", "quantile", "cumsum", "round", "clip", "diff", "pct_change", "corr", "cov", "skew", "kurt", "abs", "prod", "idxmax", "idxmin", "rolling", "ewm", "interpolate", "between"}
 CATEGORY_METHODS = {"value_counts", "unique", "nunique", "mode", "factorize", "cat"}
 NUMERIC_FUNCS = {"log", "log1p", "sqrt", "exp", "mean", "std", "abs", "square", "power", "histplot", "hist", "distplot", "kdeplot", "boxplot", "scatter", "to_numeric", "corrcoef", "round", "floor", "ceil", "cbrt", "boxcox", "zscore"}
 CATEGORY_FUNCS = {"get_dummies", "countplot", "fit_transform", "LabelEncoder", "crosstab", "Categorical", "factorize", "barplot", "catplot"}
+DATE_LITERAL_RE = re.compile(r"^\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$")
+ENCODER_RE = re.compile(r"Encoder|Binarizer|Vectorizer|Tokenizer|Hasher", re.I)
+IMPUTER_RE = re.compile(r"Imputer", re.I)
 CLASSIFIER_RE = re.compile(r"Classifier|Logistic|SVC|NaiveBayes|NB$|KNeighborsClassifier|Perceptron", re.I)
 
 try:
@@ -68,6 +71,12 @@ except Exception:  # pragma: no cover
         "shape", "columns", "index", "values", "dtypes", "head", "tail", "info", "describe", "loc", "iloc", "T", "size",
         "plot", "str", "dt", "cat", "empty", "ndim", "name", "at", "iat", "axes", "style", "sparse", "attrs", "flags",
     } | NUMERIC_METHODS | CATEGORY_METHODS
+# DataFrame and Series API of older pandas versions (removed since): a notebook's `df.ix[...]` is not a column.
+FRAME_ATTRS = FRAME_ATTRS | {
+    "ix", "as_matrix", "get_value", "set_value", "sortlevel", "sort", "convert_objects", "consolidate", "irow", "icol",
+    "get_dtype_counts", "ftypes", "to_panel", "select", "reindex_axis", "from_csv", "append", "iteritems", "swapaxes",
+    "lookup", "tshift", "mad", "bool", "is_copy", "get_ftype_counts", "as_blocks", "blocks", "clip_lower", "clip_upper",
+}
 
 
 def transform(source):
@@ -194,16 +203,50 @@ class Constants:
     def learn(self, tree):
         for stmt in tree.body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                name = stmt.targets[0].id
                 v = self.eval(stmt.value)
                 if v is not None:
-                    self.values[stmt.targets[0].id] = v
+                    self.values[name] = v
                 else:
-                    self.values.pop(stmt.targets[0].id, None)
+                    self.values.pop(name, None)
+                # `cols = ['a', 'b']` then `df[cols]`: a list of column names kept by name.
+                if isinstance(stmt.value, (ast.List, ast.Tuple)) and stmt.value.elts and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in stmt.value.elts
+                ):
+                    LIST_CONSTANTS[name] = [e.value for e in stmt.value.elts]
+                else:
+                    LIST_CONSTANTS.pop(name, None)
+                # `d = {'apple': 0, ...}` then `df['Fruit'].map(d)`: the values the column holds are its keys.
+                if isinstance(stmt.value, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+                    VALUE_CONSTANTS[name] = const_values(stmt.value)
+                else:
+                    VALUE_CONSTANTS.pop(name, None)
+
+
+def int_of(node):
+    """An integer constant, negative ones included; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = int_of(node.operand)
+        return -v if v is not None else None
+    return None
+
+
+# Module-level lists of strings by name (`cols = ['a', 'b']`), as the cells define them in turn (see Constants.learn).
+LIST_CONSTANTS = {}
+# Names holding a text file's contents, or words split from it, by the file's path (a header list kept in its own file).
+TEXT_SOURCES = {}
+TEXT_METHODS = {"read", "readlines", "split", "splitlines", "strip", "rstrip", "lstrip", "lower", "upper", "replace", "decode"}
+# Module-level literal values by name: a dict's keys, a list's items (what `.map(d)` or `.isin(v)` mentions).
+VALUE_CONSTANTS = {}
 
 
 def str_list(node):
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
+    if isinstance(node, ast.Name) and node.id in LIST_CONSTANTS:
+        return list(LIST_CONSTANTS[node.id])
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         out = []
         for e in node.elts:
@@ -215,6 +258,8 @@ def str_list(node):
 
 def const_values(node):
     """Literal values a filter, map, replace or isin mentions."""
+    if isinstance(node, ast.Name) and node.id in VALUE_CONSTANTS:
+        return list(VALUE_CONSTANTS[node.id])
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)) and node.value is not None:
         return [node.value]
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
@@ -231,6 +276,7 @@ class Tables:
         self.links = {}  # variable -> set of read ids
         self.reads = {}  # read id -> usage
         self.renamed = {}  # read id -> columns assigned with `df.columns = [...]`
+        self.direct = {}  # variable -> read id, for a variable that holds the frame a read returned (not one made from it)
 
     def usage(self, rid):
         return self.reads.setdefault(rid, {"columns": {}, "minRows": 0, "columnCount": 0})
@@ -301,6 +347,7 @@ class CellAnalyzer(ast.NodeVisitor):
         return self.tables.links.get(r, set()) if r else set()
 
     def visit_statement(self, stmt):
+        self.learn_text_sources(stmt)
         # `for d in [train, test]:` makes d each of them in the body.
         for node in ast.walk(stmt):
             if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
@@ -322,6 +369,37 @@ class CellAnalyzer(ast.NodeVisitor):
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             self.visit_assign(stmt)
 
+    def learn_text_sources(self, stmt):
+        """Names that hold a text file's contents (`with open(p) as f: names = f.read().split()`)."""
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    c = item.context_expr
+                    if isinstance(item.optional_vars, ast.Name) and isinstance(c, ast.Call) and call_name(c) == "open" and c.args:
+                        p = self.consts.eval(c.args[0])
+                        if p is not None:
+                            TEXT_SOURCES[item.optional_vars.id] = p
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                src = self.text_source(node.value)
+                if src is not None:
+                    TEXT_SOURCES[node.targets[0].id] = src
+                else:
+                    TEXT_SOURCES.pop(node.targets[0].id, None)
+
+    def text_source(self, value):
+        while True:
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in TEXT_METHODS:
+                value = value.func.value
+            elif isinstance(value, ast.Subscript):
+                value = value.value
+            else:
+                break
+        if isinstance(value, ast.Name):
+            return TEXT_SOURCES.get(value.id)
+        if isinstance(value, ast.Call) and call_name(value) == "open" and value.args:
+            return self.consts.eval(value.args[0])
+        return None
+
     def visit_assign(self, stmt):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         value = stmt.value
@@ -332,9 +410,10 @@ class CellAnalyzer(ast.NodeVisitor):
             # df.columns = [...]: the header is renamed; its width is what counts.
             if isinstance(t, ast.Attribute) and t.attr == "columns" and isinstance(t.value, ast.Name):
                 names = str_list(value)
-                for rid in self.tables.links.get(t.value.id, set()):
-                    if names and rid not in self.tables.renamed:
-                        self.tables.renamed[rid] = names
+                # Only the read's own frame: a summary frame made from it (`counts.columns = [...]`) says nothing of the file.
+                rid = self.tables.direct.get(t.value.id)
+                if names and rid is not None and rid not in self.tables.renamed:
+                    self.tables.renamed[rid] = names
                 continue
             # df['new'] = ...: a column the code makes, not one the file must have.
             if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
@@ -345,6 +424,12 @@ class CellAnalyzer(ast.NodeVisitor):
                         if key.value not in made and key.value not in self.tables.usage(rid)["columns"]:
                             made.append(key.value)
                 continue
+            if isinstance(t, ast.Name):
+                rid = self.direct_read(value)
+                if rid is not None:
+                    self.tables.direct[t.id] = rid
+                else:
+                    self.tables.direct.pop(t.id, None)
             names = [t] if isinstance(t, ast.Name) else [e for e in getattr(t, "elts", []) if isinstance(e, ast.Name)]
             vals = getattr(value, "elts", None) if isinstance(t, ast.Tuple) and isinstance(value, ast.Tuple) else None
             for i, n in enumerate(names):
@@ -353,6 +438,16 @@ class CellAnalyzer(ast.NodeVisitor):
                     self.tables.links[n.id] = set(r)
                 elif isinstance(stmt, ast.Assign):
                     self.tables.links.pop(n.id, None)
+
+    def direct_read(self, value):
+        """The read whose frame `value` is itself: the read call, a copy of it, or a variable holding it."""
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("copy", "reset_index") and id(value) not in self.facts["_read_ids"]:
+            value = value.func.value
+        if isinstance(value, ast.Call) and id(value) in self.facts["_read_ids"]:
+            return self.facts["_read_ids"][id(value)]
+        if isinstance(value, ast.Name):
+            return self.tables.direct.get(value.id)
+        return None
 
     def reads_of_value(self, value):
         out = set()
@@ -406,8 +501,13 @@ class CellAnalyzer(ast.NodeVisitor):
                 need = 0
                 if isinstance(cols, ast.Constant) and isinstance(cols.value, int):
                     need = cols.value + 1 if cols.value >= 0 else -cols.value
-                elif isinstance(cols, ast.Slice) and isinstance(cols.upper, ast.Constant) and isinstance(cols.upper.value, int):
-                    need = cols.upper.value if cols.upper.value > 0 else 0
+                elif isinstance(cols, ast.Slice):
+                    # [:, :k] needs k columns; [:, :-k] keeps some only with more than k; [:, k:] and [:, -k:] likewise.
+                    up, lo = int_of(cols.upper), int_of(cols.lower)
+                    if up is not None:
+                        need = max(need, up if up > 0 else 1 - up)
+                    if lo is not None:
+                        need = max(need, lo + 1 if lo >= 0 else -lo)
                 for rid in reads:
                     u = self.tables.usage(rid)
                     u["columnCount"] = max(u["columnCount"], need)
@@ -442,6 +542,8 @@ class CellAnalyzer(ast.NodeVisitor):
         def add(h):
             if h not in hints:
                 hints.append(h)
+            # The cell that first implied it: a value the crash quotes may sit in a column converted only by the crash.
+            c.setdefault("hintCells", {}).setdefault(h, self.index)
 
         if isinstance(parent, ast.Attribute):
             a = parent.attr
@@ -498,7 +600,17 @@ class CellAnalyzer(ast.NodeVisitor):
             add("text" if expr_kind(other) == "string" else "number")
         elif isinstance(parent, ast.Call) and node in parent.args:
             fname = call_name(parent) or ""
-            if fname == "to_datetime":
+            recv = parent.func.value if isinstance(parent.func, ast.Attribute) else None
+            model = self.facts["_models"].get(recv.id, "") if isinstance(recv, ast.Name) else ""
+            if fname in ("fit", "fit_transform", "transform", "fit_predict") and model:
+                # What the estimator takes: an encoder categories, a scaler or a model numbers, an imputer gaps.
+                if ENCODER_RE.search(model):
+                    add("category")
+                else:
+                    add("number")
+                    if IMPUTER_RE.search(model):
+                        add("missing")
+            elif fname == "to_datetime":
                 add("date")
             elif fname in NUMERIC_FUNCS:
                 add("number")
@@ -559,6 +671,9 @@ class CellAnalyzer(ast.NodeVisitor):
                             opts[k.arg] = "?"
                 if len(node.args) > 1 and fname in ("read_csv", "read_table") and isinstance(node.args[1], ast.Constant):
                     opts["sep"] = node.args[1].value
+                names_kw = next((k.value for k in node.keywords if k.arg == "names"), None)
+                if isinstance(names_kw, ast.Name) and names_kw.id in TEXT_SOURCES:
+                    opts["namesFrom"] = TEXT_SOURCES[names_kw.id]
                 if opts:
                     entry["options"] = opts
                 self.facts["reads"].append(entry)
@@ -567,6 +682,20 @@ class CellAnalyzer(ast.NodeVisitor):
                     u = self.tables.usage(rid)
                     for col in str_list(opts.get("names")) if isinstance(opts.get("names"), list) else []:
                         pass
+        # df.insert(i, 'new', …) and df.assign(new=…): columns the code makes, not ones the file must have.
+        if fname in ("insert", "assign") and isinstance(node.func, ast.Attribute):
+            made_names = [node.args[1].value] if fname == "insert" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str) else []
+            if fname == "assign":
+                made_names = [k.arg for k in node.keywords if k.arg]
+            at = int_of(node.args[0]) if fname == "insert" and node.args else None
+            for rid in self.table_reads_of(node.func.value):
+                u = self.tables.usage(rid)
+                if at is not None and at > 0:
+                    u["columnCount"] = max(u["columnCount"], at)
+                made = u.setdefault("made", [])
+                for n in made_names:
+                    if n not in made and n not in u["columns"]:
+                        made.append(n)
         if fname == "get_group" and node.args and isinstance(node.func, ast.Attribute):
             self.group_values(node.func.value, node.args[0])
         # Columns named as arguments of methods and plotting calls.
@@ -588,9 +717,13 @@ class CellAnalyzer(ast.NodeVisitor):
                     for rid in reads:
                         for n in names:
                             c = self.tables.column(rid, n, self.index)
-                            if k.arg == "hue" or fname in ("groupby", "countplot"):
+                            if k.arg == "hue" or fname in ("groupby", "countplot", "get_dummies", "crosstab", "pivot_table"):
                                 if "category" not in c["hints"]:
                                     c["hints"].append("category")
+                            # A split violin (seaborn) draws exactly two hue levels.
+                            if k.arg == "hue" and any(kk.arg == "split" and isinstance(kk.value, ast.Constant) and kk.value.value is True for kk in node.keywords):
+                                if "two-levels" not in c["hints"]:
+                                    c["hints"].append("two-levels")
             if fname in POSITIONAL_COLUMN_METHODS or (fname == "drop" and axis_cols):
                 for a in node.args[:1] if fname not in ("nlargest", "nsmallest") else node.args[1:2]:
                     for rid in reads:
@@ -598,6 +731,14 @@ class CellAnalyzer(ast.NodeVisitor):
                             c = self.tables.column(rid, n, self.index)
                             if fname == "groupby" and "category" not in c["hints"]:
                                 c["hints"].append("category")
+            # .agg({'col': sum, ...}): the keys are columns, aggregated as numbers.
+            if fname in ("agg", "aggregate") and node.args and isinstance(node.args[0], ast.Dict):
+                for k in node.args[0].keys:
+                    if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                        for rid in reads:
+                            c = self.tables.column(rid, k.value, self.index)
+                            if "number" not in c["hints"]:
+                                c["hints"].append("number")
             if fname in ("head", "sample", "nlargest") and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, int):
                 for rid in reads:
                     u = self.tables.usage(rid)
@@ -637,8 +778,26 @@ class CellAnalyzer(ast.NodeVisitor):
             self.facts["writes"].append(p)
 
 
+SPLITTERS = {"train_test_split"}
+
+
 def learn_series_and_models(tree, tables, facts):
     for stmt in tree.body:
+        # X_train, X_test, y_train, y_test = train_test_split(X, y): each output is a part of the input it comes from.
+        if (
+            isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List))
+            and isinstance(stmt.value, ast.Call) and call_name(stmt.value) in SPLITTERS
+        ):
+            outs = stmt.targets[0].elts
+            for i, a in enumerate(stmt.value.args):
+                src = facts["_series"].get(a.id) if isinstance(a, ast.Name) else None
+                for o in outs[2 * i:2 * i + 2]:
+                    if isinstance(o, ast.Name):
+                        if src is not None:
+                            facts["_series"][o.id] = src
+                        else:
+                            facts["_series"].pop(o.id, None)
+            continue
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             v = stmt.value
             name = stmt.targets[0].id
@@ -745,6 +904,9 @@ def strings_of(tree):
 
 
 def analyze(cells):
+    LIST_CONSTANTS.clear()
+    VALUE_CONSTANTS.clear()
+    TEXT_SOURCES.clear()
     consts = Constants()
     tables = Tables()
     facts_out = []
@@ -803,15 +965,19 @@ def analyze(cells):
                 and not any(p.endswith(n.value) for p in named)
             }
         )
+        # A string the cell reads as a file is a literal to rewrite, whatever its extension.
+        read_paths = {r["path"] for r in facts["reads"]}
         facts["literals"] = sorted(
             {
                 n.value
                 for n in strings_of(tree)
                 if len(n.value) < 300
                 and "\n" not in n.value
-                and ("/" in n.value or "\\" in n.value or "%Y" in n.value or PATH_EXT_RE.search(n.value))
+                and ("/" in n.value or "\\" in n.value or "%Y" in n.value or PATH_EXT_RE.search(n.value) or n.value in read_paths)
             }
         )
+        # Dates the code names (`df.loc['1949-01':'1957-12']`, `df['1950']`): a derived date column spans them.
+        facts["dates"] = sorted({n.value for n in strings_of(tree) if DATE_LITERAL_RE.match(n.value) and 1800 <= int(n.value[:4]) <= 2100})
         for k in ("_read_ids", "_models", "_series", "_groupers"):
             facts.pop(k, None)
         facts_out.append(facts)

@@ -90,3 +90,27 @@ describe('analyzeCells (Python ast and pyflakes)', () => {
     ]);
   });
 });
+
+describe('analyzeCells: what the code does with a table, through names and estimators', () => {
+  it('list constants, agg keys, a split target, positional slices, scalers, split violins, renames and dates', async () => {
+    const cells = [
+      "import pandas as pd\ndf = pd.read_csv('t.csv', index_col='Month', parse_dates=True)\ncols = ['a', 'b']\nsub = df.loc[:, cols]",
+      "df.groupby(['g']).agg({'Spent': sum})\nX = df.iloc[:, :-1]\ny = df['label']\nX_train, X_test, y_train, y_test = train_test_split(X, y)\nclf = LogisticRegression()\nclf.fit(X_train, y_train)",
+      "sc = MinMaxScaler()\nsc.fit_transform(df[['Age']])\nsns.violinplot(x='day', y='tip', hue='sex', split=True, data=df)\ntrain = df.loc['1949-01-01':'1957-12-01']",
+      "counts = df.isnull().sum().reset_index()\ncounts.columns = ['col_name', 'n']",
+    ];
+    const f = await analyzeCells(
+      cells.map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    const t = Object.values(f.tables)[0]!;
+    expect(Object.keys(t.columns)).toEqual(expect.arrayContaining(['a', 'b', 'Spent', 'label', 'Age', 'sex']));
+    expect(t.columns.Spent!.hints).toContain('number');
+    expect(t.columns.label!.hints).toContain('target-class');
+    expect(t.columns.Age!.hints).toEqual(['number']);
+    expect(t.columns.sex!.hints).toContain('two-levels');
+    expect(t.columnCount).toBe(2);
+    expect(t.renamed).toBeUndefined();
+    expect(f.cells[2]!.dates).toEqual(['1949-01-01', '1957-12-01']);
+  }, 60_000);
+});

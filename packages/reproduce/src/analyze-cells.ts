@@ -53,6 +53,8 @@ export interface CellFacts {
   /** String literals that look like paths or URLs (the ones a rewrite may touch). */
   literals: string[];
   gpu: { line: number; text: string }[];
+  /** String constants that are dates (`'1949-01-01'`, `'1950'`). */
+  dates?: string[];
   /** `from x import *`: names may come from it. */
   star: boolean;
   magics: { line: number; magic: string; arg: string }[];
@@ -64,6 +66,8 @@ export interface ColumnUsage {
   /** Values its filters, maps, replaces and isin mention. */
   values: (string | number | boolean)[];
   cells: number[];
+  /** The code cell where each hint was first implied. */
+  hintCells?: Record<string, number>;
 }
 
 export interface TableUsage {

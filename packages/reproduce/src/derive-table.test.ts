@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveTable, namesTheCrashLacks } from './derive-table.js';
+import { dateSpan, deriveTable, namesTheCrashLacks } from './derive-table.js';
 
 const crash = { ename: 'KeyError', evalue: "'x'" };
 
@@ -39,5 +39,112 @@ describe('deriveTable', () => {
     [{ ename: 'ValueError', evalue: 'bad' }, []],
   ])('namesTheCrashLacks %j', (c, names) => {
     expect(namesTheCrashLacks(c)).toEqual(names);
+  });
+});
+
+describe('deriveTable: what the read options and the code say of dates, levels and gaps', () => {
+  it('names= with positional index_col and parse_dates: the first named column is a date index, in order, spanning the dates the code names', () => {
+    const t = deriveTable(
+      { columns: {}, minRows: 0, columnCount: 0 },
+      { names: ['Month', 'Passengers'], index_col: 0, parse_dates: [0], header: 0 },
+      crash,
+      { dates: ['1949-01-05', '1951'] },
+    );
+    expect(t.columns.map((c) => [c.name, c.kind, c.ordered ?? false, c.min, c.max])).toEqual([
+      ['Month', 'date', true, '1949-01-05', '1951-12-31'],
+      ['Passengers', 'float', false, '1.0', '100.0'],
+    ]);
+  });
+
+  it('parse_dates=True parses the index column', () => {
+    const t = deriveTable(
+      { columns: {}, minRows: 0, columnCount: 0 },
+      { index_col: 'Month', parse_dates: true },
+      crash,
+    );
+    expect(t.columns.find((c) => c.name === 'Month')).toMatchObject({ kind: 'date', ordered: true });
+  });
+
+  it('a split violin hue has two levels; a NaN crash gives the columns its cell names missing values', () => {
+    const t = deriveTable(
+      {
+        columns: {
+          sex: { hints: ['category', 'two-levels'], values: [], cells: [1] },
+          Age: { hints: ['number'], values: [], cells: [2] },
+          Fare: { hints: ['number'], values: [], cells: [2] },
+        },
+        order: ['sex', 'Age', 'Fare'],
+        minRows: 0,
+        columnCount: 0,
+      },
+      {},
+      { ename: 'ValueError', evalue: 'Input X contains NaN.', cell: 3 },
+      { crashSource: "km.fit_predict(scaled[['Age']])" },
+    );
+    expect(t.columns.find((c) => c.name === 'sex')!.categories!.map(([v]) => v)).toEqual(['1', '2']);
+    expect(t.columns.map((c) => [c.name, c.missing > 0])).toEqual([
+      ['sex', false],
+      ['Age', true],
+      ['Fare', false],
+    ]);
+  });
+
+  it('a value a conversion crash quotes goes into the column the crashing cell converts, and nothing else fails first', () => {
+    const t = deriveTable(
+      {
+        columns: {
+          TotalCharges: {
+            hints: ['category', 'number'],
+            values: [],
+            cells: [2, 5],
+            hintCells: { category: 2, number: 5 },
+          },
+        },
+        order: ['TotalCharges'],
+        minRows: 0,
+        columnCount: 0,
+      },
+      {},
+      { ename: 'ValueError', evalue: "could not convert string to float: ' '", cell: 5 },
+    );
+    expect(t.columns.find((c) => c.name === 'TotalCharges')!.categories!.map(([v]) => v)).toEqual([
+      ' ',
+      '1.5',
+      '2.5',
+      '3.5',
+    ]);
+    expect(t.columns.find((c) => c.name === 'extra_text')!.categories!.map(([v]) => v)).toEqual([' ', '1.5', '2.5']);
+  });
+
+  it.each<[string[], [string, string] | undefined]>([
+    [
+      ['1949-01-05', '1951'],
+      ['1949-01-05', '1951-12-31'],
+    ],
+    [['2020-3'], ['2020-03-01', '2020-03-28']],
+    [[], undefined],
+  ])('dateSpan(%j) = %j', (dates, span) => {
+    expect(dateSpan(dates)).toEqual(span);
+  });
+});
+
+describe('deriveTable: names and absences', () => {
+  it('names= without header=: the file has no header line; a column earlier cells used is in the file even if the crash lacks it', () => {
+    const t = deriveTable(
+      {
+        columns: {
+          diagnosis: { hints: ['category'], values: ['M'], cells: [8, 11] },
+          ID: { hints: [], values: [], cells: [7] },
+        },
+        order: ['ID', 'diagnosis'],
+        minRows: 0,
+        columnCount: 0,
+      },
+      { names: '?', namesFrom: 'data/field_names.txt' },
+      { ename: 'KeyError', evalue: "'diagnosis'", cell: 11 },
+    );
+    expect(t.header).toBe(false);
+    expect(t.columns.map((c) => c.name)).toEqual(['ID', 'diagnosis']);
+    expect(t.derived).toContain('no header line: the names come from data/field_names.txt');
   });
 });

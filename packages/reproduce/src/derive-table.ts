@@ -18,9 +18,17 @@ export interface DerivedColumn {
   dateLayout?: string;
   categories?: [string, number][];
   unique: boolean;
+  /** Values in increasing order down the file (a time series' date index). */
+  ordered?: boolean;
 }
 
+/** How a derived table is written: the file type the code reads. */
+export type TableFormat = 'csv' | 'excel' | 'json';
+
 export interface DerivedTable {
+  format?: TableFormat;
+  /** JSON: one record a line (`lines=True`). */
+  lines?: boolean;
   /** Rows to generate. */
   rows: number;
   delimiter: string;
@@ -42,19 +50,33 @@ const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 
  * Columns whose absence is the crash (a KeyError's key) are left out, and
  * values the crash message quotes are put in a column that can hold them.
  */
+export interface DeriveContext {
+  dateLayout?: string;
+  extraColumns?: readonly string[];
+  /** Dates the code names (slices of a date index, years): a date column spans them. */
+  dates?: readonly string[];
+  /** The crashing cell's source: columns it names get what the crash message says the data had (NaN). */
+  crashSource?: string;
+  format?: TableFormat;
+}
+
 export function deriveTable(
   usage: TableUsage | undefined,
   options: Record<string, unknown> | undefined,
   crash: { ename: string; evalue: string; cell?: number },
-  context: { dateLayout?: string; extraColumns?: readonly string[] } = {},
+  context: DeriveContext = {},
 ): DerivedTable {
-  const opts = options ?? {};
+  const opts: Record<string, unknown> = { ...(options ?? {}) };
   const derived: string[] = [];
   const delimiter = typeof opts.sep === 'string' ? opts.sep : typeof opts.delimiter === 'string' ? opts.delimiter : ',';
-  const header = !(opts.header === null || opts.header === 'None');
-  const absent = new Set(namesTheCrashLacks(crash));
+  // names= (written out, or read from a file) with no header= means the file has no header line.
+  const named = Array.isArray(opts.names) || typeof opts.namesFrom === 'string';
+  const header = !(opts.header === null || opts.header === 'None' || (named && opts.header === undefined));
   const made = new Set(usage?.made ?? []);
   const used = usage?.columns ?? {};
+  // A column cells before the crash used without failing was in the file: what the crash lacks is a frame made from it.
+  const usedBefore = (n: string) => crash.cell !== undefined && (used[n]?.cells ?? []).some((c) => c < crash.cell!);
+  const absent = new Set(namesTheCrashLacks(crash).filter((n) => !usedBefore(n)));
   let names: string[];
   if (usage?.renamed && usage.renamed.length > 0) {
     names = [...usage.renamed];
@@ -62,6 +84,10 @@ export function deriveTable(
   } else if (Array.isArray(opts.names) && opts.names.every((n) => typeof n === 'string')) {
     names = [...(opts.names as string[])];
     derived.push(`columns named by the read (names=): ${names.join(', ')}`);
+    // Positions then name those columns: index_col=0 is the first named one, not one more.
+    if (typeof opts.index_col === 'number') opts.index_col = names[opts.index_col] ?? opts.index_col;
+    if (Array.isArray(opts.parse_dates))
+      opts.parse_dates = (opts.parse_dates as unknown[]).map((d) => (typeof d === 'number' ? (names[d] ?? d) : d));
   } else {
     const fromOpts = [opts.usecols, opts.parse_dates].flatMap((v) =>
       Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [],
@@ -85,10 +111,23 @@ export function deriveTable(
   for (let i = names.length; i < width; i++) names.push(`col_${i}`);
   const rows = Math.max(ROWS, (usage?.minRows ?? 0) + 1);
   const dates = new Set(Array.isArray(opts.parse_dates) ? (opts.parse_dates as unknown[]).map(String) : []);
+  // parse_dates=True parses the index.
+  if ((opts.parse_dates === true || opts.parse_dates === 'True') && typeof opts.index_col === 'string')
+    dates.add(opts.index_col);
   const layout = context.dateLayout ?? 'YYYY-MM-DD';
+  const span = dateSpan(context.dates ?? []);
   const columns = names.map((name) =>
-    deriveColumn(name, used[name]?.hints ?? [], used[name]?.values ?? [], rows, dates, layout),
+    deriveColumn(name, used[name]?.hints ?? [], used[name]?.values ?? [], rows, dates, layout, span),
   );
+  const ix = columns.find((c) => c.name === opts.index_col);
+  if (ix?.kind === 'date') {
+    // A date index is a time series: in order, so that slicing it by dates works.
+    ix.ordered = true;
+    derived.push(
+      `index ${ix.name}: dates in order${span ? ` from ${span[0]} to ${span[1]} (the dates the code names)` : ''}`,
+    );
+  }
+  markMissingTheCrashSaw(columns, crash, context.crashSource, derived, rows);
   const labels = usage?.indexValues ?? [];
   if (typeof opts.index_col === 'string' && labels.length > 0) {
     const ix = columns.find((c) => c.name === opts.index_col);
@@ -117,8 +156,19 @@ export function deriveTable(
     `${rows} rows; columns ${columns.map((c) => `${c.name} (${c.kind}${c.categories ? `: ${c.categories.map(([v]) => v).join('|')}` : ''})`).join(', ')}`,
   );
   if (delimiter !== ',') derived.push(`separator ${JSON.stringify(delimiter)}`);
-  if (!header) derived.push('no header line (header=None)');
-  return { rows, delimiter, header, columns, derived };
+  if (!header)
+    derived.push(
+      typeof opts.namesFrom === 'string'
+        ? `no header line: the names come from ${opts.namesFrom}`
+        : named
+          ? 'no header line (names= given)'
+          : 'no header line (header=None)',
+    );
+  if (context.format && context.format !== 'csv')
+    derived.push(
+      `written as ${context.format === 'excel' ? 'an Excel workbook' : opts.lines === true ? 'JSON lines' : 'JSON records'}`,
+    );
+  return { rows, delimiter, header, columns, derived, ...(opts.lines === true ? { lines: true } : {}) };
 }
 
 function deriveColumn(
@@ -128,6 +178,7 @@ function deriveColumn(
   rows: number,
   dates: ReadonlySet<string>,
   dateLayout: string,
+  span?: [string, string],
 ): DerivedColumn {
   const missing = hints.includes('missing') ? Math.max(1, Math.round(rows * 0.1)) : 0;
   const base = { name, missing, present: rows - missing, naText: '', unique: false };
@@ -138,15 +189,21 @@ function deriveColumn(
     DATE_NAME.test(name) && !hints.some((h) => h === 'number' || h === 'int' || h === 'text') && strings.length === 0;
   if (hints.includes('date') || dates.has(name) || dateNamed) {
     const long = dateLayout.length > 10;
+    const [from, to] = span ?? ['2020-01-01', '2023-12-31'];
     return {
       ...base,
       kind: 'date',
-      min: long ? `2020-01-01${dateLayout[10]}00:00${dateLayout.endsWith(':SS') ? ':00' : ''}` : '2020-01-01',
-      max: long ? `2023-12-31${dateLayout[10]}23:59${dateLayout.endsWith(':SS') ? ':59' : ''}` : '2023-12-31',
+      min: long ? `${from}${dateLayout[10]}00:00${dateLayout.endsWith(':SS') ? ':00' : ''}` : from,
+      max: long ? `${to}${dateLayout[10]}23:59${dateLayout.endsWith(':SS') ? ':59' : ''}` : to,
       dateLayout,
     };
   }
   if (hints.includes('bool')) return { ...base, kind: 'bool', categories: spread(['False', 'True'], rows - missing) };
+  if (hints.includes('two-levels')) {
+    const two = [...new Set([...strings, ...numbers.map(String)])].slice(0, 2);
+    for (const w of ['1', '2']) if (two.length < 2 && !two.includes(w)) two.push(w);
+    return { ...base, kind: 'category', categories: spread(two, rows - missing) };
+  }
   if (hints.includes('target-class') && strings.length === 0) {
     const classes = numbers.length >= 2 ? numbers.map(String) : ['0', '1'];
     return { ...base, kind: 'category', categories: spread(classes, rows - missing) };
@@ -170,6 +227,56 @@ function deriveColumn(
   // Positive: logs, square roots and divisions of a derived column stay finite.
   if (hints.includes('int')) return { ...base, kind: 'int', min: '1', max: '100' };
   return { ...base, kind: 'float', min: '1.0', max: '100.0', decimals: 2 };
+}
+
+/** Pure: the first and last day of the dates the code names (a year names its whole year), or undefined. */
+export function dateSpan(dates: readonly string[]): [string, string] | undefined {
+  const days = dates
+    .map((d) => /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?/.exec(d))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .flatMap((m) => {
+      const y = m[1]!;
+      const mo = m[2]?.padStart(2, '0');
+      const d = m[3]?.padStart(2, '0');
+      if (d) return [`${y}-${mo}-${d}`];
+      if (mo) return [`${y}-${mo}-01`, `${y}-${mo}-28`];
+      return [`${y}-01-01`, `${y}-12-31`];
+    })
+    .sort(compareCodePoints);
+  return days.length > 0 ? [days[0]!, days[days.length - 1]!] : undefined;
+}
+
+const NAN_MESSAGE =
+  /contains? NaN|Input contains NaN|must not contain infs or NaNs|cannot convert float NaN|NaN values|not allowed to have NaN|non-finite values/i;
+
+// "Input X contains NaN": the columns the crashing cell names had gaps in the real data.
+function markMissingTheCrashSaw(
+  columns: DerivedColumn[],
+  crash: { ename: string; evalue: string },
+  source: string | undefined,
+  derived: string[],
+  rows: number,
+): void {
+  if (!NAN_MESSAGE.test(crash.evalue) || source === undefined) return;
+  const named = columns.filter(
+    (c) =>
+      c.missing === 0 &&
+      (c.kind === 'float' || c.kind === 'int') &&
+      new RegExp(`['"]${escapeName(c.name)}['"]`).test(source),
+  );
+  const target = named.length > 0 ? named : columns.filter((c) => c.missing === 0 && c.kind === 'float');
+  for (const c of target) {
+    c.missing = Math.max(1, Math.round(rows * 0.1));
+    c.present = rows - c.missing;
+  }
+  if (target.length > 0)
+    derived.push(
+      `missing values in ${target.map((c) => c.name).join(', ')}: the crash's message says the data had NaN`,
+    );
+}
+
+function escapeName(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function spread(values: readonly string[], n: number): [string, number][] {
@@ -216,11 +323,16 @@ function placeQuotedValues(
   const inCrashCell = (c: DerivedColumn) =>
     crash.cell !== undefined && (usage?.columns[c.name]?.cells ?? []).includes(crash.cell);
   // Not a column the code computes on as numbers (that would crash earlier), a date, a flag or a target.
+  // A hint the crashing cell itself gives (its own astype(float)) is the conversion that fails: not an earlier one.
+  const before = (c: DerivedColumn, h: string) => {
+    const at = usage?.columns[c.name]?.hintCells?.[h];
+    return crash.cell === undefined || at === undefined || at < crash.cell;
+  };
   const free = (c: DerivedColumn) =>
     c.kind !== 'date' &&
     c.kind !== 'bool' &&
     !(usage?.columns[c.name]?.hints ?? []).some(
-      (h) => h.startsWith('target') || h === 'number' || h === 'int' || h === 'date',
+      (h) => h.startsWith('target') || ((h === 'number' || h === 'int' || h === 'date') && before(c, h)),
     );
   const ordered = [...columns.filter(inCrashCell), ...columns.filter((c) => !inCrashCell(c))].filter(free);
   // One more column holds it too: features selected by dropping others take it along, as they would a column the code never names.
@@ -232,7 +344,8 @@ function placeQuotedValues(
     naText: '',
     unique: false,
   };
-  extra.categories = spread(['alpha', 'bravo', value], rows);
+  // Numbers as text beside it: a conversion of the column fails on the crash's value and on no other.
+  extra.categories = spread(['1.5', '2.5', value], rows);
   columns.push(extra);
   derived.push(`the crash's value ${JSON.stringify(value)} put in a column of its own, extra_text`);
   const target = ordered[0];

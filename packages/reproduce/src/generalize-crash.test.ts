@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generalizeSizeNumbers } from './generalize-crash.js';
+import { generalizeSizeNumbers, relaxMessageWording } from './generalize-crash.js';
 import { recoverHiddenMessage } from './recover-hidden-message.js';
 
 describe('generalizeSizeNumbers: data-size numbers match any number on synthetic data', () => {
@@ -38,5 +38,37 @@ describe('recoverHiddenMessage: Colab saves "ignored" as the message', () => {
   it('leaves a real message alone, and gives up when the traceback does not show it', () => {
     expect(recoverHiddenMessage({ ename: 'KeyError', evalue: "'x'", traceback: [] })).toBeNull();
     expect(recoverHiddenMessage({ ename: 'KeyError', evalue: 'ignored', traceback: ['KeyError: ignored'] })).toBeNull();
+  });
+});
+
+describe('relaxMessageWording: a message another library version words with more detail', () => {
+  const expected = (evalue: string) => ({ ename: 'ValueError', evalue, match: 'exact' as const, cell: 2 });
+  it.each<[string, string, string | null]>([
+    [
+      'Length of values does not match length of index',
+      'Length of values (4) does not match length of index (8)',
+      '^Length[\\s\\S]*?of[\\s\\S]*?values[\\s\\S]*?does[\\s\\S]*?not[\\s\\S]*?match[\\s\\S]*?length[\\s\\S]*?of[\\s\\S]*?index',
+    ],
+    ["'price'", "'Price'", null],
+    [
+      'Input X contains NaN.',
+      'Input X contains NaN.\nKMeans does not accept missing values encoded as NaN natively.',
+      'Input X contains NaN.',
+    ],
+    [
+      'cannot copy sequence with size 6 to array axis with dimension 4',
+      'setting an array element with a sequence.',
+      null,
+    ],
+    [
+      'Length of values does not match',
+      'Length of values does not match length of index, and a great deal more text here',
+      null,
+    ],
+  ])('%s / %s', (saved, observed, pattern) => {
+    const r = relaxMessageWording(expected(saved), observed);
+    expect(r?.evalue ?? null).toBe(pattern);
+    if (r?.match === 'regex') expect(new RegExp(r.evalue).test(observed)).toBe(true);
+    if (r?.match === 'prefix') expect(observed.startsWith(r.evalue)).toBe(true);
   });
 });

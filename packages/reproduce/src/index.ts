@@ -16,13 +16,22 @@ export type {
 } from './analyze-cells.js';
 export { deriveTable, namesTheCrashLacks } from './derive-table.js';
 export type { DerivedColumn, DerivedTable } from './derive-table.js';
-export { generalizeSizeNumbers } from './generalize-crash.js';
+export { generalizeSizeNumbers, relaxMessageWording } from './generalize-crash.js';
 export { recoverHiddenMessage } from './recover-hidden-message.js';
 export { mapDataPath, isForeignPath, isUrl, planLiteralRewrites, applyLiteralRewrites } from './plan-data-paths.js';
 export type { LiteralRewrite } from './plan-data-paths.js';
-export { planDataNeeds, describeNeeds } from './plan-data-needs.js';
+export { planDataNeeds, describeNeeds, pathsTheCrashLacks } from './plan-data-needs.js';
+export { describeInputEdits } from './describe-input-edits.js';
+export type { InputEditContext } from './describe-input-edits.js';
 export type { DataNeed, DerivedFile } from './plan-data-needs.js';
-export { planPackages, planShellLines, commentOutLines, baseName, PLATFORM_MODULES } from './plan-packages.js';
+export {
+  planPackages,
+  planShellLines,
+  commentOutLines,
+  baseName,
+  moduleTheCrashLacks,
+  PLATFORM_MODULES,
+} from './plan-packages.js';
 export type { ModuleProfile, MissingModule, LineEdit, PackagePlan, ShellPlan } from './plan-packages.js';
 export { findUnboundUses, chooseReplayOrder } from './plan-replay-order.js';
 export type { UnboundUse, ReplayOrderChoice } from './plan-replay-order.js';
@@ -36,7 +45,13 @@ export type {
 } from './plan-draft-inputs.js';
 export { materializeInputs, encodePng } from './materialize-inputs.js';
 export type { MaterializeOptions } from './materialize-inputs.js';
-export { triageDraft, findingsOfInstance, TRIAGE_CAUSES } from './triage-draft.js';
+export {
+  triageDraft,
+  findingsOfInstance,
+  findUnseenRuns,
+  describeDerivationGap,
+  TRIAGE_CAUSES,
+} from './triage-draft.js';
 export type { ReproductionFindings, RunEvidence } from './triage-draft.js';
 export { matchRecordedCrash, locateCrashCell } from './choose-recorded-crash.js';
 export type { RecordedCrash } from './choose-recorded-crash.js';

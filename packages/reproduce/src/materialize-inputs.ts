@@ -83,15 +83,29 @@ async function writeDerived(need: DataNeed, target: string, options: Materialize
     await options.writeTable(d.table, target, seed);
     return d.table.derived;
   }
+  if (d.type === 'text' && d.words) {
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, `${d.words.join('\n')}\n`);
+    return [`the names of the table read with them, one a line: ${d.words.join(', ')}`];
+  }
   if (d.type === 'text') {
     const rng = createRng(seed);
     const words = ['data', 'model', 'value', 'train', 'test', 'label', 'sample', 'feature'];
+    // Every word once (a list of names read from the file, such as a header, must not repeat one).
+    let n = 0;
     const lines = Array.from({ length: d.lines }, () =>
-      Array.from({ length: 6 }, () => words[rng.int(words.length)]!).join(' '),
+      Array.from({ length: 6 }, () => `${words[rng.int(words.length)]!}_${++n}`).join(' '),
     );
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, `${lines.join('\n')}\n`);
-    return [`${d.lines} lines of words`];
+    return [`${d.lines} lines of distinct words`];
+  }
+  if (d.type === 'array') {
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, encodeArray(d, seed));
+    return [
+      `a ${d.rows}×${d.columns} array of numbers (${d.format === 'npy' ? '.npy' : d.format === 'raw' ? 'raw float64' : `text, ${JSON.stringify(d.delimiter)}-separated`})`,
+    ];
   }
   if (d.type === 'image') {
     await mkdir(path.dirname(target), { recursive: true });
@@ -110,6 +124,31 @@ async function writeDerived(need: DataNeed, target: string, options: Materialize
     }
   }
   return [`${d.classes.length} class folders (${d.classes.join(', ')}) of ${d.perClass} images each`];
+}
+
+/** Seeded numbers from 1 to 100 (two decimals) as NumPy reads them: a .npy file, raw float64, or delimited text. */
+export function encodeArray(
+  d: { rows: number; columns: number; format: 'npy' | 'text' | 'raw'; delimiter: string },
+  seed: string,
+): Buffer {
+  const rng = createRng(seed);
+  const values = Array.from({ length: d.rows * d.columns }, () => Math.round((1 + rng.next() * 99) * 100) / 100);
+  if (d.format === 'text') {
+    const lines: string[] = [];
+    for (let r = 0; r < d.rows; r++) lines.push(values.slice(r * d.columns, (r + 1) * d.columns).join(d.delimiter));
+    return Buffer.from(`${lines.join('\n')}\n`);
+  }
+  const data = Buffer.alloc(values.length * 8);
+  values.forEach((v, i) => data.writeDoubleLE(v, i * 8));
+  if (d.format === 'raw') return data;
+  // NPY 1.0: magic, version, header length, a Python dict literal padded so the data starts on a 64-byte boundary.
+  const dict = `{'descr': '<f8', 'fortran_order': False, 'shape': (${d.rows}, ${d.columns}), }`;
+  const pad = 64 - ((10 + dict.length + 1) % 64);
+  const header = Buffer.from(`${dict}${' '.repeat(pad % 64)}\n`, 'latin1');
+  const pre = Buffer.alloc(10);
+  Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]).copy(pre);
+  pre.writeUInt16LE(header.length, 8);
+  return Buffer.concat([pre, header, data]);
 }
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {

@@ -1,19 +1,28 @@
 import { compareCodePoints } from '@junobench/core';
-import type { CellFacts, NotebookFacts } from './analyze-cells.js';
-import { deriveTable, namesTheCrashLacks, type DerivedTable } from './derive-table.js';
+import type { CellFacts, CellRead, NotebookFacts } from './analyze-cells.js';
+import {
+  deriveTable,
+  namesTheCrashLacks,
+  type DeriveContext,
+  type DerivedTable,
+  type TableFormat,
+} from './derive-table.js';
 import { isUrl, mapDataPath } from './plan-data-paths.js';
 import { baseName, type ShellPlan } from './plan-packages.js';
 
-/** Synthetic stand-ins other than tables: a few lines of text, small images, a folder of them. */
+/** Synthetic stand-ins other than tables: a few lines of text, small images, a folder of them, numeric arrays. */
 export type DerivedFile =
   | { type: 'table'; table: DerivedTable }
-  | { type: 'text'; lines: number }
+  | { type: 'array'; rows: number; columns: number; format: 'npy' | 'text' | 'raw'; delimiter: string }
+  | { type: 'text'; lines: number; words?: string[] }
   | { type: 'image'; width: number; height: number }
   | { type: 'images'; classes: string[]; perClass: number; extension: string };
 
 export interface DataNeed {
   /** The path or URL as the code builds it. */
   read: string;
+  /** Other ways the code names the same file (`train.csv` in one cell, `C:\\data\\train.csv` in another). */
+  aliases?: string[];
   /** Where it lives in the draft (instance-relative, under data/). */
   file: string;
   /** Code cells (reproduced) that read it. */
@@ -26,10 +35,13 @@ export interface DataNeed {
   underivable?: string;
   /** Already in data/ (a collected dataset, --data, or a file of the same name found there). */
   present: boolean;
+  /** The saved crash is this file's absence (a misspelt or moved file): it is neither derived nor looked for. */
+  absentInCrash?: boolean;
 }
 
-const TABLE_KINDS = new Set(['csv']);
-const TEXT_EXT = /\.(txt|text|md|log)$/i;
+const TABLE_KINDS = new Set(['csv', 'excel', 'json']);
+const FORMAT_OF: Readonly<Record<string, TableFormat>> = { csv: 'csv', excel: 'excel', json: 'json' };
+const TEXT_EXT = /\.(txt|text|md|log|css|html?|ya?ml|cfg|ini|sql|names|rst)$/i;
 const IMAGE_EXT = /\.(jpe?g|png|bmp|gif|tiff?)$/i;
 const TABLE_EXT = /\.(csv|tsv|txt|data|dat)$/i;
 
@@ -45,6 +57,7 @@ export function planDataNeeds(
   dataFiles: readonly string[],
   shell: ShellPlan,
   crash: { ename: string; evalue: string },
+  sources: readonly string[] = [],
 ): DataNeed[] {
   const files = new Set(dataFiles);
   const byBase = new Map<string, string[]>();
@@ -53,15 +66,29 @@ export function planDataNeeds(
   const needs = new Map<string, DataNeed>();
   const shellFiles = new Map(shell.downloads.map((d) => [d.name, d.url]));
   const dateLayout = planDateLayout(facts.cells.flatMap((f) => f.literals ?? []));
+  const dates = facts.cells.filter((f) => f.index <= crashCell).flatMap((f) => f.dates ?? []);
+  const crashSource = sources[crashCell];
   // A column the crash misses that no code names came from the data: one table had it and another did not.
   const named = new Set(Object.values(facts.tables).flatMap((t) => Object.keys(t.columns)));
   let fromData = namesTheCrashLacks(crash).filter((n) => !named.has(n));
   const tableReads = facts.cells.flatMap((f) => f.reads.filter((r) => TABLE_KINDS.has(r.kind)));
   if (tableReads.length < 2) fromData = [];
+  const lacked = pathsTheCrashLacks(crash).map((p) => mapDataPath(p));
   for (const f of facts.cells) {
     if (f.index > crashCell) break;
     for (const r of f.reads) {
       if (written.has(r.path) || r.kind === 'model') continue;
+      if (f.index === crashCell && !isUrl(r.path) && lacked.includes(mapDataPath(r.path))) {
+        addNeed(needs, {
+          read: r.path,
+          file: mapDataPath(r.path)!,
+          cells: [f.index],
+          present: false,
+          absentInCrash: true,
+          underivable: 'the saved crash is its absence: left missing, so that the replay fails as the saved run did',
+        });
+        continue;
+      }
       const url = isUrl(r.path) ? r.path : undefined;
       if (url && /^(?:url|download)$/.test(r.kind) && !TABLE_EXT.test(url.split('?')[0]!)) {
         // requests.get / urlopen of a page or API: a download only if a later read uses its bytes; left to triage.
@@ -98,23 +125,43 @@ export function planDataNeeds(
         const extra = TABLE_KINDS.has(r.kind) && r.id === tableReads[0]?.id ? fromData : [];
         Object.assign(
           need,
-          planDerivation({ dateLayout, extraColumns: extra }, r.kind, r.path, facts.tables[r.id], r.options, {
-            ...crash,
-            cell: crashCell,
-          }),
+          planDerivation(
+            { dateLayout, extraColumns: extra, dates, ...(crashSource !== undefined ? { crashSource } : {}) },
+            r,
+            facts.tables[r.id],
+            { ...crash, cell: crashCell },
+          ),
         );
       }
       addNeed(needs, need);
     }
     for (const w of f.writes) written.add(w);
   }
+  linkNameFiles(needs, facts);
   return [...needs.values()].sort((a, b) => compareCodePoints(a.file, b.file));
+}
+
+// A table read with names= taken from a text file (a UCI `.names`, a header kept apart): that file lists the derived
+// table's columns, and the table itself has no header line.
+function linkNameFiles(needs: Map<string, DataNeed>, facts: NotebookFacts): void {
+  const reads = new Map(facts.cells.flatMap((f) => f.reads.map((r) => [r.path, r] as const)));
+  for (const need of needs.values()) {
+    const from = reads.get(need.read)?.options?.namesFrom;
+    if (typeof from !== 'string' || need.derive?.type !== 'table') continue;
+    const names = need.derive.table.columns.map((c) => c.name);
+    const target = [...needs.values()].find((n) => n.read === from || n.file === mapDataPath(from));
+    if (!target || target.present) continue;
+    target.derive = { type: 'text', lines: 1, words: names };
+    delete target.underivable;
+  }
 }
 
 function addNeed(needs: Map<string, DataNeed>, need: DataNeed): void {
   const had = needs.get(need.file);
   if (had) {
     for (const c of need.cells) if (!had.cells.includes(c)) had.cells.push(c);
+    if (need.read !== had.read && !(had.aliases ?? []).includes(need.read))
+      had.aliases = [...(had.aliases ?? []), need.read];
     // Two reads of one file: the derivation that knows more columns wins.
     if (need.derive?.type === 'table' && had.derive?.type === 'table') {
       if (need.derive.table.columns.length > had.derive.table.columns.length) had.derive = need.derive;
@@ -125,15 +172,27 @@ function addNeed(needs: Map<string, DataNeed>, need: DataNeed): void {
 }
 
 function planDerivation(
-  context: { dateLayout: string; extraColumns: readonly string[] },
-  kind: string,
-  p: string,
+  context: Omit<DeriveContext, 'format'>,
+  read: CellRead,
   usage: NotebookFacts['tables'][string] | undefined,
-  options: Record<string, unknown> | undefined,
   crash: { ename: string; evalue: string; cell: number },
 ): Pick<DataNeed, 'derive' | 'underivable'> {
+  const { kind, path: p, options } = read;
   const name = p.split(/[?#]/)[0]!;
-  if (TABLE_KINDS.has(kind)) return { derive: { type: 'table', table: deriveTable(usage, options, crash, context) } };
+  if (TABLE_KINDS.has(kind)) {
+    // JSON read as lines or as records; Excel as its first sheet: the options say which.
+    const format = FORMAT_OF[kind]!;
+    const table = deriveTable(usage, options, crash, { ...context, format });
+    return { derive: { type: 'table', table: { ...table, format } } };
+  }
+  if (kind === 'array') {
+    const ext = /\.(\w+)$/.exec(name)?.[1]?.toLowerCase();
+    if (ext === 'mat' || ext === 'npz' || ext === 'h5' || ext === 'hdf5')
+      return { underivable: `an array file of type .${ext} cannot be derived from the code` };
+    const delimiter = typeof options?.delimiter === 'string' ? options.delimiter : ext === 'csv' ? ',' : ' ';
+    const format = ext === 'npy' || /\.load$/.test(read.call) ? 'npy' : /fromfile$/.test(read.call) ? 'raw' : 'text';
+    return { derive: { type: 'array', rows: 200, columns: 4, format, delimiter } };
+  }
   if (kind === 'image' || (kind === 'file' && IMAGE_EXT.test(name)))
     return { derive: { type: 'image', width: 64, height: 64 } };
   if (kind === 'file' && TEXT_EXT.test(name)) return { derive: { type: 'text', lines: 50 } };
@@ -143,9 +202,26 @@ function planDerivation(
     if (IMAGE_EXT.test(`.${ext}`))
       return { derive: { type: 'images', classes: ['class_a', 'class_b'], perClass: 4, extension: ext } };
   }
+  const ext = /\.(\w+)$/.exec(name)?.[1];
   return {
-    underivable: `a ${kind === 'csv' ? 'table' : kind} file (${name.split('.').pop()}) cannot be derived from the code`,
+    underivable: `${kind === 'file' ? 'a file' : `a ${kind === 'csv' ? 'table' : kind} file`}${ext ? ` of type .${ext}` : ''} cannot be derived from the code`,
   };
+}
+
+/**
+ * Pure: the paths a saved crash says are not there (`FileNotFoundError: [Errno
+ * 2] No such file or directory: 'x'`, pandas' `File x does not exist`), as
+ * the crashing code named them.
+ */
+export function pathsTheCrashLacks(crash: { ename: string; evalue: string }): string[] {
+  const ename = crash.ename.split('.').pop() ?? '';
+  if (!/^(?:FileNotFoundError|OSError|IOError|NotADirectoryError)$/.test(ename)) return [];
+  const out: string[] = [];
+  for (const m of crash.evalue.matchAll(/No such file or directory: (?:b?'([^'\n]+)'|"([^"\n]+)")/g))
+    out.push(m[1] ?? m[2]!);
+  for (const m of crash.evalue.matchAll(/File b?'?([^'\n]+?)'? does not exist/g)) out.push(m[1]!);
+  // A path written with backslashes is shown doubled in the message (its repr).
+  return [...new Set(out.map((p) => p.replace(/\\\\/g, '\\')))];
 }
 
 /** The cells that read each need, for a person: `data/x.csv (cells 2, 5)`. */

@@ -2,10 +2,17 @@ import type { ExpectedCrash, ReproductionEdit } from '@junobench/core';
 import { listCodeCells, type CodeCell, type Notebook } from '@junobench/notebook';
 import type { CellFacts, NotebookFacts } from './analyze-cells.js';
 import { generalizeSizeNumbers } from './generalize-crash.js';
-import { planDataNeeds, type DataNeed } from './plan-data-needs.js';
-import { applyLiteralRewrites, isUrl, planLiteralRewrites, type LiteralRewrite } from './plan-data-paths.js';
+import { pathsTheCrashLacks, planDataNeeds, type DataNeed } from './plan-data-needs.js';
+import {
+  applyLiteralRewrites,
+  isUrl,
+  mapDataPath,
+  planLiteralRewrites,
+  type LiteralRewrite,
+} from './plan-data-paths.js';
 import {
   commentOutLines,
+  moduleTheCrashLacks,
   planPackages,
   planShellLines,
   type LineEdit,
@@ -51,10 +58,17 @@ export function planDraftInputs(options: PlanDraftInputsOptions): DraftInputsPla
   const sources = cells.map((c) => c.source);
   const facts = options.facts;
   const packages = options.importable
-    ? planPackages(facts.cells, options.crashCell, options.importable, options.profiles ?? [], sources)
+    ? planPackages(
+        facts.cells,
+        options.crashCell,
+        options.importable,
+        options.profiles ?? [],
+        sources,
+        moduleTheCrashLacks(options.crash),
+      )
     : { drop: [], missing: [], edits: [] };
   const shell = planShellLines(facts.cells, options.crashCell);
-  const needs = planDataNeeds(facts, options.crashCell, options.dataFiles, shell, options.crash);
+  const needs = planDataNeeds(facts, options.crashCell, options.dataFiles, shell, options.crash, sources);
   const drops = [...packages.drop, ...shell.drop];
   const notebook = editCells(options.notebook, (ci, src) => {
     const mine = drops.filter((d) => d.cell === ci);
@@ -107,16 +121,18 @@ export function finishDraftInputs(
 ): FinishedDraftInputs {
   const literals = plan.facts.cells.flatMap((f) => f.literals ?? []);
   const local = resolved.filter((r) => !isUrl(r.need.read));
-  const chosen = new Map(local.map((r) => [r.need.read, r.need.file]));
+  const chosen = new Map(local.flatMap((r) => [r.need.read, ...(r.need.aliases ?? [])].map((p) => [p, r.need.file])));
   const rewrites: LiteralRewrite[] = planLiteralRewrites(literals, [...chosen.keys()], chosen);
   for (const r of resolved) {
     if (isUrl(r.need.read) && r.status !== 'missing') rewrites.push({ from: r.need.read, to: r.need.file });
   }
   const edits: ReproductionEdit[] = [...plan.edits];
+  const appliedIn = new Map<number, LiteralRewrite[]>();
   const notebook = editCells(plan.notebook, (ci, src) => {
     const { source, applied } = applyLiteralRewrites(src, rewrites);
+    appliedIn.set(ci, applied);
     for (const a of applied) {
-      const r = resolved.find((x) => x.need.read === a.from);
+      const r = resolved.find((x) => x.need.read === a.from || (x.need.aliases ?? []).includes(a.from));
       edits.push({
         kind: isUrl(a.from) ? 'url' : 'path',
         cell: ci,
@@ -130,7 +146,7 @@ export function finishDraftInputs(
     return source;
   });
   const synth = resolved.filter((r) => r.status === 'synthetic');
-  let exp = expected;
+  let exp = renameLackedPaths(expected, resolved, appliedIn.get(plan.crashCell) ?? []);
   if (synth.length > 0) {
     const general = generalizeSizeNumbers(expected);
     if (general) {
@@ -171,6 +187,7 @@ export function finishDraftInputs(
         .filter((r) => !r.need.underivable?.startsWith('a web request'))
         .map((r) => ({ path: r.need.file, cells: r.need.cells })),
       synthetic: synth.map((r) => r.need.file),
+      derived: derivedAll,
       missingModules: plan.packages.missing,
       gpu:
         gpuCells.length > 0
@@ -180,6 +197,25 @@ export function finishDraftInputs(
               .flatMap((f) => f.gpu.map((g) => ({ cell: f.index, text: g.text }))),
     },
   };
+}
+
+// A crash that is a missing file names the path the saved run opened; the replay opens it where the edit put it.
+function renameLackedPaths(
+  expected: ExpectedCrash,
+  resolved: readonly ResolvedNeed[],
+  applied: readonly LiteralRewrite[],
+): ExpectedCrash {
+  if (expected.match !== 'exact') return expected;
+  let evalue = expected.evalue;
+  for (const r of resolved) {
+    if (!r.need.absentInCrash || !applied.some((a) => r.need.read.startsWith(a.from))) continue;
+    for (const lacked of pathsTheCrashLacks(expected)) {
+      if (mapDataPath(lacked) !== r.need.file || lacked === r.need.file) continue;
+      for (const form of new Set([lacked, lacked.replace(/\\/g, '\\\\')]))
+        evalue = evalue.split(`'${form}'`).join(`'${r.need.file}'`);
+    }
+  }
+  return evalue === expected.evalue ? expected : { ...expected, evalue };
 }
 
 /** Pure: the notebook with each code cell's source replaced by `edit(codeIndex, source)`. */

@@ -13,6 +13,8 @@ export interface ModuleProfile {
 
 export interface MissingModule {
   module: string;
+  /** The installed package a missing submodule belongs to (`pandas` for `pandas.tools`): another version has it. */
+  installed?: string;
   /** Code cell (reproduced) that imports it. */
   cell: number;
   usedBeforeCrash: boolean;
@@ -44,6 +46,8 @@ export interface PackagePlan {
  * used is a missing package, with its Debian and pip names and the image
  * profiles that have it. Colab's `drive.mount(...)` alone does not count as
  * a use (the draft's data is under data/), and its lines are left out too.
+ * The module whose absence is the crash itself (`crashModule`, from a saved
+ * `ModuleNotFoundError`) is neither: its import stays, to fail as it did.
  */
 export function planPackages(
   facts: readonly CellFacts[],
@@ -51,6 +55,7 @@ export function planPackages(
   importable: Readonly<Record<string, boolean>>,
   profiles: readonly ModuleProfile[],
   sources: readonly string[],
+  crashModule?: string,
 ): PackagePlan {
   const drop: LineEdit[] = [];
   const missing: MissingModule[] = [];
@@ -60,7 +65,9 @@ export function planPackages(
   for (const f of upToCrash) {
     for (const imp of f.imports) {
       const top = imp.module.split('.')[0]!;
-      if (importable[top] !== false) continue;
+      // A submodule the installed version of its package lacks (`pandas.tools`, removed) counts as missing too.
+      const sub = importable[top] !== false && importable[imp.module] === false;
+      if ((importable[top] !== false && !sub) || isCrashModule(imp.module, crashModule)) continue;
       const usesOf = (alias: string) =>
         upToCrash.filter(
           (g) => g.loads.includes(alias) && !(g.index === f.index && onlyMounts(sources[g.index], alias)),
@@ -71,13 +78,13 @@ export function planPackages(
           cell: f.index,
           line: imp.line,
           endLine: imp.endLine,
-          note: `${imp.module} is not installed here and no cell up to the crash uses it`,
+          note: `${imp.module} ${sub ? `is not in the installed ${top}` : 'is not installed here'} and no cell up to the crash uses it`,
         });
         edits.push({
           kind: 'import',
           cell: f.index,
           from: importText(imp.module, imp.alias),
-          why: `left out of the replay: ${top} cannot be imported in this runtime and no cell up to the crash uses ${imp.alias}`,
+          why: `left out of the replay: ${sub ? imp.module : top} cannot be imported in this runtime and no cell up to the crash uses ${imp.alias}`,
         });
         if (imp.alias === 'drive' && top === 'google') {
           for (const g of upToCrash) {
@@ -102,16 +109,19 @@ export function planPackages(
         }
         continue;
       }
-      if (missing.some((m) => m.module === top)) continue;
-      const debian = profiles.find((p) => p.installer === 'apt' && p.modules[top])?.modules[top];
-      const pip = profiles.find((p) => p.installer === 'pip' && p.modules[top])?.modules[top];
+      const name = sub ? imp.module : top;
+      if (missing.some((m) => m.module === name)) continue;
+      // Another version of an installed package is not one the profiles name by module.
+      const debian = sub ? undefined : profiles.find((p) => p.installer === 'apt' && p.modules[top])?.modules[top];
+      const pip = sub ? undefined : profiles.find((p) => p.installer === 'pip' && p.modules[top])?.modules[top];
       missing.push({
-        module: top,
+        module: name,
+        ...(sub ? { installed: top } : {}),
         cell: f.index,
         usedBeforeCrash: used,
         ...(debian ? { debian } : {}),
         ...(pip ? { pip } : {}),
-        profiles: profiles.filter((p) => p.modules[top]).map((p) => p.name),
+        profiles: sub ? [] : profiles.filter((p) => p.modules[top]).map((p) => p.name),
         platform: PLATFORM_MODULES.has(top),
       });
     }
@@ -120,6 +130,17 @@ export function planPackages(
 }
 
 // A cell whose only use of `alias` is `alias.mount(...)` (Colab's drive): not a use the crash needs.
+/** Pure: the module a saved crash says is not there (`No module named 'x.y'` → x.y), if any. */
+export function moduleTheCrashLacks(crash: { ename: string; evalue: string }): string | undefined {
+  if (!/^(?:ModuleNotFoundError|ImportError)$/.test(crash.ename.split('.').pop() ?? '')) return undefined;
+  return /No module named '?([A-Za-z_][\w.]*)/.exec(crash.evalue)?.[1];
+}
+
+// The import that raised the saved crash: the module it names, or one inside it.
+function isCrashModule(module: string, crashModule: string | undefined): boolean {
+  return crashModule !== undefined && (module === crashModule || module.startsWith(`${crashModule}.`));
+}
+
 function onlyMounts(source: string | undefined, alias: string): boolean {
   if (alias !== 'drive' || source === undefined) return false;
   const uses = source.split('\n').filter((l) => new RegExp(`\\b${alias}\\b`).test(l) && !/^\s*(from|import)\s/.test(l));

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { triageDraft, type ReproductionFindings, type RunEvidence } from './triage-draft.js';
+import {
+  describeDerivationGap,
+  findUnseenRuns,
+  triageDraft,
+  type ReproductionFindings,
+  type RunEvidence,
+} from './triage-draft.js';
 
 const none: ReproductionFindings = {
   urls: [],
@@ -73,6 +79,18 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
       {},
       'different-crash',
     ],
+    [
+      'an API the installed library removed',
+      run({ observed: { ename: 'AttributeError', evalue: "'DataFrame' object has no attribute 'ix'", cell: 2 } }),
+      {},
+      'needs-package',
+    ],
+    [
+      'a column that is not there is no missing file',
+      run({ observed: { ename: 'KeyError', evalue: '"[\'ID\'] not found in axis"', cell: 2 } }),
+      { synthetic: ['data/a.csv'] },
+      'different-crash',
+    ],
     ['no crash', run({ outcome: 'no-crash' }), {}, 'no-crash'],
     ['out of time', run({ outcome: 'timeout', reason: 'cell 3 ran over 120 s' }), {}, 'timeout'],
   ])('%s → %s', (_name, evidence, found, cause) => {
@@ -103,5 +121,69 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
       { module: 'xgboost', cell: 0, usedBeforeCrash: true, pip: 'xgboost==2.1.1', profiles: ['pypi'] },
     ]);
     expect(t?.next).toContain('pypi');
+  });
+
+  it('a cell that does not parse as saved: edited after the run that crashed', () => {
+    const t = triageDraft(
+      run({ observed: { ename: 'SyntaxError', evalue: 'unterminated string literal (line 9)', cell: 4 } }),
+      none,
+    );
+    expect([t?.cause, t?.detail]).toEqual([
+      'different-crash',
+      'code cell 4 of reproduced.ipynb does not parse as saved (SyntaxError: unterminated string literal (line 9) (code cell 4)): the notebook was edited after the run that crashed',
+    ]);
+  });
+
+  it('a module no package is known for may be a file of the notebook its own; a submodule another version has', () => {
+    const t = triageDraft(run({ outcome: 'skipped-env' }), {
+      ...none,
+      missingModules: [
+        { module: 'utils', cell: 0, usedBeforeCrash: true, profiles: [], platform: false },
+        { module: 'pandas.tools', installed: 'pandas', cell: 0, usedBeforeCrash: true, profiles: [], platform: false },
+      ],
+    });
+    expect(t?.detail).toContain('pandas.tools is not in the installed pandas: another version of it has it');
+    expect(t?.next).toContain('utils: no package of that name is known');
+  });
+
+  it('says what the derivation lacked, and which runs of the session the notebook no longer holds', () => {
+    const t = triageDraft(run({ outcome: 'no-crash' }), {
+      ...none,
+      synthetic: ['data/a.csv'],
+      derived: ['data/a.csv: 200 rows; columns x (float)'],
+      unseenRuns: { count: 3, from: 5, to: 7 },
+    });
+    expect(t?.detail).toBe(
+      'ran to the end without the expected KeyError — on synthetic data (data/a.csv), which lacks what made the crash: the message quotes "price", which no derived file holds (a value or a name of the real data the code never shows); the saved session also ran 3 cells before the crash that the notebook no longer holds (In [5]–In [7]: deleted, or re-run later), whose state the replay cannot have',
+    );
+  });
+
+  it.each<[{ ename: string; evalue: string }, string[], string]>([
+    [
+      { ename: 'TypeError', evalue: "float() argument must be a string or a real number, not 'NAType'" },
+      [],
+      "pandas' nullable missing values (pd.NA), which a derived CSV does not make",
+    ],
+    [
+      { ename: 'ValueError', evalue: "could not convert string to float: 'INLAND'" },
+      ['data/h.csv: columns ocean (category: INLAND|NEAR)'],
+      "the message names nothing the derivation can take from the code: the crash depends on the real data's values",
+    ],
+    [
+      { ename: 'ValueError', evalue: 'shapes (5,5) and (6,1) not aligned' },
+      [],
+      "the real data's shape (the message's sizes come from it)",
+    ],
+  ])('describeDerivationGap(%j)', (expected, derived, text) => {
+    expect(describeDerivationGap(expected, derived)).toBe(text);
+  });
+
+  it.each<[(number | null)[], number | null, ReproductionFindings['unseenRuns']]>([
+    [[1, 2, 3], 4, undefined],
+    [[1, 2, 9, null], 10, { count: 6, from: 3, to: 8 }],
+    [[2, 5], 7, { count: 4, from: 3, to: 4 }],
+    [[1], null, undefined],
+  ])('findUnseenRuns(%j, %j)', (counts, crash, unseen) => {
+    expect(findUnseenRuns(counts, crash)).toEqual(unseen);
   });
 });

@@ -1,5 +1,6 @@
 import type { DraftTriage, Instance, TriageCause } from '@junobench/core';
 import type { MissingModule } from './plan-packages.js';
+import { findRemovedApi } from './removed-apis.js';
 import type { UnboundUse } from './plan-replay-order.js';
 
 /** The fixed vocabulary, in the order the report lists it. */
@@ -22,10 +23,14 @@ export interface ReproductionFindings {
   missingData: { path: string; cells: number[] }[];
   /** Files made up for the draft (synthetic), and what the derivation could not know. */
   synthetic: string[];
+  /** What each derivation took from the code (`data/x.csv: 200 rows; columns …`), to say what it lacked. */
+  derived?: string[];
   missingModules: MissingModule[];
   /** Lines that use a GPU. */
   gpu: { cell: number; text: string }[];
   unbound: UnboundUse[];
+  /** Runs of the saved session before the crash that no cell of the notebook holds any more (deleted or re-run). */
+  unseenRuns?: { count: number; from: number; to: number };
 }
 
 export interface RunEvidence {
@@ -55,6 +60,16 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
   const said = obs ? `${obs.ename}: ${firstLine(obs.evalue)} (code cell ${obs.cell})` : undefined;
   const observed = obs ? { observed: { ename: obs.ename, evalue: firstLine(obs.evalue), cell: obs.cell } } : {};
   const expectsGpu = GPU.test(run.expected.evalue) || GPU.test(run.expected.ename);
+  const removed = obs && !sameCrash(run) ? findRemovedApi(obs) : undefined;
+  if (removed) {
+    return {
+      cause: 'needs-package',
+      detail: `the notebook uses ${removed.api}, which ${removed.library} removed in ${removed.removedIn}: this runtime's ${removed.library} is newer than the one the notebook ran with (${said})`,
+      next: `run it with a ${removed.library} older than ${removed.removedIn}, or edit code cell ${obs!.cell} of reproduced.ipynb to the current API (a hand edit, recorded in instance.json)`,
+      modules: [{ module: removed.library, cell: obs!.cell, usedBeforeCrash: true, profiles: [] }],
+      ...observed,
+    };
+  }
   if (
     run.outcome === 'skipped-env' ||
     (obs && /ModuleNotFoundError|ImportError/.test(obs.ename) && run.expected.ename !== obs.ename)
@@ -67,12 +82,14 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
         : named
           ? [{ module: named, cell: obs!.cell, usedBeforeCrash: true, profiles: [], platform: false }]
           : [];
+    const versioned = list.filter((m) => m.installed);
+    const unknown = list.filter((m) => !m.installed && !m.platform && !m.debian && !m.pip && m.profiles.length === 0);
     return {
       cause: 'needs-package',
-      detail: `${list.map((m) => m.module).join(', ') || 'a required module'} cannot be imported here${run.reason ? ` (${run.reason})` : ''}`,
+      detail: `${list.map((m) => m.module).join(', ') || 'a required module'} cannot be imported here${run.reason ? ` (${run.reason})` : ''}${versioned.length > 0 ? `; ${versioned.map((m) => `${m.module} is not in the installed ${m.installed}: another version of it has it`).join('; ')}` : ''}`,
       next: list.some((m) => m.platform)
         ? 'a platform module (Colab, Kaggle) exists only there: edit reproduced.ipynb to do without it, or drop the draft'
-        : `run it where the module is installed: ${list.map((m) => describeModule(m)).join('; ') || 'install the module'}`,
+        : `run it where the module is installed: ${list.map((m) => describeModule(m)).join('; ') || 'install the module'}${unknown.length > 0 ? ` (${unknown.map((m) => m.module).join(', ')}: no package of that name is known — if it is a module file of the notebook's own, such as ${unknown[0]!.module}.py beside it, put it in the draft's folder)` : ''}`,
       modules: list.map((m) => ({
         module: m.module,
         cell: m.cell,
@@ -114,7 +131,11 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
   if (
     obs &&
     (/FileNotFoundError|IsADirectoryError|NotADirectoryError|OSError|IOError/.test(obs.ename) ||
-      DATA.test(obs.evalue)) &&
+      // A missing column (`['ID'] not found in axis`) or name is no missing file.
+      (!/^(?:KeyError|IndexError|AttributeError|NameError|TypeError|UnboundLocalError)$/.test(
+        obs.ename.split('.').pop() ?? '',
+      ) &&
+        DATA.test(obs.evalue))) &&
     !sameCrash(run)
   ) {
     const paths = found.missingData.length > 0 ? found.missingData : [];
@@ -146,10 +167,18 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
       ...observed,
     };
   }
+  if (obs && /^(?:SyntaxError|IndentationError|TabError)$/.test(obs.ename.split('.').pop() ?? '') && !sameCrash(run)) {
+    return {
+      cause: 'different-crash',
+      detail: `code cell ${obs.cell} of reproduced.ipynb does not parse as saved (${said}): the notebook was edited after the run that crashed`,
+      next: `repair code cell ${obs.cell} by hand (the saved traceback shows the line that ran), then: junobench verify`,
+      ...observed,
+    };
+  }
   if (run.outcome === 'no-crash') {
     return {
       cause: 'no-crash',
-      detail: `ran to the end without the expected ${run.expected.ename}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')}), which may lack what made the crash` : ''}`,
+      detail: `ran to the end without the expected ${run.expected.ename}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')}), which lacks what made the crash: ${describeDerivationGap(run.expected, found.derived ?? [])}` : ''}${describeUnseenRuns(found.unseenRuns)}`,
       next:
         found.synthetic.length > 0
           ? 'give the real data with --data, or edit the synthetic files so they hold what the crash needs'
@@ -173,15 +202,77 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
       ...observed,
     };
   }
+  const sameKind = obs && obs.ename.split('.').pop() === run.expected.ename && obs.cell === run.expected.cell;
   return {
     cause: 'different-crash',
-    detail: `${said ?? 'another outcome'} instead of ${run.expected.ename} in code cell ${run.expected.cell}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')})` : ''}`,
+    detail: `${said ?? 'another outcome'} instead of ${run.expected.ename} in code cell ${run.expected.cell}${sameKind ? ' (the same exception in the same cell, with another message: other data, or another version of the library that words it differently)' : ''}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')})${obs && obs.cell < run.expected.cell ? `, which stopped an earlier cell: ${describeEarlierStop(obs)}` : `, which lacks what made the crash: ${describeDerivationGap(run.expected, found.derived ?? [])}`}` : ''}${describeUnseenRuns(found.unseenRuns)}`,
     next:
       found.synthetic.length > 0
         ? 'the derived data lacks what the crash needs: give the real data with --data, or edit the synthetic files'
         : 'compare the run with the saved outputs: the code or the library versions may differ',
     ...observed,
   };
+}
+
+/**
+ * Pure: what a derivation lacked that the saved crash needed, as far as its message tells: values it quotes that no
+ * derived file holds, missing values of a kind it names, numbers that come from the data's size.
+ */
+export function describeDerivationGap(expected: { ename: string; evalue: string }, derived: readonly string[]): string {
+  const text = derived.join('\n');
+  const quoted = [...expected.evalue.matchAll(/'([^'\n]{1,60})'|"([^"\n]{1,60})"/g)]
+    .map((m) => m[1] ?? m[2]!)
+    .filter((q) => !/^(?:float|int|str|object|bool|NoneType|NAType|list|dict|tuple)$/.test(q));
+  const absent = [...new Set(quoted.filter((q) => !text.includes(q)))];
+  const out: string[] = [];
+  if (absent.length > 0)
+    out.push(
+      `the message quotes ${absent.map((q) => JSON.stringify(q)).join(', ')}, which no derived file holds (a value or a name of the real data the code never shows)`,
+    );
+  if (/NAType|<NA>|\bpd\.NA\b/.test(expected.evalue))
+    out.push("pandas' nullable missing values (pd.NA), which a derived CSV does not make");
+  else if (/\bNaN\b|\binf(?:inity)?\b/i.test(expected.evalue) && !/missing values/.test(text))
+    out.push('missing or infinite values, which the derivation did not put in');
+  if (/\(\d+,|\[\d+,|shape|size \d+|\d+ elements|\d+ features|length \d+/i.test(expected.evalue))
+    out.push("the real data's shape (the message's sizes come from it)");
+  return out.length > 0
+    ? out.join('; ')
+    : "the message names nothing the derivation can take from the code: the crash depends on the real data's values";
+}
+
+function describeUnseenRuns(u: ReproductionFindings['unseenRuns']): string {
+  if (!u || u.count === 0) return '';
+  return `; the saved session also ran ${u.count} cell${u.count === 1 ? '' : 's'} before the crash that the notebook no longer holds (In [${u.from}]${u.to > u.from ? `–In [${u.to}]` : ''}${u.count > u.to - u.from + 1 ? ' and more' : ''}: deleted, or re-run later), whose state the replay cannot have`;
+}
+
+/**
+ * Pure: the runs of a saved session before a crash (its execution count) that no cell holds: each cell keeps only
+ * its last count, so a count below the crash's that no cell has was a run since deleted or re-run. The longest such
+ * stretch, and how many there are.
+ */
+export function findUnseenRuns(
+  counts: readonly (number | null)[],
+  crashCount: number | null,
+): ReproductionFindings['unseenRuns'] {
+  if (crashCount === null) return undefined;
+  const held = new Set(counts.filter((c): c is number => c !== null));
+  let count = 0;
+  let best: [number, number] | undefined;
+  let start = -1;
+  for (let n = 1; n < crashCount; n++) {
+    if (held.has(n)) {
+      start = -1;
+      continue;
+    }
+    count++;
+    if (start < 0) start = n;
+    if (!best || n - start > best[1] - best[0]) best = [start, n];
+  }
+  return best ? { count, from: best[0], to: best[1] } : undefined;
+}
+
+function describeEarlierStop(obs: { ename: string; evalue: string; cell: number }): string {
+  return `code cell ${obs.cell} expected something of the data the derivation did not know (${obs.ename}: ${firstLine(obs.evalue).slice(0, 120)})`;
 }
 
 function sameCrash(run: RunEvidence): boolean {
@@ -194,7 +285,14 @@ function firstLine(s: string): string {
   return l.length > 200 ? `${l.slice(0, 197)}…` : l;
 }
 
-function describeModule(m: { module: string; debian?: string; pip?: string; profiles: string[] }): string {
+function describeModule(m: {
+  module: string;
+  installed?: string;
+  debian?: string;
+  pip?: string;
+  profiles: string[];
+}): string {
+  if (m.installed) return `${m.module} (a version of ${m.installed} that has it)`;
   const how = [m.debian && `Debian ${m.debian}`, m.pip && `pip ${m.pip}`].filter(Boolean).join(', ');
   return `${m.module}${how ? ` (${how})` : ''}${m.profiles.length > 0 ? `, in the ${m.profiles.join(' and ')} image profile${m.profiles.length > 1 ? 's' : ''}` : ', in no image profile yet (add it to docker/profiles)'}`;
 }
@@ -209,6 +307,7 @@ export function findingsOfInstance(instance: Pick<Instance, 'triage' | 'data'>):
     urls: t?.urls ?? [],
     missingData: t?.paths ?? [],
     synthetic: instance.data?.synthetic?.files ?? [],
+    derived: instance.data?.synthetic?.derived ?? [],
     missingModules: (t?.modules ?? []).map((m) => ({ ...m, profiles: m.profiles ?? [], platform: false })),
     gpu: [],
     unbound: (t?.names ?? []).map((name) => ({ name, usedIn: -1, definedIn: [] })),

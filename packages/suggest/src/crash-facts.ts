@@ -2,6 +2,7 @@ import type { CrashRecord } from '@junobench/core';
 import { parseImports, parseTraceback, type TracebackFrame } from '@junobench/notebook';
 import { notebookStateEvidence, type NotebookState } from './notebook-state.js';
 import { predictLibrary, type LibraryPrediction } from './predict-library.js';
+import { refineWithReplay, type ReplayEvidence } from './replay-evidence.js';
 import { RULE_CONFIDENCE } from './rule-confidence.js';
 import type { SuggestInput } from './suggest-input.js';
 
@@ -60,7 +61,10 @@ export function collectCrashFacts(input: SuggestInput): CrashFacts {
   const missingName = missing?.[1] ?? missing?.[2] ?? missing?.[3];
   const statement = (deepestUser >= 0 ? frames[deepestUser]!.code : undefined) ?? '';
   const eclass = ename.toLowerCase();
-  const notebookState = notebookStateEvidence({ input, eclass, message: input.evalue, statement });
+  // A crash that a top-to-bottom replay reproduced needs no out-of-order or re-run state, whatever the counts say.
+  const notebookState = input.replay?.fileOrder
+    ? undefined
+    : notebookStateEvidence({ input, eclass, message: input.evalue, statement });
   return {
     input,
     ename,
@@ -72,7 +76,7 @@ export function collectCrashFacts(input: SuggestInput): CrashFacts {
     cellCode: input.cell ?? shownCell,
     libraryFrames: frames.slice(deepestUser + 1).filter((f) => f.kind === 'library'),
     libraryModules: parsed.allFrames.filter((f) => f.kind === 'library' && f.module).map((f) => f.module!),
-    library: withNotebookState(predictLibrary(record), notebookState),
+    library: withNotebookState(refineWithReplay(predictLibrary(record), record, input.replay), notebookState),
     ...(notebookState ? { notebookState } : {}),
     ...(missingName ? { missingName } : {}),
   };

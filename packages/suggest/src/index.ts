@@ -2,6 +2,8 @@
 
 // Library cause: the estimator shared by `pool libcause` and `labels suggest`.
 export { predictLibrary } from './predict-library.js';
+export { refineWithReplay, libraryOfType } from './replay-evidence.js';
+export type { ReplayEvidence } from './replay-evidence.js';
 export type { LibraryPrediction, LibraryEvidence } from './predict-library.js';
 export { evaluateLibcause, labelledLibrary, LibcauseEvaluator } from './evaluate-libcause.js';
 export type { LibcauseEvaluation, LibraryScore } from './evaluate-libcause.js';

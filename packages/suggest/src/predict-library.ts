@@ -466,12 +466,21 @@ class Analysis {
    * A module attribute that misspells one of the library's public names: the notebook's typo, not the library's doing.
    */
   private misspelledModuleAttribute(): string | undefined {
-    const typo = /module '([\w.]+)' has no attribute '(\w+)'/.exec(this.message);
+    // `np.asarry`, and its import form: `from sklearn.preprocessing import LabelEncoderder`.
+    const attr = /module '([\w.]+)' has no attribute '(\w+)'/.exec(this.message);
+    const imp = /importerror/i.test(this.ename)
+      ? /cannot import name '(\w+)' from '([\w.]+)'/.exec(this.message)
+      : null;
+    const typo = attr ? { module: attr[1]!, name: attr[2]! } : imp ? { module: imp[2]!, name: imp[1]! } : undefined;
     if (!typo) return undefined;
-    const lib = libraryOfModule(typo[1]!);
-    const near = lib ? MODULE_PUBLIC_NAMES[lib]?.find((name) => isMisspelling(typo[2]!, name)) : undefined;
+    const lib = libraryOfModule(typo.module);
+    // A name typed into an import line is often longer off (a repeated syllable): a quarter of it may differ.
+    const close = (name: string) =>
+      isMisspelling(typo.name, name) ||
+      (imp !== null && name.length >= 8 && editDistance(typo.name, name) <= Math.floor(name.length / 4));
+    const near = lib ? MODULE_PUBLIC_NAMES[lib]?.find(close) : undefined;
     return lib && near
-      ? `${typo[1]}.${typo[2]} is a misspelling of ${typo[1]}.${near}: the notebook's typo, not ${lib}'s doing`
+      ? `${typo.module}.${typo.name} is a misspelling of ${typo.module}.${near}: the notebook's typo, not ${lib}'s doing`
       : undefined;
   }
 

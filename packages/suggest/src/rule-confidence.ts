@@ -53,6 +53,8 @@ export const RULE_CONFIDENCE = {
   'library.other-package': 0.82, // 8/9
   'library.object-type': 0.75, // 11/14
   'library.stdlib': 0.5, // never fired
+  'library.replay-frames': 0.5, // never fired (needs a replay: add)
+  'library.replay-types': 0.5, // never fired (needs a replay: add)
   'library.rerun': 0.71, // 4/5
   'library.strong-message': 0.63, // 4/6
   'library.subscript': 0.67, // 1/1

@@ -1,3 +1,5 @@
+import type { ReplayEvidence } from './replay-evidence.js';
+
 /** What a new crash has, as far as it is known; only the exception and its traceback are required. */
 export interface SuggestInput {
   ename: string;
@@ -17,4 +19,6 @@ export interface SuggestInput {
   /** Saved execution counts of cellsBefore / cellsAfter, aligned with them. */
   executionCountsBefore?: ReadonlyArray<number | null>;
   executionCountsAfter?: ReadonlyArray<number | null>;
+  /** What a replay that reproduced the crash showed (`add` after its run). */
+  replay?: ReplayEvidence;
 }

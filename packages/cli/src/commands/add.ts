@@ -168,6 +168,13 @@ async function reproduceOptions(
               modules.map((m) => [m, (id.packages ?? {})[m] !== null && (id.packages ?? {})[m] !== undefined]),
             );
           },
+          // The types of what the crashing line works on, for the library suggestion (a second, shorter run).
+          captureState: async (target) => {
+            const { captureRuntimeStates } = await import('@junobench/runtime-context');
+            const states = await captureRuntimeStates([{ key: 'crash', ...target }], runtime);
+            const state = states.get('crash');
+            return state?.captured ? state.names.map((n) => ({ name: n.name, type: n.type })) : undefined;
+          },
         }
       : {}),
     ...(flags.offline ? {} : { fetchUrl: fetchUrl }),

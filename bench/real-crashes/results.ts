@@ -1,0 +1,202 @@
+// bench/real-crashes: the report of run.ts (results.md), from the results of each label. Pure.
+
+/** One crash of the corpus (see README.md for the fields). */
+export interface Entry {
+  id: string;
+  repo: string;
+  path: string;
+  commit: string;
+  license: string;
+  ename: string;
+  evalue: string;
+  libraries: string[];
+  /** The library cause, labelled by hand (JunoBench's taxonomy; None = no library caused it). */
+  library: string;
+  data: 'in-repo' | 'url' | 'gone' | 'none';
+  dataNote: string;
+  why: string;
+  crashCell?: number;
+  executionCount?: number | null;
+  dataFiles?: { path: string; readAs: string }[];
+}
+
+export interface EntryResult {
+  id: string;
+  exitCode: number;
+  outcome: 'reproduced' | 'not-reproduced' | 'skipped-env' | 'refused' | 'error';
+  cause?: string;
+  detail?: string;
+  next?: string;
+  verify: string;
+  error?: string;
+  suggestedLibrary?: string;
+  synthetic: string[];
+  match?: string;
+  edits: string[];
+  durationMs: number;
+}
+
+export type Review = Record<string, { agree: boolean; note: string }>;
+
+/** Held-out entries read while the runner was built, before the split was computed (README.md, "Split"). */
+export const SEEN_HELD_OUT: ReadonlySet<string> = new Set(['gh-003', 'gh-004', 'gh-005', 'gh-009', 'gh-013', 'gh-014', 'gh-018']);
+
+const CAUSES = [
+  'needs-network',
+  'needs-data',
+  'needs-package',
+  'needs-gpu',
+  'order-dependent',
+  'different-crash',
+  'no-crash',
+  'timeout',
+];
+
+function pct(n: number, d: number): string {
+  return d === 0 ? '–' : `${n}/${d} (${Math.round((100 * n) / d)}%)`;
+}
+
+function oneLine(s: string | undefined, max = 160): string {
+  const l = (s ?? '').split('\n')[0]!.replace(/\|/g, '\\|');
+  return l.length > max ? `${l.slice(0, max - 1)}…` : l;
+}
+
+function reproducedOf(rs: Map<string, EntryResult>, es: readonly Entry[]): number {
+  return es.filter((e) => rs.get(e.id)?.outcome === 'reproduced').length;
+}
+
+/** Whether a suggested library is the labelled one (TensorFlow and Keras are one class). */
+export function sameLibrary(label: string, suggested: string | undefined): boolean {
+  return suggested !== undefined && label.toLowerCase() === suggested.toLowerCase();
+}
+
+export function writeResults(
+  corpus: readonly Entry[],
+  labels: Record<string, Map<string, EntryResult>>,
+  review: Review,
+  split: ReadonlyMap<string, 'dev' | 'held-out'>,
+): string {
+  const order = ['before', 'after', ...Object.keys(labels).filter((l) => l !== 'before' && l !== 'after').sort()].filter(
+    (l) => labels[l],
+  );
+  const lines: string[] = [];
+  lines.push('# real-crashes: `junobench add` on real public crash notebooks');
+  lines.push('');
+  lines.push(
+    'Written by `npx tsx bench/real-crashes/run.ts` (see README.md for the corpus and how it is fetched); per-entry notes of a person who checked a cause go in `review.json` (' +
+      (Object.keys(review).length === 0 ? 'none so far: the causes below are the tool\'s own' : `${Object.keys(review).length} entries`) +
+      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the current code.',
+  );
+  lines.push('');
+  const groups: [string, readonly Entry[]][] = [
+    [`all (${corpus.length})`, corpus],
+    ...(['gone', 'in-repo', 'url', 'none'] as const).map((d): [string, Entry[]] => {
+      const es = corpus.filter((e) => e.data === d);
+      return [`data ${d} (${es.length})`, es];
+    }),
+    ...(['dev', 'held-out'] as const).map((s): [string, Entry[]] => {
+      const es = corpus.filter((e) => split.get(e.id) === s);
+      return [`${s} split (${es.length})`, es];
+    }),
+    ((): [string, Entry[]] => {
+      const es = corpus.filter((e) => split.get(e.id) === 'held-out' && !SEEN_HELD_OUT.has(e.id));
+      return [`held-out, never read (${es.length})`, es];
+    })(),
+    ((): [string, Entry[]] => {
+      const es = corpus.filter((e) => e.data === 'gone' && split.get(e.id) === 'held-out');
+      return [`data gone, held-out (${es.length})`, es];
+    })(),
+  ];
+  lines.push('## Reproduced without hand edits');
+  lines.push('');
+  lines.push(`| | ${order.join(' | ')} |`);
+  lines.push(`|---|${order.map(() => '---').join('|')}|`);
+  for (const [name, es] of groups) {
+    lines.push(`| ${name} | ${order.map((l) => pct(reproducedOf(labels[l]!, es), es.filter((e) => labels[l]!.has(e.id)).length)).join(' | ')} |`);
+  }
+  lines.push(
+    `| exit codes | ${order
+      .map((l) => {
+        const counts = new Map<number, number>();
+        for (const r of labels[l]!.values()) counts.set(r.exitCode, (counts.get(r.exitCode) ?? 0) + 1);
+        return [...counts].sort((a, b) => a[0] - b[0]).map(([c, n]) => `${c}: ${n}`).join(', ');
+      })
+      .join(' | ')} |`,
+  );
+  lines.push(
+    `| exit 70 | ${order.map((l) => [...labels[l]!.values()].filter((r) => r.exitCode === 70).length).join(' | ')} |`,
+  );
+  for (const [name, sides] of [
+    ['library suggestion right, reproduced ones', ['dev', 'held-out']],
+    ['… dev split', ['dev']],
+    ['… held-out split', ['held-out']],
+  ] as const) {
+    lines.push(
+      `| ${name} | ${order
+        .map((l) => {
+          const rep = corpus.filter(
+            (e) => labels[l]!.get(e.id)?.outcome === 'reproduced' && (sides as readonly string[]).includes(split.get(e.id)!),
+          );
+          return pct(rep.filter((e) => sameLibrary(e.library, labels[l]!.get(e.id)!.suggestedLibrary)).length, rep.length);
+        })
+        .join(' | ')} |`,
+    );
+  }
+  lines.push(
+    `| library suggestion right, all drafted | ${order
+      .map((l) => {
+        const drafted = corpus.filter((e) => labels[l]!.get(e.id)?.suggestedLibrary !== undefined);
+        return pct(drafted.filter((e) => sameLibrary(e.library, labels[l]!.get(e.id)!.suggestedLibrary)).length, drafted.length);
+      })
+      .join(' | ')} |`,
+  );
+  lines.push('');
+  lines.push('## Not reproduced, by cause');
+  lines.push('');
+  lines.push(`| cause | ${order.join(' | ')} |`);
+  lines.push(`|---|${order.map(() => '---').join('|')}|`);
+  const keyOf = (r: EntryResult) =>
+    r.outcome === 'reproduced' ? undefined : r.cause ?? (r.outcome === 'not-reproduced' ? '(no cause named)' : `(${r.outcome})`);
+  const keys = new Set<string>();
+  for (const l of order) for (const r of labels[l]!.values()) if (keyOf(r)) keys.add(keyOf(r)!);
+  const sortedKeys = [...keys].sort((a, b) => (CAUSES.indexOf(a) + 100 * +(CAUSES.indexOf(a) < 0)) - (CAUSES.indexOf(b) + 100 * +(CAUSES.indexOf(b) < 0)) || (a < b ? -1 : 1));
+  for (const k of sortedKeys) {
+    lines.push(`| ${k} | ${order.map((l) => [...labels[l]!.values()].filter((r) => keyOf(r) === k).length).join(' | ')} |`);
+  }
+  const disagree = corpus.filter((e) => review[e.id] && !review[e.id]!.agree);
+  const last = order[order.length - 1]!;
+  const notRep = corpus.filter((e) => labels[last]!.has(e.id) && labels[last]!.get(e.id)!.outcome !== 'reproduced');
+  lines.push('');
+  lines.push(
+    `Checked by hand (${last}): ${notRep.filter((e) => review[e.id]).length} of the ${notRep.length} not reproduced have a note in review.json; the cause is disputed for ${notRep.filter((e) => review[e.id] && !review[e.id]!.agree).length}.`,
+  );
+  lines.push('');
+  lines.push('## Per entry');
+  lines.push('');
+  lines.push(
+    `| id | split | data | crash | ${order.map((l) => `${l}`).join(' | ')} | cause (${last}): detail | library: label / suggested (${last}) | review |`,
+  );
+  lines.push(`|---|---|---|---|${order.map(() => '---').join('|')}|---|---|---|`);
+  for (const e of corpus) {
+    const r = labels[last]!.get(e.id);
+    const out = (l: string) => {
+      const x = labels[l]!.get(e.id);
+      if (!x) return '–';
+      return `${x.outcome === 'reproduced' ? '**reproduced**' : (x.cause ?? x.outcome)} (${x.exitCode})${x.synthetic.length > 0 ? ' syn' : ''}`;
+    };
+    const cause = r && r.outcome !== 'reproduced' ? `${r.cause ?? r.outcome}: ${oneLine(r.detail ?? r.error ?? r.verify)}` : '';
+    const lib = `${e.library} / ${r?.suggestedLibrary ?? '–'}${r?.suggestedLibrary && !sameLibrary(e.library, r.suggestedLibrary) ? ' ✗' : ''}`;
+    const rv = review[e.id];
+    lines.push(
+      `| ${e.id} | ${split.get(e.id)} | ${e.data} | ${e.ename}: ${oneLine(e.evalue, 60)} | ${order.map(out).join(' | ')} | ${cause} | ${lib} | ${rv ? `${rv.agree ? 'agree' : '**disagree**'}: ${oneLine(rv.note, 200)}` : ''} |`,
+    );
+  }
+  if (disagree.length > 0) {
+    lines.push('');
+    lines.push('## Where the reviewer disagrees with the cause');
+    lines.push('');
+    for (const e of disagree) lines.push(`- ${e.id}: ${review[e.id]!.note}`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { cellFacts } from '../test-helpers/facts.js';
+import { moduleTheCrashLacks, planPackages } from './plan-packages.js';
+
+describe('planPackages and the module whose absence is the crash', () => {
+  it.each<[string, string, string | undefined]>([
+    ['ModuleNotFoundError', "No module named 'xgboost'", 'xgboost'],
+    ['ModuleNotFoundError', "No module named 'tensorflow.keras'", 'tensorflow.keras'],
+    ['ImportError', "cannot import name 'plot_confusion_matrix' from 'sklearn.metrics'", undefined],
+    ['KeyError', "'No module named x'", undefined],
+  ])('moduleTheCrashLacks(%s: %s) = %s', (ename, evalue, module) => {
+    expect(moduleTheCrashLacks({ ename, evalue })).toBe(module);
+  });
+
+  it('keeps the import that is the crash (to fail as it did) while an unused missing one is left out', () => {
+    const imp = (module: string, line: number) => ({ module, alias: module, line, endLine: line, top: true });
+    const facts = [cellFacts(0, { imports: [imp('numpy', 1), imp('not_here', 2), imp('tqdm', 3)], loads: [] })];
+    const p = planPackages(
+      facts,
+      0,
+      { numpy: true, not_here: false, tqdm: false },
+      [],
+      ['import numpy\nimport not_here\nimport tqdm'],
+      'not_here',
+    );
+    expect(p.drop.map((d) => d.line)).toEqual([3]);
+    expect(p.missing).toEqual([]);
+  });
+
+  it('a submodule the installed package lacks is missing too: left out when unused, else reported with the package', () => {
+    const imp = (module: string, alias: string, line: number) => ({ module, alias, line, endLine: line, top: true });
+    const facts = [
+      cellFacts(0, {
+        imports: [imp('pandas.tools.plotting', 'scatter_matrix', 1), imp('pandas.io.data', 'DataReader', 2)],
+        loads: [],
+      }),
+      cellFacts(1, { loads: ['DataReader'] }),
+    ];
+    const importable = { pandas: true, 'pandas.tools.plotting': false, 'pandas.io.data': false };
+    const p = planPackages(facts, 1, importable, [], ['', '']);
+    expect(p.drop.map((d) => d.line)).toEqual([1]);
+    expect(p.missing).toEqual([
+      { module: 'pandas.io.data', installed: 'pandas', cell: 0, usedBeforeCrash: true, profiles: [], platform: false },
+    ]);
+  });
+});
