@@ -26,3 +26,39 @@ export type {
 } from './read-checks-probe.js';
 export { judgeChecks, describeFailedCheck } from './judge-checks.js';
 export type { ChecksFailure } from './judge-checks.js';
+
+// Mutation testing
+export { planMutants, MUTANT_FAMILIES } from './plan-mutants.js';
+export type { Mutant, MutantFamily, MutantSource } from './plan-mutants.js';
+export { readCrashSite } from './read-crash-site.js';
+export type { CrashSite } from './read-crash-site.js';
+export { testChecks, planChecksReport, assembleResult, fakeOutputOf } from './test-checks.js';
+export type { TestChecksOptions } from './test-checks.js';
+export {
+  prepareChecksInstances,
+  judgeMutantRun,
+  hashChecksContent,
+  CHECKS_TEST_VERSION,
+} from './prepare-checks-instance.js';
+export type { ChecksInstance } from './prepare-checks-instance.js';
+export { runNotebookJobs } from './run-notebook-jobs.js';
+export type { NotebookJob, RunJobsOptions } from './run-notebook-jobs.js';
+
+// Suggesting checks
+export { suggestChecks } from './suggest-checks.js';
+export type { SuggestChecksOptions } from './suggest-checks.js';
+export { planCandidateChecks, renderChecksFile, VALUE_TOLERANCE } from './plan-candidate-checks.js';
+export type { CandidateCheck } from './plan-candidate-checks.js';
+export { selectChecks } from './select-checks.js';
+export type { CheckSelection, MutantRunWithCandidates } from './select-checks.js';
+
+// The recorded results (raw/checks-report.json) and what the build records of them
+export {
+  defaultChecksRecord,
+  readChecksRecord,
+  mergeChecksRecord,
+  writeChecksRecord,
+  readCurrentInstances,
+  planRecordedChecks,
+} from './checks-record.js';
+export type { CurrentInstance } from './checks-record.js';

@@ -68,6 +68,8 @@ export interface RunSnapshot {
   names: Record<string, NameSummary>;
   figures: FigureSummary[];
   printed: { position: number; text: string }[];
+  /** The text form of what the cells displayed (a cell's last value, display()), from the snapshot's position on. */
+  shown: { position: number; text: string }[];
 }
 
 /** The harness's report on one run. */

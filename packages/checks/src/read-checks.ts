@@ -73,7 +73,8 @@ function findBodyStart(tokens: readonly PyToken[], from: number): number | undef
 export function firstDocLine(literal: string): string {
   const m = /^[rRuU]?("""|'''|"|')([\s\S]*?)(?:\1)?$/.exec(literal);
   if (!m) return '';
-  const text = m[2]!.replace(/\\n/g, '\n');
+  const raw = literal.startsWith('r') || literal.startsWith('R');
+  const text = raw ? m[2]! : m[2]!.replace(/\\n/g, '\n').replace(/\\(["'\\])/g, '$1');
   return (
     text
       .split('\n')

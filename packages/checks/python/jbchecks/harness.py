@@ -116,6 +116,7 @@ class Harness:
         self.figures = []
         self.printed = []
         self.printed_chars = 0
+        self.shown = []
         self.before = None
         # What finish uses, taken before any cell can replace it.
         self._dumps = json.dumps
@@ -139,7 +140,10 @@ class Harness:
 
         def format_and_keep(obj, *args, **kwargs):
             self._keep_figure(obj)
-            return format_(obj, *args, **kwargs)
+            data = format_(obj, *args, **kwargs)
+            if self.snapshot_from is not None:
+                self._keep_shown(data)
+            return data
 
         try:
             formatter.format = format_and_keep
@@ -292,6 +296,14 @@ class Harness:
             if not any(f is obj for _, f in self.figures):
                 self.figures.append((self.position, obj))
 
+    def _keep_shown(self, data):
+        try:
+            text = data[0].get("text/plain") if isinstance(data, tuple) else None
+        except Exception:  # noqa: BLE001
+            text = None
+        if self.active and isinstance(text, str) and len(self.shown) < 1000:
+            self.shown.append((self.position, text[:20000]))
+
     def _capture(self, text):
         if self.active and isinstance(text, str) and self.printed_chars < PRINTED_LIMIT:
             text = text[: PRINTED_LIMIT - self.printed_chars]
@@ -418,7 +430,15 @@ class Harness:
             if self.snapshot_from is None or pos >= self.snapshot_from:
                 figures.append(dict(_describe_figure(fig), position=pos))
         printed = [{"position": p, "text": "".join(t)} for p, t in self.printed]
-        return {"from": self.snapshot_from, "reached": self.before is not None, "names": produced, "figures": figures, "printed": printed}
+        shown = [{"position": p, "text": t} for p, t in self.shown if p >= (self.snapshot_from or 0)]
+        return {
+            "from": self.snapshot_from,
+            "reached": self.before is not None,
+            "names": produced,
+            "figures": figures,
+            "printed": printed,
+            "shown": shown,
+        }
 
     # -- finish ----------------------------------------------------------------
 
@@ -496,13 +516,18 @@ class Helpers:
         self._h._post_execute()
         return [f for _, f in self._h.figures]
 
-    def axes(self, title=None):
-        """The axes of those figures; with `title`, only those whose title (any of left, centre, right) is it."""
+    def axes(self, title=None, xlabel=None, ylabel=None):
+        """The axes of those figures; with `title` (any of left, centre, right), `xlabel` or `ylabel`, those that have it."""
         out = []
         for fig in self.figures():
             for ax in fig.axes:
-                if title is None or title in (ax.get_title("left"), ax.get_title(), ax.get_title("right")):
-                    out.append(ax)
+                if title is not None and title not in (ax.get_title("left"), ax.get_title(), ax.get_title("right")):
+                    continue
+                if xlabel is not None and ax.get_xlabel() != xlabel:
+                    continue
+                if ylabel is not None and ax.get_ylabel() != ylabel:
+                    continue
+                out.append(ax)
         return out
 
     def printed(self):

@@ -450,7 +450,7 @@ export interface StageLockEntry {
 export type MutantOutcome = 'crashed' | 'hiding' | 'checks-failed' | 'survived' | 'not-run';
 
 /**
- * What `junobench checks test --json` and the build's curated/checks.json hold: per instance, its checks (checks.py), whether the fixed notebook passes them, and the mutation test: the non-fixes generated from the crashing notebook and what rejected each (docs/checks.md).
+ * What `junobench checks test --json` writes, `checks test --record` merges into raw/checks-report.json, and the build's curated/checks.json holds: per instance, its checks (checks.py), whether the fixed notebook passes them, and the mutation test: the non-fixes generated from the crashing notebook and what rejected each (docs/checks.md).
  */
 
 export interface ChecksReport {
@@ -483,9 +483,9 @@ export interface ChecksSummary {
 export interface InstanceChecksResult {
   instance: string;
   /**
-   * complete: the fixed notebook passes its checks on every run and every mutant is rejected; waived: the only survivors are waived in instance.json; survivors: a mutant survived unwaived; fixed-fails: the fixed notebook fails its checks (or hides its crash); skipped-env: a required module is missing here; error: the crashing notebook did not crash as labelled, so no mutant could be placed.
+   * complete: the fixed notebook passes its checks on every run and every mutant is rejected; waived: the only survivors are waived in instance.json; survivors: a mutant survived unwaived; fixed-fails: the fixed notebook fails its checks (or hides its crash); skipped-env: a required module is missing here; error: the crashing notebook did not crash as labelled, so no mutant could be placed; untested (the build's record only): no result for the instance's current files.
    */
-  status: 'complete' | 'survivors' | 'waived' | 'fixed-fails' | 'skipped-env' | 'error';
+  status: 'complete' | 'survivors' | 'waived' | 'fixed-fails' | 'skipped-env' | 'error' | 'untested';
   reason?: string;
   /**
    * The checks of checks.py, in order (empty: the instance has none).
@@ -503,7 +503,7 @@ export interface InstanceChecksResult {
    */
   waived: ChecksWaiver[];
   /**
-   * The cache key: the instance's files, the harness, the runtime.
+   * What the result is about: the instance's files (checks.py included), the harness and the mutants' logic; the build compares it with the instance's current one.
    */
   contentHash: string;
   cached?: boolean;
@@ -604,6 +604,43 @@ export interface MutationScore {
 export interface ChecksWaiver {
   mutant: string;
   reason: string;
+}
+
+/**
+ * crashed: the mutant did not run to the end (an error, a timeout, a dead kernel); hiding: runtime evidence of hiding; checks-failed: a check failed; survived: none of these, the checks let it pass; not-run: the runtime could not run it (says nothing about the checks).
+ */
+
+export interface ChecksSuggestion {
+  instance: string;
+  /**
+   * error: the crashing notebook did not crash as labelled, the fixed one did not run, or it produced nothing to check.
+   */
+  status: 'suggested' | 'skipped-env' | 'error';
+  reason?: string;
+  /**
+   * The proposed checks.py.
+   */
+  file?: string;
+  /**
+   * The proposed checks, in the file's order.
+   */
+  checks: CheckInfo[];
+  /**
+   * Candidate checks derived from the fixed notebook's snapshot.
+   */
+  candidates: number;
+  /**
+   * Each mutant run with every candidate; `failed` lists the candidates that rejected it.
+   */
+  mutants: MutantResult[];
+  /**
+   * Mutants that ran to the end and that no proposed check rejects (write a check for each by hand, or waive it).
+   */
+  uncovered: string[];
+  /**
+   * Candidates left out because a run of the fixed notebook failed them.
+   */
+  dropped: string[];
 }
 
 /**
@@ -2346,6 +2383,7 @@ export interface ReleaseInstance {
   labels: Labels;
   verification: ReleaseInstanceOutcomes;
   syntheticData: boolean;
+  checks?: ReleaseInstanceChecks;
   files: ReleaseFile[];
 }
 /**
@@ -2357,9 +2395,19 @@ export interface ReleaseInstanceOutcomes {
   fixed: Outcome;
 }
 /**
- * This interface was referenced by `ReleaseManifest`'s JSON-Schema
- * via the `definition` "file".
+ * Its checks.py (what a fix must achieve) and their recorded mutation test (checks.json).
  */
+
+export interface ReleaseInstanceChecks {
+  checks: CheckInfo[];
+  /**
+   * complete: the fixed notebook passes its checks on every run and every mutant is rejected; waived: the only survivors are waived in instance.json; survivors: a mutant survived unwaived; fixed-fails: the fixed notebook fails its checks (or hides its crash); skipped-env: a required module is missing here; error: the crashing notebook did not crash as labelled, so no mutant could be placed; untested (the build's record only): no result for the instance's current files.
+   */
+  status: 'complete' | 'survivors' | 'waived' | 'fixed-fails' | 'skipped-env' | 'error' | 'untested';
+  mutants: number;
+  rejected: number;
+  waived?: ChecksWaiver[];
+}
 
 export interface ReleaseFile {
   /**
@@ -2462,7 +2510,8 @@ export interface ReleaseRefusal {
     | 'version-not-greater'
     | 'no-instances'
     | 'inconsistent'
-    | 'out-of-date';
+    | 'out-of-date'
+    | 'checks';
   instance?: string;
   message: string;
 }
