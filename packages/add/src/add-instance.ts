@@ -20,6 +20,7 @@ import {
 } from '@junobench/core';
 import {
   assertNoNulCells,
+  listCodeCells,
   mineImports,
   mineNotebookCrashes,
   parseNotebook,
@@ -97,6 +98,8 @@ export interface AddInstancePlan {
   data: { mount: string; treeSha256: string }[];
   warnings: string[];
   reproduction?: DraftReproduction;
+  /** checks.py drafted from the crash cell (planDraftChecks), when it binds anything. */
+  checks?: string;
 }
 
 export interface AddInstanceResult {
@@ -348,9 +351,12 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     suggestedLabels,
   };
   validateOrThrow<Instance>('instance', instance, { file: path.join(options.instancesDir, id, 'instance.json') });
+  const { planDraftChecks } = await import('@junobench/checks');
+  const checks = planDraftChecks(id, listCodeCells(reproduced.notebook)[reproduced.crashCell]?.source ?? '');
   return {
     id,
     instance,
+    ...(checks ? { checks } : {}),
     original: originalBytes,
     reproduced,
     crashes,
@@ -481,6 +487,7 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       data = { sha256: got.sha256, files: got.files, bytes: got.bytes };
     }
     await writeFile(path.join(staging, 'instance.json'), formatJson(plan.instance));
+    if (plan.checks) await writeFile(path.join(staging, 'checks.py'), plan.checks);
     let materialized: MaterializedDraft | undefined;
     if (plan.reproduction && options.reproduce) {
       progress?.({ task: 'add', done: 0, message: 'putting the inputs into data/' });

@@ -62,3 +62,4 @@ export {
   planRecordedChecks,
 } from './checks-record.js';
 export type { CurrentInstance } from './checks-record.js';
+export { planDraftChecks } from './plan-draft-checks.js';
