@@ -688,4 +688,4 @@ def install(config):
     return harness
 
 
-install(CONFIG)  # noqa: F821 - given by the probe's setup
+install(globals()["CONFIG"])  # given by the probe's setup
