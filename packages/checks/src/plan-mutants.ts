@@ -9,7 +9,7 @@ import {
 } from './python-statements.js';
 
 /**
- * The families of non-fixes (docs/checks.md, "Mutation testing"): each removes or dodges the crash without fixing it.
+ * The families of non-fixes (docs/checks.md, "Mutation testing: `junobench checks test [<id>...]`"): each removes or dodges the crash without fixing it.
  * Statement families change the crashing statement (the traceback's line in the crash cell); cell families the crash
  * cell; `library-patched` an earlier cell.
  */

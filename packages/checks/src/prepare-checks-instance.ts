@@ -114,7 +114,7 @@ export async function prepareChecksInstances(
 
 /**
  * What a mutation-test result is about, without running anything: the instance's files (hashTree), the harness, and
- * the mutants' logic. The build compares it with the recorded result's (docs/checks.md, "Recorded results").
+ * the mutants' logic. The build compares it with the recorded result's (docs/checks.md, "Recorded results, the build and releases").
  */
 export function hashChecksContent(tree: string, harness: string): string {
   return hashValue({ instance: tree, harness, logic: CHECKS_TEST_VERSION });

@@ -1,12 +1,11 @@
 import type { ChecksSuggestion, MutantResult } from '@junobench/core';
 import { planCandidateChecks, renderChecksFile } from './plan-candidate-checks.js';
-import { planMutants } from './plan-mutants.js';
 import { readHarnessSource } from './plan-checks-probe.js';
 import { judgeMutantRun, prepareChecksInstances } from './prepare-checks-instance.js';
 import { readChecksProbe } from './read-checks-probe.js';
 import { runNotebookJobs, type NotebookJob, type RunJobsOptions } from './run-notebook-jobs.js';
 import { selectChecks, type MutantRunWithCandidates } from './select-checks.js';
-import { fakeOutputOf, planMutantRun, planProbe, runFirst } from './test-checks.js';
+import { planMutantRun, planMutantsOf, planProbe, runFirst } from './test-checks.js';
 
 export interface SuggestChecksOptions extends Omit<RunJobsOptions, 'task'> {
   cellTimeoutSeconds?: number;
@@ -57,16 +56,7 @@ export async function suggestChecks(instanceDir: string, options: SuggestChecksO
     };
   const file = renderChecksFile(p!.id, candidates);
   const infos = candidates.map((c) => ({ name: c.name, reason: c.reason }));
-  const fake = fakeOutputOf(first, p!.crashPosition);
-  const mutants = planMutants({
-    notebook: p!.reproduced,
-    order: p!.instance.execution.order,
-    ...(p!.instance.execution.cells ? { cells: p!.instance.execution.cells } : {}),
-    crashCell: p!.instance.crash.cell,
-    ...(first.site.line !== undefined ? { crashLine: first.site.line } : {}),
-    ...(first.site.libraryCall ? { libraryCall: first.site.libraryCall } : {}),
-    ...(fake ? { fakeOutput: fake } : {}),
-  });
+  const mutants = planMutantsOf(p!, first);
   const runs: { probe: ReturnType<typeof planProbe>; plan: number[] }[] = [];
   const jobs: NotebookJob[] = [];
   for (const nb of ['fixed.ipynb', 'fixed.ipynb', ...mutants.map((m) => m.notebook)]) {

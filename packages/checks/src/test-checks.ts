@@ -39,7 +39,7 @@ export interface FirstRuns {
 /**
  * `junobench checks test`: for each instance, run the fixed notebook with its checks (fixedRuns times; every run must
  * pass them and hide nothing), then every mutant of the crashing notebook (planMutants) with the same checks; a
- * mutant is rejected when it crashes, shows evidence of hiding, or fails a check (docs/checks.md, "Mutation testing").
+ * mutant is rejected when it crashes, shows evidence of hiding, or fails a check (docs/checks.md, "Mutation testing: `junobench checks test [<id>...]`").
  */
 export async function testChecks(dirs: readonly string[], options: TestChecksOptions): Promise<ChecksReport> {
   const fixedRuns = Math.max(1, options.fixedRuns ?? 2);
@@ -74,16 +74,7 @@ export async function testChecks(dirs: readonly string[], options: TestChecksOpt
   for (const p of toRun) {
     const f = first.get(p.id)!;
     if (!f.site) continue;
-    const fake = fakeOutputOf(f, p.crashPosition);
-    const mutants = planMutants({
-      notebook: p.reproduced,
-      order: p.instance.execution.order,
-      ...(p.instance.execution.cells ? { cells: p.instance.execution.cells } : {}),
-      crashCell: p.instance.crash.cell,
-      ...(f.site.line !== undefined ? { crashLine: f.site.line } : {}),
-      ...(f.site.libraryCall ? { libraryCall: f.site.libraryCall } : {}),
-      ...(fake ? { fakeOutput: fake } : {}),
-    });
+    const mutants = planMutantsOf(p, f);
     mutantsOf.set(p.id, mutants);
     for (const mutant of mutants) {
       const probe = planProbe(harness, p);
@@ -164,6 +155,21 @@ export async function runFirst(
     }
   });
   return out;
+}
+
+/** The mutants of an instance's crashing notebook, placed by its first runs (where it crashed, what the fix printed). */
+export function planMutantsOf(p: ChecksInstance, f: FirstRuns): Mutant[] {
+  if (!f.site) return [];
+  const fake = fakeOutputOf(f, p.crashPosition);
+  return planMutants({
+    notebook: p.reproduced,
+    order: p.instance.execution.order,
+    ...(p.instance.execution.cells ? { cells: p.instance.execution.cells } : {}),
+    crashCell: p.instance.crash.cell,
+    ...(f.site.line !== undefined ? { crashLine: f.site.line } : {}),
+    ...(f.site.libraryCall ? { libraryCall: f.site.libraryCall } : {}),
+    ...(fake ? { fakeOutput: fake } : {}),
+  });
 }
 
 /** What a reader saw of the fixed notebook's crash cell: what it printed, then what it displayed. */

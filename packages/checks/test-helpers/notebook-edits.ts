@@ -24,7 +24,7 @@ export interface AlternativeFixes {
 
 /** The notebook with the edits applied, outputs cleared; throws naming the edit that does not apply exactly once. */
 export function applyNotebookEdits(nb: Notebook, edits: readonly NotebookEdit[]): Notebook {
-  let cells = nb.cells.map((c) => (c.cell_type === 'code' ? { ...c, outputs: [] } : { ...c }));
+  let cells: Notebook['cells'] = nb.cells.map((c) => (c.cell_type === 'code' ? { ...c, outputs: [] } : { ...c }));
   for (const [k, e] of edits.entries()) {
     const code = listCodeCells({ ...nb, cells });
     if ('replace' in e) {

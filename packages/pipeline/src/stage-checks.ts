@@ -12,7 +12,7 @@ export interface ChecksStageOptions {
 /**
  * Record each instance's mutation-tested checks into curated/checks.json: the recorded result of `junobench checks
  * test --record` when it is about the instance's current files, else `untested`. Nothing runs here: mutation testing
- * takes minutes per instance, and is measured by `checks test` (docs/checks.md, "Recorded results"); `release
+ * takes minutes per instance, and is measured by `checks test` (docs/checks.md, "Recorded results, the build and releases"); `release
  * prepare` refuses an instance whose recorded checks let a mutant survive, or that is untested.
  */
 export function createChecksStage(o: ChecksStageOptions): Stage {

@@ -1,4 +1,4 @@
-"""The checks harness, run inside the notebook's kernel (packages/checks/README.md).
+"""The checks harness, run inside the notebook's kernel (docs/checks.md).
 
 The toolchain sends this file's text as a run's probe: `setup` executes it in a
 private namespace before the first cell, with CONFIG set, and `finish` calls
