@@ -31,7 +31,11 @@ function harnessReport(r: NotebookRun): RunResult['probe'] {
   const line = (o: object) => `__junobench_checks__:${nonce} ${JSON.stringify(o)}\n`;
   return {
     setup: { status: 'ok', stdout: '', durationMs: 1 },
-    finish: { status: 'ok', stdout: line({ evidence: [], positions: r.cells.length }) + line({ done: true }), durationMs: 1 },
+    finish: {
+      status: 'ok',
+      stdout: line({ evidence: [], positions: r.cells.length }) + line({ done: true }),
+      durationMs: 1,
+    },
   };
 }
 
