@@ -27,6 +27,8 @@ def check_test_features_use_training_statistics():
 
 
 def check_gradient_descent_converged():
-    """gradient descent ends at the least-squares solution and predicts the test set well (R² above 0.9)"""
-    assert np.allclose(theta, theta_ne, atol=0.05), np.abs(theta - theta_ne).max()
+    """gradient descent reaches the least-squares training cost (within 5%) and predicts the test set well (R² above 0.9)"""
+    cost = compute_cost(X_train_b, y_train, theta)
+    best = compute_cost(X_train_b, y_train, theta_ne)
+    assert cost <= 1.05 * best, (cost, best)
     assert r2 > 0.9, r2
