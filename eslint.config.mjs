@@ -18,6 +18,9 @@ export const depConstraints = [
   { sourceTag: 'scope:charts', onlyDependOnLibsWithTags: ['layer:core'] },
   { sourceTag: 'scope:suggest', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook'] },
   { sourceTag: 'scope:queue', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
+  // checks (checks.py, its harness in the kernel, mutation testing) runs notebooks through the runtime; verify and
+  // score call it.
+  { sourceTag: 'scope:checks', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
   // reproduce (triage, data derivation, replay order) reads notebooks and finds the Python it analyses them with.
   { sourceTag: 'scope:reproduce', onlyDependOnLibsWithTags: ['layer:core', 'scope:notebook', 'scope:runtime'] },
   // A stage never imports another stage: flows across stages live in pipeline.

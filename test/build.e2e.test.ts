@@ -9,7 +9,7 @@ import { cp, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hashTree, listTree, type Benchmark, type VerificationReport } from '@junobench/core';
+import { hashTree, listTree, type Benchmark, type ChecksReport, type VerificationReport } from '@junobench/core';
 import { junobenchBin, repoRoot, runJunobench, type CliRun } from './run-cli.js';
 import { copyEmbeddedBuild, embeddedBuild } from './suite-build.js';
 
@@ -28,7 +28,7 @@ beforeAll(async () => {
 describe('junobench build', () => {
   it('runs every stage and succeeds', () => {
     expect(first.code, first.stderr).toBe(0);
-    for (const stage of ['pool', 'data', 'verify', 'labels', 'benchmark', 'stats', 'report'])
+    for (const stage of ['pool', 'data', 'verify', 'checks', 'labels', 'benchmark', 'stats', 'report'])
       expect(first.stdout).toMatch(new RegExp(`^${stage}\\s+done in`, 'm'));
   });
 
@@ -41,6 +41,14 @@ describe('junobench build', () => {
       expect.stringMatching(/^tensorflow_1: skipped required module.*tensorflow.*not importable/),
     ]);
     expect(v.summary.verified).toBeGreaterThanOrEqual(15);
+  });
+
+  it("records each instance's mutation-tested checks from raw/checks-report.json: every instance complete", async () => {
+    const c = JSON.parse(await readFile(path.join(a, 'curated/checks.json'), 'utf8')) as ChecksReport;
+    expect(c.instances.map((r) => `${r.instance} ${r.status}`)).toEqual(
+      c.instances.map((r) => `${r.instance} ${r.instance === 'tensorflow_1' ? 'skipped-env' : 'complete'}`),
+    );
+    expect(c.instances.every((r) => r.checks.length > 0)).toBe(true);
   });
 
   it('writes the curated benchmark, labels, stats and pool outputs', async () => {
@@ -71,7 +79,7 @@ describe('junobench build', () => {
   it('skips every stage on a second build with nothing changed', async () => {
     const again = await runJunobench(['build', '--cache-dir', cache], { cwd: a });
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/0 stage\(s\) ran, 7 up to date/);
+    expect(again.stdout).toMatch(/0 stage\(s\) ran, 8 up to date/);
   }, 300_000);
 
   it("prints each stage's last progress line before the stage's summary, and the build's summary last", async () => {

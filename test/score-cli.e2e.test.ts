@@ -143,11 +143,11 @@ describe('junobench tasks export / baseline oracle / score', () => {
     expect(JSON.parse(await readFile(inside, 'utf8'))).toMatchObject({ tasks: { detect: 1 } });
   }, 300_000);
 
-  it('score --help states every rule of "resolved", the hidden-crash one included', async () => {
+  it('score --help states every rule of "resolved", the hidden-crash and checks ones included', async () => {
     const r = await runJunobench(['score', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout.replace(/\s+/g, ' ')).toContain(
-      'the crash cell included, and no exception handler or constant-false guard added',
+      'the crash cell included, no exception handler or constant-false guard added, at run time no exception of the labelled class swallowed and no library function replaced, and every check of the instance passed',
     );
   }, 120_000);
 

@@ -20,6 +20,7 @@ import {
 } from '@junobench/core';
 import {
   assertNoNulCells,
+  listCodeCells,
   mineImports,
   mineNotebookCrashes,
   parseNotebook,
@@ -104,6 +105,8 @@ export interface AddInstancePlan {
   reproduction?: DraftReproduction;
   /** What the label suggestions read (the saved crash and its notebook), for refining them with the replay's evidence. */
   suggestInput: SuggestInput;
+  /** checks.py drafted from the crash cell (planDraftChecks), when it binds anything. */
+  checks?: string;
 }
 
 export interface AddInstanceResult {
@@ -363,9 +366,12 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     suggestedLabels,
   };
   validateOrThrow<Instance>('instance', instance, { file: path.join(options.instancesDir, id, 'instance.json') });
+  const { planDraftChecks } = await import('@junobench/checks');
+  const checks = planDraftChecks(id, listCodeCells(reproduced.notebook)[reproduced.crashCell]?.source ?? '');
   return {
     id,
     instance,
+    ...(checks ? { checks } : {}),
     original: originalBytes,
     reproduced,
     crashes,
@@ -509,6 +515,7 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       data = { sha256: got.sha256, files: got.files, bytes: got.bytes };
     }
     await writeFile(path.join(staging, 'instance.json'), formatJson(plan.instance));
+    if (plan.checks) await writeFile(path.join(staging, 'checks.py'), plan.checks);
     let materialized: MaterializedDraft | undefined;
     if (plan.reproduction && options.reproduce) {
       progress?.({ task: 'add', done: 0, message: 'putting the inputs into data/' });

@@ -11,6 +11,7 @@ import { createDataStage } from './stage-data.js';
 import { createPoolStage } from './stage-pool.js';
 import { createImageStage } from './stage-image.js';
 import { createReportStage } from './stage-report.js';
+import { createChecksStage } from './stage-checks.js';
 import type Docker from 'dockerode';
 
 export interface BuildOptions {
@@ -81,6 +82,11 @@ export function planStages(
       cacheDir,
       ...(options.jobs ? { jobs: options.jobs } : {}),
       runtime: getRuntime,
+    }),
+    createChecksStage({
+      instancesDir,
+      record: path.join(raw, 'checks-report.json'),
+      output: path.join(out, 'checks.json'),
     }),
     createLabelsStage({
       annotationsDir: path.join(raw, 'annotations'),

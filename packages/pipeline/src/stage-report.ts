@@ -18,6 +18,7 @@ export function createReportStage(o: ReportStageOptions): Stage {
     inputs: [
       c('benchmark.json'),
       c('verification.json'),
+      c('checks.json'),
       c('labels'),
       c('stats'),
       c('instances'),

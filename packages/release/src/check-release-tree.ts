@@ -54,6 +54,7 @@ const CSV_LABELS: Record<string, (typeof LABEL_KEYS)[number]> = {
 function schemaFor(rel: string): string | undefined {
   if (rel === 'benchmark.json') return 'benchmark';
   if (rel === 'verification.json') return 'verification';
+  if (rel === 'checks.json') return 'checks-report';
   if (rel === 'labels/agreement.json') return 'agreement-report';
   if (rel === 'stats/stats.json') return 'stats';
   if (rel === 'image/image.json') return 'image-record';

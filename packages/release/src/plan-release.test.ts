@@ -4,6 +4,7 @@ import {
   sha256,
   type BenchmarkEntry,
   type ImageRecord,
+  type InstanceChecksResult,
   type InstanceVerification,
   type Labels,
   type ReleaseManifest,
@@ -460,6 +461,86 @@ describe('planRefusals', () => {
     const i = inputs({ deprecated: [{ id: 'sklearn_1', deprecatedIn: '0.1.0', reason: 'broken' }] });
     i.verification.instances.push(result('sklearn_1', 'not-verified', 'crash-mismatch'));
     expect(planRefusals(i)).toEqual([]);
+  });
+});
+
+describe('checks: what a repair must achieve, mutation-tested', () => {
+  const checked = (
+    instance: string,
+    status: InstanceChecksResult['status'],
+    over: Partial<InstanceChecksResult> = {},
+  ) =>
+    ({
+      instance,
+      status,
+      checks: [{ name: 'check_units', reason: '`units` is integer' }],
+      fixed: { runs: 2, passed: 2 },
+      mutants: [],
+      score: { generated: 20, rejected: status === 'survivors' ? 19 : 20, value: 1 },
+      survivors: status === 'survivors' || status === 'waived' ? ['guard-if-len@6:1'] : [],
+      waived: status === 'waived' ? [{ mutant: 'guard-if-len@6:1', reason: 'the guard is the fix' }] : [],
+      contentHash: instance,
+      ...over,
+    }) as InstanceChecksResult;
+  const withChecks = (...results: InstanceChecksResult[]) =>
+    inputs({
+      checks: {
+        runtime: 'local',
+        summary: { instances: 0, mutants: 0, rejected: 0, complete: 0, skipped: 0 },
+        instances: results,
+      },
+    });
+
+  it('refuses an instance whose checks let a mutant survive unwaived, or that is untested or missing', () => {
+    const refusals = planRefusals(
+      withChecks(checked('numpy_1', 'survivors'), checked('tensorflow_1', 'skipped-env')),
+    ).filter((r) => r.code === 'checks');
+    expect(refusals).toEqual([
+      {
+        code: 'checks',
+        instance: 'numpy_1',
+        message:
+          'numpy_1: its checks let 1 mutant survive (guard-if-len@6:1): strengthen checks.py, or waive each in instance.json (checks.waive) with a reason',
+      },
+      {
+        code: 'checks',
+        instance: 'pandas_1',
+        message: 'pandas_1 has no entry in checks.json: run `junobench checks test pandas_1 --record`, then build',
+      },
+    ]);
+    const untested = planRefusals(
+      withChecks(
+        checked('numpy_1', 'untested', { reason: 'its files changed' }),
+        checked('pandas_1', 'complete'),
+        checked('tensorflow_1', 'skipped-env'),
+      ),
+    );
+    expect(untested.map((r) => r.message)).toEqual(['numpy_1: its checks are untested (its files changed)']);
+  });
+
+  it('releases waived survivors and records every instance’s checks in the manifest and the card', () => {
+    const plan = planRelease(
+      withChecks(checked('numpy_1', 'waived'), checked('pandas_1', 'complete'), checked('tensorflow_1', 'skipped-env')),
+    );
+    expect(plan.refusals).toEqual([]);
+    expect(plan.manifest.instances[0]!.checks).toEqual({
+      checks: [{ name: 'check_units', reason: '`units` is integer' }],
+      status: 'waived',
+      mutants: 20,
+      rejected: 20,
+      waived: [{ mutant: 'guard-if-len@6:1', reason: 'the guard is the fix' }],
+    });
+    expect(checkSchema('release-manifest', plan.manifest)).toEqual([]);
+    const card = plan.files.find((f) => f.path === 'README.md')! as { content: string };
+    expect(card.content).toContain('## What a repair must achieve');
+    expect(card.content).toContain(
+      '| numpy_1 | `check_units`: `units` is integer | 20/20 (waived: guard-if-len@6:1: the guard is the fix) |',
+    );
+    expect(card.content).toContain('| tensorflow_1 | `check_units`: `units` is integer | not run here (skipped-env) |');
+  });
+
+  it('refuses nothing for checks when the curated tree has no checks.json (made before checks)', () => {
+    expect(planRefusals(inputs()).filter((r) => r.code === 'checks')).toEqual([]);
   });
 });
 

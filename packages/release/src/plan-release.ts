@@ -60,6 +60,7 @@ export function planRelease(inputs: ReleaseInputs): ReleasePlan {
 
   const entries = new Map(inputs.benchmark.instances.map((e) => [e.id, e]));
   const verification = new Map(inputs.verification.instances.map((v) => [v.instance, v]));
+  const checked = new Map((inputs.checks?.instances ?? []).map((c) => [c.instance, c]));
   const released = inputs.instances
     .filter((i) => !deprecatedIds.has(i.id) && entries.has(i.id))
     .sort((a, b) => compareCodePoints(a.id, b.id));
@@ -79,6 +80,15 @@ export function planRelease(inputs: ReleaseInputs): ReleasePlan {
       syntheticData: Boolean(e.syntheticData),
       files: i.files.map(toReleaseFile),
     };
+    const c = checked.get(i.id);
+    if (c)
+      inst.checks = {
+        checks: c.checks,
+        status: c.status,
+        mutants: c.score.generated,
+        rejected: c.score.rejected,
+        ...(c.waived.length > 0 ? { waived: c.waived } : {}),
+      };
     const reason = skipped ? (e.verification.reason ?? v?.reproduced.reason) : undefined;
     if (reason) inst.reason = reason;
     return inst;
@@ -327,6 +337,12 @@ export function planRefusals(inputs: ReleaseInputs): Refusal[] {
   }
   if (ids.size - [...ids].filter((id) => deprecated.has(id)).length === 0)
     out.push({ code: 'no-instances', message: 'the benchmark holds no instance to release' });
+  out.push(
+    ...planChecksRefusals(
+      inputs,
+      [...entries.keys()].filter((id) => !deprecated.has(id) && !drafts.has(id)),
+    ),
+  );
 
   if (!inputs.agreement) {
     out.push({ code: 'agreement-missing', message: 'no agreement report (labels/agreement.json)' });
@@ -344,6 +360,38 @@ export function planRefusals(inputs: ReleaseInputs): Refusal[] {
         });
       }
     }
+  }
+  return out;
+}
+
+/**
+ * An instance is released only when its recorded checks reject every mutant of its crashing notebook (or the
+ * survivors are waived in instance.json, checks.waive, each with a reason) and its fixed notebook passes them: a check
+ * that lets a non-fix through would score it as a fix (docs/checks.md). An instance that cannot run where the checks
+ * were tested (skipped-env) is released like a skipped-env verification. Without checks.json (a curated tree from
+ * before checks), nothing is refused here; the plan warns.
+ */
+export function planChecksRefusals(inputs: ReleaseInputs, ids: readonly string[]): Refusal[] {
+  if (!inputs.checks) return [];
+  const byId = new Map(inputs.checks.instances.map((c) => [c.instance, c]));
+  const out: Refusal[] = [];
+  for (const id of [...ids].sort(compareCodePoints)) {
+    const c = byId.get(id);
+    if (!c) {
+      out.push({
+        code: 'checks',
+        instance: id,
+        message: `${id} has no entry in checks.json: run \`junobench checks test ${id} --record\`, then build`,
+      });
+      continue;
+    }
+    if (c.status === 'complete' || c.status === 'waived' || c.status === 'skipped-env') continue;
+    const survivors = c.survivors.filter((s) => !c.waived.some((w) => w.mutant === s));
+    const what =
+      c.status === 'survivors'
+        ? `its checks let ${survivors.length} mutant${survivors.length > 1 ? 's' : ''} survive (${survivors.join(', ')}): strengthen checks.py, or waive each in instance.json (checks.waive) with a reason`
+        : `its checks are ${c.status}${c.reason ? ` (${c.reason})` : ''}`;
+    out.push({ code: 'checks', instance: id, message: `${id}: ${what}` });
   }
   return out;
 }

@@ -11,6 +11,7 @@ import {
   validateInstanceId,
   type AgreementReport,
   type Benchmark,
+  type ChecksReport,
   type DeprecatedInstance,
   type ImageRecord,
   type ReleaseImagePush,
@@ -54,7 +55,7 @@ export interface ReadReleaseInputsOptions {
 
 /** Top-level curated entries a release carries, beside instances/ (folders: everything below). */
 const CURATED_FILES = ['benchmark.json', 'benchmark.csv', 'verification.json'];
-const CURATED_OPTIONAL = ['labels/agreement.json', 'labels/agreement.md', 'labels/final-labels.jsonl'];
+const CURATED_OPTIONAL = ['checks.json', 'labels/agreement.json', 'labels/agreement.md', 'labels/final-labels.jsonl'];
 const CURATED_FOLDERS = ['stats', 'report'];
 
 /**
@@ -93,6 +94,17 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
   const benchmark = await readJsonFile<Benchmark>(where('benchmark.json'), { schema: 'benchmark' });
   const benchmarkCsv = await readFile(where('benchmark.csv'), 'utf8');
   const verification = await readJsonFile<VerificationReport>(where('verification.json'), { schema: 'verification' });
+  const checksFile = where('checks.json');
+  const checks = (await stat(checksFile).then(
+    (s) => s.isFile(),
+    () => false,
+  ))
+    ? await readJsonFile<ChecksReport>(checksFile, { schema: 'checks-report' })
+    : null;
+  if (!checks)
+    warnings.push(
+      "curated/checks.json is missing: the release records no instance's checks or mutation test (run `npx junobench build`)",
+    );
   const agreementFile = where('labels/agreement.json');
   const agreement = (await stat(agreementFile).then(
     () => true,
@@ -230,6 +242,7 @@ export async function readReleaseInputs(o: ReadReleaseInputsOptions): Promise<Re
     benchmark,
     benchmarkCsv,
     verification,
+    checks,
     agreement,
     instances,
     files: files.sort((a, b) => compareCodePoints(a.path, b.path)),

@@ -1,6 +1,7 @@
 import type {
   AgreementReport,
   Benchmark,
+  ChecksReport,
   CroissantDataset,
   DeprecatedInstance,
   ImageRecord,
@@ -50,6 +51,8 @@ export interface ReleaseInputs {
   /** The text of benchmark.csv (its header names the columns the Croissant fields map). */
   benchmarkCsv: string;
   verification: VerificationReport;
+  /** checks.json: each instance's checks and their recorded mutation test; null: a curated tree from before checks. */
+  checks?: ChecksReport | null;
   agreement: AgreementReport | null;
   /**
    * The agreement figures were recomputed without the deprecated instances

@@ -126,7 +126,12 @@ export function renderDatasetCard(input: DatasetCardInput): string {
   if (input.paths.some((p) => p.startsWith('report/')))
     rows.push(['report/', 'browsable HTML report (open report/index.html)']);
   rows.push(['image/', 'the image recipe: rendered Dockerfile, lock file of every package version, the runner']);
-  rows.push(['instances/<id>/', 'original.ipynb, reproduced.ipynb, fixed.ipynb, data/, instance.json (final labels)']);
+  if (input.paths.includes('checks.json'))
+    rows.push(['checks.json', "each instance's checks and their mutation test (non-fixes generated, rejected)"]);
+  rows.push([
+    'instances/<id>/',
+    'original.ipynb, reproduced.ipynb, fixed.ipynb, data/, instance.json (final labels), checks.py (what a fix must achieve)',
+  ]);
   const w = Math.max(...rows.map((r) => r[0].length));
   for (const [p, what] of rows) out.push(`  ${p.padEnd(w)}  ${what}`);
   out.push('```', '');
@@ -205,6 +210,8 @@ export function renderDatasetCard(input: DatasetCardInput): string {
       '',
     );
   }
+
+  planChecksSection(m, out);
 
   out.push('## Run every case', '');
   const img = m.image;
@@ -292,6 +299,31 @@ export function renderDatasetCard(input: DatasetCardInput): string {
 
   out.push('## Citation', '', '```bibtex', meta.citation.trim(), '```', '');
   return out.join('\n');
+}
+
+// What a repair must achieve, per instance: its checks with their reasons and how they fared against the non-fixes.
+function planChecksSection(m: ReleaseManifest, out: string[]): void {
+  const withChecks = m.instances.filter((i) => i.checks && i.checks.checks.length > 0);
+  if (withChecks.length === 0) return;
+  out.push(
+    '## What a repair must achieve',
+    '',
+    "A repaired notebook counts as resolved only when it runs to the end, hides nothing (no exception of the labelled class swallowed, no library function replaced) and passes its instance's checks: Python assertions in `instances/<id>/checks.py`, run in the notebook's kernel after its last cell. " +
+      'Each was mutation-tested: non-fixes generated from the crashing notebook (the crashing statement deleted, replaced, guarded, commented out or moved into dead code, the cell wrapped, the output faked, the exception swallowed, the library call patched) must all be rejected, and the fixed notebook must pass on two runs.',
+    '',
+    '| id | checks (what the fix must achieve) | non-fixes rejected |',
+    '|---|---|---|',
+  );
+  for (const i of withChecks) {
+    const c = i.checks!;
+    const list = c.checks.map((x) => `\`${x.name}\`: ${cell(x.reason)}`).join('<br>');
+    const score =
+      c.status === 'skipped-env'
+        ? 'not run here (skipped-env)'
+        : `${c.rejected}/${c.mutants}${c.waived && c.waived.length > 0 ? ` (waived: ${c.waived.map((w) => `${w.mutant}: ${cell(w.reason)}`).join('; ')})` : ''}`;
+    out.push(`| ${cell(i.id)} | ${list} | ${score} |`);
+  }
+  out.push('');
 }
 
 function annotatorsSentence(a: AgreementReport | null): string {

@@ -18,6 +18,7 @@ import {
   type FinalLabels,
   type InstanceVerification,
   type VerificationReport,
+  type ChecksReport,
 } from '@junobench/core';
 import { readNotebook } from '@junobench/notebook';
 import type {
@@ -87,6 +88,8 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
   const benchmark = await readJsonFile<Benchmark>(benchmarkFile, { schema: 'benchmark' });
   const withdrawn = new Set(options.withdrawn?.instances ?? []);
   const verification = await readOptionalJson<VerificationReport>(path.join(from, 'verification.json'), 'verification');
+  const checks = await readOptionalJson<ChecksReport>(path.join(from, 'checks.json'), 'checks-report');
+  const checksById = new Map((checks?.instances ?? []).map((c) => [c.instance, c]));
   const studied = await readOptionalJson<AgreementReport>(
     path.join(from, 'labels', 'agreement.json'),
     'agreement-report',
@@ -135,6 +138,7 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
       ? { read: path.join(rawRead, id), linked: path.join(rawLinked, id) }
       : { read: path.join(curatedRead, id), linked: path.join(curatedLinked, id) };
     const v = verificationById.get(id);
+    const c = checksById.get(id);
     const fl = finalById.get(id);
     const r: ReportInstance = {
       id,
@@ -142,6 +146,7 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
       ...(entry ? { entry } : {}),
       ...(fl ? { finalLabels: fl } : {}),
       ...(v ? { verification: v } : {}),
+      ...(c ? { checks: c } : {}),
       disagreements: disagreementsOf(id, agreement, fl, adjudications),
       notebooks: {},
       files: [],

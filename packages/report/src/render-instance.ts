@@ -53,6 +53,7 @@ export function renderInstancePage(r: ReportInstance, benchmark: string): string
     ...(r.notes ?? []).map((n) => `<p class="muted">${escapeHtml(n)}</p>`),
     renderLabels(r, row.suggested),
     renderVerification(r.verification),
+    renderChecks(r),
     renderSource(r),
     notebooks,
     renderOriginalCrash(r.notebooks.original),
@@ -145,6 +146,56 @@ function renderVerification(v: InstanceVerification | undefined): string {
       `<h4>reproduced</h4>${renderRuntime(v.reproduced.runtime)}<h4>fixed</h4>${renderRuntime(v.fixed.runtime)}`,
     );
   out.push(`<p class="muted">Content hash (the verification cache key): <code>${escapeHtml(v.contentHash)}</code></p>`);
+  out.push('</section>');
+  return out.join('\n');
+}
+
+/**
+ * What a repair must achieve: the instance's checks with their reasons, how the fixed notebook fared on them in this
+ * verification, and their recorded mutation test (docs/checks.md).
+ */
+function renderChecks(r: ReportInstance): string {
+  const c = r.checks;
+  const ran = r.verification?.fixed.checks ?? [];
+  if (!c && ran.length === 0) return '';
+  const out: string[] = ['<section aria-labelledby="checks"><h2 id="checks">What a repair must achieve</h2>'];
+  out.push(
+    '<p class="muted">checks.py: assertions run in the notebook\'s kernel after its last cell. A repair is resolved only when it runs to the end, hides nothing and passes every one.</p>',
+  );
+  const list = c?.checks ?? ran.map((x) => ({ name: x.name, reason: x.reason ?? '' }));
+  const result = (name: string) => ran.find((x) => x.name === name);
+  out.push(
+    '<table><thead><tr><th scope="col">check</th><th scope="col">what the fix must achieve</th><th scope="col">fixed notebook</th></tr></thead><tbody>',
+    ...list.map((x) => {
+      const got = result(x.name);
+      const cell = got
+        ? got.passed
+          ? renderBadge('passed', 'ok')
+          : `${renderBadge('failed', 'bad')}${got.error ? `<br><span class="muted">${escapeHtml(got.error)}</span>` : ''}`
+        : '<span class="muted">not run</span>';
+      return `<tr><td><code>${escapeHtml(x.name)}</code></td><td>${escapeHtml(x.reason)}</td><td>${cell}</td></tr>`;
+    }),
+    '</tbody></table>',
+  );
+  if (c) {
+    const score =
+      c.score.generated > 0 ? `${c.score.rejected} of ${c.score.generated} non-fixes rejected` : 'no non-fix was run';
+    out.push(
+      `<p>Mutation test: ${renderBadge(c.status, c.status === 'complete' || c.status === 'waived' ? 'ok' : c.status === 'skipped-env' ? 'warn' : 'bad')} ${escapeHtml(score)}${c.reason ? ` <span class="muted">(${escapeHtml(c.reason)})</span>` : ''}</p>`,
+    );
+    if (c.mutants.length > 0) {
+      out.push(
+        '<details><summary>Non-fixes generated from the crashing notebook</summary><table><thead><tr><th scope="col">mutant</th><th scope="col">what it does</th><th scope="col">rejected by</th></tr></thead><tbody>',
+        ...c.mutants.map(
+          (m) =>
+            `<tr><td><code>${escapeHtml(m.id)}</code></td><td>${escapeHtml(m.description)}</td><td>${escapeHtml(m.outcome)}${m.failed ? `: ${escapeHtml(m.failed.join(', '))}` : ''}</td></tr>`,
+        ),
+        '</tbody></table></details>',
+      );
+    }
+    for (const w of c.waived)
+      out.push(`<p class="muted">Waived: <code>${escapeHtml(w.mutant)}</code> — ${escapeHtml(w.reason)}</p>`);
+  }
   out.push('</section>');
   return out.join('\n');
 }

@@ -122,6 +122,45 @@ describe('renderInstancePage', () => {
     expect(html).toContain('<span class="ansi-fg-1">IntCastingNaNError</span>');
   });
 
+  it('shows what a repair must achieve: each check with its reason and result, and the mutation test, escaped', () => {
+    const r: ReportInstance = {
+      ...inst('pandas_1'),
+      checks: {
+        instance: 'pandas_1',
+        status: 'complete',
+        checks: [{ name: 'check_income', reason: '`income` is 0/1 <for every row>' }],
+        fixed: { runs: 2, passed: 2 },
+        mutants: [
+          {
+            id: 'guard-if-len@5:2',
+            family: 'guard-if-len',
+            description: 'the crashing statement under if len([]) > 0:',
+            outcome: 'checks-failed',
+            failed: ['check_income'],
+          },
+        ],
+        score: { generated: 1, rejected: 1, value: 1 },
+        survivors: [],
+        waived: [],
+        contentHash: 'x',
+      },
+    };
+    r.verification = {
+      ...r.verification!,
+      fixed: { ...r.verification!.fixed, checks: [{ name: 'check_income', passed: true }] },
+    };
+    const html = renderInstancePage(r, data.name);
+    expect(html).toContain('<h2 id="checks">What a repair must achieve</h2>');
+    expect(html).toContain(
+      '<td><code>check_income</code></td><td>`income` is 0/1 &lt;for every row&gt;</td><td><span class="badge badge-ok">passed</span></td>',
+    );
+    expect(html).toContain('1 of 1 non-fixes rejected');
+    expect(html).toContain(
+      '<td><code>guard-if-len@5:2</code></td><td>the crashing statement under if len([]) &gt; 0:</td><td>checks-failed: check_income</td>',
+    );
+    expect(renderInstancePage(inst('torch_1'), data.name)).not.toContain('id="checks"');
+  });
+
   it('shows labels, the disagreement and how it was resolved, verification and runtime', () => {
     const html = renderInstancePage(inst('pandas_1'), data.name);
     expect(html).toContain('annotator-a: <b>value error</b><br>annotator-b: <b>invalid argument</b>');

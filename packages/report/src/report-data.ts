@@ -4,6 +4,7 @@ import type {
   BenchmarkStats,
   FinalLabels,
   Instance,
+  InstanceChecksResult,
   InstanceVerification,
   LabelDimensionName,
   LabelSource,
@@ -49,6 +50,8 @@ export interface ReportInstance {
   finalLabels?: FinalLabels;
   disagreements: InstanceDisagreement[];
   verification?: InstanceVerification;
+  /** Its checks (checks.py) and their recorded mutation test, from checks.json. */
+  checks?: InstanceChecksResult;
   notebooks: { original?: NotebookSlot; reproduced?: NotebookSlot; fixed?: NotebookSlot };
   /** The instance folder's files (relative paths, bytes), sorted. */
   files: { rel: string; size: number }[];

@@ -6,6 +6,7 @@ import {
   type RepairOutcome,
   type RunResult,
 } from '@junobench/core';
+import { judgeChecks, type ChecksVerdict } from '@junobench/checks';
 import {
   findNulCells,
   hasComments,
@@ -273,10 +274,17 @@ export type RepairVerdict = Omit<RepairAttemptResult, 'task' | 'instance' | 'att
 
 /**
  * The verdict on a repair from its static check and (when the check passed)
- * its run: resolved when the run completed, and every required cell's
- * counterpart — the crash cell's above all — ran without error.
+ * its run: resolved when the run completed, every required cell's
+ * counterpart — the crash cell's above all — ran without error, and, with
+ * `checks` (what the harness reported after the last cell), nothing was
+ * hidden and every check of the instance passed (docs/checks.md).
  */
-export function judgeRepair(check: RepairCheck, crashCell: number, result?: RunResult): RepairVerdict {
+export function judgeRepair(
+  check: RepairCheck,
+  crashCell: number,
+  result?: RunResult,
+  checks?: ChecksVerdict,
+): RepairVerdict {
   const statics = {
     ...(check.missing.length > 0 ? { missing: check.missing } : {}),
     ...(check.suppressed.length > 0 ? { suppressed: check.suppressed } : {}),
@@ -310,6 +318,8 @@ export function judgeRepair(check: RepairCheck, crashCell: number, result?: RunR
     crashCell: crash,
     ...(notExecuted.length > 0 ? { notExecuted } : {}),
     ...(error ? { error } : {}),
+    ...(checks && checks.checks.length > 0 ? { checks: checks.checks } : {}),
+    ...(checks && checks.evidence.length > 0 ? { evidence: checks.evidence } : {}),
   };
   switch (result.status) {
     case 'timeout':
@@ -354,6 +364,17 @@ export function judgeRepair(check: RepairCheck, crashCell: number, result?: RunR
       ...common,
     };
   }
+  // Hiding (runtime evidence) outranks a failed check: a library function replaced makes the repair no repair of the
+  // notebook at all (invalid); an exception swallowed, or the tracing switched off, hid the crash (suppressed).
+  const failure = checks ? judgeChecks(checks, repairCell) : undefined;
+  if (failure?.kind === 'hiding')
+    return {
+      resolved: false,
+      outcome: failure.evidence === 'replaced' ? 'invalid' : 'suppressed',
+      reason: failure.reason,
+      ...common,
+    };
+  if (failure) return { resolved: false, outcome: 'checks-failed', reason: failure.reason, ...common };
   return { resolved: true, outcome: 'resolved', ...common };
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { copyInstanceTree, formatJson, writeFileAtomic, type ProgressListener, type RunResult } from '@junobench/core';
 import { listCodeCells, parseImports, type Notebook } from '@junobench/notebook';
 import { createRunFolder, sweepStaleRunFolders, type NotebookRun, type Runtime } from '@junobench/runtime';
+import type { ChecksProbe } from '@junobench/checks';
 import { isAnswerFile } from './read-task-sources.js';
 import type { RepairKey } from './plan-tasks.js';
 
@@ -19,6 +20,8 @@ export interface RepairRun {
   notebook: Notebook;
   /** Code cells to execute, in order. */
   plan: number[];
+  /** The checks harness around the cells (planChecksProbe): evidence of hiding, then the instance's checks. */
+  checks?: ChecksProbe;
 }
 
 export interface ExecuteRepairsOptions {
@@ -77,6 +80,7 @@ export async function executeRepairs(
         cellTimeoutSeconds: options.cellTimeoutSeconds ?? ex.cellTimeoutSeconds,
         timeoutSeconds: options.timeoutSeconds ?? ex.timeoutSeconds,
         prewarm: planRepairPrewarm(r.notebook, r.plan, r.key.source.instance.requires),
+        ...(r.checks ? { probe: r.checks.probe } : {}),
       });
     }
     let done = 0;

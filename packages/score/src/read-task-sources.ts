@@ -9,6 +9,7 @@ import {
   type Instance,
   type Labels,
 } from '@junobench/core';
+import { readInstanceChecks, type InstanceChecks } from '@junobench/checks';
 import { listCodeCells, readNotebook, type Notebook } from '@junobench/notebook';
 
 /** One instance, read for task export and scoring. */
@@ -25,6 +26,8 @@ export interface TaskSource {
    * instance.json.
    */
   files: string[];
+  /** checks.py: what a repair must achieve, run after its last cell (docs/checks.md). */
+  checks?: InstanceChecks;
 }
 
 export interface SkippedInstance {
@@ -32,12 +35,16 @@ export interface SkippedInstance {
   reason: string;
 }
 
-/** Top-level files of an instance folder that a notebook under test must not see (they hold the answers). */
+/**
+ * Top-level files of an instance folder that a notebook under test must not see (they hold the answers, or the checks
+ * a repair is judged by).
+ */
 export const INSTANCE_ANSWER_FILES: ReadonlySet<string> = new Set([
   'original.ipynb',
   'reproduced.ipynb',
   'fixed.ipynb',
   'instance.json',
+  'checks.py',
 ]);
 
 export const isAnswerFile = (rel: string): boolean => INSTANCE_ANSWER_FILES.has(rel);
@@ -91,6 +98,7 @@ export async function readTaskSources(
       );
     }
     const files = (await readInstanceTree(dir, { ignore: isAnswerFile })).map((f) => f.rel);
+    const checks = await readInstanceChecks(dir);
     sources.push({
       id,
       dir,
@@ -99,6 +107,7 @@ export async function readTaskSources(
       fixed,
       ...(original ? { original } : {}),
       files,
+      ...(checks ? { checks } : {}),
     });
   }
   return { sources, skipped };

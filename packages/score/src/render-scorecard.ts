@@ -61,9 +61,11 @@ const RUN_OUTCOMES: ReadonlySet<RepairOutcome> = new Set<RepairOutcome>([
   'kernel-died',
   'failed',
   'not-executed',
+  'checks-failed',
 ]);
+// Suppressed and invalid come from the static check or, with runtime evidence, from a run.
 const countExecutedRepairs = (card: Scorecard) =>
-  (card.repair?.results ?? []).filter((r) => RUN_OUTCOMES.has(r.outcome)).length;
+  (card.repair?.results ?? []).filter((r) => RUN_OUTCOMES.has(r.outcome) || r.evidence).length;
 
 /** The scorecard as Markdown, with the charts written beside it. */
 export function renderScorecardMarkdown(card: Scorecard, charts: readonly string[]): string {
@@ -144,7 +146,7 @@ export function renderScorecardMarkdown(card: Scorecard, charts: readonly string
     out.push(
       '## Repair',
       '',
-      `${r.tasks} tasks, ${r.scorable} scorable, ${r.attempts} attempt${r.attempts > 1 ? 's' : ''} per task. Resolved: runs to the end without an exception, every code cell of the crashing notebook still there and executed, the crash cell included; no exception handler or constant-false guard added.`,
+      `${r.tasks} tasks, ${r.scorable} scorable, ${r.attempts} attempt${r.attempts > 1 ? 's' : ''} per task. Resolved: does what the fix does — runs to the end without an exception, every code cell of the crashing notebook still there and executed (the crash cell included), nothing hidden (no exception handler or constant-false guard added; at run time, no exception of the labelled class swallowed and no library function replaced) and every check of the instance (what the fix must achieve, run after the last cell) passed.`,
       '',
       '| metric | value |',
       '|---|---|',

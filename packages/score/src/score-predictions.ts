@@ -14,6 +14,7 @@ import {
 } from '@junobench/core';
 import type { Notebook } from '@junobench/notebook';
 import type { Runtime } from '@junobench/runtime';
+import { planChecksProbe, readChecksProbe, readHarnessSource } from '@junobench/checks';
 import { checkRepair, judgeRepair, type RepairVerdict } from './check-repair.js';
 import { executeRepairs, listRequiredModules, planRepairExclusions, type RepairRun } from './execute-repairs.js';
 import {
@@ -117,6 +118,7 @@ export async function scorePredictions(
       const excluded = await planRepairExclusions(repairKeys, runtime);
       const verdicts = new Map<string, RepairVerdict>();
       const runs: RepairRun[] = [];
+      const harness = await readHarnessSource();
       const checks = new Map<string, ReturnType<typeof checkRepair>>();
       for (const p of predictions) {
         const key = set.keys.get(p.id) as RepairKey;
@@ -125,7 +127,20 @@ export async function scorePredictions(
         const check = checkRepair(key.crashing, buildRepairedNotebook(p.answer as RepairAnswer, key), key.execution);
         checks.set(slot, check);
         if (check.failure) verdicts.set(slot, judgeRepair(check, key.crashCell));
-        else runs.push({ slot, attempt: p.attempt, key, notebook: check.notebook!, plan: check.plan });
+        else
+          runs.push({
+            slot,
+            attempt: p.attempt,
+            key,
+            notebook: check.notebook!,
+            plan: check.plan,
+            // Every repair runs with the harness: evidence of hiding for all, the checks where the instance has them.
+            checks: planChecksProbe(harness, {
+              ename: key.source.instance.crash.ename,
+              requires: key.source.instance.requires,
+              ...(key.source.checks ? { checks: key.source.checks.source } : {}),
+            }),
+          });
       }
       // A line left out (--lenient) is a missing answer; say which line and why, not "no prediction for this task".
       const answered = new Set(predictions.map((p) => repairSlot(p.id, p.attempt)));
@@ -158,8 +173,11 @@ export async function scorePredictions(
       });
       repairMs = runs.length > 0 ? Date.now() - started : 0;
       repairRuns = runs.length;
-      for (const r of runs)
-        verdicts.set(r.slot, judgeRepair(checks.get(r.slot)!, r.key.crashCell, results.get(r.slot)));
+      for (const r of runs) {
+        const result = results.get(r.slot);
+        const harnessSaid = readChecksProbe(result, r.checks!.nonce, r.plan, r.key.source.checks?.checks ?? []);
+        verdicts.set(r.slot, judgeRepair(checks.get(r.slot)!, r.key.crashCell, result, harnessSaid));
+      }
       scorecard.repair = scoreRepair(repairKeys, attempts, verdicts, excluded);
     } finally {
       await runtime.close();

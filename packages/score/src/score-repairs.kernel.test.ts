@@ -150,6 +150,113 @@ describe('repairs in real kernels: each kind of repair scored as documented', ()
   });
 });
 
+describe('repairs that fix nothing: rejected by what they do, not how they look', () => {
+  // A pandas cast that fails on a missing value; checks.py says what the fix achieves. Each non-fix below passes the
+  // static rules (no handler, no constant-false guard, every cell there) and runs to the end.
+  const base = ['import contextlib\nimport pandas as pd', 's = pd.Series([1.0, None, 3.0])'];
+  const cast = 's = s.astype(int)';
+  // The crash cell: the cast between two other statements, which every non-fix keeps.
+  const cell = (middle: string) => `n = len(s)\n${middle}\nhalf = n / 2`;
+  const checks = [
+    'def check_whole_numbers():',
+    '    """s holds whole numbers (an integer dtype), one per original value"""',
+    "    assert s.dtype.kind == 'i', str(s.dtype)",
+    '    assert len(s) == 3, len(s)',
+    '',
+  ].join('\n');
+  const fix = 's = s.fillna(0).astype(int)';
+  const attempts: [name: string, cells: string[], outcome: string, reason?: RegExp][] = [
+    ['the fix', [...base, cell(fix), "print('done')"], 'resolved'],
+    [
+      'another correct fix',
+      [...base, cell('s = pd.Series([int(x) if x == x else 0 for x in s])'), "print('done')"],
+      'resolved',
+    ],
+    [
+      'the statement under a guard false at run time',
+      [...base, cell(`if len([]) > 0:\n    ${cast}`), "print('done')"],
+      'checks-failed',
+      /^check_whole_numbers failed: s holds whole numbers \(an integer dtype\), one per original value \(AssertionError: float64\)$/,
+    ],
+    [
+      'the statement in a loop that never runs',
+      [...base, cell(`for _ in []:\n    ${cast}`), "print('done')"],
+      'checks-failed',
+    ],
+    [
+      'the statement replaced by a print',
+      [...base, cell(`print(${JSON.stringify(cast)})`), "print('done')"],
+      'checks-failed',
+    ],
+    [
+      'a try/except built in an exec string',
+      [...base, cell(`exec("try:\\n    ${cast}\\nexcept Exception:\\n    pass")`), "print('done')"],
+      'suppressed',
+      /^pandas\.errors\.IntCastingNaNError: Cannot convert non-finite values \(NA or inf\) to integer was raised and swallowed in code cell 2 of the repair \(code cell 2 of the crashing notebook\) \(runtime evidence\)$/,
+    ],
+    [
+      'contextlib.suppress reached through getattr',
+      [...base, cell(`with getattr(contextlib, 'suppress')(Exception):\n    ${cast}`), "print('done')"],
+      'suppressed',
+    ],
+    [
+      'the library call patched in an earlier cell (the checks would pass)',
+      [
+        ...base,
+        'import pandas.core.generic as g\ncast = g.NDFrame.astype\npd.Series.astype = lambda self, *a, **k: cast(self.fillna(0), *a, **k)',
+        cell(cast),
+        "print('done')",
+      ],
+      'invalid',
+      /^library attribute pandas\.core\.series\.Series\.astype was replaced by a function defined in the notebook's code/,
+    ],
+  ];
+  let score: RepairScore;
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'jb-score-checks-'));
+    await writeTestInstance(dir, {
+      id: 'astype',
+      reproduced: [...base, cell(cast), "print('done')"],
+      fixed: [...base, cell(fix), "print('done')"],
+      crash: {
+        ename: 'IntCastingNaNError',
+        evalue: 'Cannot convert non-finite values (NA or inf) to integer',
+        match: 'exact',
+        cell: 2,
+      },
+      requires: ['pandas'],
+      checks,
+    });
+    score = await scoreRepairs(dir, () => attempts.map(([, cells]) => ({ notebook: makeNotebook(cells) })));
+  }, 600_000);
+
+  it.each(attempts.map((a, i) => [a[0], a[2], i + 1, a[3]] as const))('%s → %s', (_name, outcome, attempt, reason) => {
+    const r = score.results.find((x) => x.attempt === attempt)!;
+    expect(r.outcome, r.reason).toBe(outcome);
+    expect(r.resolved).toBe(outcome === 'resolved');
+    if (reason) expect(r.reason).toMatch(reason);
+  });
+
+  it('records every check with its result, and the evidence, in the scorecard', () => {
+    const guarded = score.results.find((x) => x.attempt === 3)!;
+    expect(guarded.checks).toEqual([
+      {
+        name: 'check_whole_numbers',
+        reason: 's holds whole numbers (an integer dtype), one per original value',
+        passed: false,
+        error: 'AssertionError: float64',
+      },
+    ]);
+    expect(score.results.find((x) => x.attempt === 1)!.checks).toEqual([
+      expect.objectContaining({ name: 'check_whole_numbers', passed: true }),
+    ]);
+    expect(score.results.find((x) => x.attempt === 6)!.evidence).toEqual([
+      expect.objectContaining({ kind: 'swallowed', ename: 'pandas.errors.IntCastingNaNError', cell: 2 }),
+    ]);
+  });
+});
+
 describe('each attempt runs in a folder of its own', () => {
   // Every attempt walks the folder it runs in (and /instance, where the docker
   // runtime mounts it): it fails if it finds another attempt's mark — in a

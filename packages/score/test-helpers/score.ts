@@ -34,6 +34,8 @@ export interface TestInstanceSpec {
   timeoutSeconds?: number;
   data?: Record<string, string>;
   labels?: Partial<Labels>;
+  /** checks.py beside the notebooks. */
+  checks?: string;
 }
 
 /** Write a purpose-made instance folder; returns its path. */
@@ -66,5 +68,6 @@ export async function writeTestInstance(instancesDir: string, spec: TestInstance
   const original = spec.original ?? makeNotebook(spec.reproduced);
   await writeFile(path.join(dir, 'original.ipynb'), JSON.stringify(original));
   for (const [name, content] of Object.entries(spec.data ?? {})) await writeFile(path.join(dir, 'data', name), content);
+  if (spec.checks !== undefined) await writeFile(path.join(dir, 'checks.py'), spec.checks);
   return dir;
 }

@@ -14,6 +14,7 @@ const REPRODUCED_OUTCOMES: ReadonlySet<Outcome> = new Set([
 const FIXED_OUTCOMES: ReadonlySet<Outcome> = new Set([
   'fixed-ok',
   'fixed-crashed',
+  'checks-failed',
   'timeout',
   'kernel-died',
   'skipped-env',

@@ -1,4 +1,5 @@
 import type { ExpectedCrash, ObservedCrash, RunResult, RuntimeIdentity, VersionResult } from '@junobench/core';
+import { judgeChecks, type ChecksVerdict } from '@junobench/checks';
 import { parseTraceback } from '@junobench/notebook';
 import { matchExpectedCrash } from './match-crash.js';
 
@@ -79,12 +80,24 @@ export function classifyReproduced(
     : { ...base('reproduced', result, runtime), outcome: 'crash-mismatch', observed, reason: m.differences.join('; ') };
 }
 
-/** fixed.ipynb: fixed-ok · fixed-crashed · timeout · kernel-died. */
-export function classifyFixed(result: RunResult, runtime: RuntimeIdentity): VersionResult {
+/**
+ * fixed.ipynb: fixed-ok · fixed-crashed · checks-failed · timeout · kernel-died. With `checks` (what the harness
+ * reported), a run that completed must also pass every check of checks.py and hide nothing (docs/checks.md).
+ */
+export function classifyFixed(result: RunResult, runtime: RuntimeIdentity, checks?: ChecksVerdict): VersionResult {
   const common = classifyCommon('fixed', result, runtime);
   if (common) return common;
   const observed = observedError(result);
-  if (result.status === 'completed' || !observed) return { ...base('fixed', result, runtime), outcome: 'fixed-ok' };
+  if (result.status === 'completed' || !observed) {
+    const ran = {
+      ...base('fixed', result, runtime),
+      ...(checks && checks.checks.length > 0 ? { checks: checks.checks } : {}),
+      ...(checks && checks.evidence.length > 0 ? { evidence: checks.evidence } : {}),
+    };
+    const failure = checks ? judgeChecks(checks) : undefined;
+    if (failure) return { ...ran, outcome: 'checks-failed', reason: failure.reason };
+    return { ...ran, outcome: 'fixed-ok' };
+  }
   return {
     ...base('fixed', result, runtime),
     outcome: 'fixed-crashed',

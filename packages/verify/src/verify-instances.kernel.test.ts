@@ -95,6 +95,29 @@ beforeAll(async () => {
     crash: { ename: 'ValueError', evalue: "invalid literal for int() with base 10: '2.5'", match: 'exact', cell: 1 },
     data: { 't.csv': 'a,b\n1,2.5\n' },
   });
+  // checks.py: the fixed notebook must do what the fix does, and hide nothing.
+  const yChecks = "def check_y():\n    '''y is 2: the value the fix computes'''\n    assert y == 2, y\n";
+  await writeTestInstance(dir, {
+    id: 'checks-pass',
+    reproduced: ['x = 1', raise],
+    fixed: ['x = 1', 'y = 2'],
+    crash: { ...ve, cell: 1 },
+    checks: yChecks,
+  });
+  await writeTestInstance(dir, {
+    id: 'checks-fail',
+    reproduced: ['x = 1', raise],
+    fixed: ['x = 1', 'y = 3'],
+    crash: { ...ve, cell: 1 },
+    checks: yChecks,
+  });
+  await writeTestInstance(dir, {
+    id: 'fixed-hides',
+    reproduced: ['x = 1', raise],
+    fixed: ['x = 1', "exec('try:\\n    raise ValueError(1)\\nexcept Exception:\\n    pass')\ny = 2"],
+    crash: { ...ve, cell: 1 },
+    checks: yChecks,
+  });
   report = await verifyInstances({ instancesDir: dir, runtime, jobs: 2, cacheDir: path.join(dir, '.cache') });
 }, 300_000);
 
@@ -116,6 +139,9 @@ describe('verify with a real kernel', () => {
     ['missing-module', 'skipped-env', 'skipped-env', 'skipped'],
     ['out-of-order', 'crash-reproduced', 'fixed-ok', 'verified'],
     ['reads-data', 'crash-reproduced', 'fixed-ok', 'verified'],
+    ['checks-pass', 'crash-reproduced', 'fixed-ok', 'verified'],
+    ['checks-fail', 'crash-reproduced', 'checks-failed', 'not-verified'],
+    ['fixed-hides', 'crash-reproduced', 'checks-failed', 'not-verified'],
   ])('%s: reproduced %s, fixed %s → %s', (id, rep, fix, status) => {
     const v = outcome(id);
     expect(v.reproduced.outcome, v.reproduced.reason).toBe(rep);
@@ -124,7 +150,20 @@ describe('verify with a real kernel', () => {
   });
 
   it('summarizes the run', () => {
-    expect(report.summary).toEqual({ total: 10, verified: 3, notVerified: 6, skipped: 1, flaky: 0 });
+    expect(report.summary).toEqual({ total: 13, verified: 4, notVerified: 8, skipped: 1, flaky: 0 });
+  });
+
+  it('runs checks.py after the fixed notebook: a failed check is named with its reason, a swallowed crash is evidence', () => {
+    expect(outcome('checks-pass').fixed.checks).toEqual([
+      { name: 'check_y', reason: 'y is 2: the value the fix computes', passed: true },
+    ]);
+    expect(outcome('checks-fail').fixed.reason).toBe(
+      'check_y failed: y is 2: the value the fix computes (AssertionError: 3)',
+    );
+    expect(outcome('fixed-hides').fixed.evidence).toEqual([
+      { kind: 'swallowed', what: 'ValueError: 1 was raised and swallowed', ename: 'ValueError', cell: 1, line: 2 },
+    ]);
+    expect(outcome('fixed-hides').fixed.reason).toMatch(/^ValueError: 1 was raised and swallowed in code cell 1/);
   });
 
   it('writes the real report as verify --json does: valid against verification', async () => {

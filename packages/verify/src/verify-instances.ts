@@ -29,12 +29,20 @@ import {
   type Notebook,
 } from '@junobench/notebook';
 import { hashRunnerFiles, type NotebookRun, type Runtime } from '@junobench/runtime';
+import {
+  hashHarness,
+  planChecksProbe,
+  readChecksProbe,
+  readHarnessSource,
+  readInstanceChecks,
+  type InstanceChecks,
+} from '@junobench/checks';
 import { classifyFixed, classifyReproduced, skippedEnv, type NotebookVersionName } from './classify-outcome.js';
 import { checkCachedVerification, deriveStatus } from './check-cached-verification.js';
 import { planVerificationReport } from './write-verification-report.js';
 
 /** Bumped when classification changes, so cached verdicts from older logic are not reused. */
-export const VERIFY_LOGIC_VERSION = 1;
+export const VERIFY_LOGIC_VERSION = 2;
 
 export interface VerifyOptions {
   instancesDir: string;
@@ -72,6 +80,8 @@ interface PreparedInstance {
   contentHash: string;
   /** A draft without fixed.ipynb. */
   fixedAbsent?: boolean;
+  /** checks.py: run after the fixed notebook's last cell (the harness also records evidence of hiding). */
+  checks?: InstanceChecks;
 }
 
 /** Verify instances: every reproduced notebook must crash as labelled, every fixed one must run. */
@@ -193,6 +203,7 @@ async function prepareInstances(
     cells: Record<NotebookVersionName, number[]>;
     prewarm: Record<NotebookVersionName, string[]>;
     tree: string;
+    checks?: InstanceChecks;
   }[] = [];
   for (const dir of dirs) {
     // The link rule before anything is read: a link leaving the instance (or
@@ -241,12 +252,15 @@ async function prepareInstances(
         );
       }
     }
-    loaded.push({ dir, instance, cells, prewarm, tree });
+    const checks = await readInstanceChecks(dir);
+    loaded.push({ dir, instance, cells, prewarm, tree, ...(checks ? { checks } : {}) });
   }
   const allModules = [...new Set(loaded.flatMap((l) => l.instance.requires))].sort();
   const identity = await options.runtime.describe(allModules);
   // Every module of the runner; the runtime identity (`own`) carries fork/launch and threads.
   const runnerHash = await hashRunnerFiles();
+  // The harness judges the fixed run: a new harness can change a verdict.
+  const harnessHash = await hashHarness();
   const out: PreparedInstance[] = [];
   for (const l of loaded) {
     const packages = Object.fromEntries(l.instance.requires.map((m) => [m, identity.packages[m] ?? null]));
@@ -256,6 +270,7 @@ async function prepareInstances(
       instance: l.tree,
       runtime: own,
       runner: runnerHash,
+      checks: harnessHash,
       logic: VERIFY_LOGIC_VERSION,
       repeat: options.repeat ?? 1,
       cellTimeout: options.cellTimeoutSeconds ?? null,
@@ -270,6 +285,7 @@ async function prepareInstances(
       identity: own,
       missing,
       contentHash,
+      ...(l.checks ? { checks: l.checks } : {}),
       fixedAbsent:
         l.instance.status === 'draft' &&
         l.cells.fixed.length === 0 &&
@@ -300,8 +316,9 @@ async function runPrepared(
   onDecided: (v: InstanceVerification, how: { runtimeFailed: boolean }) => Promise<void>,
 ): Promise<void> {
   const repeat = Math.max(1, options.repeat ?? 1);
+  const harness = await readHarnessSource();
   const runs: NotebookRun[] = [];
-  const owner: { p: PreparedInstance; version: NotebookVersionName }[] = [];
+  const owner: { p: PreparedInstance; version: NotebookVersionName; nonce?: string }[] = [];
   // Versions of one instance sit next to each other so instances finish (and
   // are reported) progressively rather than all at the end.
   const perInstance = new Map<
@@ -319,6 +336,15 @@ async function runPrepared(
       for (const version of ['reproduced', 'fixed'] as const) {
         if (version === 'fixed' && p.fixedAbsent) continue;
         const ex = p.instance.execution;
+        // The fixed notebook must pass its checks and hide nothing, as a repair must (docs/checks.md).
+        const checks =
+          version === 'fixed'
+            ? planChecksProbe(harness, {
+                ename: p.instance.crash.ename,
+                requires: p.instance.requires,
+                ...(p.checks ? { checks: p.checks.source } : {}),
+              })
+            : undefined;
         runs.push({
           id: `${p.id}/${version}/${r}`,
           instanceDir: p.dir,
@@ -327,8 +353,9 @@ async function runPrepared(
           cellTimeoutSeconds: options.cellTimeoutSeconds ?? ex.cellTimeoutSeconds ?? DEFAULT_CELL_TIMEOUT_SECONDS,
           timeoutSeconds: options.timeoutSeconds ?? ex.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
           ...(options.prewarm === false ? {} : { prewarm: p.prewarm[version] }),
+          ...(checks ? { probe: checks.probe } : {}),
         });
-        owner.push({ p, version });
+        owner.push({ p, version, ...(checks ? { nonce: checks.nonce } : {}) });
       }
     }
   }
@@ -344,7 +371,11 @@ async function runPrepared(
       const v =
         o.version === 'reproduced'
           ? classifyReproduced(result, o.p.instance.crash, o.p.identity)
-          : classifyFixed(result, o.p.identity);
+          : classifyFixed(
+              result,
+              o.p.identity,
+              readChecksProbe(result, o.nonce ?? '', o.p.cells.fixed, o.p.checks?.checks ?? []),
+            );
       entry[o.version].push(v);
       if (entry.reproduced.length === repeat && entry.fixed.length === repeat) {
         pendingWrites.push(

@@ -17,6 +17,8 @@ export interface TestInstanceSpec {
   cellTimeoutSeconds?: number;
   timeoutSeconds?: number;
   data?: Record<string, string>;
+  /** checks.py beside the notebooks. */
+  checks?: string;
 }
 
 function notebook(cells: TestCell[]): string {
@@ -58,5 +60,6 @@ export async function writeTestInstance(instancesDir: string, spec: TestInstance
   await writeFile(path.join(dir, 'fixed.ipynb'), notebook(spec.fixed));
   await writeFile(path.join(dir, 'original.ipynb'), notebook(spec.reproduced));
   for (const [name, content] of Object.entries(spec.data ?? {})) await writeFile(path.join(dir, 'data', name), content);
+  if (spec.checks !== undefined) await writeFile(path.join(dir, 'checks.py'), spec.checks);
   return dir;
 }

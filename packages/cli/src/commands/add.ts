@@ -47,7 +47,7 @@ export function registerAddCommand(program: Command, ctx: CliContext): void {
   const add = program
     .command('add')
     .description(
-      'Scaffold draft instances from notebooks with a saved crash: mine the crash, write original/reproduced notebooks and instance.json (status draft, suggested labels), put the inputs into data/ (downloaded, or derived from the code), run the reproduced notebook and name the cause when it does not reproduce.',
+      'Scaffold draft instances from notebooks with a saved crash: mine the crash, write original/reproduced notebooks, instance.json (status draft, suggested labels) and draft checks (checks.py), put the inputs into data/ (downloaded, or derived from the code), run the reproduced notebook and name the cause when it does not reproduce.',
     )
     .argument(
       '[inputs...]',
@@ -418,6 +418,12 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
     s.pipelineStage && `pipeline stage ${s.pipelineStage.value} (${s.pipelineStage.confidence.toFixed(2)})`,
   ].filter(Boolean);
   lines.push(`  suggested  ${sug.join(', ') || '(none)'} — suggestions, not labels`);
+  if (p.checks) {
+    const n = (p.checks.match(/^def check_/gm) ?? []).length;
+    lines.push(
+      `  checks     checks.py: ${n} draft check${n === 1 ? '' : 's'} from the crash cell — once fixed.ipynb exists: junobench checks suggest ${p.id} --write --force`,
+    );
+  }
   if (r.verification) {
     const v = r.verification.reproduced;
     const how = `${v.runtime.kind} runtime, ${formatDuration(v.durationMs)}`;
@@ -452,7 +458,7 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
   const annotations = path.join(path.dirname(flags.instances), 'annotations');
   if (r.dir) {
     lines.push(
-      `next: write ${where}/fixed.ipynb, set "labels" in instance.json (the suggestions are only a start), then "status": "ready"; ` +
+      `next: write ${where}/fixed.ipynb, set "labels" in instance.json (the suggestions are only a start), review checks.py (junobench checks suggest ${p.id}), then "status": "ready"; ` +
         `build also needs a line for ${p.id} in each ${annotations}/<annotator>.jsonl (${formatDuration(ms)})`,
     );
   }

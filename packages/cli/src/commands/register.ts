@@ -16,6 +16,7 @@ import { registerBaselineCommand } from './baseline.js';
 import { registerScoreCommands } from './score.js';
 import { registerWorkerCommands } from './worker.js';
 import { registerReportCommands } from './report.js';
+import { registerChecksCommands } from './checks.js';
 
 // Each verb group lives in its own file and registers itself here, so the
 // command groups can grow independently.
@@ -36,4 +37,5 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   registerScoreCommands(program, ctx);
   registerWorkerCommands(program, ctx);
   registerReportCommands(program, ctx);
+  registerChecksCommands(program, ctx);
 }

@@ -47,7 +47,7 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     .description(
       'Score a predictions file (schemas/prediction.schema.json: {task, id, attempt?, answer}). detect: accuracy of crash / no crash, of the cell ' +
         'and of the exception class; diagnose: accuracy and macro-F1 per dimension, and per library; repair: every repaired notebook is executed ' +
-        '(resolved = runs to the end without an exception, every code cell still there and executed, the crash cell included, and no exception handler or constant-false guard added); pass@k with several attempts. ' +
+        '(resolved = does what the fix does: runs to the end without an exception, every code cell still there and executed, the crash cell included, no exception handler or constant-false guard added, at run time no exception of the labelled class swallowed and no library function replaced, and every check of the instance passed); pass@k with several attempts. ' +
         'A missing prediction counts as wrong. Repairs are untrusted code: they run in the docker runtime when an engine and the benchmark image are available.',
     )
     .argument(

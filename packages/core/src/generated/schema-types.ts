@@ -283,7 +283,7 @@ export type RootCause =
 export type PipelineStage =
   'data preparation' | 'data visualization' | 'model construction' | 'training' | 'evaluation/prediction';
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
  */
 
 export type Outcome =
@@ -292,6 +292,7 @@ export type Outcome =
   | 'no-crash'
   | 'fixed-ok'
   | 'fixed-crashed'
+  | 'checks-failed'
   | 'timeout'
   | 'kernel-died'
   | 'skipped-env'
@@ -437,6 +438,209 @@ export interface StageLockEntry {
    * What the stage reported last time, shown again when it is skipped.
    */
   summary: string;
+}
+
+/**
+ * crashed: the mutant did not run to the end (an error, a timeout, a dead kernel); hiding: runtime evidence of hiding; checks-failed: a check failed; survived: none of these, the checks let it pass; not-run: the runtime could not run it (says nothing about the checks).
+ *
+ * This interface was referenced by `ChecksReport`'s JSON-Schema
+ * via the `definition` "mutantOutcome".
+ */
+
+export type MutantOutcome = 'crashed' | 'hiding' | 'checks-failed' | 'survived' | 'not-run';
+
+/**
+ * What `junobench checks test --json` writes, `checks test --record` merges into raw/checks-report.json, and the build's curated/checks.json holds: per instance, its checks (checks.py), whether the fixed notebook passes them, and the mutation test: the non-fixes generated from the crashing notebook and what rejected each (docs/checks.md).
+ */
+
+export interface ChecksReport {
+  runtime: 'local' | 'docker';
+  summary: ChecksSummary;
+  instances: InstanceChecksResult[];
+}
+
+export interface ChecksSummary {
+  instances: number;
+  /**
+   * Mutants generated, over the instances tested.
+   */
+  mutants: number;
+  rejected: number;
+  /**
+   * Instances whose every mutant was rejected and whose fixed notebook passed its checks.
+   */
+  complete: number;
+  /**
+   * Instances that cannot run in this runtime (a required module is missing).
+   */
+  skipped: number;
+}
+/**
+ * This interface was referenced by `ChecksReport`'s JSON-Schema
+ * via the `definition` "instanceChecks".
+ */
+
+export interface InstanceChecksResult {
+  instance: string;
+  /**
+   * complete: the fixed notebook passes its checks on every run and every mutant is rejected; waived: the only survivors are waived in instance.json; survivors: a mutant survived unwaived; fixed-fails: the fixed notebook fails its checks (or hides its crash); skipped-env: a required module is missing here; error: the crashing notebook did not crash as labelled, so no mutant could be placed; untested (the build's record only): no result for the instance's current files.
+   */
+  status: 'complete' | 'survivors' | 'waived' | 'fixed-fails' | 'skipped-env' | 'error' | 'untested';
+  reason?: string;
+  /**
+   * The checks of checks.py, in order (empty: the instance has none).
+   */
+  checks: CheckInfo[];
+  fixed: ChecksFixedRuns;
+  mutants: MutantResult[];
+  score: MutationScore;
+  /**
+   * Ids of the mutants that survived (waived ones included).
+   */
+  survivors: string[];
+  /**
+   * The waivers of instance.json (checks.waive) that matched a survivor.
+   */
+  waived: ChecksWaiver[];
+  /**
+   * What the result is about: the instance's files (checks.py included), the harness and the mutants' logic; the build compares it with the instance's current one.
+   */
+  contentHash: string;
+  cached?: boolean;
+}
+/**
+ * This interface was referenced by `ChecksReport`'s JSON-Schema
+ * via the `definition` "checkInfo".
+ */
+
+export interface CheckInfo {
+  name: string;
+  reason: string;
+}
+
+export interface ChecksFixedRuns {
+  runs: number;
+  /**
+   * Runs that completed with every check passing and no evidence of hiding.
+   */
+  passed: number;
+  failed?: CheckResult[];
+  evidence?: HidingEvidence[];
+  reason?: string;
+}
+/**
+ * This interface was referenced by `ChecksReport`'s JSON-Schema
+ * via the `definition` "checkResult".
+ */
+
+export interface CheckResult {
+  /**
+   * The check's function name in checks.py (check_…).
+   */
+  name: string;
+  /**
+   * Its docstring's first line: what the fix must achieve.
+   */
+  reason?: string;
+  passed: boolean;
+  /**
+   * Why it failed: the assertion's message, or the exception the check raised.
+   */
+  error?: string;
+}
+/**
+ * Seen in the kernel while the cells ran: swallowed — an exception of the instance's labelled class reached the notebook's own code and the run still completed; replaced — a function, method or attribute of a library module was replaced (or added) by the notebook's code; tracing — the notebook switched off or replaced the tracing that records the first kind.
+ *
+ * This interface was referenced by `ChecksReport`'s JSON-Schema
+ * via the `definition` "hidingEvidence".
+ */
+
+export interface HidingEvidence {
+  kind: 'swallowed' | 'replaced' | 'tracing';
+  /**
+   * One line for people: the exception and its message, or the library attribute.
+   */
+  what: string;
+  /**
+   * The code cell (0-based, of the notebook that ran) where it was seen.
+   */
+  cell?: number;
+  line?: number;
+  ename?: string;
+}
+/**
+ * This interface was referenced by `ChecksReport`'s JSON-Schema
+ * via the `definition` "mutantResult".
+ */
+
+export interface MutantResult {
+  /**
+   * Stable: the family and where it applies, e.g. statement-pass@6:2 (code cell 6, line 2).
+   */
+  id: string;
+  family: string;
+  description: string;
+  outcome: MutantOutcome;
+  reason?: string;
+  /**
+   * checks-failed: the checks that failed.
+   */
+  failed?: string[];
+}
+/**
+ * Mutants rejected (crashed, hiding or a check failed) over mutants run; a mutant not run counts as neither.
+ */
+
+export interface MutationScore {
+  generated: number;
+  rejected: number;
+  value: number | null;
+}
+/**
+ * This interface was referenced by `ChecksReport`'s JSON-Schema
+ * via the `definition` "waiver".
+ */
+
+export interface ChecksWaiver {
+  mutant: string;
+  reason: string;
+}
+
+/**
+ * crashed: the mutant did not run to the end (an error, a timeout, a dead kernel); hiding: runtime evidence of hiding; checks-failed: a check failed; survived: none of these, the checks let it pass; not-run: the runtime could not run it (says nothing about the checks).
+ */
+
+export interface ChecksSuggestion {
+  instance: string;
+  /**
+   * error: the crashing notebook did not crash as labelled, the fixed one did not run, or it produced nothing to check.
+   */
+  status: 'suggested' | 'skipped-env' | 'error';
+  reason?: string;
+  /**
+   * The proposed checks.py.
+   */
+  file?: string;
+  /**
+   * The proposed checks, in the file's order.
+   */
+  checks: CheckInfo[];
+  /**
+   * Candidate checks derived from the fixed notebook's snapshot.
+   */
+  candidates: number;
+  /**
+   * Each mutant run with every candidate; `failed` lists the candidates that rejected it.
+   */
+  mutants: MutantResult[];
+  /**
+   * Mutants that ran to the end and that no proposed check rejects (write a check for each by hand, or waive it).
+   */
+  uncovered: string[];
+  /**
+   * Candidates left out because a run of the fixed notebook failed them.
+   */
+  dropped: string[];
 }
 
 /**
@@ -1040,6 +1244,7 @@ export interface Instance {
   labels?: Labels;
   triage?: DraftTriage;
   reproduction?: ReproductionNotes;
+  checks?: InstanceChecks;
   data?: InstanceData;
 }
 /**
@@ -1154,6 +1359,13 @@ export interface OrderCheck {
    */
   chosen: 'execution-count' | 'file' | 'needed';
   why: string;
+}
+/**
+ * About checks.py (docs/checks.md): the mutants its checks let survive that are waived, each with the reason; `release prepare` refuses an instance whose checks let any other mutant survive.
+ */
+
+export interface InstanceChecks {
+  waive?: ChecksWaiver[];
 }
 
 export interface InstanceData {
@@ -2171,6 +2383,7 @@ export interface ReleaseInstance {
   labels: Labels;
   verification: ReleaseInstanceOutcomes;
   syntheticData: boolean;
+  checks?: ReleaseInstanceChecks;
   files: ReleaseFile[];
 }
 /**
@@ -2182,9 +2395,19 @@ export interface ReleaseInstanceOutcomes {
   fixed: Outcome;
 }
 /**
- * This interface was referenced by `ReleaseManifest`'s JSON-Schema
- * via the `definition` "file".
+ * Its checks.py (what a fix must achieve) and their recorded mutation test (checks.json).
  */
+
+export interface ReleaseInstanceChecks {
+  checks: CheckInfo[];
+  /**
+   * complete: the fixed notebook passes its checks on every run and every mutant is rejected; waived: the only survivors are waived in instance.json; survivors: a mutant survived unwaived; fixed-fails: the fixed notebook fails its checks (or hides its crash); skipped-env: a required module is missing here; error: the crashing notebook did not crash as labelled, so no mutant could be placed; untested (the build's record only): no result for the instance's current files.
+   */
+  status: 'complete' | 'survivors' | 'waived' | 'fixed-fails' | 'skipped-env' | 'error' | 'untested';
+  mutants: number;
+  rejected: number;
+  waived?: ChecksWaiver[];
+}
 
 export interface ReleaseFile {
   /**
@@ -2287,7 +2510,8 @@ export interface ReleaseRefusal {
     | 'version-not-greater'
     | 'no-instances'
     | 'inconsistent'
-    | 'out-of-date';
+    | 'out-of-date'
+    | 'checks';
   instance?: string;
   message: string;
 }
@@ -2352,7 +2576,7 @@ export interface ReleaseArchiveDigest {
 }
 
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
  *
  * This interface was referenced by `VerificationReport`'s JSON-Schema
  * via the `definition` "outcome".
@@ -2532,6 +2756,14 @@ export interface VersionResult {
   kernel?: KernelKind;
   phases?: RunPhases;
   runtime: RuntimeIdentity;
+  /**
+   * fixed: every check of checks.py, in order, with its result (absent: the instance has no checks.py, or the run did not get to them).
+   */
+  checks?: CheckResult[];
+  /**
+   * fixed: evidence of hiding seen while its cells ran (docs/checks.md).
+   */
+  evidence?: HidingEvidence[];
 }
 /**
  * This interface was referenced by `VerificationReport`'s JSON-Schema
@@ -2633,9 +2865,6 @@ export interface RuntimeIdentity {
    */
   threads?: number;
 }
-/**
- * A draft whose crash did not reproduce: its cause, in the words `add` uses (set by `junobench verify`).
- */
 
 /**
  * <report>/.junobench-report.json: the files `junobench report` wrote into its folder. The next report deletes only these; a folder that holds anything else is refused, naming those files.
@@ -2795,6 +3024,7 @@ export type RepairOutcome =
   | 'kernel-died'
   | 'failed'
   | 'not-executed'
+  | 'checks-failed'
   | 'no-prediction';
 
 /**
@@ -3113,6 +3343,14 @@ export interface RepairAttemptResult {
   notExecuted?: number[];
   error?: RepairError;
   crashCell?: RepairCrashCell;
+  /**
+   * The instance's checks run after the repair's last cell, each with its result (absent: the repair did not run to the end, or the instance has no checks).
+   */
+  checks?: CheckResult[];
+  /**
+   * Runtime evidence of hiding: a swallowed exception of the labelled class, a library attribute replaced (cells are the repair's).
+   */
+  evidence?: HidingEvidence[];
 }
 
 export interface MissingCell {
@@ -3640,7 +3878,7 @@ export interface SubsampleSyntheticColumn {
 
 export type Share = number;
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
  */
 
 export interface SubsampleReport {
@@ -3893,7 +4131,7 @@ export interface TriageFunnel {
 }
 
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
  *
  * This interface was referenced by `VerificationReport`'s JSON-Schema
  * via the `definition` "outcome".
