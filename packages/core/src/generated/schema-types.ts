@@ -58,6 +58,7 @@ export interface AgreementReport {
   }[];
   settings: AgreementSettings;
   dimensions: DimensionAgreement[];
+  gate?: AgreementGateResult;
   disagreements: LabelDisagreement[];
 }
 
@@ -176,6 +177,32 @@ export interface AlphaAgreement {
   pairableValues: number;
   observedDisagreement: AgreementStatistic;
   expectedDisagreement: AgreementStatistic;
+}
+/**
+ * The agreement gate this report was judged by (raw/release.json's minKappa, the default 0.9, or a --min-kappa flag for one run) and its result. Absent in reports written without a gate.
+ */
+
+export interface AgreementGateResult {
+  minKappa: number;
+  /**
+   * default: 0.9; setting: minKappa in raw/release.json; flag: --min-kappa for this run only.
+   */
+  source: 'default' | 'setting' | 'flag';
+  /**
+   * With source flag: the gate the setting gives (what the flag overrode).
+   */
+  setting?: number;
+  /**
+   * Every dimension's kappa is defined and reaches minKappa.
+   */
+  passed: boolean;
+  /**
+   * Dimensions below the gate (kappa null: undefined).
+   */
+  below: {
+    dimension: LabelDimensionName;
+    kappa: number | null;
+  }[];
 }
 
 export interface LabelDisagreement {
@@ -2230,6 +2257,10 @@ export interface ReleaseMetadata {
    */
   repository?: string;
   /**
+   * Where a downloader clones the toolchain that made a release, as git clones it (https://github.com/org/junobench). Default: the toolchain checkout's remote (the current branch's upstream, else origin) when it is not a local path, else the GitHub repository of `publish --github`. A release whose card cannot name it is refused by `publish`.
+   */
+  toolchainRepository?: string;
+  /**
    * SPDX id of the licence of the benchmark's own work (labels, diagnoses, reproduced and fixed notebooks' edits, metadata), e.g. CC-BY-4.0.
    */
   license?: string;
@@ -2247,7 +2278,7 @@ export interface ReleaseMetadata {
   creators?: [string, ...string[]];
   keywords?: string[];
   /**
-   * Agreement gate: every label dimension's Cohen's kappa must reach it (default 0.9).
+   * The agreement gate, the one setting `build`, `labels agreement`, `release prepare`, `release publish` and the report read: every label dimension's Cohen's kappa must reach it (default 0.9). A --min-kappa flag overrides it for one run.
    */
   minKappa?: number;
 }
