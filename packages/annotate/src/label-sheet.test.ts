@@ -132,7 +132,10 @@ describe('labels import', () => {
       pandas_9: { 'root cause': 'API Misuse', reviewed: 'sure' },
     });
     const before = await readFile(path.join(p.annotationsDir, 'alice.jsonl'), 'utf8');
-    const e = await importAs('alice').catch((x: unknown) => x as JunoError);
+    const e = (await importAs('alice').then(
+      () => undefined,
+      (x: unknown) => x,
+    )) as JunoError;
     expect(e).toBeInstanceOf(JunoError);
     expect(e.code).toBe('E_LABELS');
     expect(e.message).toContain('nothing was imported');

@@ -17,13 +17,18 @@ export { planCroissant, sealCroissant, spdxUrl, CROISSANT_CONTEXT, CROISSANT_CON
 export type { PlanCroissantInput, CroissantFileFacts } from './plan-croissant.js';
 export { checkCroissant, readCsvHeader, globToRegExp } from './check-croissant.js';
 export type { CroissantIssue, CroissantContext } from './check-croissant.js';
-export { renderDatasetCard, TOOLCHAIN_FOLDER } from './render-dataset-card.js';
+export {
+  renderDatasetCard,
+  planToolchainClone,
+  describeNotebookSources,
+  TOOLCHAIN_FOLDER,
+} from './render-dataset-card.js';
 export type { DatasetCardInput } from './render-dataset-card.js';
 export { formatSha256Sums, parseSha256Sums } from './sha256sums.js';
 export type { ChecksumLine } from './sha256sums.js';
 export { writeReleaseArchive, ARCHIVE_GZIP_LEVEL } from './write-release-archive.js';
 export type { ArchiveDigest } from './write-release-archive.js';
-export { writeRelease, sealRelease, assertReleasable, archiveDownloadUrl } from './write-release.js';
+export { writeRelease, sealRelease, assertReleasable, planRefusalHint, archiveDownloadUrl } from './write-release.js';
 export type { WrittenRelease } from './write-release.js';
 export { readReleaseInputs, listReleaseFolders } from './read-release-inputs.js';
 export type { ReadReleaseInputsOptions } from './read-release-inputs.js';
@@ -50,8 +55,12 @@ export {
   assertCleanTree,
   createReleaseTag,
   pushReleaseTag,
+  readRemoteUrl,
+  isLocalRemote,
+  toPublicCloneUrl,
+  resolveToolchainRepository,
 } from './git-release.js';
-export type { SimpleGit, GitIdentity, TagState, TagRequest } from './git-release.js';
+export type { SimpleGit, GitIdentity, TagState, TagRequest, ToolchainRepository } from './git-release.js';
 export { createGitHubClient, publishGitHubRelease } from './github-release.js';
 export type {
   GitHubClient,

@@ -1,6 +1,7 @@
 import {
   LABEL_DIMENSIONS,
   formatBytes,
+  isSyntheticData,
   type InstanceVerification,
   type Labels,
   type RuntimeIdentity,
@@ -206,8 +207,12 @@ function renderSource(r: ReportInstance): string {
   const sub = r.instance?.data?.subsample;
   if (sub) {
     const steps = sub.steps.map((s) => `${s.method} ${s.path}`).join('; ');
+    // A sample of generated rows is generated data: called synthetic, as in the index and the dataset card.
+    const generated = !syn && r.instance && isSyntheticData(r.instance);
     out.push(
-      `<p>Data subsampled from ${escapeHtml(sub.source.title ?? sub.source.kind)} (seed ${escapeHtml(String(sub.seed))}): <span class="mono">${escapeHtml(steps)}</span>.</p>`,
+      generated
+        ? `<p>${renderBadge('synthetic data', 'synthetic-data')} A generated stand-in, not the notebook's own data: ${escapeHtml(sub.source.title ?? sub.source.kind)}${sub.source.generator ? ` (generator ${escapeHtml(sub.source.generator)})` : ''}, sampled with seed ${escapeHtml(String(sub.seed))}: <span class="mono">${escapeHtml(steps)}</span>.</p>`
+        : `<p>Data subsampled from ${escapeHtml(sub.source.title ?? sub.source.kind)} (seed ${escapeHtml(String(sub.seed))}): <span class="mono">${escapeHtml(steps)}</span>.</p>`,
     );
   }
   if (r.files.length > 0 && r.folderHref !== undefined) {

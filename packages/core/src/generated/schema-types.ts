@@ -310,7 +310,7 @@ export type RootCause =
 export type PipelineStage =
   'data preparation' | 'data visualization' | 'model construction' | 'training' | 'evaluation/prediction';
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); draft-fix: a draft's fixed.ipynb is still the draft fix `junobench add` wrote (the reproduced notebook, marked by a cell tagged junobench-draft-fix), so it is not run; neither is ever a pass.
  */
 
 export type Outcome =
@@ -322,7 +322,8 @@ export type Outcome =
   | 'timeout'
   | 'kernel-died'
   | 'skipped-env'
-  | 'absent';
+  | 'absent'
+  | 'draft-fix';
 
 /**
  * curated/benchmark.json: one entry per instance, with final labels and verification status.
@@ -2383,7 +2384,7 @@ export interface ReleaseArchiveDigest {
 }
 
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); draft-fix: a draft's fixed.ipynb is still the draft fix `junobench add` wrote (the reproduced notebook, marked by a cell tagged junobench-draft-fix), so it is not run; neither is ever a pass.
  *
  * This interface was referenced by `VerificationReport`'s JSON-Schema
  * via the `definition` "outcome".
@@ -3659,7 +3660,7 @@ export interface SubsampleSyntheticColumn {
 
 export type Share = number;
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); draft-fix: a draft's fixed.ipynb is still the draft fix `junobench add` wrote (the reproduced notebook, marked by a cell tagged junobench-draft-fix), so it is not run; neither is ever a pass.
  */
 
 export interface SubsampleReport {
@@ -3912,7 +3913,7 @@ export interface TriageFunnel {
 }
 
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass.
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); draft-fix: a draft's fixed.ipynb is still the draft fix `junobench add` wrote (the reproduced notebook, marked by a cell tagged junobench-draft-fix), so it is not run; neither is ever a pass.
  *
  * This interface was referenced by `VerificationReport`'s JSON-Schema
  * via the `definition` "outcome".
