@@ -70,7 +70,10 @@ export function describeAgreementGate(gate: AgreementGate, shownFile = gate.file
  * The note a run prints when its flag overrides the setting, or undefined.
  * Said once, on stderr, by every command that takes --min-kappa.
  */
-export function formatGateOverride(gate: AgreementGate, shownFile = gate.file ?? 'raw/release.json'): string | undefined {
+export function formatGateOverride(
+  gate: AgreementGate,
+  shownFile = gate.file ?? 'raw/release.json',
+): string | undefined {
   if (gate.source !== 'flag') return undefined;
   return `note: --min-kappa ${gate.minKappa} overrides the agreement gate for this run only (the setting is ${gate.setting ?? DEFAULT_MIN_KAPPA}, minKappa in ${shownFile})`;
 }

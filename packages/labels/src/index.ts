@@ -41,7 +41,12 @@ export type { WriteAgreementOptions } from './write-agreement-report.js';
 // Final labels
 export { resolveFinalLabels } from './resolve-final-labels.js';
 export type { ResolveOptions, UnresolvedLabel, LabelConflict } from './resolve-final-labels.js';
-export { planAnnotationUpdate, readAnnotationFile, writeAnnotationFile, annotatorFileName } from './update-annotations.js';
+export {
+  planAnnotationUpdate,
+  readAnnotationFile,
+  writeAnnotationFile,
+  annotatorFileName,
+} from './update-annotations.js';
 export type { AnnotationUpdate, AnnotationFile, AnnotationChange } from './update-annotations.js';
 
 // Statistics and charts

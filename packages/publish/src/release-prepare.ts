@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { readAgreementGate, type ReleaseImagePush } from '@junobench/core';
 import type { ReleasePlan, WrittenRelease } from '@junobench/release';
-import { checkBuildSources } from '@junobench/build-lock';
+import { checkBuildSources, readToolchainIdentity as readIdentity } from '@junobench/build-lock';
 import { writeReleaseView } from './release-view.js';
 
 export interface PrepareReleaseOptions {
@@ -38,7 +38,7 @@ export interface PrepareReleaseOptions {
   repository?: string;
   /** --min-kappa: the agreement gate for this run only, over raw/release.json's minKappa. */
   minKappa?: number;
-  /** Where the card tells a downloader to clone the toolchain (default: raw/release.json, the checkout's remote, --github). */
+  /** Where the card tells a downloader to clone the toolchain (default: raw/release.json's, else the checkout's remote). */
   toolchainRepository?: string;
   /** Plan only: nothing is written. */
   dryRun?: boolean;
@@ -131,12 +131,10 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
     if (view.agreementRecomputed) inputs.agreementRecomputed = true;
     if (o.repository) inputs.metadata.repository = o.repository;
     inputs.metadata.minKappa = gate.minKappa;
-    const clone = await resolveToolchainRepository({
-      ...((o.toolchainRepository ?? inputs.metadata.toolchainRepository)
-        ? { setting: o.toolchainRepository ?? inputs.metadata.toolchainRepository }
-        : {}),
-      ...(o.repository ? { github: o.repository } : {}),
-    });
+    // Not the --github repository: the archive (its card) must not depend on where it is published, or `prepare` and
+    // `publish` would seal different archives of the same release.
+    const setting = o.toolchainRepository ?? inputs.metadata.toolchainRepository;
+    const clone = await resolveToolchainRepository(setting ? { setting } : {});
     if (clone.url) inputs.metadata.toolchainRepository = clone.url;
     else
       inputs.warnings.push(
@@ -190,5 +188,5 @@ export async function readToolchainIdentity(): Promise<{
   dirty: boolean | null;
   commitTime: number | null;
 }> {
-  return (await import('@junobench/build-lock')).readToolchainIdentity();
+  return readIdentity();
 }

@@ -190,14 +190,11 @@ export interface ToolchainRepository {
  * Where a downloader clones the toolchain that made a release: the setting
  * (raw/release.json's toolchainRepository) first, else the toolchain
  * checkout's remote (the current branch's upstream remote, else origin) when it
- * is not a local path, else the GitHub repository the release is published to.
- * None of them: `problem` says why, and the card cannot be published.
+ * is not a local path. Neither: `problem` says why, and the card cannot be
+ * published. (Never the repository the release is published to: the card is in
+ * the archive, which must not depend on where it is published.)
  */
-export async function resolveToolchainRepository(o: {
-  setting?: string;
-  github?: string;
-  root?: string;
-}): Promise<ToolchainRepository> {
+export async function resolveToolchainRepository(o: { setting?: string; root?: string }): Promise<ToolchainRepository> {
   if (o.setting) return { url: toPublicCloneUrl(o.setting), from: 'toolchainRepository in raw/release.json' };
   const git = openGitRepository(o.root ?? TOOLCHAIN_ROOT);
   let remote: string | undefined;
@@ -218,10 +215,9 @@ export async function resolveToolchainRepository(o: {
     }
     return { url: toPublicCloneUrl(url), from: `remote ${r} of the toolchain's checkout` };
   }
-  if (o.github) return { url: `https://github.com/${o.github}`, from: '--github' };
   return {
     problem:
       local ??
-      "the toolchain's checkout has no remote (git remote -v shows none), raw/release.json sets no toolchainRepository and no --github repository is given",
+      "the toolchain's checkout has no remote (git remote -v shows none) and raw/release.json sets no toolchainRepository",
   };
 }

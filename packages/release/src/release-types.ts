@@ -81,7 +81,7 @@ export interface ReleaseInputs {
 /** ReleaseMetadata with every default filled in. */
 export type ResolvedMetadata = Required<Omit<ReleaseMetadata, 'repository' | 'toolchainRepository'>> & {
   repository?: string;
-  /** Where a downloader clones the toolchain (resolved by prepare: raw/release.json, else the checkout's remote, else --github). */
+  /** Where a downloader clones the toolchain (resolved by prepare: raw/release.json, else the checkout's remote). */
   toolchainRepository?: string;
 };
 

@@ -73,7 +73,6 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
         const gate = await readAgreementGate(metadataFile, flag);
         const override = formatGateOverride(gate, opts.metadata);
         if (override) ctx.err(override);
-        const minKappa = gate.minKappa;
         const bootstrap = parseNumber(opts.bootstrap, '--bootstrap', { min: 0, integer: true });
         const maxDisagreements = parseNumber(opts.maxDisagreements, '--max-disagreements', { min: 0, integer: true });
         const { computeAgreement, DIMENSION_TITLES, formatAgreementReport, judgeAgreementGate, writeAgreementJson } =

@@ -2258,7 +2258,7 @@ export interface ReleaseMetadata {
    */
   repository?: string;
   /**
-   * Where a downloader clones the toolchain that made a release, as git clones it (https://github.com/org/junobench). Default: the toolchain checkout's remote (the current branch's upstream, else origin) when it is not a local path, else the GitHub repository of `publish --github`. A release whose card cannot name it is refused by `publish`.
+   * Where a downloader clones the toolchain that made a release, as git clones it (https://github.com/org/junobench). Default: the toolchain checkout's remote (the current branch's upstream, else origin) when it is not a local path. A release whose card cannot name it is refused by `publish`.
    */
   toolchainRepository?: string;
   /**
