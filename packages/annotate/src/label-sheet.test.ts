@@ -1,12 +1,15 @@
 import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JunoError } from '@junobench/core';
 import { LABELS, writeLabelProject, type LabelProject } from '../test-helpers/label-project.js';
 import { importLabelSheet } from './import-label-sheet.js';
 import { makeLabelSheet } from './make-label-sheet.js';
 import { recordLabel } from './record-label.js';
+
+// Workbooks and temporary folders on a shared, busy machine: generous limits, never timings.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let p: LabelProject;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JunoError, type Annotation } from '@junobench/core';
 import {
   annotatorFileName,
@@ -9,6 +9,9 @@ import {
   readAnnotationFile,
   writeAnnotationFile,
 } from './update-annotations.js';
+
+// Workbooks and temporary folders on a shared, busy machine: generous limits, never timings.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const labels = {
   library: 'pandas',

@@ -1,9 +1,12 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AgreementReport, FinalLabels } from '@junobench/core';
 import { createLabelsStage } from './stage-labels.js';
+
+// Workbooks and temporary folders on a shared, busy machine: generous limits, never timings.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 let root: string;
 // Each dimension varies across the instances: kappa is undefined (and the gate fails) for a dimension with one value.

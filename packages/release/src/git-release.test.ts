@@ -13,9 +13,6 @@ import {
   pushReleaseTag,
   readGitIdentity,
   readTag,
-  isLocalRemote,
-  resolveToolchainRepository,
-  toPublicCloneUrl,
 } from './git-release.js';
 
 let root: string;
@@ -98,47 +95,5 @@ describe('git release steps', { timeout: 60_000 }, () => {
     expect(isJunoError(err) && err.code).toBe('E_GIT');
     expect(isJunoError(err) && err.exitCode).toBe(1);
     expect((err as Error).message).toContain('could not push tag v0.1.0 to nowhere');
-  });
-});
-
-describe('remotes and where to clone the toolchain', () => {
-  it.each([
-    ['/tmp/remote.git', true],
-    ['../junobench', true],
-    ['file:///srv/git/junobench.git', true],
-    ['C:\\repos\\junobench', true],
-    ['https://github.com/org/junobench.git', false],
-    ['git@github.com:org/junobench.git', false],
-    ['ssh://git@example.org/org/junobench.git', false],
-  ])('%s is a local path: %s', (url, local) => {
-    expect(isLocalRemote(url)).toBe(local);
-  });
-
-  it.each([
-    ['git@github.com:org/junobench.git', 'https://github.com/org/junobench'],
-    ['ssh://git@gitlab.com/org/junobench.git', 'https://gitlab.com/org/junobench'],
-    ['https://token@github.com/org/junobench.git', 'https://github.com/org/junobench.git'],
-  ])('%s is cloned by a downloader as %s', (url, clone) => {
-    expect(toPublicCloneUrl(url)).toBe(clone);
-  });
-
-  it("takes the setting, else the checkout's remote unless it is a local path", async () => {
-    const base = await mkdtemp(path.join(os.tmpdir(), 'jb-toolchain-remote-'));
-    try {
-      const { repo, remote } = await initRepoWithRemote(base);
-      expect(await resolveToolchainRepository({ setting: 'git@github.com:org/x.git', root: repo })).toMatchObject({
-        url: 'https://github.com/org/x',
-      });
-      const local = await resolveToolchainRepository({ root: repo });
-      expect(local.url).toBeUndefined();
-      expect(local.problem).toBe(`remote origin of the toolchain's checkout is a local path (${remote})`);
-      git(repo, 'remote', 'set-url', 'origin', 'git@github.com:org/junobench.git');
-      expect(await resolveToolchainRepository({ root: repo })).toEqual({
-        url: 'https://github.com/org/junobench',
-        from: "remote origin of the toolchain's checkout",
-      });
-    } finally {
-      await rm(base, { recursive: true, force: true });
-    }
   });
 });

@@ -400,12 +400,12 @@ export function formatRerunLine(r: {
 }): string {
   const same = r.instances - r.differences.length - r.unchecked.length - r.improved.length;
   const parts = [
-    `${same} as released (the outcomes of verification.json)`,
+    same > 0 ? `${same} as released (the outcomes of verification.json)` : '',
     r.differences.length > 0 ? `${r.differences.length} differ${r.differences.length === 1 ? 's' : ''}` : '',
     r.unchecked.length > 0 ? `${r.unchecked.length} not checked here (cannot run in this runtime)` : '',
     r.improved.length > 0 ? `${r.improved.length} verified here though skipped-env in the release` : '',
   ].filter(Boolean);
-  return `re-run (${r.runtime} runtime) of ${r.instances} instance${r.instances === 1 ? '' : 's'}: ${parts.join(', ')}`;
+  return `re-run (${r.runtime} runtime) of ${r.instances} instance${r.instances === 1 ? '' : 's'}: ${parts.join(', ') || 'nothing to run'}`;
 }
 
 /** Says once, on stderr, that --min-kappa overrides the gate's setting for this run. */

@@ -43,6 +43,14 @@ describe('release verify says what the re-run found, and nothing that did not ha
       { differences: ['x'], unchecked: [], improved: ['t'] },
       're-run (local runtime) of 16 instances: 14 as released (the outcomes of verification.json), 1 differs, 1 verified here though skipped-env in the release',
     ],
+    [
+      {
+        differences: [],
+        unchecked: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p'],
+        improved: [],
+      },
+      're-run (local runtime) of 16 instances: 16 not checked here (cannot run in this runtime)',
+    ],
   ])('%j', (r, line) => {
     expect(formatRerunLine({ runtime: 'local', instances: 16, ...r })).toBe(line);
   });

@@ -162,7 +162,9 @@ export function formatVerificationSummary(report: VerificationReport, drafts: Re
     failing > 0 ? `${failing} not reproducing it` : '',
   ].filter(Boolean);
   const line =
-    `${count('verified')}/${bench.length} verified, ${count('not-verified')} not verified, ${count('flaky')} flaky, ${count('skipped')} skipped (${report.runtime} runtime)` +
+    (bench.length > 0
+      ? `${count('verified')}/${bench.length} verified, ${count('not-verified')} not verified, ${count('flaky')} flaky, ${count('skipped')} skipped (${report.runtime} runtime)`
+      : `no instance of the benchmark (${report.runtime} runtime)`) +
     (draftRuns.length > 0
       ? `; apart from them, ${draftRuns.length} draft${draftRuns.length === 1 ? '' : 's'} (not in the benchmark): ${apart.join(', ')}`
       : '');
