@@ -232,7 +232,9 @@ describe("the maintainer's path, as README.md walks it", { timeout: 900_000 }, (
   it('agreement over the gate of raw/release.json; the resolved labels make the draft ready', async () => {
     const agreement = await step('labels agreement');
     expect(agreement.code, agreement.stdout + agreement.stderr).toBe(0);
-    expect(agreement.stderr).toContain('agreement passes the gate, κ ≥ 0.9 (minKappa in raw/release.json)');
+    expect(agreement.stdout).toContain(
+      '## Gate: κ ≥ 0.9 (minKappa in raw/release.json)\n\nEvery dimension reaches κ ≥ 0.9.',
+    );
     const resolve = await step('labels resolve');
     expect(resolve.code, resolve.stderr).toBe(0);
     const final = resolve.stdout
@@ -318,6 +320,29 @@ describe("the maintainer's path, as README.md walks it", { timeout: 900_000 }, (
     expect(index).toContain('<dd>JunoBench 0.2.0</dd>');
     expect(index).toContain('<h2 id="downloads">Release 0.2.0: downloads and checksums</h2>');
     expect(index).toContain('https://github.com/org/junobench/releases/download/v0.2.0/junobench-0.2.0.tar.gz');
+  });
+
+  it('a leaderboard page from scorecards (report --scores), in the same project', async () => {
+    // Not the maintainer's path (README, "Score your tool"): detect tasks need no kernel, so this costs little here.
+    const cli = (...args: string[]) => runJunobench(args, { cwd: project, env });
+    for (const args of [
+      ['tasks', 'export', '--task', 'detect', '-o', 'tasks.jsonl'],
+      ['baseline', 'oracle', '--tasks', 'tasks.jsonl', '-o', 'oracle.jsonl'],
+      ['baseline', 'heuristic', '--tasks', 'tasks.jsonl', '-o', 'heuristic.jsonl'],
+      ['score', 'oracle.jsonl', 'heuristic.jsonl', '--tasks', 'tasks.jsonl', '--out', path.join(work, 'compare')],
+      ['report', '--scores', path.join(work, 'compare'), '--out', path.join(work, 'board')],
+    ]) {
+      const r = await cli(...args);
+      expect(r.code, `${args.join(' ')}\n${r.stdout}${r.stderr}`).toBe(0);
+    }
+    const board = await readFile(path.join(work, 'board', 'leaderboard.html'), 'utf8');
+    const ranked = [...board.matchAll(/<th scope="row">([a-z]+)<\/th><td class="num"><b>([\d.]+%)<\/b>/g)]
+      .slice(0, 2)
+      .map((m) => `${m[1]} ${m[2]}`);
+    expect(ranked).toEqual(['oracle 100.0%', 'heuristic 50.0%']);
+    expect(await readFile(path.join(work, 'board', 'index.html'), 'utf8')).toContain(
+      '<a href="leaderboard.html">Leaderboard of tools</a>',
+    );
   });
 
   it("ran every command of the README's walk-through, in its order", () => {

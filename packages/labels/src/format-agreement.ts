@@ -129,8 +129,8 @@ export function formatAgreementReport(report: AgreementReport, options: FormatAg
     lines.push('', `## Gate: ${describeAgreementGate(options.gate)}`, '');
     lines.push(
       failing.length === 0 && report.dimensions.length > 0
-        ? `Passed: every dimension reaches κ ≥ ${options.gate.minKappa}.`
-        : `**Failed**: below κ ${options.gate.minKappa}: ${failing.map((d) => `${DIMENSION_TITLES[d.dimension]} (κ = ${num(d.kappa)})`).join(', ')}.`,
+        ? `Every dimension reaches κ ≥ ${options.gate.minKappa}.`
+        : `Below κ ${options.gate.minKappa}: ${failing.map((d) => `${DIMENSION_TITLES[d.dimension]} (κ = ${num(d.kappa)})`).join(', ')}: the gate fails.`,
     );
     if (failing.length > 0) lines.push('', `What raises kappa: ${RAISE_KAPPA_HINT}.`);
   } else if (options.minKappa !== undefined) {

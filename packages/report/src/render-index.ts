@@ -190,5 +190,7 @@ function renderRow(r: IndexRow): string {
 export function outcomeKind(outcome: string): string {
   if (outcome === 'crash-reproduced' || outcome === 'fixed-ok') return 'ok';
   if (outcome === 'skipped-env') return 'skipped-env';
+  // A draft's fix not run (none yet, or the draft fix `add` wrote) is no failure: shown as a draft.
+  if (outcome === 'absent' || outcome === 'draft-fix') return 'draft';
   return 'bad';
 }

@@ -7,7 +7,7 @@ import {
   type RuntimeIdentity,
   type VersionResult,
 } from '@junobench/core';
-import { planExecution, type Notebook } from '@junobench/notebook';
+import { isDraftFix, planExecution, type Notebook } from '@junobench/notebook';
 import { convertAnsiToHtml } from './ansi-to-html.js';
 import { escapeHtml, formatRelativeHref, parseExternalUrl } from './escape-html.js';
 import { FLAG_LABELS, summariseInstance, type ReportInstance } from './report-data.js';
@@ -290,7 +290,13 @@ function renderNotebooks(r: ReportInstance): string {
       out.push(`<p class="problem">${escapeHtml(name)}: ${escapeHtml(e instanceof Error ? e.message : String(e))}</p>`);
     }
   }
-  if (repNb && fixNb) {
+  if (repNb && fixNb && isDraftFix(fixNb)) {
+    // The starter `add` wrote: the reproduced notebook, marked. It is no fix yet, so it is not shown as one.
+    out.push(
+      '<p class="muted">A draft: its fixed.ipynb is still the draft fix <code>junobench add</code> wrote (the reproduced notebook with a DRAFT FIX cell), not a fix yet. The reproduced notebook alone:</p>',
+      `<div class="nb">${renderNotebookAlone(repNb, left)}</div>`,
+    );
+  } else if (repNb && fixNb) {
     const { html, summary } = renderNotebookDiff(repNb, fixNb, { left, right });
     const how = exec?.cells
       ? 'in the explicit replay order of instance.json'

@@ -8,6 +8,8 @@ import { planReport } from './plan-report.js';
 import { readReportData } from './read-report-data.js';
 import { FLAG_LABELS, summariseInstance, type IndexFlag, type ReportData } from './report-data.js';
 import { renderIndexPage } from './render-index.js';
+import { renderInstancePage } from './render-instance.js';
+import { planDraftFix, type Notebook } from '@junobench/notebook';
 import { renderStatsPage } from './render-stats.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -117,6 +119,29 @@ describe('drafts and synthetic data', () => {
       problems: [],
     });
     expect(row.flags).toContain('synthetic-data');
+  });
+
+  it("calls a draft's draft fix a draft, not its fix, on its page", () => {
+    const reproduced: Notebook = {
+      nbformat: 4,
+      nbformat_minor: 4,
+      metadata: {},
+      cells: [{ cell_type: 'code', source: "df['x']", execution_count: null, metadata: {}, outputs: [] }],
+    };
+    const page = renderInstancePage(
+      {
+        id: 'pandas_9',
+        inBenchmark: false,
+        instance: { ...base, status: 'draft' as const },
+        disagreements: [],
+        notebooks: { reproduced: { notebook: reproduced }, fixed: { notebook: planDraftFix(reproduced) } },
+        files: [],
+        problems: [],
+      },
+      'JunoBench',
+    );
+    expect(page).toContain('its fixed.ipynb is still the draft fix <code>junobench add</code> wrote');
+    expect(page).not.toContain('fixed.ipynb (runs)');
   });
 
   it('counts drafts apart from the benchmark in the index summary', () => {

@@ -96,7 +96,7 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
           );
           ctx.err(`hint: ${RAISE_KAPPA_HINT}`);
           ctx.exitCode = 1;
-        } else ctx.err(`agreement passes the gate, ${describeAgreementGate(gate, opts.metadata)}`);
+        }
       },
     );
 
