@@ -22,6 +22,12 @@ const recipe = path.join(repoRoot, 'docker');
 beforeAll(async () => {
   work = await mkdtemp(path.join(os.tmpdir(), 'jb-release-e2e-'));
   await cp(path.join(repoRoot, 'raw'), path.join(work, 'raw'), { recursive: true });
+  // Where the card tells a downloader to clone the toolchain (this checkout has no hosted remote): publish refuses a
+  // card that cannot say it.
+  await writeFile(
+    path.join(work, 'raw', 'release.json'),
+    JSON.stringify({ toolchainRepository: 'https://github.com/junobench/junobench' }),
+  );
   // The build is only the fixture here (test/build.e2e.test.ts proves a fresh one): the project's
   // content-addressed verification cache may answer. The re-run below never uses a cache.
   const build = await runJunobench(['build', '--cache-dir', path.join(repoRoot, '.junobench-cache')], { cwd: work });
@@ -190,7 +196,10 @@ describe('junobench release', () => {
     const extracted = path.join(work, 'extracted-0.2.0');
     await extractArchive(path.join(dir, 'junobench-0.2.0.tar.gz'), extracted);
     const index = await readFile(path.join(extracted, 'junobench-0.2.0', 'report', 'index.html'), 'utf8');
-    expect(index).not.toContain('pandas_2');
+    // No row, no page: the deprecated instance is listed only among the deprecated ones, with its reason and version.
+    const deprecations = /<section aria-labelledby="deprecated">[\s\S]*?<\/section>/;
+    expect(index.replace(deprecations, '')).not.toContain('pandas_2');
+    expect(deprecations.exec(index)?.[0]).toMatch(/<tr><td>pandas_2<\/td><td>0\.2\.0<\/td><td>/);
     expect(index).toMatch(/<b id="count-shown">15<\/b> of 15 instances shown/);
     expect(await readFile(path.join(dir, 'CHANGELOG.md'), 'utf8')).toContain(
       '- pandas_2 — deprecated in 0.2.0: the input dataset was withdrawn by its author',
