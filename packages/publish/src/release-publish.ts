@@ -74,7 +74,6 @@ export interface PublishReport {
  */
 export async function publishRelease(o: PublishReleaseOptions): Promise<PublishReport> {
   const {
-    assertCleanTree,
     checkRelease,
     createReleaseTag,
     formatTagMessage,
@@ -83,12 +82,9 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
     publishGitHubRelease,
     pushReleaseImage,
     pushReleaseTag,
-    readGitIdentity,
-    readTag,
     validateReleaseVersion,
     RELEASE_FILES,
     RELEASE_IMAGE_REPOSITORY,
-    planRefusalHint,
     planToolchainClone,
   } = await import('@junobench/release');
   const version = validateReleaseVersion(o.version);
@@ -109,66 +105,14 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
   const dry = Boolean(o.dryRun);
   const git = openGitRepository(o.repoDir);
 
-  // 1. Everything that can refuse, before anything changes: every problem is gathered, so that one run (a dry run
-  // above all) lists them all, not the first.
-  const problems: PublishProblem[] = [];
-  const problem = (message: string, kind: PublishProblem['kind'] = 'usage') => problems.push({ message, kind });
-  await assertCleanTree(git, o.repoDir).catch((e: unknown) => {
-    if (!(e instanceof JunoError)) throw e;
-    problem(`${e.message}${e.hint ? ` (${e.hint})` : ''}`);
-  });
-  const head = await readGitIdentity(git);
-  if (!head.commit && (await git.checkIsRepo().catch(() => false))) problem('the repository has no commit to tag');
-  const existing = head.commit ? await readTag(git, tag) : { exists: false as const };
-  if (existing.exists && !existing.archiveSha256)
-    problem(
-      `tag ${tag} already exists (a released version is never re-tagged: choose a greater version, release prepare <next version>)`,
-    );
-  if (o.github && !o.github.hasToken)
-    problem(
-      'GITHUB_TOKEN is not set (export a token that may write releases of the repository; it is never printed)',
-      'environment',
-    );
-  const remote = o.remote ? await describeRemote(git, o.remote) : undefined;
-  if (remote && !remote.url)
-    problem(
-      `there is no remote named ${o.remote} in ${o.repoDir} (git remote -v lists them; git remote add ${o.remote} <url>)`,
-    );
-  if (remote?.local) o.onEvent?.({ kind: 'warning', message: remote.local });
-  if (remote?.local) o.onStep?.(`warning: ${remote.local}`);
-  let image: ImageRecord | undefined;
-  if (o.registry) {
-    const record = path.join(o.curatedDir, 'image.json');
-    image = await readJsonFile<ImageRecord>(record, { schema: 'image-record' }).catch(() => undefined);
-    if (!image)
-      problem(
-        `no benchmark image recorded in ${record}: --registry pushes the image \`junobench image build\` made (build it first, or leave out --registry)`,
-      );
-  }
-  // The release's own refusals (a version not greater than the last, unverified instances, agreement below the gate)
-  // come before the image is pushed: a registry changed for a release that is then refused is a change for nothing.
-  const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
-  const checked = (await prepareRelease({ ...o, dryRun: true, ...(repository ? { repository } : {}) })).plan;
-  for (const r of checked.refusals) problem(`refused: ${r.message}`, 'refusal');
-  if (checked.refusals.length > 0) problem(`to fix the refusals: ${planRefusalHint(checked.refusals)}`, 'refusal');
-  const clone = planToolchainClone(checked.manifest, checked.metadata.toolchainRepository);
-  if (clone.problem)
-    problem(
-      `the dataset card cannot tell a downloader where to get the toolchain: ${clone.problem} — set toolchainRepository in raw/release.json (a URL git can clone), or push the toolchain to a hosted repository and add it as the checkout's remote`,
-    );
-  // What `release prepare` warns about (a build lock it cannot check, a recipe not pinned…) is as true of the release
-  // published.
-  for (const w of checked.warnings) {
-    if (clone.problem && w.startsWith('the dataset card cannot say where to clone the toolchain')) continue;
-    o.onStep?.(`warning: ${w}`);
-    o.onEvent?.({ kind: 'warning', message: w });
-  }
-  if (problems.length > 0) throw publishProblems(version, problems, dry);
+  // 1. Everything that can refuse, before anything changes.
+  const { head, existing, remote, image } = await checkPublish(o, git, tag, version, dry);
   step({
     what: 'check',
     status: 'done',
     detail: `working tree clean at ${head.commit!.slice(0, 12)}; tag ${tag} ${existing.exists ? 'exists (from an earlier run of this release)' : 'is free'}${remote ? `; remote ${o.remote} is ${remote.url}${remote.local ? ' (a local path)' : ''}` : ''}; the release is not refused`,
   });
+  const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
 
   // 2. The image, so that the archive can name its digest.
   let push: ReleaseImagePush | undefined;
@@ -397,6 +341,82 @@ export function releaseNotes(
   const body = lines.join('\n');
   // GitHub caps a release body at 125,000 characters.
   return body.length > 120_000 ? `${body.slice(0, 120_000)}\n\n(truncated: see CHANGELOG.md in the archive)` : body;
+}
+
+/**
+ * Every check of publish's first step, each problem gathered (never only the first): the working tree, the tag, the
+ * token, the remote (named by its URL; a local path called out), the image, the release's own refusals and the card.
+ * Throws one error listing them all; a dry run the same (exit 1).
+ */
+async function checkPublish(
+  o: PublishReleaseOptions,
+  git: import('@junobench/release').SimpleGit,
+  tag: string,
+  version: string,
+  dry: boolean,
+): Promise<{
+  head: import('@junobench/release').GitIdentity;
+  existing: import('@junobench/release').TagState;
+  remote?: { url?: string; local?: string };
+  image?: ImageRecord;
+  checked: ReleasePlan;
+}> {
+  const { assertCleanTree, planRefusalHint, planToolchainClone, readGitIdentity, readTag } =
+    await import('@junobench/release');
+  const problems: PublishProblem[] = [];
+  const problem = (message: string, kind: PublishProblem['kind'] = 'usage') => problems.push({ message, kind });
+  await assertCleanTree(git, o.repoDir).catch((e: unknown) => {
+    if (!(e instanceof JunoError)) throw e;
+    problem(`${e.message}${e.hint ? ` (${e.hint})` : ''}`);
+  });
+  const head = await readGitIdentity(git);
+  if (!head.commit && (await git.checkIsRepo().catch(() => false))) problem('the repository has no commit to tag');
+  const existing = head.commit ? await readTag(git, tag) : { exists: false as const };
+  if (existing.exists && !existing.archiveSha256)
+    problem(
+      `tag ${tag} already exists (a released version is never re-tagged: choose a greater version, release prepare <next version>)`,
+    );
+  if (o.github && !o.github.hasToken)
+    problem(
+      'GITHUB_TOKEN is not set (export a token that may write releases of the repository; it is never printed)',
+      'environment',
+    );
+  const remote = o.remote ? await describeRemote(git, o.remote) : undefined;
+  if (remote && !remote.url)
+    problem(
+      `there is no remote named ${o.remote} in ${o.repoDir} (git remote -v lists them; git remote add ${o.remote} <url>)`,
+    );
+  if (remote?.local) o.onEvent?.({ kind: 'warning', message: remote.local });
+  if (remote?.local) o.onStep?.(`warning: ${remote.local}`);
+  let image: ImageRecord | undefined;
+  if (o.registry) {
+    const record = path.join(o.curatedDir, 'image.json');
+    image = await readJsonFile<ImageRecord>(record, { schema: 'image-record' }).catch(() => undefined);
+    if (!image)
+      problem(
+        `no benchmark image recorded in ${record}: --registry pushes the image \`junobench image build\` made (build it first, or leave out --registry)`,
+      );
+  }
+  // The release's own refusals (a version not greater than the last, unverified instances, agreement below the gate)
+  // come before the image is pushed: a registry changed for a release that is then refused is a change for nothing.
+  const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
+  const checked = (await prepareRelease({ ...o, dryRun: true, ...(repository ? { repository } : {}) })).plan;
+  for (const r of checked.refusals) problem(`refused: ${r.message}`, 'refusal');
+  if (checked.refusals.length > 0) problem(`to fix the refusals: ${planRefusalHint(checked.refusals)}`, 'refusal');
+  const clone = planToolchainClone(checked.manifest, checked.metadata.toolchainRepository);
+  if (clone.problem)
+    problem(
+      `the dataset card cannot tell a downloader where to get the toolchain: ${clone.problem} — set toolchainRepository in raw/release.json (a URL git can clone), or push the toolchain to a hosted repository and add it as the checkout's remote`,
+    );
+  // What `release prepare` warns about (a build lock it cannot check, a recipe not pinned…) is as true of the release
+  // published.
+  for (const w of checked.warnings) {
+    if (clone.problem && w.startsWith('the dataset card cannot say where to clone the toolchain')) continue;
+    o.onStep?.(`warning: ${w}`);
+    o.onEvent?.({ kind: 'warning', message: w });
+  }
+  if (problems.length > 0) throw publishProblems(version, problems, dry);
+  return { head, existing, ...(remote ? { remote } : {}), ...(image ? { image } : {}), checked };
 }
 
 /** A remote's URL, and the warning to give when it is a path on this machine. */
