@@ -141,7 +141,10 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
         `the dataset card cannot say where to clone the toolchain: ${clone.problem}; \`release publish\` refuses such a card (set toolchainRepository in raw/release.json, or push the toolchain to a hosted repository and add it as a remote)`,
       );
     const plan = planRelease(inputs);
-    if (o.buildRoot !== undefined) await checkCuratedSources(o.buildRoot, o.curatedDir, plan);
+    // The deprecations and the gate are read here, afresh (the view renders the report and judges the agreement with
+    // them): a change to either since the build does not make curated/ stale for this release.
+    if (o.buildRoot !== undefined)
+      await checkCuratedSources(o.buildRoot, o.curatedDir, plan, [o.deprecatedFile, o.metadataFile]);
     if (o.dryRun) return { plan };
     // Written while the view's files exist: the plan points at them.
     return { plan, written: await writeRelease(plan, o.writeDir ?? o.outDir, { replace: Boolean(o.replace) }) };
@@ -155,12 +158,18 @@ export async function prepareRelease(o: PrepareReleaseOptions): Promise<Prepared
  * made it (a label edited, an instance added), the release would carry the old
  * state under a new version. Refused, naming the changed sources.
  */
-async function checkCuratedSources(root: string, curatedDir: string, plan: ReleasePlan): Promise<void> {
+async function checkCuratedSources(
+  root: string,
+  curatedDir: string,
+  plan: ReleasePlan,
+  readAfresh: readonly string[],
+): Promise<void> {
   const shown = path.relative(root, curatedDir) || '.';
   const check = await checkBuildSources({
     root,
     lockFile: path.relative(root, path.join(curatedDir, '.build-lock.json')),
     derivedDir: path.relative(root, curatedDir) || '.',
+    readAfresh: readAfresh.map((f) => path.relative(root, f)),
   });
   if (check.lock !== 'ok') {
     plan.warnings.push(
