@@ -23,7 +23,17 @@ function createContext() {
   const out = [];
   const err = [];
   const progress = () => Object.assign(() => undefined, { done: () => undefined });
-  return { cwd: root, env: { ...process.env, CI: '1' }, out: (t) => out.push(t), err: (t) => err.push(t), interactive: false, progress, exitCode: 0, stdout: out, stderr: err };
+  return {
+    cwd: root,
+    env: { ...process.env, CI: '1' },
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    interactive: false,
+    progress,
+    exitCode: 0,
+    stdout: out,
+    stderr: err,
+  };
 }
 
 /** Every command path: [], ['pool'], ['pool', 'import'], … (aliases not repeated). */

@@ -112,7 +112,11 @@ describe('junobench labels agreement', () => {
   it('exit 1 when a dimension is below --min-kappa, naming it', async () => {
     const r = await junobench('labels', 'agreement', `${fixtures}/weak`, '--bootstrap', '200');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('agreement below κ 0.9: crash type (κ = 0.830), root cause (κ = 0.768)');
+    expect(r.stderr).toContain(
+      'agreement below the gate, κ ≥ 0.9 (the default; set minKappa in raw/release.json to change it): crash type (κ = 0.830), root cause (κ = 0.768)',
+    );
+    // What raises kappa, and that resolving does not.
+    expect(r.stderr).toMatch(/hint: kappa compares the annotators' own labels .* Resolving does not raise it/);
     expect(r.stdout).toContain('## Disagreements (5)');
     const strict = await junobench(
       'labels',

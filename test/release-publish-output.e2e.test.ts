@@ -25,6 +25,13 @@ beforeAll(async () => {
   gh = await new GithubReleasesServer().start();
   gh.requireToken = TOKEN;
   ({ repo, remote } = await initRepoWithRemote(path.join(f.root, 'git')));
+  // Where the card tells a downloader to clone the toolchain (this checkout has no hosted remote): publish refuses a
+  // card that cannot say it.
+  await mkdir(path.join(f.root, 'raw'), { recursive: true });
+  await writeFile(
+    path.join(f.root, 'raw', 'release.json'),
+    JSON.stringify({ toolchainRepository: 'https://github.com/junobench/junobench' }),
+  );
 }, 60_000);
 afterAll(async () => {
   await gh.stop();
@@ -117,16 +124,17 @@ describe('release publish on a terminal', () => {
     // A bare `npx junobench` in that folder asks the npm registry for a package of that name (there is none; anyone
     // could publish one).
     const body = block(rel.body);
+    // The toolchain at the commit that prepared the release, from its repository: not the dataset's tag v0.3.0.
+    const commit = git(repoRoot, 'rev-parse', 'HEAD');
+    const clone = `git clone https://github.com/junobench/junobench junobench-toolchain && git -C junobench-toolchain checkout --detach ${commit} && npm ci --prefix junobench-toolchain`;
     expect(body).toEqual([
       'sha256sum -c SHA256SUMS',
-      'git clone --branch v0.3.0 https://github.com/junobench/junobench junobench-toolchain && npm ci --prefix junobench-toolchain',
+      clone,
       'npx --prefix junobench-toolchain junobench release verify junobench-0.3.0.tar.gz',
     ]);
     const card = await readFile(path.join(download, 'README.md'), 'utf8');
     const cardRun = block(card.slice(card.indexOf('## Run every case')));
-    expect(cardRun[0]).toBe(
-      "git clone --branch v0.3.0 <the toolchain's repository> junobench-toolchain && npm ci --prefix junobench-toolchain",
-    );
+    expect(cardRun[0]).toBe(clone);
     expect(
       cardRun
         .slice(1)

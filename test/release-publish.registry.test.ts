@@ -88,6 +88,7 @@ const publish = (version: string) =>
     metadataFile: path.join(f.root, 'none.json'),
     sourceDateEpoch: 1_767_225_600,
     toolchain: { version: '0.1.0', commit: 'c0ffee', dirty: false },
+    toolchainRepository: 'https://github.com/junobench/junobench',
     repoDir: repo,
     registry: { address: REGISTRY!, docker: async () => docker },
   });

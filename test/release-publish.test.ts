@@ -42,6 +42,7 @@ function options(over: Partial<PublishReleaseOptions> = {}): PublishReleaseOptio
     metadataFile: path.join(f.root, 'no-release.json'),
     sourceDateEpoch: 1_767_225_600,
     toolchain: { version: '0.1.0', commit: 'c0ffee', dirty: false },
+    toolchainRepository: 'https://github.com/junobench/junobench',
     repoDir: repo,
     remote: 'origin',
     github: {
@@ -159,7 +160,7 @@ describe('publishRelease', { timeout: 120_000 }, () => {
   ])('refuses %s (exit 2) before anything changes', async (_n, setup, message) => {
     await setup();
     const err = await publishRelease(options()).catch((e: unknown) => e);
-    expect(isJunoError(err) && err.code).toBe('E_GIT');
+    expect(isJunoError(err) && err.code).toBe('E_PUBLISH');
     expect(isJunoError(err) && err.exitCode).toBe(2);
     expect((err as Error).message).toMatch(message);
     expect(gh.requests).toEqual([]);
@@ -192,9 +193,59 @@ describe('publishRelease', { timeout: 120_000 }, () => {
         github: { owner: 'o', repo: 'r', hasToken: false, client: () => createGitHubClient({ baseUrl: gh.url }) },
       }),
     ).catch((e: unknown) => e);
-    expect(isJunoError(noToken) && noToken.message).toBe('GITHUB_TOKEN is not set');
-    expect(isJunoError(noToken) && [noToken.code, noToken.exitCode]).toEqual(['E_GITHUB', 3]);
+    expect(isJunoError(noToken) && noToken.message).toMatch(
+      /cannot be published \(1 problem[^)]*\):\n  - GITHUB_TOKEN is not set/,
+    );
+    expect(isJunoError(noToken) && [noToken.code, noToken.exitCode]).toEqual(['E_PUBLISH', 3]);
     const bad = await publishRelease(options({ version: 'v1' })).catch((e: unknown) => e);
     expect(isJunoError(bad) && bad.code).toBe('E_USAGE');
+  });
+
+  it('--dry-run lists every problem, not the first: a dirty tree does not hide the existing tag, the token or the card', async () => {
+    git(repo, 'tag', 'v0.1.0');
+    await writeFile(path.join(repo, 'notes.txt'), 'uncommitted\n');
+    const e = await publishRelease(
+      options({
+        dryRun: true,
+        github: undefined,
+        toolchainRepository: undefined,
+        remote: 'upstream',
+      }),
+    ).catch((x: unknown) => x);
+    expect(isJunoError(e) && [e.code, e.exitCode]).toEqual(['E_PUBLISH', 1]);
+    const message = isJunoError(e) ? e.message : '';
+    expect(message).toMatch(
+      /^dry run: release 0\.1\.0 would not be published \(4 problems, every one listed; nothing was changed\)/,
+    );
+    expect(message).toContain('the working tree has uncommitted changes (notes.txt)');
+    expect(message).toContain('tag v0.1.0 already exists');
+    expect(message).toContain('there is no remote named upstream');
+    expect(message).toMatch(
+      /the dataset card cannot tell a downloader where to get the toolchain: the toolchain's repository is not known/,
+    );
+    expect(git(remote, 'tag', '--list')).toBe('');
+  });
+
+  it("names the remote's URL in the dry run and the push, and calls out a remote that is a local path", async () => {
+    const steps: string[] = [];
+    const warnings: string[] = [];
+    const events = {
+      onEvent: (ev: Parameters<NonNullable<PublishReleaseOptions['onEvent']>>[0]) => {
+        if (ev.kind === 'step') steps.push(`${ev.step.status} ${ev.step.what}: ${ev.step.detail}`);
+        if (ev.kind === 'warning') warnings.push(ev.message);
+      },
+    };
+    await publishRelease(options({ dryRun: true, ...events }));
+    expect(steps).toContain(
+      `would push-tag: push v0.1.0 to origin (${remote} — a local path on this machine, not a hosted repository)`,
+    );
+    expect(
+      warnings.some((w) => w.startsWith(`remote origin is a local path (${remote}), not a hosted repository`)),
+    ).toBe(true);
+    steps.length = 0;
+    await publishRelease(options(events));
+    expect(steps).toContain(
+      `done push-tag: pushed v0.1.0 to origin (${remote} — a local path on this machine, not a hosted repository)`,
+    );
   });
 });

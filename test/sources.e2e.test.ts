@@ -109,12 +109,20 @@ describe('collect → add → verify → sources fetch → drift', () => {
     expect(kaggleId, r.stdout).toMatch(/^[A-Za-z]+_1$/);
     expect(r.stdout).toContain('crash reproduced as mined (local runtime');
     expect(r.stdout).toContain('/kaggle/input/house-prices → data/house-prices');
-    // Every step to a ready instance, the annotators' lines included (build's labels stage stops without them).
+    // Every step to a ready instance, the annotators' labels included (build's labels stage stops without them).
     expect(r.stdout).toContain(
-      `then "status": "ready"; build also needs a line for ${kaggleId} in each raw/annotations/<annotator>.jsonl`,
+      `have each annotator label ${kaggleId} (junobench labels sheet --annotator <name> -o <name>.xlsx, then labels import; or labels record)`,
     );
+    expect(r.stdout).toContain('then set "status": "ready" in instance.json and build');
     const dir = path.join(proj, 'raw/instances', kaggleId);
-    expect((await readdir(dir)).sort()).toEqual(['data', 'instance.json', 'original.ipynb', 'reproduced.ipynb']);
+    // fixed.ipynb is the draft fix: the reproduced notebook, marked.
+    expect((await readdir(dir)).sort()).toEqual([
+      'data',
+      'fixed.ipynb',
+      'instance.json',
+      'original.ipynb',
+      'reproduced.ipynb',
+    ]);
     // original.ipynb is the notebook with its saved outputs as downloaded, byte for byte (the pull gives the source
     // only).
     expect(await readFile(path.join(dir, 'original.ipynb'), 'utf8')).toBe(
@@ -181,8 +189,10 @@ describe('collect → add → verify → sources fetch → drift', () => {
     const r = await run(['verify', '--include-drafts', '--json', 'v.json']);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
     for (const id of [kaggleId, githubId])
-      expect(r.stdout).toMatch(new RegExp(`^${id}\\s+crash-reproduced\\s+absent\\s+.*DRAFT$`, 'm'));
-    expect(r.stdout).toContain('2 drafts');
+      expect(r.stdout).toMatch(new RegExp(`^${id}\\s+crash-reproduced\\s+draft-fix\\s+.*DRAFT$`, 'm'));
+    expect(r.stdout).toContain(
+      'apart from them, 2 drafts (not in the benchmark): 2 reproducing the crash, fix pending',
+    );
     const report = JSON.parse(await readFile(path.join(proj, 'v.json'), 'utf8'));
     expect(checkSchema('verification', report)).toEqual([]);
     expect(report.summary).toMatchObject({ total: 2, verified: 0, notVerified: 0, drafts: 2 });

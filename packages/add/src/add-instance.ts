@@ -24,6 +24,7 @@ import {
   mineImports,
   mineNotebookCrashes,
   parseNotebook,
+  planDraftFix,
   type MinedCrash,
   type Notebook,
 } from '@junobench/notebook';
@@ -526,6 +527,13 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       plan.instance = m.instance;
       materialized = m.materialized;
     }
+    // The fixed notebook's starter: the reproduced notebook as the draft ends up (after the inputs were put in place),
+    // marked as a draft fix until the maintainer repairs it and deletes the mark.
+    const reproducedNow = parseNotebook(
+      await readFile(path.join(staging, 'reproduced.ipynb'), 'utf8'),
+      'reproduced.ipynb',
+    );
+    await writeFile(path.join(staging, 'fixed.ipynb'), `${JSON.stringify(planDraftFix(reproducedNow), null, 1)}\n`);
     // The draft must be self-contained: the same link rule as every instance.
     await readInstanceTree(staging);
 

@@ -1,4 +1,5 @@
 import {
+  isSyntheticData,
   JunoError,
   stripUrlCredentials,
   type Benchmark,
@@ -39,7 +40,7 @@ export function assembleBenchmark(
       execution: inst.execution,
       labels,
       requires: inst.requires,
-      syntheticData: Boolean(inst.data?.synthetic),
+      syntheticData: isSyntheticData(inst),
       verification: {
         status,
         ...(v ? { reproduced: v.reproduced.outcome, fixed: v.fixed.outcome } : {}),

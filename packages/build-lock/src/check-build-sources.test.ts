@@ -29,3 +29,25 @@ describe('checkBuildSources', () => {
     expect((await checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' })).lock).toBe('invalid');
   });
 });
+
+describe('sources the caller reads afresh', () => {
+  it('are not compared: a deprecation after the build does not make curated/ stale for a release', async () => {
+    const root = await project();
+    await mkdir(path.join(root, 'out'));
+    await writeFile(path.join(root, 'raw', 'deprecated.json'), '{"instances":[]}');
+    const inputs = { 'raw/in.txt': 'file:x', 'raw/deprecated.json': 'file:y' };
+    await writeFile(
+      path.join(root, 'out', '.lock.json'),
+      JSON.stringify({ version: 1, stages: { report: { fingerprint: 'f', outputs: 'o', summary: 's', inputs } } }),
+    );
+    const all = await checkBuildSources({ root, lockFile: 'out/.lock.json', derivedDir: 'out' });
+    expect(all.changed.map((c) => c.path)).toEqual(['raw/deprecated.json', 'raw/in.txt']);
+    const check = await checkBuildSources({
+      root,
+      lockFile: 'out/.lock.json',
+      derivedDir: 'out',
+      readAfresh: ['raw/deprecated.json'],
+    });
+    expect(check.changed.map((c) => c.path)).toEqual(['raw/in.txt']);
+  });
+});

@@ -22,6 +22,11 @@ export async function checkBuildSources(options: {
   root: string;
   lockFile: string;
   derivedDir: string;
+  /**
+   * Sources the caller reads again itself (relative to root), so that a change to them cannot leave it with stale
+   * derived files: not compared. `release prepare` reads raw/deprecated.json and raw/release.json afresh.
+   */
+  readAfresh?: readonly string[];
 }): Promise<BuildSourcesCheck> {
   const { lock, problem } = await readBuildLock(path.resolve(options.root, options.lockFile));
   const out: BuildSourcesCheck = { lock: problem ? 'invalid' : 'ok', changed: [], unrecorded: [] };
@@ -29,6 +34,7 @@ export async function checkBuildSources(options: {
   const names = Object.keys(lock.stages).sort(compareCodePoints);
   if (names.length === 0) return { ...out, lock: 'missing' };
   const derived = path.resolve(options.root, options.derivedDir);
+  const afresh = new Set((options.readAfresh ?? []).map((p) => path.resolve(options.root, p)));
   const byPath = new Map<string, string[]>();
   const now = new Map<string, Promise<string>>();
   const hashNow = (abs: string) => {
@@ -46,6 +52,7 @@ export async function checkBuildSources(options: {
       const abs = path.resolve(options.root, rel);
       const inside = path.relative(derived, abs);
       if (inside === '' || (!inside.startsWith('..') && !path.isAbsolute(inside))) continue;
+      if (afresh.has(abs)) continue;
       if ((await hashNow(abs)) === recorded) continue;
       byPath.set(rel, [...(byPath.get(rel) ?? []), name]);
     }

@@ -4,3 +4,5 @@ export type { BuildLock, StageLockEntry, StageState, StageDecision, PlanOptions 
 export { readBuildLock, hashBuildPath } from './read-build-lock.js';
 export { checkBuildSources } from './check-build-sources.js';
 export type { BuildSourcesCheck } from './check-build-sources.js';
+export { readToolchainIdentity } from './read-toolchain-identity.js';
+export type { ToolchainIdentity } from './read-toolchain-identity.js';

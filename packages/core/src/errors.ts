@@ -38,6 +38,7 @@ export type ErrorCode =
   | 'E_ENV_NETWORK'
   | 'E_STATE'
   | 'E_RELEASE_REFUSED'
+  | 'E_PUBLISH'
   | 'E_GIT'
   | 'E_GITHUB'
   | 'E_REGISTRY'

@@ -49,4 +49,13 @@ export { noProgress } from './progress.js';
 export type { ProgressEvent, ProgressListener } from './progress.js';
 export type * from './generated/schema-types.js';
 export { readInstance, listInstanceIds, INSTANCE_FILE, NOTEBOOK_VERSIONS } from './instance.js';
+export { isSyntheticData, describeSyntheticData } from './synthetic-data.js';
+export {
+  DEFAULT_MIN_KAPPA,
+  RAISE_KAPPA_HINT,
+  readAgreementGate,
+  describeAgreementGate,
+  formatGateOverride,
+} from './agreement-gate.js';
+export type { AgreementGate } from './agreement-gate.js';
 export type { NotebookVersion } from './instance.js';

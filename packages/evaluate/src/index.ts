@@ -7,3 +7,5 @@ export type { ExportBenchmarkTasksOptions, ExportBenchmarkTasksReport, TaskConte
 export { scoreTools, readJunobenchVersion } from './score-tools.js';
 export type { ScoreToolsOptions, ScoreToolsResult } from './score-tools.js';
 export { readTasksOfSet } from './read-tasks-of-set.js';
+export { readLeaderboard } from './read-leaderboard.js';
+export type { LeaderboardData } from './read-leaderboard.js';

@@ -1,7 +1,10 @@
 import {
   compareCodePoints,
+  DEFAULT_MIN_KAPPA as CORE_DEFAULT_MIN_KAPPA,
   JunoError,
   LABEL_DIMENSIONS,
+  type AgreementGate,
+  type AgreementGateResult,
   type AgreementReport,
   type Annotation,
   type CategoryAgreement,
@@ -17,10 +20,11 @@ import { assertDistinctAnnotators, type AnnotationSet } from './read-annotations
 export const DEFAULT_AGREEMENT_SEED = 'junobench';
 export const DEFAULT_CONFIDENCE = 0.95;
 /**
- * The gate of `labels agreement` and the build: the paper reports Cohen's
- * kappa above 0.9 in every dimension, so a dimension fails below 0.9.
+ * The gate when raw/release.json sets none (readAgreementGate in @junobench/core
+ * reads the setting): the paper reports Cohen's kappa above 0.9 in every
+ * dimension, so a dimension fails below 0.9.
  */
-export const DEFAULT_MIN_KAPPA = 0.9;
+export const DEFAULT_MIN_KAPPA = CORE_DEFAULT_MIN_KAPPA;
 
 export interface AgreementOptions {
   /** Seed of the bootstrap (default "junobench"). */
@@ -177,4 +181,22 @@ export function computeCategoryAgreement(
 /** Dimensions whose kappa is below `minKappa` (the gate of `labels agreement` and the build). */
 export function findWeakDimensions(report: AgreementReport, minKappa: number): DimensionAgreement[] {
   return report.dimensions.filter((d) => d.kappa !== null && d.kappa < minKappa);
+}
+
+/**
+ * The gate's verdict on a report: every dimension's kappa must be defined and
+ * reach the gate (as a release requires). What `curated/labels/agreement.json`
+ * records and the report shows.
+ */
+export function judgeAgreementGate(report: AgreementReport, gate: AgreementGate): AgreementGateResult {
+  const below = report.dimensions
+    .filter((d) => d.kappa === null || d.kappa < gate.minKappa)
+    .map((d) => ({ dimension: d.dimension, kappa: d.kappa }));
+  return {
+    minKappa: gate.minKappa,
+    source: gate.source,
+    ...(gate.source === 'flag' && gate.setting !== undefined ? { setting: gate.setting } : {}),
+    passed: below.length === 0 && report.dimensions.length > 0,
+    below,
+  };
 }

@@ -82,3 +82,35 @@ describe('formatAgreementReport', () => {
     expect(t).toContain('| ann-a – ann-c |');
   });
 });
+
+describe('the gate in the Markdown report', () => {
+  it('states where the gate comes from, and on failure what raises kappa and that resolving does not', async () => {
+    const { computeAgreement } = await import('./compute-agreement.js');
+    const mk = (who: string, types: string[]) => ({
+      annotator: who,
+      annotations: types.map((crashType, i) => ({
+        instance: `i_${i}`,
+        annotator: who,
+        library: i % 2 ? 'pandas' : 'numpy',
+        crashType,
+        rootCause: i % 2 ? 'API misuse' : 'data confusion',
+        pipelineStage: i % 2 ? 'training' : 'data preparation',
+      })),
+    });
+    const report = computeAgreement(
+      [
+        mk('a', ['key error', 'value error', 'key error', 'type error']),
+        mk('b', ['key error', 'key error', 'key error', 'type error']),
+      ],
+      { bootstrap: 0 },
+    );
+    const text = formatAgreementReport(report, {
+      gate: { minKappa: 0.95, source: 'flag', setting: 0.9, file: 'raw/release.json' },
+    });
+    expect(text).toContain(
+      '## Gate: κ ≥ 0.95 (--min-kappa, for this run only; the setting is 0.9 in raw/release.json)',
+    );
+    expect(text).toMatch(/Below κ 0\.95: crash type \(κ = 0\.\d{3}\): the gate fails\./);
+    expect(text).toMatch(/What raises kappa: .*Resolving does not raise it/);
+  });
+});

@@ -1,10 +1,19 @@
-import type { AgreementReport, CategoryAgreement, DimensionAgreement } from '@junobench/core';
+import {
+  describeAgreementGate,
+  RAISE_KAPPA_HINT,
+  type AgreementGate,
+  type AgreementReport,
+  type CategoryAgreement,
+  type DimensionAgreement,
+} from '@junobench/core';
 import { findWeakDimensions } from './compute-agreement.js';
 import { DIMENSION_TITLES } from './check-label.js';
 
 export interface FormatAgreementOptions {
   /** The gate to state under the table; omitted when undefined. */
   minKappa?: number;
+  /** The gate with where it came from (stated with its source and, when it fails, what raises kappa). */
+  gate?: AgreementGate;
   /** At most this many weakest categories (default 10). */
   maxCategories?: number;
   /** At most this many disagreements (default: all). */
@@ -115,7 +124,16 @@ export function formatAgreementReport(report: AgreementReport, options: FormatAg
     lines.push(report.singlyAnnotated.map((s) => `${s.instance} (${s.annotator})`).join(', '));
   }
 
-  if (options.minKappa !== undefined) {
+  if (options.gate) {
+    const failing = report.dimensions.filter((d) => d.kappa === null || d.kappa < options.gate!.minKappa);
+    lines.push('', `## Gate: ${describeAgreementGate(options.gate)}`, '');
+    lines.push(
+      failing.length === 0 && report.dimensions.length > 0
+        ? `Every dimension reaches κ ≥ ${options.gate.minKappa}.`
+        : `Below κ ${options.gate.minKappa}: ${failing.map((d) => `${DIMENSION_TITLES[d.dimension]} (κ = ${num(d.kappa)})`).join(', ')}: the gate fails.`,
+    );
+    if (failing.length > 0) lines.push('', `What raises kappa: ${RAISE_KAPPA_HINT}.`);
+  } else if (options.minKappa !== undefined) {
     const failing = findWeakDimensions(report, options.minKappa);
     lines.push('');
     lines.push(

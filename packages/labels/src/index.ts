@@ -27,6 +27,7 @@ export {
   computeAgreement,
   computeCategoryAgreement,
   findWeakDimensions,
+  judgeAgreementGate,
   DEFAULT_AGREEMENT_SEED,
   DEFAULT_CONFIDENCE,
   DEFAULT_MIN_KAPPA,
@@ -39,7 +40,14 @@ export type { WriteAgreementOptions } from './write-agreement-report.js';
 
 // Final labels
 export { resolveFinalLabels } from './resolve-final-labels.js';
-export type { ResolveOptions, UnresolvedLabel } from './resolve-final-labels.js';
+export type { ResolveOptions, UnresolvedLabel, LabelConflict } from './resolve-final-labels.js';
+export {
+  planAnnotationUpdate,
+  readAnnotationFile,
+  writeAnnotationFile,
+  annotatorFileName,
+} from './update-annotations.js';
+export type { AnnotationUpdate, AnnotationFile, AnnotationChange } from './update-annotations.js';
 
 // Statistics and charts
 export { computeStats, DEFAULT_CROSS_TABLES } from './compute-stats.js';

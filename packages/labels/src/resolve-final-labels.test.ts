@@ -106,3 +106,51 @@ describe('resolveFinalLabels', () => {
     expect(resolveFinalLabels([a, b], [{ instance: 'other', crashType: 'io error' }], ['p1'])).toHaveLength(1);
   });
 });
+
+describe('one source of truth per label', () => {
+  const a = set('a', [{ instance: 'p1', diagnosis: "a's diagnosis" }]);
+  const b = set('b', [{ instance: 'p1', diagnosis: "b's diagnosis" }]);
+
+  it("instance.json's diagnosis is the diagnosis: an annotator's never overrides it", () => {
+    const own = new Map([['p1', { ...base, diagnosis: 'the reviewed diagnosis' } as Labels]]);
+    const [p1] = resolveFinalLabels([a, b], [], ['p1'], { instanceLabels: own });
+    expect(p1!.labels.diagnosis).toBe('the reviewed diagnosis');
+    expect(p1!.diagnosisSource).toBe('instance');
+  });
+
+  it.each([
+    [
+      'a label instance.json gives otherwise than the agreeing annotators',
+      new Map([['p1', { ...base, crashType: 'value error' } as Labels]]),
+      [] as AdjudicationLine[],
+      'p1, crash type: instance.json says "value error", the annotators agree on "key error"',
+    ],
+    [
+      'a label instance.json gives otherwise than the adjudication',
+      new Map([['p1', { ...base } as Labels]]),
+      [{ instance: 'p1', rootCause: 'data confusion' }],
+      'p1, root cause: instance.json says "API misuse", adjudicated.jsonl says "data confusion"',
+    ],
+    [
+      'a diagnosis instance.json gives otherwise than the adjudication',
+      new Map([['p1', { ...base, diagnosis: 'mine' } as Labels]]),
+      [{ instance: 'p1', diagnosis: 'theirs' }],
+      'p1, diagnosis: instance.json says "mine", adjudicated.jsonl says "theirs"',
+    ],
+  ])('%s is a conflict, reported and never overridden', (_what, own, adjudications, line) => {
+    const e = errorOf(() => resolveFinalLabels([a, b], adjudications, ['p1'], { instanceLabels: own }));
+    expect(e.code).toBe('E_LABELS');
+    expect(e.message).toContain('1 label conflict between instance.json and the annotations');
+    expect(e.message).toContain(line);
+    expect(e.hint).toMatch(/instance\.json/);
+  });
+
+  it('conflicts and disagreements are listed together, in one error', () => {
+    const c = set('c', [{ instance: 'p2', crashType: 'type error' }]);
+    const d = set('d', [{ instance: 'p2', crashType: 'value error' }, { instance: 'p1' }]);
+    const own = new Map([['p1', { ...base, library: 'numpy' } as Labels]]);
+    const e = errorOf(() => resolveFinalLabels([c, d], [], ['p1', 'p2'], { instanceLabels: own }));
+    expect(e.message).toContain('1 unresolved label disagreement');
+    expect(e.message).toContain('1 label conflict');
+  });
+});

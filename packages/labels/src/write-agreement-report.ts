@@ -5,9 +5,11 @@ import {
   stableStringify,
   validateOrThrow,
   writeJsonAtomic,
+  type AgreementGate,
   type AgreementReport,
   type FinalLabels,
 } from '@junobench/core';
+import { judgeAgreementGate } from './compute-agreement.js';
 import { formatAgreementReport } from './format-agreement.js';
 
 /** File names inside the labels output folder (`curated/labels/`). */
@@ -22,6 +24,8 @@ export interface WriteAgreementOptions {
   finalLabels?: readonly FinalLabels[];
   /** The gate stated in the Markdown report. */
   minKappa?: number;
+  /** The gate with its source: its verdict goes into agreement.json (`gate`) and agreement.md. */
+  gate?: AgreementGate;
 }
 
 /**
@@ -35,10 +39,17 @@ export async function writeAgreementReport(
   report: AgreementReport,
   options: WriteAgreementOptions = {},
 ): Promise<string[]> {
-  validateOrThrow('agreement-report', report, { file: path.join(dir, LABELS_FILES.agreementJson) }, 'E_INTERNAL');
+  const judged: AgreementReport = options.gate ? { ...report, gate: judgeAgreementGate(report, options.gate) } : report;
+  validateOrThrow('agreement-report', judged, { file: path.join(dir, LABELS_FILES.agreementJson) }, 'E_INTERNAL');
   const files: { rel: string; data: string }[] = [
-    { rel: LABELS_FILES.agreementJson, data: formatJson(report) },
-    { rel: LABELS_FILES.agreementMarkdown, data: formatAgreementReport(report, { minKappa: options.minKappa }) },
+    { rel: LABELS_FILES.agreementJson, data: formatJson(judged) },
+    {
+      rel: LABELS_FILES.agreementMarkdown,
+      data: formatAgreementReport(report, {
+        ...(options.minKappa !== undefined ? { minKappa: options.minKappa } : {}),
+        ...(options.gate ? { gate: options.gate } : {}),
+      }),
+    },
   ];
   if (options.finalLabels) {
     for (const [i, f] of options.finalLabels.entries())

@@ -32,3 +32,4 @@ export {
 } from './match-cells.js';
 export type { CellMatching } from './match-cells.js';
 export { normalizeEname } from './normalize-ename.js';
+export { planDraftFix, isDraftFix, DRAFT_FIX_TAG } from './draft-fix.js';

@@ -28,6 +28,10 @@ export interface BuildOptions {
   cacheDir?: string;
   force?: boolean;
   only?: readonly string[];
+  /** --min-kappa: the agreement gate for this build only, over raw/release.json's minKappa. */
+  minKappa?: number;
+  /** SOURCE_DATE_EPOCH: the build time the report shows. */
+  sourceDateEpoch?: number;
   onStage?: (event: StageEvent) => void;
   onProgress?: ProgressListener;
   onWarning?: (message: string) => void;
@@ -51,7 +55,10 @@ export async function computeCodeFingerprint(): Promise<string> {
 
 /** The stages of `junobench build`, in order, with their paths relative to the root. */
 export function planStages(
-  options: Pick<BuildOptions, 'rawDir' | 'curatedDir' | 'createRuntime' | 'jobs' | 'cacheDir' | 'container'>,
+  options: Pick<
+    BuildOptions,
+    'rawDir' | 'curatedDir' | 'createRuntime' | 'jobs' | 'cacheDir' | 'container' | 'minKappa' | 'sourceDateEpoch'
+  >,
 ): Stage[] {
   const raw = options.rawDir ?? 'raw';
   const out = options.curatedDir ?? 'curated';
@@ -92,6 +99,8 @@ export function planStages(
       annotationsDir: path.join(raw, 'annotations'),
       instancesDir,
       outDir: path.join(out, 'labels'),
+      metadataFile: path.join(raw, 'release.json'),
+      ...(options.minKappa !== undefined ? { minKappa: options.minKappa } : {}),
     }),
     createBenchmarkStage({
       instancesDir,
@@ -100,7 +109,12 @@ export function planStages(
       outDir: out,
     }),
     createStatsStage({ benchmark: path.join(out, 'benchmark.json'), outDir: path.join(out, 'stats') }),
-    createReportStage({ curatedDir: out, rawDir: raw, outDir: path.join(out, 'report') }),
+    createReportStage({
+      curatedDir: out,
+      rawDir: raw,
+      outDir: path.join(out, 'report'),
+      ...(options.sourceDateEpoch !== undefined ? { sourceDateEpoch: options.sourceDateEpoch } : {}),
+    }),
   ];
 }
 

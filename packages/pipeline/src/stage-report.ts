@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { readToolchainIdentity } from '@junobench/build-lock';
 import type { Stage } from './run-build.js';
 
 export interface ReportStageOptions {
@@ -7,9 +8,15 @@ export interface ReportStageOptions {
   /** raw/: adjudicators' notes and instances left out of the benchmark (drafts, not verified). */
   rawDir: string;
   outDir: string;
+  /** SOURCE_DATE_EPOCH: the build time the report shows (else when benchmark.json was written). */
+  sourceDateEpoch?: number;
 }
 
-/** The browsable HTML report of curated/ (opens from disk: <out>/index.html). */
+/**
+ * The browsable HTML report of curated/ (opens from disk: <out>/index.html),
+ * with its provenance: the toolchain's version and commit (so a new commit
+ * renders it again), the build time, the deprecated instances and the gate.
+ */
 export function createReportStage(o: ReportStageOptions): Stage {
   const c = (rel: string) => path.join(o.curatedDir, rel);
   return {
@@ -24,15 +31,27 @@ export function createReportStage(o: ReportStageOptions): Stage {
       c('instances'),
       path.join(o.rawDir, 'annotations'),
       path.join(o.rawDir, 'instances'),
+      path.join(o.rawDir, 'deprecated.json'),
     ],
     outputs: [o.outDir],
+    params: { sourceDateEpoch: o.sourceDateEpoch ?? null },
+    environment: async () => {
+      const t = await readToolchainIdentity();
+      return JSON.stringify({ version: t.version, commit: t.commit, dirty: t.dirty });
+    },
     async run(io) {
-      const { generateReport } = await import('@junobench/report');
+      const { generateReport, readBuildTime } = await import('@junobench/report');
+      const t = await readToolchainIdentity();
+      const builtAt = await readBuildTime(io.abs(o.curatedDir), o.sourceDateEpoch);
       const r = await generateReport({
         from: io.abs(o.curatedDir),
         raw: io.abs(o.rawDir),
         out: io.abs(o.outDir),
         onProgress: io.onProgress,
+        provenance: {
+          toolchain: { version: t.version, commit: t.commit, dirty: t.dirty },
+          ...(builtAt ? { builtAt } : {}),
+        },
       });
       const kb = (n: number) => `${Math.round(n / 1024)} KB`;
       const problems =

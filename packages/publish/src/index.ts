@@ -7,3 +7,5 @@ export { publishRelease, releaseNotes } from './release-publish.js';
 export type { PublishReleaseOptions, PublishReport, PublishStep } from './release-publish.js';
 export { chooseReleaseRuntime } from './choose-release-runtime.js';
 export type { ChooseReleaseRuntimeOptions, ReleaseRuntimeChoice } from './choose-release-runtime.js';
+export { generateReleaseReport } from './release-report.js';
+export type { ReleaseReportOptions } from './release-report.js';

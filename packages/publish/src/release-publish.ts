@@ -42,6 +42,13 @@ export interface PublishStep {
   detail: string;
 }
 
+/** What stops a publish: gathered, every one, before anything changes. */
+export interface PublishProblem {
+  message: string;
+  /** usage: the command or the repository (exit 2); refusal: the release's own (exit 1); environment: a token (exit 3). */
+  kind: 'usage' | 'refusal' | 'environment';
+}
+
 export interface PublishReport {
   version: string;
   tag: string;
@@ -67,7 +74,6 @@ export interface PublishReport {
  */
 export async function publishRelease(o: PublishReleaseOptions): Promise<PublishReport> {
   const {
-    assertCleanTree,
     checkRelease,
     createReleaseTag,
     formatTagMessage,
@@ -76,12 +82,10 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
     publishGitHubRelease,
     pushReleaseImage,
     pushReleaseTag,
-    readGitIdentity,
-    readTag,
     validateReleaseVersion,
     RELEASE_FILES,
     RELEASE_IMAGE_REPOSITORY,
-    assertReleasable,
+    planToolchainClone,
   } = await import('@junobench/release');
   const version = validateReleaseVersion(o.version);
   const tag = `v${version}`;
@@ -102,57 +106,13 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
   const git = openGitRepository(o.repoDir);
 
   // 1. Everything that can refuse, before anything changes.
-  await assertCleanTree(git, o.repoDir);
-  const head = await readGitIdentity(git);
-  if (!head.commit)
-    throw new JunoError('E_GIT', 'the repository has no commit to tag', {
-      location: { file: o.repoDir },
-      hint: 'commit first',
-    });
-  const existing = await readTag(git, tag);
-  if (existing.exists && !existing.archiveSha256) {
-    throw new JunoError('E_GIT', `tag ${tag} already exists`, {
-      location: { file: o.repoDir },
-      hint: 'a released version is never re-tagged: choose a greater version (release prepare <next version>)',
-    });
-  }
-  if (o.github && !o.github.hasToken && !dry) {
-    // Missing credentials are the environment's, as with Kaggle's (exit 3), not a wrong command line.
-    throw new JunoError('E_GITHUB', 'GITHUB_TOKEN is not set', {
-      exitCode: 3,
-      hint: 'export GITHUB_TOKEN=<a token that may write releases of the repository> (it is never printed)',
-    });
-  }
-  let image: ImageRecord | undefined;
-  if (o.registry) {
-    const record = path.join(o.curatedDir, 'image.json');
-    image = await readJsonFile<ImageRecord>(record, { schema: 'image-record' }).catch((e: unknown) => {
-      throw new JunoError(
-        'E_USAGE',
-        'no benchmark image recorded: --registry pushes the image `junobench image build` made',
-        {
-          location: { file: record },
-          hint: 'build it first: `npx junobench image build` (or leave out --registry)',
-          cause: e,
-        },
-      );
-    });
-  }
-  // The release's own refusals (a version not greater than the last, unverified instances, agreement below the gate)
-  // come before the image is pushed: a registry changed for a release that is then refused is a change for nothing.
-  const checked = (await prepareRelease({ ...o, dryRun: true })).plan;
-  assertReleasable(checked);
-  // What `release prepare` warns about (a build lock it cannot check, a recipe not pinned…) is as true of the release
-  // published.
-  for (const w of checked.warnings) {
-    o.onStep?.(`warning: ${w}`);
-    o.onEvent?.({ kind: 'warning', message: w });
-  }
+  const { head, existing, remote, image } = await checkPublish(o, git, tag, version, dry);
   step({
     what: 'check',
     status: 'done',
-    detail: `working tree clean at ${head.commit.slice(0, 12)}; tag ${tag} ${existing.exists ? 'exists (from an earlier run of this release)' : 'is free'}; the release is not refused`,
+    detail: `working tree clean at ${head.commit!.slice(0, 12)}; tag ${tag} ${existing.exists ? 'exists (from an earlier run of this release)' : 'is free'}${remote ? `; remote ${o.remote} is ${remote.url}${remote.local ? ' (a local path)' : ''}` : ''}; the release is not refused`,
   });
+  const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
 
   // 2. The image, so that the archive can name its digest.
   let push: ReleaseImagePush | undefined;
@@ -178,7 +138,6 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
   }
 
   // 3. The sealed release.
-  const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
   // Until the tag exists the version is not published: the folder `prepare` wrote is replaced (the digest changes the
   // archive).
   const prepareOptions: PrepareReleaseOptions = {
@@ -252,21 +211,22 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
       step({
         what: 'tag',
         status: 'would',
-        detail: `create annotated tag ${tag} on ${head.commit.slice(0, 12)}: "${message.split('\n')[0]}" … archive sha256 ${archive.sha256}`,
+        detail: `create annotated tag ${tag} on ${head.commit!.slice(0, 12)}: "${message.split('\n')[0]}" … archive sha256 ${archive.sha256}`,
       });
     else {
       await createReleaseTag(git, { tag, message });
       step({
         what: 'tag',
         status: 'done',
-        detail: `annotated tag ${tag} on ${head.commit.slice(0, 12)} (archive sha256 ${archive.sha256})`,
+        detail: `annotated tag ${tag} on ${head.commit!.slice(0, 12)} (archive sha256 ${archive.sha256})`,
       });
     }
-    if (o.remote) {
-      if (dry) step({ what: 'push-tag', status: 'would', detail: `push ${tag} to ${o.remote}` });
+    if (o.remote && remote?.url) {
+      const where = `${o.remote} (${remote.url}${remote.local ? ' — a local path on this machine, not a hosted repository' : ''})`;
+      if (dry) step({ what: 'push-tag', status: 'would', detail: `push ${tag} to ${where}` });
       else {
         await pushReleaseTag(git, tag, o.remote);
-        step({ what: 'push-tag', status: 'done', detail: `pushed ${tag} to ${o.remote}` });
+        step({ what: 'push-tag', status: 'done', detail: `pushed ${tag} to ${where}` });
       }
     }
 
@@ -314,7 +274,7 @@ export async function publishRelease(o: PublishReleaseOptions): Promise<PublishR
           repo: o.github.repo,
           tag,
           name: `${plan.metadata.name} ${version}`,
-          body: releaseNotes(plan, archive, repository),
+          body: releaseNotes(plan, archive, planToolchainClone(plan.manifest, plan.metadata.toolchainRepository)),
           prerelease: /-/.test(version),
           assets,
           ...(detail ? { onStep: detail } : {}),
@@ -350,7 +310,7 @@ const TOOLCHAIN_FOLDER: (typeof import('@junobench/release'))['TOOLCHAIN_FOLDER'
 export function releaseNotes(
   plan: ReleasePlan,
   archive: { name: string; sha256: string },
-  repository?: string,
+  clone: { sentence: string; commands: string[] },
 ): string {
   const changelog =
     (plan.files.find((f) => f.path === CHANGELOG_FILE) as { content?: string } | undefined)?.content ?? '';
@@ -368,11 +328,11 @@ export function releaseNotes(
     `- \`${archive.name}\` sha256 \`${archive.sha256}\``,
     '',
     // The toolchain is not an npm package: a bare `npx junobench` in the downloader's folder asks the registry for one.
-    `Check and re-run every case, in a folder of the downloaded assets, with the toolchain that made this release (${repository ? 'this repository' : 'its repository'} at \`${plan.tag}\`; it is not on the npm registry, so it is run from its checkout):`,
+    `Check and re-run every case, in a folder of the downloaded assets, with the toolchain that made this release (it is not on the npm registry, so it is run from its checkout). ${clone.sentence}`,
     '',
     '```sh',
     'sha256sum -c SHA256SUMS',
-    `git clone --branch ${plan.tag} ${repository ? `https://github.com/${repository}` : "<the toolchain's repository>"} ${TOOLCHAIN_FOLDER} && npm ci --prefix ${TOOLCHAIN_FOLDER}`,
+    ...clone.commands,
     `npx --prefix ${TOOLCHAIN_FOLDER} junobench release verify ${archive.name}${m.image.registry ? ` --runtime docker --image ${m.image.registry.reference}` : ''}`,
     '```',
     '',
@@ -381,4 +341,112 @@ export function releaseNotes(
   const body = lines.join('\n');
   // GitHub caps a release body at 125,000 characters.
   return body.length > 120_000 ? `${body.slice(0, 120_000)}\n\n(truncated: see CHANGELOG.md in the archive)` : body;
+}
+
+/**
+ * Every check of publish's first step, each problem gathered (never only the first): the working tree, the tag, the
+ * token, the remote (named by its URL; a local path called out), the image, the release's own refusals and the card.
+ * Throws one error listing them all; a dry run the same (exit 1).
+ */
+async function checkPublish(
+  o: PublishReleaseOptions,
+  git: import('@junobench/release').SimpleGit,
+  tag: string,
+  version: string,
+  dry: boolean,
+): Promise<{
+  head: import('@junobench/release').GitIdentity;
+  existing: import('@junobench/release').TagState;
+  remote?: { url?: string; local?: string };
+  image?: ImageRecord;
+  checked: ReleasePlan;
+}> {
+  const { assertCleanTree, planRefusalHint, planToolchainClone, readGitIdentity, readTag } =
+    await import('@junobench/release');
+  const problems: PublishProblem[] = [];
+  const problem = (message: string, kind: PublishProblem['kind'] = 'usage') => problems.push({ message, kind });
+  await assertCleanTree(git, o.repoDir).catch((e: unknown) => {
+    if (!(e instanceof JunoError)) throw e;
+    problem(`${e.message}${e.hint ? ` (${e.hint})` : ''}`);
+  });
+  const head = await readGitIdentity(git);
+  if (!head.commit && (await git.checkIsRepo().catch(() => false))) problem('the repository has no commit to tag');
+  const existing = head.commit ? await readTag(git, tag) : { exists: false as const };
+  if (existing.exists && !existing.archiveSha256)
+    problem(
+      `tag ${tag} already exists (a released version is never re-tagged: choose a greater version, release prepare <next version>)`,
+    );
+  if (o.github && !o.github.hasToken)
+    problem(
+      'GITHUB_TOKEN is not set (export a token that may write releases of the repository; it is never printed)',
+      'environment',
+    );
+  const remote = o.remote ? await describeRemote(git, o.remote) : undefined;
+  if (remote && !remote.url)
+    problem(
+      `there is no remote named ${o.remote} in ${o.repoDir} (git remote -v lists them; git remote add ${o.remote} <url>)`,
+    );
+  if (remote?.local) o.onEvent?.({ kind: 'warning', message: remote.local });
+  if (remote?.local) o.onStep?.(`warning: ${remote.local}`);
+  let image: ImageRecord | undefined;
+  if (o.registry) {
+    const record = path.join(o.curatedDir, 'image.json');
+    image = await readJsonFile<ImageRecord>(record, { schema: 'image-record' }).catch(() => undefined);
+    if (!image)
+      problem(
+        `no benchmark image recorded in ${record}: --registry pushes the image \`junobench image build\` made (build it first, or leave out --registry)`,
+      );
+  }
+  // The release's own refusals (a version not greater than the last, unverified instances, agreement below the gate)
+  // come before the image is pushed: a registry changed for a release that is then refused is a change for nothing.
+  const repository = o.github ? `${o.github.owner}/${o.github.repo}` : undefined;
+  const checked = (await prepareRelease({ ...o, dryRun: true, ...(repository ? { repository } : {}) })).plan;
+  for (const r of checked.refusals) problem(`refused: ${r.message}`, 'refusal');
+  if (checked.refusals.length > 0) problem(`to fix the refusals: ${planRefusalHint(checked.refusals)}`, 'refusal');
+  const clone = planToolchainClone(checked.manifest, checked.metadata.toolchainRepository);
+  if (clone.problem)
+    problem(
+      `the dataset card cannot tell a downloader where to get the toolchain: ${clone.problem} — set toolchainRepository in raw/release.json (a URL git can clone), or push the toolchain to a hosted repository and add it as the checkout's remote`,
+    );
+  // What `release prepare` warns about (a build lock it cannot check, a recipe not pinned…) is as true of the release
+  // published.
+  for (const w of checked.warnings) {
+    if (clone.problem && w.startsWith('the dataset card cannot say where to clone the toolchain')) continue;
+    o.onStep?.(`warning: ${w}`);
+    o.onEvent?.({ kind: 'warning', message: w });
+  }
+  if (problems.length > 0) throw publishProblems(version, problems, dry);
+  return { head, existing, ...(remote ? { remote } : {}), ...(image ? { image } : {}), checked };
+}
+
+/** A remote's URL, and the warning to give when it is a path on this machine. */
+async function describeRemote(
+  git: import('@junobench/release').SimpleGit,
+  remote: string,
+): Promise<{ url?: string; local?: string }> {
+  const { isLocalRemote, readRemoteUrl } = await import('@junobench/release');
+  const url = await readRemoteUrl(git, remote);
+  if (!url) return {};
+  return isLocalRemote(url)
+    ? {
+        url,
+        local: `remote ${remote} is a local path (${url}), not a hosted repository: the tag goes no further than this machine (in a fresh clone, origin is the folder it was cloned from; git remote set-url ${remote} <url> to publish it)`,
+      }
+    : { url };
+}
+
+/**
+ * Every problem in one error. A dry run found them (exit 1: the check ran and found failures); a publish stopped on
+ * them before changing anything (exit 2 for the command or the repository, 1 for the release's refusals, 3 when only a
+ * token is missing).
+ */
+function publishProblems(version: string, problems: readonly PublishProblem[], dryRun: boolean): JunoError {
+  const kinds = new Set(problems.map((p) => p.kind));
+  const exitCode = dryRun ? 1 : kinds.has('usage') ? 2 : kinds.has('refusal') ? 1 : 3;
+  const n = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  return new JunoError(
+    'E_PUBLISH',
+    `${dryRun ? `dry run: release ${version} would not be published` : `release ${version} cannot be published`} (${n}, every one listed; nothing was changed):\n${problems.map((p) => `  - ${p.message}`).join('\n')}`,
+    { exitCode, hint: 'fix each problem, then publish again (--dry-run lists them without changing anything)' },
+  );
 }

@@ -1,5 +1,7 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { simpleGit, type SimpleGit } from 'simple-git';
-import { JunoError } from '@junobench/core';
+import { JunoError, stripUrlCredentials } from '@junobench/core';
 
 export type { SimpleGit } from 'simple-git';
 
@@ -133,4 +135,89 @@ function firstLine(e: unknown): string {
       .split('\n')
       .find((l) => l.trim()) ?? 'git failed'
   );
+}
+
+/** A remote's URL (git remote get-url), or undefined when there is no such remote. */
+export async function readRemoteUrl(git: SimpleGit, remote: string): Promise<string | undefined> {
+  try {
+    const url = (await git.raw(['remote', 'get-url', remote])).trim();
+    return url === '' ? undefined : url;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a git remote URL is a path on this machine (or a file:// URL): a tag
+ * pushed there goes no further than this machine, and a downloader cannot
+ * clone it. scp-like `host:path` and URLs with a scheme are remote.
+ */
+export function isLocalRemote(url: string): boolean {
+  if (/^file:/i.test(url)) return true;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return false;
+  if (/^[A-Za-z]:[\\/]/.test(url)) return true;
+  // scp-like syntax: [user@]host:path, with no slash before the colon.
+  if (/^[^/\\]+:/.test(url)) return false;
+  return true;
+}
+
+/**
+ * A URL a downloader can clone without credentials: user-info and tokens
+ * removed, and an ssh address of GitHub, GitLab or Bitbucket turned into its
+ * https form (`git@github.com:org/repo.git` → `https://github.com/org/repo`).
+ */
+export function toPublicCloneUrl(url: string): string {
+  const scp = /^(?:[^@/]+@)?(github\.com|gitlab\.com|bitbucket\.org):(.+?)(?:\.git)?\/?$/.exec(url);
+  if (scp) return `https://${scp[1]}/${scp[2]}`;
+  const ssh = /^ssh:\/\/(?:[^@/]+@)?(github\.com|gitlab\.com|bitbucket\.org)(?::\d+)?\/(.+?)(?:\.git)?\/?$/.exec(url);
+  if (ssh) return `https://${ssh[1]}/${ssh[2]}`;
+  return stripUrlCredentials(url).url;
+}
+
+/** The toolchain's own checkout, whose remote a release's card names. */
+const TOOLCHAIN_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export interface ToolchainRepository {
+  /** The URL the card tells a downloader to clone; undefined when none can be named. */
+  url?: string;
+  /** Where it came from, for messages: "raw/release.json", "remote origin of <dir>", "--github". */
+  from?: string;
+  /** Why none can be named (no remote, a local path). */
+  problem?: string;
+}
+
+/**
+ * Where a downloader clones the toolchain that made a release: the setting
+ * (raw/release.json's toolchainRepository) first, else the toolchain
+ * checkout's remote (the current branch's upstream remote, else origin) when it
+ * is not a local path. Neither: `problem` says why, and the card cannot be
+ * published. (Never the repository the release is published to: the card is in
+ * the archive, which must not depend on where it is published.)
+ */
+export async function resolveToolchainRepository(o: { setting?: string; root?: string }): Promise<ToolchainRepository> {
+  if (o.setting) return { url: toPublicCloneUrl(o.setting), from: 'toolchainRepository in raw/release.json' };
+  const git = openGitRepository(o.root ?? TOOLCHAIN_ROOT);
+  let remote: string | undefined;
+  try {
+    const branch = (await git.raw(['rev-parse', '--abbrev-ref', 'HEAD'])).trim();
+    remote = (await git.raw(['config', '--get', `branch.${branch}.remote`]).catch(() => '')).trim() || undefined;
+  } catch {
+    remote = undefined;
+  }
+  const candidates = [...new Set([remote, 'origin'].filter((r): r is string => Boolean(r)))];
+  let local: string | undefined;
+  for (const r of candidates) {
+    const url = await readRemoteUrl(git, r);
+    if (!url) continue;
+    if (isLocalRemote(url)) {
+      local ??= `remote ${r} of the toolchain's checkout is a local path (${url})`;
+      continue;
+    }
+    return { url: toPublicCloneUrl(url), from: `remote ${r} of the toolchain's checkout` };
+  }
+  return {
+    problem:
+      local ??
+      "the toolchain's checkout has no remote (git remote -v shows none) and raw/release.json sets no toolchainRepository",
+  };
 }

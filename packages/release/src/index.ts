@@ -17,7 +17,12 @@ export { planCroissant, sealCroissant, spdxUrl, CROISSANT_CONTEXT, CROISSANT_CON
 export type { PlanCroissantInput, CroissantFileFacts } from './plan-croissant.js';
 export { checkCroissant, readCsvHeader, globToRegExp } from './check-croissant.js';
 export type { CroissantIssue, CroissantContext } from './check-croissant.js';
-export { renderDatasetCard, TOOLCHAIN_FOLDER } from './render-dataset-card.js';
+export {
+  renderDatasetCard,
+  planToolchainClone,
+  describeNotebookSources,
+  TOOLCHAIN_FOLDER,
+} from './render-dataset-card.js';
 export type { DatasetCardInput } from './render-dataset-card.js';
 export { formatSha256Sums, parseSha256Sums } from './sha256sums.js';
 export type { ChecksumLine } from './sha256sums.js';
@@ -27,6 +32,7 @@ export {
   writeRelease,
   sealRelease,
   assertReleasable,
+  planRefusalHint,
   archiveDownloadUrl,
   planStaleReleaseFolders,
 } from './write-release.js';
@@ -57,8 +63,12 @@ export {
   assertCleanTree,
   createReleaseTag,
   pushReleaseTag,
+  readRemoteUrl,
+  isLocalRemote,
+  toPublicCloneUrl,
+  resolveToolchainRepository,
 } from './git-release.js';
-export type { SimpleGit, GitIdentity, TagState, TagRequest } from './git-release.js';
+export type { SimpleGit, GitIdentity, TagState, TagRequest, ToolchainRepository } from './git-release.js';
 export { createGitHubClient, publishGitHubRelease } from './github-release.js';
 export type {
   GitHubClient,

@@ -266,6 +266,43 @@ describe('planRelease', () => {
   });
 });
 
+describe('the dataset card names the toolchain and where the notebooks come from', () => {
+  const cardOf = (i: ReleaseInputs) => {
+    const f = planRelease(i).files.find((x) => x.path === 'README.md')!;
+    return f.from === 'generated' ? f.content : '';
+  };
+
+  it("clones the toolchain's repository at the commit that made the release, its version apart from the dataset's", () => {
+    const card = cardOf(
+      inputs({ metadata: { ...DEFAULT_RELEASE_METADATA, toolchainRepository: 'https://github.com/org/junobench' } }),
+    );
+    expect(card).toContain(
+      'git clone https://github.com/org/junobench junobench-toolchain && git -C junobench-toolchain checkout --detach c0ffee && npm ci --prefix junobench-toolchain',
+    );
+    expect(card).toContain(
+      'This is version 0.1.0 of the dataset; it was prepared by the junobench toolchain 0.1.0, commit c0ffee',
+    );
+  });
+
+  it('says so, with no placeholder, when the repository is not known', () => {
+    const card = cardOf(inputs());
+    expect(card).toContain("This release does not record where to clone it (the toolchain's repository is not known)");
+    expect(card).not.toMatch(/git clone/);
+    expect(card).not.toMatch(/<(the|a|your) [^>]*>/);
+  });
+
+  it('"collected from Kaggle" only when every notebook is a Kaggle one', () => {
+    expect(cardOf(inputs())).toContain('notebooks collected from Kaggle.');
+    const i = inputs();
+    i.benchmark.instances = i.benchmark.instances.map((e) =>
+      e.id === 'numpy_1' ? e : { ...e, source: { platform: 'local' as const, datasets: [] } },
+    );
+    const card = cardOf(i);
+    expect(card).not.toContain('collected from Kaggle.');
+    expect(card).toContain('collected from local notebooks (2) and Kaggle (1)');
+  });
+});
+
 describe('the dataset card says what is true of the release', () => {
   const cardOf = (i: ReleaseInputs) => {
     const f = planRelease(i).files.find((x) => x.path === 'README.md')!;
@@ -313,7 +350,9 @@ describe('the dataset card says what is true of the release', () => {
     expect(run).toContain(
       `npx --prefix junobench-toolchain junobench release verify junobench-0.1.0.tar.gz ${command}`,
     );
-    expect(run).toContain('git clone --branch v0.1.0 ');
+    // The dataset's tag is not the toolchain's: no clone of v0.1.0, and no placeholder for the repository.
+    expect(run).not.toContain('--branch v0.1.0');
+    expect(run).not.toContain('<the toolchain');
     expect(run).not.toMatch(/^npx junobench/m);
     // The rebuild from the same folder: the archive extracted first, no `cd` that would break the relative paths after
     // it.

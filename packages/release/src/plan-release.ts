@@ -12,7 +12,8 @@ import {
 import { planChangelog, formatChangelog } from './plan-changelog.js';
 import { planCroissant } from './plan-croissant.js';
 import { readCsvHeader } from './check-croissant.js';
-import { renderDatasetCard } from './render-dataset-card.js';
+import { describeNotebookSources, renderDatasetCard } from './render-dataset-card.js';
+import { DEFAULT_RELEASE_METADATA } from './read-release-metadata.js';
 import { formatSha256Sums } from './sha256sums.js';
 import type { PlannedFile, Refusal, ReleaseInputs, ReleasePlan, SourceFile } from './release-types.js';
 
@@ -64,6 +65,17 @@ export function planRelease(inputs: ReleaseInputs): ReleasePlan {
   const released = inputs.instances
     .filter((i) => !deprecatedIds.has(i.id) && entries.has(i.id))
     .sort((a, b) => compareCodePoints(a.id, b.id));
+  // JunoBench's own description says where its notebooks come from: say it of this release's.
+  if (inputs.metadata.description === DEFAULT_RELEASE_METADATA.description) {
+    const from = describeNotebookSources(released.map((i) => entries.get(i.id)!.source.platform));
+    inputs = {
+      ...inputs,
+      metadata: {
+        ...inputs.metadata,
+        description: inputs.metadata.description.replace('collected from Kaggle', `collected from ${from}`),
+      },
+    };
+  }
 
   const instances: ReleaseInstance[] = released.map((i) => {
     const e = entries.get(i.id)!;

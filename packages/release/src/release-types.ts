@@ -82,7 +82,11 @@ export interface ReleaseInputs {
 }
 
 /** ReleaseMetadata with every default filled in. */
-export type ResolvedMetadata = Required<Omit<ReleaseMetadata, 'repository'>> & { repository?: string };
+export type ResolvedMetadata = Required<Omit<ReleaseMetadata, 'repository' | 'toolchainRepository'>> & {
+  repository?: string;
+  /** Where a downloader clones the toolchain (resolved by prepare: raw/release.json, else the checkout's remote). */
+  toolchainRepository?: string;
+};
 
 /** Why a release is refused; all of them are listed at once (the shape `release prepare --json` writes). */
 export type Refusal = ReleaseRefusal;

@@ -27,6 +27,64 @@ export interface DatasetCardInput {
 /** Where the card and the release notes have the reader clone the toolchain: beside the downloaded archive. */
 export const TOOLCHAIN_FOLDER = 'junobench-toolchain';
 
+/**
+ * How a downloader gets the toolchain that made a release: its repository
+ * (resolved by prepare from raw/release.json, the checkout's remote or
+ * --github) checked out at the commit the manifest records. The dataset's
+ * version (the release tag) is not the toolchain's: the clone names the
+ * toolchain's own commit and version. `problem` says what is missing when the
+ * card cannot name the repository or the commit (publish refuses such a card).
+ */
+export function planToolchainClone(
+  m: Pick<ReleaseManifest, 'version' | 'toolchain'>,
+  repository: string | undefined,
+): { sentence: string; commands: string[]; problem?: string } {
+  const t = m.toolchain;
+  const which = `junobench toolchain ${t.version}${t.commit ? `, commit ${t.commit.slice(0, 12)}` : ''}`;
+  const sentence =
+    `This is version ${m.version} of the dataset; it was prepared by the ${which} (the toolchain has its own versions: ` +
+    `the release tag \`v${m.version}\` names the dataset's).`;
+  const problems: string[] = [];
+  if (!repository) problems.push("the toolchain's repository is not known");
+  if (!t.commit) problems.push("the toolchain's commit was not recorded (it was not a git checkout)");
+  if (problems.length > 0)
+    return {
+      sentence: `${sentence} This release does not record where to clone it (${problems.join('; ')}): use the toolchain ${t.version}.`,
+      commands: [],
+      problem: problems.join('; '),
+    };
+  return {
+    sentence,
+    commands: [
+      `git clone ${repository} ${TOOLCHAIN_FOLDER} && git -C ${TOOLCHAIN_FOLDER} checkout --detach ${t.commit} && npm ci --prefix ${TOOLCHAIN_FOLDER}`,
+    ],
+  };
+}
+
+/**
+ * Where the instances' notebooks come from, in words: "Kaggle" only when every
+ * one is a Kaggle notebook, else each platform with its count.
+ */
+export function describeNotebookSources(platforms: readonly string[]): string {
+  const names: Record<string, string> = {
+    kaggle: 'Kaggle',
+    github: 'GitHub',
+    local: 'local notebooks',
+    unknown: 'unknown sources',
+  };
+  const counts = new Map<string, number>();
+  for (const p of platforms) counts.set(p, (counts.get(p) ?? 0) + 1);
+  if (counts.size === 0) return 'notebooks';
+  if (counts.size === 1) {
+    const [only] = [...counts.keys()];
+    return only === 'kaggle' ? 'Kaggle' : (names[only!] ?? only!);
+  }
+  const parts = [...counts]
+    .sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0]))
+    .map(([p, n]) => `${names[p] ?? p} (${n})`);
+  return `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
+
 const ROOT_CAUSE_MEANING: Record<string, string> = {
   'API misuse': 'a library API called in a way it does not support (wrong argument, type, order or version)',
   'data confusion': 'the data is not what the code assumes (shape, dtype, columns, missing values)',
@@ -235,15 +293,15 @@ export function renderDatasetCard(input: DatasetCardInput): string {
   }
   // The toolchain is not an npm package: a bare `npx junobench` in the reader's folder asks the registry for one (and
   // would run whatever is published under that name). Its checkout beside the archive, run through --prefix.
-  const commit = m.toolchain.commit ? `commit ${m.toolchain.commit.slice(0, 12)}, ` : '';
   const run = `npx --prefix ${TOOLCHAIN_FOLDER} junobench release verify ${archive}`;
+  const clone = planToolchainClone(m, meta.toolchainRepository);
   out.push(
     `Check every file and re-execute every instance with one command, \`junobench release verify\` of the JunoBench toolchain (Node 20). ` +
       `The toolchain is not on the npm registry (a bare \`npx junobench\` outside its checkout finds no such package): ` +
-      `clone the one that made this release (${commit}tagged \`${m.tag}\` in the repository this release was published from) beside the archive, and run it from there:`,
+      `clone the one that made this release beside the archive, and run it from there. ${clone.sentence}`,
     '',
     '```sh',
-    `git clone --branch ${m.tag} <the toolchain's repository> ${TOOLCHAIN_FOLDER} && npm ci --prefix ${TOOLCHAIN_FOLDER}`,
+    ...clone.commands,
     `${run} --runtime docker${img.registry ? '' : ` --image ${rebuilt}`}   # in the image, sandboxed`,
     `${run} --runtime local   # in local Jupyter kernels instead, in a bubblewrap sandbox (no network, none of your files; no memory or CPU limits)`,
     `${run} --no-run   # checksums, manifest, schemas and Croissant only`,
@@ -257,7 +315,7 @@ export function renderDatasetCard(input: DatasetCardInput): string {
   out.push('## Licences', '');
   out.push(
     `The benchmark's own work (labels, diagnoses, the edits that make the reproduced and fixed notebooks, metadata) is licensed ${meta.license}. ` +
-      `Notebook code keeps the licence of its source (Kaggle notebooks: ${meta.codeLicense}); input data keeps its dataset's licence, listed per instance below. ` +
+      `Notebook code keeps the licence of its source${input.entries.some((e) => e.source.platform === 'kaggle') ? ` (Kaggle notebooks: ${meta.codeLicense})` : ''}; input data keeps its dataset's licence, listed per instance below. ` +
       'Synthetic data was generated for this benchmark where the original licence forbids redistribution.',
     '',
   );

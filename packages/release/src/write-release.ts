@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { JunoError, formatJson, hashFile, sha256, writeFileAtomic } from '@junobench/core';
+import { JunoError, RAISE_KAPPA_HINT, formatJson, hashFile, sha256, writeFileAtomic } from '@junobench/core';
 import { sealCroissant } from './plan-croissant.js';
 import { RELEASE_FILES } from './plan-release.js';
 import { formatSha256Sums } from './sha256sums.js';
@@ -166,8 +166,22 @@ export function assertReleasable(plan: Pick<ReleasePlan, 'refusals' | 'version'>
   throw new JunoError(
     'E_RELEASE_REFUSED',
     `release ${plan.version} refused (${plan.refusals.length} reason${plan.refusals.length === 1 ? '' : 's'}):\n${plan.refusals.map((r) => `  - ${r.message}`).join('\n')}`,
-    {
-      hint: 'fix each reason (verify the instances again, resolve the agreement, or choose a greater version) and prepare again',
-    },
+    { hint: planRefusalHint(plan.refusals) },
   );
+}
+
+/** What fixes each kind of refusal, for the refusals at hand (and only what does: resolving never raises kappa). */
+export function planRefusalHint(refusals: Pick<ReleasePlan, 'refusals'>['refusals']): string {
+  const codes = new Set(refusals.map((r) => r.code));
+  const fixes: string[] = [];
+  if (codes.has('draft'))
+    fixes.push('a draft: finish it (its fixed.ipynb, "status": "ready", its labels) or deprecate it');
+  if (['not-run', 'not-verified', 'flaky', 'skipped-not-env', 'inconsistent'].some((c) => codes.has(c as never)))
+    fixes.push('an instance not verified: fix it, then `junobench build` verifies it again');
+  if (codes.has('out-of-date')) fixes.push('curated/ older than raw/: run `junobench build`');
+  if (codes.has('agreement-missing')) fixes.push('no agreement: run `junobench build` (its labels stage)');
+  if (codes.has('agreement-below-gate')) fixes.push(`agreement below the gate: ${RAISE_KAPPA_HINT}`);
+  if (codes.has('version-not-greater')) fixes.push('the version: choose one greater than the previous release');
+  if (fixes.length === 0) fixes.push('fix each reason');
+  return `${fixes.join('; ')}; then prepare again`;
 }

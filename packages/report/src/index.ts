@@ -3,8 +3,12 @@ export { convertAnsiToHtml } from './ansi-to-html.js';
 export { escapeHtml, parseExternalUrl, formatRelativeHref } from './escape-html.js';
 export { planCellDiff, diffLines } from './diff-cells.js';
 export type { CellPair, CellPairStatus, DiffCell, LineOp } from './diff-cells.js';
-export { summariseInstance, FLAG_LABELS } from './report-data.js';
+export { summariseInstance, FLAG_LABELS, FLAG_DESCRIPTIONS } from './report-data.js';
 export type {
+  Deprecation,
+  Leaderboard,
+  ReportProvenance,
+  ReportRelease,
   ReportData,
   ReportInstance,
   ReportInstanceRecord,
@@ -20,6 +24,8 @@ export { renderIndexPage } from './render-index.js';
 export { renderInstancePage } from './render-instance.js';
 export { renderStatsPage } from './render-stats.js';
 export { renderTriagePage } from './render-triage.js';
+export { renderLeaderboardPage } from './render-leaderboard.js';
+export { renderProvenance, renderGateLine } from './render-provenance.js';
 export { planReport } from './plan-report.js';
 export type { ReportPlan, ReportFile } from './plan-report.js';
 export {
@@ -29,6 +35,7 @@ export {
   findForeignEntries,
   REPORT_MANIFEST_FILE,
 } from './write-report.js';
+export { readBuildTime } from './read-build-time.js';
 export type { GenerateReportOptions, GenerateReportResult } from './write-report.js';
 export { REPORT_CSS } from './report-style.js';
 export { INDEX_SCRIPT } from './index-script.js';

@@ -4,6 +4,7 @@ import { renderIndexPage } from './render-index.js';
 import { renderInstancePage } from './render-instance.js';
 import { renderTriagePage } from './render-triage.js';
 import { renderStatsPage } from './render-stats.js';
+import { renderLeaderboardPage } from './render-leaderboard.js';
 
 export interface ReportFile {
   /** Relative to the report folder, `/`-separated. */
@@ -26,6 +27,9 @@ export function planReport(data: ReportData): ReportPlan {
     { path: 'stats.html', content: renderStatsPage(data) },
     ...(data.triage && data.triage.length > 0
       ? [{ path: 'triage.html', content: renderTriagePage(data.triage, data.name) }]
+      : []),
+    ...(data.leaderboard
+      ? [{ path: 'leaderboard.html', content: renderLeaderboardPage(data.leaderboard, data.name) }]
       : []),
   ];
   let largest: ReportPlan['largestInstancePage'];

@@ -13,8 +13,10 @@ import {
   validateInstanceId,
   type Adjudication,
   type AgreementReport,
+  type AgreementGateResult,
   type Benchmark,
   type BenchmarkStats,
+  type DeprecatedInstances,
   type FinalLabels,
   type InstanceVerification,
   type VerificationReport,
@@ -22,12 +24,16 @@ import {
 } from '@junobench/core';
 import { readNotebook } from '@junobench/notebook';
 import type {
+  Deprecation,
   InstanceDisagreement,
+  Leaderboard,
   NotebookSlot,
   ReportChart,
   ReportData,
   ReportInstance,
   ReportInstanceRecord,
+  ReportProvenance,
+  ReportRelease,
 } from './report-data.js';
 
 export interface ReadReportOptions {
@@ -40,6 +46,11 @@ export interface ReadReportOptions {
   raw?: string;
   /** Where the report will be written: links to curated files are made relative to it. */
   out: string;
+  /**
+   * Where the curated folder will be when the report is read, when not `from` (a release's report is rendered from
+   * the archive extracted in a temporary folder and links to the folder the archive extracts to beside it).
+   */
+  linkedFrom?: string;
   /**
    * Instances withdrawn from what the report describes (a release's deprecated
    * instances): no row, no page, and none of their disagreements or single
@@ -57,6 +68,16 @@ export interface ReadReportOptions {
   instanceFolders?: { curated?: string; raw?: string };
   /** Triage reports of `junobench add` batches (schemas/triage-report.schema.json), for the triage page. */
   triage?: readonly string[];
+  /** Where the report comes from (toolchain, dataset version, build time): shown on the index. */
+  provenance?: ReportProvenance;
+  /** The deprecated instances; default: `<raw>/deprecated.json` when there is a raw folder. */
+  deprecated?: readonly Deprecation[];
+  /** The agreement gate's verdict; default: the one `<from>/labels/agreement.json` records. */
+  gate?: AgreementGateResult;
+  /** The release the report shows: its files with checksums and download links. */
+  release?: ReportRelease;
+  /** Scorecards compared, for the leaderboard page. */
+  leaderboard?: Leaderboard;
 }
 
 /** Most files listed per instance page: the page weight stays bounded whatever data/ holds. */
@@ -108,6 +129,15 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
       ? await readJsonlAll<Adjudication>(adjudicatedFile, { schema: 'adjudication' })
       : [];
 
+  const deprecatedFile = options.raw ? path.join(path.resolve(options.raw), 'deprecated.json') : undefined;
+  const deprecated: Deprecation[] = options.deprecated
+    ? [...options.deprecated]
+    : deprecatedFile && (await exists(deprecatedFile))
+      ? (await readJsonFile<DeprecatedInstances>(deprecatedFile, { schema: 'deprecated' })).instances
+      : [];
+  const deprecationOf = new Map(deprecated.map((d) => [d.id, d]));
+  const gate = options.gate ?? studied?.gate;
+
   const verificationById = new Map<string, InstanceVerification>(
     (verification?.instances ?? []).map((v) => [v.instance, v]),
   );
@@ -119,9 +149,12 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
   const ids = new Set<string>(entries.keys());
   for (const id of verificationById.keys()) ids.add(id);
   // Each instance folder has the place the pages link to (the report's layout) and the place it is read from.
-  const curatedLinked = path.join(from, 'instances');
+  const linkedFrom = options.linkedFrom !== undefined ? path.resolve(options.linkedFrom) : from;
+  const curatedLinked = path.join(linkedFrom, 'instances');
   const curatedRead =
-    options.instanceFolders?.curated !== undefined ? path.resolve(options.instanceFolders.curated) : curatedLinked;
+    options.instanceFolders?.curated !== undefined
+      ? path.resolve(options.instanceFolders.curated)
+      : path.join(from, 'instances');
   const rawLinked = options.raw ? path.join(path.resolve(options.raw), 'instances') : undefined;
   const rawRead =
     rawLinked && options.instanceFolders?.raw !== undefined ? path.resolve(options.instanceFolders.raw) : rawLinked;
@@ -152,6 +185,8 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
       files: [],
       problems: [],
     };
+    const deprecation = deprecationOf.get(id);
+    if (deprecation) r.deprecation = deprecation;
     await readInstanceFolder(r, dir, out);
     if (!entry) r.excludedReason = exclusionReason(r);
     instances.push(r);
@@ -174,7 +209,7 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
       : {}),
     ...(stats ? { stats } : {}),
     charts: await readCharts(path.join(from, 'stats', 'charts')),
-    ...(stats ? { statsHref: toPosix(path.relative(out, path.join(from, 'stats'))) } : {}),
+    ...(stats ? { statsHref: toPosix(path.relative(out, path.join(linkedFrom, 'stats'))) } : {}),
     ...(options.triage && options.triage.length > 0
       ? {
           triage: await Promise.all(
@@ -182,6 +217,11 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
           ),
         }
       : {}),
+    ...(options.provenance ? { provenance: options.provenance } : {}),
+    ...(deprecated.length > 0 ? { deprecated: [...deprecated].sort((a, b) => compareCodePoints(a.id, b.id)) } : {}),
+    ...(gate ? { gate } : {}),
+    ...(options.release ? { release: options.release } : {}),
+    ...(options.leaderboard ? { leaderboard: options.leaderboard } : {}),
   };
 }
 

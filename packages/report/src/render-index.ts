@@ -1,11 +1,19 @@
 import { compareCodePoints } from '@junobench/core';
 import { escapeHtml, formatRelativeHref } from './escape-html.js';
-import { FLAG_LABELS, summariseInstance, type IndexFlag, type IndexRow, type ReportData } from './report-data.js';
+import {
+  FLAG_DESCRIPTIONS,
+  FLAG_LABELS,
+  summariseInstance,
+  type IndexFlag,
+  type IndexRow,
+  type ReportData,
+} from './report-data.js';
+import { renderGateLine, renderProvenance } from './render-provenance.js';
 import { formatMs, renderBadge, renderPage } from './render-page.js';
 import { INDEX_SCRIPT } from './index-script.js';
 
 const STATUS_ORDER: readonly string[] = ['verified', 'flaky', 'not-verified', 'skipped', 'draft', 'not-run'];
-const FLAG_ORDER: IndexFlag[] = ['draft', 'flaky', 'synthetic-data', 'skipped-env', 'excluded'];
+const FLAG_ORDER: IndexFlag[] = ['draft', 'flaky', 'synthetic-data', 'skipped-env', 'deprecated', 'excluded'];
 
 type FilterKey = 'library' | 'crashType' | 'rootCause' | 'pipelineStage' | 'status' | 'flags';
 
@@ -91,23 +99,47 @@ export function renderIndexPage(data: ReportData): string {
   const tbody = `<tbody>${rows.map(renderRow).join('\n')}</tbody>`;
 
   const v = data.verification;
+  // Drafts are counted apart from the benchmark: they are not in it, and their "fixed" is a draft fix at most.
+  const drafts = data.instances.filter((i) => !i.inBenchmark && summariseInstance(i).flags.includes('draft')).length;
+  const others = rows.length - inBenchmark - drafts;
   const summary = [
-    `${rows.length} instance${rows.length === 1 ? '' : 's'}`,
-    inBenchmark !== rows.length ? `${inBenchmark} in the benchmark` : '',
+    `${inBenchmark} instance${inBenchmark === 1 ? '' : 's'} in the benchmark`,
+    drafts > 0 ? `${drafts} draft${drafts === 1 ? '' : 's'} apart (not in the benchmark)` : '',
+    others > 0 ? `${others} more left out` : '',
     v
-      ? `verified in the ${v.runtime} runtime: ${v.summary.verified} verified, ${v.summary.skipped} skipped, ${v.summary.notVerified} not verified, ${v.summary.flaky} flaky`
+      ? `verified in the ${v.runtime} runtime: ${v.summary.verified} verified, ${v.summary.skipped} skipped, ${v.summary.notVerified} not verified, ${v.summary.flaky} flaky${v.summary.drafts ? `; ${v.summary.drafts} draft${v.summary.drafts === 1 ? '' : 's'} checked apart` : ''}`
       : '',
   ].filter(Boolean);
+  const legend = FLAG_ORDER.map(
+    (f) => `<b>${escapeHtml(FLAG_LABELS[f])}</b> — ${escapeHtml(FLAG_DESCRIPTIONS[f])}`,
+  ).join('; ');
+  const links = [
+    '<a href="stats.html">Statistics and annotator agreement</a>.',
+    data.triage && data.triage.length > 0 ? '<a href="triage.html">Triage of added crashes</a>.' : '',
+    data.leaderboard ? '<a href="leaderboard.html">Leaderboard of tools</a>.' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 
   const body = [
     `<h1>${escapeHtml(title)}: crashes in ML notebooks</h1>`,
-    `<p class="lead">${escapeHtml(summary.join(' · '))}. Each instance has a notebook that crashes as labelled (reproduced) and one that runs (fixed); open an instance to compare them cell by cell. <a href="stats.html">Statistics and annotator agreement</a>.${data.triage && data.triage.length > 0 ? ' <a href="triage.html">Triage of added crashes</a>.' : ''}</p>`,
+    `<p class="lead">${escapeHtml(summary.join(' · '))}. Each instance has a notebook that crashes as labelled (reproduced) and one that runs (fixed); open an instance to compare them cell by cell. ${links}</p>`,
+    data.gate ? renderGateLine(data.gate) : '',
     filters,
     counts,
     `<div class="table-wrap" role="region" aria-labelledby="instances-caption" tabindex="0"><table class="instances" id="instances"><caption id="instances-caption">Instances (select a column header to sort)</caption>${thead}${tbody}</table></div>`,
-    `<p class="muted">Flags: <b>draft</b> — added but not yet reviewed; <b>flaky</b> — repeated runs disagreed; <b>synthetic data</b> — the licence forbids sharing the data, a generated stand-in is used; <b>skipped-env</b> — a required library is missing in the verification runtime (a skip, never a pass); <b>not in benchmark</b> — verified or drafted but left out.</p>`,
+    `<p class="muted" id="legend">Flags: ${legend}.</p>`,
+    renderProvenance(data),
   ].join('\n');
-  return renderPage({ title, root: '', section: 'index', body, script: INDEX_SCRIPT, benchmark: data.name });
+  return renderPage({
+    title,
+    root: '',
+    section: 'index',
+    body,
+    script: INDEX_SCRIPT,
+    benchmark: data.name,
+    ...(data.leaderboard ? { leaderboard: true } : {}),
+  });
 }
 
 function renderRow(r: IndexRow): string {
@@ -158,5 +190,7 @@ function renderRow(r: IndexRow): string {
 export function outcomeKind(outcome: string): string {
   if (outcome === 'crash-reproduced' || outcome === 'fixed-ok') return 'ok';
   if (outcome === 'skipped-env') return 'skipped-env';
+  // A draft's fix not run (none yet, or the draft fix `add` wrote) is no failure: shown as a draft.
+  if (outcome === 'absent' || outcome === 'draft-fix') return 'draft';
   return 'bad';
 }

@@ -1,12 +1,13 @@
 import {
   LABEL_DIMENSIONS,
   formatBytes,
+  isSyntheticData,
   type InstanceVerification,
   type Labels,
   type RuntimeIdentity,
   type VersionResult,
 } from '@junobench/core';
-import { planExecution, type Notebook } from '@junobench/notebook';
+import { isDraftFix, planExecution, type Notebook } from '@junobench/notebook';
 import { convertAnsiToHtml } from './ansi-to-html.js';
 import { escapeHtml, formatRelativeHref, parseExternalUrl } from './escape-html.js';
 import { FLAG_LABELS, summariseInstance, type ReportInstance } from './report-data.js';
@@ -257,8 +258,12 @@ function renderSource(r: ReportInstance): string {
   const sub = r.instance?.data?.subsample;
   if (sub) {
     const steps = sub.steps.map((s) => `${s.method} ${s.path}`).join('; ');
+    // A sample of generated rows is generated data: called synthetic, as in the index and the dataset card.
+    const generated = !syn && r.instance && isSyntheticData(r.instance);
     out.push(
-      `<p>Data subsampled from ${escapeHtml(sub.source.title ?? sub.source.kind)} (seed ${escapeHtml(String(sub.seed))}): <span class="mono">${escapeHtml(steps)}</span>.</p>`,
+      generated
+        ? `<p>${renderBadge('synthetic data', 'synthetic-data')} A generated stand-in, not the notebook's own data: ${escapeHtml(sub.source.title ?? sub.source.kind)}${sub.source.generator ? ` (generator ${escapeHtml(sub.source.generator)})` : ''}, sampled with seed ${escapeHtml(String(sub.seed))}: <span class="mono">${escapeHtml(steps)}</span>.</p>`
+        : `<p>Data subsampled from ${escapeHtml(sub.source.title ?? sub.source.kind)} (seed ${escapeHtml(String(sub.seed))}): <span class="mono">${escapeHtml(steps)}</span>.</p>`,
     );
   }
   if (r.files.length > 0 && r.folderHref !== undefined) {
@@ -336,7 +341,13 @@ function renderNotebooks(r: ReportInstance): string {
       out.push(`<p class="problem">${escapeHtml(name)}: ${escapeHtml(e instanceof Error ? e.message : String(e))}</p>`);
     }
   }
-  if (repNb && fixNb) {
+  if (repNb && fixNb && isDraftFix(fixNb)) {
+    // The starter `add` wrote: the reproduced notebook, marked. It is no fix yet, so it is not shown as one.
+    out.push(
+      '<p class="muted">A draft: its fixed.ipynb is still the draft fix <code>junobench add</code> wrote (the reproduced notebook with a DRAFT FIX cell), not a fix yet. The reproduced notebook alone:</p>',
+      `<div class="nb">${renderNotebookAlone(repNb, left)}</div>`,
+    );
+  } else if (repNb && fixNb) {
     const { html, summary } = renderNotebookDiff(repNb, fixNb, { left, right });
     const how = exec?.cells
       ? 'in the explicit replay order of instance.json'

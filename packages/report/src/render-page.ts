@@ -10,9 +10,11 @@ export interface PageParts {
   /** From this page to the report's root folder: '' or '../'. */
   root: string;
   /** Which top-level page this is (marks the navigation link). */
-  section: 'index' | 'stats' | 'instance' | 'triage';
+  section: 'index' | 'stats' | 'instance' | 'triage' | 'leaderboard';
   /** Whether the report has a triage page (linked from the navigation). */
   triage?: boolean;
+  /** Whether the report has a leaderboard page (linked from the navigation). */
+  leaderboard?: boolean;
   /** Already-escaped HTML of the page body. */
   body: string;
   /** The page's one script (trusted, ours), inlined and allowed by its hash. */
@@ -54,7 +56,7 @@ export function renderPage(p: PageParts): string {
     '</head>',
     '<body>',
     '<a class="skip" href="#main">Skip to content</a>',
-    `<header class="top"><span class="brand">${escapeHtml(p.benchmark)}</span><nav aria-label="Report">${nav('index.html', 'Instances', p.section === 'index')}${nav('stats.html', 'Statistics', p.section === 'stats')}${p.triage || p.section === 'triage' ? nav('triage.html', 'Triage', p.section === 'triage') : ''}</nav></header>`,
+    `<header class="top"><span class="brand">${escapeHtml(p.benchmark)}</span><nav aria-label="Report">${nav('index.html', 'Instances', p.section === 'index')}${nav('stats.html', 'Statistics', p.section === 'stats')}${p.triage || p.section === 'triage' ? nav('triage.html', 'Triage', p.section === 'triage') : ''}${p.leaderboard || p.section === 'leaderboard' ? nav('leaderboard.html', 'Leaderboard', p.section === 'leaderboard') : ''}</nav></header>`,
     `<main id="main">${p.body}</main>`,
     p.script ? `<script>${p.script}</script>` : '',
     '</body>',

@@ -3,6 +3,7 @@ import type { AgreementReport, BenchmarkStats, CrossTable, LabelDimensionName } 
 import { escapeHtml, formatRelativeHref } from './escape-html.js';
 import { summariseInstance, type ReportData } from './report-data.js';
 import { renderBadge, renderPage } from './render-page.js';
+import { renderGateLine } from './render-provenance.js';
 
 const DIMENSION_NAMES: Record<LabelDimensionName, string> = {
   library: 'library cause',
@@ -54,6 +55,7 @@ export function renderStatsPage(data: ReportData): string {
     section: 'stats',
     body: body.join('\n'),
     benchmark: data.name,
+    ...(data.leaderboard ? { leaderboard: true } : {}),
   });
 }
 
@@ -110,6 +112,7 @@ function renderAgreement(a: AgreementReport, data: ReportData): string {
   out.push(
     `<p>Annotators: ${escapeHtml(a.annotators.join(', '))}. ${a.instances} instances labelled. Cohen's κ per pair; bootstrap ${a.settings.bootstrap} resamples (seed ${escapeHtml(a.settings.seed)}), ${Math.round(a.settings.confidence * 100)}% intervals; Krippendorff's α (nominal) over all annotators.</p>`,
   );
+  if (data.gate) out.push(renderGateLine(data.gate));
   if (data.agreementWithdrawn) out.push(renderWithdrawnNote(data.agreementWithdrawn));
   const rows = a.dimensions.flatMap((d) =>
     d.pairs.map(

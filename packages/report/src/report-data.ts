@@ -1,5 +1,8 @@
+import { isSyntheticData } from '@junobench/core';
 import type {
+  AgreementGateResult,
   AgreementReport,
+  Comparison,
   BenchmarkEntry,
   BenchmarkStats,
   FinalLabels,
@@ -61,6 +64,35 @@ export interface ReportInstance {
   problems: string[];
   /** Things a reader should know that are not problems (shown on its page). */
   notes?: string[];
+  /** raw/deprecated.json's entry, when the instance is deprecated (still in this build, left out of releases). */
+  deprecation?: Deprecation;
+}
+
+/** A deprecated instance (raw/deprecated.json): left out of every release from `deprecatedIn` on. */
+export interface Deprecation {
+  id: string;
+  reason: string;
+  deprecatedIn: string;
+}
+
+/**
+ * Where the report comes from, shown on the index: the toolchain that made it, the dataset it shows and when it was
+ * built. Given by the caller (the build, `report`, `release prepare`): the report reads no git and no clock.
+ */
+export interface ReportProvenance {
+  toolchain: { version: string; commit: string | null; dirty: boolean | null };
+  /** The dataset's version: a release's, or unset for a build not released. */
+  datasetVersion?: string;
+  /** When the data shown was built (ISO 8601), and where that time comes from. */
+  builtAt?: { iso: string; source: string };
+}
+
+/** A release the report was built from: its files, each with its sha256 and, once published, its download URL. */
+export interface ReportRelease {
+  version: string;
+  files: { name: string; bytes?: number; sha256: string; url?: string }[];
+  /** The GitHub release page, when published there. */
+  page?: string;
 }
 
 export interface ReportChart {
@@ -88,16 +120,54 @@ export interface ReportData {
   statsHref?: string;
   /** Triage reports of `junobench add` batches, for the triage page. */
   triage?: TriageReport[];
+  provenance?: ReportProvenance;
+  /** Every deprecated instance, with its reason and version (rows or not). */
+  deprecated?: Deprecation[];
+  /** The agreement gate and its verdict (agreement.json's, or the release's). */
+  gate?: AgreementGateResult;
+  release?: ReportRelease;
+  /** Scorecards of tools (`report --scores`), for the leaderboard page. */
+  leaderboard?: Leaderboard;
 }
 
-export type IndexFlag = 'draft' | 'flaky' | 'synthetic-data' | 'skipped-env' | 'excluded';
+/**
+ * The leaderboard (`report --scores <dir>`): the scorecards found, and per benchmark (and task seed) the comparison of
+ * the tools scored on it (@junobench/compare: bootstrap intervals over instances, paired differences, McNemar tests).
+ */
+export interface Leaderboard {
+  groups: { benchmark: string; comparison: Comparison }[];
+  scorecards: {
+    tool: string;
+    /** Relative to the scores folder. */
+    file: string;
+    predictionsSha256: string;
+    junobench: string;
+    context: string;
+    benchmark: string;
+  }[];
+}
+
+export type IndexFlag = 'draft' | 'flaky' | 'synthetic-data' | 'skipped-env' | 'deprecated' | 'excluded';
 
 export const FLAG_LABELS: Record<IndexFlag, string> = {
   draft: 'draft',
   flaky: 'flaky',
   'synthetic-data': 'synthetic data',
   'skipped-env': 'skipped-env',
+  deprecated: 'deprecated',
   excluded: 'not in benchmark',
+};
+
+/** What each flag means: the legend under the index is made from this and FLAG_LABELS, so the two always agree. */
+export const FLAG_DESCRIPTIONS: Record<IndexFlag, string> = {
+  draft:
+    'added by `junobench add`, not yet labelled, fixed and reviewed: not in the benchmark (its fixed notebook, when there is one, is a draft fix)',
+  flaky: 'repeated runs disagreed',
+  'synthetic-data':
+    "a generated stand-in replaces the notebook's data (the licence forbids sharing it, or it could not be had); a sample of generated data is synthetic too",
+  'skipped-env': 'a required library is missing in the verification runtime (a skip, never a pass)',
+  deprecated: 'withdrawn (raw/deprecated.json): left out of every release from its version on',
+  excluded: 'verified or drafted but left out of the benchmark',
 };
 
 /** A verification status as benchmark.json or verification.json give it (drafts included when the schema has them). */
@@ -123,12 +193,13 @@ export function summariseInstance(r: ReportInstance): IndexRow {
   const flags: IndexFlag[] = [];
   if (r.instance?.status === 'draft' || status === 'draft') flags.push('draft');
   if (v?.flaky || status === 'flaky') flags.push('flaky');
-  if (r.entry?.syntheticData ?? Boolean(r.instance?.data?.synthetic)) flags.push('synthetic-data');
+  if (r.entry?.syntheticData || (r.instance !== undefined && isSyntheticData(r.instance))) flags.push('synthetic-data');
   const outcomes = [
     v?.reproduced.outcome ?? r.entry?.verification.reproduced,
     v?.fixed.outcome ?? r.entry?.verification.fixed,
   ];
   if (outcomes.includes('skipped-env')) flags.push('skipped-env');
+  if (r.deprecation) flags.push('deprecated');
   if (!r.inBenchmark) flags.push('excluded');
   const labels = r.entry?.labels ?? r.finalLabels?.labels ?? r.instance?.labels ?? suggestedAsLabels(r.instance);
   const suggested =

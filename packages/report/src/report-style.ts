@@ -24,7 +24,8 @@ caption{text-align:left;font-weight:600;padding:4px 0}
 code,pre,.mono{font-family:var(--mono);font-size:.86rem}
 .badge{display:inline-block;border-radius:10px;padding:0 8px;margin:1px 2px;font-size:.8rem;font-weight:600;border:1px solid currentColor;white-space:nowrap}
 .badge-verified,.badge-ok{color:var(--ok)}.badge-not-verified,.badge-bad,.badge-flaky{color:var(--bad)}
-.badge-skipped,.badge-skipped-env,.badge-not-run,.badge-warn,.badge-draft,.badge-excluded{color:var(--warn)}
+.badge-skipped,.badge-skipped-env,.badge-not-run,.badge-warn,.badge-draft,.badge-excluded,.badge-deprecated{color:var(--warn)}
+.gate{padding:.4em .6em;border-left:4px solid var(--ok)}.gate-failed{border-left-color:var(--bad)}
 .badge-synthetic-data,.badge-info{color:var(--accent)}
 .badge-same{color:var(--muted)}.badge-changed{color:var(--chg)}.badge-added{color:var(--ok)}.badge-removed{color:var(--bad)}.badge-crash{color:#fff;background:var(--bad);border-color:var(--bad)}
 .filters{display:flex;flex-wrap:wrap;gap:10px 16px;align-items:end;margin:10px 0;padding:10px 12px;background:var(--soft);border:1px solid var(--line);border-radius:6px}

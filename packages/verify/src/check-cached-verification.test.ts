@@ -138,6 +138,9 @@ describe('deriveStatus', () => {
     [['timeout'], ['absent'], 'not-verified'],
     [['crash-reproduced', 'no-crash'], ['absent', 'absent'], 'flaky'],
     [['skipped-env'], ['absent'], 'skipped'],
+    // A draft whose fixed.ipynb is still the draft fix `add` wrote: a draft too, its fix not run.
+    [['crash-reproduced'], ['draft-fix'], 'draft'],
+    [['no-crash'], ['draft-fix'], 'not-verified'],
   ])('%j / %j → %s', (r, f, status) => {
     expect(deriveStatus(r as never, f as never).status).toBe(status);
   });

@@ -10,7 +10,8 @@ const REPRODUCED_OUTCOMES: ReadonlySet<Outcome> = new Set([
   'kernel-died',
   'skipped-env',
 ]);
-// absent: a draft without fixed.ipynb (`junobench add`), whose reproduced notebook alone is run.
+// absent: a draft without fixed.ipynb (`junobench add`), whose reproduced notebook alone is run; draft-fix: a draft
+// whose fixed.ipynb is still the marked starter `add` wrote, not run either.
 const FIXED_OUTCOMES: ReadonlySet<Outcome> = new Set([
   'fixed-ok',
   'fixed-crashed',
@@ -19,6 +20,7 @@ const FIXED_OUTCOMES: ReadonlySet<Outcome> = new Set([
   'kernel-died',
   'skipped-env',
   'absent',
+  'draft-fix',
 ]);
 const GOOD: ReadonlySet<Outcome> = new Set(['crash-reproduced', 'fixed-ok']);
 
@@ -38,7 +40,8 @@ export function deriveStatus(
   // not a failure: it waits for its fix. One whose crash does not reproduce
   // (or only sometimes) failed what a draft is checked for, as `add` says
   // with exit 1; one that cannot run here is skipped, as any instance.
-  const draft = first.fixed === 'absent' && first.reproduced === 'crash-reproduced' && !flaky;
+  const draft =
+    (first.fixed === 'absent' || first.fixed === 'draft-fix') && first.reproduced === 'crash-reproduced' && !flaky;
   const status = draft ? 'draft' : skipped ? 'skipped' : flaky ? 'flaky' : verified ? 'verified' : 'not-verified';
   return { status, verified, flaky };
 }

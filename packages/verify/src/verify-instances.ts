@@ -25,6 +25,7 @@ import {
   listCodeCells,
   parseImports,
   planExecution,
+  isDraftFix,
   readNotebook,
   type Notebook,
 } from '@junobench/notebook';
@@ -79,7 +80,8 @@ interface PreparedInstance {
   missing: string[];
   contentHash: string;
   /** A draft without fixed.ipynb. */
-  fixedAbsent?: boolean;
+  /** A draft's fixed version that is not run: no fixed.ipynb (absent), or the draft fix `add` wrote (draft-fix). */
+  fixedAbsent?: 'absent' | 'draft-fix' | false;
   /** checks.py: run after the fixed notebook's last cell (the harness also records evidence of hiding). */
   checks?: InstanceChecks;
 }
@@ -145,7 +147,7 @@ export async function verifyInstances(options: VerifyOptions): Promise<Verificat
       const v = summarize(
         p,
         [skippedEnv('reproduced', p.missing, p.identity)],
-        [p.fixedAbsent ? absentFixed(p.identity) : skippedEnv('fixed', p.missing, p.identity)],
+        [p.fixedAbsent ? absentFixed(p.identity, p.fixedAbsent) : skippedEnv('fixed', p.missing, p.identity)],
       );
       if (options.cacheDir) await writeJsonAtomic(cacheFile(options.cacheDir, p.contentHash), v);
       decide(v);
@@ -182,7 +184,7 @@ export async function verifyInstanceDir(
     return summarize(
       p!,
       [skippedEnv('reproduced', p!.missing, p!.identity)],
-      [p!.fixedAbsent ? absentFixed(p!.identity) : skippedEnv('fixed', p!.missing, p!.identity)],
+      [p!.fixedAbsent ? absentFixed(p!.identity, p!.fixedAbsent) : skippedEnv('fixed', p!.missing, p!.identity)],
     );
   }
   let out: InstanceVerification | undefined;
@@ -204,6 +206,7 @@ async function prepareInstances(
     prewarm: Record<NotebookVersionName, string[]>;
     tree: string;
     checks?: InstanceChecks;
+    draftFix: boolean;
   }[] = [];
   for (const dir of dirs) {
     // The link rule before anything is read: a link leaving the instance (or
@@ -213,6 +216,7 @@ async function prepareInstances(
     const instance = flags.checkFolderName === false ? await readInstanceLoose(dir) : await readInstance(dir);
     const cells = {} as Record<NotebookVersionName, number[]>;
     const prewarm = {} as Record<NotebookVersionName, string[]>;
+    let draftFix = false;
     for (const version of ['reproduced', 'fixed'] as const) {
       const nbFile = path.join(dir, `${version}.ipynb`);
       if (version === 'fixed' && instance.status === 'draft' && !(await fileExists(nbFile))) {
@@ -223,6 +227,13 @@ async function prepareInstances(
       }
       const nb = await readNotebook(nbFile);
       assertNoNulCells(nb, nbFile);
+      if (version === 'fixed' && instance.status === 'draft' && isDraftFix(nb)) {
+        // The starter `junobench add` wrote (the reproduced notebook, marked): it is no fix yet, so it is not run.
+        cells.fixed = [];
+        prewarm.fixed = [];
+        draftFix = true;
+        continue;
+      }
       cells[version] = planExecution(nb, instance.execution.order, instance.execution.cells);
       prewarm[version] = planPrewarm(nb, cells[version], instance.requires);
       if (version === 'reproduced') {
@@ -253,7 +264,7 @@ async function prepareInstances(
       }
     }
     const checks = await readInstanceChecks(dir);
-    loaded.push({ dir, instance, cells, prewarm, tree, ...(checks ? { checks } : {}) });
+    loaded.push({ dir, instance, cells, prewarm, tree, draftFix, ...(checks ? { checks } : {}) });
   }
   const allModules = [...new Set(loaded.flatMap((l) => l.instance.requires))].sort();
   const identity = await options.runtime.describe(allModules);
@@ -286,10 +297,13 @@ async function prepareInstances(
       missing,
       contentHash,
       ...(l.checks ? { checks: l.checks } : {}),
-      fixedAbsent:
-        l.instance.status === 'draft' &&
-        l.cells.fixed.length === 0 &&
-        !(await fileExists(path.join(l.dir, 'fixed.ipynb'))),
+      fixedAbsent: l.draftFix
+        ? 'draft-fix'
+        : l.instance.status === 'draft' &&
+            l.cells.fixed.length === 0 &&
+            !(await fileExists(path.join(l.dir, 'fixed.ipynb')))
+          ? 'absent'
+          : false,
     });
   }
   return out;
@@ -329,7 +343,7 @@ async function runPrepared(
     if (p.fixedAbsent)
       perInstance.set(p.id, {
         reproduced: [],
-        fixed: Array.from({ length: repeat }, () => absentFixed(p.identity)),
+        fixed: Array.from({ length: repeat }, () => absentFixed(p.identity, p.fixedAbsent)),
         runtimeFailed: false,
       });
     for (let r = 0; r < repeat; r++) {
@@ -438,12 +452,15 @@ export function summarize(
   return v;
 }
 
-/** The fixed "run" of a draft without fixed.ipynb: nothing ran, and that is not a failure. */
-function absentFixed(runtime: RuntimeIdentity): VersionResult {
+/** The fixed "run" of a draft without a fix yet: nothing ran, and that is not a failure. */
+function absentFixed(runtime: RuntimeIdentity, why: 'absent' | 'draft-fix' | false | undefined): VersionResult {
+  const draftFix = why === 'draft-fix';
   return {
     version: 'fixed',
-    outcome: 'absent',
-    reason: 'a draft without fixed.ipynb: only the reproduced notebook is run',
+    outcome: draftFix ? 'draft-fix' : 'absent',
+    reason: draftFix
+      ? 'a draft whose fixed.ipynb is still the draft fix `junobench add` wrote (delete its DRAFT FIX cell once repaired): only the reproduced notebook is run'
+      : 'a draft without fixed.ipynb: only the reproduced notebook is run',
     cells: [],
     durationMs: 0,
     runtime,

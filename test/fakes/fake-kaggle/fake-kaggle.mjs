@@ -22,7 +22,18 @@
 //   competitions/<name>/files/**
 //   faults.json                               { "<command> <ref>": { "status": 429, "times": 2 } }
 // Every call is appended to calls.log (arguments only: never credentials).
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+  openSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -40,7 +51,9 @@ function fail(line, code = 1) {
   process.exit(code);
 }
 function usage(message) {
-  process.stderr.write('usage: kaggle [-h] [-v] [-W] {competitions,c,datasets,d,kernels,k,models,m,files,f,config} ...\n');
+  process.stderr.write(
+    'usage: kaggle [-h] [-v] [-W] {competitions,c,datasets,d,kernels,k,models,m,files,f,config} ...\n',
+  );
   process.stderr.write(`kaggle: error: ${message}\n`);
   process.exit(2);
 }
@@ -53,7 +66,9 @@ function pythonJson(value) {
 // kagglesdk's to_dict(ignore_defaults=True): a field equal to its default is omitted.
 function dropDefaults(obj) {
   return Object.fromEntries(
-    Object.entries(obj).filter(([, v]) => v !== undefined && v !== null && v !== 0 && v !== false && !(Array.isArray(v) && v.length === 0)),
+    Object.entries(obj).filter(
+      ([, v]) => v !== undefined && v !== null && v !== 0 && v !== false && !(Array.isArray(v) && v.length === 0),
+    ),
   );
 }
 // json.dump's ensure_ascii: every non-ASCII character as \uXXXX.
@@ -64,7 +79,10 @@ function readJson(file) {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 function httpError(status, endpoint) {
-  const reason = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error' }[status] ?? 'Error';
+  const reason =
+    { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error' }[
+      status
+    ] ?? 'Error';
   const kind = status >= 500 ? 'Server Error' : 'Client Error';
   fail(`${status} ${kind}: ${reason} for url: ${API}/${endpoint}`);
 }
@@ -80,12 +98,33 @@ if (!server || !existsSync(server)) {
 appendFileSync(path.join(server, 'calls.log'), `${JSON.stringify(args)}\n`);
 
 // --- arguments, as the real CLI's argparse accepts them for these commands ---
-const COMMANDS = { c: 'competitions', competitions: 'competitions', d: 'datasets', datasets: 'datasets', k: 'kernels', kernels: 'kernels' };
+const COMMANDS = {
+  c: 'competitions',
+  competitions: 'competitions',
+  d: 'datasets',
+  datasets: 'datasets',
+  k: 'kernels',
+  kernels: 'kernels',
+};
 const group = COMMANDS[args[0]];
-if (!group) usage(`argument command: invalid choice: '${args[0] ?? ''}' (choose from 'competitions', 'c', 'datasets', 'd', 'kernels', 'k', 'models', 'm', 'files', 'f', 'config')`);
+if (!group)
+  usage(
+    `argument command: invalid choice: '${args[0] ?? ''}' (choose from 'competitions', 'c', 'datasets', 'd', 'kernels', 'k', 'models', 'm', 'files', 'f', 'config')`,
+  );
 const sub = args[1];
 const opts = { positional: [], flags: new Set(), values: {} };
-const VALUE_FLAGS = { '-p': 'path', '--path': 'path', '-c': 'competition', '--competition': 'competition', '-f': 'file', '--file': 'file', '-d': 'dataset', '--dataset': 'dataset', '-k': 'kernel', '--kernel': 'kernel' };
+const VALUE_FLAGS = {
+  '-p': 'path',
+  '--path': 'path',
+  '-c': 'competition',
+  '--competition': 'competition',
+  '-f': 'file',
+  '--file': 'file',
+  '-d': 'dataset',
+  '--dataset': 'dataset',
+  '-k': 'kernel',
+  '--kernel': 'kernel',
+};
 for (let i = 2; i < args.length; i++) {
   const a = args[i];
   if (VALUE_FLAGS[a]) {
@@ -117,19 +156,28 @@ function authenticate() {
     const file = path.join(configDir(), 'kaggle.json');
     // _authenticate_with_legacy_apikey: with no key anywhere, commands in command_prefixes_allowing_anonymous_access
     // ("datasets download", "datasets files", matched on the arguments as typed) go on without an account.
-    if (!existsSync(file) && args.length > 2 && /^(datasets download|datasets files)/.test(args.join(' '))) return { username: null, ok: true };
+    if (!existsSync(file) && args.length > 2 && /^(datasets download|datasets files)/.test(args.join(' ')))
+      return { username: null, ok: true };
     if (!existsSync(file)) {
       out('You must authenticate before you can call the Kaggle API.');
-      out('Follow the instructions to authenticate at: https://github.com/Kaggle/kaggle-cli/blob/main/docs/README.md#authentication');
+      out(
+        'Follow the instructions to authenticate at: https://github.com/Kaggle/kaggle-cli/blob/main/docs/README.md#authentication',
+      );
       process.exit(1);
     }
     if ((statSync(file).mode & 0o077) !== 0) {
-      out(`Warning: Your Kaggle API key is readable by other users on this system! To fix this, you can run 'chmod 600 ${file}'`);
+      out(
+        `Warning: Your Kaggle API key is readable by other users on this system! To fix this, you can run 'chmod 600 ${file}'`,
+      );
     }
     const cfg = readJson(file);
     username = username || cfg.username;
     key = key || cfg.key;
-    for (const [name, v] of [['username', username], ['key', key]]) if (!v) fail(`Error: Missing ${name} in configuration.`);
+    for (const [name, v] of [
+      ['username', username],
+      ['key', key],
+    ])
+      if (!v) fail(`Error: Missing ${name} in configuration.`);
   }
   const users = existsSync(path.join(server, 'users.json')) ? readJson(path.join(server, 'users.json')) : {};
   return { username, ok: users[username] === key };
@@ -151,7 +199,8 @@ function fault(command, ref, endpoint) {
 
 function splitRef(ref, what) {
   const parts = (ref ?? '').split('/');
-  if (parts.length !== 2 || !parts[0] || !parts[1]) fail(`${what} must be specified in the form of '{username}/{${what.toLowerCase()}-slug}'`);
+  if (parts.length !== 2 || !parts[0] || !parts[1])
+    fail(`${what} must be specified in the form of '{username}/{${what.toLowerCase()}-slug}'`);
   return parts;
 }
 
@@ -350,7 +399,9 @@ if (key === 'kernels pull') {
   if (d.isPrivate && owner !== auth.username) httpError(403, endpoint);
   out(`Dataset URL: https://www.kaggle.com/datasets/${owner}/${slug}`);
   const licenses = (d.licenses ?? []).map((l) => l.name).filter(Boolean);
-  out(`License(s): ${licenses.length > 0 ? licenses.join(',') : 'Error retrieving license. Please visit the Dataset URL to view license information.'}`);
+  out(
+    `License(s): ${licenses.length > 0 ? licenses.join(',') : 'Error retrieving license. Please visit the Dataset URL to view license information.'}`,
+  );
   const target = opts.values.path ?? process.cwd();
   mkdirSync(target, { recursive: true });
   const zip = path.join(target, `${slug}.zip`);

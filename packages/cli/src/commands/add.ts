@@ -83,11 +83,13 @@ export function registerAddCommand(program: Command, ctx: CliContext): void {
   addRuntimeOptions(add);
   add.addHelpText(
     'after',
-    '\nWrites raw/instances/<id>/ (original.ipynb as fetched, reproduced.ipynb, instance.json with "status": "draft", data/ from the\n' +
+    '\nWrites raw/instances/<id>/ (original.ipynb as fetched, reproduced.ipynb, fixed.ipynb — a draft fix: the reproduced notebook\n' +
+      'marked DRAFT FIX, to repair —, instance.json with "status": "draft", data/ from the\n' +
       "collected datasets, --data, downloads or derived synthetic files) and, for a source folder or a download, the instance's entry in\n" +
       'raw/sources.lock.json. Nothing is written on failure. A draft that does not reproduce gets one cause in instance.json "triage":\n' +
       'needs-network, needs-data, needs-package, needs-gpu, order-dependent, different-crash, no-crash or timeout, with the next step.\n' +
-      'A draft stays out of the benchmark until it has labels, a fixed.ipynb and "status": "ready".\n\n' +
+      'A draft stays out of the benchmark until its fixed.ipynb is repaired (its DRAFT FIX cell deleted), each annotator labelled it\n' +
+      '(junobench labels sheet / labels import, or labels record) and its instance.json says "status": "ready".\n\n' +
       'Exit status: 0 draft written (crash reproduced, or --no-verify), 1 draft written but the crash did not reproduce as mined\n' +
       '(a batch: any item not reproduced, refused or failed; unavailable records are reported, not failures),\n' +
       '2 bad input (no error output — a Kaggle source without --notebook has none —, several without --crash, not a notebook, not a Python notebook,\n' +
@@ -428,7 +430,9 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
     const v = r.verification.reproduced;
     const how = `${v.runtime.kind} runtime, ${formatDuration(v.durationMs)}`;
     if (r.reproduces)
-      lines.push(`  verify     crash reproduced as mined (${how}); fixed.ipynb not written yet: reported as a draft`);
+      lines.push(
+        `  verify     crash reproduced as mined (${how}); fixed.ipynb is a draft fix (the reproduced notebook, marked DRAFT FIX), not run: reported as a draft`,
+      );
     else if (v.outcome === 'skipped-env') {
       lines.push(`  verify     not run here: ${v.reason ?? 'a required module is missing'} (${how})`);
       if (r.triage) lines.push(`  cause      ${r.triage.cause} — ${r.triage.detail}`, `  next       ${r.triage.next}`);
@@ -458,8 +462,9 @@ function formatAddResult(r: AddInstanceResult, cwd: string, flags: AddFlags, ms:
   const annotations = path.join(path.dirname(flags.instances), 'annotations');
   if (r.dir) {
     lines.push(
-      `next: write ${where}/fixed.ipynb, set "labels" in instance.json (the suggestions are only a start), review checks.py (junobench checks suggest ${p.id}), then "status": "ready"; ` +
-        `build also needs a line for ${p.id} in each ${annotations}/<annotator>.jsonl (${formatDuration(ms)})`,
+      `next: repair ${where}/fixed.ipynb (a draft fix: the reproduced notebook) and delete its DRAFT FIX cell; review checks.py (junobench checks suggest ${p.id}); have each annotator label ${p.id} ` +
+        `(junobench labels sheet --annotator <name> -o <name>.xlsx, then labels import; or labels record), their files in ${annotations}/; ` +
+        `then set "status": "ready" in instance.json and build (${formatDuration(ms)})`,
     );
   }
   return lines.map(printable).join('\n');

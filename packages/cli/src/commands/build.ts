@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { checkOutputPaths } from '@junobench/core';
+import { checkOutputPaths, formatGateOverride, JunoError, readAgreementGate } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, createRuntimeFromFlags, type RuntimeFlags } from './runtime-flags.js';
 import { formatDuration, parsePositiveInt, printable } from './format.js';
@@ -12,6 +12,7 @@ interface BuildFlags extends RuntimeFlags {
   force?: boolean;
   only?: string;
   cacheDir?: string;
+  minKappa?: string;
 }
 
 export function registerBuildCommand(program: Command, ctx: CliContext): void {
@@ -23,7 +24,11 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
     .option('--jobs <n>', 'notebooks executed at once during verification (default: number of CPUs)', parsePositiveInt)
     .option('--force', 'run every stage even when up to date')
     .option('--only <stages>', 'run only these stages, comma-separated (their inputs must exist)')
-    .option('--cache-dir <dir>', 'per-instance verification cache (default: .junobench-cache)');
+    .option('--cache-dir <dir>', 'per-instance verification cache (default: .junobench-cache)')
+    .option(
+      '--min-kappa <k>',
+      'the agreement gate for this build only (default: minKappa in <raw>/release.json, else 0.9); the build and the report say it was overridden',
+    );
   addRuntimeOptions(cmd);
   cmd.addHelpText(
     'after',
@@ -42,6 +47,26 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
     const { runBuild } = await import('@junobench/pipeline');
     const { connectDockerEngine } = await import('@junobench/runtime');
     const root = ctx.cwd;
+    let minKappa: number | undefined;
+    if (flags.minKappa !== undefined) {
+      minKappa = Number(flags.minKappa);
+      if (flags.minKappa.trim() === '' || !Number.isFinite(minKappa) || minKappa < -1 || minKappa > 1)
+        throw new JunoError('E_USAGE', `--min-kappa must be a number from -1 to 1, not "${flags.minKappa}"`, {
+          location: { field: '--min-kappa' },
+          hint: 'e.g. --min-kappa 0.8 (for this build only; the setting is minKappa in raw/release.json)',
+        });
+      const override = formatGateOverride(
+        await readAgreementGate(path.resolve(root, flags.raw, 'release.json'), minKappa),
+        path.join(flags.raw, 'release.json'),
+      );
+      if (override) ctx.err(override);
+    }
+    const epoch = ctx.env.SOURCE_DATE_EPOCH;
+    if (epoch !== undefined && !/^\d+$/.test(epoch))
+      throw new JunoError('E_USAGE', `SOURCE_DATE_EPOCH must be a whole number of seconds since 1970, not "${epoch}"`, {
+        hint: 'e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)',
+      });
+    const sourceDateEpoch = epoch !== undefined ? Number(epoch) : undefined;
     const progress = ctx.progress('build');
     const t0 = Date.now();
     try {
@@ -55,6 +80,8 @@ export function registerBuildCommand(program: Command, ctx: CliContext): void {
           : {}),
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         ...(flags.force ? { force: true } : {}),
+        ...(minKappa !== undefined ? { minKappa } : {}),
+        ...(sourceDateEpoch !== undefined ? { sourceDateEpoch } : {}),
         ...(flags.only
           ? {
               only: flags.only

@@ -4,7 +4,11 @@ import type { Command } from 'commander';
 import {
   checkOutputPaths,
   compareCodePoints,
+  describeAgreementGate,
+  formatGateOverride,
   JunoError,
+  RAISE_KAPPA_HINT,
+  readAgreementGate,
   writeFileAtomic,
   writeJsonAtomic,
   writeJsonl,
@@ -14,6 +18,7 @@ import {
 import type { AdjudicationLine, AnnotationSet } from '@junobench/labels';
 import type { CliContext } from '../context.js';
 import { formatTable } from './format.js';
+import { registerLabelSheets } from './labels-sheets.js';
 
 // @junobench/labels is imported inside the actions (CONTRIBUTING.md: imports in the CLI), so other
 // verbs do not load it. The defaults the help texts show are copied here; their types are the
@@ -25,6 +30,7 @@ const DEFAULT_BOOTSTRAP_RESAMPLES: Labels['DEFAULT_BOOTSTRAP_RESAMPLES'] = 2000;
 const DEFAULT_MIN_KAPPA: Labels['DEFAULT_MIN_KAPPA'] = 0.9;
 
 const DEFAULT_ANNOTATIONS_DIR = 'raw/annotations';
+const DEFAULT_METADATA_FILE = 'raw/release.json';
 
 export function registerLabelsCommand(program: Command, ctx: CliContext): void {
   const labels = program
@@ -45,9 +51,9 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
     .option('--markdown <file>', 'also write the report as Markdown')
     .option(
       '--min-kappa <k>',
-      `fail (exit 1) when a dimension's kappa is below this (the paper's threshold)`,
-      String(DEFAULT_MIN_KAPPA),
+      `the agreement gate for this run only: fail (exit 1) when a dimension's kappa is below it (default: minKappa in --metadata, else ${DEFAULT_MIN_KAPPA}, the paper's)`,
     )
+    .option('--metadata <file>', 'where the agreement gate is set (minKappa)', DEFAULT_METADATA_FILE)
     .option('--seed <seed>', 'bootstrap seed', DEFAULT_AGREEMENT_SEED)
     .option('--bootstrap <n>', 'bootstrap resamples (0 = off)', String(DEFAULT_BOOTSTRAP_RESAMPLES))
     .option('--max-disagreements <n>', 'print at most this many disagreements (the files get all)', '50')
@@ -57,34 +63,45 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
         opts: {
           json?: string;
           markdown?: string;
-          minKappa: string;
+          minKappa?: string;
+          metadata: string;
           seed: string;
           bootstrap: string;
           maxDisagreements: string;
         },
       ) => {
-        const minKappa = parseNumber(opts.minKappa, '--min-kappa', { min: -1, max: 1 });
+        const flag =
+          opts.minKappa !== undefined ? parseNumber(opts.minKappa, '--min-kappa', { min: -1, max: 1 }) : undefined;
+        const metadataFile = path.resolve(ctx.cwd, opts.metadata);
+        const gate = await readAgreementGate(metadataFile, flag);
+        const override = formatGateOverride(gate, opts.metadata);
+        if (override) ctx.err(override);
         const bootstrap = parseNumber(opts.bootstrap, '--bootstrap', { min: 0, integer: true });
         const maxDisagreements = parseNumber(opts.maxDisagreements, '--max-disagreements', { min: 0, integer: true });
         await checkAnnotationOutputs(ctx, files, [
           ...(opts.json ? [{ path: path.resolve(ctx.cwd, opts.json), flag: '--json' }] : []),
           ...(opts.markdown ? [{ path: path.resolve(ctx.cwd, opts.markdown), flag: '--markdown' }] : []),
         ]);
-        const { computeAgreement, DIMENSION_TITLES, findWeakDimensions, formatAgreementReport, writeAgreementJson } =
+        const { computeAgreement, DIMENSION_TITLES, formatAgreementReport, judgeAgreementGate, writeAgreementJson } =
           await import('@junobench/labels');
         const { sets, skipped } = await loadAnnotations(ctx, files);
         for (const s of skipped)
           ctx.err(`note: skipping ${s} (adjudications are not an annotator; see \`junobench labels resolve\`)`);
         const report = computeAgreement(sets, { seed: opts.seed, bootstrap });
-        ctx.out(formatAgreementReport(report, { minKappa, maxDisagreements }));
-        if (opts.json) await writeAgreementJson(path.resolve(ctx.cwd, opts.json), report);
+        const shownGate = { ...gate, file: opts.metadata };
+        ctx.out(formatAgreementReport(report, { gate: shownGate, maxDisagreements }));
+        const verdict = judgeAgreementGate(report, gate);
+        if (opts.json) await writeAgreementJson(path.resolve(ctx.cwd, opts.json), { ...report, gate: verdict });
         if (opts.markdown)
-          await writeFileAtomic(path.resolve(ctx.cwd, opts.markdown), formatAgreementReport(report, { minKappa }));
-        const weak = findWeakDimensions(report, minKappa);
-        if (weak.length > 0) {
-          ctx.err(
-            `agreement below κ ${minKappa}: ${weak.map((d) => `${DIMENSION_TITLES[d.dimension]} (κ = ${d.kappa!.toFixed(3)})`).join(', ')}`,
+          await writeFileAtomic(
+            path.resolve(ctx.cwd, opts.markdown),
+            formatAgreementReport(report, { gate: shownGate }),
           );
+        if (!verdict.passed) {
+          ctx.err(
+            `agreement below the gate, ${describeAgreementGate(gate, opts.metadata)}: ${verdict.below.map((d) => `${DIMENSION_TITLES[d.dimension]} (κ = ${d.kappa === null ? 'undefined' : d.kappa.toFixed(3)})`).join(', ')}`,
+          );
+          ctx.err(`hint: ${RAISE_KAPPA_HINT}`);
           ctx.exitCode = 1;
         }
       },
@@ -142,6 +159,7 @@ export function registerLabelsCommand(program: Command, ctx: CliContext): void {
     });
 
   registerLabelsSuggest(labels, ctx);
+  registerLabelSheets(labels, ctx);
 }
 
 const DEFAULT_INSTANCES_DIR = 'raw/instances';

@@ -78,6 +78,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     const { prepareRelease } = await import('@junobench/publish');
     const core = await loadCore();
     await checkPrepareOutputs(flags, ctx, core);
+    await noteGateOverride(flags, ctx, core);
     const t0 = Date.now();
     const { plan, written } = await prepareRelease({
       version,
@@ -99,6 +100,10 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     ];
     if (flags.dryRun) {
       for (const r of plan.refusals) lines.push(`REFUSED: ${r.message}`);
+      if (plan.refusals.length > 0) {
+        const { planRefusalHint } = await import('@junobench/release');
+        lines.push(`hint: ${planRefusalHint(plan.refusals)}`);
+      }
       lines.push(
         `dry run: would write ${path.join(flags.out, plan.name)}/${plan.archiveName} (sha256 known once written) and its files; nothing written`,
       );
@@ -231,9 +236,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     for (const p of result.problems) lines.push(`  ${p.code}: ${p.message}`);
     if (result.rerun) {
       const r = result.rerun;
-      lines.push(
-        `re-run (${r.runtime} runtime): ${r.instances} instances, ${r.differences.length} differ from verification.json, ${r.unchecked.length} could not run here, ${r.improved.length} now verified`,
-      );
+      lines.push(formatRerunLine(r));
       for (const d of r.differences) lines.push(`  differs: ${d.message}`);
       for (const u of r.unchecked) lines.push(`  not checked here: ${u.instance} (${u.reason})`);
       for (const i of r.improved) lines.push(`  verified here (skipped-env in the release): ${i}`);
@@ -287,6 +290,7 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
     const { publishRelease } = await import('@junobench/publish');
     const { createGitHubClient } = await import('@junobench/release');
     const core = await loadCore();
+    await noteGateOverride(flags, ctx, core);
     const env = ctx.env;
     const github = flags.github ? parseGitHubRepo(flags.github, core) : undefined;
     const report = await publishRelease({
@@ -330,10 +334,11 @@ export function registerReleaseCommands(program: Command, ctx: CliContext): void
           );
       },
     });
+    const archive = report.archive;
     ctx.out(
       report.dryRun
-        ? `dry run: nothing was changed (release ${report.version}, archive sha256 ${report.archive.sha256}${flags.registry ? ' before the image digest is recorded' : ''})`
-        : `published ${report.tag}: ${report.archive.name} sha256 ${report.archive.sha256}${report.github ? ` → ${report.github.url}` : ''}`,
+        ? `dry run: nothing was changed (release ${report.version}, archive sha256 ${archive.sha256}${flags.registry ? ' before the image digest is recorded' : ''})`
+        : `published ${report.tag}: ${archive.name} sha256 ${archive.sha256}${report.github ? ` → ${report.github.url}` : ''}`,
     );
   });
 }
@@ -359,7 +364,7 @@ function addPrepareOptions(cmd: Command): Command {
     .option('--profile <name>', 'image profile (default: the one curated/image.json names, else debian)')
     .option(
       '--min-kappa <k>',
-      "agreement gate: every dimension's Cohen's kappa must reach it (default 0.9, or raw/release.json's)",
+      "the agreement gate for this run only: every dimension's Cohen's kappa must reach it (default: minKappa in --metadata, else 0.9)",
     );
 }
 
@@ -413,6 +418,39 @@ async function checkPrepareOutputs(flags: PrepareFlags, ctx: CliContext, core: C
       ...(flags.json ? [{ path: abs(flags.json), flag: '--json' }] : []),
     ],
   });
+}
+
+/**
+ * The re-run in one line, naming only what happened: "16 instances: 15 as released, 1 not checked here", never
+ * "0 now verified" or "0 differ".
+ */
+export function formatRerunLine(r: {
+  runtime: string;
+  instances: number;
+  differences: readonly unknown[];
+  unchecked: readonly unknown[];
+  improved: readonly unknown[];
+}): string {
+  const same = r.instances - r.differences.length - r.unchecked.length - r.improved.length;
+  const parts = [
+    same > 0 ? `${same} as released (the outcomes of verification.json)` : '',
+    r.differences.length > 0 ? `${r.differences.length} differ${r.differences.length === 1 ? 's' : ''}` : '',
+    r.unchecked.length > 0 ? `${r.unchecked.length} not checked here (cannot run in this runtime)` : '',
+    r.improved.length > 0 ? `${r.improved.length} verified here though skipped-env in the release` : '',
+  ].filter(Boolean);
+  return `re-run (${r.runtime} runtime) of ${r.instances} instance${r.instances === 1 ? '' : 's'}: ${parts.join(', ') || 'nothing to run'}`;
+}
+
+/** Says once, on stderr, that --min-kappa overrides the gate's setting for this run. */
+async function noteGateOverride(
+  flags: { minKappa?: string; metadata: string },
+  ctx: CliContext,
+  { formatGateOverride, readAgreementGate }: Core,
+): Promise<void> {
+  if (flags.minKappa === undefined || !Number.isFinite(Number(flags.minKappa))) return;
+  const gate = await readAgreementGate(path.resolve(ctx.cwd, flags.metadata), Number(flags.minKappa));
+  const note = formatGateOverride(gate, flags.metadata);
+  if (note) ctx.err(note);
 }
 
 function parseGitHubRepo(value: string, { JunoError }: Core): { owner: string; repo: string } {

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
-import { checkOutputPaths } from '@junobench/core';
+import { checkOutputPaths, JunoError } from '@junobench/core';
 import type { CliContext } from '../context.js';
 import { printable } from './format.js';
 
@@ -11,6 +11,8 @@ interface ReportFlags {
   out?: string;
   raw?: string | false;
   triage?: string[];
+  scores?: string;
+  release?: string;
 }
 
 // Verbs: report (docs/report.md). Library packages are imported inside each action
@@ -37,36 +39,82 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       '--triage <triage.json...>',
       'triage reports of `junobench add` batches: a page with their funnels and causes',
     )
+    .option(
+      '--scores <dir>',
+      'scorecards (`junobench score … --out <dir>`): a leaderboard page ranking the tools per task kind, with intervals and paired tests',
+    )
+    .option(
+      '--release <release>',
+      'the report of a release (its folder, .tar.gz or extracted folder): its version, toolchain, files with checksums and download links (default --out: <release folder>/report)',
+    )
     .addHelpText(
       'after',
-      '\nExamples:\n  junobench report\n  junobench report --from curated --out /tmp/junobench-report\nThen open <out>/index.html in a browser.',
+      '\nThe index shows where the report comes from: the toolchain (version, git commit), the dataset version, the build time\n' +
+        '(SOURCE_DATE_EPOCH when set, else when benchmark.json was written), the agreement gate and the deprecated instances.\n' +
+        'Examples:\n  junobench report\n  junobench report --from curated --out /tmp/junobench-report\n  junobench report --scores compare/\n  junobench report --release releases/junobench-0.2.0\nThen open <out>/index.html in a browser.',
     )
     .action(async (flags: ReportFlags) => {
-      const { generateReport } = await import('@junobench/report');
-      const from = path.resolve(ctx.cwd, flags.from);
-      const out = path.resolve(ctx.cwd, flags.out ?? path.join(flags.from, 'report'));
-      let raw: string | undefined;
-      // An explicit --raw must exist (generateReport says so); the default is used only when present.
-      if (typeof flags.raw === 'string') raw = path.resolve(ctx.cwd, flags.raw);
-      else if (flags.raw !== false && (await isDir(path.resolve(ctx.cwd, 'raw')))) raw = path.resolve(ctx.cwd, 'raw');
-      await checkOutputPaths({
-        inputs: (flags.triage ?? []).map((t) => path.resolve(ctx.cwd, t)),
-        trees: [
-          { path: path.join(from, 'instances'), what: 'the curated instances' },
-          ...(raw ? [{ path: raw, what: '--raw' }] : []),
-        ],
-        outputs: [{ path: out, flag: '--out', folder: true }],
-      });
+      const { generateReport, readBuildTime } = await import('@junobench/report');
+      const epoch = ctx.env.SOURCE_DATE_EPOCH;
+      if (epoch !== undefined && !/^\d+$/.test(epoch))
+        throw new JunoError(
+          'E_USAGE',
+          `SOURCE_DATE_EPOCH must be a whole number of seconds since 1970, not "${epoch}"`,
+          {
+            hint: 'e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)',
+          },
+        );
+      const leaderboard = flags.scores
+        ? await (await import('@junobench/evaluate')).readLeaderboard(path.resolve(ctx.cwd, flags.scores))
+        : undefined;
       const progress = ctx.progress('report');
       let result;
+      let out: string;
       try {
-        result = await generateReport({
-          from,
-          out,
-          ...(raw ? { raw } : {}),
-          ...(flags.triage ? { triage: flags.triage.map((t) => path.resolve(ctx.cwd, t)) } : {}),
-          onProgress: progress,
-        });
+        if (flags.release) {
+          if (flags.triage)
+            throw new JunoError('E_USAGE', '--triage goes with the report of curated/, not of a release', {
+              hint: 'leave out --release, or --triage',
+            });
+          const { generateReleaseReport } = await import('@junobench/publish');
+          result = await generateReleaseReport({
+            input: path.resolve(ctx.cwd, flags.release),
+            ...(flags.out ? { out: path.resolve(ctx.cwd, flags.out) } : {}),
+            ...(leaderboard ? { leaderboard } : {}),
+          });
+          out = result.out;
+        } else {
+          const from = path.resolve(ctx.cwd, flags.from);
+          out = path.resolve(ctx.cwd, flags.out ?? path.join(flags.from, 'report'));
+          let raw: string | undefined;
+          // An explicit --raw must exist (generateReport says so); the default is used only when present.
+          if (typeof flags.raw === 'string') raw = path.resolve(ctx.cwd, flags.raw);
+          else if (flags.raw !== false && (await isDir(path.resolve(ctx.cwd, 'raw'))))
+            raw = path.resolve(ctx.cwd, 'raw');
+          await checkOutputPaths({
+            inputs: (flags.triage ?? []).map((t) => path.resolve(ctx.cwd, t)),
+            trees: [
+              { path: path.join(from, 'instances'), what: 'the curated instances' },
+              ...(raw ? [{ path: raw, what: '--raw' }] : []),
+            ],
+            outputs: [{ path: out, flag: '--out', folder: true }],
+          });
+          const { readToolchainIdentity } = await import('@junobench/build-lock');
+          const t = await readToolchainIdentity();
+          const builtAt = await readBuildTime(from, epoch !== undefined ? Number(epoch) : undefined);
+          result = await generateReport({
+            from,
+            out,
+            ...(raw ? { raw } : {}),
+            ...(flags.triage ? { triage: flags.triage.map((t) => path.resolve(ctx.cwd, t)) } : {}),
+            ...(leaderboard ? { leaderboard } : {}),
+            provenance: {
+              toolchain: { version: t.version, commit: t.commit, dirty: t.dirty },
+              ...(builtAt ? { builtAt } : {}),
+            },
+            onProgress: progress,
+          });
+        }
       } finally {
         progress.done();
       }

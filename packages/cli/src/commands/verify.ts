@@ -78,8 +78,8 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
         ...(await readsOfBenchmarkSet(flags, ctx)),
         outputs: [{ path: path.resolve(ctx.cwd, flags.json), flag: '--json' }],
       });
-    const report = await runVerify(ids, flags, ctx);
-    ctx.out(formatVerificationSummary(report));
+    const { report, drafts } = await runVerify(ids, flags, ctx);
+    ctx.out(formatVerificationSummary(report, drafts));
     if (flags.json) {
       const { writeVerificationReport } = await import('@junobench/verify');
       await writeVerificationReport(path.resolve(ctx.cwd, flags.json), report);
@@ -89,7 +89,11 @@ export function registerVerifyCommand(program: Command, ctx: CliContext): void {
   });
 }
 
-async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Promise<VerificationReport> {
+async function runVerify(
+  ids: string[],
+  flags: VerifyFlags,
+  ctx: CliContext,
+): Promise<{ report: VerificationReport; drafts: Set<string> }> {
   const { verifyInstances } = await import('@junobench/verify');
   const set = await openBenchmarkSet(flags, ctx, ids);
   const runtime = await createRuntimeFromFlags(flags, ctx).catch(async (e: unknown) => {
@@ -120,14 +124,19 @@ async function runVerify(ids: string[], flags: VerifyFlags, ctx: CliContext): Pr
   }
 }
 
-// A draft whose crash does not reproduce gets its cause in the words `add` uses (README, "Reproducing real crashes").
-async function withDraftTriage(report: VerificationReport, instancesDir: string): Promise<VerificationReport> {
-  const failing = report.instances.filter((v) => v.status === 'not-verified' || v.status === 'skipped');
-  if (failing.length === 0) return report;
-  const { triageDraft, findingsOfInstance } = await import('@junobench/reproduce');
-  for (const v of failing) {
+// A draft whose crash does not reproduce gets its cause in the words `add` uses (README, "Reproducing real crashes");
+// every draft is named, so that the summary counts them apart from the benchmark.
+async function withDraftTriage(
+  report: VerificationReport,
+  instancesDir: string,
+): Promise<{ report: VerificationReport; drafts: Set<string> }> {
+  const drafts = new Set<string>();
+  for (const v of report.instances) {
     const instance = await readInstance(path.join(instancesDir, v.instance)).catch(() => undefined);
     if (instance?.status !== 'draft') continue;
+    drafts.add(v.instance);
+    if (v.status !== 'not-verified' && v.status !== 'skipped') continue;
+    const { triageDraft, findingsOfInstance } = await import('@junobench/reproduce');
     const r = v.reproduced;
     const triage = triageDraft(
       {
@@ -142,27 +151,46 @@ async function withDraftTriage(report: VerificationReport, instancesDir: string)
     );
     if (triage) v.triage = triage;
   }
-  return report;
+  return { report, drafts };
 }
 
-export function formatVerificationSummary(report: VerificationReport): string {
+/**
+ * The table and the summary. Drafts are counted apart: they are not in the benchmark, and their fix is absent or a
+ * draft fix, so "verified" and "not verified" count the benchmark's instances alone.
+ */
+export function formatVerificationSummary(report: VerificationReport, drafts: ReadonlySet<string> = new Set()): string {
   const rows = report.instances.map((v) => [
     v.instance,
     v.reproduced.outcome,
     v.fixed.outcome,
     v.cached ? 'cached' : formatDuration(v.reproduced.durationMs + v.fixed.durationMs),
-    statusWord(v),
+    statusWord(v, drafts.has(v.instance)),
   ]);
   const table = formatTable(['instance', 'reproduced', 'fixed', 'time', 'status'], rows);
   const notes = report.instances
     .filter((v) => v.status !== 'verified')
-    .map((v) => `  ${v.instance}: ${printable(explain(v))}`);
-  const s = report.summary;
-  const line = `${s.verified}/${s.total} verified, ${s.notVerified} not verified, ${s.flaky} flaky, ${s.skipped} skipped${s.drafts ? `, ${s.drafts} draft${s.drafts > 1 ? 's' : ''}` : ''} (${report.runtime} runtime)`;
+    .map((v) => `  ${v.instance}${drafts.has(v.instance) ? ' (draft)' : ''}: ${printable(explain(v))}`);
+  const bench = report.instances.filter((v) => !drafts.has(v.instance) && v.status !== 'draft');
+  const count = (s: InstanceVerification['status']) => bench.filter((v) => v.status === s).length;
+  const draftRuns = report.instances.filter((v) => drafts.has(v.instance) || v.status === 'draft');
+  const pending = draftRuns.filter((v) => v.status === 'draft').length;
+  const failing = draftRuns.length - pending;
+  const apart = [
+    pending > 0 ? `${pending} reproducing the crash, fix pending` : '',
+    failing > 0 ? `${failing} not reproducing it` : '',
+  ].filter(Boolean);
+  const line =
+    (bench.length > 0
+      ? `${count('verified')}/${bench.length} verified, ${count('not-verified')} not verified, ${count('flaky')} flaky, ${count('skipped')} skipped (${report.runtime} runtime)`
+      : `no instance of the benchmark (${report.runtime} runtime)`) +
+    (draftRuns.length > 0
+      ? `; apart from them, ${draftRuns.length} draft${draftRuns.length === 1 ? '' : 's'} (not in the benchmark): ${apart.join(', ')}`
+      : '');
   return [table, ...(notes.length > 0 ? ['', ...notes] : []), '', line].join('\n');
 }
 
-function statusWord(v: InstanceVerification): string {
+function statusWord(v: InstanceVerification, draft: boolean): string {
+  if (draft && v.status !== 'draft') return v.status === 'verified' ? 'ok (draft)' : 'DRAFT: FAIL';
   return v.status === 'verified'
     ? 'ok'
     : v.status === 'skipped'

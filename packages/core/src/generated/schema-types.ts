@@ -58,6 +58,7 @@ export interface AgreementReport {
   }[];
   settings: AgreementSettings;
   dimensions: DimensionAgreement[];
+  gate?: AgreementGateResult;
   disagreements: LabelDisagreement[];
 }
 
@@ -177,6 +178,32 @@ export interface AlphaAgreement {
   observedDisagreement: AgreementStatistic;
   expectedDisagreement: AgreementStatistic;
 }
+/**
+ * The agreement gate this report was judged by (raw/release.json's minKappa, the default 0.9, or a --min-kappa flag for one run) and its result. Absent in reports written without a gate.
+ */
+
+export interface AgreementGateResult {
+  minKappa: number;
+  /**
+   * default: 0.9; setting: minKappa in raw/release.json; flag: --min-kappa for this run only.
+   */
+  source: 'default' | 'setting' | 'flag';
+  /**
+   * With source flag: the gate the setting gives (what the flag overrode).
+   */
+  setting?: number;
+  /**
+   * Every dimension's kappa is defined and reaches minKappa.
+   */
+  passed: boolean;
+  /**
+   * Dimensions below the gate (kappa null: undefined).
+   */
+  below: {
+    dimension: LabelDimensionName;
+    kappa: number | null;
+  }[];
+}
 
 export interface LabelDisagreement {
   instance: string;
@@ -283,7 +310,7 @@ export type RootCause =
 export type PipelineStage =
   'data preparation' | 'data visualization' | 'model construction' | 'training' | 'evaluation/prediction';
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); draft-fix: a draft's fixed.ipynb is still the draft fix `junobench add` wrote (the reproduced notebook, marked by a cell tagged junobench-draft-fix), so it is not run; neither is ever a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
  */
 
 export type Outcome =
@@ -296,7 +323,8 @@ export type Outcome =
   | 'timeout'
   | 'kernel-died'
   | 'skipped-env'
-  | 'absent';
+  | 'absent'
+  | 'draft-fix';
 
 /**
  * curated/benchmark.json: one entry per instance, with final labels and verification status.
@@ -2453,6 +2481,10 @@ export interface ReleaseMetadata {
    */
   repository?: string;
   /**
+   * Where a downloader clones the toolchain that made a release, as git clones it (https://github.com/org/junobench). Default: the toolchain checkout's remote (the current branch's upstream, else origin) when it is not a local path. A release whose card cannot name it is refused by `publish`.
+   */
+  toolchainRepository?: string;
+  /**
    * SPDX id of the licence of the benchmark's own work (labels, diagnoses, reproduced and fixed notebooks' edits, metadata), e.g. CC-BY-4.0.
    */
   license?: string;
@@ -2470,7 +2502,7 @@ export interface ReleaseMetadata {
   creators?: [string, ...string[]];
   keywords?: string[];
   /**
-   * Agreement gate: every label dimension's Cohen's kappa must reach it (default 0.9).
+   * The agreement gate, the one setting `build`, `labels agreement`, `release prepare`, `release publish` and the report read: every label dimension's Cohen's kappa must reach it (default 0.9). A --min-kappa flag overrides it for one run.
    */
   minKappa?: number;
 }
@@ -2576,7 +2608,7 @@ export interface ReleaseArchiveDigest {
 }
 
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); draft-fix: a draft's fixed.ipynb is still the draft fix `junobench add` wrote (the reproduced notebook, marked by a cell tagged junobench-draft-fix), so it is not run; neither is ever a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
  *
  * This interface was referenced by `VerificationReport`'s JSON-Schema
  * via the `definition` "outcome".
@@ -3878,7 +3910,7 @@ export interface SubsampleSyntheticColumn {
 
 export type Share = number;
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); draft-fix: a draft's fixed.ipynb is still the draft fix `junobench add` wrote (the reproduced notebook, marked by a cell tagged junobench-draft-fix), so it is not run; neither is ever a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
  */
 
 export interface SubsampleReport {
@@ -4131,7 +4163,7 @@ export interface TriageFunnel {
 }
 
 /**
- * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); never a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
+ * absent: the version's notebook does not exist yet (a draft without fixed.ipynb); draft-fix: a draft's fixed.ipynb is still the draft fix `junobench add` wrote (the reproduced notebook, marked by a cell tagged junobench-draft-fix), so it is not run; neither is ever a pass. checks-failed: the fixed notebook ran to the end but failed a check of the instance's checks.py, or hid its crash (runtime evidence).
  *
  * This interface was referenced by `VerificationReport`'s JSON-Schema
  * via the `definition` "outcome".
