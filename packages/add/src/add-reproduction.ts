@@ -20,7 +20,15 @@ import {
   type SourceDataset,
   type SourceRecord,
 } from '@junobench/core';
-import { listCodeCells, type MinedCrash, type Notebook } from '@junobench/notebook';
+import {
+  DEFAULT_CELL_TIMEOUT_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
+  listCodeCells,
+  parseNotebook,
+  planExecution,
+  type MinedCrash,
+  type Notebook,
+} from '@junobench/notebook';
 import type { CommandRunner } from '@junobench/runtime';
 import type { SuggestInput } from '@junobench/suggest';
 import type {
@@ -434,8 +442,6 @@ export async function suggestFromReplay(
   options: ReproduceOptions,
 ): Promise<Instance> {
   const { suggestLabels } = await import('@junobench/suggest');
-  const { planExecution, parseNotebook, DEFAULT_CELL_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS } =
-    await import('@junobench/notebook');
   const v = verification.reproduced;
   const cell = v.cells.find((c) => c.status === 'error');
   const fileOrder = instance.execution.order === 'file' && !instance.execution.cells;

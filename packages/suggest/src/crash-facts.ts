@@ -2,7 +2,7 @@ import type { CrashRecord } from '@junobench/core';
 import { parseImports, parseTraceback, type TracebackFrame } from '@junobench/notebook';
 import { notebookStateEvidence, type NotebookState } from './notebook-state.js';
 import { predictLibrary, type LibraryPrediction } from './predict-library.js';
-import { refineWithReplay, type ReplayEvidence } from './replay-evidence.js';
+import { refineWithReplay } from './replay-evidence.js';
 import { RULE_CONFIDENCE } from './rule-confidence.js';
 import type { SuggestInput } from './suggest-input.js';
 
