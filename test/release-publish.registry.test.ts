@@ -148,8 +148,10 @@ describe('publish --registry', () => {
 
   it('a release that would be refused (a version not greater than the last) is refused before the image is pushed', async () => {
     const err = await publish('0.0.9').catch((e: unknown) => e);
+    // Every problem in one error, the release's refusal among them (exit 1: a refusal, not a usage error).
     expect(err).toMatchObject({
-      code: 'E_RELEASE_REFUSED',
+      code: 'E_PUBLISH',
+      exitCode: 1,
       message: expect.stringContaining('version 0.0.9 is not greater than the previous release 0.1.0'),
     });
     const served = await fetch(`http://${REGISTRY}/v2/junobench/benchmark/manifests/0.0.9`, {
