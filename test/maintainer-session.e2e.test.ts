@@ -247,6 +247,14 @@ describe("the maintainer's path, as README.md walks it", { timeout: 900_000 }, (
     const file = path.join(project, 'raw', 'instances', draftId, 'instance.json');
     const instance = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
     await writeFile(file, formatJson({ ...instance, status: 'ready', labels: final.labels }));
+    // checks.py as add drafted it, mutation-tested with the two embedded instances' own.
+    expect(await readFile(path.join(project, 'raw', 'instances', draftId, 'checks.py'), 'utf8')).toMatch(
+      /^def check_/m,
+    );
+    const checks = await step('checks test --record');
+    expect(checks.code, checks.stdout + checks.stderr).toBe(0);
+    expect(checks.stdout).toMatch(/mutants rejected \(100\.0%\); 3\/3 instances complete/);
+    expect(checks.stdout).toContain('recorded in raw/checks-report.json');
     git('add', '-A');
     git('commit', '-q', '-m', `${draftId}: fixed, labelled, ready`);
   });
