@@ -1,32 +1,18 @@
 import os from 'node:os';
-import path from 'node:path';
-import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
-import {
-  JunoError,
-  checkSchema,
-  formatIssue,
-  hashFile,
-  hashInstanceTree,
-  type QueueJob,
-  type QueueRunJob,
-  type QueueWorker,
-  type RunResult,
-  type RuntimeIdentity,
-} from '@junobench/core';
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { JunoError, hashFile, type QueueJob, type QueueWorker } from '@junobench/core';
 import { RUNNER_PATH, type Runtime } from '@junobench/runtime';
 import { openBlobCache } from './blob-store.js';
-import { planTreeHash } from './instance-manifest.js';
+import { JobProcessor } from './job-processor.js';
 import { connectRedis, planRedisOptions, withTimeout } from './redis-connection.js';
 import { parseRedisUrl } from './redis-url.js';
-import { createRunBatcher } from './run-batcher.js';
-import {
-  QUEUE_PROTOCOL,
-  deleteWorkerRecord,
-  planQueueName,
-  planWorkerGroup,
-  readWorkerRecord,
-  writeWorkerRecord,
-} from './worker-registry.js';
+import { SharedFolderCheck } from './shared-folder-check.js';
+import { checkWorkerName, planWorkerRecord, WorkerPresence } from './worker-presence.js';
+import { deleteWorkerRecord, planQueueName, planWorkerGroup, readWorkerRecord } from './worker-registry.js';
+import type { QueueJobAnswer, WorkerEvent } from './worker-types.js';
+
+export type { QueueJobAnswer, WorkerEvent } from './worker-types.js';
 
 export const DEFAULT_PREFIX = 'junobench';
 
@@ -55,15 +41,6 @@ export interface WorkerOptions {
   onEvent?: (e: WorkerEvent) => void;
 }
 
-export type WorkerEvent =
-  | { type: 'ready'; worker: QueueWorker; queue: string }
-  | { type: 'job-done'; id: string; status: RunResult['status']; durationMs: number }
-  | { type: 'job-error'; id: string; error: string }
-  | { type: 'job-returned'; id: string }
-  | { type: 'connection-lost'; error: string }
-  | { type: 'connection-restored' }
-  | { type: 'stopping'; mode: 'finish' | 'return'; running: number };
-
 export interface WorkerStats {
   completed: number;
   errors: number;
@@ -86,16 +63,6 @@ export interface WorkerHandle {
   stats(): WorkerStats;
 }
 
-/** What a job answers: the runner's result or the runtime's identity, and who produced it. */
-export interface QueueJobAnswer {
-  worker: string;
-  group: string;
-  result?: RunResult;
-  identity?: RuntimeIdentity;
-  /** Set by the coordinator, never by a worker: the run was given up on (see jobGraceSeconds). */
-  givenUp?: true;
-}
-
 /**
  * A queue worker: takes the jobs of its identity group from Redis (BullMQ),
  * runs them with `runtime` (local kernels, or containers with their sandbox),
@@ -110,13 +77,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   const jobs = Math.max(1, options.jobs ?? 1);
   const name = options.name ?? `${os.hostname()}-${process.pid}`;
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/.test(name)) {
-    throw new JunoError('E_USAGE', `"${name}" is not a valid worker name`, {
-      hint: 'letters, digits, "_", ".", "@" and "-", e.g. --name gpu-box-1',
-    });
-  }
-  const heartbeatMs = options.heartbeatMs ?? 5000;
-  const lockDurationMs = options.lockDurationMs ?? 30_000;
+  checkWorkerName(name);
   const emit = (e: WorkerEvent) => options.onEvent?.(e);
   const { runtime } = options;
 
@@ -126,22 +87,16 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
     runtime.describe([]),
   ]);
   const group = planWorkerGroup({ kind: runtime.kind, fingerprint, runner });
-  const record: QueueWorker = {
-    protocol: QUEUE_PROTOCOL,
+  const record = planWorkerRecord({
     name,
-    host: os.hostname(),
-    pid: process.pid,
     kind: runtime.kind,
     fingerprint,
     runner,
     group,
     jobs,
-    startedAt: new Date().toISOString(),
-    ...(identity.python ? { python: identity.python } : {}),
-    ...(identity.pythonVersion ? { pythonVersion: identity.pythonVersion } : {}),
-    ...(identity.image ? { image: identity.image } : {}),
-    ...(options.sharedInstances ? { sharedInstances: path.resolve(options.sharedInstances) } : {}),
-  };
+    identity,
+    ...(options.sharedInstances ? { sharedInstances: options.sharedInstances } : {}),
+  });
 
   const redis = await connectRedis(address, `junobench-worker:${name}`);
   const existing = await readWorkerRecord(redis, prefix, name);
@@ -155,202 +110,45 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
       },
     );
   }
-  const ttl = heartbeatMs * 3;
-  await writeWorkerRecord(redis, prefix, record, ttl);
-
-  let lost = false;
-  let stopRequested = false;
-  let lastRedisError = '';
-  const markLost = (why: string) => {
-    if (!lost && !stopRequested) emit({ type: 'connection-lost', error: why });
-    lost = true;
-  };
-  redis.on('error', (e: Error) => {
-    lastRedisError = e.message;
-  });
-  redis.on('close', () => markLost(lastRedisError || 'connection closed'));
-  redis.on('ready', () => {
-    if (!lost) return;
-    lost = false;
-    emit({ type: 'connection-restored' });
-    // A restarted Redis may have lost every key: publish the record at once.
-    void writeWorkerRecord(redis, prefix, record, ttl).catch(() => undefined);
-  });
-  const heartbeat = setInterval(() => {
-    withTimeout(
-      writeWorkerRecord(redis, prefix, record, ttl),
-      heartbeatMs,
-      () => new Error('Redis does not answer'),
-    ).catch((e: Error) => markLost(e.message));
-  }, heartbeatMs);
-
+  const presence = await WorkerPresence.start(redis, prefix, record, options.heartbeatMs ?? 5000, emit);
   const cache = openBlobCache(redis, prefix, options.cacheDir);
-  const returning = new AbortController();
-  const batcher = createRunBatcher(runtime, { jobs, signal: returning.signal });
-  const stats = { completed: 0, errors: 0, returned: 0 };
-  let running = 0;
-  let idle: (() => void) | undefined;
-  const sharedChecked = new Map<string, Promise<void>>();
+  const shared = new SharedFolderCheck(name, options.sharedInstances);
+  const processor = new JobProcessor({ name, group, runtime, jobs, cache, shared, emit });
 
-  // A job names a folder to read in place only under the folder this worker was told to share: the job's own root is
-  // anyone's word (whoever reaches Redis can write a job), and a worker never walks a host path because a job said so.
-  const resolveShared = (files: QueueRunJob['files']): Promise<string> => {
-    if (!options.sharedInstances) {
-      return Promise.reject(
-        new UnrecoverableError(
-          `worker ${name} reads no instance folder in place: it was started without --shared-instances ` +
-            '(start it with --shared-instances <its mount point of the shared folder>, or run without --shared-instances to send the files)',
-        ),
-      );
-    }
-    const dir = path.join(path.resolve(options.sharedInstances), ...files.shared!.path.split('/'));
-    const key = `${dir}\0${files.treeHash}`;
-    let check = sharedChecked.get(key);
-    if (!check) {
-      check = hashInstanceTree(dir).then(
-        (h) => {
-          if (h !== files.treeHash) {
-            throw new UnrecoverableError(
-              `the instance folder ${files.shared!.path} of the shared folder on worker ${name} differs from the coordinator's (tree hash ${h.slice(0, 12)}… instead of ${files.treeHash.slice(0, 12)}…): ` +
-                'the shared folder must be the same on every machine (start the worker with --shared-instances <its mount point>)',
-            );
-          }
-        },
-        (e: unknown) => {
-          // What went wrong names this machine's files: said here, not sent back through Redis.
-          throw Object.assign(
-            new UnrecoverableError(
-              `the instance folder ${files.shared!.path} of the shared folder cannot be read on worker ${name}: see that worker's output`,
-            ),
-            { detail: `${dir}: ${(e as Error).message}` },
-          );
-        },
-      );
-      sharedChecked.set(key, check);
-      check.catch(() => sharedChecked.delete(key));
-    }
-    return check.then(() => dir);
-  };
-
-  /** Jobs this worker handed back to the queue while stopping (BullMQ ids). */
-  const handedBack = new Set<string>();
-  const processJob = async (job: Job<QueueJob, QueueJobAnswer>, token?: string): Promise<QueueJobAnswer> => {
-    const issues = checkSchema('queue-job', job.data);
-    if (issues.length > 0)
-      throw new UnrecoverableError(`job ${job.id} is not a junobench queue job: ${issues.map(formatIssue).join('; ')}`);
-    const data = job.data;
-    if (data.type === 'describe') return { worker: name, group, identity: await runtime.describe(data.modules) };
-    running++;
-    try {
-      const { files } = data;
-      let dir: string;
-      if (files.blobs && !files.shared) {
-        if (planTreeHash(files.blobs) !== files.treeHash)
-          throw new UnrecoverableError(`job ${job.id}: its file list does not match its tree hash`);
-        dir = await cache.materialize(files.treeHash, files.blobs);
-      } else if (files.shared && !files.blobs) {
-        dir = await resolveShared(files);
-      } else {
-        throw new UnrecoverableError(`job ${job.id}: it must carry either blobs or a shared folder`);
-      }
-      const result = returning.signal.aborted ? undefined : await batcher.submit({ ...data.run, instanceDir: dir });
-      if (!result || (returning.signal.aborted && result.status === 'failed' && result.reason === 'cancelled')) {
-        // Stopping: the job goes back to the queue for another worker, untouched.
-        // If Redis does not take it back now, the lock simply expires and another worker takes it over.
-        if (job.id) handedBack.add(job.id);
-        await withTimeout(job.moveToWait(token), 5000, () => new Error('Redis does not answer')).catch(() => undefined);
-        stats.returned++;
-        emit({ type: 'job-returned', id: data.run.id });
-        throw new WaitingError();
-      }
-      stats.completed++;
-      emit({ type: 'job-done', id: data.run.id, status: result.status, durationMs: result.durationMs });
-      return { worker: name, group, result: { ...result, id: data.run.id } };
-    } catch (e) {
-      if (!(e instanceof WaitingError)) {
-        stats.errors++;
-        emit({ type: 'job-error', id: data.run.id, error: (e as { detail?: string }).detail ?? (e as Error).message });
-      }
-      throw e;
-    } finally {
-      running--;
-      if (running === 0) idle?.();
-    }
-  };
-
-  const worker = new Worker<QueueJob, QueueJobAnswer>(planQueueName(group), processJob, {
-    connection: planRedisOptions(address, `junobench-worker:${name}:bullmq`),
-    prefix,
-    name,
-    // More jobs held than slots: the next runs are at hand when a slot frees, and
-    // batches hold several runs (see createRunBatcher).
-    concurrency: Math.max(4, jobs * 2),
-    lockDuration: lockDurationMs,
-    stalledInterval: lockDurationMs,
-    // A job whose worker died twice is failed, not passed on forever.
-    maxStalledCount: 2,
-    autorun: true,
-  });
-  let lastError = '';
-  worker.on('error', (e: Error) => {
-    // BullMQ's lock renewal can race the hand-back: the job is no longer ours, which is the point, not a fault.
-    const renew = /^could not renew lock for job (.+)$/.exec(e.message);
-    if (renew && handedBack.has(renew[1]!)) return;
-    // Connection errors repeat while Redis is away; the heartbeat reports the outage once.
-    if (e.message !== lastError && !/ECONNREFUSED|ECONNRESET|Connection is closed|EPIPE/.test(e.message)) {
-      emit({ type: 'job-error', id: '-', error: e.message });
-    }
-    lastError = e.message;
-  });
+  const lockDurationMs = options.lockDurationMs ?? 30_000;
+  const worker = new Worker<QueueJob, QueueJobAnswer>(
+    planQueueName(group),
+    (job, token) => processor.process(job, token),
+    {
+      connection: planRedisOptions(address, `junobench-worker:${name}:bullmq`),
+      prefix,
+      name,
+      // More jobs held than slots: the next runs are at hand when a slot frees, and
+      // batches hold several runs (see createRunBatcher).
+      concurrency: Math.max(4, jobs * 2),
+      lockDuration: lockDurationMs,
+      stalledInterval: lockDurationMs,
+      // A job whose worker died twice is failed, not passed on forever.
+      maxStalledCount: 2,
+      autorun: true,
+    },
+  );
+  worker.on('error', planWorkerErrors(processor.handedBack, emit));
   await worker.waitUntilReady();
   emit({ type: 'ready', worker: record, queue: planQueueName(group) });
 
   let stopping: Promise<void> | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
-  let forceReturn: (() => void) | undefined;
-
+  const parts: StopParts = { worker, processor, presence, redis, prefix, name };
   const stop = (mode: 'finish' | 'return' = 'finish', drainMs = 10_000): Promise<void> => {
     if (stopping) {
-      if (mode === 'return') forceReturn?.();
+      if (mode === 'return') processor.returnNow();
       return stopping;
     }
-    emit({ type: 'stopping', mode, running });
-    stopRequested = true;
-    stopping = (async () => {
-      await worker.pause(true);
-      if (mode === 'finish' && running > 0) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, drainMs);
-          forceReturn = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-          idle = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-      returning.abort();
-      if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
-      clearInterval(heartbeat);
-      // Without Redis, BullMQ's close waits for it forever (and a forced close asked after a graceful one returns the
-      // same promise): a worker that lost Redis closes forced at once, dropping its connections. Its held jobs were
-      // handed back above or their locks expire, and its record expires on its own.
-      const offline = lost || redis.status !== 'ready';
-      await withTimeout(
-        offline ? worker.close(true) : worker.close(),
-        offline ? 2000 : 10_000,
-        () => new Error('timeout'),
-      ).catch(() => undefined);
-      if (!offline)
-        await withTimeout(deleteWorkerRecord(redis, prefix, name), 2000, () => new Error('timeout')).catch(
-          () => undefined,
-        );
-      redis.disconnect();
-      resolveStopped();
-    })();
+    emit({ type: 'stopping', mode, running: processor.runningJobs });
+    presence.stopping();
+    stopping = stopWorker(parts, mode, drainMs).then(resolveStopped);
     return stopping;
   };
 
@@ -359,12 +157,58 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerHandle> {
     stop,
     stopped,
     stats: () => ({
-      ...stats,
-      batches: batcher.batches,
+      ...processor.stats,
+      batches: processor.batches,
       blobsFetched: cache.fetched.blobs,
       bytesFetched: cache.fetched.bytes,
     }),
   };
+}
+
+/** What the worker's 'error' events say: a lost lock of a job handed back is the point, a connection error is told once. */
+function planWorkerErrors(handedBack: ReadonlySet<string>, emit: (e: WorkerEvent) => void): (e: Error) => void {
+  let lastError = '';
+  return (e) => {
+    // BullMQ's lock renewal can race the hand-back: the job is no longer ours, which is the point, not a fault.
+    const renew = /^could not renew lock for job (.+)$/.exec(e.message);
+    if (renew && handedBack.has(renew[1]!)) return;
+    // Connection errors repeat while Redis is away; the heartbeat reports the outage once.
+    if (e.message !== lastError && !/ECONNREFUSED|ECONNRESET|Connection is closed|EPIPE/.test(e.message)) {
+      emit({ type: 'job-error', id: '-', error: e.message });
+    }
+    lastError = e.message;
+  };
+}
+
+interface StopParts {
+  worker: Worker<QueueJob, QueueJobAnswer>;
+  processor: JobProcessor;
+  presence: WorkerPresence;
+  redis: Redis;
+  prefix: string;
+  name: string;
+}
+
+/** Stop taking jobs, let the running ones finish (`finish`, at most `drainMs`), hand the rest back, leave Redis. */
+async function stopWorker(p: StopParts, mode: 'finish' | 'return', drainMs: number): Promise<void> {
+  await p.worker.pause(true);
+  if (mode === 'finish') await p.processor.drain(drainMs);
+  await p.processor.returnAll();
+  p.presence.stop();
+  // Without Redis, BullMQ's close waits for it forever (and a forced close asked after a graceful one returns the
+  // same promise): a worker that lost Redis closes forced at once, dropping its connections. Its held jobs were
+  // handed back above or their locks expire, and its record expires on its own.
+  const offline = p.presence.lost || p.redis.status !== 'ready';
+  await withTimeout(
+    offline ? p.worker.close(true) : p.worker.close(),
+    offline ? 2000 : 10_000,
+    () => new Error('timeout'),
+  ).catch(() => undefined);
+  if (!offline)
+    await withTimeout(deleteWorkerRecord(p.redis, p.prefix, p.name), 2000, () => new Error('timeout')).catch(
+      () => undefined,
+    );
+  p.redis.disconnect();
 }
 
 function isAlive(pid: number): boolean {

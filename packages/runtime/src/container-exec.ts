@@ -107,47 +107,7 @@ export async function launchContainer(
   const stdin = Boolean(spec.waitForGo);
   let container: Docker.Container;
   try {
-    container = await docker.createContainer({
-      Image: spec.image,
-      Cmd: spec.cmd,
-      ...(spec.user !== undefined ? { User: spec.user } : {}),
-      ...(spec.env ? { Env: spec.env } : {}),
-      ...(spec.workingDir ? { WorkingDir: spec.workingDir } : {}),
-      Labels: { [CONTAINER_LABEL]: 'run', ...spec.labels },
-      NetworkDisabled: true,
-      AttachStdin: stdin,
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-      OpenStdin: stdin,
-      // The toolchain's attachment is the only writer: when it ends, stdin closes.
-      StdinOnce: stdin,
-      HostConfig: {
-        AutoRemove: true,
-        NetworkMode: 'none',
-        Mounts: (spec.mounts ?? []).map((m) => ({
-          Type: 'bind' as const,
-          Source: m.source,
-          Target: m.target,
-          ReadOnly: m.readOnly,
-        })),
-        ...(spec.memoryBytes ? { Memory: spec.memoryBytes, MemorySwap: spec.memoryBytes } : {}),
-        ...(spec.nanoCpus ? { NanoCpus: spec.nanoCpus } : {}),
-        ...(spec.pidsLimit ? { PidsLimit: spec.pidsLimit } : {}),
-        ...(spec.capDrop ? { CapDrop: spec.capDrop } : {}),
-        ...(spec.capAdd ? { CapAdd: spec.capAdd } : {}),
-        ...(spec.readonlyRootfs ? { ReadonlyRootfs: true } : {}),
-        ...(spec.tmpfs
-          ? {
-              Tmpfs: Object.fromEntries(
-                Object.entries(spec.tmpfs).map(([p, bytes]) => [p, `rw,nosuid,nodev,size=${bytes},mode=1777`]),
-              ),
-            }
-          : {}),
-        ...(spec.shmBytes ? { ShmSize: spec.shmBytes } : {}),
-        SecurityOpt: ['no-new-privileges', ...(spec.seccomp ? [`seccomp=${spec.seccomp}`] : [])],
-      },
-    });
+    container = await docker.createContainer(planCreateOptions(spec));
   } catch (e) {
     throw engineError(e, spec.image, 'create a container');
   }
@@ -159,36 +119,8 @@ export async function launchContainer(
   let setupMs = 0;
   let started = 0;
   let wentAt = 0;
-  const kill = () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-  // Once killed, the engine's answers to wait and attach are not waited for
-  // beyond the container's end: an engine can leave either open after the
-  // container is gone (Podman, after a fork bomb hit the pids limit), and the
-  // run would hang. The engine is asked directly instead.
-  let forceEnd!: () => void;
-  const forcedEnd = new Promise<void>((resolve) => (forceEnd = resolve));
-  let watching = false;
-  const killAndWatch = () => {
-    void kill();
-    if (watching) return;
-    watching = true;
-    void (async () => {
-      for (;;) {
-        await delay(1000);
-        const running = await Promise.race([
-          container.inspect().then(
-            (info) => info.State?.Running === true,
-            (e: unknown) => statusOf(e) !== 404,
-          ),
-          delay(10_000).then(() => true),
-        ]);
-        if (!running) break;
-        void kill();
-      }
-      // Output still in flight gets a moment to arrive through the attach stream.
-      await delay(2000);
-      forceEnd();
-    })();
-  };
+  const killer = new ContainerKiller(container);
+  const killAndWatch = () => killer.killAndWatch();
   const onAbort = () => {
     aborted = true;
     killAndWatch();
@@ -197,24 +129,7 @@ export async function launchContainer(
   let waited: Promise<number | null>;
   let drained: Promise<void>;
   try {
-    // Attach and wait before start, so neither output nor the exit can be
-    // missed however short the run (and however fast auto-removal is).
-    stream = (await container.attach({
-      stream: true,
-      stdout: true,
-      stderr: true,
-      ...(stdin ? { stdin: true, hijack: true } : {}),
-    })) as NodeJS.ReadWriteStream;
-    drained = new Promise<void>((resolve) => {
-      stream.on('end', resolve);
-      stream.on('close', resolve);
-      stream.on('error', () => resolve());
-    });
-    docker.modem.demuxStream(stream, stdout.writable(), stderr.writable());
-    waited = (container.wait({ condition: 'next-exit' }) as Promise<{ StatusCode?: number }>).then(
-      (r) => (typeof r?.StatusCode === 'number' ? r.StatusCode : null),
-      () => null,
-    );
+    ({ stream, drained, waited } = await attachAndWait(docker, container, stdin, stdout, stderr));
     if (options.signal?.aborted) aborted = true;
     else {
       await container.start();
@@ -259,10 +174,10 @@ export async function launchContainer(
         return { exitCode: null, stdout: '', stderr: '', timedOut: false, aborted, setupMs, runMs: 0, teardownMs: 0 };
       }
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      exitCode = await Promise.race([waited, forcedEnd.then(() => null)]);
+      exitCode = await Promise.race([waited, killer.forcedEnd.then(() => null)]);
       if (exitCode === null) {
         // wait() lost a race with auto-removal: the attach stream ends when the container does.
-        await Promise.race([drained, forcedEnd]);
+        await Promise.race([drained, killer.forcedEnd]);
         exited = Date.now();
       } else {
         exited = Date.now();
@@ -280,7 +195,7 @@ export async function launchContainer(
       if (!exited) exited = Date.now();
       if (stdin) stream.end();
       // A stream the engine left open would hold its socket (and the process) forever.
-      if (watching) (stream as NodeJS.ReadWriteStream & { destroy?: () => void }).destroy?.();
+      if (killer.watching) (stream as NodeJS.ReadWriteStream & { destroy?: () => void }).destroy?.();
       await ensureRemoved(docker, container);
     }
     // The same outcome as reported at exit, now with the output that arrived since and the removal's time.
@@ -295,6 +210,130 @@ export async function launchContainer(
   exitedOrFailed.catch(() => undefined);
   done.catch(() => undefined);
   return { id: container.id, go, exited: exitedOrFailed, done };
+}
+
+/**
+ * Attach to the container's output (and stdin when it waits for "go") and wait
+ * for its exit, before it starts: neither output nor the exit can be missed
+ * however short the run (and however fast auto-removal is). `drained` settles
+ * when the output stream ends; `waited` with the exit status, null when the
+ * engine could not tell.
+ */
+async function attachAndWait(
+  docker: Docker,
+  container: Docker.Container,
+  stdin: boolean,
+  stdout: TailBuffer,
+  stderr: TailBuffer,
+): Promise<{ stream: NodeJS.ReadWriteStream; drained: Promise<void>; waited: Promise<number | null> }> {
+  const stream = (await container.attach({
+    stream: true,
+    stdout: true,
+    stderr: true,
+    ...(stdin ? { stdin: true, hijack: true } : {}),
+  })) as NodeJS.ReadWriteStream;
+  const drained = new Promise<void>((resolve) => {
+    stream.on('end', resolve);
+    stream.on('close', resolve);
+    stream.on('error', () => resolve());
+  });
+  docker.modem.demuxStream(stream, stdout.writable(), stderr.writable());
+  const waited = (container.wait({ condition: 'next-exit' }) as Promise<{ StatusCode?: number }>).then(
+    (r) => (typeof r?.StatusCode === 'number' ? r.StatusCode : null),
+    () => null,
+  );
+  return { stream, drained, waited };
+}
+
+/** The engine's create request for `spec`: no network, auto-removed, its limits, its mounts and nothing else of the host. */
+export function planCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
+  const stdin = Boolean(spec.waitForGo);
+  return {
+    Image: spec.image,
+    Cmd: spec.cmd,
+    ...(spec.user !== undefined ? { User: spec.user } : {}),
+    ...(spec.env ? { Env: spec.env } : {}),
+    ...(spec.workingDir ? { WorkingDir: spec.workingDir } : {}),
+    Labels: { [CONTAINER_LABEL]: 'run', ...spec.labels },
+    NetworkDisabled: true,
+    AttachStdin: stdin,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false,
+    OpenStdin: stdin,
+    // The toolchain's attachment is the only writer: when it ends, stdin closes.
+    StdinOnce: stdin,
+    HostConfig: {
+      AutoRemove: true,
+      NetworkMode: 'none',
+      Mounts: (spec.mounts ?? []).map((m) => ({
+        Type: 'bind' as const,
+        Source: m.source,
+        Target: m.target,
+        ReadOnly: m.readOnly,
+      })),
+      ...(spec.memoryBytes ? { Memory: spec.memoryBytes, MemorySwap: spec.memoryBytes } : {}),
+      ...(spec.nanoCpus ? { NanoCpus: spec.nanoCpus } : {}),
+      ...(spec.pidsLimit ? { PidsLimit: spec.pidsLimit } : {}),
+      ...(spec.capDrop ? { CapDrop: spec.capDrop } : {}),
+      ...(spec.capAdd ? { CapAdd: spec.capAdd } : {}),
+      ...(spec.readonlyRootfs ? { ReadonlyRootfs: true } : {}),
+      ...(spec.tmpfs
+        ? {
+            Tmpfs: Object.fromEntries(
+              Object.entries(spec.tmpfs).map(([p, bytes]) => [p, `rw,nosuid,nodev,size=${bytes},mode=1777`]),
+            ),
+          }
+        : {}),
+      ...(spec.shmBytes ? { ShmSize: spec.shmBytes } : {}),
+      SecurityOpt: ['no-new-privileges', ...(spec.seccomp ? [`seccomp=${spec.seccomp}`] : [])],
+    },
+  };
+}
+/**
+ * Kills a container and, once killed, watches it through the engine: an
+ * engine can leave its answers to wait and attach open after the container is
+ * gone (Podman, after a fork bomb hit the pids limit), and the run would hang.
+ * `forcedEnd` settles once the engine says the container no longer runs (plus a
+ * moment for output still in flight); they are not waited for beyond that.
+ */
+class ContainerKiller {
+  watching = false;
+  readonly forcedEnd: Promise<void>;
+  private forceEnd!: () => void;
+
+  constructor(private readonly container: Docker.Container) {
+    this.forcedEnd = new Promise<void>((resolve) => (this.forceEnd = resolve));
+  }
+
+  killAndWatch(): void {
+    void this.kill();
+    if (this.watching) return;
+    this.watching = true;
+    void this.watch();
+  }
+
+  private kill(): Promise<unknown> {
+    return this.container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+  }
+
+  private async watch(): Promise<void> {
+    for (;;) {
+      await delay(1000);
+      const running = await Promise.race([
+        this.container.inspect().then(
+          (info) => info.State?.Running === true,
+          (e: unknown) => statusOf(e) !== 404,
+        ),
+        delay(10_000).then(() => true),
+      ]);
+      if (!running) break;
+      void this.kill();
+    }
+    // Output still in flight gets a moment to arrive through the attach stream.
+    await delay(2000);
+    this.forceEnd();
+  }
 }
 
 /** Run `spec` in a fresh container and collect its output (launchContainer, at once). */

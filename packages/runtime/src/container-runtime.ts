@@ -1,35 +1,21 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import type Docker from 'dockerode';
 import { JunoError, type RunResult, type RuntimeIdentity } from '@junobench/core';
 import type { NotebookRun, RunOptions, Runtime } from './runtime.js';
-import {
-  CONTAINER_LABEL,
-  ensureRemoved,
-  engineMessage,
-  launchContainer,
-  runContainer,
-  statusOf,
-  type ContainerOutcome,
-  type LaunchedContainer,
-} from './container-exec.js';
+import { CONTAINER_LABEL, ensureRemoved, runContainer } from './container-exec.js';
 import {
   CONTAINER_LAYOUT,
   defaultWallClockSeconds,
-  interpretContainerRun,
   parseMemorySize,
   planContainerRun,
   type ContainerRunSettings,
 } from './container-sandbox.js';
-import { readEngineKind } from './container-engine.js';
-import { createRunFolder, currentOwner, isOwnerGone, sweepStaleRunFolders, type RunFolder } from './run-folder.js';
-import { formatSeccompProfile } from './seccomp-profile.js';
+import { ContainerBatch } from './container-batch.js';
+import { ContainerSetup } from './container-setup.js';
+import { createRunFolder, currentOwner, isOwnerGone, type RunFolder } from './run-folder.js';
 import { hashRunnerFiles } from './runner-path.js';
 import { createMessageKey } from './parse-runner-message.js';
-import { stageInstance } from './stage-instance.js';
 
 export interface ContainerRuntimeOptions {
   /** A dockerode client (see connectDockerEngine); injected, never created here. */
@@ -87,99 +73,27 @@ const UID_RANGE = [200_000, 1_200_000] as const;
  */
 export function createContainerRuntime(options: ContainerRuntimeOptions): Runtime {
   const { docker, image } = options;
-  const startup = options.startupTimeoutSeconds ?? 60;
-  const grace = options.graceSeconds ?? 30;
-  const cpus = options.cpus ?? 1;
-  if (!(cpus > 0) || !Number.isFinite(cpus)) {
-    throw new JunoError('E_USAGE', `invalid CPU limit ${cpus}`, {
-      hint: 'give a positive number of CPUs, e.g. 1 or 0.5',
-    });
-  }
-  const threads = options.threads ?? 1;
-  if (!Number.isInteger(threads) || threads < 1) {
-    throw new JunoError('E_USAGE', `invalid number of threads per kernel: ${threads}`, {
-      hint: 'give a whole number ≥ 1, e.g. --threads 1',
-    });
-  }
-  // One label value per runtime object: close() can find exactly its own containers.
-  const session = randomBytes(6).toString('hex');
-  const settings: ContainerRunSettings = {
-    image,
-    memoryBytes: parseMemorySize(options.memory ?? '4g'),
-    diskBytes: parseMemorySize(options.disk ?? '4g'),
-    nanoCpus: Math.round(cpus * 1e9),
-    pidsLimit: options.pidsLimit ?? 1024,
-    threads,
-    python: options.python ?? 'python3',
-    runnerPath: options.runnerPath ?? CONTAINER_LAYOUT.runner,
-    user: options.user ?? CONTAINER_LAYOUT.user,
-    startupTimeoutSeconds: startup,
-    wallClockSeconds: options.wallClockSeconds ?? ((run) => defaultWallClockSeconds(run, startup, grace)),
-    labels: { [`${CONTAINER_LABEL}.session`]: session, [OWNER_LABEL]: currentOwner() },
-  };
+  const { settings, session } = planRuntimeSettings(options);
+  const { threads } = settings;
   let uid = randomInt(UID_RANGE[0], UID_RANGE[1]);
   const nextUid = () => (uid = uid + 1 >= UID_RANGE[1] ? UID_RANGE[0] : uid + 1);
   const probes = new Map<string, Promise<RuntimeIdentity>>();
   let runnerChecked = false;
-  let imageId: Promise<string> | undefined;
-  let swept: Promise<void> | undefined;
+  const setup = new ContainerSetup(docker, image, settings, removeStaleContainers);
+  const resolveImageId = () => setup.resolveImageId();
   const live = new Set<string>();
   const closing = new AbortController();
   let staging: RunFolder | undefined;
-  const stagingRoot = (): RunFolder => (staging ??= createRunFolder(os.tmpdir(), { anonymous: true }));
-
-  const resolveImageId = (): Promise<string> => {
-    imageId ??= docker
-      .getImage(image)
-      .inspect()
-      .then(
-        (info) => info.Id,
-        (e: unknown) => {
-          imageId = undefined;
-          throw statusOf(e) === 404
-            ? new JunoError('E_ENV_ENGINE', `image ${image} is not in the container engine`, {
-                hint: 'build it with `junobench image build --profile debian` (it prints the tag), or pass the tag of an image that exists',
-                cause: e,
-              })
-            : new JunoError('E_ENV_ENGINE', `cannot inspect image ${image}: ${engineMessage(e)}`, {
-                hint: 'check that the engine at DOCKER_HOST answers (`sh tools/setup-engine.sh` starts one)',
-                cause: e,
-              });
-        },
-      );
-    return imageId;
-  };
-  // Containers a killed toolchain left behind (created and never started, or still running) go first.
-  const sweep = (): Promise<void> => (swept ??= removeStaleContainers(docker).then(() => undefined));
-  // Every container gets our seccomp profile (seccomp-profile.ts: no namespaces), in the form its engine takes.
-  let profileFolder: RunFolder | undefined;
-  let seccompReady: Promise<void> | undefined;
-  const prepareSeccomp = (): Promise<void> => {
-    seccompReady ??= readEngineKind(docker).then((kind) => {
-      if (kind === 'docker') {
-        // Docker's API takes the profile itself (its CLI reads the file and sends the text).
-        settings.seccomp = formatSeccompProfile();
-        return;
-      }
-      // Podman's (4.x and later) takes a path on the engine's host, read when the container is created:
-      // the file lives in this runtime's run folder until close().
-      sweepStaleRunFolders(os.tmpdir());
-      profileFolder = createRunFolder(os.tmpdir());
-      const file = path.join(profileFolder.dir, 'seccomp.json');
-      writeFileSync(file, formatSeccompProfile(), { mode: 0o644 });
-      settings.seccomp = file;
-    });
-    seccompReady.catch(() => (seccompReady = undefined));
-    return seccompReady;
-  };
+  const stagingDir = (): string => (staging ??= createRunFolder(os.tmpdir(), { anonymous: true })).dir;
 
   const describe = (modules: readonly string[]): Promise<RuntimeIdentity> => {
     const mods = [...new Set(modules)].sort();
     const key = mods.join(',');
     let p = probes.get(key);
     if (!p) {
-      p = sweep()
-        .then(prepareSeccomp)
+      p = setup
+        .sweep()
+        .then(() => setup.prepareSeccomp())
         .then(() => probeImage(docker, image, mods, settings, resolveImageId))
         .then((id) => {
           runnerChecked = true;
@@ -192,98 +106,21 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   };
 
   const run = async (runs: readonly NotebookRun[], opts: RunOptions = {}): Promise<RunResult[]> => {
-    const results: RunResult[] = new Array(runs.length);
-    if (runs.length === 0) return results;
+    if (runs.length === 0) return new Array<RunResult>(0);
     // A run the sandbox cannot take is refused before any container starts.
     for (const r of runs) planContainerRun(r, settings, createMessageKey());
     await resolveImageId();
-    await sweep();
-    await prepareSeccomp();
+    await setup.sweep();
+    await setup.prepareSeccomp();
     // A probe checks the image's runner against ours (see probeImage); callers usually describe() first.
     if (!runnerChecked) await describe([]);
     const jobs = Math.max(1, Math.min(opts.jobs ?? options.jobs ?? 1, runs.length));
-    // An engine failure in one run stops the others (their containers are killed) before it is thrown.
-    const failure = new AbortController();
-    const signal = AbortSignal.any([closing.signal, failure.signal, ...(opts.signal ? [opts.signal] : [])]);
-    let error: unknown;
-    let next = 0;
-    const outcomes: Promise<unknown>[] = [];
-    const mine = new Set<string>();
-    // Each container's runner signs its messages with a key of its own.
-    const keys = new Map<number, Buffer>();
-    const launch = (i: number): Promise<LaunchedContainer> => {
-      const key = createMessageKey();
-      keys.set(i, key);
-      const onContainer = (id: string) => {
-        live.add(id);
-        mine.add(id);
-      };
-      // The container mounts a staged view of the instance: its host path is nobody's business inside.
-      const staged = stageInstance(runs[i]!.instanceDir, stagingRoot().dir);
-      const p = staged.then((instanceDir) =>
-        launchContainer(docker, planContainerRun({ ...runs[i]!, instanceDir }, settings, key, nextUid()).spec, {
-          signal,
-          onContainer,
-        }),
-      );
-      // Every container is awaited to its removal before run() returns, used or not; then its staged view goes.
-      outcomes.push(
-        p
-          .then((c) => c.done)
-          .catch(() => undefined)
-          .finally(() => staged.then((d) => rm(d, { recursive: true, force: true })).catch(() => undefined)),
-      );
-      return p;
-    };
-    const finish = (i: number, result: RunResult) => {
-      results[i] = result;
-      opts.onResult?.(result, runs[i]!);
-    };
-    const cancelled = (i: number): RunResult => ({
-      id: runs[i]!.id,
-      status: 'failed',
-      reason: 'cancelled',
-      cells: [],
-      durationMs: 0,
-    });
-    const worker = async (): Promise<void> => {
-      let ahead: { i: number; container: Promise<LaunchedContainer> } | undefined;
-      for (;;) {
-        let current = ahead;
-        ahead = undefined;
-        if (!current) {
-          const i = next++;
-          if (i >= runs.length) return;
-          if (signal.aborted) {
-            finish(i, cancelled(i));
-            continue;
-          }
-          current = { i, container: launch(i) };
-        }
-        // The next notebook's container starts (copy, kernel, imports) while this one runs.
-        if (next < runs.length && !signal.aborted) {
-          const j = next++;
-          ahead = { i: j, container: launch(j) };
-        }
-        try {
-          const c = await current.container;
-          c.go();
-          // On as soon as the result is known; the removal finishes in the background (awaited before run() returns).
-          const outcome: ContainerOutcome = await c.exited;
-          finish(current.i, interpretContainerRun(runs[current.i]!, outcome, settings, keys.get(current.i)!));
-        } catch (e) {
-          error ??= e;
-          failure.abort();
-          if (ahead) finish(ahead.i, cancelled(ahead.i));
-          return;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: jobs }, () => worker()));
-    await Promise.all(outcomes);
-    for (const id of mine) live.delete(id);
-    if (error !== undefined) throw error;
-    return results;
+    const batch = new ContainerBatch(
+      { docker, settings, stagingDir, nextUid, live, closing: closing.signal },
+      runs,
+      opts,
+    );
+    return batch.run(jobs);
   };
 
   const close = async (): Promise<void> => {
@@ -301,17 +138,50 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     const ids = new Set([...live, ...leftovers.map((c) => c.Id)]);
     await Promise.all([...ids].map((id) => ensureRemoved(docker, docker.getContainer(id)).catch(() => undefined)));
     live.clear();
-    profileFolder?.remove();
-    profileFolder = undefined;
+    setup.release();
     staging?.remove();
     staging = undefined;
-    seccompReady = undefined;
   };
 
   // The image id is the whole environment: interpreter, packages and runner; threads can change results.
   const fingerprint = async (): Promise<string> => `docker:${await resolveImageId()}:threads=${threads}`;
 
   return { kind: 'docker', sandboxed: true, describe, fingerprint, run, close };
+}
+
+/** The runtime's container settings from its options (bad limits are E_USAGE), and its session label. */
+function planRuntimeSettings(options: ContainerRuntimeOptions): { settings: ContainerRunSettings; session: string } {
+  const startup = options.startupTimeoutSeconds ?? 60;
+  const grace = options.graceSeconds ?? 30;
+  const cpus = options.cpus ?? 1;
+  if (!(cpus > 0) || !Number.isFinite(cpus)) {
+    throw new JunoError('E_USAGE', `invalid CPU limit ${cpus}`, {
+      hint: 'give a positive number of CPUs, e.g. 1 or 0.5',
+    });
+  }
+  const threads = options.threads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new JunoError('E_USAGE', `invalid number of threads per kernel: ${threads}`, {
+      hint: 'give a whole number ≥ 1, e.g. --threads 1',
+    });
+  }
+  // One label value per runtime object: close() can find exactly its own containers.
+  const session = randomBytes(6).toString('hex');
+  const settings: ContainerRunSettings = {
+    image: options.image,
+    memoryBytes: parseMemorySize(options.memory ?? '4g'),
+    diskBytes: parseMemorySize(options.disk ?? '4g'),
+    nanoCpus: Math.round(cpus * 1e9),
+    pidsLimit: options.pidsLimit ?? 1024,
+    threads,
+    python: options.python ?? 'python3',
+    runnerPath: options.runnerPath ?? CONTAINER_LAYOUT.runner,
+    user: options.user ?? CONTAINER_LAYOUT.user,
+    startupTimeoutSeconds: startup,
+    wallClockSeconds: options.wallClockSeconds ?? ((run) => defaultWallClockSeconds(run, startup, grace)),
+    labels: { [`${CONTAINER_LABEL}.session`]: session, [OWNER_LABEL]: currentOwner() },
+  };
+  return { settings, session };
 }
 
 /**
