@@ -897,6 +897,36 @@ def loads_of(tree):
     return sorted(names)
 
 
+# Calls that change their first argument in place (`np.random.shuffle(X)`): that argument is mutated.
+IN_PLACE_FUNCS = {"shuffle", "fill_diagonal", "put", "place", "putmask", "copyto", "exec", "setattr", "delattr"}
+
+
+def mutates_of(tree):
+    """Names a cell may change without rebinding them: stored into (`df['x'] = …`, `df.x = …`, `del df['x']`,
+    `n += 1`), the receiver of a method call (`df.drop(…, inplace=True)`, `rows.append(r)`, `model.fit(X, y)`), or
+    the first argument of an in-place function (`np.random.shuffle(X)`)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            r = root_name(node.value)
+            if r:
+                out.add(r)
+        elif isinstance(node, ast.AugAssign):
+            r = root_name(node.target)
+            if r:
+                out.add(r)
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute):
+                r = root_name(node.func.value)
+                if r:
+                    out.add(r)
+            if (call_name(node) or "") in IN_PLACE_FUNCS and node.args:
+                r = root_name(node.args[0])
+                if r:
+                    out.add(r)
+    return sorted(out)
+
+
 def strings_of(tree):
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -937,6 +967,7 @@ def analyze(cells):
         facts["undefinedNow"] = [n for n in facts["undefined"] if n in now]
         facts["imports"] = imports_of(tree)
         facts["loads"] = loads_of(tree)
+        facts["mutates"] = mutates_of(tree)
         facts["_read_ids"] = {}
         facts["_models"] = models
         facts["_series"] = series

@@ -25,7 +25,7 @@ beforeAll(async () => {
 describe('analyzeCells (Python ast and pyflakes)', () => {
   it('reports bindings, unbound uses, imports, shell lines, URLs, reads and GPU lines per cell', () => {
     expect(facts.checker).toBe('pyflakes');
-    const [c0, c1, , c3, c4] = facts.cells;
+    const [c0, c1, c2, c3, c4] = facts.cells;
     expect(c0!.imports.map((i) => i.module)).toEqual(['pandas', 'tensorflow', 'google.colab', 'xgboost']);
     expect(c0!.shell.map((s) => s.command)).toEqual([
       'pip install xgboost',
@@ -36,6 +36,10 @@ describe('analyzeCells (Python ast and pyflakes)', () => {
       { path: '../input/titanic/train.csv', call: 'pd.read_csv', options: { sep: ';' } },
     ]);
     expect(c3!.undefinedNow).toContain('later');
+    // Changed in place: stored into, a method's receiver (a module's too: conservative); a plain argument is only read.
+    expect(c2!.mutates).toEqual(['df', 'np', 'sns']);
+    expect(c3!.mutates).toEqual(expect.arrayContaining(['model', 'pd', 'xgb', 'Image']));
+    expect(c3!.mutates).not.toContain('X');
     expect(c3!.gpu.map((g) => g.text)).toEqual(['model.cuda()']);
     expect(c3!.reads.map((r) => r.path)).toEqual(['titanic.csv', '/home/u/pics/cat.jpg']);
     expect(c4!.defines).toEqual(['later']);

@@ -43,6 +43,11 @@ export interface CellFacts {
   undefinedNow: string[];
   /** Every name the cell loads (module aliases included). */
   loads: string[];
+  /**
+   * Names the cell may change without rebinding them: stored into, the receiver of a method call, the first argument
+   * of an in-place function (absent from an older analyser: then every name the cell uses counts).
+   */
+  mutates?: string[];
   imports: CellImport[];
   shell: { line: number; command: string }[];
   urls: { url: string; line: number; call: string }[];
