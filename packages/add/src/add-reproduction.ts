@@ -391,6 +391,54 @@ export async function matchNewerWording(
   return { instance: next, verification: await verify(staging) };
 }
 
+/**
+ * A run that stopped on an API its library removed, where a faithful equivalent exists (`DataFrame.ix`, `np.float`,
+ * `pandas.tools.plotting`): the shim goes on top of the cell that failed, the edit is recorded with why, and the
+ * draft runs again (at most three times). Not when the saved crash is that removed API itself.
+ */
+export async function shimRemovedApis(
+  staging: string,
+  instance: Instance,
+  verification: InstanceVerification,
+  verify: (dir: string) => Promise<InstanceVerification>,
+): Promise<{ instance: Instance; verification: InstanceVerification; changed: boolean }> {
+  const { shimForFailure, insertShim, editCells } = await import('@junobench/reproduce');
+  const saved = shimForFailure(instance.crash);
+  let changed = false;
+  for (let round = 0; round < 3; round++) {
+    const v = verification.reproduced;
+    const o = v.observed;
+    const shim = v.outcome === 'crash-mismatch' && o ? shimForFailure(o) : undefined;
+    if (!shim || !o || shim.api === saved?.api) break;
+    const file = path.join(staging, 'reproduced.ipynb');
+    const nb = parseNotebook(await readFile(file, 'utf8'), 'reproduced.ipynb');
+    let edited = false;
+    const next = editCells(nb, (ci, src) => {
+      if (ci !== o.cell) return src;
+      const out = insertShim(src, shim);
+      edited = out !== src;
+      return out;
+    });
+    if (!edited) break;
+    await writeFile(file, `${JSON.stringify(next, null, 1)}\n`);
+    const edit = {
+      kind: 'api' as const,
+      cell: o.cell,
+      from: shim.api,
+      to: 'a shim on top of the cell',
+      why: `${shim.library} removed ${shim.api} in ${shim.removedIn} and this runtime's is newer (${o.ename}: ${o.evalue.split('\n')[0]!.slice(0, 120)}): the shim defines it again on the current API, as it behaved`,
+    };
+    instance = {
+      ...instance,
+      reproduction: { ...(instance.reproduction ?? {}), edits: [...(instance.reproduction?.edits ?? []), edit] },
+    };
+    await writeFile(path.join(staging, 'instance.json'), formatJson(instance));
+    changed = true;
+    verification = await verify(staging);
+  }
+  return { instance, verification, changed };
+}
+
 /** The draft's triage after its run, written into its instance.json (absent when the crash reproduced). */
 export async function triageDraftRun(
   staging: string,

@@ -17,6 +17,9 @@ export type {
 export { deriveTable, namesTheCrashLacks } from './derive-table.js';
 export type { DerivedColumn, DerivedTable } from './derive-table.js';
 export { generalizeSizeNumbers, relaxMessageWording } from './generalize-crash.js';
+export { shimForFailure, insertShim } from './api-shims.js';
+export type { ApiShim } from './api-shims.js';
+export { crashSlice, cellsOutsideSlice } from './plan-crash-slice.js';
 export { recoverHiddenMessage } from './recover-hidden-message.js';
 export { mapDataPath, isForeignPath, isUrl, planLiteralRewrites, applyLiteralRewrites } from './plan-data-paths.js';
 export type { LiteralRewrite } from './plan-data-paths.js';
