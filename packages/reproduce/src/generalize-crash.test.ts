@@ -6,8 +6,13 @@ describe('generalizeSizeNumbers: data-size numbers match any number on synthetic
   it.each([
     [
       'Found input variables with inconsistent numbers of samples: [712, 179]',
-      '^Found input variables with inconsistent numbers of samples: \\[\\d+, \\d+\\]$',
+      '^Found input variables with inconsistent numbers of samples: \\[[^\\]]*\\]$',
     ],
+    [
+      'Expected 2D array, got 1D array instead:\narray=[   0 2600].\nReshape it',
+      '^Expected \\d+D array, got \\d+D array instead:\narray=\\[[^\\]]*\\]\\.\nReshape it$',
+    ],
+    ["None of [Index(['a'], dtype='object')] are in the [columns]", null],
     ['index 5 is out of bounds for axis 0 with size 3', '^index \\d+ is out of bounds for axis 0 with size \\d+$'],
     [
       'shapes (100,3) and (4,) not aligned: 3 (dim 1) != 4 (dim 0)',
@@ -21,6 +26,17 @@ describe('generalizeSizeNumbers: data-size numbers match any number on synthetic
       expect(g).toMatchObject({ ename: 'ValueError', cell: 3, match: 'regex' });
       expect(new RegExp(g.evalue).test(evalue)).toBe(true);
     }
+  });
+
+  it('a printed array of the data matches another array of numbers', () => {
+    const g = generalizeSizeNumbers({
+      ename: 'ValueError',
+      evalue: 'Expected 2D array, got 1D array instead:\narray=[ 365000.  865000. ...  410000.].',
+      match: 'exact',
+      cell: 1,
+    })!;
+    expect(new RegExp(g.evalue).test('Expected 2D array, got 1D array instead:\narray=[ 2.   45.67 nan].')).toBe(true);
+    expect(new RegExp(g.evalue).test('Expected 2D array, got 1D array instead:\narray=[].')).toBe(true);
   });
 });
 

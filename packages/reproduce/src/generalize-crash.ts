@@ -1,6 +1,9 @@
 import type { ExpectedCrash } from '@junobench/core';
 import { escapeRegExp } from './plan-data-paths.js';
 
+// `[   0 2600]`, `[ 365000.  865000. ...  410000.]`, `[1.5, nan]`: an array printed in a message holds the data's values.
+const NUMBER_LIST = /\[(?=[^\]]*\d)(?:\s|,|\.\.\.|-?\d+\.?\d*(?:e[+-]?\d+)?|nan|inf)+\]/;
+
 /**
  * Pure: the expected crash with the numbers that come from the data's size
  * (shapes, row and sample counts, indices, lengths) generalised to `\d+`,
@@ -14,12 +17,20 @@ export function generalizeSizeNumbers(crash: ExpectedCrash): ExpectedCrash | nul
   const text = crash.evalue;
   const parts: string[] = [];
   let changed = false;
-  // Tokens: quoted strings (kept), numbers (maybe generalised), anything else.
-  const re = /'[^'\n]*'|"[^"\n]*"|\d+|[^'"\d]+|['"]/g;
+  // Tokens: quoted strings (kept), a printed array of numbers (the data's values: any), numbers (maybe
+  // generalised), anything else.
+  const re = new RegExp(`'[^'\\n]*'|"[^"\\n]*"|${NUMBER_LIST.source}|\\d+|[^'"\\d[]+|['"[]`, 'g');
   let prev = '';
   for (const m of text.matchAll(re)) {
     const t = m[0];
-    if (/^\d+$/.test(t) && !/(?:axis|dimension|dim|base|version|python|line)\s*$/i.test(prev) && !/[.\d]$/.test(prev)) {
+    if (t.startsWith('[') && t.length > 1) {
+      parts.push('\\[[^\\]]*\\]');
+      changed = true;
+    } else if (
+      /^\d+$/.test(t) &&
+      !/(?:axis|dimension|dim|base|version|python|line)\s*$/i.test(prev) &&
+      !/[.\d]$/.test(prev)
+    ) {
       parts.push('\\d+');
       changed = true;
     } else parts.push(escapeRegExp(t));
