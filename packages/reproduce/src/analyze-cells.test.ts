@@ -117,4 +117,23 @@ describe('analyzeCells: what the code does with a table, through names and estim
     expect(t.renamed).toBeUndefined();
     expect(f.cells[2]!.dates).toEqual(['1949-01-01', '1957-12-01']);
   }, 60_000);
+
+  it('one column one-hot encoded: names used only on frames made with its dummies are its values', async () => {
+    const cells = [
+      "import pandas as pd\ndf = pd.read_csv('homes.csv')\ndummies = pd.get_dummies(df.town)",
+      "merged = pd.concat([df, dummies], axis=1)\nfinal = merged.drop(['town', 'west'], axis=1)\nfinal[['area', 'east']]",
+      "X = df[['town', 'area']].values",
+    ];
+    const f = await analyzeCells(
+      cells.map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    const t = Object.values(f.tables)[0]!;
+    const tableOf = deriveTable(t, undefined, { ename: 'ValueError', evalue: 'x' });
+    expect(t.columns.town!.hints).toContain('dummies');
+    expect(t.columns.east!.via).toEqual(['dummies']);
+    expect(t.columns.area!.via).toEqual(expect.arrayContaining(['dummies', 'plain']));
+    expect(tableOf.columns.map((c) => c.name)).toEqual(['town', 'area']);
+    expect(tableOf.columns[0]!.categories?.map(([v]) => v)).toEqual(['east', 'west']);
+  }, 60_000);
 });

@@ -73,6 +73,8 @@ export interface ColumnUsage {
   cells: number[];
   /** The code cell where each hint was first implied. */
   hintCells?: Record<string, number>;
+  /** Named on the read's frames (plain), or on frames holding one-hot columns of another column (dummies). */
+  via?: ('plain' | 'dummies')[];
 }
 
 export interface TableUsage {
