@@ -368,19 +368,24 @@ export async function matchNewerWording(
   verification: InstanceVerification,
   verify: (dir: string) => Promise<InstanceVerification>,
 ): Promise<{ instance: Instance; verification: InstanceVerification }> {
-  const { relaxMessageWording } = await import('@junobench/reproduce');
+  const { relaxMessageWording, matchRewording } = await import('@junobench/reproduce');
   const v = verification.reproduced;
   const o = v.observed;
   if (v.outcome !== 'crash-mismatch' || !o) return { instance, verification };
   if (o.ename.split('.').pop() !== instance.crash.ename || o.cell !== instance.crash.cell)
     return { instance, verification };
-  const relaxed = relaxMessageWording(instance.crash as ExpectedCrash, o.evalue);
+  const words = relaxMessageWording(instance.crash as ExpectedCrash, o.evalue);
+  const known = words ? null : matchRewording(instance.crash as ExpectedCrash, o.evalue);
+  const relaxed = words ?? known?.crash;
   if (!relaxed) return { instance, verification };
+  const said = o.evalue.split('\n')[0]!.slice(0, 160);
   const edit = {
     kind: 'match' as const,
     from: instance.crash.evalue,
     to: relaxed.evalue,
-    why: `this runtime's library words the message with more detail (${o.evalue.split('\n')[0]!.slice(0, 160)}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
+    why: known
+      ? `${known.library} words this failure differently in the version this runtime has (${said}): ${known.what}; either wording matches, the exception and the cell stay exact`
+      : `this runtime's library words the message with more detail (${said}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
   };
   const next: Instance = {
     ...instance,
