@@ -375,7 +375,15 @@ export async function matchNewerWording(
   if (o.ename.split('.').pop() !== instance.crash.ename || o.cell !== instance.crash.cell)
     return { instance, verification };
   const words = relaxMessageWording(instance.crash as ExpectedCrash, o.evalue);
-  const known = words ? null : matchRewording(instance.crash as ExpectedCrash, o.evalue);
+  // The saved text, before synthetic data generalised its numbers (a match edit recorded it).
+  const saved =
+    instance.crash.match === 'regex'
+      ? instance.reproduction?.edits?.find((e) => e.kind === 'match' && e.to === instance.crash.evalue)?.from
+      : instance.crash.evalue;
+  const known =
+    words || saved === undefined
+      ? null
+      : matchRewording({ ...(instance.crash as ExpectedCrash), evalue: saved, match: 'exact' }, o.evalue);
   const relaxed = words ?? known?.crash;
   if (!relaxed) return { instance, verification };
   const said = o.evalue.split('\n')[0]!.slice(0, 160);
