@@ -368,10 +368,26 @@ export async function matchNewerWording(
   verification: InstanceVerification,
   verify: (dir: string) => Promise<InstanceVerification>,
 ): Promise<{ instance: Instance; verification: InstanceVerification }> {
-  const { relaxMessageWording, matchRewording } = await import('@junobench/reproduce');
+  const { relaxMessageWording, matchRewording, matchNarrowerException } = await import('@junobench/reproduce');
   const v = verification.reproduced;
   const o = v.observed;
   if (v.outcome !== 'crash-mismatch' || !o) return { instance, verification };
+  const narrower = matchNarrowerException(instance.crash as ExpectedCrash, o);
+  if (narrower) {
+    const edit = {
+      kind: 'match' as const,
+      from: instance.crash.ename,
+      to: narrower.ename,
+      why: `the run raised ${narrower.ename} with the saved message itself in the saved cell: this runtime's library raises a more specific class for the same failure than the saved ${instance.crash.ename}`,
+    };
+    const next: Instance = {
+      ...instance,
+      crash: narrower,
+      reproduction: { ...(instance.reproduction ?? {}), edits: [...(instance.reproduction?.edits ?? []), edit] },
+    };
+    await writeFile(path.join(staging, 'instance.json'), formatJson(next));
+    return { instance: next, verification: await verify(staging) };
+  }
   if (o.ename.split('.').pop() !== instance.crash.ename || o.cell !== instance.crash.cell)
     return { instance, verification };
   const words = relaxMessageWording(instance.crash as ExpectedCrash, o.evalue);

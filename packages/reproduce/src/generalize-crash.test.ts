@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generalizeSizeNumbers, relaxMessageWording } from './generalize-crash.js';
+import { generalizeSizeNumbers, matchNarrowerException, relaxMessageWording } from './generalize-crash.js';
 import { recoverHiddenMessage } from './recover-hidden-message.js';
 
 describe('generalizeSizeNumbers: data-size numbers match any number on synthetic data', () => {
@@ -86,5 +86,26 @@ describe('relaxMessageWording: a message another library version words with more
     expect(r?.evalue ?? null).toBe(pattern);
     if (r?.match === 'regex') expect(new RegExp(r.evalue).test(observed)).toBe(true);
     if (r?.match === 'prefix') expect(observed.startsWith(r.evalue)).toBe(true);
+  });
+});
+
+describe('matchNarrowerException: a more specific class, the same message', () => {
+  const saved = {
+    ename: 'KeyError',
+    evalue: "'Key length (1) was greater than MultiIndex lexsort depth (0)'",
+    match: 'exact' as const,
+    cell: 34,
+  };
+  it('takes the run class when the cell and the message are the saved ones', () => {
+    expect(
+      matchNarrowerException(saved, { ename: 'pandas.errors.UnsortedIndexError', evalue: saved.evalue, cell: 34 }),
+    ).toEqual({ ...saved, ename: 'UnsortedIndexError' });
+  });
+  it('gives nothing for another cell, another message or a short one', () => {
+    expect(matchNarrowerException(saved, { ename: 'UnsortedIndexError', evalue: saved.evalue, cell: 3 })).toBeNull();
+    expect(matchNarrowerException(saved, { ename: 'UnsortedIndexError', evalue: "'other'", cell: 34 })).toBeNull();
+    expect(
+      matchNarrowerException({ ...saved, evalue: "'age'" }, { ename: 'UnsortedIndexError', evalue: "'age'", cell: 34 }),
+    ).toBeNull();
   });
 });

@@ -64,3 +64,26 @@ export function relaxMessageWording(expected: ExpectedCrash, observed: string): 
   if (added <= 0 || added > saved.length) return null;
   return { ...expected, evalue: pattern, match: 'regex' };
 }
+
+/**
+ * Pure: the expected crash with the run's exception class, when the run raised another class in the saved cell with
+ * the saved message itself (a library that now raises a more specific class for the same failure: pandas'
+ * `UnsortedIndexError`, a `KeyError`, with the same text). Null when the cell or the message differ, or when the
+ * message is too short to tell one failure from another.
+ */
+export function matchNarrowerException(
+  expected: ExpectedCrash,
+  observed: { ename: string; evalue: string; cell: number },
+): ExpectedCrash | null {
+  const ename = observed.ename.split('.').pop() ?? '';
+  if (observed.cell !== expected.cell || ename === expected.ename || !/(?:Error|Exception)$/.test(ename)) return null;
+  const seen = observed.evalue.trim();
+  const same =
+    expected.match === 'exact'
+      ? seen === expected.evalue.trim()
+      : expected.match === 'prefix'
+        ? seen.startsWith(expected.evalue.trim())
+        : new RegExp(expected.evalue).test(seen);
+  const words = (expected.match === 'exact' ? expected.evalue : seen).split(/\s+/).filter(Boolean).length;
+  return same && words >= 4 ? { ...expected, ename } : null;
+}
