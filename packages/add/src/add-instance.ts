@@ -48,6 +48,7 @@ import {
   collectedSources,
   describeDraftInputs,
   matchNewerWording,
+  shimRemovedApis,
   materializeDraft,
   planDraftReproduction,
   recordDownloads,
@@ -543,6 +544,13 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       progress?.({ task: 'add', done: 0, message: `running ${plan.id}'s reproduced notebook` });
       verification = await options.verify(staging);
       if (plan.reproduction) {
+        const shimmed = await shimRemovedApis(staging, plan.instance, verification, options.verify);
+        plan.instance = shimmed.instance;
+        verification = shimmed.verification;
+        if (shimmed.changed) {
+          const nb = parseNotebook(await readFile(path.join(staging, 'reproduced.ipynb'), 'utf8'), 'reproduced.ipynb');
+          await writeFile(path.join(staging, 'fixed.ipynb'), `${JSON.stringify(planDraftFix(nb), null, 1)}\n`);
+        }
         const again = await matchNewerWording(staging, plan.instance, verification, options.verify);
         plan.instance = again.instance;
         verification = again.verification;

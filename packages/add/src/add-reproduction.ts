@@ -368,19 +368,48 @@ export async function matchNewerWording(
   verification: InstanceVerification,
   verify: (dir: string) => Promise<InstanceVerification>,
 ): Promise<{ instance: Instance; verification: InstanceVerification }> {
-  const { relaxMessageWording } = await import('@junobench/reproduce');
+  const { relaxMessageWording, matchRewording, matchNarrowerException } = await import('@junobench/reproduce');
   const v = verification.reproduced;
   const o = v.observed;
   if (v.outcome !== 'crash-mismatch' || !o) return { instance, verification };
+  const narrower = matchNarrowerException(instance.crash as ExpectedCrash, o);
+  if (narrower) {
+    const edit = {
+      kind: 'match' as const,
+      from: instance.crash.ename,
+      to: narrower.ename,
+      why: `the run raised ${narrower.ename} with the saved message itself in the saved cell: this runtime's library raises a more specific class for the same failure than the saved ${instance.crash.ename}`,
+    };
+    const next: Instance = {
+      ...instance,
+      crash: narrower,
+      reproduction: { ...(instance.reproduction ?? {}), edits: [...(instance.reproduction?.edits ?? []), edit] },
+    };
+    await writeFile(path.join(staging, 'instance.json'), formatJson(next));
+    return { instance: next, verification: await verify(staging) };
+  }
   if (o.ename.split('.').pop() !== instance.crash.ename || o.cell !== instance.crash.cell)
     return { instance, verification };
-  const relaxed = relaxMessageWording(instance.crash as ExpectedCrash, o.evalue);
+  const words = relaxMessageWording(instance.crash as ExpectedCrash, o.evalue);
+  // The saved text, before synthetic data generalised its numbers (a match edit recorded it).
+  const saved =
+    instance.crash.match === 'regex'
+      ? instance.reproduction?.edits?.find((e) => e.kind === 'match' && e.to === instance.crash.evalue)?.from
+      : instance.crash.evalue;
+  const known =
+    words || saved === undefined
+      ? null
+      : matchRewording({ ...(instance.crash as ExpectedCrash), evalue: saved, match: 'exact' }, o.evalue);
+  const relaxed = words ?? known?.crash;
   if (!relaxed) return { instance, verification };
+  const said = o.evalue.split('\n')[0]!.slice(0, 160);
   const edit = {
     kind: 'match' as const,
     from: instance.crash.evalue,
     to: relaxed.evalue,
-    why: `this runtime's library words the message with more detail (${o.evalue.split('\n')[0]!.slice(0, 160)}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
+    why: known
+      ? `${known.library} words this failure differently in the version this runtime has (${said}): ${known.what}; either wording matches, the exception and the cell stay exact`
+      : `this runtime's library words the message with more detail (${said}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
   };
   const next: Instance = {
     ...instance,
@@ -389,6 +418,54 @@ export async function matchNewerWording(
   };
   await writeFile(path.join(staging, 'instance.json'), formatJson(next));
   return { instance: next, verification: await verify(staging) };
+}
+
+/**
+ * A run that stopped on an API its library removed, where a faithful equivalent exists (`DataFrame.ix`, `np.float`,
+ * `pandas.tools.plotting`): the shim goes on top of the cell that failed, the edit is recorded with why, and the
+ * draft runs again (at most three times). Not when the saved crash is that removed API itself.
+ */
+export async function shimRemovedApis(
+  staging: string,
+  instance: Instance,
+  verification: InstanceVerification,
+  verify: (dir: string) => Promise<InstanceVerification>,
+): Promise<{ instance: Instance; verification: InstanceVerification; changed: boolean }> {
+  const { shimForFailure, insertShim, editCells } = await import('@junobench/reproduce');
+  const saved = shimForFailure(instance.crash);
+  let changed = false;
+  for (let round = 0; round < 3; round++) {
+    const v = verification.reproduced;
+    const o = v.observed;
+    const shim = v.outcome === 'crash-mismatch' && o ? shimForFailure(o) : undefined;
+    if (!shim || !o || shim.api === saved?.api) break;
+    const file = path.join(staging, 'reproduced.ipynb');
+    const nb = parseNotebook(await readFile(file, 'utf8'), 'reproduced.ipynb');
+    let edited = false;
+    const next = editCells(nb, (ci, src) => {
+      if (ci !== o.cell) return src;
+      const out = insertShim(src, shim);
+      edited = out !== src;
+      return out;
+    });
+    if (!edited) break;
+    await writeFile(file, `${JSON.stringify(next, null, 1)}\n`);
+    const edit = {
+      kind: 'api' as const,
+      cell: o.cell,
+      from: shim.api,
+      to: 'a shim on top of the cell',
+      why: `${shim.library} removed ${shim.api} in ${shim.removedIn} and this runtime's is newer (${o.ename}: ${o.evalue.split('\n')[0]!.slice(0, 120)}): the shim defines it again on the current API, as it behaved`,
+    };
+    instance = {
+      ...instance,
+      reproduction: { ...(instance.reproduction ?? {}), edits: [...(instance.reproduction?.edits ?? []), edit] },
+    };
+    await writeFile(path.join(staging, 'instance.json'), formatJson(instance));
+    changed = true;
+    verification = await verify(staging);
+  }
+  return { instance, verification, changed };
 }
 
 /** The draft's triage after its run, written into its instance.json (absent when the crash reproduced). */

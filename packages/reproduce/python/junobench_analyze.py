@@ -277,6 +277,8 @@ class Tables:
         self.reads = {}  # read id -> usage
         self.renamed = {}  # read id -> columns assigned with `df.columns = [...]`
         self.direct = {}  # variable -> read id, for a variable that holds the frame a read returned (not one made from it)
+        self.dummies = set()  # variables holding one-hot columns of one column (pd.get_dummies(df.col)), or frames made with them
+        self.via = "plain"
 
     def usage(self, rid):
         return self.reads.setdefault(rid, {"columns": {}, "minRows": 0, "columnCount": 0})
@@ -291,6 +293,10 @@ class Tables:
             u.setdefault("order", []).append(name)
         if cell not in c["cells"]:
             c["cells"].append(cell)
+        # Named on a frame that holds one-hot columns of another (pd.get_dummies of one column), or on a plain one.
+        via = c.setdefault("via", [])
+        if self.via not in via:
+            via.append(self.via)
         return c
 
 
@@ -361,13 +367,41 @@ class CellAnalyzer(ast.NodeVisitor):
         # Reads and links first (an assignment binds after its value is computed).
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
+                self.set_via(node.func.value if isinstance(node.func, ast.Attribute) else None)
                 self.visit_call(node)
             elif isinstance(node, ast.Subscript):
+                self.set_via(node.value)
                 self.visit_subscript(node)
             elif isinstance(node, ast.Attribute):
+                self.set_via(node.value)
                 self.visit_attribute(node)
+        self.tables.via = "plain"
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             self.visit_assign(stmt)
+            self.learn_dummies(stmt)
+
+    def set_via(self, receiver):
+        r = root_name(receiver) if receiver is not None else None
+        self.tables.via = "dummies" if r in self.tables.dummies else "plain"
+
+    def learn_dummies(self, stmt):
+        """`d = pd.get_dummies(df.town)`: d's columns are town's values; so are those of frames made with d."""
+        if not isinstance(stmt, ast.Assign):
+            return
+        value = stmt.value
+        one_hot = any(
+            isinstance(n, ast.Call) and call_name(n) == "get_dummies" and n.args
+            and isinstance(n.args[0], (ast.Attribute, ast.Subscript)) and self.table_reads_of(n.args[0])
+            and not any(k.arg == "columns" for k in n.keywords)
+            for n in ast.walk(value)
+        )
+        uses = any(isinstance(n, ast.Name) and n.id in self.tables.dummies for n in ast.walk(value))
+        for t in stmt.targets:
+            if isinstance(t, ast.Name):
+                if one_hot or uses:
+                    self.tables.dummies.add(t.id)
+                else:
+                    self.tables.dummies.discard(t.id)
 
     def learn_text_sources(self, stmt):
         """Names that hold a text file's contents (`with open(p) as f: names = f.read().split()`)."""
@@ -616,6 +650,9 @@ class CellAnalyzer(ast.NodeVisitor):
                 add("number")
             elif fname in CATEGORY_FUNCS:
                 add("category")
+                # One column one-hot encoded: its values become column names, which pandas and sklearn want as text.
+                if fname == "get_dummies" and parent.args and parent.args[0] is node:
+                    add("dummies")
         elif isinstance(parent, ast.keyword) and parent.arg in ("stratify",):
             add("category")
 
@@ -897,6 +934,36 @@ def loads_of(tree):
     return sorted(names)
 
 
+# Calls that change their first argument in place (`np.random.shuffle(X)`): that argument is mutated.
+IN_PLACE_FUNCS = {"shuffle", "fill_diagonal", "put", "place", "putmask", "copyto", "exec", "setattr", "delattr"}
+
+
+def mutates_of(tree):
+    """Names a cell may change without rebinding them: stored into (`df['x'] = …`, `df.x = …`, `del df['x']`,
+    `n += 1`), the receiver of a method call (`df.drop(…, inplace=True)`, `rows.append(r)`, `model.fit(X, y)`), or
+    the first argument of an in-place function (`np.random.shuffle(X)`)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            r = root_name(node.value)
+            if r:
+                out.add(r)
+        elif isinstance(node, ast.AugAssign):
+            r = root_name(node.target)
+            if r:
+                out.add(r)
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute):
+                r = root_name(node.func.value)
+                if r:
+                    out.add(r)
+            if (call_name(node) or "") in IN_PLACE_FUNCS and node.args:
+                r = root_name(node.args[0])
+                if r:
+                    out.add(r)
+    return sorted(out)
+
+
 def strings_of(tree):
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -937,6 +1004,7 @@ def analyze(cells):
         facts["undefinedNow"] = [n for n in facts["undefined"] if n in now]
         facts["imports"] = imports_of(tree)
         facts["loads"] = loads_of(tree)
+        facts["mutates"] = mutates_of(tree)
         facts["_read_ids"] = {}
         facts["_models"] = models
         facts["_series"] = series

@@ -25,7 +25,7 @@ beforeAll(async () => {
 describe('analyzeCells (Python ast and pyflakes)', () => {
   it('reports bindings, unbound uses, imports, shell lines, URLs, reads and GPU lines per cell', () => {
     expect(facts.checker).toBe('pyflakes');
-    const [c0, c1, , c3, c4] = facts.cells;
+    const [c0, c1, c2, c3, c4] = facts.cells;
     expect(c0!.imports.map((i) => i.module)).toEqual(['pandas', 'tensorflow', 'google.colab', 'xgboost']);
     expect(c0!.shell.map((s) => s.command)).toEqual([
       'pip install xgboost',
@@ -36,6 +36,10 @@ describe('analyzeCells (Python ast and pyflakes)', () => {
       { path: '../input/titanic/train.csv', call: 'pd.read_csv', options: { sep: ';' } },
     ]);
     expect(c3!.undefinedNow).toContain('later');
+    // Changed in place: stored into, a method's receiver (a module's too: conservative); a plain argument is only read.
+    expect(c2!.mutates).toEqual(['df', 'np', 'sns']);
+    expect(c3!.mutates).toEqual(expect.arrayContaining(['model', 'pd', 'xgb', 'Image']));
+    expect(c3!.mutates).not.toContain('X');
     expect(c3!.gpu.map((g) => g.text)).toEqual(['model.cuda()']);
     expect(c3!.reads.map((r) => r.path)).toEqual(['titanic.csv', '/home/u/pics/cat.jpg']);
     expect(c4!.defines).toEqual(['later']);
@@ -112,5 +116,24 @@ describe('analyzeCells: what the code does with a table, through names and estim
     expect(t.columnCount).toBe(2);
     expect(t.renamed).toBeUndefined();
     expect(f.cells[2]!.dates).toEqual(['1949-01-01', '1957-12-01']);
+  }, 60_000);
+
+  it('one column one-hot encoded: names used only on frames made with its dummies are its values', async () => {
+    const cells = [
+      "import pandas as pd\ndf = pd.read_csv('homes.csv')\ndummies = pd.get_dummies(df.town)",
+      "merged = pd.concat([df, dummies], axis=1)\nfinal = merged.drop(['town', 'west'], axis=1)\nfinal[['area', 'east']]",
+      "X = df[['town', 'area']].values",
+    ];
+    const f = await analyzeCells(
+      cells.map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    const t = Object.values(f.tables)[0]!;
+    const tableOf = deriveTable(t, undefined, { ename: 'ValueError', evalue: 'x' });
+    expect(t.columns.town!.hints).toContain('dummies');
+    expect(t.columns.east!.via).toEqual(['dummies']);
+    expect(t.columns.area!.via).toEqual(expect.arrayContaining(['dummies', 'plain']));
+    expect(tableOf.columns.map((c) => c.name)).toEqual(['town', 'area']);
+    expect(tableOf.columns[0]!.categories?.map(([v]) => v)).toEqual(['east', 'west']);
   }, 60_000);
 });

@@ -43,6 +43,11 @@ export interface CellFacts {
   undefinedNow: string[];
   /** Every name the cell loads (module aliases included). */
   loads: string[];
+  /**
+   * Names the cell may change without rebinding them: stored into, the receiver of a method call, the first argument
+   * of an in-place function (absent from an older analyser: then every name the cell uses counts).
+   */
+  mutates?: string[];
   imports: CellImport[];
   shell: { line: number; command: string }[];
   urls: { url: string; line: number; call: string }[];
@@ -68,6 +73,8 @@ export interface ColumnUsage {
   cells: number[];
   /** The code cell where each hint was first implied. */
   hintCells?: Record<string, number>;
+  /** Named on the read's frames (plain), or on frames holding one-hot columns of another column (dummies). */
+  via?: ('plain' | 'dummies')[];
 }
 
 export interface TableUsage {

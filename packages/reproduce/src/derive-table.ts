@@ -96,6 +96,13 @@ export function deriveTable(
     names = [...new Set([...named, ...fromOpts])].filter((n) => !absent.has(n) && !made.has(n));
     if (typeof opts.index_col === 'string' && !names.includes(opts.index_col)) names.unshift(opts.index_col);
   }
+  const oneHot = oneHotValues(used, made);
+  if (oneHot) {
+    names = names.filter((n) => !oneHot.values.includes(n));
+    derived.push(
+      `${oneHot.column} holds the values its one-hot columns are named by in the code: ${oneHot.values.join(', ')}`,
+    );
+  }
   const skipped = Object.keys(used).filter((n) => absent.has(n));
   if (skipped.length > 0) derived.push(`left out (the crash is their absence): ${skipped.join(', ')}`);
   const need = usage?.columnCount ?? 0;
@@ -117,7 +124,15 @@ export function deriveTable(
   const layout = context.dateLayout ?? 'YYYY-MM-DD';
   const span = dateSpan(context.dates ?? []);
   const columns = names.map((name) =>
-    deriveColumn(name, used[name]?.hints ?? [], used[name]?.values ?? [], rows, dates, layout, span),
+    deriveColumn(
+      name,
+      used[name]?.hints ?? [],
+      [...(used[name]?.values ?? []), ...(name === oneHot?.column ? oneHot.values : [])],
+      rows,
+      dates,
+      layout,
+      span,
+    ),
   );
   const ix = columns.find((c) => c.name === opts.index_col);
   if (ix?.kind === 'date') {
@@ -204,6 +219,11 @@ function deriveColumn(
     for (const w of ['1', '2']) if (two.length < 2 && !two.includes(w)) two.push(w);
     return { ...base, kind: 'category', categories: spread(two, rows - missing) };
   }
+  // One-hot encoded alone (pd.get_dummies(df.col)): its values name columns, which pandas and sklearn want as text.
+  if (hints.includes('dummies') && !hints.some((h) => h === 'number' || h === 'int')) {
+    const cats = strings.length > 0 ? [...new Set(strings)] : WORDS.slice(0, 3);
+    return { ...base, kind: 'category', categories: spread(cats, rows - missing) };
+  }
   if (hints.includes('target-class') && strings.length === 0) {
     const classes = numbers.length >= 2 ? numbers.map(String) : ['0', '1'];
     return { ...base, kind: 'category', categories: spread(classes, rows - missing) };
@@ -227,6 +247,21 @@ function deriveColumn(
   // Positive: logs, square roots and divisions of a derived column stay finite.
   if (hints.includes('int')) return { ...base, kind: 'int', min: '1', max: '100' };
   return { ...base, kind: 'float', min: '1.0', max: '100.0', decimals: 2 };
+}
+
+// Names the code uses only on frames made with the one-hot columns of one column (`pd.concat([df, pd.get_dummies(
+// df.town)])`), never on the read's own frames: they are that column's values, not columns of the file.
+function oneHotValues(
+  used: TableUsage['columns'],
+  made: ReadonlySet<string>,
+): { column: string; values: string[] } | undefined {
+  const encoded = Object.keys(used).filter((n) => used[n]!.hints.includes('dummies'));
+  if (encoded.length !== 1) return undefined;
+  const values = Object.keys(used).filter((n) => {
+    const via = used[n]!.via ?? [];
+    return n !== encoded[0] && !made.has(n) && via.includes('dummies') && !via.includes('plain');
+  });
+  return values.length > 0 ? { column: encoded[0]!, values } : undefined;
 }
 
 /** Pure: the first and last day of the dates the code names (a year names its whole year), or undefined. */

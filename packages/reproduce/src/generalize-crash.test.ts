@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { generalizeSizeNumbers, relaxMessageWording } from './generalize-crash.js';
+import { generalizeSizeNumbers, matchNarrowerException, relaxMessageWording } from './generalize-crash.js';
 import { recoverHiddenMessage } from './recover-hidden-message.js';
 
 describe('generalizeSizeNumbers: data-size numbers match any number on synthetic data', () => {
   it.each([
     [
       'Found input variables with inconsistent numbers of samples: [712, 179]',
-      '^Found input variables with inconsistent numbers of samples: \\[\\d+, \\d+\\]$',
+      '^Found input variables with inconsistent numbers of samples: \\[[^\\]]*\\]$',
     ],
+    [
+      'Expected 2D array, got 1D array instead:\narray=[   0 2600].\nReshape it',
+      '^Expected \\d+D array, got \\d+D array instead:\narray=\\[[^\\]]*\\]\\.\nReshape it$',
+    ],
+    ["None of [Index(['a'], dtype='object')] are in the [columns]", null],
     ['index 5 is out of bounds for axis 0 with size 3', '^index \\d+ is out of bounds for axis 0 with size \\d+$'],
     [
       'shapes (100,3) and (4,) not aligned: 3 (dim 1) != 4 (dim 0)',
@@ -21,6 +26,17 @@ describe('generalizeSizeNumbers: data-size numbers match any number on synthetic
       expect(g).toMatchObject({ ename: 'ValueError', cell: 3, match: 'regex' });
       expect(new RegExp(g.evalue).test(evalue)).toBe(true);
     }
+  });
+
+  it('a printed array of the data matches another array of numbers', () => {
+    const g = generalizeSizeNumbers({
+      ename: 'ValueError',
+      evalue: 'Expected 2D array, got 1D array instead:\narray=[ 365000.  865000. ...  410000.].',
+      match: 'exact',
+      cell: 1,
+    })!;
+    expect(new RegExp(g.evalue).test('Expected 2D array, got 1D array instead:\narray=[ 2.   45.67 nan].')).toBe(true);
+    expect(new RegExp(g.evalue).test('Expected 2D array, got 1D array instead:\narray=[].')).toBe(true);
   });
 });
 
@@ -70,5 +86,26 @@ describe('relaxMessageWording: a message another library version words with more
     expect(r?.evalue ?? null).toBe(pattern);
     if (r?.match === 'regex') expect(new RegExp(r.evalue).test(observed)).toBe(true);
     if (r?.match === 'prefix') expect(observed.startsWith(r.evalue)).toBe(true);
+  });
+});
+
+describe('matchNarrowerException: a more specific class, the same message', () => {
+  const saved = {
+    ename: 'KeyError',
+    evalue: "'Key length (1) was greater than MultiIndex lexsort depth (0)'",
+    match: 'exact' as const,
+    cell: 34,
+  };
+  it('takes the run class when the cell and the message are the saved ones', () => {
+    expect(
+      matchNarrowerException(saved, { ename: 'pandas.errors.UnsortedIndexError', evalue: saved.evalue, cell: 34 }),
+    ).toEqual({ ...saved, ename: 'UnsortedIndexError' });
+  });
+  it('gives nothing for another cell, another message or a short one', () => {
+    expect(matchNarrowerException(saved, { ename: 'UnsortedIndexError', evalue: saved.evalue, cell: 3 })).toBeNull();
+    expect(matchNarrowerException(saved, { ename: 'UnsortedIndexError', evalue: "'other'", cell: 34 })).toBeNull();
+    expect(
+      matchNarrowerException({ ...saved, evalue: "'age'" }, { ename: 'UnsortedIndexError', evalue: "'age'", cell: 34 }),
+    ).toBeNull();
   });
 });

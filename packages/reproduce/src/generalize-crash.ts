@@ -1,6 +1,9 @@
 import type { ExpectedCrash } from '@junobench/core';
 import { escapeRegExp } from './plan-data-paths.js';
 
+// `[   0 2600]`, `[ 365000.  865000. ...  410000.]`, `[1.5, nan]`: an array printed in a message holds the data's values.
+const NUMBER_LIST = /\[(?=[^\]]*\d)(?:\s|,|\.\.\.|-?\d+\.?\d*(?:e[+-]?\d+)?|nan|inf)+\]/;
+
 /**
  * Pure: the expected crash with the numbers that come from the data's size
  * (shapes, row and sample counts, indices, lengths) generalised to `\d+`,
@@ -14,12 +17,20 @@ export function generalizeSizeNumbers(crash: ExpectedCrash): ExpectedCrash | nul
   const text = crash.evalue;
   const parts: string[] = [];
   let changed = false;
-  // Tokens: quoted strings (kept), numbers (maybe generalised), anything else.
-  const re = /'[^'\n]*'|"[^"\n]*"|\d+|[^'"\d]+|['"]/g;
+  // Tokens: quoted strings (kept), a printed array of numbers (the data's values: any), numbers (maybe
+  // generalised), anything else.
+  const re = new RegExp(`'[^'\\n]*'|"[^"\\n]*"|${NUMBER_LIST.source}|\\d+|[^'"\\d[]+|['"[]`, 'g');
   let prev = '';
   for (const m of text.matchAll(re)) {
     const t = m[0];
-    if (/^\d+$/.test(t) && !/(?:axis|dimension|dim|base|version|python|line)\s*$/i.test(prev) && !/[.\d]$/.test(prev)) {
+    if (t.startsWith('[') && t.length > 1) {
+      parts.push('\\[[^\\]]*\\]');
+      changed = true;
+    } else if (
+      /^\d+$/.test(t) &&
+      !/(?:axis|dimension|dim|base|version|python|line)\s*$/i.test(prev) &&
+      !/[.\d]$/.test(prev)
+    ) {
       parts.push('\\d+');
       changed = true;
     } else parts.push(escapeRegExp(t));
@@ -52,4 +63,27 @@ export function relaxMessageWording(expected: ExpectedCrash, observed: string): 
   const added = observed.trim().length - saved.length;
   if (added <= 0 || added > saved.length) return null;
   return { ...expected, evalue: pattern, match: 'regex' };
+}
+
+/**
+ * Pure: the expected crash with the run's exception class, when the run raised another class in the saved cell with
+ * the saved message itself (a library that now raises a more specific class for the same failure: pandas'
+ * `UnsortedIndexError`, a `KeyError`, with the same text). Null when the cell or the message differ, or when the
+ * message is too short to tell one failure from another.
+ */
+export function matchNarrowerException(
+  expected: ExpectedCrash,
+  observed: { ename: string; evalue: string; cell: number },
+): ExpectedCrash | null {
+  const ename = observed.ename.split('.').pop() ?? '';
+  if (observed.cell !== expected.cell || ename === expected.ename || !/(?:Error|Exception)$/.test(ename)) return null;
+  const seen = observed.evalue.trim();
+  const same =
+    expected.match === 'exact'
+      ? seen === expected.evalue.trim()
+      : expected.match === 'prefix'
+        ? seen.startsWith(expected.evalue.trim())
+        : new RegExp(expected.evalue).test(seen);
+  const words = (expected.match === 'exact' ? expected.evalue : seen).split(/\s+/).filter(Boolean).length;
+  return same && words >= 4 ? { ...expected, ename } : null;
 }

@@ -16,7 +16,11 @@ export type {
 } from './analyze-cells.js';
 export { deriveTable, namesTheCrashLacks } from './derive-table.js';
 export type { DerivedColumn, DerivedTable } from './derive-table.js';
-export { generalizeSizeNumbers, relaxMessageWording } from './generalize-crash.js';
+export { generalizeSizeNumbers, matchNarrowerException, relaxMessageWording } from './generalize-crash.js';
+export { matchRewording } from './library-rewordings.js';
+export { shimForFailure, insertShim } from './api-shims.js';
+export type { ApiShim } from './api-shims.js';
+export { crashSlice, cellsOutsideSlice } from './plan-crash-slice.js';
 export { recoverHiddenMessage } from './recover-hidden-message.js';
 export { mapDataPath, isForeignPath, isUrl, planLiteralRewrites, applyLiteralRewrites } from './plan-data-paths.js';
 export type { LiteralRewrite } from './plan-data-paths.js';

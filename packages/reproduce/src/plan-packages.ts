@@ -1,5 +1,6 @@
 import type { ReproductionEdit } from '@junobench/core';
 import type { CellFacts } from './analyze-cells.js';
+import { cellsOutsideSlice, crashSlice } from './plan-crash-slice.js';
 
 /** Modules only a hosted platform has: never installable elsewhere. */
 export const PLATFORM_MODULES = new Set(['google', 'kaggle_secrets', 'kaggle_datasets', 'kaggle_environments']);
@@ -30,6 +31,8 @@ export interface LineEdit {
   line: number;
   endLine: number;
   note: string;
+  /** The whole cell: every line commented at the margin (no `pass` is needed). */
+  whole?: boolean;
 }
 
 export interface PackagePlan {
@@ -62,17 +65,37 @@ export function planPackages(
   const edits: ReproductionEdit[] = [];
   const upToCrash = facts.filter((f) => f.index <= crashCell);
   const anyStar = upToCrash.some((f) => f.star);
+  const isMissing = (module: string) => {
+    const top = module.split('.')[0]!;
+    const sub = importable[top] !== false && importable[module] === false;
+    return (importable[top] === false || sub) && !isCrashModule(module, crashModule);
+  };
+  const usesOf = (alias: string, importCell: number) =>
+    upToCrash.filter(
+      (g) => g.loads.includes(alias) && !(g.index === importCell && onlyMounts(sources[g.index], alias)),
+    );
+  const leftOut = anyStar
+    ? new Map<number, string>()
+    : cellsTheCrashDoesNotNeed(upToCrash, crashCell, isMissing, usesOf);
+  for (const [cell, why] of leftOut) {
+    const lines = (sources[cell] ?? '').split('\n').length;
+    drop.push({ cell, line: 1, endLine: lines, note: 'left out: the crash does not depend on it', whole: true });
+    const first = (sources[cell] ?? '').split('\n').find((l) => l.trim() !== '') ?? '';
+    edits.push({
+      kind: 'import',
+      cell,
+      from: `code cell ${cell} (${first.trim().slice(0, 80)})`,
+      why: `left out of the replay: ${why}`,
+    });
+  }
   for (const f of upToCrash) {
+    if (leftOut.has(f.index)) continue;
     for (const imp of f.imports) {
       const top = imp.module.split('.')[0]!;
       // A submodule the installed version of its package lacks (`pandas.tools`, removed) counts as missing too.
       const sub = importable[top] !== false && importable[imp.module] === false;
       if ((importable[top] !== false && !sub) || isCrashModule(imp.module, crashModule)) continue;
-      const usesOf = (alias: string) =>
-        upToCrash.filter(
-          (g) => g.loads.includes(alias) && !(g.index === f.index && onlyMounts(sources[g.index], alias)),
-        );
-      const used = anyStar || usesOf(imp.alias).length > 0;
+      const used = anyStar || usesOf(imp.alias, f.index).some((g) => !leftOut.has(g.index));
       if (!used && imp.top) {
         drop.push({
           cell: f.index,
@@ -127,6 +150,36 @@ export function planPackages(
     }
   }
   return { drop, missing, edits };
+}
+
+// Cells that use a module the runtime lacks while the crash does not depend on what they compute (name analysis):
+// left out of the replay whole, with the cells that use what only they bind, so the module is not needed.
+function cellsTheCrashDoesNotNeed(
+  upToCrash: readonly CellFacts[],
+  crashCell: number,
+  isMissing: (module: string) => boolean,
+  usesOf: (alias: string, importCell: number) => CellFacts[],
+): Map<number, string> {
+  const slice = crashSlice(upToCrash, crashCell);
+  const out = new Map<number, string>();
+  for (const f of upToCrash) {
+    for (const imp of f.imports) {
+      if (!isMissing(imp.module)) continue;
+      const users = usesOf(imp.alias, f.index).map((g) => g.index);
+      if (users.length === 0 || users.every((u) => out.has(u))) continue;
+      const cells = cellsOutsideSlice(upToCrash, crashCell, users, slice);
+      if (!cells) continue;
+      const top = imp.module.split('.')[0]!;
+      for (const [cell, why] of cells)
+        if (!out.has(cell))
+          out.set(
+            cell,
+            why ||
+              `it uses ${imp.alias} (${top}, which this runtime cannot import), and the crash does not depend on what it computes (name analysis of the cells up to the crash)`,
+          );
+    }
+  }
+  return out;
 }
 
 // A cell whose only use of `alias` is `alias.mount(...)` (Colab's drive): not a use the crash needs.
@@ -237,6 +290,9 @@ function decodeURIComponentSafe(s: string): string {
 /** Pure: a cell's source with whole lines commented out (indentation kept, so a block stays valid only at top level). */
 export function commentOutLines(source: string, edits: readonly LineEdit[]): string {
   const lines = source.split('\n');
+  const whole = edits.find((e) => e.whole);
+  if (whole)
+    return lines.map((l) => (l.trim() === '' ? l : `# junobench: ${l}`)).join('\n') + `\n# junobench: (${whole.note})`;
   for (const e of edits) {
     for (let i = e.line - 1; i <= e.endLine - 1 && i < lines.length; i++) {
       if (/^\s*# junobench:/.test(lines[i]!)) continue;

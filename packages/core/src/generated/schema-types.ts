@@ -1367,7 +1367,7 @@ export interface ReproductionNotes {
 }
 
 export interface ReproductionEdit {
-  kind: 'path' | 'url' | 'import' | 'shell' | 'order' | 'message' | 'match' | 'data';
+  kind: 'path' | 'url' | 'import' | 'shell' | 'order' | 'message' | 'match' | 'data' | 'api';
   /**
    * Code cell of reproduced.ipynb.
    */

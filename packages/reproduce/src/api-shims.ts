@@ -1,0 +1,136 @@
+import { findRemovedApi } from './removed-apis.js';
+
+/**
+ * Compatibility shims for APIs a library removed that have a faithful
+ * equivalent in the current one (a renamed method, an alias of a builtin, a
+ * moved module): a notebook written for the older version then runs on
+ * instead of stopping at the first use. Only these: an API without a faithful
+ * equivalent (`load_boston`, `seaborn.tsplot`) stays `needs-package`.
+ */
+export interface ApiShim {
+  /** The API as findRemovedApi names it (`DataFrame.ix`). */
+  api: string;
+  library: string;
+  removedIn: string;
+  /** Python put at the top of the cell that first used it: defines the API again on the current library. */
+  code: string;
+}
+
+// ix: label-based first (.loc), positional (.iloc) when the key is made of integers and .loc refused it, as ix did.
+const IX = [
+  'import pandas as _jb_pd',
+  'class _JbIx:',
+  '    def __init__(self, obj): self.obj = obj',
+  '    def _ints(self, k):',
+  '        if isinstance(k, tuple): return all(self._ints(x) for x in k)',
+  '        if isinstance(k, slice): return all(v is None or isinstance(v, int) for v in (k.start, k.stop, k.step))',
+  '        if isinstance(k, list): return all(isinstance(v, int) for v in k)',
+  '        return isinstance(k, int)',
+  '    def __getitem__(self, k):',
+  '        try: return self.obj.loc[k]',
+  '        except (KeyError, TypeError) as e:',
+  '            if not self._ints(k): raise',
+  '            try: return self.obj.iloc[k]',
+  '            except Exception: raise e',
+  '    def __setitem__(self, k, v):',
+  '        try: self.obj.loc[k] = v',
+  '        except (KeyError, TypeError) as e:',
+  '            if not self._ints(k): raise',
+  '            try: self.obj.iloc[k] = v',
+  '            except Exception: raise e',
+  '_jb_pd.DataFrame.ix = property(_JbIx); _jb_pd.Series.ix = property(_JbIx)',
+];
+
+const PANDAS: Readonly<Record<string, string[]>> = {
+  'DataFrame.ix': IX,
+  'DataFrame.as_matrix': [
+    'import pandas as _jb_pd',
+    '_jb_pd.DataFrame.as_matrix = lambda self, columns=None: (self if columns is None else self[columns]).values',
+    '_jb_pd.Series.as_matrix = lambda self: self.values',
+  ],
+  'DataFrame.get_value': [
+    'import pandas as _jb_pd',
+    '_jb_pd.DataFrame.get_value = lambda self, i, c, takeable=False: self.iat[i, c] if takeable else self.at[i, c]',
+    '_jb_pd.Series.get_value = lambda self, i, takeable=False: self.iat[i] if takeable else self.at[i]',
+  ],
+  'DataFrame.set_value': [
+    'import pandas as _jb_pd',
+    'def _jb_set_value(self, i, c, v=None, takeable=False):',
+    '    if isinstance(self, _jb_pd.Series): self.at[i] = c',
+    '    else: self.at[i, c] = v',
+    '    return self',
+    '_jb_pd.DataFrame.set_value = _jb_set_value; _jb_pd.Series.set_value = _jb_set_value',
+  ],
+  'DataFrame.sortlevel': [
+    'import pandas as _jb_pd',
+    'def _jb_sortlevel(self, level=0, axis=0, ascending=True, inplace=False, sort_remaining=True):',
+    '    return self.sort_index(level=level, axis=axis, ascending=ascending, inplace=inplace, sort_remaining=sort_remaining)',
+    '_jb_pd.DataFrame.sortlevel = _jb_sortlevel; _jb_pd.Series.sortlevel = _jb_sortlevel',
+  ],
+  'DataFrame.reindex_axis': [
+    'import pandas as _jb_pd',
+    '_jb_pd.DataFrame.reindex_axis = lambda self, labels, axis=0, **kw: self.reindex(labels, axis=axis, **kw)',
+    '_jb_pd.Series.reindex_axis = lambda self, labels, axis=0, **kw: self.reindex(labels, **kw)',
+  ],
+  'DataFrame.irow': ['import pandas as _jb_pd', '_jb_pd.DataFrame.irow = lambda self, i: self.iloc[i]'],
+  'DataFrame.icol': ['import pandas as _jb_pd', '_jb_pd.DataFrame.icol = lambda self, i: self.iloc[:, i]'],
+  'pandas.tools': [
+    'import sys as _jb_sys, types as _jb_types, pandas as _jb_pd, pandas.plotting as _jb_plotting',
+    "_jb_tools = _jb_types.ModuleType('pandas.tools'); _jb_tools.plotting = _jb_plotting",
+    "_jb_tools.merge = _jb_types.ModuleType('pandas.tools.merge')",
+    '_jb_tools.merge.concat = _jb_pd.concat; _jb_tools.merge.merge = _jb_pd.merge',
+    "_jb_sys.modules.update({'pandas.tools': _jb_tools, 'pandas.tools.plotting': _jb_plotting, 'pandas.tools.merge': _jb_tools.merge})",
+  ],
+};
+
+// numpy's aliases of builtins, expired in 1.24: exactly the builtins they were.
+const NUMPY_ALIASES = [
+  'import numpy as _jb_np',
+  "for _jb_n, _jb_t in {'float': float, 'int': int, 'bool': bool, 'object': object, 'str': str, 'long': int, 'unicode': str, 'complex': complex}.items():",
+  '    setattr(_jb_np, _jb_n, _jb_t)',
+];
+
+const SKLEARN: Readonly<Record<string, string[]>> = {
+  'sklearn.cross_validation': [
+    'import sys as _jb_sys, types as _jb_types, sklearn.model_selection as _jb_ms',
+    "_jb_cv = _jb_types.ModuleType('sklearn.cross_validation')",
+    '_jb_cv.train_test_split = _jb_ms.train_test_split; _jb_cv.cross_val_score = _jb_ms.cross_val_score',
+    '_jb_cv.cross_val_predict = _jb_ms.cross_val_predict',
+    "_jb_sys.modules['sklearn.cross_validation'] = _jb_cv",
+  ],
+  "sklearn's plot_confusion_matrix": displayShim('plot_confusion_matrix', 'ConfusionMatrixDisplay'),
+  "sklearn's plot_roc_curve": displayShim('plot_roc_curve', 'RocCurveDisplay'),
+  "sklearn's plot_precision_recall_curve": displayShim('plot_precision_recall_curve', 'PrecisionRecallDisplay'),
+};
+
+function displayShim(name: string, display: string): string[] {
+  return [
+    'import sklearn.metrics as _jb_metrics',
+    `_jb_metrics.${name} = lambda estimator, X, y, **kw: _jb_metrics.${display}.from_estimator(estimator, X, y, **kw)`,
+  ];
+}
+
+function shimCode(api: string): string[] | undefined {
+  if (api.startsWith('numpy.')) return NUMPY_ALIASES;
+  return PANDAS[api] ?? SKLEARN[api];
+}
+
+/** Pure: the shim for the removed API a run's failure names, when it has a faithful one. */
+export function shimForFailure(observed: { ename: string; evalue: string }): ApiShim | undefined {
+  const removed = findRemovedApi(observed);
+  const code = removed ? shimCode(removed.api) : undefined;
+  if (!removed || !code) return undefined;
+  return {
+    ...removed,
+    code: [`# junobench: ${removed.api} again (removed in ${removed.library} ${removed.removedIn})`, ...code].join(
+      '\n',
+    ),
+  };
+}
+
+/** Pure: a cell's source with the shim on top (once: a cell that has it already is returned as it is). */
+export function insertShim(source: string, shim: ApiShim): string {
+  const first = shim.code.split('\n')[0]!;
+  if (source.includes(first)) return source;
+  return `${shim.code}\n${source}`;
+}

@@ -1,0 +1,65 @@
+import type { ExpectedCrash } from '@junobench/core';
+
+/**
+ * Messages a library words differently in another version, for the same
+ * failure: the saved run's wording (`saved`) and the current one (`now`).
+ * A run that raises the saved exception in the saved cell with the current
+ * wording of the saved message reproduces the crash; the draft then matches
+ * either wording.
+ */
+interface Rewording {
+  library: string;
+  what: string;
+  saved: RegExp;
+  now: RegExp;
+}
+
+const REWORDINGS: readonly Rewording[] = [
+  {
+    library: 'numpy',
+    what: 'a ragged nested sequence made into an array (an error since numpy 1.24, worded with the detected shape)',
+    saved:
+      /^(?:cannot copy sequence with size \d+ to array axis with dimension \d+|setting an array element with a sequence\.?)$/,
+    now: /^setting an array element with a sequence\. The requested array has an inhomogeneous shape after \d+ dimensions?\. The detected shape was \([\d, ]*\) \+ inhomogeneous part\.$/,
+  },
+  {
+    library: 'pandas',
+    what: 'reindexing an axis with duplicate labels (pandas 1.3 words it so)',
+    saved: /^cannot reindex from a duplicate axis$/,
+    now: /^cannot reindex on an axis with duplicate labels$/,
+  },
+  {
+    library: 'sklearn',
+    what: 'a model given another number of features than it was fitted on (scikit-learn 0.24 words it so)',
+    saved: /^X has \d+ features per sample; expecting \d+$/,
+    now: /^X has \d+ features, but \w+ is expecting \d+ features as input\.$/,
+  },
+  {
+    library: 'sklearn',
+    what: "NaN in a model's input (scikit-learn 1.1 words it so, naming the input)",
+    saved: /^Input contains NaN, infinity or a value too large for dtype\('float(?:64|32)'\)\.$/,
+    now: /^Input (?:\w+ )?contains (?:NaN|infinity or a value too large for dtype\('float(?:64|32)'\))\.?/,
+  },
+];
+
+/**
+ * Pure: the expected crash matched on either wording when the saved message
+ * and the run's are one library's two wordings of the same failure; null
+ * otherwise. The exception and the cell are the caller's to check.
+ */
+export function matchRewording(
+  expected: ExpectedCrash,
+  observed: string,
+): { crash: ExpectedCrash; library: string; what: string } | null {
+  if (expected.match === 'regex') return null;
+  const saved = expected.evalue.trim();
+  const seen = observed.trim();
+  const r = REWORDINGS.find((x) => x.saved.test(saved) && x.now.test(seen));
+  if (!r) return null;
+  const pattern = `(?:${r.saved.source.replace(/^\^|\$$/g, '')})|(?:${r.now.source.replace(/^\^|\$$/g, '')})`;
+  return {
+    crash: { ...expected, evalue: `^(?:${pattern})`, match: 'regex' },
+    library: r.library,
+    what: r.what,
+  };
+}
