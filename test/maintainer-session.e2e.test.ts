@@ -14,7 +14,7 @@ import ExcelJS from 'exceljs';
 import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJson, type ImageRecord } from '@junobench/core';
-import { makeNotebook } from './fakes/notebooks.js';
+import { makeNotebook } from '../packages/sources/test-helpers/notebooks.js';
 import { GithubReleasesServer } from './fakes/github-releases-server.js';
 import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
 
