@@ -10,7 +10,7 @@ import { prepareRelease, publishRelease, type PublishReleaseOptions } from '@jun
 import { createGitHubClient } from '@junobench/release';
 import { git, initRepoWithRemote } from '../packages/release/test-helpers/git-repo.js';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
-import { GithubReleasesServer } from './fakes/github-releases-server.js';
+import { GithubReleasesServer } from '../packages/release/test-helpers/github-releases-server.js';
 
 const TOKEN = 'ghp_' + 'p'.repeat(36);
 
