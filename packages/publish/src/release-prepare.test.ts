@@ -6,12 +6,14 @@ import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractArchive } from '@junobench/archive';
 import { formatJson, type AgreementReport, type Labels, type ReleaseManifest } from '@junobench/core';
-import { computeAgreement, readAnnotationFolder, writeAgreementReport } from '@junobench/labels';
-import { prepareRelease, type PrepareReleaseOptions } from '@junobench/publish';
-import { generateReport } from '@junobench/report';
-import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
+import { writeCuratedFixture, type Fixture } from '../../release/test-helpers/release.js';
+import { prepareRelease, type PrepareReleaseOptions } from './release-prepare.js';
+
+// Loaded as the flows load them: the lint holds a package to one way of loading a library.
+const { computeAgreement, readAnnotationFolder, writeAgreementReport } = await import('@junobench/labels');
+const { openRelease } = await import('@junobench/release');
+const { generateReport } = await import('@junobench/report');
 
 // Labels that differ per instance in every dimension (a dimension with one category has no kappa).
 const LABELS: Record<string, Partial<Labels>> = {
@@ -91,10 +93,11 @@ function options(over: Partial<PrepareReleaseOptions> = {}): PrepareReleaseOptio
   };
 }
 
+/** The archive extracted (safely, as `release verify` opens it) into a folder under the fixture's, removed with it. */
 async function extracted(archive: string): Promise<string> {
-  const dir = path.join(f.root, `x-${path.basename(path.dirname(archive))}-${Math.random().toString(36).slice(2)}`);
-  await extractArchive(archive, dir);
-  return path.join(dir, 'junobench-0.2.0');
+  const opened = await openRelease(archive, { tmpDir: f.root });
+  expect(opened.problems).toEqual([]);
+  return opened.top;
 }
 
 describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
