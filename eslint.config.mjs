@@ -34,6 +34,13 @@ export const depConstraints = [
   },
 ];
 
+const boundaries = {
+  enforceBuildableLibDependency: false,
+  allowCircularSelfDependency: false,
+  banTransitiveDependencies: false,
+  depConstraints,
+};
+
 export default [
   { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'curated/**', 'raw/**'] },
   ...nx.configs['flat/base'],
@@ -42,15 +49,7 @@ export default [
     files: ['**/*.ts'],
     languageOptions: { parser: tseslint.parser },
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allowCircularSelfDependency: false,
-          banTransitiveDependencies: false,
-          depConstraints,
-        },
-      ],
+      '@nx/enforce-module-boundaries': ['error', boundaries],
       'no-restricted-syntax': [
         'error',
         { selector: 'ExportDefaultDeclaration', message: 'Use named exports (docs/design.md, "Style").' },
@@ -74,6 +73,15 @@ export default [
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       // A lifecycle or a stage over ~120 lines wants splitting into small objects or steps (docs/design.md, "Style").
       'max-lines-per-function': ['warn', { max: 120, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  // A package's tests may use the test helpers of a package it builds on (its fixture writers, its stand-ins), by
+  // their path: helpers are in no package's exports. test/test-helpers-placement.test.ts holds these imports to the
+  // dependency direction above; library code never reaches a helper.
+  {
+    files: ['packages/*/src/**/*.test.ts', 'packages/*/test-helpers/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': ['error', { ...boundaries, allow: ['^(\\.\\./)+[a-z0-9-]+/test-helpers/'] }],
     },
   },
   // Tools' own configuration files must export a default: vitest reads nothing else.

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrashRecord, Instance, SourcesLock, TriageReport } from '@junobench/core';
 import { runJunobench } from './run-cli.js';
-import { FakeKaggle } from './fakes/fake-kaggle/fake-kaggle-server.js';
-import { GithubContentsServer } from './fakes/github-contents-server.js';
-import { makeNotebook } from './fakes/notebooks.js';
+import { FakeKaggle } from '../packages/sources/test-helpers/fake-kaggle/fake-kaggle-server.js';
+import { GithubContentsServer } from '../packages/sources/test-helpers/github-contents-server.js';
+import { makeNotebook } from '../packages/sources/test-helpers/notebooks.js';
 
 const HOUSES = 'price,rooms\n100,3\n200,4\n';
 let proj: string;

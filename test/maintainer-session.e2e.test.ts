@@ -14,8 +14,8 @@ import ExcelJS from 'exceljs';
 import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJson, type ImageRecord } from '@junobench/core';
-import { makeNotebook } from './fakes/notebooks.js';
-import { GithubReleasesServer } from './fakes/github-releases-server.js';
+import { makeNotebook } from '../packages/sources/test-helpers/notebooks.js';
+import { GithubReleasesServer } from '../packages/release/test-helpers/github-releases-server.js';
 import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
 
 const REGISTRY = process.env.JUNOBENCH_TEST_REGISTRY;

@@ -3,7 +3,8 @@
 // each package.json. This test runs that rule over every package so a
 // violation fails the test run, and proves the rule really bites.
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFile, readdir } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ESLint } from 'eslint';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +89,16 @@ describe('module boundaries', () => {
       'packages/labels/src/x.ts',
       "import { filterRecords } from '../../pool/src/filter-records.js';\nexport const x = filterRecords;",
     ],
+    [
+      "a library module using another package's test helper",
+      'packages/publish/src/x.ts',
+      "import { writeCuratedFixture } from '../../release/test-helpers/release.js';\nexport const x = writeCuratedFixture;",
+    ],
+    [
+      "a test reaching into another package's sources by path",
+      'packages/publish/src/x.test.ts',
+      "import { planRelease } from '../../release/src/plan-release.js';\nexport const x = planRelease;",
+    ],
   ])(
     'rejects %s',
     async (_name, filePath, text) => {
@@ -118,8 +129,25 @@ describe('module boundaries', () => {
     120_000,
   );
 
+  it('lets a test use the helpers of a package it builds on, by their path', async () => {
+    const text =
+      "import { writeCuratedFixture } from '../../release/test-helpers/release.js';\nexport const x = writeCuratedFixture;";
+    expect(await lint({ text, filePath: path.join(root, 'packages/publish/src/x.test.ts') })).toEqual([]);
+  }, 120_000);
+
+  it("holds tests and helpers to the dependency direction when they use another package's helpers", async () => {
+    // The lint lets a test import another package's test-helpers/ by path (helpers are in no package's exports), so
+    // the direction is checked here, with the lint's own constraints.
+    const found = await crossPackageHelperImports();
+    expect(found.wrong).toEqual([]);
+    // The scan sees the real ones (the release flows' tests use the release package's fixture and stand-ins).
+    expect(found.checked).toContain('publish → release');
+    // And it would see one against the direction.
+    expect(await mayDependOn('core', 'release')).toBe(false);
+    expect(await mayDependOn('publish', 'release')).toBe(true);
+  });
+
   it('tags every package with its layer, the new ones included', async () => {
-    const { readdir, readFile } = await import('node:fs/promises');
     const layers: Record<string, string> = {};
     for (const name of await readdir(path.join(root, 'packages'))) {
       const pkg = JSON.parse(await readFile(path.join(root, 'packages', name, 'package.json'), 'utf8')) as {
@@ -139,6 +167,55 @@ describe('module boundaries', () => {
     expect(Object.entries(layers).filter(([, l]) => l === 'none')).toEqual([]);
   });
 });
+
+async function tagsOf(pkg: string): Promise<string[]> {
+  const json = JSON.parse(await readFile(path.join(root, 'packages', pkg, 'package.json'), 'utf8')) as {
+    nx?: { tags?: string[] };
+  };
+  return json.nx?.tags ?? [];
+}
+
+/** Whether the lint's constraints let package `from` import package `to` (every constraint on a tag of `from`). */
+async function mayDependOn(from: string, to: string): Promise<boolean> {
+  const { depConstraints } = (await import(pathToFileURL(path.join(root, 'eslint.config.mjs')).href)) as {
+    depConstraints: { sourceTag: string; onlyDependOnLibsWithTags: string[] }[];
+  };
+  const [source, target] = [await tagsOf(from), await tagsOf(to)];
+  return depConstraints
+    .filter((c) => source.includes(c.sourceTag))
+    .every((c) => c.onlyDependOnLibsWithTags.some((t) => target.includes(t)));
+}
+
+/** Relative imports from a package's tests and helpers into another package: only its helpers, only downwards. */
+async function crossPackageHelperImports(): Promise<{ checked: string[]; wrong: string[] }> {
+  const checked = new Set<string>();
+  const wrong: string[] = [];
+  for (const pkg of await readdir(path.join(root, 'packages'))) {
+    const dir = path.join(root, 'packages', pkg);
+    const files = [
+      ...(await listTs(path.join(dir, 'src'))).filter((f) => f.endsWith('.test.ts')),
+      ...(await listTs(path.join(dir, 'test-helpers'))),
+    ];
+    for (const file of files) {
+      const text = await readFile(file, 'utf8');
+      for (const [, spec] of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)['"](\.[^'"]+)['"]/g)) {
+        const target = path.relative(path.join(root, 'packages'), path.resolve(path.dirname(file), spec!));
+        const [to, folder] = target.split(path.sep);
+        if (to === pkg || to === '..') continue;
+        const where = `${path.relative(root, file)} imports ${spec}`;
+        if (folder !== 'test-helpers') wrong.push(`${where}: not a test helper`);
+        else if (!(await mayDependOn(pkg, to!))) wrong.push(`${where}: ${pkg} may not depend on ${to}`);
+        else checked.add(`${pkg} → ${to}`);
+      }
+    }
+  }
+  return { checked: [...checked].sort(), wrong };
+}
+
+async function listTs(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => path.join(e.parentPath, e.name));
+}
 
 describe('import cycles', () => {
   it('the lint refuses a cycle between two modules of a package, naming both files', async () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, initRepoWithRemote } from '../packages/release/test-helpers/git-repo.js';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
-import { GithubReleasesServer } from './fakes/github-releases-server.js';
+import { GithubReleasesServer } from '../packages/release/test-helpers/github-releases-server.js';
 import { repoRoot, runJunobench } from './run-cli.js';
 
 const TOKEN = 'ghp_' + 'q'.repeat(36);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractArchive } from '@junobench/archive';
 import { checkSchema, type ReleaseManifest } from '@junobench/core';
-import { GithubReleasesServer } from './fakes/github-releases-server.js';
+import { GithubReleasesServer } from '../packages/release/test-helpers/github-releases-server.js';
 import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
 import { copyEmbeddedBuild, embeddedBuild } from './suite-build.js';
 

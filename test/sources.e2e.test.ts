@@ -10,9 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema, hashInstanceTree, type Instance, type SourcesLock } from '@junobench/core';
 import { runJunobench } from './run-cli.js';
-import { FAKE_KAGGLE_KEY, FakeKaggle } from './fakes/fake-kaggle/fake-kaggle-server.js';
-import { GithubContentsServer } from './fakes/github-contents-server.js';
-import { makeNotebook } from './fakes/notebooks.js';
+import { FAKE_KAGGLE_KEY, FakeKaggle } from '../packages/sources/test-helpers/fake-kaggle/fake-kaggle-server.js';
+import { GithubContentsServer } from '../packages/sources/test-helpers/github-contents-server.js';
+import { makeNotebook } from '../packages/sources/test-helpers/notebooks.js';
 
 let proj: string;
 let fake: FakeKaggle;

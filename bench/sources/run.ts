@@ -1,5 +1,5 @@
 // bench/sources: one Kaggle kernel with a ~50 MB dataset through the fake
-// `kaggle` CLI (test/fakes/fake-kaggle), end to end with the real junobench
+// `kaggle` CLI (packages/sources/test-helpers/fake-kaggle), end to end with the real junobench
 // binary and the local runtime:
 //   floor    the fake CLI's own `datasets download` of the same dataset (what any collector pays);
 //   collect  `junobench collect kaggle <ref> --with-data` (pull, metadata, download, safe extraction, hashing);
@@ -15,8 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createRng, writeFileAtomic } from '@junobench/core';
-import { FAKE_KAGGLE_BINARY, FakeKaggle } from '../../test/fakes/fake-kaggle/fake-kaggle-server.js';
-import { makeNotebook } from '../../test/fakes/notebooks.js';
+import { FAKE_KAGGLE_BINARY, FakeKaggle } from '../../packages/sources/test-helpers/fake-kaggle/fake-kaggle-server.js';
+import { makeNotebook } from '../../packages/sources/test-helpers/notebooks.js';
 import { flag } from '../args.js';
 
 const run = promisify(execFile);

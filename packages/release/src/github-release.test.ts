@@ -1,12 +1,12 @@
 // publishGitHubRelease against a local stand-in for the GitHub release
-// endpoints (test/fakes/github-releases-server.ts), through the real octokit.
+// endpoints (test-helpers/github-releases-server.ts), through the real octokit.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isJunoError } from '@junobench/core';
-import { createGitHubClient, publishGitHubRelease, type ReleaseAsset } from '@junobench/release';
-import { GithubReleasesServer } from './fakes/github-releases-server.js';
+import { GithubReleasesServer } from '../test-helpers/github-releases-server.js';
+import { createGitHubClient, publishGitHubRelease, type ReleaseAsset } from './github-release.js';
 
 const TOKEN = 'ghp_' + 'x'.repeat(36);
 let dir: string;

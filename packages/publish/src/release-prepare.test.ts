@@ -1,17 +1,20 @@
-// `release prepare` after `deprecate` (prepareRelease, the pipeline flow): the
-// release's report/ is rendered again over exactly the instances it ships, and
-// its agreement figures are recomputed from the remaining instances'
-// annotations; the archive stays byte-for-byte reproducible.
-import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+// `release prepare` (prepareRelease, the flow): after `deprecate`, the release's
+// report/ is rendered again over exactly the instances it ships, and its
+// agreement figures are recomputed from the remaining instances' annotations;
+// the archive stays byte-for-byte reproducible. Then what the flow itself
+// decides: a dry run, the archive's date, a curated/ that may be stale.
+import { mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractArchive } from '@junobench/archive';
 import { formatJson, type AgreementReport, type Labels, type ReleaseManifest } from '@junobench/core';
-import { computeAgreement, readAnnotationFolder, writeAgreementReport } from '@junobench/labels';
-import { prepareRelease, type PrepareReleaseOptions } from '@junobench/publish';
-import { generateReport } from '@junobench/report';
-import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
+import { writeCuratedFixture, type Fixture } from '../../release/test-helpers/release.js';
+import { prepareRelease, type PrepareReleaseOptions } from './release-prepare.js';
+
+// Loaded as the flows load them: the lint holds a package to one way of loading a library.
+const { computeAgreement, readAnnotationFolder, writeAgreementReport } = await import('@junobench/labels');
+const { openRelease } = await import('@junobench/release');
+const { generateReport } = await import('@junobench/report');
 
 // Labels that differ per instance in every dimension (a dimension with one category has no kappa).
 const LABELS: Record<string, Partial<Labels>> = {
@@ -91,10 +94,11 @@ function options(over: Partial<PrepareReleaseOptions> = {}): PrepareReleaseOptio
   };
 }
 
+/** The archive extracted (safely, as `release verify` opens it) into a folder under the fixture's, removed with it. */
 async function extracted(archive: string): Promise<string> {
-  const dir = path.join(f.root, `x-${path.basename(path.dirname(archive))}-${Math.random().toString(36).slice(2)}`);
-  await extractArchive(archive, dir);
-  return path.join(dir, 'junobench-0.2.0');
+  const opened = await openRelease(archive, { tmpDir: f.root });
+  expect(opened.problems).toEqual([]);
+  return opened.top;
 }
 
 describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
@@ -282,6 +286,54 @@ describe('release prepare after a deprecation', { timeout: 120_000 }, () => {
     expect(stats).toContain('<b>Carried from the annotation study, not recomputed:</b>');
     expect(stats).toContain('1 disagreement of the withdrawn instance is left out');
     expect(stats).toContain('4 instances labelled');
+  });
+});
+
+describe('prepareRelease', { timeout: 120_000 }, () => {
+  it('a dry run plans the release and writes nothing', async () => {
+    const writeDir = path.join(f.root, 'dry');
+    const { plan, written } = await prepareRelease(options({ dryRun: true, writeDir }));
+    expect(written).toBeUndefined();
+    expect(plan.refusals).toEqual([]);
+    expect(plan.manifest.version).toBe('0.2.0');
+    expect(plan.manifest.instances.map((i) => i.id)).toEqual(['numpy_1', 'sklearn_1', 'torch_1']);
+    expect(await stat(writeDir).catch(() => undefined)).toBeUndefined();
+  });
+
+  it('without SOURCE_DATE_EPOCH it dates the archive at the commit, else at 1970 and says so', async () => {
+    const at = (commitTime: number | null, over: Partial<PrepareReleaseOptions> = {}) =>
+      prepareRelease(
+        options({
+          dryRun: true,
+          sourceDateEpoch: undefined,
+          toolchain: { version: '0.1.0', commit: 'c0ffee', dirty: false, commitTime },
+          ...over,
+        }),
+      );
+    const committed = await at(1_767_225_000);
+    expect(committed.plan.manifest.createdAt).toBe(new Date(1_767_225_000 * 1000).toISOString());
+    expect(committed.plan.warnings.join('\n')).not.toMatch(/SOURCE_DATE_EPOCH/);
+    const none = await at(null);
+    expect(none.plan.manifest.createdAt).toBe('1970-01-01T00:00:00.000Z');
+    expect(none.plan.warnings).toContain(
+      'no SOURCE_DATE_EPOCH and no commit time: archive entries are dated 1970-01-01',
+    );
+  });
+
+  it('with the build root, a curated/ without its build lock is released with a warning that it may be stale', async () => {
+    const { plan } = await prepareRelease(options({ dryRun: true, buildRoot: f.root }));
+    expect(plan.refusals).toEqual([]);
+    expect(plan.warnings.join('\n')).toMatch(
+      /curated\/\.build-lock\.json is not there: cannot tell whether curated\/ is up to date with its sources/,
+    );
+  });
+
+  it('an invalid version is refused before anything is read', async () => {
+    const e = await prepareRelease(options({ version: 'v2', curatedDir: path.join(f.root, 'nowhere') })).catch(
+      (x: unknown) => x,
+    );
+    // Not "curated/ not found": the version is checked first.
+    expect(e).toMatchObject({ code: 'E_USAGE', message: '"v2" is not a semantic version' });
   });
 });
 

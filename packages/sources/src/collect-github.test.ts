@@ -1,13 +1,15 @@
-// Collecting GitHub notebooks (@junobench/sources) through octokit (with the throttling and retry
-// plugins) against the test-owned GitHub API on 127.0.0.1.
+// Collecting GitHub notebooks through octokit (with the throttling and retry plugins) against the test-owned GitHub
+// API on 127.0.0.1 (test-helpers/github-contents-server.ts).
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JunoError, checkSchema, sha256, type SourceRecord } from '@junobench/core';
-import { collectGithubNotebooks, createGithubClient, pseudonymizeAuthor } from '@junobench/sources';
-import { GithubContentsServer } from './fakes/github-contents-server.js';
-import { makeNotebook } from './fakes/notebooks.js';
+import { GithubContentsServer } from '../test-helpers/github-contents-server.js';
+import { makeNotebook } from '../test-helpers/notebooks.js';
+import { pseudonymizeAuthor } from './author-id.js';
+import { collectGithubNotebooks } from './collect-github.js';
+import { createGithubClient } from './github-client.js';
 
 vi.setConfig({ testTimeout: 300_000 });
 

@@ -1,16 +1,19 @@
 // `release publish` as a flow (publishRelease): a small curated benchmark,
 // a real git repository with a bare remote, and the local GitHub releases
-// server; the image push has its own test (release-publish.registry.test.ts).
+// server; the image push has its own test (test/release-publish.registry.test.ts).
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isJunoError } from '@junobench/core';
-import { prepareRelease, publishRelease, type PublishReleaseOptions } from '@junobench/publish';
-import { createGitHubClient } from '@junobench/release';
-import { git, initRepoWithRemote } from '../packages/release/test-helpers/git-repo.js';
-import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
-import { GithubReleasesServer } from './fakes/github-releases-server.js';
+import { hashFile, isJunoError } from '@junobench/core';
+import { git, initRepoWithRemote } from '../../release/test-helpers/git-repo.js';
+import { GithubReleasesServer } from '../../release/test-helpers/github-releases-server.js';
+import { writeCuratedFixture, type Fixture } from '../../release/test-helpers/release.js';
+import { prepareRelease } from './release-prepare.js';
+import { publishRelease, type PublishReleaseOptions } from './release-publish.js';
+
+// Loaded as the flows load it: the lint holds a package to one way of loading a library.
+const { createGitHubClient } = await import('@junobench/release');
 
 const TOKEN = 'ghp_' + 'p'.repeat(36);
 
@@ -174,7 +177,6 @@ describe('publishRelease', { timeout: 120_000 }, () => {
     const prepared = await prepareRelease({ ...options(), sourceDateEpoch: 1_767_225_000 });
     const report = await publishRelease(options({ github: undefined }));
     expect(report.archive.sha256).not.toBe(prepared.written!.archive.sha256);
-    const { hashFile } = await import('@junobench/core');
     expect(await hashFile(path.join(dir, 'junobench-0.1.0.tar.gz'))).toBe(report.archive.sha256);
     // v0.1.0 is out: preparing it again with other content must not replace the published archive.
     const err = await prepareRelease({ ...options(), sourceDateEpoch: 1_767_225_999 }).catch((e: unknown) => e);
@@ -194,7 +196,7 @@ describe('publishRelease', { timeout: 120_000 }, () => {
       }),
     ).catch((e: unknown) => e);
     expect(isJunoError(noToken) && noToken.message).toMatch(
-      /cannot be published \(1 problem[^)]*\):\n  - GITHUB_TOKEN is not set/,
+      /cannot be published \(1 problem[^)]*\):\n {2}- GITHUB_TOKEN is not set/,
     );
     expect(isJunoError(noToken) && [noToken.code, noToken.exitCode]).toEqual(['E_PUBLISH', 3]);
     const bad = await publishRelease(options({ version: 'v1' })).catch((e: unknown) => e);
