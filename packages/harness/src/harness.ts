@@ -1,9 +1,9 @@
-import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { copyInstanceTree, formatJson, type RunResult } from '@junobench/core';
 import { listCodeCells, type CodeCell, type Notebook } from '@junobench/notebook';
-import type { Runtime } from '@junobench/runtime';
+import { createRunFolder, sweepStaleRunFolders, type RunFolder, type Runtime } from '@junobench/runtime';
 import { isAnswerFile } from '@junobench/score';
 import { DEFAULT_HARNESS_LIMITS, type HarnessLimits } from './harness-limits.js';
 import type { HarnessTask } from './harness-task.js';
@@ -80,7 +80,7 @@ class SessionHarness implements Harness {
   private readonly known = new Set<string>();
   private readonly log: TrajectoryLog;
   private readonly predictions: PredictionsFile;
-  private root: Promise<string> | undefined;
+  private root: RunFolder | undefined;
   private closed = false;
 
   constructor(private readonly options: HarnessOptions) {
@@ -121,7 +121,8 @@ class SessionHarness implements Harness {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.open.values()].map((s) => this.closeSession(s)));
-    if (this.root) await rm(await this.root, { recursive: true, force: true });
+    this.root?.remove();
+    this.root = undefined;
   }
 
   private async dispatch(call: ToolCall): Promise<{ session?: string; value: Record<string, unknown> }> {
@@ -185,8 +186,13 @@ class SessionHarness implements Harness {
       );
     const id = await this.newSessionId(taskId);
     this.known.add(id);
-    this.root ??= mkdtemp(path.join(this.options.scratchRoot ?? os.tmpdir(), 'junobench-serve-'));
-    const dir = path.join(await this.root, id);
+    if (!this.root) {
+      // Removed at close or when this process exits; what a killed server left is swept here by the next one.
+      const scratchRoot = this.options.scratchRoot ?? os.tmpdir();
+      sweepStaleRunFolders(scratchRoot);
+      this.root = createRunFolder(scratchRoot);
+    }
+    const dir = path.join(this.root.dir, id);
     const notebook = structuredClone(spec.notebook);
     let runtime: Runtime;
     try {
