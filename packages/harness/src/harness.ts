@@ -105,8 +105,12 @@ class SessionHarness implements Harness {
       logTo = done.session ?? logTo;
       outcome = { ok: true, value: done.value };
     } catch (e) {
-      if (!(e instanceof ToolError)) throw e;
-      outcome = { ok: false, code: e.code, message: e.message };
+      // A refusal, or a call the harness could not do (the runtime would not start, a copy failed): either way the
+      // agent gets the reason and the trajectory has the call.
+      outcome =
+        e instanceof ToolError
+          ? { ok: false, code: e.code, message: e.message }
+          : { ok: false, code: 'failed', message: `${tool}: ${e instanceof Error ? e.message : String(e)}` };
     }
     await this.log.append(logTo, {
       tool,

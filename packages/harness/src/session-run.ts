@@ -101,8 +101,9 @@ export interface CellReport {
  * printed (the new code's report, or the described names).
  */
 export function interpretReplay(result: RunResult): CellReport | undefined {
-  if (result.status === 'completed') return undefined;
   const bad = result.cells.find((c) => c.status !== 'ok');
+  // Every cell ran: what happened to the new code (a time-out, a dead kernel) is the probe's to say.
+  if (result.status === 'completed' || (!bad && result.probe?.finish)) return undefined;
   if (result.status === 'failed' || !bad)
     return { status: 'failed', reason: result.reason ?? `the run ended with status ${result.status}` };
   return {

@@ -10,7 +10,9 @@ export type ToolErrorCode =
   | 'busy'
   | 'budget'
   | 'too-many-sessions'
-  | 'closed';
+  | 'closed'
+  /** The call could not be done (the runtime would not start, a file could not be copied): the message says why. */
+  | 'failed';
 
 export class ToolError extends Error {
   constructor(
