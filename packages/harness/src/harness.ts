@@ -46,6 +46,8 @@ export interface Harness {
   call(tool: string, args: unknown): Promise<ToolOutcome>;
   /** The sessions open now. */
   sessions(): string[];
+  /** Close one session without an answer (its kernel and scratch folder gone); nothing when it is not open. */
+  closeSession(id: string): Promise<void>;
   /** Close every session (kernels and scratch folders gone). */
   close(): Promise<void>;
 }
@@ -124,7 +126,7 @@ class SessionHarness implements Harness {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.open.values()].map((s) => this.closeSession(s)));
+    await Promise.all([...this.open.values()].map((s) => this.endSession(s)));
     this.root?.remove();
     this.root = undefined;
   }
@@ -166,7 +168,12 @@ class SessionHarness implements Harness {
     return s;
   }
 
-  private async closeSession(s: Session): Promise<void> {
+  async closeSession(id: string): Promise<void> {
+    const s = this.open.get(id);
+    if (s) await this.endSession(s);
+  }
+
+  private async endSession(s: Session): Promise<void> {
     this.open.delete(s.id);
     s.abort.abort();
     await s.runtime.close().catch(() => undefined);
@@ -265,7 +272,7 @@ class SessionHarness implements Harness {
       }
       case 'submit': {
         const { attempt } = await this.predictions.append(s.spec.task.task, s.spec.task.id, call.answer);
-        await this.closeSession(s);
+        await this.endSession(s);
         return { status: 'submitted', task_id: s.spec.task.id, attempt, predictions: this.options.predictions };
       }
     }

@@ -16,3 +16,13 @@ export { TrajectoryLog, SERVER_LOG } from './trajectory-log.js';
 export type { TrajectoryEntry } from './trajectory-log.js';
 export { createMcpServer, serveStdio, serveHttp, MCP_SERVER_NAME } from './mcp-server.js';
 export type { HttpService } from './mcp-server.js';
+export { runReferenceAgent, DEFAULT_AGENT_TURNS } from './run-reference-agent.js';
+export type {
+  AgentChat,
+  AgentMessage,
+  AgentTool,
+  AgentToolCall,
+  RunReferenceAgentOptions,
+} from './run-reference-agent.js';
+export { createOpenAIAgentChat } from './openai-agent-chat.js';
+export type { OpenAIAgentChatOptions } from './openai-agent-chat.js';
