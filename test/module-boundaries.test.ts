@@ -75,6 +75,11 @@ describe('module boundaries', () => {
       "import { prepareRelease } from '@junobench/publish';\nexport const x = prepareRelease;",
     ],
     [
+      'the agent harness importing the evaluate flow (two pipeline-layer packages)',
+      'packages/harness/src/x.ts',
+      "import { openInstanceSet } from '@junobench/evaluate';\nexport const x = openInstanceSet;",
+    ],
+    [
       'benchmark assembly (domain) importing the build',
       'packages/benchmark/src/x.ts',
       "import { runStages } from '@junobench/pipeline';\nexport const x = runStages;",

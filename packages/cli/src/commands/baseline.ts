@@ -9,13 +9,15 @@ import {
   type BenchmarkSetFlags,
 } from './benchmark-set.js';
 import { parsePositiveInt, parsePositiveNumber, printable, showPath } from './format.js';
+import { runAgentBaseline } from './baseline-agent.js';
+import { addRunnerOptions, type RuntimeFlags } from './runtime-flags.js';
 
 // Defaults shown in the help, copied with the package's literal types (CONTRIBUTING.md, "CLI": imports in the CLI).
 const DEFAULT_LLM_ATTEMPTS: (typeof import('@junobench/llm'))['DEFAULT_LLM_ATTEMPTS'] = 5;
 const DEFAULT_LLM_CONCURRENCY: (typeof import('@junobench/llm'))['DEFAULT_LLM_CONCURRENCY'] = 4;
 const DEFAULT_LLM_RETRIES: (typeof import('@junobench/llm'))['DEFAULT_LLM_RETRIES'] = 6;
 
-interface BaselineFlags extends BenchmarkSetFlags {
+interface BaselineFlags extends BenchmarkSetFlags, RuntimeFlags {
   tasks: string;
   output: string;
   seed?: string;
@@ -59,7 +61,7 @@ export function registerBaselineCommand(program: Command, ctx: CliContext): void
         "llm: each task's prompt sent to a language model through an OpenAI-compatible endpoint (--base-url, --model; the key from OPENAI_API_KEY), " +
         `${DEFAULT_LLM_ATTEMPTS} attempts per task by default (score takes their majority vote); resumable from its log.`,
     )
-    .argument('<which>', 'oracle, heuristic or llm')
+    .argument('<which>', 'oracle, heuristic, llm or agent')
     .requiredOption('--tasks <tasks.jsonl>', 'the tasks file (from `junobench tasks export`)')
     .requiredOption('-o, --output <predictions.jsonl>', 'the predictions file to write')
     .option('--instances <dir>', 'the instances the tasks were exported from', 'raw/instances')
@@ -94,18 +96,21 @@ export function registerBaselineCommand(program: Command, ctx: CliContext): void
     )
     .option('--log <file>', 'llm: the log of every reply, also what a rerun resumes from (default <output>.log.jsonl)');
   addBenchmarkSetOptions(cmd);
+  // agent: the sessions run in a runtime, as `serve`'s do.
+  addRunnerOptions(cmd);
   cmd
     .addHelpText(
       'after',
       '\nExit status: 0 written, 1 llm: some requests failed after their retries (run again to ask for those), 2 bad input.\n' +
         'Examples:\n  junobench baseline oracle --tasks tasks.jsonl -o oracle.jsonl\n  junobench baseline heuristic --tasks tasks.jsonl -o heuristic.jsonl\n' +
-        '  OPENAI_API_KEY=… junobench baseline llm --tasks tasks.jsonl -o llm.jsonl --base-url http://127.0.0.1:8000/v1 --model mistral-small-3.1',
+        '  OPENAI_API_KEY=… junobench baseline llm --tasks tasks.jsonl -o llm.jsonl --base-url http://127.0.0.1:8000/v1 --model mistral-small-3.1' +
+        '\n  junobench baseline agent --tasks tasks.jsonl -o agent.jsonl --base-url http://127.0.0.1:8000/v1 --model mistral-small-3.1   (tool calling through the sessions of `serve`; trajectories in agent.trajectories/; resumes)',
     )
     .action(async (which: string, flags: BaselineFlags) => {
       const { BASELINES } = await import('@junobench/score');
-      if (which !== 'llm' && !(BASELINES as readonly string[]).includes(which)) {
+      if (which !== 'llm' && which !== 'agent' && !(BASELINES as readonly string[]).includes(which)) {
         throw new JunoError('E_USAGE', `unknown baseline "${which}"`, {
-          hint: `use one of: ${[...BASELINES, 'llm'].join(', ')}`,
+          hint: `use one of: ${[...BASELINES, 'llm', 'agent'].join(', ')}`,
         });
       }
       const log = resolve(flags.log ?? `${flags.output}.log.jsonl`);
@@ -118,13 +123,14 @@ export function registerBaselineCommand(program: Command, ctx: CliContext): void
           ...(which === 'llm' ? [{ path: log, flag: '--log' }] : []),
         ],
       });
-      if (which === 'llm' && (!flags.baseUrl || !flags.model))
-        throw new JunoError('E_USAGE', 'baseline llm needs --base-url and --model', {
+      if ((which === 'llm' || which === 'agent') && (!flags.baseUrl || !flags.model))
+        throw new JunoError('E_USAGE', `baseline ${which} needs --base-url and --model`, {
           hint: 'e.g. --base-url http://127.0.0.1:8000/v1 --model mistral-small-3.1',
         });
       const set = await openBenchmarkSet(flags, ctx);
       try {
         if (which === 'llm') await runLlm(flags, log, set, ctx);
+        else if (which === 'agent') await runAgentBaseline(flags, set, ctx);
         else await runReference(which as (typeof BASELINES)[number], flags, set, ctx);
       } finally {
         await set.close();

@@ -17,6 +17,7 @@ import { registerScoreCommands } from './score.js';
 import { registerWorkerCommands } from './worker.js';
 import { registerReportCommands } from './report.js';
 import { registerChecksCommands } from './checks.js';
+import { registerServeCommand } from './serve.js';
 
 // Each verb group lives in its own file and registers itself here, so the
 // command groups can grow independently.
@@ -38,4 +39,5 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   registerWorkerCommands(program, ctx);
   registerReportCommands(program, ctx);
   registerChecksCommands(program, ctx);
+  registerServeCommand(program, ctx);
 }
