@@ -1,5 +1,7 @@
 // bench/real-crashes: the report of run.ts (results.md), from the results of each label. Pure.
 
+import { TRIAGE_CAUSES } from '@junobench/reproduce';
+
 /** One crash of the corpus (see README.md for the fields). */
 export interface Entry {
   id: string;
@@ -41,16 +43,8 @@ export type Review = Record<string, { agree: boolean; note: string }>;
 /** Held-out entries read while the runner was built, before the split was computed (README.md, "Split"). */
 export const SEEN_HELD_OUT: ReadonlySet<string> = new Set(['gh-003', 'gh-004', 'gh-005', 'gh-009', 'gh-013', 'gh-014', 'gh-018']);
 
-const CAUSES = [
-  'needs-network',
-  'needs-data',
-  'needs-package',
-  'needs-gpu',
-  'order-dependent',
-  'different-crash',
-  'no-crash',
-  'timeout',
-];
+/** The triage vocabulary, in the report's order: one list, the package's own. */
+const CAUSES: readonly string[] = TRIAGE_CAUSES;
 
 function pct(n: number, d: number): string {
   return d === 0 ? '–' : `${n}/${d} (${Math.round((100 * n) / d)}%)`;
