@@ -32,7 +32,14 @@ export { planMutants, MUTANT_FAMILIES } from './plan-mutants.js';
 export type { Mutant, MutantFamily, MutantSource } from './plan-mutants.js';
 export { readCrashSite } from './read-crash-site.js';
 export type { CrashSite } from './read-crash-site.js';
-export { testChecks, planChecksReport, assembleResult, fakeOutputOf, planMutantsOf, runFirst } from './mutation-test.js';
+export {
+  testChecks,
+  planChecksReport,
+  assembleResult,
+  fakeOutputOf,
+  planMutantsOf,
+  runFirst,
+} from './mutation-test.js';
 export type { TestChecksOptions, FirstRuns } from './mutation-test.js';
 export {
   prepareChecksInstances,

@@ -160,7 +160,9 @@ describe('the report in Chromium', () => {
     expect(await page.textContent('[data-count="status:skipped"]')).toBe('0');
 
     await page.click('#f-reset');
-    await page.waitForFunction("document.getElementById('count-shown').textContent === '4'");
+    // Polled from Node, not page.waitForFunction: that evals a string in the
+    // page, which the report's CSP (no 'unsafe-eval') rightly refuses.
+    await expect.poll(() => page.textContent('#count-shown')).toBe('4');
     await page.selectOption('#f-flags', 'flaky');
     expect(await visibleIds(page)).toEqual(['torch_1']);
     expect(await page.textContent('[data-count="flag:excluded"]')).toBe('1');
