@@ -1,3 +1,6 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // One suite for everything: unit tests, kernel tests (*.kernel.test.ts), container tests (*.container.test.ts) and
@@ -6,15 +9,23 @@ import { defineConfig } from 'vitest/config';
 // CLI end to end.
 //
 // `npm test` runs two lanes at once (tools/run-test-lanes.mjs): `unit` and `slow` (the e2e files) in one vitest
-// process, `containers` and `services` (the kernel, Redis and browser files) in another. Inside a lane the slow files
-// run one at a time (vitest puts every file of a project that is not file-parallel into one sequence, across
-// projects), so at most two slow files share the machine, and their time limits stay meaningful on a 2-core machine.
+// process, `containers` and `services` (the kernel, Redis and browser files, and the e2e files that read the suite's
+// build of the embedded raw/) in another. Inside a lane the slow files run one at a time (vitest puts every file of
+// a project that is not file-parallel into one sequence, across projects), so at most two slow files share the
+// machine, and their time limits stay meaningful on a 2-core machine.
 //
 // Why this split: with every non-container slow file in the first lane, it took 28 minutes while the containers lane
-// was done after 10 and left a core idle. The e2e files (about 14 minutes in all, after the unit files' 6) and the
-// containers with the kernel, Redis and browser files (about 10 + 8 minutes) now take about as long. No file checks
-// the machine as a whole: the process checks look at a test's own descendants, the Redis files use their own key
-// prefixes (the restart test its own server), the shared build of test/suite-build.ts is locked across the lanes.
+// was done after 10 and left a core idle. Now the unit files and the e2e files (about 6 + 13 minutes) run beside
+// the containers and the kernel, Redis and browser files (about 10 + 8 minutes). Every file that reads
+// test/suite-build.ts's build is in the second lane, so the lane that makes the build is the one that needs it, and
+// no lane sits idle while the other builds. No file checks the machine as a whole: the process checks look at a
+// test's own descendants, the Redis files use their own key prefixes (the restart test its own server).
+const testDir = fileURLToPath(new URL('./test/', import.meta.url));
+const usesSuiteBuild = readdirSync(testDir)
+  .filter(
+    (f) => f.endsWith('.e2e.test.ts') && readFileSync(path.join(testDir, f), 'utf8').includes("'./suite-build.js'"),
+  )
+  .map((f) => `test/${f}`);
 const slow = ['**/*.e2e.test.ts'];
 const services = ['**/*.kernel.test.ts', '**/*.redis.test.ts', '**/*.browser.test.ts'];
 // The engine's tests, and the registry's (they build and push images).
@@ -43,10 +54,20 @@ export default defineConfig({
         },
       },
       {
-        test: { name: 'slow', include: slow.map(inTree), exclude: ['**/node_modules/**'], ...slowOptions },
+        test: {
+          name: 'slow',
+          include: slow.map(inTree),
+          exclude: [...usesSuiteBuild, '**/node_modules/**'],
+          ...slowOptions,
+        },
       },
       {
-        test: { name: 'services', include: services.map(inTree), exclude: ['**/node_modules/**'], ...slowOptions },
+        test: {
+          name: 'services',
+          include: [...services.map(inTree), ...usesSuiteBuild],
+          exclude: ['**/node_modules/**'],
+          ...slowOptions,
+        },
       },
       {
         test: {
