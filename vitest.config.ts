@@ -1,3 +1,6 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // One suite for everything: unit tests, kernel tests (*.kernel.test.ts), container tests (*.container.test.ts) and
@@ -5,11 +8,27 @@ import { defineConfig } from 'vitest/config';
 // loop. kernel: a real Jupyter kernel; container: the engine; redis, registry, browser: those real servers; e2e: the
 // CLI end to end.
 //
-// `npm test` runs two lanes at once (tools/run-test-lanes.mjs): `unit` and `slow` in one vitest process, `containers`
-// in another. Inside a lane the slow files run one at a time, so a kernel test shares the machine with at most one
-// container test, and their time limits stay meaningful on a 2-core machine.
-const slow = ['**/*.kernel.test.ts', '**/*.redis.test.ts', '**/*.browser.test.ts', '**/*.e2e.test.ts'];
-// The engine's tests, and the registry's (they build and push images): the other lane.
+// `npm test` runs two lanes at once (tools/run-test-lanes.mjs): `unit` and `slow` (the e2e files) in one vitest
+// process, `containers` and `services` (the kernel, Redis and browser files, and the e2e files that read the suite's
+// build of the embedded raw/) in another. Inside a lane the slow files run one at a time (vitest puts every file of
+// a project that is not file-parallel into one sequence, across projects), so at most two slow files share the
+// machine, and their time limits stay meaningful on a 2-core machine.
+//
+// Why this split: with every non-container slow file in the first lane, it took 28 minutes while the containers lane
+// was done after 10 and left a core idle. Now the unit files and the e2e files (about 6 + 13 minutes) run beside
+// the containers and the kernel, Redis and browser files (about 10 + 8 minutes). Every file that reads
+// test/suite-build.ts's build is in the second lane, so the lane that makes the build is the one that needs it, and
+// no lane sits idle while the other builds. No file checks the machine as a whole: the process checks look at a
+// test's own descendants, the Redis files use their own key prefixes (the restart test its own server).
+const testDir = fileURLToPath(new URL('./test/', import.meta.url));
+const usesSuiteBuild = readdirSync(testDir)
+  .filter(
+    (f) => f.endsWith('.e2e.test.ts') && readFileSync(path.join(testDir, f), 'utf8').includes("'./suite-build.js'"),
+  )
+  .map((f) => `test/${f}`);
+const slow = ['**/*.e2e.test.ts'];
+const services = ['**/*.kernel.test.ts', '**/*.redis.test.ts', '**/*.browser.test.ts'];
+// The engine's tests, and the registry's (they build and push images).
 const containers = ['**/*.container.test.ts', '**/*.registry.test.ts'];
 const inTree = (g: string) => g.replace('**/', '{packages/*/src,test}/**/');
 
@@ -27,7 +46,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts'],
-          exclude: [...slow, ...containers, '**/node_modules/**'],
+          exclude: [...slow, ...services, ...containers, '**/node_modules/**'],
           // Two at a time: most unit files wait on child processes or the disk, not the CPU.
           maxWorkers: 2,
           // Some start a node or Python process: on a 2-core machine busy with both lanes that takes seconds.
@@ -35,7 +54,20 @@ export default defineConfig({
         },
       },
       {
-        test: { name: 'slow', include: slow.map(inTree), exclude: ['**/node_modules/**'], ...slowOptions },
+        test: {
+          name: 'slow',
+          include: slow.map(inTree),
+          exclude: [...usesSuiteBuild, '**/node_modules/**'],
+          ...slowOptions,
+        },
+      },
+      {
+        test: {
+          name: 'services',
+          include: [...services.map(inTree), ...usesSuiteBuild],
+          exclude: ['**/node_modules/**'],
+          ...slowOptions,
+        },
       },
       {
         test: {

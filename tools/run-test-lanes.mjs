@@ -1,7 +1,8 @@
-// The whole suite in two lanes at once (`npm test` without arguments): vitest's projects `unit` and `slow` in one
-// process, `containers` in another. vitest runs the files of a project that is not file-parallel one at a time and
-// after everything else, in a single worker, so one process would leave a core idle for most of the run; two lanes
-// pair a kernel test with a container test instead (vitest.config.ts).
+// The whole suite in two lanes at once (`npm test` without arguments): vitest's projects `unit` and `slow` (the e2e
+// files) in one process, `containers` and `services` (the kernel, Redis and browser files) in another. vitest runs
+// the files of a project that is not file-parallel one at a time and after everything else, in a single worker, so
+// one process would leave a core idle for most of the run; two lanes pair two slow files instead. The split keeps
+// the two lanes about as long (vitest.config.ts says why).
 //
 // Each lane's output goes through with its name in front of every line. Their JSON reports are merged into one
 // (the `--report` path), so tools/print-test-summary.mjs reads one run. Exit status: the first lane's non-zero one.
@@ -15,8 +16,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 export const LANES = [
-  { name: 'kernels', projects: ['unit', 'slow'] },
-  { name: 'containers', projects: ['containers'] },
+  { name: 'e2e', projects: ['unit', 'slow'] },
+  { name: 'engines', projects: ['containers', 'services'] },
 ];
 
 /** One report from the lanes' vitest JSON reports: their files together, success only when both succeeded. */

@@ -96,7 +96,7 @@ describe.each([
 
   it('interrupts a cell past its limit and reports a dead kernel', async () => {
     const [loop, dies] = await rt.run(
-      [run('l', 'loop.ipynb', [0], { cellTimeoutSeconds: 3 }), run('d', 'dies.ipynb', [0])],
+      [run('l', 'loop.ipynb', [0], { cellTimeoutSeconds: 1 }), run('d', 'dies.ipynb', [0])],
       { jobs: 2 },
     );
     expect(loop).toMatchObject({ status: 'timeout' });
