@@ -41,17 +41,15 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-// Short limits: a plan may take 1 s, a kernel 0.5 s to start, the watchdog 0.5 s of grace. Every fault here ends in
-// one of these limits (a runner that never answers is killed after 3 s of silence, four times), so they set the
-// file's time; the fake runner answers in milliseconds, well within them.
-const limits: Partial<LocalRuntimeOptions> = { startupTimeoutSeconds: 0.5, watchdogGraceSeconds: 0.5 };
+// Short limits: a plan may take 2 s, a kernel 1 s to start, the watchdog 1 s of grace.
+const limits: Partial<LocalRuntimeOptions> = { startupTimeoutSeconds: 1, watchdogGraceSeconds: 1 };
 const run = (behaviour: FakeBehaviour, id: string = behaviour): NotebookRun => ({
   id,
   instanceDir: instance,
   notebook: `${behaviour}.ipynb`,
   cells: [],
-  cellTimeoutSeconds: 1,
-  timeoutSeconds: 1,
+  cellTimeoutSeconds: 2,
+  timeoutSeconds: 2,
 });
 
 let counter = 0;
@@ -80,7 +78,7 @@ describe('local runtime: a runner that misbehaves gives outcomes', () => {
       'starts a plan and goes silent: a timeout, and the runner is killed',
       ['silent'],
       1,
-      [/^silent timeout: the notebook ran past its 1 s limit and the runner did not stop it; the runner was killed$/],
+      [/^silent timeout: the notebook ran past its 2 s limit and the runner did not stop it; the runner was killed$/],
     ],
     [
       'a silent plan does not take the others down with it',
@@ -92,7 +90,7 @@ describe('local runtime: a runner that misbehaves gives outcomes', () => {
       'prints a broken line instead of the result: a timeout',
       ['malformed'],
       1,
-      [/^malformed timeout: the notebook ran past its 1 s limit/],
+      [/^malformed timeout: the notebook ran past its 2 s limit/],
     ],
     [
       'prints a result that breaks the schema: failed, naming it',
@@ -204,7 +202,7 @@ describe('local runtime: failures around the runner are outcomes, not hangs', ()
         }),
       );
       expect(results.map(brief)).toEqual([
-        expect.stringMatching(/^second timeout: the notebook ran past its 1 s limit/),
+        expect.stringMatching(/^second timeout: the notebook ran past its 2 s limit/),
         'first completed',
       ]);
       expect(blockers).toHaveLength(threads);
