@@ -115,7 +115,8 @@ export async function planDraftReproduction(
   collectedFiles: readonly string[],
   options: ReproduceOptions,
 ): Promise<{ reproduced: ReproducedPlan; reproduction: DraftReproduction }> {
-  const { analyzeCells, chooseReplayOrder, findUnseenRuns, planDraftInputs } = await import('@junobench/reproduce');
+  const { analyzeCells, chooseReplayOrder, commentOutLines, editCells, findUnseenRuns, planDraftInputs } =
+    await import('@junobench/reproduce');
   const analyze = (cells: { index: number; source: string }[]) =>
     analyzeCells(cells, { python: options.python, run: options.run });
   const original = listCodeCells(nb);
@@ -139,7 +140,12 @@ export async function planDraftReproduction(
     ename: crash.ename,
     evalue: crash.evalue,
   });
-  const reproduced = choice.chosen === planned.order ? planned : inFile;
+  const reproduced =
+    choice.chosen !== planned.order
+      ? inFile
+      : choice.leftOut
+        ? leaveOutCells(planned, choice.leftOut, editCells, commentOutLines)
+        : planned;
   const executionCells =
     choice.chosen === 'needed'
       ? (choice.sequence.map((ci) => reproduced.keptCells.indexOf(ci)) as [number, ...number[]])
@@ -164,6 +170,13 @@ export async function planDraftReproduction(
   });
   if (choice.chosen !== planned.order)
     planInputs.edits.push({ kind: 'order', from: planned.order, to: choice.chosen, why: choice.why });
+  for (const l of choice.leftOut ?? [])
+    planInputs.edits.push({
+      kind: 'order',
+      cell: reproduced.keptCells.indexOf(l.cell),
+      from: `code cell ${l.cell} of the original`,
+      why: `left out of the replay: it uses ${l.names.join(', ')} before the saved execution counts define ${l.names.length === 1 ? 'it' : 'them'}, and nothing up to the crash depends on it`,
+    });
   const warnings: string[] = [];
   if (choice.chosen !== planned.order)
     warnings.push(`replay order: ${choice.why} (${choice.chosen === 'needed' ? 'execution.cells set' : 'file order'})`);
@@ -184,6 +197,30 @@ export async function planDraftReproduction(
       warnings,
     },
   };
+}
+
+/** The planned notebook with the given cells (original indices) commented out whole, so the replay skips them. */
+function leaveOutCells(
+  planned: ReproducedPlan,
+  leftOut: readonly { cell: number }[],
+  editCells: typeof import('@junobench/reproduce').editCells,
+  commentOutLines: typeof import('@junobench/reproduce').commentOutLines,
+): ReproducedPlan {
+  const at = new Set(leftOut.map((l) => planned.keptCells.indexOf(l.cell)));
+  const notebook = editCells(planned.notebook, (ci, src) =>
+    at.has(ci)
+      ? commentOutLines(src, [
+          {
+            cell: ci,
+            line: 1,
+            endLine: src.split('\n').length,
+            note: 'left out: a name it uses is not defined yet in the saved order, and the crash does not depend on it',
+            whole: true,
+          },
+        ])
+      : src,
+  );
+  return { ...planned, notebook };
 }
 
 async function listCopies(copies: readonly { from: string; to: string }[]): Promise<string[]> {

@@ -37,7 +37,7 @@ export {
   PLATFORM_MODULES,
 } from './plan-packages.js';
 export type { ModuleProfile, MissingModule, LineEdit, PackagePlan, ShellPlan } from './plan-packages.js';
-export { findUnboundUses, chooseReplayOrder } from './plan-replay-order.js';
+export { findUnboundUses, chooseReplayOrder, leaveOutIdleUses } from './plan-replay-order.js';
 export type { UnboundUse, ReplayOrderChoice } from './plan-replay-order.js';
 export { planDraftInputs, finishDraftInputs, editCells } from './plan-draft-inputs.js';
 export type {

@@ -53,6 +53,11 @@ export interface ReplayOrderChoice {
   sequence: number[];
   /** Names still used before they are defined in the chosen order. */
   unbound: UnboundUse[];
+  /**
+   * Cells of the planned order left out of the replay (original indices): each uses a name before the saved counts
+   * define it, and nothing the crash depends on comes from it. Absent when none is.
+   */
+  leftOut?: { cell: number; names: string[] }[];
   why: string;
 }
 
@@ -81,6 +86,19 @@ export function chooseReplayOrder(
   }
   const names = first.map((u) => u.name).sort(compareCodePoints);
   const said = `${planned.order === 'file' ? 'file order' : 'the saved execution counts'} use ${names.join(', ')} before any replayed cell defines ${names.length === 1 ? 'it' : 'them'}`;
+  // The saved counts are the session's own order (a cell below the crash that ran before it, say, dropped a column):
+  // when only cells the crash cannot depend on break them, those cells go, not the order.
+  const pruned = planned.order === 'execution-count' ? leaveOutIdleUses(planned.sequence, facts, crash) : null;
+  if (pruned) {
+    const where = pruned.leftOut.map((l) => `code cell ${l.cell} (${l.names.join(', ')})`).join(', ');
+    return {
+      chosen: planned.order,
+      sequence: pruned.sequence,
+      unbound: [],
+      leftOut: pruned.leftOut,
+      why: `${said} only in ${where}, which nothing up to the crash depends on: left out of the replay, the saved order kept`,
+    };
+  }
   if (planned.order !== 'file') {
     const inFile = findUnboundUses(fileSequence, facts, crash);
     if (inFile.length === 0) {
@@ -120,6 +138,41 @@ function orderByNeed(
     if (definer === undefined) return null;
     seq = seq.filter((c) => c !== definer);
     seq.splice(seq.indexOf(u.usedIn), 0, definer);
+  }
+  return null;
+}
+
+/**
+ * Pure: the planned sequence without the cells that use a name before it is defined, when each such cell is idle
+ * for the crash: not the crashing cell, and it binds or changes nothing a later cell up to the crash loads (a display
+ * such as `y_train[:10]`). Null when some unbound use is in a cell the crash may depend on, or nothing is unbound.
+ */
+export function leaveOutIdleUses(
+  sequence: readonly number[],
+  facts: ReadonlyMap<number, CellFacts>,
+  crash: { cell: number; ename: string; evalue: string },
+): { sequence: number[]; leftOut: { cell: number; names: string[] }[] } | null {
+  let seq = [...sequence];
+  const leftOut: { cell: number; names: string[] }[] = [];
+  for (let round = 0; round < 50; round++) {
+    const unbound = findUnboundUses(seq, facts, crash);
+    if (unbound.length === 0) return leftOut.length > 0 ? { sequence: seq, leftOut } : null;
+    const cell = unbound[0]!.usedIn;
+    const f = facts.get(cell);
+    if (!f || cell === crash.cell) return null;
+    const at = seq.indexOf(cell);
+    const crashAt = seq.indexOf(crash.cell);
+    if (crashAt >= 0 && at > crashAt) return null;
+    const later = new Set(
+      seq.slice(at + 1, crashAt < 0 ? undefined : crashAt + 1).flatMap((c) => facts.get(c)?.loads ?? []),
+    );
+    // An older analyser gives no `mutates`: then every name the cell loads may be changed by it.
+    // Names still unbound here hold nothing in the replay, so what the cell does to them cannot reach the crash.
+    const unboundHere = new Set(unbound.filter((u) => u.usedIn === cell).map((u) => u.name));
+    const touched = [...f.defines, ...(f.mutates ?? f.loads).filter((n) => !unboundHere.has(n))];
+    if (f.star || touched.some((n) => later.has(n))) return null;
+    leftOut.push({ cell, names: [...unboundHere].sort(compareCodePoints) });
+    seq = seq.filter((c) => c !== cell);
   }
   return null;
 }
