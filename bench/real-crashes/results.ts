@@ -38,7 +38,14 @@ export interface EntryResult {
   durationMs: number;
 }
 
-export type Review = Record<string, { agree: boolean; note: string }>;
+/**
+ * review.json: a check of each cause named for an entry that did not reproduce (in the label the reviewer read):
+ * the cause, agree/disagree, one line why, and who reviewed it (a person, or an automated reviewer that says so).
+ */
+export type Review = Record<
+  string,
+  { agree: boolean; note: string; cause?: string; verdict?: 'agree' | 'disagree'; reviewer?: string }
+>;
 
 /** Held-out entries read while the runner was built, before the split was computed (README.md, "Split"). */
 export const SEEN_HELD_OUT: ReadonlySet<string> = new Set(['gh-003', 'gh-004', 'gh-005', 'gh-009', 'gh-013', 'gh-014', 'gh-018']);
@@ -77,8 +84,8 @@ export function writeResults(
   lines.push('# real-crashes: `junobench add` on real public crash notebooks');
   lines.push('');
   lines.push(
-    'Written by `npx tsx bench/real-crashes/run.ts` (see README.md for the corpus and how it is fetched); per-entry notes of a person who checked a cause go in `review.json` (' +
-      (Object.keys(review).length === 0 ? 'none so far: the causes below are the tool\'s own' : `${Object.keys(review).length} entries`) +
+    'Written by `npx tsx bench/real-crashes/run.ts` (see README.md for the corpus and how it is fetched); per-entry verdicts on the named causes go in `review.json` (' +
+      (Object.keys(review).length === 0 ? 'none so far: the causes below are the tool\'s own' : `${Object.keys(review).length} entries, see "Review of the named causes"`) +
       '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the current code.',
   );
   lines.push('');
@@ -162,8 +169,9 @@ export function writeResults(
   const notRep = corpus.filter((e) => labels[last]!.has(e.id) && labels[last]!.get(e.id)!.outcome !== 'reproduced');
   lines.push('');
   lines.push(
-    `Checked by hand (${last}): ${notRep.filter((e) => review[e.id]).length} of the ${notRep.length} not reproduced have a note in review.json; the cause is disputed for ${notRep.filter((e) => review[e.id] && !review[e.id]!.agree).length}.`,
+    `Reviewed (${last}): ${notRep.filter((e) => review[e.id]).length} of the ${notRep.length} not reproduced have a note in review.json; the cause is disputed for ${notRep.filter((e) => review[e.id] && !review[e.id]!.agree).length}.`,
   );
+  lines.push(...reviewSection(corpus, labels, review, split, last));
   lines.push('');
   lines.push('## Per entry');
   lines.push('');
@@ -193,4 +201,51 @@ export function writeResults(
   }
   lines.push('');
   return lines.join('\n');
+}
+
+/** The review's counts by split, who reviewed, and what became of each reviewed entry in the last label. */
+function reviewSection(
+  corpus: readonly Entry[],
+  labels: Record<string, Map<string, EntryResult>>,
+  review: Review,
+  split: ReadonlyMap<string, 'dev' | 'held-out'>,
+  last: string,
+): string[] {
+  const reviewed = corpus.filter((e) => review[e.id]);
+  if (reviewed.length === 0) return [];
+  const reviewers = [...new Set(reviewed.map((e) => review[e.id]!.reviewer ?? '(not said)'))].sort();
+  const out = ['', '## Review of the named causes', ''];
+  out.push(
+    `Reviewer: ${reviewers.join(', ')}. ` +
+      (reviewers.every((r) => /not a person/.test(r))
+        ? 'An automated reviewer read each notebook\'s saved crash, the draft run and the recorded cause; no person has checked these verdicts yet, so they do not stand for the person the done-criterion asks for.'
+        : ''),
+  );
+  out.push('');
+  out.push('| split | reviewed | agree | disagree |');
+  out.push('|---|---|---|---|');
+  for (const [name, es] of [
+    ['dev', reviewed.filter((e) => split.get(e.id) === 'dev')],
+    ['held-out', reviewed.filter((e) => split.get(e.id) === 'held-out')],
+    ['all', reviewed],
+  ] as const) {
+    const agree = es.filter((e) => review[e.id]!.agree).length;
+    out.push(`| ${name} | ${es.length} | ${agree} | ${es.length - agree} |`);
+  }
+  const changed = reviewed.filter((e) => {
+    const r = labels[last]?.get(e.id);
+    return r !== undefined && (r.outcome === 'reproduced' || (review[e.id]!.cause !== undefined && r.cause !== review[e.id]!.cause));
+  });
+  if (changed.length > 0) {
+    out.push('');
+    out.push(
+      `Since the review (${last}): ${changed
+        .map((e) => {
+          const r = labels[last]!.get(e.id)!;
+          return `${e.id} ${review[e.id]!.cause ?? '?'} → ${r.outcome === 'reproduced' ? 'reproduced' : (r.cause ?? r.outcome)}`;
+        })
+        .join('; ')}.`,
+    );
+  }
+  return out;
 }
