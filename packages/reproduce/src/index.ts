@@ -39,7 +39,7 @@ export {
 export type { ModuleProfile, MissingModule, LineEdit, PackagePlan, ShellPlan } from './plan-packages.js';
 export { findUnboundUses, chooseReplayOrder, leaveOutIdleUses } from './plan-replay-order.js';
 export type { UnboundUse, ReplayOrderChoice } from './plan-replay-order.js';
-export { planDraftInputs, finishDraftInputs, editCells } from './plan-draft-inputs.js';
+export { planDraftInputs, finishDraftInputs, editCells, withoutUrlRoots } from './plan-draft-inputs.js';
 export type {
   DraftInputsPlan,
   PlanDraftInputsOptions,
