@@ -140,12 +140,8 @@ export async function planDraftReproduction(
     ename: crash.ename,
     evalue: crash.evalue,
   });
-  const reproduced =
-    choice.chosen !== planned.order
-      ? inFile
-      : choice.leftOut
-        ? leaveOutCells(planned, choice.leftOut, editCells, commentOutLines)
-        : planned;
+  const base = choice.chosen === planned.order ? planned : inFile;
+  const reproduced = choice.leftOut ? leaveOutCells(base, choice.leftOut, editCells, commentOutLines) : base;
   const executionCells =
     choice.chosen === 'needed'
       ? (choice.sequence.map((ci) => reproduced.keptCells.indexOf(ci)) as [number, ...number[]])
@@ -167,15 +163,17 @@ export async function planDraftReproduction(
     dataFiles,
     ...(importable ? { importable } : {}),
     ...(options.profiles ? { profiles: options.profiles } : {}),
+    // Which imports the cells up to the crash use follows the order the replay runs them in.
+    runOrder: choice.sequence.map((ci) => reproduced.keptCells.indexOf(ci)).filter((i) => i >= 0),
   });
   if (choice.chosen !== planned.order)
     planInputs.edits.push({ kind: 'order', from: planned.order, to: choice.chosen, why: choice.why });
-  for (const l of choice.leftOut ?? [])
+  for (const l of (choice.leftOut ?? []).filter((x) => reproduced.keptCells.includes(x.cell)))
     planInputs.edits.push({
       kind: 'order',
       cell: reproduced.keptCells.indexOf(l.cell),
       from: `code cell ${l.cell} of the original`,
-      why: `left out of the replay: it uses ${l.names.join(', ')} before the saved execution counts define ${l.names.length === 1 ? 'it' : 'them'}, and nothing up to the crash depends on it`,
+      why: `left out of the replay: it uses ${l.names.join(', ')}, which ${l.reason === 'undefined' ? 'no cell of the notebook defines (the saved session had them from a cell since deleted or edited)' : 'the saved execution counts define only later'}, and nothing up to the crash depends on it`,
     });
   const warnings: string[] = [];
   if (choice.chosen !== planned.order)
@@ -214,7 +212,7 @@ function leaveOutCells(
             cell: ci,
             line: 1,
             endLine: src.split('\n').length,
-            note: 'left out: a name it uses is not defined yet in the saved order, and the crash does not depend on it',
+            note: 'left out: it uses a name the replay has not defined here, and the crash does not depend on it',
             whole: true,
           },
         ])

@@ -45,6 +45,8 @@ export interface PlanDraftInputsOptions {
   /** Top-level module → importable in the runtime; absent = not checked. */
   importable?: Readonly<Record<string, boolean>>;
   profiles?: readonly ModuleProfile[];
+  /** Code cells of the notebook in the order the replay runs them (by saved counts); absent = file order. */
+  runOrder?: readonly number[];
 }
 
 /**
@@ -65,6 +67,7 @@ export function planDraftInputs(options: PlanDraftInputsOptions): DraftInputsPla
         options.profiles ?? [],
         sources,
         moduleTheCrashLacks(options.crash),
+        options.runOrder,
       )
     : { drop: [], missing: [], edits: [] };
   const shell = planShellLines(facts.cells, options.crashCell);

@@ -2,7 +2,7 @@ import { execaRunner } from '@junobench/runtime';
 import { describe, expect, it } from 'vitest';
 import { cellFacts } from '../test-helpers/facts.js';
 import { analyzeCells } from './analyze-cells.js';
-import { chooseReplayOrder, findUnboundUses, leaveOutIdleUses } from './plan-replay-order.js';
+import { chooseReplayOrder, findUnboundUses, leaveOutIdleUses, leaveOutOrphanUses } from './plan-replay-order.js';
 
 const crash = { cell: 3, ename: 'ValueError', evalue: 'bad' };
 
@@ -89,7 +89,7 @@ describe('leaveOutIdleUses: the saved order kept when only cells the crash canno
     const c = chooseReplayOrder({ order: 'execution-count', sequence: [0, 3, 1, 2] }, [0, 1, 2], facts, crashAt2);
     expect(c.chosen).toBe('execution-count');
     expect(c.sequence).toEqual([0, 1, 2]);
-    expect(c.leftOut).toEqual([{ cell: 3, names: ['y'] }]);
+    expect(c.leftOut).toEqual([{ cell: 3, names: ['y'], reason: 'unbound' }]);
     expect(c.why).toContain('code cell 3 (y)');
   });
 
@@ -147,6 +147,70 @@ describe('leaveOutIdleUses on a notebook the analyser reads (Debian python3, pyf
       chosen: 'execution-count',
       sequence: [0, 1, 2],
       leftOut: [{ cell: 3, names: ['y_train'] }],
+    });
+  }, 60_000);
+});
+
+describe('leaveOutOrphanUses: a name no cell defines, in a cell the crash does not need', () => {
+  const crash = { cell: 3 };
+  it('leaves out an idle cell that uses a name no cell defines, before the crash only', () => {
+    const f = new Map([
+      [0, cellFacts(0, { defines: ['df'] })],
+      [1, cellFacts(1, { defines: ['fig', 'ax'], undefined: ['stray'], loads: ['stray'] })],
+      [2, cellFacts(2, { undefined: ['df'], loads: ['df'] })],
+      [3, cellFacts(3, { undefined: ['df'], loads: ['df'] })],
+      [4, cellFacts(4, { undefined: ['gone'], loads: ['gone'] })],
+    ]);
+    expect(leaveOutOrphanUses([0, 1, 2, 3, 4], f, crash)).toEqual({
+      sequence: [0, 2, 3, 4],
+      leftOut: [{ cell: 1, names: ['stray'], reason: 'undefined' }],
+    });
+  });
+
+  it('keeps a cell whose result the crash loads, and any cell after a star import', () => {
+    const needed = new Map([
+      [0, cellFacts(0, { defines: ['df'], undefined: ['helper'], loads: ['helper'] })],
+      [3, cellFacts(3, { undefined: ['df'], loads: ['df'] })],
+    ]);
+    expect(leaveOutOrphanUses([0, 3], needed, crash)).toBeNull();
+    const star = new Map([
+      [0, cellFacts(0, { star: true })],
+      [1, cellFacts(1, { undefined: ['helper'], loads: ['helper'] })],
+      [3, cellFacts(3, {})],
+    ]);
+    expect(leaveOutOrphanUses([0, 1, 3], star, crash)).toBeNull();
+  });
+
+  it('chooseReplayOrder reports it with the order it chose', () => {
+    const f = new Map([
+      [0, cellFacts(0, { defines: ['df'] })],
+      [1, cellFacts(1, { undefined: ['stray'], loads: ['stray'] })],
+      [3, cellFacts(3, { undefined: ['df'], loads: ['df'] })],
+    ]);
+    const c = chooseReplayOrder({ order: 'file', sequence: [0, 1, 3] }, [0, 1, 3], f, {
+      ...crash,
+      ename: 'ValueError',
+      evalue: 'x',
+    });
+    expect(c).toMatchObject({ chosen: 'file', sequence: [0, 3], leftOut: [{ cell: 1, reason: 'undefined' }] });
+    expect(c.why).toContain('code cell 1 (stray) uses a name no cell of the notebook defines');
+  });
+
+  it('on a notebook the analyser reads: a plotting cell ending in a stray name goes, display() does not count', async () => {
+    const cells = [
+      "import pandas as pd\nimport matplotlib.pyplot as plt\ndf = pd.DataFrame({'a': [1, 2]})",
+      'fig, ax = plt.subplots(figsize=(4, 3))\na',
+      'display(df.head())',
+      "df.reset_index(level='a')",
+    ];
+    const facts = await analyzeCells(
+      cells.map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    const byIndex = new Map(facts.cells.map((x) => [x.index, x]));
+    expect(leaveOutOrphanUses([0, 1, 2, 3], byIndex, crash)).toEqual({
+      sequence: [0, 2, 3],
+      leftOut: [{ cell: 1, names: ['a'], reason: 'undefined' }],
     });
   }, 60_000);
 });
