@@ -86,7 +86,7 @@ export function writeResults(
   lines.push(
     'Written by `npx tsx bench/real-crashes/run.ts` (see README.md for the corpus and how it is fetched); per-entry verdicts on the named causes go in `review.json` (' +
       (Object.keys(review).length === 0 ? 'none so far: the causes below are the tool\'s own' : `${Object.keys(review).length} entries, see "Review of the named causes"`) +
-      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the current code.',
+      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the reproduction machinery as the review of its causes found it, `review` the code after the mechanism changes that review led to (see "Review of the named causes"); a label is whatever `--label` the run was given.',
   );
   lines.push('');
   const groups: [string, readonly Entry[]][] = [
@@ -164,12 +164,28 @@ export function writeResults(
   for (const k of sortedKeys) {
     lines.push(`| ${k} | ${order.map((l) => [...labels[l]!.values()].filter((r) => keyOf(r) === k).length).join(' | ')} |`);
   }
+  lines.push('');
+  lines.push('By split (dev / held-out):');
+  lines.push('');
+  lines.push(`| cause | ${order.join(' | ')} |`);
+  lines.push(`|---|${order.map(() => '---').join('|')}|`);
+  const countIn = (l: string, k: string | undefined, s: 'dev' | 'held-out') =>
+    [...labels[l]!.values()].filter((r) => keyOf(r) === k && split.get(r.id) === s).length;
+  for (const k of [undefined, ...sortedKeys]) {
+    lines.push(
+      `| ${k ?? 'reproduced'} | ${order.map((l) => `${countIn(l, k, 'dev')} / ${countIn(l, k, 'held-out')}`).join(' | ')} |`,
+    );
+  }
   const disagree = corpus.filter((e) => review[e.id] && !review[e.id]!.agree);
   const last = order[order.length - 1]!;
-  const notRep = corpus.filter((e) => labels[last]!.has(e.id) && labels[last]!.get(e.id)!.outcome !== 'reproduced');
+  // The review read the causes of the label the mechanisms were reviewed in (`after`), not those of a later run.
+  const reviewed = labels.after ? 'after' : last;
+  const notRep = corpus.filter(
+    (e) => labels[reviewed]!.has(e.id) && labels[reviewed]!.get(e.id)!.outcome !== 'reproduced',
+  );
   lines.push('');
   lines.push(
-    `Reviewed (${last}): ${notRep.filter((e) => review[e.id]).length} of the ${notRep.length} not reproduced have a note in review.json; the cause is disputed for ${notRep.filter((e) => review[e.id] && !review[e.id]!.agree).length}.`,
+    `Reviewed (${reviewed}): ${notRep.filter((e) => review[e.id]).length} of the ${notRep.length} not reproduced have a note in review.json; the cause is disputed for ${notRep.filter((e) => review[e.id] && !review[e.id]!.agree).length}.`,
   );
   lines.push(...reviewSection(corpus, labels, review, split, last));
   lines.push('');
