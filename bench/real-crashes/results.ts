@@ -248,9 +248,13 @@ function reviewSection(
     const agree = es.filter((e) => review[e.id]!.agree).length;
     out.push(`| ${name} | ${es.length} | ${agree} | ${es.length - agree} |`);
   }
+  const before = labels.after;
   const changed = reviewed.filter((e) => {
     const r = labels[last]?.get(e.id);
-    return r !== undefined && (r.outcome === 'reproduced' || (review[e.id]!.cause !== undefined && r.cause !== review[e.id]!.cause));
+    if (r === undefined) return false;
+    if (r.outcome === 'reproduced' || (review[e.id]!.cause !== undefined && r.cause !== review[e.id]!.cause)) return true;
+    // The same cause with another detail (a disputed one made specific).
+    return last !== 'after' && !review[e.id]!.agree && before?.get(e.id)?.detail !== r.detail;
   });
   if (changed.length > 0) {
     out.push('');
@@ -258,7 +262,10 @@ function reviewSection(
       `Since the review (${last}): ${changed
         .map((e) => {
           const r = labels[last]!.get(e.id)!;
-          return `${e.id} ${review[e.id]!.cause ?? '?'} → ${r.outcome === 'reproduced' ? 'reproduced' : (r.cause ?? r.outcome)}`;
+          const now = r.outcome === 'reproduced' ? 'reproduced' : (r.cause ?? r.outcome);
+          return now === review[e.id]!.cause
+            ? `${e.id} ${now}, its detail now: ${oneLine(r.detail, 200)}`
+            : `${e.id} ${review[e.id]!.cause ?? '?'} → ${now}`;
         })
         .join('; ')}.`,
     );

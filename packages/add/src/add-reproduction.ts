@@ -173,7 +173,7 @@ export async function planDraftReproduction(
       kind: 'order',
       cell: reproduced.keptCells.indexOf(l.cell),
       from: `code cell ${l.cell} of the original`,
-      why: `left out of the replay: it uses ${l.names.join(', ')}, which ${l.reason === 'undefined' ? 'no cell of the notebook defines (the saved session had them from a cell since deleted or edited)' : 'the saved execution counts define only later'}, and nothing up to the crash depends on it`,
+      why: `left out of the replay: it uses ${l.names.join(', ')}, which ${l.reason === 'undefined' ? `no cell of the notebook defines (the saved session had ${l.names.length === 1 ? 'it' : 'them'} from a cell since deleted or edited)` : 'the saved execution counts define only later'}, and nothing up to the crash depends on it`,
     });
   const warnings: string[] = [];
   if (choice.chosen !== planned.order)
