@@ -38,7 +38,14 @@ export interface EntryResult {
   durationMs: number;
 }
 
-export type Review = Record<string, { agree: boolean; note: string }>;
+/**
+ * review.json: a check of each cause named for an entry that did not reproduce (in the label the reviewer read):
+ * the cause, agree/disagree, one line why, and who reviewed it (a person, or an automated reviewer that says so).
+ */
+export type Review = Record<
+  string,
+  { agree: boolean; note: string; cause?: string; verdict?: 'agree' | 'disagree'; reviewer?: string }
+>;
 
 /** Held-out entries read while the runner was built, before the split was computed (README.md, "Split"). */
 export const SEEN_HELD_OUT: ReadonlySet<string> = new Set(['gh-003', 'gh-004', 'gh-005', 'gh-009', 'gh-013', 'gh-014', 'gh-018']);
@@ -77,9 +84,9 @@ export function writeResults(
   lines.push('# real-crashes: `junobench add` on real public crash notebooks');
   lines.push('');
   lines.push(
-    'Written by `npx tsx bench/real-crashes/run.ts` (see README.md for the corpus and how it is fetched); per-entry notes of a person who checked a cause go in `review.json` (' +
-      (Object.keys(review).length === 0 ? 'none so far: the causes below are the tool\'s own' : `${Object.keys(review).length} entries`) +
-      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the current code.',
+    'Written by `npx tsx bench/real-crashes/run.ts` (see README.md for the corpus and how it is fetched); per-entry verdicts on the named causes go in `review.json` (' +
+      (Object.keys(review).length === 0 ? 'none so far: the causes below are the tool\'s own' : `${Object.keys(review).length} entries, see "Review of the named causes"`) +
+      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the reproduction machinery as the review of its causes found it, `review` the code after the mechanism changes that review led to (see "Review of the named causes"); a label is whatever `--label` the run was given.',
   );
   lines.push('');
   const groups: [string, readonly Entry[]][] = [
@@ -157,13 +164,30 @@ export function writeResults(
   for (const k of sortedKeys) {
     lines.push(`| ${k} | ${order.map((l) => [...labels[l]!.values()].filter((r) => keyOf(r) === k).length).join(' | ')} |`);
   }
+  lines.push('');
+  lines.push('By split (dev / held-out):');
+  lines.push('');
+  lines.push(`| cause | ${order.join(' | ')} |`);
+  lines.push(`|---|${order.map(() => '---').join('|')}|`);
+  const countIn = (l: string, k: string | undefined, s: 'dev' | 'held-out') =>
+    [...labels[l]!.values()].filter((r) => keyOf(r) === k && split.get(r.id) === s).length;
+  for (const k of [undefined, ...sortedKeys]) {
+    lines.push(
+      `| ${k ?? 'reproduced'} | ${order.map((l) => `${countIn(l, k, 'dev')} / ${countIn(l, k, 'held-out')}`).join(' | ')} |`,
+    );
+  }
   const disagree = corpus.filter((e) => review[e.id] && !review[e.id]!.agree);
   const last = order[order.length - 1]!;
-  const notRep = corpus.filter((e) => labels[last]!.has(e.id) && labels[last]!.get(e.id)!.outcome !== 'reproduced');
+  // The review read the causes of the label the mechanisms were reviewed in (`after`), not those of a later run.
+  const reviewed = labels.after ? 'after' : last;
+  const notRep = corpus.filter(
+    (e) => labels[reviewed]!.has(e.id) && labels[reviewed]!.get(e.id)!.outcome !== 'reproduced',
+  );
   lines.push('');
   lines.push(
-    `Checked by hand (${last}): ${notRep.filter((e) => review[e.id]).length} of the ${notRep.length} not reproduced have a note in review.json; the cause is disputed for ${notRep.filter((e) => review[e.id] && !review[e.id]!.agree).length}.`,
+    `Reviewed (${reviewed}): ${notRep.filter((e) => review[e.id]).length} of the ${notRep.length} not reproduced have a note in review.json; the cause is disputed for ${notRep.filter((e) => review[e.id] && !review[e.id]!.agree).length}.`,
   );
+  lines.push(...reviewSection(corpus, labels, review, split, last));
   lines.push('');
   lines.push('## Per entry');
   lines.push('');
@@ -193,4 +217,58 @@ export function writeResults(
   }
   lines.push('');
   return lines.join('\n');
+}
+
+/** The review's counts by split, who reviewed, and what became of each reviewed entry in the last label. */
+function reviewSection(
+  corpus: readonly Entry[],
+  labels: Record<string, Map<string, EntryResult>>,
+  review: Review,
+  split: ReadonlyMap<string, 'dev' | 'held-out'>,
+  last: string,
+): string[] {
+  const reviewed = corpus.filter((e) => review[e.id]);
+  if (reviewed.length === 0) return [];
+  const reviewers = [...new Set(reviewed.map((e) => review[e.id]!.reviewer ?? '(not said)'))].sort();
+  const out = ['', '## Review of the named causes', ''];
+  out.push(
+    `Reviewer: ${reviewers.join(', ')}. ` +
+      (reviewers.every((r) => /not a person/.test(r))
+        ? 'An automated reviewer read each notebook\'s saved crash, the draft run and the recorded cause; no person has checked these verdicts yet, so they do not stand for the person the done-criterion asks for.'
+        : ''),
+  );
+  out.push('');
+  out.push('| split | reviewed | agree | disagree |');
+  out.push('|---|---|---|---|');
+  for (const [name, es] of [
+    ['dev', reviewed.filter((e) => split.get(e.id) === 'dev')],
+    ['held-out', reviewed.filter((e) => split.get(e.id) === 'held-out')],
+    ['all', reviewed],
+  ] as const) {
+    const agree = es.filter((e) => review[e.id]!.agree).length;
+    out.push(`| ${name} | ${es.length} | ${agree} | ${es.length - agree} |`);
+  }
+  const before = labels.after;
+  const changed = reviewed.filter((e) => {
+    const r = labels[last]?.get(e.id);
+    if (r === undefined) return false;
+    if (r.outcome === 'reproduced' || (review[e.id]!.cause !== undefined && r.cause !== review[e.id]!.cause)) return true;
+    // The same cause with another detail (a disputed one made specific).
+    return last !== 'after' && !review[e.id]!.agree && before?.get(e.id)?.detail !== r.detail;
+  });
+  if (changed.length > 0) {
+    out.push('');
+    out.push(
+      `Since the review (${last}): ${changed
+        .map((e) => {
+          const r = labels[last]!.get(e.id)!;
+          const now = r.outcome === 'reproduced' ? 'reproduced' : (r.cause ?? r.outcome);
+          return now === review[e.id]!.cause
+            ? `${e.id} ${now}, its detail now: ${oneLine(r.detail, 200)}`
+            : `${e.id} ${review[e.id]!.cause ?? '?'} → ${now}`;
+        })
+        .join('; ')}.`,
+    );
+  }
+  return out;
 }

@@ -217,6 +217,13 @@ async function main(): Promise<void> {
     }
     labels[label] = m;
   }
+  if (Object.values(labels).every((m) => m.size === 0))
+    // Without a single measured entry there is nothing to report (and writing results.md would erase the last one).
+    throw new Error(
+      `no results under ${runs}: nothing to report. Run the corpus first with \`npx tsx bench/real-crashes/run.ts --jobs 2\`` +
+        ` (writes ${path.join(runs, LABEL)}/<id>.json; the notebooks come from bench/real-crashes/fetch.ts)` +
+        `, or pass --cache <dir> to point at a cache that has runs/.`,
+    );
   const reviewFile = path.join(here, 'review.json');
   const review = existsSync(reviewFile)
     ? (JSON.parse(await readFile(reviewFile, 'utf8')) as Record<string, { agree: boolean; note: string }>)

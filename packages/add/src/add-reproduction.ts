@@ -115,7 +115,8 @@ export async function planDraftReproduction(
   collectedFiles: readonly string[],
   options: ReproduceOptions,
 ): Promise<{ reproduced: ReproducedPlan; reproduction: DraftReproduction }> {
-  const { analyzeCells, chooseReplayOrder, findUnseenRuns, planDraftInputs } = await import('@junobench/reproduce');
+  const { analyzeCells, chooseReplayOrder, commentOutLines, editCells, findUnseenRuns, planDraftInputs } =
+    await import('@junobench/reproduce');
   const analyze = (cells: { index: number; source: string }[]) =>
     analyzeCells(cells, { python: options.python, run: options.run });
   const original = listCodeCells(nb);
@@ -139,7 +140,8 @@ export async function planDraftReproduction(
     ename: crash.ename,
     evalue: crash.evalue,
   });
-  const reproduced = choice.chosen === planned.order ? planned : inFile;
+  const base = choice.chosen === planned.order ? planned : inFile;
+  const reproduced = choice.leftOut ? leaveOutCells(base, choice.leftOut, editCells, commentOutLines) : base;
   const executionCells =
     choice.chosen === 'needed'
       ? (choice.sequence.map((ci) => reproduced.keptCells.indexOf(ci)) as [number, ...number[]])
@@ -161,9 +163,18 @@ export async function planDraftReproduction(
     dataFiles,
     ...(importable ? { importable } : {}),
     ...(options.profiles ? { profiles: options.profiles } : {}),
+    // Which imports the cells up to the crash use follows the order the replay runs them in.
+    runOrder: choice.sequence.map((ci) => reproduced.keptCells.indexOf(ci)).filter((i) => i >= 0),
   });
   if (choice.chosen !== planned.order)
     planInputs.edits.push({ kind: 'order', from: planned.order, to: choice.chosen, why: choice.why });
+  for (const l of (choice.leftOut ?? []).filter((x) => reproduced.keptCells.includes(x.cell)))
+    planInputs.edits.push({
+      kind: 'order',
+      cell: reproduced.keptCells.indexOf(l.cell),
+      from: `code cell ${l.cell} of the original`,
+      why: `left out of the replay: it uses ${l.names.join(', ')}, which ${l.reason === 'undefined' ? `no cell of the notebook defines (the saved session had ${l.names.length === 1 ? 'it' : 'them'} from a cell since deleted or edited)` : 'the saved execution counts define only later'}, and nothing up to the crash depends on it`,
+    });
   const warnings: string[] = [];
   if (choice.chosen !== planned.order)
     warnings.push(`replay order: ${choice.why} (${choice.chosen === 'needed' ? 'execution.cells set' : 'file order'})`);
@@ -184,6 +195,30 @@ export async function planDraftReproduction(
       warnings,
     },
   };
+}
+
+/** The planned notebook with the given cells (original indices) commented out whole, so the replay skips them. */
+function leaveOutCells(
+  planned: ReproducedPlan,
+  leftOut: readonly { cell: number }[],
+  editCells: typeof import('@junobench/reproduce').editCells,
+  commentOutLines: typeof import('@junobench/reproduce').commentOutLines,
+): ReproducedPlan {
+  const at = new Set(leftOut.map((l) => planned.keptCells.indexOf(l.cell)));
+  const notebook = editCells(planned.notebook, (ci, src) =>
+    at.has(ci)
+      ? commentOutLines(src, [
+          {
+            cell: ci,
+            line: 1,
+            endLine: src.split('\n').length,
+            note: 'left out: it uses a name the replay has not defined here, and the crash does not depend on it',
+            whole: true,
+          },
+        ])
+      : src,
+  );
+  return { ...planned, notebook };
 }
 
 async function listCopies(copies: readonly { from: string; to: string }[]): Promise<string[]> {

@@ -1011,6 +1011,16 @@ def analyze(cells):
         facts["_groupers"] = groupers
         CellAnalyzer(cell["index"], consts, tables, facts).run(tree)
         seen = {u["url"] for u in facts["urls"]}
+        # `URL = ROOT + 'datasets/x.tgz'`: the URL the code builds from string constants, named whole (the root
+        # literal alone is no file; a function may take the built one as a default argument).
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                if isinstance(stmt.value, ast.Constant):
+                    continue
+                v = consts.eval(stmt.value)
+                if v is not None and URL_RE.fullmatch(v) and v not in seen and "get_ipython" not in v:
+                    seen.add(v)
+                    facts["urls"].append({"url": v.rstrip(".,;"), "line": stmt.lineno, "call": "constant"})
         for node in strings_of(tree):
             for u in URL_RE.findall(node.value):
                 if u not in seen and "get_ipython" not in u:

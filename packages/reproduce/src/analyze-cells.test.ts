@@ -137,3 +137,20 @@ describe('analyzeCells: what the code does with a table, through names and estim
     expect(tableOf.columns[0]!.categories?.map(([v]) => v)).toEqual(['east', 'west']);
   }, 60_000);
 });
+
+describe('analyzeCells: URLs the code builds from string constants', () => {
+  it('names the URL a constant is built to (a root plus a path), handed to a function as a default', async () => {
+    const cells = [
+      "import os, tarfile, urllib.request\nROOT = 'https://example.org/book/master/'\nDATA_URL = ROOT + 'datasets/houses/houses.tgz'\nOTHER = os.path.join('data', 'x')",
+      'def fetch(url=DATA_URL, to=OTHER):\n    urllib.request.urlretrieve(url, os.path.join(to, "houses.tgz"))',
+    ];
+    const f = await analyzeCells(
+      cells.map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    const urls = f.cells[0]!.urls.map((u) => u.url);
+    expect(urls).toContain('https://example.org/book/master/datasets/houses/houses.tgz');
+    expect(urls).toContain('https://example.org/book/master/');
+    expect(urls.filter((u) => !u.startsWith('https://'))).toEqual([]);
+  }, 60_000);
+});

@@ -37,9 +37,9 @@ export {
   PLATFORM_MODULES,
 } from './plan-packages.js';
 export type { ModuleProfile, MissingModule, LineEdit, PackagePlan, ShellPlan } from './plan-packages.js';
-export { findUnboundUses, chooseReplayOrder } from './plan-replay-order.js';
-export type { UnboundUse, ReplayOrderChoice } from './plan-replay-order.js';
-export { planDraftInputs, finishDraftInputs, editCells } from './plan-draft-inputs.js';
+export { findUnboundUses, chooseReplayOrder, leaveOutIdleUses, leaveOutOrphanUses } from './plan-replay-order.js';
+export type { UnboundUse, ReplayOrderChoice, LeftOutCell } from './plan-replay-order.js';
+export { planDraftInputs, finishDraftInputs, editCells, withoutUrlRoots } from './plan-draft-inputs.js';
 export type {
   DraftInputsPlan,
   PlanDraftInputsOptions,

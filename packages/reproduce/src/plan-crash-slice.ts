@@ -7,8 +7,8 @@ import type { CellFacts } from './analyze-cells.js';
  * Conservative: a name stays needed once needed, and a cell the analyser could
  * not parse, or one with a star import, is in the slice.
  */
-export function crashSlice(facts: readonly CellFacts[], crashCell: number): Set<number> {
-  const upTo = facts.filter((f) => f.index <= crashCell).sort((a, b) => b.index - a.index);
+export function crashSlice(facts: readonly CellFacts[], crashCell: number, runOrder?: readonly number[]): Set<number> {
+  const upTo = upToCrash(facts, crashCell, runOrder).reverse();
   const slice = new Set<number>([crashCell]);
   const crash = upTo.find((f) => f.index === crashCell);
   const needed = new Set<string>(crash?.undefined ?? []);
@@ -35,8 +35,9 @@ export function cellsOutsideSlice(
   crashCell: number,
   users: readonly number[],
   slice: ReadonlySet<number> = crashSlice(facts, crashCell),
+  runOrder?: readonly number[],
 ): Map<number, string> | undefined {
-  const upTo = facts.filter((f) => f.index <= crashCell);
+  const upTo = upToCrash(facts, crashCell, runOrder);
   const out = new Map<number, string>();
   for (const u of users) {
     if (slice.has(u)) return undefined;
@@ -54,4 +55,19 @@ export function cellsOutsideSlice(
     const name = next.undefined.find((n) => lost.has(n))!;
     out.set(next.index, `it uses ${name}, which code cell ${lost.get(name)} (left out) binds`);
   }
+}
+
+/**
+ * Pure: the cells that run up to the crash (itself included), in the order they run: `runOrder` (code-cell indices
+ * as the replay runs them, e.g. by saved execution counts, where a cell below the crash may run before it) up to the
+ * crash, or file order when none is given.
+ */
+export function upToCrash(facts: readonly CellFacts[], crashCell: number, runOrder?: readonly number[]): CellFacts[] {
+  if (!runOrder || !runOrder.includes(crashCell))
+    return facts.filter((f) => f.index <= crashCell).sort((a, b) => a.index - b.index);
+  const byIndex = new Map(facts.map((f) => [f.index, f]));
+  return runOrder
+    .slice(0, runOrder.indexOf(crashCell) + 1)
+    .map((i) => byIndex.get(i))
+    .filter((f): f is CellFacts => f !== undefined);
 }

@@ -45,6 +45,8 @@ export interface PlanDraftInputsOptions {
   /** Top-level module → importable in the runtime; absent = not checked. */
   importable?: Readonly<Record<string, boolean>>;
   profiles?: readonly ModuleProfile[];
+  /** Code cells of the notebook in the order the replay runs them (by saved counts); absent = file order. */
+  runOrder?: readonly number[];
 }
 
 /**
@@ -65,6 +67,7 @@ export function planDraftInputs(options: PlanDraftInputsOptions): DraftInputsPla
         options.profiles ?? [],
         sources,
         moduleTheCrashLacks(options.crash),
+        options.runOrder,
       )
     : { drop: [], missing: [], edits: [] };
   const shell = planShellLines(facts.cells, options.crashCell);
@@ -167,6 +170,7 @@ export function finishDraftInputs(
       ...plan.facts.cells.filter((f) => f.index <= plan.crashCell).flatMap((f) => f.urls.map((u) => u.url)),
     ]),
   ].filter((u) => !resolved.some((r) => r.need.url === u && r.status !== 'missing'));
+  const named = withoutUrlRoots(urls);
   const derivedAll = synth.flatMap((r) => (r.derived ?? []).map((d) => `${r.need.file}: ${d}`));
   return {
     notebook,
@@ -182,7 +186,7 @@ export function finishDraftInputs(
         }
       : {}),
     findings: {
-      urls,
+      urls: named,
       missingData: missing
         .filter((r) => !r.need.underivable?.startsWith('a web request'))
         .map((r) => ({ path: r.need.file, cells: r.need.cells })),
@@ -236,3 +240,8 @@ export function editCells(nb: Notebook, edit: (codeIndex: number, source: string
 }
 
 export type { CellFacts, LineEdit, UnboundUse };
+
+/** Pure: the URLs without those that are only the root (`…/master/`) of another listed one, which is the file read. */
+export function withoutUrlRoots(urls: readonly string[]): string[] {
+  return urls.filter((u) => !(u.endsWith('/') && urls.some((other) => other !== u && other.startsWith(u))));
+}

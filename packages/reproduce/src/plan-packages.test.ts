@@ -43,4 +43,21 @@ describe('planPackages and the module whose absence is the crash', () => {
       { module: 'pandas.io.data', installed: 'pandas', cell: 0, usedBeforeCrash: true, profiles: [], platform: false },
     ]);
   });
+
+  it('an import cell below the crash that the saved counts run before it: planned by the order the replay runs', () => {
+    const imp = (module: string, alias: string, line: number) => ({ module, alias, line, endLine: line, top: true });
+    // Code cell 0 is the crash (In [6]); code cell 1 (In [2], after a restart) imports a missing module no cell uses.
+    const facts = [
+      cellFacts(0, { undefined: ['train_skew'], loads: ['train_skew'] }),
+      cellFacts(1, { imports: [imp('lightgbm', 'LGBMRegressor', 1)], defines: ['LGBMRegressor'] }),
+      cellFacts(2, { loads: ['LGBMRegressor'] }),
+    ];
+    const sources = ['train_skew.drop("x")', 'from lightgbm import LGBMRegressor', 'LGBMRegressor()'];
+    const byFile = planPackages(facts, 0, { lightgbm: false }, [], sources);
+    expect(byFile.drop).toEqual([]);
+    const byRun = planPackages(facts, 0, { lightgbm: false }, [], sources, undefined, [1, 0, 2]);
+    expect(byRun.drop.map((d) => [d.cell, d.line])).toEqual([[1, 1]]);
+    expect(byRun.edits[0]?.why).toContain('no cell up to the crash uses LGBMRegressor');
+    expect(byRun.missing).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 import type { ReproductionEdit } from '@junobench/core';
 import type { CellFacts } from './analyze-cells.js';
-import { cellsOutsideSlice, crashSlice } from './plan-crash-slice.js';
+import { cellsOutsideSlice, crashSlice, upToCrash as cellsUpToCrash } from './plan-crash-slice.js';
 
 /** Modules only a hosted platform has: never installable elsewhere. */
 export const PLATFORM_MODULES = new Set(['google', 'kaggle_secrets', 'kaggle_datasets', 'kaggle_environments']);
@@ -59,11 +59,13 @@ export function planPackages(
   profiles: readonly ModuleProfile[],
   sources: readonly string[],
   crashModule?: string,
+  runOrder?: readonly number[],
 ): PackagePlan {
   const drop: LineEdit[] = [];
   const missing: MissingModule[] = [];
   const edits: ReproductionEdit[] = [];
-  const upToCrash = facts.filter((f) => f.index <= crashCell);
+  // The cells that run before the crash, which by saved counts may include some below it.
+  const upToCrash = cellsUpToCrash(facts, crashCell, runOrder);
   const anyStar = upToCrash.some((f) => f.star);
   const isMissing = (module: string) => {
     const top = module.split('.')[0]!;
@@ -76,7 +78,7 @@ export function planPackages(
     );
   const leftOut = anyStar
     ? new Map<number, string>()
-    : cellsTheCrashDoesNotNeed(upToCrash, crashCell, isMissing, usesOf);
+    : cellsTheCrashDoesNotNeed(upToCrash, crashCell, isMissing, usesOf, runOrder);
   for (const [cell, why] of leftOut) {
     const lines = (sources[cell] ?? '').split('\n').length;
     drop.push({ cell, line: 1, endLine: lines, note: 'left out: the crash does not depend on it', whole: true });
@@ -159,15 +161,16 @@ function cellsTheCrashDoesNotNeed(
   crashCell: number,
   isMissing: (module: string) => boolean,
   usesOf: (alias: string, importCell: number) => CellFacts[],
+  runOrder?: readonly number[],
 ): Map<number, string> {
-  const slice = crashSlice(upToCrash, crashCell);
+  const slice = crashSlice(upToCrash, crashCell, runOrder);
   const out = new Map<number, string>();
   for (const f of upToCrash) {
     for (const imp of f.imports) {
       if (!isMissing(imp.module)) continue;
       const users = usesOf(imp.alias, f.index).map((g) => g.index);
       if (users.length === 0 || users.every((u) => out.has(u))) continue;
-      const cells = cellsOutsideSlice(upToCrash, crashCell, users, slice);
+      const cells = cellsOutsideSlice(upToCrash, crashCell, users, slice, runOrder);
       if (!cells) continue;
       const top = imp.module.split('.')[0]!;
       for (const [cell, why] of cells)

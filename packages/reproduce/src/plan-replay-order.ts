@@ -47,12 +47,24 @@ export function findUnboundUses(
   return out;
 }
 
+export interface LeftOutCell {
+  cell: number;
+  names: string[];
+  /** `unbound`: used before the saved counts define them; `undefined`: no cell of the notebook defines them. */
+  reason: 'unbound' | 'undefined';
+}
+
 export interface ReplayOrderChoice {
   chosen: 'execution-count' | 'file' | 'needed';
   /** Original code-cell indices in replay order. */
   sequence: number[];
   /** Names still used before they are defined in the chosen order. */
   unbound: UnboundUse[];
+  /**
+   * Cells of the planned order left out of the replay (original indices): each uses a name before the saved counts
+   * define it, and nothing the crash depends on comes from it. Absent when none is.
+   */
+  leftOut?: LeftOutCell[];
   why: string;
 }
 
@@ -70,6 +82,26 @@ export function chooseReplayOrder(
   facts: ReadonlyMap<number, CellFacts>,
   crash: { cell: number; ename: string; evalue: string },
 ): ReplayOrderChoice {
+  const choice = chooseOrder(planned, fileSequence, facts, crash);
+  // A name no cell defines stops the replay before the crash: when nothing the crash depends on comes from the cell
+  // that uses it (a stray expression left from a deleted cell), that cell goes, not the crash.
+  const orphans = leaveOutOrphanUses(choice.sequence, facts, crash);
+  if (!orphans) return choice;
+  const where = orphans.leftOut.map((l) => `code cell ${l.cell} (${l.names.join(', ')})`).join(', ');
+  return {
+    ...choice,
+    sequence: orphans.sequence,
+    leftOut: [...(choice.leftOut ?? []), ...orphans.leftOut],
+    why: `${choice.why}; ${where} ${orphans.leftOut.length === 1 ? 'uses a name' : 'use names'} no cell of the notebook defines, and nothing up to the crash depends on ${orphans.leftOut.length === 1 ? 'it' : 'them'}: left out of the replay`,
+  };
+}
+
+function chooseOrder(
+  planned: { order: 'execution-count' | 'file'; sequence: readonly number[] },
+  fileSequence: readonly number[],
+  facts: ReadonlyMap<number, CellFacts>,
+  crash: { cell: number; ename: string; evalue: string },
+): ReplayOrderChoice {
   const first = findUnboundUses(planned.sequence, facts, crash);
   if (first.length === 0) {
     return {
@@ -81,6 +113,19 @@ export function chooseReplayOrder(
   }
   const names = first.map((u) => u.name).sort(compareCodePoints);
   const said = `${planned.order === 'file' ? 'file order' : 'the saved execution counts'} use ${names.join(', ')} before any replayed cell defines ${names.length === 1 ? 'it' : 'them'}`;
+  // The saved counts are the session's own order (a cell below the crash that ran before it, say, dropped a column):
+  // when only cells the crash cannot depend on break them, those cells go, not the order.
+  const pruned = planned.order === 'execution-count' ? leaveOutIdleUses(planned.sequence, facts, crash) : null;
+  if (pruned) {
+    const where = pruned.leftOut.map((l) => `code cell ${l.cell} (${l.names.join(', ')})`).join(', ');
+    return {
+      chosen: planned.order,
+      sequence: pruned.sequence,
+      unbound: [],
+      leftOut: pruned.leftOut.map((l) => ({ ...l, reason: 'unbound' as const })),
+      why: `${said} only in ${where}, which nothing up to the crash depends on: left out of the replay, the saved order kept`,
+    };
+  }
   if (planned.order !== 'file') {
     const inFile = findUnboundUses(fileSequence, facts, crash);
     if (inFile.length === 0) {
@@ -122,4 +167,80 @@ function orderByNeed(
     seq.splice(seq.indexOf(u.usedIn), 0, definer);
   }
   return null;
+}
+
+/**
+ * Pure: whether a cell is idle for the crash in a sequence: not the crashing cell, before it, and it binds or changes
+ * nothing a later cell up to the crash loads (a display such as `y_train[:10]`). Names it uses that hold nothing in
+ * the replay yet are left aside: what it does to them cannot reach the crash.
+ */
+function idleForCrash(
+  cell: number,
+  seq: readonly number[],
+  facts: ReadonlyMap<number, CellFacts>,
+  crash: { cell: number },
+  emptyHere: ReadonlySet<string>,
+): boolean {
+  const f = facts.get(cell);
+  if (!f || cell === crash.cell || f.star) return false;
+  const at = seq.indexOf(cell);
+  const crashAt = seq.indexOf(crash.cell);
+  if (at < 0 || (crashAt >= 0 && at > crashAt)) return false;
+  const later = new Set(
+    seq.slice(at + 1, crashAt < 0 ? undefined : crashAt + 1).flatMap((c) => facts.get(c)?.loads ?? []),
+  );
+  // An older analyser gives no `mutates`: then every name the cell loads may be changed by it.
+  const touched = [...f.defines, ...(f.mutates ?? f.loads).filter((n) => !emptyHere.has(n))];
+  return !touched.some((n) => later.has(n));
+}
+
+/**
+ * Pure: the planned sequence without the cells that use a name before it is defined, when each such cell is idle
+ * for the crash. Null when some unbound use is in a cell the crash may depend on, or nothing is unbound.
+ */
+export function leaveOutIdleUses(
+  sequence: readonly number[],
+  facts: ReadonlyMap<number, CellFacts>,
+  crash: { cell: number; ename: string; evalue: string },
+): { sequence: number[]; leftOut: { cell: number; names: string[] }[] } | null {
+  let seq = [...sequence];
+  const leftOut: { cell: number; names: string[] }[] = [];
+  for (let round = 0; round < 50; round++) {
+    const unbound = findUnboundUses(seq, facts, crash);
+    if (unbound.length === 0) return leftOut.length > 0 ? { sequence: seq, leftOut } : null;
+    const cell = unbound[0]!.usedIn;
+    const names = new Set(unbound.filter((u) => u.usedIn === cell).map((u) => u.name));
+    if (!idleForCrash(cell, seq, facts, crash, names)) return null;
+    leftOut.push({ cell, names: [...names].sort(compareCodePoints) });
+    seq = seq.filter((c) => c !== cell);
+  }
+  return null;
+}
+
+/**
+ * Pure: the sequence without the cells before the crash that use at once a name no cell of the notebook defines (nor
+ * a star import before them could), when each is idle for the crash; cells it may depend on are kept (the replay
+ * then stops there, and the triage names the name). Null when there is none to leave out.
+ */
+export function leaveOutOrphanUses(
+  sequence: readonly number[],
+  facts: ReadonlyMap<number, CellFacts>,
+  crash: { cell: number },
+): { sequence: number[]; leftOut: LeftOutCell[] } | null {
+  const defined = new Set([...facts.values()].flatMap((f) => f.defines));
+  const crashAt = sequence.indexOf(crash.cell);
+  if (crashAt < 0) return null;
+  const leftOut: LeftOutCell[] = [];
+  let seq = [...sequence];
+  for (const cell of sequence.slice(0, crashAt)) {
+    const f = facts.get(cell);
+    if (!f || !f.parsed) continue;
+    const at = seq.indexOf(cell);
+    if (seq.slice(0, at + 1).some((c) => facts.get(c)?.star)) break;
+    const orphans = new Set((f.undefinedNow ?? f.undefined).filter((n) => !defined.has(n)));
+    if (orphans.size === 0 || !idleForCrash(cell, seq, facts, crash, orphans)) continue;
+    leftOut.push({ cell, names: [...orphans].sort(compareCodePoints), reason: 'undefined' });
+    seq = seq.filter((c) => c !== cell);
+  }
+  return leftOut.length > 0 ? { sequence: seq, leftOut } : null;
 }

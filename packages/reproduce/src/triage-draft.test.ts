@@ -99,6 +99,22 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
     expect(t?.next.length).toBeGreaterThan(10);
   });
 
+  it('names the URLs a needs-network cause fetches in its detail and its next step', () => {
+    const t = triageDraft(
+      run({
+        observed: {
+          ename: 'URLError',
+          evalue: '<urlopen error [Errno -3] Temporary failure in name resolution>',
+          cell: 3,
+        },
+      }),
+      { ...none, urls: ['https://example.org/data/housing.tgz'] },
+    );
+    expect(t?.cause).toBe('needs-network');
+    expect(t?.detail).toContain('(https://example.org/data/housing.tgz)');
+    expect(t?.next).toContain('download https://example.org/data/housing.tgz into');
+  });
+
   it('gives no triage when the crash reproduced', () => {
     expect(triageDraft(run({ outcome: 'crash-reproduced' }), none)).toBeUndefined();
   });

@@ -112,7 +112,7 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
   if (obs && (NETWORK.test(obs.ename) || NETWORK.test(obs.evalue)) && !NETWORK.test(run.expected.ename)) {
     return {
       cause: 'needs-network',
-      detail: `the notebook reaches the network, which the sandbox does not have: ${said}`,
+      detail: `the notebook reaches the network${found.urls.length > 0 ? ` (${found.urls.join(', ')})` : ''}, which the sandbox does not have: ${said}`,
       next: `download ${found.urls.length > 0 ? found.urls.join(', ') : 'what it fetches'} into the draft's data/ (junobench add downloads URLs it can reach) and point the cells there`,
       urls: found.urls,
       ...observed,
