@@ -3,7 +3,7 @@
 // and over streamable HTTP (four sessions at once, each with its own kernel state; hostile arguments refused). The
 // local runtime only: the docker runtime needs the benchmark image, which only the container lane builds.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -163,8 +163,29 @@ describe('junobench serve over stdio', () => {
     expect(scored.code, scored.stderr).toBe(0);
     const card = JSON.parse(await readFile(path.join(dir, 'card.json'), 'utf8')) as {
       repair: { resolved: { correct: number } };
+      trajectories: { sessions: Record<string, unknown>[]; totals: Record<string, number> };
     };
     expect(card.repair.resolved.correct).toBe(1);
+    // The trajectories beside the predictions: the session's calls and time, under its task and attempt.
+    expect(card.trajectories.sessions).toEqual([
+      expect.objectContaining({
+        ...{ session: sid, task: repairOf('pandas_1'), instance: 'pandas_1', attempt: 1, submitted: true },
+        ...{ calls: 10, refused: 2, timing: 'wall' },
+      }),
+    ]);
+    expect(card.trajectories.sessions[0]!.ms).toBeGreaterThan(0);
+    expect(scored.stdout).toMatch(/sessions {2}1 \(1 submitted\): 10 tool calls/);
+
+    // A trajectory line that is not one is refused before any repair runs, naming the file and the line.
+    await mkdir(path.join(dir, 'bad.trajectories'));
+    await writeFile(path.join(dir, 'bad.trajectories', `${sid}.jsonl`), '{"seq": 1, "tool": "run_cell"}\n');
+    const bad = await runJunobench(
+      ['score', 'agent.jsonl', '--tasks', 'tasks.jsonl', '--runtime', 'local', '--trajectories', 'bad.trajectories'],
+      { cwd: dir },
+    );
+    expect(bad.code, bad.stderr).toBe(2);
+    expect(bad.stderr).toContain(`bad.trajectories/${sid}.jsonl, line 1`);
+    expect(bad.stderr).toMatch(/not a valid trajectory-entry/);
   }, 600_000);
 });
 
