@@ -93,6 +93,9 @@ class SessionHarness implements Harness {
     this.byId = new Map(options.tasks.map((t) => [t.task.id, t]));
     this.log = new TrajectoryLog(options.trajectories);
     this.predictions = new PredictionsFile(options.predictions);
+    // What a killed server left (its sessions' scratch folders, its runtimes' run folders) goes at this start, not at
+    // the first session.
+    sweepStaleRunFolders(options.scratchRoot ?? os.tmpdir());
   }
 
   sessions(): string[] {
@@ -209,10 +212,8 @@ class SessionHarness implements Harness {
     this.known.add(id);
     this.specOf.set(id, spec);
     if (!this.root) {
-      // Removed at close or when this process exits; what a killed server left is swept here by the next one.
-      const scratchRoot = this.options.scratchRoot ?? os.tmpdir();
-      sweepStaleRunFolders(scratchRoot);
-      this.root = createRunFolder(scratchRoot);
+      // Removed at close or when this process exits; what a killed server left is swept by the next one.
+      this.root = createRunFolder(this.options.scratchRoot ?? os.tmpdir());
     }
     const dir = path.join(this.root.dir, id);
     const notebook = structuredClone(spec.notebook);
