@@ -164,7 +164,7 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
     rawLinked && options.instanceFolders?.raw !== undefined ? path.resolve(options.instanceFolders.raw) : rawLinked;
   if (rawRead && (await exists(rawRead))) for (const id of await listInstanceIds(rawRead)) ids.add(id);
 
-  // Read before any page: a trajectory line that is not one is an error naming its file and line.
+  // Before any page: a bad trajectory line is an error naming its file and line.
   const sessionsOf = options.trajectories ? groupSessions(await readTrajectories(options.trajectories)) : undefined;
   const instances: ReportInstance[] = [];
   for (const id of [...ids].sort(compareCodePoints)) {
@@ -186,6 +186,7 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
       ...(fl ? { finalLabels: fl } : {}),
       ...(v ? { verification: v } : {}),
       ...(c ? { checks: c } : {}),
+      ...(sessionsOf?.has(id) ? { trajectories: sessionsOf.get(id)! } : {}),
       disagreements: disagreementsOf(id, agreement, fl, adjudications),
       notebooks: {},
       files: [],
@@ -193,8 +194,6 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
     };
     const deprecation = deprecationOf.get(id);
     if (deprecation) r.deprecation = deprecation;
-    const sessions = sessionsOf?.get(id);
-    if (sessions) r.trajectories = sessions;
     await readInstanceFolder(r, dir, out);
     if (!entry) r.excludedReason = exclusionReason(r);
     instances.push(r);

@@ -10,8 +10,10 @@ const DIMENSION_NAMES: Record<LabelDimension, string> = {
 };
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 // What an agent's run logged is untrusted text: no markup and no control characters in the Markdown.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/g;
 const untrusted = (s: string) =>
-  cell(s.replace(/[\u0000-\u001f\u007f]/g, ' '))
+  cell(s.replace(CONTROL, ' '))
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;');
