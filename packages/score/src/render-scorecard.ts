@@ -13,10 +13,7 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/g;
 const untrusted = (s: string) =>
-  cell(s.replace(CONTROL, ' '))
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+  cell(s.replace(CONTROL, ' ')).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 /** Milliseconds as seconds with one decimal (minutes past 100 s): the same figure for the same logs. */
 const formatMs = (ms: number): string =>
   ms >= 100_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 1000).toFixed(1)} s`;
