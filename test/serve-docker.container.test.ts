@@ -21,7 +21,8 @@ interface ToolResult {
   content?: { type: string; text?: string }[];
 }
 const call = async (client: Client, name: string, args: Record<string, unknown>) => {
-  const r = (await client.callTool({ name, arguments: args })) as ToolResult;
+  // A call starts a container and replays the notebook in it: minutes on a busy machine, past the SDK's 60 s default.
+  const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 })) as ToolResult;
   expect(r.isError, r.content?.[0]?.text).toBeFalsy();
   return r.structuredContent!;
 };
