@@ -62,16 +62,14 @@ describe('junobench serve --runtime docker', () => {
       const sid = (await call(client, 'open_task', { task_id: task })).session_id as string;
       const nb = await call(client, 'read_notebook', { session_id: sid });
       const code = (nb.cells as { cell_type: string; source: string }[]).filter((c) => c.cell_type === 'code');
-      // In the container: the crash reproduces, the kernel reports where it runs.
+      // In the container: the crash reproduces, and the kernel runs in the container's working copy.
       expect(await call(client, 'run_cell', { session_id: sid, code: code[5]!.source })).toMatchObject({
         status: 'error',
         error: { ename: 'KeyError' },
       });
-      const where = await call(client, 'run_cell', {
-        session_id: sid,
-        code: 'import os\nprint(os.path.exists("/.dockerenv") or os.path.exists("/run/.containerenv"))',
-      });
-      expect(where, stderr).toMatchObject({ status: 'ok', output: 'True\n' });
+      // The container runtime's working copy is /work (the local sandbox has its own run folder).
+      const where = await call(client, 'run_cell', { session_id: sid, code: 'import os\nprint(os.getcwd())' });
+      expect(where, stderr).toMatchObject({ status: 'ok', output: '/work\n' });
       const fixed = JSON.parse(await readFile(path.join(dir, 'raw/instances/pandas_1/fixed.ipynb'), 'utf8')) as {
         cells: { cell_type: string; source: string | string[] }[];
       };
