@@ -3,7 +3,8 @@
 // and over streamable HTTP (four sessions at once, each with its own kernel state; hostile arguments refused). The
 // local runtime only: the docker runtime needs the benchmark image, which only the container lane builds.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { readFileSync, readdirSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -163,8 +164,29 @@ describe('junobench serve over stdio', () => {
     expect(scored.code, scored.stderr).toBe(0);
     const card = JSON.parse(await readFile(path.join(dir, 'card.json'), 'utf8')) as {
       repair: { resolved: { correct: number } };
+      trajectories: { sessions: Record<string, unknown>[]; totals: Record<string, number> };
     };
     expect(card.repair.resolved.correct).toBe(1);
+    // The trajectories beside the predictions: the session's calls and time, under its task and attempt.
+    expect(card.trajectories.sessions).toEqual([
+      expect.objectContaining({
+        ...{ session: sid, task: repairOf('pandas_1'), instance: 'pandas_1', attempt: 1, submitted: true },
+        ...{ calls: 10, refused: 2, timing: 'wall' },
+      }),
+    ]);
+    expect(card.trajectories.sessions[0]!.ms).toBeGreaterThan(0);
+    expect(scored.stdout).toMatch(/sessions {2}1 \(1 submitted\): 10 tool calls/);
+
+    // A trajectory line that is not one is refused before any repair runs, naming the file and the line.
+    await mkdir(path.join(dir, 'bad.trajectories'));
+    await writeFile(path.join(dir, 'bad.trajectories', `${sid}.jsonl`), '{"seq": 1, "tool": "run_cell"}\n');
+    const bad = await runJunobench(
+      ['score', 'agent.jsonl', '--tasks', 'tasks.jsonl', '--runtime', 'local', '--trajectories', 'bad.trajectories'],
+      { cwd: dir },
+    );
+    expect(bad.code, bad.stderr).toBe(2);
+    expect(bad.stderr).toContain(`bad.trajectories/${sid}.jsonl, line 1`);
+    expect(bad.stderr).toMatch(/not a valid trajectory-entry/);
   }, 600_000);
 });
 
@@ -223,6 +245,131 @@ describe('junobench serve over streamable HTTP', () => {
     expect(await leftovers()).toEqual([]);
   }, 600_000);
 });
+
+describe('a session killed mid-call', () => {
+  let server: ChildProcess | undefined;
+  afterAll(() => {
+    server?.kill('SIGKILL');
+  });
+
+  it('leaves no kernel and no scratch file: the client gone, SIGTERM, SIGKILL (swept at the next start)', async () => {
+    for (const how of ['client-gone', 'SIGTERM', 'SIGKILL'] as const) {
+      const serve = startStdioServe(['serve', '--tasks', 'tasks.jsonl', '-o', `killed-${how}.jsonl`]);
+      server = serve.child;
+      const exited = new Promise<number | null>((r) => serve.child.once('exit', (code) => r(code)));
+      await serve.request('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'serve-e2e-kill', version: '1' },
+      });
+      serve.notify('notifications/initialized');
+      const opened = await serve.call('open_task', { task_id: repairOf('pandas_1') });
+      const sid = opened.session_id as string;
+      // The marker says the replay is over and the endless cell is running.
+      const looping = serve.call('run_cell', {
+        session_id: sid,
+        code: 'open("looping", "w").close()\nwhile True: pass',
+      });
+      looping.catch(() => undefined);
+      await waitForAsync(async () => (await listNames(tmp)).includes('looping'), 300_000);
+      const kernels = listPythonDescendants(serve.child.pid!);
+      expect(kernels.length, `${how}: a kernel under serve`).toBeGreaterThan(0);
+
+      if (how === 'client-gone') serve.child.stdin!.end();
+      else serve.child.kill(how);
+      const code = await exited;
+      if (how !== 'SIGKILL') expect(code, `${how}: ${serve.stderr()}`).toBe(0);
+      // SIGKILL: the sandbox dies with its parent (bubblewrap's --die-with-parent).
+      await waitForAsync(async () => kernels.every(isGone), 60_000);
+      if (how === 'SIGKILL') {
+        expect(await leftovers()).not.toEqual([]);
+        // The next serve sweeps what the killed one left as it starts.
+        const next = startStdioServe(['serve', '--tasks', 'tasks.jsonl', '-o', 'next.jsonl']);
+        server = next.child;
+        const nextExited = new Promise<number | null>((r) => next.child.once('exit', (c) => r(c)));
+        await waitForAsync(async () => /on stdio/.test(next.stderr()), 120_000);
+        next.child.stdin!.end();
+        expect(await nextExited).toBe(0);
+      }
+      expect(await leftovers(), how).toEqual([]);
+    }
+  }, 900_000);
+});
+
+/** `serve` over stdio driven by hand (newline-delimited JSON-RPC), so that the test decides how it ends. */
+function startStdioServe(args: string[]) {
+  const child = spawn(process.execPath, [junobenchBin, ...args], { cwd: dir, env: env(), stdio: 'pipe' });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const waiting = new Map<number, (m: { result?: Record<string, unknown>; error?: unknown }) => void>();
+  let buffered = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buffered += d.toString();
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const m = JSON.parse(buffered.slice(0, nl)) as { id?: number; result?: Record<string, unknown>; error?: unknown };
+      buffered = buffered.slice(nl + 1);
+      if (typeof m.id === 'number') waiting.get(m.id)?.(m);
+    }
+  });
+  let next = 1;
+  const send = (m: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+  const request = (method: string, params: Record<string, unknown>) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const id = next++;
+      waiting.set(id, (m) => (m.result ? resolve(m.result) : reject(new Error(JSON.stringify(m.error)))));
+      child.once('exit', () => reject(new Error(`serve exited before answering ${method}`)));
+      send({ id, method, params });
+    });
+  return {
+    child,
+    stderr: () => stderr,
+    request,
+    notify: (method: string) => send({ method }),
+    call: async (name: string, args: Record<string, unknown>) =>
+      value((await request('tools/call', { name, arguments: args })) as ToolResult),
+  };
+}
+
+/** The Python processes below `root` (the kernels and their runners), with their start times. */
+function listPythonDescendants(root: number): { pid: number; start: string }[] {
+  const procs = readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map((n) => ({ pid: Number(n), stat: readProc(`/proc/${n}/stat`), cmd: readProc(`/proc/${n}/cmdline`) }))
+    .filter((p) => p.stat !== undefined);
+  const fields = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const below = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs)
+      if (!below.has(p.pid) && below.has(Number(fields(p.stat!)[1]))) grew = below.add(p.pid) !== undefined;
+  }
+  return procs
+    .filter((p) => p.pid !== root && below.has(p.pid) && /python/.test(p.cmd ?? ''))
+    .map((p) => ({ pid: p.pid, start: fields(p.stat!)[19]! }));
+}
+
+function isGone(p: { pid: number; start: string }): boolean {
+  const stat = readProc(`/proc/${p.pid}/stat`);
+  if (stat === undefined) return true;
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return f[0] === 'Z' || f[19] !== p.start;
+}
+
+function readProc(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitForAsync(test: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await test())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 /** What the server left in TMPDIR (tsx's own cache aside, when the CLI runs from its sources). */
 async function leftovers(): Promise<string[]> {

@@ -40,6 +40,8 @@ export { readJsonl, readJsonlAll, writeJsonl, JsonlWriter, readJsonFile, assertR
 export { MAX_LINE_CHARS, readLinesCapped, quoteShort } from './lines.js';
 export { compileLinearRegExp, linearRegExpProblem } from './linear-regexp.js';
 export { MAX_JSON_DEPTH, findTooDeep } from './json-depth.js';
+export { readTrajectories, TRAJECTORY_SERVER_LOG, MAX_TRAJECTORY_LINE_CHARS } from './read-trajectories.js';
+export type { TrajectorySession } from './read-trajectories.js';
 export { checkOutputPaths } from './output-paths.js';
 export type { OutputPath, InputTree } from './output-paths.js';
 export type { LinearRegExp } from './linear-regexp.js';

@@ -16,7 +16,7 @@ export async function readJunobenchVersion(): Promise<string> {
 
 export interface ScoreToolsOptions extends Omit<
   RunScoreOptions,
-  'predictions' | 'instancesDir' | 'ids' | 'provenance'
+  'predictions' | 'instancesDir' | 'ids' | 'provenance' | 'trajectories'
 > {
   set: Pick<InstanceSet, 'instancesDir' | 'ids' | 'identity'>;
   /** One predictions file per tool. */
@@ -24,6 +24,8 @@ export interface ScoreToolsOptions extends Omit<
   /** The tools' names, one per predictions file (default: each file's name without .jsonl). */
   tools?: readonly string[];
   compare?: CompareOptions;
+  /** The trajectories folder of each predictions file, in the same order (undefined: none for that file). */
+  trajectories?: readonly (string | undefined)[];
   /** Called as each tool's predictions are about to be scored (several files: one after the other). */
   onTool?: (tool: string, index: number) => void;
 }
@@ -41,7 +43,7 @@ export interface ScoreToolsResult {
  */
 export async function scoreTools(options: ScoreToolsOptions): Promise<ScoreToolsResult> {
   const { runScore, defaultToolName } = await import('@junobench/score');
-  const { predictions, tools, set, compare, onTool, ...rest } = options;
+  const { predictions, tools, set, compare, onTool, trajectories, ...rest } = options;
   if (tools && tools.length !== predictions.length) {
     throw new JunoError(
       'E_USAGE',
@@ -57,6 +59,7 @@ export async function scoreTools(options: ScoreToolsOptions): Promise<ScoreTools
     const result = await runScore({
       ...rest,
       predictions: file,
+      ...(trajectories?.[i] ? { trajectories: trajectories[i] } : {}),
       instancesDir: set.instancesDir,
       ids: set.ids,
       provenance: { tool: names[i]!, benchmark: set.identity, junobench },

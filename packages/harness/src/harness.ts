@@ -80,6 +80,8 @@ class SessionHarness implements Harness {
   private readonly byId: Map<string, HarnessTask>;
   private readonly open = new Map<string, Session>();
   private readonly known = new Set<string>();
+  /** The task of every session opened, open or closed. */
+  private readonly specOf = new Map<string, HarnessTask>();
   private readonly log: TrajectoryLog;
   private readonly predictions: PredictionsFile;
   private root: RunFolder | undefined;
@@ -91,6 +93,9 @@ class SessionHarness implements Harness {
     this.byId = new Map(options.tasks.map((t) => [t.task.id, t]));
     this.log = new TrajectoryLog(options.trajectories);
     this.predictions = new PredictionsFile(options.predictions);
+    // What a killed server left (its sessions' scratch folders, its runtimes' run folders) goes at this start, not at
+    // the first session.
+    sweepStaleRunFolders(options.scratchRoot ?? os.tmpdir());
   }
 
   sessions(): string[] {
@@ -102,10 +107,12 @@ class SessionHarness implements Harness {
     const given = (args as { session_id?: unknown } | null)?.session_id;
     let logTo = typeof given === 'string' && this.known.has(given) ? given : undefined;
     let outcome: ToolOutcome;
+    let attempt: number | undefined;
     try {
       const done = await this.dispatch(parseToolCall(tool, args, this.limits));
       logTo = done.session ?? logTo;
       outcome = { ok: true, value: done.value };
+      if (tool === 'submit' && typeof done.value.attempt === 'number') attempt = done.value.attempt;
     } catch (e) {
       // A refusal, or a call the harness could not do (the runtime would not start, a copy failed): either way the
       // agent gets the reason and the trajectory has the call.
@@ -114,12 +121,18 @@ class SessionHarness implements Harness {
           ? { ok: false, code: e.code, message: e.message }
           : { ok: false, code: 'failed', message: `${tool}: ${e instanceof Error ? e.message : String(e)}` };
     }
+    // The task and instance on every line of a session: score counts a session's calls under its task, and the
+    // report shows it beside its instance, even when the session never submitted.
+    const spec = logTo ? this.specOf.get(logTo) : undefined;
     await this.log.append(logTo, {
       tool,
       arguments: args ?? {},
       ok: outcome.ok,
       summary: outcome.ok ? summarizeOutcome(outcome.value) : `${outcome.code}: ${summarizeText(outcome.message)}`,
       ms: this.now() - started,
+      at: new Date(started).toISOString(),
+      ...(spec ? { task_id: spec.task.id, instance: path.basename(spec.instanceDir) } : {}),
+      ...(attempt !== undefined ? { attempt } : {}),
     });
     return outcome;
   }
@@ -197,11 +210,10 @@ class SessionHarness implements Harness {
       );
     const id = await this.newSessionId(taskId);
     this.known.add(id);
+    this.specOf.set(id, spec);
     if (!this.root) {
-      // Removed at close or when this process exits; what a killed server left is swept here by the next one.
-      const scratchRoot = this.options.scratchRoot ?? os.tmpdir();
-      sweepStaleRunFolders(scratchRoot);
-      this.root = createRunFolder(scratchRoot);
+      // Removed at close or when this process exits; what a killed server left is swept by the next one.
+      this.root = createRunFolder(this.options.scratchRoot ?? os.tmpdir());
     }
     const dir = path.join(this.root.dir, id);
     const notebook = structuredClone(spec.notebook);

@@ -30,8 +30,14 @@ export function createMcpServer(harness: Harness, version: string): Server {
   return server;
 }
 
-/** Serve over this process's stdin and stdout until the client closes them. */
-export async function serveStdio(harness: Harness, version: string): Promise<{ closed: Promise<void> }> {
+/**
+ * Serve over this process's stdin and stdout until the client closes them (`closed`), or until `close()` (a signal):
+ * then stdin is let go, so that nothing keeps the process alive once the sessions are closed.
+ */
+export async function serveStdio(
+  harness: Harness,
+  version: string,
+): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
   const server = createMcpServer(harness, version);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
@@ -39,7 +45,13 @@ export async function serveStdio(harness: Harness, version: string): Promise<{ c
     process.stdin.once('end', () => resolve());
   });
   await server.connect(transport);
-  return { closed };
+  return {
+    closed,
+    close: async () => {
+      await server.close().catch(() => undefined);
+      process.stdin.destroy();
+    },
+  };
 }
 
 export interface HttpService {

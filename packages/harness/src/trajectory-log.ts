@@ -1,23 +1,17 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { stableStringify } from '@junobench/core';
+import { TRAJECTORY_SERVER_LOG, stableStringify, type TrajectoryEntry as TrajectoryEntryFormat } from '@junobench/core';
 
-/** One line of a trajectory: a tool call as the agent made it and what came of it. */
-export interface TrajectoryEntry {
-  /** 1, 2, … within the session (or the server's log, for calls outside a session). */
-  seq: number;
-  tool: string;
-  arguments: unknown;
-  ok: boolean;
-  /** A short account of the result (the full result went to the agent). */
-  summary: string;
-  ms: number;
-}
+/**
+ * One line of a trajectory (schemas/trajectory-entry.schema.json): a tool call as the agent made it and what came of
+ * it. The arguments are whatever the agent sent.
+ */
+export type TrajectoryEntry = Omit<TrajectoryEntryFormat, 'arguments'> & { arguments: unknown };
 
 /** Arguments longer than this are logged cut, with their length: a trajectory stays readable. */
 export const MAX_LOGGED_TEXT = 20_000;
 /** The log of calls made outside any session (list_tasks, refused open_task…). */
-export const SERVER_LOG = 'serve.jsonl';
+export const SERVER_LOG = TRAJECTORY_SERVER_LOG;
 
 /**
  * Trajectories: one JSONL file per session, `<dir>/<session id>.jsonl`, a line per call appended as the call ends (a

@@ -10,7 +10,9 @@ import {
   readJsonFile,
   type TriageReport,
   readJsonlAll,
+  readTrajectories,
   validateInstanceId,
+  type TrajectorySession,
   type Adjudication,
   type AgreementReport,
   type AgreementGateResult,
@@ -78,6 +80,8 @@ export interface ReadReportOptions {
   release?: ReportRelease;
   /** Scorecards compared, for the leaderboard page. */
   leaderboard?: Leaderboard;
+  /** A trajectories folder (`serve`, `baseline agent`): each session shown on its instance's page. */
+  trajectories?: string;
 }
 
 /** Most files listed per instance page: the page weight stays bounded whatever data/ holds. */
@@ -160,6 +164,8 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
     rawLinked && options.instanceFolders?.raw !== undefined ? path.resolve(options.instanceFolders.raw) : rawLinked;
   if (rawRead && (await exists(rawRead))) for (const id of await listInstanceIds(rawRead)) ids.add(id);
 
+  // Before any page: a bad trajectory line is an error naming its file and line.
+  const sessionsOf = options.trajectories ? groupSessions(await readTrajectories(options.trajectories)) : undefined;
   const instances: ReportInstance[] = [];
   for (const id of [...ids].sort(compareCodePoints)) {
     if (withdrawn.has(id)) continue;
@@ -180,6 +186,7 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
       ...(fl ? { finalLabels: fl } : {}),
       ...(v ? { verification: v } : {}),
       ...(c ? { checks: c } : {}),
+      ...(sessionsOf?.has(id) ? { trajectories: sessionsOf.get(id)! } : {}),
       disagreements: disagreementsOf(id, agreement, fl, adjudications),
       notebooks: {},
       files: [],
@@ -223,6 +230,17 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
     ...(options.release ? { release: options.release } : {}),
     ...(options.leaderboard ? { leaderboard: options.leaderboard } : {}),
   };
+}
+
+/** Sessions by the instance their lines name (a log without it, from before they did, cannot be placed). */
+function groupSessions(sessions: readonly TrajectorySession[]): Map<string, TrajectorySession[]> {
+  const by = new Map<string, TrajectorySession[]>();
+  for (const s of sessions) {
+    const instance = s.entries.find((e) => e.instance !== undefined)?.instance;
+    if (instance === undefined) continue;
+    by.set(instance, [...(by.get(instance) ?? []), s]);
+  }
+  return by;
 }
 
 async function readInstanceFolder(

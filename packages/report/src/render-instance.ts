@@ -15,6 +15,7 @@ import { outcomeKind } from './render-index.js';
 import { renderNotebookAlone, renderNotebookDiff, truncate, type NotebookMarks } from './render-notebook.js';
 import { formatMs, renderBadge, renderPage } from './render-page.js';
 import { MAX_LISTED_FILES } from './read-report-data.js';
+import { renderTrajectories } from './render-trajectories.js';
 
 const DIMENSION_NAMES: Record<string, string> = {
   library: 'library cause',
@@ -56,6 +57,7 @@ export function renderInstancePage(r: ReportInstance, benchmark: string): string
     renderVerification(r.verification),
     renderChecks(r),
     renderSource(r),
+    renderTrajectories(r.trajectories),
     notebooks,
     renderOriginalCrash(r.notebooks.original),
   ].join('\n');

@@ -1,5 +1,6 @@
 import { isSyntheticData } from '@junobench/core';
 import type {
+  TrajectorySession,
   AgreementGateResult,
   AgreementReport,
   Comparison,
@@ -66,6 +67,8 @@ export interface ReportInstance {
   notes?: string[];
   /** raw/deprecated.json's entry, when the instance is deprecated (still in this build, left out of releases). */
   deprecation?: Deprecation;
+  /** Agents' sessions on its tasks (`report --trajectories`), sorted by session id. */
+  trajectories?: TrajectorySession[];
 }
 
 /** A deprecated instance (raw/deprecated.json): left out of every release from `deprecatedIn` on. */

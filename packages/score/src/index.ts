@@ -63,6 +63,7 @@ export {
 } from './render-scorecard.js';
 export type { Bar } from './render-scorecard.js';
 export { writeScorecard, listScorecardFiles } from './write-scorecard.js';
+export { summarizeTrajectories } from './summarize-trajectories.js';
 export type { WriteScorecardOptions } from './write-scorecard.js';
 
 // Baselines

@@ -9,6 +9,14 @@ const DIMENSION_NAMES: Record<LabelDimension, string> = {
   pipelineStage: 'pipeline stage',
 };
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+// What an agent's run logged is untrusted text: no markup and no control characters in the Markdown.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+const untrusted = (s: string) =>
+  cell(s.replace(CONTROL, ' ')).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Milliseconds as seconds with one decimal (minutes past 100 s): the same figure for the same logs. */
+const formatMs = (ms: number): string =>
+  ms >= 100_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 1000).toFixed(1)} s`;
 
 /** A few lines for the terminal. */
 export function formatScoreSummary(card: Scorecard): string {
@@ -45,6 +53,13 @@ export function formatScoreSummary(card: Scorecard): string {
       .filter(([o]) => o !== 'resolved')
       .map(([o, n]) => `${o} ${n}`);
     if (unresolved.length > 0) out.push(`          unresolved attempts: ${unresolved.join(', ')}`);
+  }
+  const tr = card.trajectories;
+  if (tr) {
+    const t = tr.totals;
+    out.push(
+      `sessions  ${t.sessions} (${t.submitted} submitted): ${t.calls} tool calls (median ${tr.medians.calls} per session) · ${formatMs(t.ms)} (median ${formatMs(tr.medians.ms)} per session)`,
+    );
   }
   const p = card.predictions;
   out.push(
@@ -180,10 +195,28 @@ export function renderScorecardMarkdown(card: Scorecard, charts: readonly string
     }
     if (charts.includes('repair.svg')) out.push('![repair](repair.svg)', '');
   }
+  if (card.trajectories) out.push(...renderTrajectoriesMarkdown(card.trajectories));
   if (card.predictions.problems.length > 0) {
     out.push('## Lines left out', '', ...card.predictions.problems.map((p) => `- line ${p.line}: ${p.message}`), '');
   }
   return out.join('\n');
+}
+
+function renderTrajectoriesMarkdown(tr: NonNullable<Scorecard['trajectories']>): string[] {
+  const t = tr.totals;
+  return [
+    '## Sessions',
+    '',
+    `From the trajectories: ${t.sessions} sessions, ${t.submitted} submitted; ${t.calls} tool calls in all (median ${tr.medians.calls} per session), ${formatMs(t.ms)} in all (median ${formatMs(tr.medians.ms)} per session). A session's time runs from its first call's start to its last call's end (or, marked *, is the sum of its calls, in logs without start times).`,
+    '',
+    '| task | attempt | session | calls | refused | time |',
+    '|---|---|---|---|---|---|',
+    ...tr.sessions.map(
+      (r) =>
+        `| ${untrusted(r.task)} | ${r.attempt ?? 'not submitted'} | ${untrusted(r.session)} | ${r.calls} | ${r.refused} | ${formatMs(r.ms)}${r.timing === 'calls' ? '*' : ''} |`,
+    ),
+    '',
+  ];
 }
 
 export interface Bar {

@@ -3,6 +3,7 @@ import {
   hashFile,
   quoteShort,
   readJsonl,
+  readTrajectories,
   stableStringify,
   type BenchmarkIdentity,
   type ProgressListener,
@@ -16,6 +17,7 @@ import type { Notebook } from '@junobench/notebook';
 import type { Runtime } from '@junobench/runtime';
 import { planChecksProbe, readChecksProbe, readHarnessSource } from '@junobench/checks';
 import { checkRepair, judgeRepair, type RepairVerdict } from './check-repair.js';
+import { summarizeTrajectories } from './summarize-trajectories.js';
 import { executeRepairs, listRequiredModules, planRepairExclusions, type RepairRun } from './execute-repairs.js';
 import {
   DEFAULT_TASK_SEED,
@@ -230,6 +232,8 @@ export interface RunScoreOptions {
    * learns that lines were refused now, not after minutes of repairs.
    */
   onLeftOut?: (problems: readonly PredictionProblem[]) => void;
+  /** The trajectories of the sessions that wrote the predictions (`serve`): their calls and time go in the scorecard. */
+  trajectories?: string;
 }
 
 /** `junobench score`: read the instances, the tasks and the predictions, and score. */
@@ -242,6 +246,10 @@ export async function runScore(options: RunScoreOptions): Promise<ScoreResult> {
   if (parsed.problems.length > 0 && !options.lenient)
     throw predictionProblemsError(options.predictions, parsed.problems, parsed.lines);
   if (parsed.problems.length > 0) options.onLeftOut?.(parsed.problems);
+  // Read before any repair runs: a bad trajectory line fails now, not after minutes of repairs.
+  const trajectories = options.trajectories
+    ? summarizeTrajectories(await readTrajectories(options.trajectories))
+    : undefined;
   const used = new Set(parsed.predictions.map((p) => p.task));
   const effective =
     set ??
@@ -260,6 +268,7 @@ export async function runScore(options: RunScoreOptions): Promise<ScoreResult> {
   };
   const result = await scorePredictions(effective, parsed, { ...options.repair, createRuntime }, options.onProgress);
   const card = result.scorecard;
+  if (trajectories) card.trajectories = trajectories;
   const scored = new Set([...effective.keys.values()].map((k) => k.instance));
   card.libraries = Object.fromEntries(
     sources.filter((s) => scored.has(s.id)).map((s) => [s.id, s.instance.labels.library]),

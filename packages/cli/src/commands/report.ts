@@ -13,6 +13,7 @@ interface ReportFlags {
   triage?: string[];
   scores?: string;
   release?: string;
+  trajectories?: string;
 }
 
 // Verbs: report (docs/report.md). Library packages are imported inside each action
@@ -44,6 +45,10 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       'scorecards (`junobench score … --out <dir>`): a leaderboard page ranking the tools per task kind, with intervals and paired tests',
     )
     .option(
+      '--trajectories <dir>',
+      'trajectories of agent sessions (`junobench serve`, `baseline agent`): each session, call by call, on its instance page',
+    )
+    .option(
       '--release <release>',
       'the report of a release (its folder, .tar.gz or extracted folder): its version, toolchain, files with checksums and download links (default --out: <release folder>/report)',
     )
@@ -51,7 +56,7 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       'after',
       '\nThe index shows where the report comes from: the toolchain (version, git commit), the dataset version, the build time\n' +
         '(SOURCE_DATE_EPOCH when set, else when benchmark.json was written), the agreement gate and the deprecated instances.\n' +
-        'Examples:\n  junobench report\n  junobench report --from curated --out /tmp/junobench-report\n  junobench report --scores compare/\n  junobench report --release releases/junobench-0.2.0\nThen open <out>/index.html in a browser.',
+        'Examples:\n  junobench report\n  junobench report --from curated --out /tmp/junobench-report\n  junobench report --scores compare/\n  junobench report --trajectories agent.trajectories\n  junobench report --release releases/junobench-0.2.0\nThen open <out>/index.html in a browser.',
     )
     .action(async (flags: ReportFlags) => {
       const { generateReport, readBuildTime } = await import('@junobench/report');
@@ -72,10 +77,12 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
       let out: string;
       try {
         if (flags.release) {
-          if (flags.triage)
-            throw new JunoError('E_USAGE', '--triage goes with the report of curated/, not of a release', {
-              hint: 'leave out --release, or --triage',
-            });
+          if (flags.triage || flags.trajectories)
+            throw new JunoError(
+              'E_USAGE',
+              `${flags.triage ? '--triage' : '--trajectories'} goes with the report of curated/, not of a release`,
+              { hint: `leave out --release, or ${flags.triage ? '--triage' : '--trajectories'}` },
+            );
           const { generateReleaseReport } = await import('@junobench/publish');
           result = await generateReleaseReport({
             input: path.resolve(ctx.cwd, flags.release),
@@ -94,6 +101,9 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
           await checkOutputPaths({
             inputs: (flags.triage ?? []).map((t) => path.resolve(ctx.cwd, t)),
             trees: [
+              ...(flags.trajectories
+                ? [{ path: path.resolve(ctx.cwd, flags.trajectories), what: '--trajectories' }]
+                : []),
               { path: path.join(from, 'instances'), what: 'the curated instances' },
               ...(raw ? [{ path: raw, what: '--raw' }] : []),
             ],
@@ -107,6 +117,7 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
             out,
             ...(raw ? { raw } : {}),
             ...(flags.triage ? { triage: flags.triage.map((t) => path.resolve(ctx.cwd, t)) } : {}),
+            ...(flags.trajectories ? { trajectories: path.resolve(ctx.cwd, flags.trajectories) } : {}),
             ...(leaderboard ? { leaderboard } : {}),
             provenance: {
               toolchain: { version: t.version, commit: t.commit, dirty: t.dirty },

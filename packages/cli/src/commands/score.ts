@@ -10,6 +10,7 @@ import {
   readsOfBenchmarkSet,
   type BenchmarkSetFlags,
 } from './benchmark-set.js';
+import { defaultTrajectories } from './serve.js';
 import { addRuntimeOptions, createRuntimeFromFlags, sandboxUnavailable, type RuntimeFlags } from './runtime-flags.js';
 import {
   DEFAULT_CELL_TIMEOUT_SECONDS,
@@ -34,6 +35,7 @@ interface ScoreFlags extends RuntimeFlags, BenchmarkSetFlags {
   lenient?: boolean;
   cellTimeout?: number;
   timeout?: number;
+  trajectories?: string | false;
 }
 
 // Verb: score (docs/scoring.md); `tasks export` and `baseline` are in tasks.ts and baseline.ts. Library packages are
@@ -70,6 +72,11 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
       '--out <dir>',
       'write the scorecard there: scorecard.md, scorecard.json and an SVG chart per dimension; with several files, <dir>/<tool>/ each and comparison.md, comparison.json, comparison.svg',
     )
+    .option(
+      '--trajectories <dirs>',
+      "the sessions' trajectories (`serve`, `baseline agent`), one folder per predictions file, comma-separated: calls and time per task in the scorecard (default: <predictions without .jsonl>.trajectories/ when it exists)",
+    )
+    .option('--no-trajectories', 'leave the trajectories out even when they are beside the predictions')
     .option(
       '--lenient',
       'score the lines that can be scored; report malformed lines and unknown tasks instead of failing',
@@ -130,6 +137,7 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         );
       }
     }
+    const trajectories = await findTrajectories(predictionFiles.map(resolve), flags.trajectories, resolve);
     const reads = await readsOfBenchmarkSet(flags, ctx);
     await checkOutputPaths({
       inputs: [
@@ -196,6 +204,7 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
         set,
         predictions: predictionFiles.map((p) => resolve(p)),
         tools,
+        trajectories,
         ...(flags.tasks ? { tasks: resolve(flags.tasks) } : {}),
         ...(flags.seed ? { seed: flags.seed } : {}),
         lenient: flags.lenient === true,
@@ -257,6 +266,35 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
     }
     if (flags.json) ctx.out(`${several ? 'comparison' : 'scorecard'} JSON written to ${show(resolve(flags.json))}`);
   });
+}
+
+/**
+ * The trajectories folder of each predictions file: the ones given (one per file), else the folder `serve` writes
+ * beside a predictions file when it is there.
+ */
+async function findTrajectories(
+  predictions: readonly string[],
+  given: string | false | undefined,
+  resolve: (p: string) => string,
+): Promise<(string | undefined)[]> {
+  if (given === false) return predictions.map(() => undefined);
+  if (given === undefined)
+    return Promise.all(
+      predictions.map(async (p) => {
+        const dir = defaultTrajectories(p);
+        return (await stat(dir).catch(() => undefined))?.isDirectory() ? dir : undefined;
+      }),
+    );
+  const dirs = given.split(',').map((d) => d.trim());
+  if (dirs.length !== predictions.length || dirs.some((d) => d === ''))
+    throw new JunoError(
+      'E_USAGE',
+      `--trajectories names ${dirs.length} folder${dirs.length === 1 ? '' : 's'} for ${predictions.length} predictions file${predictions.length === 1 ? '' : 's'}`,
+      {
+        hint: 'give one trajectories folder per predictions file, in the same order: --trajectories a.trajectories,b.trajectories',
+      },
+    );
+  return dirs.map(resolve);
 }
 
 /**

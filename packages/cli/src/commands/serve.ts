@@ -154,9 +154,10 @@ async function serve(flags: ServeFlags, output: string, trajectories: string, ct
         await stopped;
         await service.close();
       } else {
-        const { closed } = await serveStdio(harness, '0.1.0');
+        const stdio = await serveStdio(harness, '0.1.0');
         ctx.err(`serve: ${tasks.length} tasks over MCP on stdio`);
-        await Promise.race([closed, stopped]);
+        await Promise.race([stdio.closed, stopped]);
+        await stdio.close();
       }
     } finally {
       stopSignals();

@@ -3077,6 +3077,7 @@ export interface Scorecard {
   detect?: DetectScore;
   diagnose?: DiagnoseScore;
   repair?: RepairScore;
+  trajectories?: ScorecardTrajectories;
 }
 
 export interface ScorecardTasks {
@@ -3417,6 +3418,60 @@ export interface RepairCrashCell {
    */
   counterpart: number | null;
   ran: boolean;
+}
+
+export interface ScorecardTrajectories {
+  /**
+   * One row per session, sorted by task, attempt and session.
+   */
+  sessions: TrajectorySessionScore[];
+  totals: TrajectoryTotals;
+  medians: TrajectoryMedians;
+}
+
+export interface TrajectorySessionScore {
+  session: string;
+  /**
+   * The task id the session worked on.
+   */
+  task: string;
+  instance?: string;
+  /**
+   * The attempt its submit wrote; absent when the session never submitted.
+   */
+  attempt?: number;
+  submitted: boolean;
+  /**
+   * Tool calls logged, the submit included.
+   */
+  calls: number;
+  /**
+   * Calls refused or failed (ok false).
+   */
+  refused: number;
+  /**
+   * The session's time in milliseconds: see timing.
+   */
+  ms: number;
+  /**
+   * wall: from the first call's start to the last call's end (every line has `at`); calls: the sum of the calls' durations (logs without `at`).
+   */
+  timing: 'wall' | 'calls';
+}
+
+export interface TrajectoryTotals {
+  sessions: number;
+  submitted: number;
+  calls: number;
+  ms: number;
+}
+/**
+ * Per session (0 without sessions).
+ */
+
+export interface TrajectoryMedians {
+  calls: number;
+  ms: number;
 }
 
 /**
@@ -4100,6 +4155,55 @@ export interface Taxonomy {
  * This interface was referenced by `Taxonomy`'s JSON-Schema
  * via the `definition` "labels".
  */
+
+/**
+ * One line of a trajectory (`junobench serve` and `baseline agent`: `<predictions without .jsonl>.trajectories/<session id>.jsonl`, and `serve.jsonl` for calls outside any session): a tool call as the agent made it and what came of it. `score` counts the calls and the time per task from these lines; `report --trajectories` shows them beside the instance.
+ */
+
+export interface TrajectoryEntry {
+  /**
+   * 1, 2, … within the session (or the server's log).
+   */
+  seq: number;
+  /**
+   * The tool called, as the agent named it (an unknown name is logged too).
+   */
+  tool: string;
+  /**
+   * The arguments as sent, long strings cut with their length.
+   */
+  arguments: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * false: the call was refused or failed (the summary says why).
+   */
+  ok: boolean;
+  /**
+   * A short account of the result (the full result went to the agent).
+   */
+  summary: string;
+  /**
+   * How long the call took, in milliseconds.
+   */
+  ms: number;
+  /**
+   * When the call started (UTC). Absent in trajectories of junobench 0.1 before it was logged.
+   */
+  at?: string;
+  /**
+   * The session's task.
+   */
+  task_id?: string;
+  /**
+   * The session's instance (the report places the trajectory on its page).
+   */
+  instance?: string;
+  /**
+   * submit: the attempt the answer was written as in the predictions.
+   */
+  attempt?: number;
+}
 
 /**
  * Why a draft does not reproduce its crash (README, "Reproducing real crashes"): the same word in `add`, `verify`, the draft's instance.json and the triage report.
