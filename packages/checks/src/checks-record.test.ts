@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSchema, type ChecksReport, type InstanceChecksResult } from '@junobench/core';
 import { mergeChecksRecord, planRecordedChecks } from './checks-record.js';
-import { planChecksReport } from './mutation-test.js';
+import { planChecksReport } from './mutation-runs.js';
 
 const result = (instance: string, contentHash: string, status: InstanceChecksResult['status'] = 'complete') =>
   ({

@@ -11,7 +11,7 @@ import {
 import { hashHarness } from './plan-checks-probe.js';
 import { hashChecksContent } from './prepare-checks-instance.js';
 import { readInstanceChecks } from './read-checks.js';
-import { planChecksReport } from './mutation-test.js';
+import { planChecksReport } from './mutation-runs.js';
 
 /** The recorded mutation tests of an instances folder: `<instances>/../checks-report.json` (raw/checks-report.json). */
 export function defaultChecksRecord(instancesDir: string): string {

@@ -11,7 +11,7 @@ import { createLocalRuntime, findPython, type Runtime } from '@junobench/runtime
 import { HARNESS_FILE } from './plan-checks-probe.js';
 import { parseChecks } from './read-checks.js';
 import { suggestChecks } from './suggest-checks.js';
-import { testChecks } from './mutation-test.js';
+import { testChecks } from './mutation-runs.js';
 import { writeTinyInstance } from '../test-helpers/tiny-instance.js';
 
 const GOOD = [

@@ -39,8 +39,8 @@ export {
   fakeOutputOf,
   planMutantsOf,
   runFirst,
-} from './mutation-test.js';
-export type { TestChecksOptions, FirstRuns } from './mutation-test.js';
+} from './mutation-runs.js';
+export type { TestChecksOptions, FirstRuns } from './mutation-runs.js';
 export {
   prepareChecksInstances,
   judgeMutantRun,

@@ -5,7 +5,7 @@ import { judgeMutantRun, prepareChecksInstances } from './prepare-checks-instanc
 import { readChecksProbe } from './read-checks-probe.js';
 import { runNotebookJobs, type NotebookJob, type RunJobsOptions } from './run-notebook-jobs.js';
 import { selectChecks, type MutantRunWithCandidates } from './select-checks.js';
-import { planMutantRun, planMutantsOf, planProbe, runFirst } from './mutation-test.js';
+import { planMutantRun, planMutantsOf, planProbe, runFirst } from './mutation-runs.js';
 
 export interface SuggestChecksOptions extends Omit<RunJobsOptions, 'task'> {
   cellTimeoutSeconds?: number;
