@@ -11,11 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import ExcelJS from 'exceljs';
-import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJson, type ImageRecord } from '@junobench/core';
 import { makeNotebook } from '../packages/sources/test-helpers/notebooks.js';
 import { GithubReleasesServer } from '../packages/release/test-helpers/github-releases-server.js';
+import { buildStandinImage } from '../packages/release/test-helpers/standin-image.js';
 import { repoRoot, runJunobench, type CliRun } from './run-cli.js';
 
 const REGISTRY = process.env.JUNOBENCH_TEST_REGISTRY;
@@ -152,17 +152,7 @@ beforeAll(async () => {
 
   // A tiny stand-in for the benchmark image, recorded as `image build` records one, before publish (the release is
   // verified in the local runtime's sandbox: this image has no Python).
-  const ctx = path.join(work, 'image-context');
-  await mkdir(ctx);
-  await writeFile(path.join(ctx, 'Dockerfile'), 'FROM scratch\nCOPY runner.txt /opt/junobench/runner.txt\n');
-  await writeFile(path.join(ctx, 'runner.txt'), `${image}\n`);
-  const stream = await docker.buildImage(
-    createTar({ cwd: ctx, portable: true }, ['Dockerfile', 'runner.txt']) as unknown as NodeJS.ReadableStream,
-    { t: image, rm: true },
-  );
-  await new Promise((resolve, reject) =>
-    docker.modem.followProgress(stream, (err: Error | null, out: unknown) => (err ? reject(err) : resolve(out))),
-  );
+  await buildStandinImage(docker, image, { inImage: '/opt/junobench/runner.txt', content: `${image}\n` });
 }, 600_000);
 
 afterAll(async () => {

@@ -3,15 +3,15 @@
 // before the archive is sealed, so the archive's manifest names its digest.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJson, type ImageRecord } from '@junobench/core';
 import { publishRelease, verifyRelease } from '@junobench/publish';
 import { readReleaseManifest } from '@junobench/release';
 import { writeCuratedFixture, type Fixture } from '../packages/release/test-helpers/release.js';
+import { buildStandinImage } from '../packages/release/test-helpers/standin-image.js';
 import { runJunobench } from './run-cli.js';
 
 const REGISTRY = process.env.JUNOBENCH_TEST_REGISTRY;
@@ -35,23 +35,12 @@ beforeAll(async () => {
   });
   f = await writeCuratedFixture([{ id: 'numpy_1' }, { id: 'pandas_1' }]);
   // A tiny stand-in for the benchmark image, recorded as `image build` records one.
-  const ctx = path.join(f.root, 'image-context');
-  await mkdir(ctx);
-  await writeFile(path.join(ctx, 'Dockerfile'), 'FROM scratch\nCOPY runner.txt /opt/junobench/runner.txt\n');
-  await writeFile(path.join(ctx, 'runner.txt'), `${image}\n`);
-  const stream = await docker.buildImage(
-    createTar({ cwd: ctx, portable: true }, ['Dockerfile', 'runner.txt']) as unknown as NodeJS.ReadableStream,
-    { t: image, rm: true },
-  );
-  await new Promise((resolve, reject) =>
-    docker.modem.followProgress(stream, (err: Error | null, out: unknown) => (err ? reject(err) : resolve(out))),
-  );
-  const info = await docker.getImage(image).inspect();
+  const info = await buildStandinImage(docker, image, { inImage: '/opt/junobench/runner.txt', content: `${image}\n` });
   const record: ImageRecord = {
     profile: 'debian',
     tag: image,
-    imageId: info.Id,
-    size: info.Size,
+    imageId: info.id,
+    size: info.size,
     recipeHash: 'r'.repeat(64),
     base: 'scratch',
     packages: {},

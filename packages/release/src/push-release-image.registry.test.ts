@@ -2,11 +2,7 @@
 // service here), pushed to the real Distribution registry on loopback that
 // tools/setup-registry.sh starts, and its digest read back from the registry.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import Docker from 'dockerode';
-import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJunoError } from '@junobench/core';
 import {
@@ -16,11 +12,11 @@ import {
   pushReleaseImage,
   readRegistryDigest,
 } from './push-release-image.js';
+import { buildStandinImage } from '../test-helpers/standin-image.js';
 
 const REGISTRY = process.env.JUNOBENCH_TEST_REGISTRY;
 const REPOSITORY = 'junobench/release-test';
 let docker: Docker;
-let dir: string;
 const image = `localhost/junobench-release-test:${randomBytes(4).toString('hex')}`;
 const tags: string[] = [];
 
@@ -47,18 +43,7 @@ beforeAll(async () => {
   expect(probe.headers.get('docker-distribution-api-version')).toBe('registry/2.0');
 
   // A tiny image with unique content: every run pushes a manifest the registry has not seen.
-  dir = await mkdtemp(path.join(os.tmpdir(), 'junobench-registry-test-'));
-  await writeFile(path.join(dir, 'Dockerfile'), 'FROM scratch\nCOPY hello.txt /hello.txt\n');
-  await writeFile(path.join(dir, 'hello.txt'), `junobench release test ${image}\n`);
-  const context = createTar({ cwd: dir, portable: true }, ['Dockerfile', 'hello.txt']);
-  const stream = await docker.buildImage(context as unknown as NodeJS.ReadableStream, { t: image, rm: true });
-  const events = await new Promise<Record<string, unknown>[]>((resolve, reject) =>
-    docker.modem.followProgress(stream, (err: Error | null, out: Record<string, unknown>[]) =>
-      err ? reject(err) : resolve(out),
-    ),
-  );
-  const failed = events.find((e) => e.error);
-  if (failed) throw new Error(`image build failed: ${String(failed.error)}`);
+  await buildStandinImage(docker, image, { inImage: '/hello.txt', content: `junobench release test ${image}\n` });
   tags.push(image);
 }, 300_000);
 
@@ -68,7 +53,6 @@ afterAll(async () => {
       ?.getImage(t)
       .remove({ force: true })
       .catch(() => undefined);
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('pushReleaseImage (real engine, real registry)', () => {
