@@ -1,7 +1,8 @@
 // Orphans (docs/verify.md, "Runtimes"), container side: a toolchain killed with SIGKILL
-// runs no clean-up. Its container must not run on to its wall-clock limit
-// (705 s by default), and containers a dead toolchain left in the engine are
-// removed when the next runtime starts.
+// runs no clean-up. Its containers must not run on to their wall-clock limit
+// (705 s by default), not even one that ignores its stdin (its owner's watchdog
+// removes it), and containers a dead toolchain left in the engine are removed
+// when the next runtime starts.
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -71,7 +72,7 @@ async function kernelCpuSeconds(containerId: string): Promise<number> {
   return total;
 }
 
-it('a SIGKILL of the toolchain mid-notebook ends its container within seconds, not at its wall-clock limit', async () => {
+it('a SIGKILL of the toolchain mid-notebook ends its containers within seconds, not at their wall-clock limit', async () => {
   const id = `orphan-${tag}`;
   const dir = await instance('loop', 'while True:\n    pass');
   const child = execa('node', ['--import', 'tsx', FIXTURE, image, dir, id], {
@@ -88,15 +89,42 @@ it('a SIGKILL of the toolchain mid-notebook ends its container within seconds, n
     if (!looping) await sleep(100);
   }
   expect(looping).toBe(true);
+  // The container that ignores its stdin runs too, and the process has one watchdog, however many containers.
+  expect((await byRun(`${id}-deaf`)).map((c) => c.State)).toEqual(['running']);
+  const watchdogs = await findWatchdogs(child.pid!);
+  expect(watchdogs).toHaveLength(1);
   child.kill('SIGKILL');
   await child;
-  let left = await byRun(id);
+  let left = [...(await byRun(id)), ...(await byRun(`${id}-deaf`))];
   for (let i = 0; i < 150 && left.length > 0; i++) {
     await sleep(200);
-    left = await byRun(id);
+    left = [...(await byRun(id)), ...(await byRun(`${id}-deaf`))];
   }
   expect(left).toEqual([]);
+  // Its work done, the watchdog is gone too.
+  let alive = watchdogs;
+  for (let i = 0; i < 100 && alive.length > 0; i++) {
+    await sleep(200);
+    alive = await findWatchdogs(child.pid!);
+  }
+  expect(alive).toEqual([]);
 }, 600_000);
+
+/** The live watchdogs of toolchain process `pid` (its owner label is on their command line). */
+async function findWatchdogs(pid: number): Promise<number[]> {
+  const { readdir } = await import('node:fs/promises');
+  const mark = `${OWNER_LABEL}=${os.hostname()}:${pid}:`;
+  const found: number[] = [];
+  for (const p of (await readdir('/proc')).filter((n) => /^\d+$/.test(n))) {
+    const [cmdline, stat] = await Promise.all([
+      readFile(`/proc/${p}/cmdline`, 'utf8').catch(() => ''),
+      readFile(`/proc/${p}/stat`, 'utf8').catch(() => ''),
+    ]);
+    const zombie = stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+    if (!zombie && cmdline.split('\0').some((arg) => arg.startsWith(mark))) found.push(Number(p));
+  }
+  return found;
+}
 
 it('containers left by a dead toolchain are removed when the next runtime starts', async () => {
   // As a toolchain killed between create and start leaves it: created, never started, owned by a pid that is gone.

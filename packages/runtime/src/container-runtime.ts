@@ -13,6 +13,7 @@ import {
 } from './container-sandbox.js';
 import { ContainerBatch } from './container-batch.js';
 import { ContainerSetup } from './container-setup.js';
+import { startOwnerWatchdog } from './container-owner-watchdog.js';
 import { createRunFolder, currentOwner, isOwnerGone, type RunFolder } from './run-folder.js';
 import { hashRunnerFiles } from './runner-path.js';
 import { createMessageKey } from './parse-runner-message.js';
@@ -68,8 +69,11 @@ const UID_RANGE = [200_000, 1_200_000] as const;
  * container while the current one runs: the copy, the kernel start and the
  * notebook's imports happen there before its turn, and the container waits
  * for "go" on its stdin before the first cell. If the toolchain dies, the
- * stdin closes and the container ends; containers of a dead owner still known
- * to the engine are removed when the next runtime starts.
+ * stdin closes and the container ends. Whatever ignores its stdin (the image
+ * probe's container) goes too: a watchdog process removes every container of
+ * this process the moment it dies (container-owner-watchdog.ts), and
+ * containers of a dead owner still known to the engine are removed when the
+ * next runtime starts.
  */
 export function createContainerRuntime(options: ContainerRuntimeOptions): Runtime {
   const { docker, image } = options;
@@ -85,10 +89,13 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   const closing = new AbortController();
   let staging: RunFolder | undefined;
   const stagingDir = (): string => (staging ??= createRunFolder(os.tmpdir(), { anonymous: true })).dir;
+  // Before the first container: what this process creates goes the moment it dies, however it dies.
+  const watchOwner = () => startOwnerWatchdog(docker, `${OWNER_LABEL}=${settings.labels![OWNER_LABEL]}`);
 
   const describe = (modules: readonly string[]): Promise<RuntimeIdentity> => {
     const mods = [...new Set(modules)].sort();
     const key = mods.join(',');
+    watchOwner();
     let p = probes.get(key);
     if (!p) {
       p = setup
@@ -107,6 +114,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
 
   const run = async (runs: readonly NotebookRun[], opts: RunOptions = {}): Promise<RunResult[]> => {
     if (runs.length === 0) return new Array<RunResult>(0);
+    watchOwner();
     // A run the sandbox cannot take is refused before any container starts.
     for (const r of runs) planContainerRun(r, settings, createMessageKey());
     await resolveImageId();
