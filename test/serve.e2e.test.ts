@@ -106,6 +106,25 @@ describe('junobench serve over stdio', () => {
     });
     expect(value(probe)).toMatchObject({ status: 'ok', output: 'found: []\n' });
 
+    // A call the client cancels (the SDK sends notifications/cancelled) stops its kernel at once, not at the call's
+    // time-out, and adds nothing: the session goes on with the next call.
+    const cancel = new AbortController();
+    const endless = client.callTool(
+      { name: 'run_cell', arguments: { session_id: sid, code: 'open("spinning", "w").close()\nwhile True: pass' } },
+      undefined,
+      { signal: cancel.signal, timeout: 300_000 },
+    );
+    await waitForAsync(async () => (await listNames(tmp)).includes('spinning'), 300_000);
+    const spinning = listPythonDescendants(transport.pid!);
+    expect(spinning.length).toBeGreaterThan(0);
+    cancel.abort('enough');
+    await expect(endless).rejects.toThrow();
+    await waitForAsync(async () => spinning.every(isGone), 30_000);
+    expect(value(await call(client, 'run_cell', { session_id: sid, code: '1 + 1' }))).toMatchObject({
+      ...{ status: 'ok', result: '2' },
+      accepted_cells: 2,
+    });
+
     // The crash reproduces in the session; the fix (in cell 1) makes the crash cell run.
     expect(value(await call(client, 'run_cell', { session_id: sid, code: code[5]!.source }))).toMatchObject({
       status: 'error',
@@ -142,10 +161,12 @@ describe('junobench serve over stdio', () => {
     const trajectory = (await readFile(path.join(dir, 'agent.trajectories', `${sid}.jsonl`), 'utf8'))
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { seq: number; tool: string; ok: boolean; ms: number });
+      .map((l) => JSON.parse(l) as { seq: number; tool: string; ok: boolean; ms: number; summary: string });
     expect(trajectory.map((t) => t.tool)).toEqual([
       'open_task',
       'read_notebook',
+      'run_cell',
+      'run_cell',
       'run_cell',
       'run_cell',
       'edit_cell',
@@ -155,7 +176,21 @@ describe('junobench serve over stdio', () => {
       'submit',
       'read_notebook',
     ]);
-    expect(trajectory.map((t) => t.ok)).toEqual([true, true, true, true, true, true, true, false, true, false]);
+    expect(trajectory.map((t) => t.ok)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect(trajectory[3]!.summary).toMatch(/^cancelled: run_cell was cancelled/);
 
     const scored = await runJunobench(
       ['score', 'agent.jsonl', '--tasks', 'tasks.jsonl', '--runtime', 'local', '--json', 'card.json'],
@@ -171,11 +206,11 @@ describe('junobench serve over stdio', () => {
     expect(card.trajectories.sessions).toEqual([
       expect.objectContaining({
         ...{ session: sid, task: repairOf('pandas_1'), instance: 'pandas_1', attempt: 1, submitted: true },
-        ...{ calls: 10, refused: 2, timing: 'wall' },
+        ...{ calls: 12, refused: 3, timing: 'wall' },
       }),
     ]);
     expect(card.trajectories.sessions[0]!.ms).toBeGreaterThan(0);
-    expect(scored.stdout).toMatch(/sessions {2}1 \(1 submitted\): 10 tool calls/);
+    expect(scored.stdout).toMatch(/sessions {2}1 \(1 submitted\): 12 tool calls/);
 
     // A trajectory line that is not one is refused before any repair runs, naming the file and the line.
     await mkdir(path.join(dir, 'bad.trajectories'));
@@ -240,6 +275,77 @@ describe('junobench serve over streamable HTTP', () => {
     }
     await client.close();
     // Ctrl-C: every session closed, no kernel or scratch file left.
+    server.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(await leftovers()).toEqual([]);
+  }, 600_000);
+});
+
+describe('a client gone over HTTP', () => {
+  let server: ChildProcess | undefined;
+  afterAll(() => {
+    server?.kill('SIGKILL');
+  });
+
+  it('a request closed mid-call stops its kernel; a session idle past --idle is closed and says so', async () => {
+    server = spawn(
+      process.execPath,
+      [
+        junobenchBin,
+        'serve',
+        ...['--tasks', 'tasks.jsonl', '-o', 'idle.jsonl', '--mcp', 'http', '--port', '0'],
+        '--idle',
+        '5',
+      ],
+      { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    server.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => server!.once('exit', (code) => r(code)));
+    await waitFor(() => /at (http:\S+)/.test(stderr));
+    const url = /at (http:\S+)/.exec(stderr)![1]!;
+    const client = new Client({ name: 'serve-e2e-idle', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const sid = value(await call(client, 'open_task', { task_id: repairOf('pandas_1') })).session_id as string;
+
+    // A client that goes away mid-call: its HTTP request closed before the answer.
+    const gone = new AbortController();
+    const abandoned = fetch(url, {
+      method: 'POST',
+      signal: gone.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        ...{ jsonrpc: '2.0', id: 1, method: 'tools/call' },
+        params: {
+          name: 'run_cell',
+          arguments: { session_id: sid, code: 'open("abandoned", "w").close()\nwhile True: pass' },
+        },
+      }),
+    });
+    abandoned.catch(() => undefined);
+    await waitForAsync(async () => (await listNames(tmp)).includes('abandoned'), 300_000);
+    const kernels = listPythonDescendants(server.pid!);
+    expect(kernels.length).toBeGreaterThan(0);
+    gone.abort();
+    // Stopped at once, not at the call's time-out (120 s): the idle limit only counts once a call is over.
+    await waitForAsync(async () => kernels.every(isGone), 30_000);
+
+    // No call for 5 s: the session is closed (its scratch folder gone, no kernel), and the next call says why.
+    await waitForAsync(async () => !(await listNames(tmp)).includes('notebook.ipynb'), 60_000);
+    expect(listPythonDescendants(server.pid!)).toEqual([]);
+    const late = await call(client, 'read_notebook', { session_id: sid });
+    expect(late.isError).toBe(true);
+    expect(late.content![0]!.text).toContain(`session ${sid} is closed: it had no call for 5 s (the idle limit`);
+    const trajectory = (await readFile(path.join(dir, 'idle.trajectories', `${sid}.jsonl`), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { tool: string; ok: boolean; summary: string });
+    expect(trajectory.map((t) => [t.tool, t.ok, t.summary.split(':')[0]])).toEqual([
+      ['open_task', true, `session ${sid}`],
+      ['run_cell', false, 'cancelled'],
+      ['read_notebook', false, 'unknown-session'],
+    ]);
+    await client.close();
     server.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(await leftovers()).toEqual([]);

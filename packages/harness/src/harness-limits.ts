@@ -6,6 +6,12 @@ export interface HarnessLimits {
   maxCalls: number;
   /** Seconds a session may stay open; afterwards only submit is accepted. */
   sessionSeconds: number;
+  /**
+   * Seconds a session may go without a call (counted from the end of its last one) before it is closed: its runtime
+   * and scratch folder go, and a later call is told why. A client that went away does not hold a session slot, a
+   * sandbox folder and a runtime until the session's wall time.
+   */
+  idleSeconds: number;
   /** Sessions open at once. */
   maxSessions: number;
   /** Characters of code or cell source one call may send. */
@@ -16,6 +22,7 @@ export const DEFAULT_HARNESS_LIMITS: HarnessLimits = {
   callTimeoutSeconds: 120,
   maxCalls: 200,
   sessionSeconds: 3600,
+  idleSeconds: 900,
   maxSessions: 4,
   maxCodeChars: 100_000,
 };

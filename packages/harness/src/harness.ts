@@ -37,13 +37,21 @@ export interface HarnessOptions {
   now?: () => number;
 }
 
+export interface CallOptions {
+  /**
+   * The client's cancellation (MCP's notifications/cancelled, or its HTTP request gone): a run under way is stopped,
+   * its kernel with it, and the call ends as `cancelled`; the session stays open, as it was before the call.
+   */
+  signal?: AbortSignal;
+}
+
 export type ToolOutcome =
   { ok: true; value: Record<string, unknown> } | { ok: false; code: ToolError['code']; message: string };
 
 export interface Harness {
   readonly limits: HarnessLimits;
   /** One tool call: its outcome (a refusal is an outcome, not a throw), logged in the session's trajectory. */
-  call(tool: string, args: unknown): Promise<ToolOutcome>;
+  call(tool: string, args: unknown, options?: CallOptions): Promise<ToolOutcome>;
   /** The sessions open now. */
   sessions(): string[];
   /** Close one session without an answer (its kernel and scratch folder gone); nothing when it is not open. */
@@ -61,9 +69,17 @@ interface Session {
   accepted: string[];
   calls: number;
   openedAt: number;
-  busy: boolean;
+  /** The call under way: its client's signal, and when it is over (a cancelled one may still be stopping its run). */
+  current?: { signal: AbortSignal; over: Promise<void> };
+  /** Closes the session at the idle limit; armed while no call is under way. */
+  idle?: NodeJS.Timeout;
   abort: AbortController;
 }
+
+/** A signal that never fires: the call of a client that cannot cancel. */
+const NEVER = new AbortController().signal;
+/** setTimeout's longest delay (about 24.8 days); a longer idle limit waits that long. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The agent harness: sessions on tasks, each a scratch folder holding only the task's notebook and data, where every
@@ -82,6 +98,8 @@ class SessionHarness implements Harness {
   private readonly known = new Set<string>();
   /** The task of every session opened, open or closed. */
   private readonly specOf = new Map<string, HarnessTask>();
+  /** Why each closed session was closed: a later call on it is told. */
+  private readonly closedWhy = new Map<string, string>();
   private readonly log: TrajectoryLog;
   private readonly predictions: PredictionsFile;
   private root: RunFolder | undefined;
@@ -102,24 +120,31 @@ class SessionHarness implements Harness {
     return [...this.open.keys()];
   }
 
-  async call(tool: string, args: unknown): Promise<ToolOutcome> {
+  async call(tool: string, args: unknown, options: CallOptions = {}): Promise<ToolOutcome> {
     const started = this.now();
     const given = (args as { session_id?: unknown } | null)?.session_id;
     let logTo = typeof given === 'string' && this.known.has(given) ? given : undefined;
     let outcome: ToolOutcome;
     let attempt: number | undefined;
     try {
-      const done = await this.dispatch(parseToolCall(tool, args, this.limits));
+      const done = await this.dispatch(parseToolCall(tool, args, this.limits), options.signal);
       logTo = done.session ?? logTo;
       outcome = { ok: true, value: done.value };
       if (tool === 'submit' && typeof done.value.attempt === 'number') attempt = done.value.attempt;
     } catch (e) {
       // A refusal, or a call the harness could not do (the runtime would not start, a copy failed): either way the
-      // agent gets the reason and the trajectory has the call.
+      // agent gets the reason and the trajectory has the call. A call the client cancelled is `cancelled` (named by
+      // its tool), whatever its interrupted run threw.
+      const stopped = options.signal?.aborted && (!(e instanceof ToolError) || e.code === 'cancelled');
+      const error = stopped ? cancelled(tool) : e;
       outcome =
-        e instanceof ToolError
-          ? { ok: false, code: e.code, message: e.message }
-          : { ok: false, code: 'failed', message: `${tool}: ${e instanceof Error ? e.message : String(e)}` };
+        error instanceof ToolError
+          ? { ok: false, code: error.code, message: error.message }
+          : {
+              ok: false,
+              code: 'failed',
+              message: `${tool}: ${error instanceof Error ? error.message : String(error)}`,
+            };
     }
     // The task and instance on every line of a session: score counts a session's calls under its task, and the
     // report shows it beside its instance, even when the session never submitted.
@@ -139,21 +164,24 @@ class SessionHarness implements Harness {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.open.values()].map((s) => this.endSession(s)));
+    await Promise.all([...this.open.values()].map((s) => this.endSession(s, 'the server closed it')));
     this.root?.remove();
     this.root = undefined;
   }
 
-  private async dispatch(call: ToolCall): Promise<{ session?: string; value: Record<string, unknown> }> {
+  private async dispatch(
+    call: ToolCall,
+    signal: AbortSignal = NEVER,
+  ): Promise<{ session?: string; value: Record<string, unknown> }> {
     if (this.closed) throw new ToolError('closed', 'the server is shutting down');
+    if (signal.aborted) throw cancelled(call.tool);
     if (call.tool === 'list_tasks')
       return { value: { tasks: this.options.tasks.map((t) => ({ task_id: t.task.id, task: t.task.task })) } };
     if (call.tool === 'open_task') {
-      const value = await this.openTask(call.taskId);
+      const value = await this.openTask(call.taskId, signal);
       return { session: value.session_id as string, value };
     }
-    const s = this.session(call.sessionId);
-    if (s.busy) throw new ToolError('busy', `session ${s.id} is running another call; wait for its result`);
+    const s = await this.claim(call.sessionId);
     s.calls++;
     if (call.tool !== 'submit') {
       if (s.calls > this.limits.maxCalls)
@@ -161,12 +189,46 @@ class SessionHarness implements Harness {
       if (this.now() - s.openedAt > this.limits.sessionSeconds * 1000)
         throw new ToolError('budget', `session ${s.id} is past its ${this.limits.sessionSeconds} s; submit an answer`);
     }
-    s.busy = true;
+    let over!: () => void;
+    s.current = { signal, over: new Promise<void>((r) => (over = r)) };
+    clearTimeout(s.idle);
     try {
-      return { session: s.id, value: await this.inSession(s, call) };
+      return { session: s.id, value: await this.inSession(s, call, signal) };
     } finally {
-      s.busy = false;
+      s.current = undefined;
+      over();
+      this.armIdle(s);
     }
+  }
+
+  /**
+   * The open session `id`, free for a call. A call the client cancelled may still be stopping its run: the next call
+   * waits for it (a client cancels, then goes on at once) rather than being refused as busy.
+   */
+  private async claim(id: string): Promise<Session> {
+    let s = this.session(id);
+    while (s.current?.signal.aborted) {
+      await s.current.over;
+      s = this.session(id);
+    }
+    if (s.current) throw new ToolError('busy', `session ${s.id} is running another call; wait for its result`);
+    return s;
+  }
+
+  /** The idle limit's timer, from now; not for a session that is closed. */
+  private armIdle(s: Session): void {
+    clearTimeout(s.idle);
+    if (this.open.get(s.id) !== s) return;
+    const seconds = this.limits.idleSeconds;
+    s.idle = setTimeout(
+      () => {
+        if (this.open.get(s.id) === s && !s.current)
+          void this.endSession(s, `it had no call for ${seconds} s (the idle limit, serve --idle)`);
+      },
+      Math.min(seconds * 1000, MAX_TIMER_MS),
+    );
+    // The limit never keeps the server running once it is told to stop.
+    s.idle.unref();
   }
 
   private session(id: string): Session {
@@ -175,7 +237,7 @@ class SessionHarness implements Harness {
       throw new ToolError(
         'unknown-session',
         this.known.has(id)
-          ? `session ${id} is closed (submitted, or the server closed it)`
+          ? `session ${id} is closed: ${this.closedWhy.get(id) ?? 'it could not be opened'}; open_task opens a new one`
           : `no session ${id}; open one with open_task`,
       );
     return s;
@@ -183,11 +245,13 @@ class SessionHarness implements Harness {
 
   async closeSession(id: string): Promise<void> {
     const s = this.open.get(id);
-    if (s) await this.endSession(s);
+    if (s) await this.endSession(s, 'the server closed it');
   }
 
-  private async endSession(s: Session): Promise<void> {
+  private async endSession(s: Session, why: string): Promise<void> {
     this.open.delete(s.id);
+    this.closedWhy.set(s.id, why);
+    clearTimeout(s.idle);
     s.abort.abort();
     await s.runtime.close().catch(() => undefined);
     await rm(s.dir, { recursive: true, force: true });
@@ -200,7 +264,7 @@ class SessionHarness implements Harness {
     }
   }
 
-  private async openTask(taskId: string): Promise<Record<string, unknown>> {
+  private async openTask(taskId: string, signal: AbortSignal): Promise<Record<string, unknown>> {
     const spec = this.byId.get(taskId);
     if (!spec) throw new ToolError('unknown-task', `no task ${taskId} in the tasks file; see list_tasks`);
     if (this.open.size >= this.limits.maxSessions)
@@ -229,14 +293,28 @@ class SessionHarness implements Harness {
     }
     const s: Session = {
       ...{ id, spec, dir, runtime, notebook, accepted: [], calls: 0 },
-      ...{ openedAt: this.now(), busy: false, abort: new AbortController() },
+      ...{ openedAt: this.now(), abort: new AbortController() },
     };
     this.open.set(id, s);
+    // Cancelled while it was being set up: no session stays open for a client that no longer waits for it.
+    if (signal.aborted) {
+      await this.endSession(s, 'its open_task was cancelled');
+      throw cancelled('open_task');
+    }
+    this.armIdle(s);
     return describeOpened(s, this.limits);
   }
 
-  private async run(s: Session, finish?: string): Promise<RunResult> {
-    const planned = planRunNotebook(s.notebook, s.spec.replay, s.accepted);
+  /**
+   * One run of the session's notebook: the replay, the `accepted` cells, then `finish` (the new code). Stopped when
+   * the session closes or the client cancels; a cancelled run throws `cancelled` (its result is not the agent's).
+   */
+  private async run(
+    s: Session,
+    how: { finish?: string; accepted?: readonly string[]; signal: AbortSignal },
+  ): Promise<RunResult> {
+    const { finish, accepted = s.accepted, signal } = how;
+    const planned = planRunNotebook(s.notebook, s.spec.replay, accepted);
     await writeFile(path.join(s.dir, RUN_NOTEBOOK), formatJson(planned.notebook));
     const timeout = this.limits.callTimeoutSeconds;
     const [result] = await s.runtime.run(
@@ -252,25 +330,27 @@ class SessionHarness implements Harness {
           ...(finish ? { probe: { finish, finishTimeoutSeconds: timeout } } : {}),
         },
       ],
-      { signal: s.abort.signal },
+      { signal: AbortSignal.any([s.abort.signal, signal]) },
     );
+    if (signal.aborted) throw cancelled('the call');
     return result!;
   }
 
   private async inSession(
     s: Session,
     call: Exclude<ToolCall, { tool: 'list_tasks' | 'open_task' }>,
+    signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
     switch (call.tool) {
       case 'read_notebook':
         return describeNotebook(s.notebook, s.spec, s.accepted);
       case 'run_cell': {
-        const report = parseRunCellProbe(await this.run(s, planRunCellProbe(call.code)));
+        const report = parseRunCellProbe(await this.run(s, { finish: planRunCellProbe(call.code), signal }));
         if (report.status === 'ok') s.accepted.push(call.code);
         return { ...report, accepted_cells: s.accepted.length };
       }
       case 'inspect': {
-        const { report, names } = parseInspectProbe(await this.run(s, planInspectProbe(call.name)));
+        const { report, names } = parseInspectProbe(await this.run(s, { finish: planInspectProbe(call.name), signal }));
         if (report) return { name: call.name, ...report };
         const found = names!.find((n) => n.name === call.name);
         return found ? { status: 'ok', defined: true, ...found } : { status: 'ok', name: call.name, defined: false };
@@ -278,13 +358,14 @@ class SessionHarness implements Harness {
       case 'edit_cell':
         return editCell(s, call.index, call.source);
       case 'restart': {
+        // The accepted cells are forgotten once the replay ran: a cancelled restart leaves the session as it was.
+        const failed = interpretReplay(await this.run(s, { accepted: [], signal }));
         s.accepted = [];
-        const failed = interpretReplay(await this.run(s));
         return failed ? { ...failed } : { status: 'ok', replayed: s.spec.replay.length };
       }
       case 'submit': {
         const { attempt } = await this.predictions.append(s.spec.task.task, s.spec.task.id, call.answer);
-        await this.endSession(s);
+        await this.endSession(s, 'its answer was submitted');
         return { status: 'submitted', task_id: s.spec.task.id, attempt, predictions: this.options.predictions };
       }
     }
@@ -326,9 +407,17 @@ function describeOpened(s: Session, limits: HarnessLimits): Record<string, unkno
       call_timeout_seconds: limits.callTimeoutSeconds,
       max_calls: limits.maxCalls,
       session_seconds: limits.sessionSeconds,
+      idle_seconds: limits.idleSeconds,
       max_code_chars: limits.maxCodeChars,
     },
   };
+}
+
+function cancelled(tool: string): ToolError {
+  return new ToolError(
+    'cancelled',
+    `${tool} was cancelled (by the client, or its connection closed): its run was stopped, and the session is as it was before the call`,
+  );
 }
 
 function summarizeOutcome(value: Record<string, unknown>): string {

@@ -2,7 +2,7 @@
 // trajectories (README, "An agent in the notebook").
 
 export { createHarness } from './harness.js';
-export type { Harness, HarnessOptions, ToolOutcome } from './harness.js';
+export type { CallOptions, Harness, HarnessOptions, ToolOutcome } from './harness.js';
 export { DEFAULT_HARNESS_LIMITS, MAX_OUTPUT_CHARS } from './harness-limits.js';
 export type { HarnessLimits } from './harness-limits.js';
 export { openHarnessTasks, planHarnessTask } from './open-harness-tasks.js';

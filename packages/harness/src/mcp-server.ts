@@ -9,13 +9,18 @@ import { planToolDefinitions } from './tool-definitions.js';
 
 export const MCP_SERVER_NAME = 'junobench';
 
-/** An MCP server (the official SDK's) whose tools are the harness's; one per connection, all on the same harness. */
-export function createMcpServer(harness: Harness, version: string): Server {
+/**
+ * An MCP server (the official SDK's) whose tools are the harness's; one per connection, all on the same harness. A
+ * call stops when its client cancels it (notifications/cancelled: the SDK aborts the handler's signal) or when
+ * `connection` (an HTTP request's) ends first.
+ */
+export function createMcpServer(harness: Harness, version: string, connection?: AbortSignal): Server {
   const server = new Server({ name: MCP_SERVER_NAME, version }, { capabilities: { tools: {} } });
   const tools = planToolDefinitions(harness.limits);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const outcome = await harness.call(request.params.name, request.params.arguments ?? {});
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const signal = connection ? AbortSignal.any([extra.signal, connection]) : extra.signal;
+    const outcome = await harness.call(request.params.name, request.params.arguments ?? {}, { signal });
     if (!outcome.ok)
       return {
         content: [{ type: 'text' as const, text: outcome.message }],
@@ -62,7 +67,8 @@ export interface HttpService {
 
 /**
  * Serve streamable HTTP on 127.0.0.1 (`/mcp`), statelessly: each request gets its own MCP server and transport, and
- * the sessions live in the harness, named by their session_id. Requests whose Host is not this address are refused
+ * the sessions live in the harness, named by their session_id (a client that never comes back leaves its sessions to
+ * the idle limit). Requests whose Host is not this address are refused
  * (a web page cannot reach the server by DNS rebinding).
  */
 export async function serveHttp(harness: Harness, version: string, port: number): Promise<HttpService> {
@@ -73,9 +79,13 @@ export async function serveHttp(harness: Harness, version: string, port: number)
     if (url.pathname !== '/mcp') return end(res, 404, 'not found: the MCP endpoint is /mcp');
     if (!allowed.includes(req.headers.host ?? '')) return end(res, 403, 'forbidden host');
     if (req.method !== 'POST') return end(res, 405, 'method not allowed: POST to /mcp (stateless streamable HTTP)');
-    const server = createMcpServer(harness, version);
+    // A client that goes away before its answer (closed its connection, timed out) no longer waits for the call: it
+    // stops as if cancelled, so its kernel does not run on to the call's time-out.
+    const gone = new AbortController();
+    const server = createMcpServer(harness, version, gone.signal);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
       void transport.close();
       void server.close();
     });

@@ -11,6 +11,8 @@ export type ToolErrorCode =
   | 'budget'
   | 'too-many-sessions'
   | 'closed'
+  /** The client cancelled the call (MCP's notifications/cancelled) or went away: its run was stopped. */
+  | 'cancelled'
   /** The call could not be done (the runtime would not start, a file could not be copied): the message says why. */
   | 'failed';
 

@@ -10,9 +10,9 @@ import { addRunnerOptions, createRunnerRuntimeFromFlags, type RuntimeFlags } fro
 // Defaults shown in the help, copied with the package's literal types (CONTRIBUTING.md, "CLI": imports in the CLI).
 const DEFAULT_LIMITS: {
   [
-    K in 'callTimeoutSeconds' | 'maxCalls' | 'sessionSeconds' | 'maxSessions'
+    K in 'callTimeoutSeconds' | 'maxCalls' | 'sessionSeconds' | 'idleSeconds' | 'maxSessions'
   ]: (typeof import('@junobench/harness'))['DEFAULT_HARNESS_LIMITS'][K];
-} = { callTimeoutSeconds: 120, maxCalls: 200, sessionSeconds: 3600, maxSessions: 4 };
+} = { callTimeoutSeconds: 120, maxCalls: 200, sessionSeconds: 3600, idleSeconds: 900, maxSessions: 4 };
 
 interface ServeFlags extends BenchmarkSetFlags, RuntimeFlags {
   tasks: string;
@@ -25,6 +25,7 @@ interface ServeFlags extends BenchmarkSetFlags, RuntimeFlags {
   callTimeout: number;
   maxCalls: number;
   sessionTime: number;
+  idle: number;
 }
 
 const parsePort = (v: string): number => {
@@ -85,6 +86,11 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       new Option('--session-time <s>', 'seconds a session may take (then only submit is accepted)')
         .argParser(parseSeconds)
         .default(DEFAULT_LIMITS.sessionSeconds),
+    )
+    .addOption(
+      new Option('--idle <s>', 'seconds a session may go without a call before it is closed (a client gone away)')
+        .argParser(parseSeconds)
+        .default(DEFAULT_LIMITS.idleSeconds),
     );
   addBenchmarkSetOptions(cmd);
   addRunnerOptions(cmd);
@@ -142,6 +148,7 @@ async function serve(flags: ServeFlags, output: string, trajectories: string, ct
         callTimeoutSeconds: flags.callTimeout,
         maxCalls: flags.maxCalls,
         sessionSeconds: flags.sessionTime,
+        idleSeconds: flags.idle,
       },
     });
     let stop!: () => void;
