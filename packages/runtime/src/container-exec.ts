@@ -310,7 +310,8 @@ class ContainerKiller {
     void this.kill();
     if (this.watching) return;
     this.watching = true;
-    void this.watch();
+    // Watching that fails (the engine's client itself broke) ends the run as forced: it must never hang it.
+    this.watch().catch(() => this.forceEnd());
   }
 
   private kill(): Promise<unknown> {

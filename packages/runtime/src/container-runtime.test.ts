@@ -135,6 +135,10 @@ function fakeDocker(
           state.killed = true;
           finish(137);
         },
+        inspect: async () => {
+          if (!live.has(id)) throw notFound();
+          return { State: { Running: !ended } };
+        },
         remove: async () => {
           if (!live.delete(id)) throw notFound();
         },
