@@ -81,6 +81,8 @@ export interface DraftReproduction {
   dataCopies: { from: string; to: string }[];
   /** Runs of the saved session before the crash that no cell holds any more. */
   unseenRuns?: { count: number; from: number; to: number };
+  /** The crashing line of the saved traceback, when the crash cell no longer holds it. */
+  editedCrashLine?: { line: number; text: string };
   warnings: string[];
 }
 
@@ -115,8 +117,15 @@ export async function planDraftReproduction(
   collectedFiles: readonly string[],
   options: ReproduceOptions,
 ): Promise<{ reproduced: ReproducedPlan; reproduction: DraftReproduction }> {
-  const { analyzeCells, chooseReplayOrder, commentOutLines, editCells, findUnseenRuns, planDraftInputs } =
-    await import('@junobench/reproduce');
+  const {
+    analyzeCells,
+    chooseReplayOrder,
+    commentOutLines,
+    editCells,
+    findEditedCrashLine,
+    findUnseenRuns,
+    planDraftInputs,
+  } = await import('@junobench/reproduce');
   const analyze = (cells: { index: number; source: string }[]) =>
     analyzeCells(cells, { python: options.python, run: options.run });
   const original = listCodeCells(nb);
@@ -124,6 +133,8 @@ export async function planDraftReproduction(
     original.map((c) => c.executionCount),
     crash.executionCount,
   );
+  const crashSource = original.find((c) => c.index === crash.codeCell)?.source;
+  const editedCrashLine = crashSource !== undefined ? findEditedCrashLine(crash.traceback, crashSource) : undefined;
   const whole = await analyze(original.map((c) => ({ index: c.index, source: c.source })));
   const facts = new Map(whole.cells.map((f) => [f.index, f]));
   const inFile = planReproducedNotebook(withoutCounts(nb), crash, inputs);
@@ -135,11 +146,13 @@ export async function planDraftReproduction(
           .map((ci, i) => ({ ci, at: replay[i]!.executionCount ?? 0 }))
           .sort((a, b) => a.at - b.at)
           .map((x) => x.ci);
-  const choice = chooseReplayOrder({ order: planned.order, sequence }, inFile.keptCells, facts, {
-    cell: crash.codeCell,
-    ename: crash.ename,
-    evalue: crash.evalue,
-  });
+  const choice = chooseReplayOrder(
+    { order: planned.order, sequence },
+    inFile.keptCells,
+    facts,
+    { cell: crash.codeCell, ename: crash.ename, evalue: crash.evalue },
+    new Map(original.map((c) => [c.index, c.executionCount])),
+  );
   const base = choice.chosen === planned.order ? planned : inFile;
   const reproduced = choice.leftOut ? leaveOutCells(base, choice.leftOut, editCells, commentOutLines) : base;
   const executionCells =
@@ -173,7 +186,10 @@ export async function planDraftReproduction(
       kind: 'order',
       cell: reproduced.keptCells.indexOf(l.cell),
       from: `code cell ${l.cell} of the original`,
-      why: `left out of the replay: it uses ${l.names.join(', ')}, which ${l.reason === 'undefined' ? `no cell of the notebook defines (the saved session had ${l.names.length === 1 ? 'it' : 'them'} from a cell since deleted or edited)` : 'the saved execution counts define only later'}, and nothing up to the crash depends on it`,
+      why:
+        l.reason === 'never-ran'
+          ? `left out of the replay: it does not parse (${l.names.join(', ')}) and has no execution count, so it never ran in the saved session in this form`
+          : `left out of the replay: it uses ${l.names.join(', ')}, which ${l.reason === 'undefined' ? `no cell of the notebook defines (the saved session had ${l.names.length === 1 ? 'it' : 'them'} from a cell since deleted or edited)` : 'the saved execution counts define only later'}, and nothing up to the crash depends on it`,
     });
   const warnings: string[] = [];
   if (choice.chosen !== planned.order)
@@ -192,6 +208,7 @@ export async function planDraftReproduction(
       inputs: planInputs,
       dataCopies,
       ...(unseenRuns ? { unseenRuns } : {}),
+      ...(editedCrashLine ? { editedCrashLine } : {}),
       warnings,
     },
   };
@@ -200,11 +217,11 @@ export async function planDraftReproduction(
 /** The planned notebook with the given cells (original indices) commented out whole, so the replay skips them. */
 function leaveOutCells(
   planned: ReproducedPlan,
-  leftOut: readonly { cell: number }[],
+  leftOut: readonly { cell: number; reason: string }[],
   editCells: typeof import('@junobench/reproduce').editCells,
   commentOutLines: typeof import('@junobench/reproduce').commentOutLines,
 ): ReproducedPlan {
-  const at = new Set(leftOut.map((l) => planned.keptCells.indexOf(l.cell)));
+  const at = new Map(leftOut.map((l) => [planned.keptCells.indexOf(l.cell), l.reason]));
   const notebook = editCells(planned.notebook, (ci, src) =>
     at.has(ci)
       ? commentOutLines(src, [
@@ -212,7 +229,10 @@ function leaveOutCells(
             cell: ci,
             line: 1,
             endLine: src.split('\n').length,
-            note: 'left out: it uses a name the replay has not defined here, and the crash does not depend on it',
+            note:
+              at.get(ci) === 'never-ran'
+                ? 'left out: it does not parse and has no execution count, so it never ran in this form'
+                : 'left out: it uses a name the replay has not defined here, and the crash does not depend on it',
             whole: true,
           },
         ])
@@ -503,6 +523,11 @@ export async function shimRemovedApis(
   return { instance, verification, changed };
 }
 
+function timedOut(cells: readonly { index: number; status: string }[] | undefined): { timedOutCell?: number } {
+  const c = cells?.find((x) => x.status === 'timeout');
+  return c ? { timedOutCell: c.index } : {};
+}
+
 /** The draft's triage after its run, written into its instance.json (absent when the crash reproduced). */
 export async function triageDraftRun(
   staging: string,
@@ -528,11 +553,13 @@ export async function triageDraftRun(
         ? { observed: { ename: v.observed.ename, evalue: v.observed.evalue, cell: v.observed.cell } }
         : {}),
       expected: { ename: instance.crash.ename, evalue: instance.crash.evalue, cell: instance.crash.cell },
+      ...timedOut(v.cells),
     },
     {
       ...findings,
       unbound: reproduction.choice.unbound,
       ...(reproduction.unseenRuns ? { unseenRuns: reproduction.unseenRuns } : {}),
+      ...(reproduction.editedCrashLine ? { editedCrashLine: reproduction.editedCrashLine } : {}),
     },
   );
   const { triage: _old, ...rest } = instance;

@@ -57,5 +57,6 @@ export {
   TRIAGE_CAUSES,
 } from './triage-draft.js';
 export type { ReproductionFindings, RunEvidence } from './triage-draft.js';
+export { findEditedCrashLine } from './find-edited-crash-line.js';
 export { matchRecordedCrash, locateCrashCell } from './choose-recorded-crash.js';
 export type { RecordedCrash } from './choose-recorded-crash.js';

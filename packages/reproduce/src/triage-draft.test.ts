@@ -170,11 +170,63 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
       unseenRuns: { count: 3, from: 5, to: 7 },
     });
     expect(t?.detail).toBe(
-      'ran to the end without the expected KeyError — on synthetic data (data/a.csv), which lacks what made the crash: the message quotes "price", which no derived file holds (a value or a name of the real data the code never shows); the saved session also ran 3 cells before the crash that the notebook no longer holds (In [5]–In [7]: deleted, or re-run later), whose state the replay cannot have',
+      'ran to the end without the expected KeyError — on synthetic data (data/a.csv), which lacks what made the crash: the message quotes "price", which no derived file holds (a value or a column of the real data the code never shows); the saved session also ran 3 cells before the crash that the notebook no longer holds (In [5]–In [7]: deleted, or re-run later), whose state the replay cannot have',
+    );
+  });
+
+  it('a missing module that only downloads data: the obstacle is the network, with what it fetches', () => {
+    const t = triageDraft(run({ outcome: 'skipped-env', reason: 'required module kagglehub not importable' }), {
+      ...none,
+      urls: ['https://www.kaggle.com/datasets/owner/houses'],
+      missingModules: [{ module: 'kagglehub', cell: 0, usedBeforeCrash: true, profiles: [], platform: false }],
+    });
+    expect(t?.cause).toBe('needs-network');
+    expect(t?.detail).toBe(
+      'the notebook fetches its data with kagglehub, which is not installed here, from the network, which the sandbox does not have (https://www.kaggle.com/datasets/owner/houses)',
+    );
+    expect(t?.next).toContain('give the files with --data, and replace the kagglehub call');
+    // Beside a module the code needs, it stays a package problem.
+    const both = triageDraft(run({ outcome: 'skipped-env' }), {
+      ...none,
+      missingModules: [
+        { module: 'kagglehub', cell: 0, usedBeforeCrash: true, profiles: [], platform: false },
+        { module: 'xgboost', cell: 0, usedBeforeCrash: true, profiles: [], platform: false },
+      ],
+    });
+    expect(both?.cause).toBe('needs-package');
+  });
+
+  it('a crashing line the cell no longer holds: edited after the crash, whatever the run did', () => {
+    const edited = { editedCrashLine: { line: 4, text: 'train_x.head()' } };
+    const t = triageDraft(run({ outcome: 'no-crash' }), { ...none, ...edited });
+    expect(t?.cause).toBe('no-crash');
+    expect(t?.detail).toBe(
+      'the saved traceback shows line 4 of code cell 4 crashing ("train_x.head()"), and the cell\'s source no longer holds that line: the cell was edited after the crash, so the replay ran to the end without the expected KeyError',
+    );
+    expect(t?.next).toContain('put the line back into code cell 4');
+    const other = triageDraft(run({ observed: { ename: 'TypeError', evalue: 'bad', cell: 4 } }), { ...none, ...edited });
+    expect(other?.cause).toBe('different-crash');
+    expect(other?.detail).toContain('so the replay raised TypeError: bad (code cell 4) instead');
+  });
+
+  it('a timeout in the crash cell says both ways out; elsewhere, the time limit', () => {
+    const inCrash = triageDraft(run({ outcome: 'timeout', reason: 'cell exceeded 120 s', timedOutCell: 4 }), none);
+    expect(inCrash?.detail).toBe(
+      'cell exceeded 120 s in code cell 4, where the saved run crashed with KeyError: the replay ran past the time limit without that crash',
+    );
+    expect(inCrash?.next).toContain('if it crashed early');
+    const before = triageDraft(run({ outcome: 'timeout', reason: 'cell exceeded 120 s', timedOutCell: 2 }), none);
+    expect(before?.next).toBe(
+      'raise execution.cellTimeoutSeconds in instance.json, or subsample the data (junobench subsample)',
     );
   });
 
   it.each<[{ ename: string; evalue: string }, string[], string]>([
+    [
+      { ename: 'AttributeError', evalue: "'DatetimeIndex' object has no attribute 'to_timestamp'" },
+      [],
+      'the message names "DatetimeIndex", "to_timestamp", a type, attribute or name of Python code, not a value of the data: the crash depends on the types the real data gave (a column\'s dtype, an index\'s kind), on earlier state, or on the library\'s version',
+    ],
     [
       { ename: 'TypeError', evalue: "float() argument must be a string or a real number, not 'NAType'" },
       [],

@@ -31,13 +31,20 @@ export interface ReproductionFindings {
   unbound: UnboundUse[];
   /** Runs of the saved session before the crash that no cell of the notebook holds any more (deleted or re-run). */
   unseenRuns?: { count: number; from: number; to: number };
+  /** The line the saved traceback shows crashing in the crash cell, when the cell's source no longer holds it. */
+  editedCrashLine?: { line: number; text: string };
 }
+
+/** Modules whose only work in a notebook is to download a dataset: missing, the obstacle is the data, not code. */
+const DOWNLOADER_MODULES = new Set(['kagglehub', 'opendatasets', 'gdown', 'kaggle', 'wget', 'kaggle_datasets']);
 
 export interface RunEvidence {
   outcome: 'crash-reproduced' | 'crash-mismatch' | 'no-crash' | 'timeout' | 'kernel-died' | 'skipped-env';
   reason?: string;
   observed?: { ename: string; evalue: string; cell: number };
   expected: { ename: string; evalue: string; cell: number };
+  /** The code cell that ran out of time, when one did. */
+  timedOutCell?: number;
 }
 
 const NETWORK =
@@ -67,6 +74,16 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
       detail: `the notebook uses ${removed.api}, which ${removed.library} removed in ${removed.removedIn}: this runtime's ${removed.library} is newer than the one the notebook ran with (${said})`,
       next: `run it with a ${removed.library} older than ${removed.removedIn}, or edit code cell ${obs!.cell} of reproduced.ipynb to the current API (a hand edit, recorded in instance.json)`,
       modules: [{ module: removed.library, cell: obs!.cell, usedBeforeCrash: true, profiles: [] }],
+      ...observed,
+    };
+  }
+  const fetcher = missingDownloader(run, found);
+  if (fetcher) {
+    return {
+      cause: 'needs-network',
+      detail: `the notebook fetches its data with ${fetcher}, which is not installed here, from the network, which the sandbox does not have${found.urls.length > 0 ? ` (${found.urls.join(', ')})` : ''}`,
+      next: `download ${found.urls.length > 0 ? found.urls.join(', ') : 'the dataset'} elsewhere, give the files with --data, and replace the ${fetcher} call in reproduced.ipynb by the path of the copy (a hand edit, recorded in instance.json)`,
+      urls: found.urls,
       ...observed,
     };
   }
@@ -102,10 +119,15 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
     };
   }
   if (run.outcome === 'timeout') {
+    // In the crash cell itself, the saved run stopped there with the crash; a replay that runs on past the limit
+    // may have passed the point where it crashed (other data or versions), or may just be slower.
+    const inCrashCell = run.timedOutCell === run.expected.cell;
     return {
       cause: 'timeout',
-      detail: run.reason ?? 'the run ran out of time',
-      next: 'raise execution.cellTimeoutSeconds in instance.json, or subsample the data (junobench subsample)',
+      detail: `${run.reason ?? 'the run ran out of time'}${inCrashCell ? ` in code cell ${run.expected.cell}, where the saved run crashed with ${run.expected.ename}: the replay ran past the time limit without that crash` : ''}`,
+      next: inCrashCell
+        ? `if the saved run crashed late in a long computation, raise execution.cellTimeoutSeconds in instance.json or subsample the data (junobench subsample); if it crashed early (its traceback shows the first call of a loop), the data or the library version differs: give the real data with --data, or run it with the versions it ran with`
+        : 'raise execution.cellTimeoutSeconds in instance.json, or subsample the data (junobench subsample)',
       ...observed,
     };
   }
@@ -175,6 +197,15 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
       ...observed,
     };
   }
+  const edited = found.editedCrashLine;
+  if (edited && (run.outcome === 'no-crash' || (run.outcome === 'crash-mismatch' && !sameCrash(run)))) {
+    return {
+      cause: run.outcome === 'no-crash' ? 'no-crash' : 'different-crash',
+      detail: `the saved traceback shows line ${edited.line} of code cell ${run.expected.cell} crashing (${JSON.stringify(edited.text)}), and the cell's source no longer holds that line: the cell was edited after the crash, so the replay ${run.outcome === 'no-crash' ? `ran to the end without the expected ${run.expected.ename}` : `raised ${said ?? 'another outcome'} instead`}${describeUnseenRuns(found.unseenRuns)}`,
+      next: `put the line back into code cell ${run.expected.cell} of reproduced.ipynb as the saved traceback shows it (a hand edit, recorded in instance.json), then: junobench verify`,
+      ...observed,
+    };
+  }
   if (run.outcome === 'no-crash') {
     return {
       cause: 'no-crash',
@@ -215,19 +246,41 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
 }
 
 /**
+ * Pure: the download module the run missed, when every missing module the cells up to the crash use only fetches
+ * data (kagglehub, gdown…): the draft then needs the data, which the sandbox could not download anyway.
+ */
+function missingDownloader(run: RunEvidence, found: ReproductionFindings): string | undefined {
+  const obs = run.observed;
+  const missingImport =
+    run.outcome === 'skipped-env' ||
+    (obs && /ModuleNotFoundError|ImportError/.test(obs.ename) && run.expected.ename !== obs.ename);
+  if (!missingImport) return undefined;
+  const named = obs ? /No module named '([^'.]+)/.exec(obs.evalue)?.[1] : undefined;
+  const used = found.missingModules.filter((m) => m.usedBeforeCrash || m.module === named).map((m) => m.module);
+  const modules = used.length > 0 ? used : named ? [named] : [];
+  if (modules.length === 0 || !modules.every((m) => DOWNLOADER_MODULES.has(m.split('.')[0]!))) return undefined;
+  return modules.join(', ');
+}
+
+/**
  * Pure: what a derivation lacked that the saved crash needed, as far as its message tells: values it quotes that no
  * derived file holds, missing values of a kind it names, numbers that come from the data's size.
  */
 export function describeDerivationGap(expected: { ename: string; evalue: string }, derived: readonly string[]): string {
   const text = derived.join('\n');
+  const code = codeNamesIn(expected.evalue);
   const quoted = [...expected.evalue.matchAll(/'([^'\n]{1,60})'|"([^"\n]{1,60})"/g)]
     .map((m) => m[1] ?? m[2]!)
-    .filter((q) => !/^(?:float|int|str|object|bool|NoneType|NAType|list|dict|tuple)$/.test(q));
+    .filter((q) => !/^(?:float|int|str|object|bool|NoneType|NAType|list|dict|tuple)$/.test(q) && !code.has(q));
   const absent = [...new Set(quoted.filter((q) => !text.includes(q)))];
   const out: string[] = [];
+  if (code.size > 0)
+    out.push(
+      `the message names ${[...code].map((q) => JSON.stringify(q)).join(', ')}, a type, attribute or name of Python code, not a value of the data: the crash depends on the types the real data gave (a column's dtype, an index's kind), on earlier state, or on the library's version`,
+    );
   if (absent.length > 0)
     out.push(
-      `the message quotes ${absent.map((q) => JSON.stringify(q)).join(', ')}, which no derived file holds (a value or a name of the real data the code never shows)`,
+      `the message quotes ${absent.map((q) => JSON.stringify(q)).join(', ')}, which no derived file holds (a value or a column of the real data the code never shows)`,
     );
   if (/NAType|<NA>|\bpd\.NA\b/.test(expected.evalue))
     out.push("pandas' nullable missing values (pd.NA), which a derived CSV does not make");
@@ -238,6 +291,29 @@ export function describeDerivationGap(expected: { ename: string; evalue: string 
   return out.length > 0
     ? out.join('; ')
     : "the message names nothing the derivation can take from the code: the crash depends on the real data's values";
+}
+
+/**
+ * Pure: the words of a message that name code, not data, by the shapes Python and the libraries word them in:
+ * `'DatetimeIndex' object has no attribute 'to_timestamp'`, `name 'x' is not defined`, `unexpected keyword
+ * argument 'y'`, `module 'm' has no attribute 'f'`, `'Series' object is not callable`.
+ */
+export function codeNamesIn(evalue: string): Set<string> {
+  const out = new Set<string>();
+  const shapes = [
+    /'([\w.]+)' object has no attribute '(\w+)'/g,
+    /module '([\w.]+)' has no attribute '(\w+)'/g,
+    /(?:global )?name '(\w+)' is not defined/g,
+    /local variable '(\w+)' referenced/g,
+    /cannot access local variable '(\w+)'/g,
+    /unexpected keyword argument '(\w+)'/g,
+    /cannot import name '(\w+)'/g,
+    /'([\w.]+)' object is not (?:callable|subscriptable|iterable|an iterator)/g,
+    /unsupported operand type\(s\) for [^:]+: '([\w.]+)' and '([\w.]+)'/g,
+    /unsupported [Tt]ype:? ([A-Z]\w+)/g,
+  ];
+  for (const re of shapes) for (const m of evalue.matchAll(re)) for (const g of m.slice(1)) if (g) out.add(g);
+  return out;
 }
 
 function describeUnseenRuns(u: ReproductionFindings['unseenRuns']): string {
