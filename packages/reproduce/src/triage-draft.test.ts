@@ -209,6 +209,36 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
     expect(other?.detail).toContain('so the replay raised TypeError: bad (code cell 4) instead');
   });
 
+  it('the same exception in the same cell after runs just before the crash that no cell holds: the cell re-run', () => {
+    const t = triageDraft(
+      run({
+        expected: { ename: 'AttributeError', evalue: 'to_array not found', cell: 8 },
+        observed: { ename: 'AttributeError', evalue: "'DataFrame' object has no attribute 'to_array'", cell: 8 },
+      }),
+      { ...none, synthetic: ['data/x.csv'], unseenRuns: { count: 6, from: 64, to: 69, justBefore: true } },
+    );
+    expect(t?.cause).toBe('different-crash');
+    expect(t?.detail).toBe(
+      "AttributeError: 'DataFrame' object has no attribute 'to_array' (code cell 8) instead of AttributeError: to_array not found — the same exception in the same cell, with another message; the saved session ran 6 cells just before the crash that the notebook no longer holds (In [64]–In [69]), most likely the crashing cell itself run again on a state it had changed, so the objects it crashed on differ from a replay's (its data is synthetic too: data/x.csv)",
+    );
+    expect(t?.next).toContain('a repeated index in execution.cells');
+  });
+
+  it('a replay that went past the crash cell on data given: another version of the data', () => {
+    const t = triageDraft(
+      run({
+        expected: { ename: 'ValueError', evalue: 'Length mismatch: Expected axis has 8 elements', cell: 6 },
+        observed: { ename: 'KeyError', evalue: "\"['Year'] not found in axis\"", cell: 8 },
+      }),
+      none,
+    );
+    expect(t?.cause).toBe('different-crash');
+    expect(t?.detail).toContain(
+      'code cell 6, where the saved run crashed, ran without that error on the data given, so what it met differs from the saved run\'s: another version of the data (the saved message: Length mismatch: Expected axis has 8 elements), or of a library',
+    );
+    expect(t?.next).toContain('give the data the saved run read');
+  });
+
   it('a timeout in the crash cell says both ways out; elsewhere, the time limit', () => {
     const inCrash = triageDraft(run({ outcome: 'timeout', reason: 'cell exceeded 120 s', timedOutCell: 4 }), none);
     expect(inCrash?.detail).toBe(
@@ -248,6 +278,7 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
 
   it.each<[(number | null)[], number | null, ReproductionFindings['unseenRuns']]>([
     [[1, 2, 3], 4, undefined],
+    [[1, 2, 3, 9], 9, { count: 5, from: 4, to: 8, justBefore: true }],
     [[1, 2, 9, null], 10, { count: 6, from: 3, to: 8 }],
     [[2, 5], 7, { count: 4, from: 3, to: 4 }],
     [[1], null, undefined],

@@ -30,7 +30,7 @@ export interface ReproductionFindings {
   gpu: { cell: number; text: string }[];
   unbound: UnboundUse[];
   /** Runs of the saved session before the crash that no cell of the notebook holds any more (deleted or re-run). */
-  unseenRuns?: { count: number; from: number; to: number };
+  unseenRuns?: { count: number; from: number; to: number; justBefore?: boolean };
   /** The line the saved traceback shows crashing in the crash cell, when the cell's source no longer holds it. */
   editedCrashLine?: { line: number; text: string };
 }
@@ -234,13 +234,28 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
     };
   }
   const sameKind = obs && obs.ename.split('.').pop() === run.expected.ename && obs.cell === run.expected.cell;
+  const rerun = found.unseenRuns?.justBefore ? found.unseenRuns : undefined;
+  // The replay went past the cell that crashed, on data that was given, not derived.
+  const passed = !!obs && obs.cell > run.expected.cell && found.synthetic.length === 0;
+  if (sameKind && rerun) {
+    // Runs just before the crash that no cell holds are, most often, the crashing cell run again and again on a
+    // state it changed each time (`data = data.toarray()`): the objects it crashed on are not a fresh replay's.
+    return {
+      cause: 'different-crash',
+      detail: `${said} instead of ${run.expected.ename}: ${run.expected.evalue.split('\n')[0]!.slice(0, 120)} — the same exception in the same cell, with another message; the saved session ran ${rerun.count} cell${rerun.count === 1 ? '' : 's'} just before the crash that the notebook no longer holds (In [${rerun.from}]${rerun.to > rerun.from ? `–In [${rerun.to}]` : ''}), most likely the crashing cell itself run again on a state it had changed, so the objects it crashed on differ from a replay's${found.synthetic.length > 0 ? ` (its data is synthetic too: ${found.synthetic.join('; ')})` : ''}`,
+      next: `replay code cell ${run.expected.cell} as often as the saved session ran it (a repeated index in execution.cells in instance.json), then: junobench verify; or drop the draft`,
+      ...observed,
+    };
+  }
   return {
     cause: 'different-crash',
-    detail: `${said ?? 'another outcome'} instead of ${run.expected.ename} in code cell ${run.expected.cell}${sameKind ? ' (the same exception in the same cell, with another message: other data, or another version of the library that words it differently)' : ''}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')})${obs && obs.cell < run.expected.cell ? `, which stopped an earlier cell: ${describeEarlierStop(obs)}` : `, which lacks what made the crash: ${describeDerivationGap(run.expected, found.derived ?? [])}`}` : ''}${describeUnseenRuns(found.unseenRuns)}`,
+    detail: `${said ?? 'another outcome'} instead of ${run.expected.ename} in code cell ${run.expected.cell}${sameKind ? ' (the same exception in the same cell, with another message: other data, or another version of the library that words it differently)' : ''}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')})${obs && obs.cell < run.expected.cell ? `, which stopped an earlier cell: ${describeEarlierStop(obs)}` : `, which lacks what made the crash: ${describeDerivationGap(run.expected, found.derived ?? [])}`}` : ''}${passed ? `; code cell ${run.expected.cell}, where the saved run crashed, ran without that error on the data given, so what it met differs from the saved run's: another version of the data (the saved message: ${run.expected.evalue.split('\n')[0]!.slice(0, 100)}), or of a library` : ''}${describeUnseenRuns(found.unseenRuns)}`,
     next:
       found.synthetic.length > 0
         ? 'the derived data lacks what the crash needs: give the real data with --data, or edit the synthetic files'
-        : 'compare the run with the saved outputs: the code or the library versions may differ',
+        : passed
+          ? `give the data the saved run read (the version of the file it had, or what it downloaded then) with --data, or run it with the library versions it ran with`
+          : 'compare the run with the saved outputs: the code or the library versions may differ',
     ...observed,
   };
 }
@@ -318,7 +333,7 @@ export function codeNamesIn(evalue: string): Set<string> {
 
 function describeUnseenRuns(u: ReproductionFindings['unseenRuns']): string {
   if (!u || u.count === 0) return '';
-  return `; the saved session also ran ${u.count} cell${u.count === 1 ? '' : 's'} before the crash that the notebook no longer holds (In [${u.from}]${u.to > u.from ? `–In [${u.to}]` : ''}${u.count > u.to - u.from + 1 ? ' and more' : ''}: deleted, or re-run later), whose state the replay cannot have`;
+  return `; the saved session also ran ${u.count} cell${u.count === 1 ? '' : 's'} before the crash that the notebook no longer holds (In [${u.from}]${u.to > u.from ? `–In [${u.to}]` : ''}${u.count > u.to - u.from + 1 ? ' and more' : ''}: deleted, or re-run later${u.justBefore ? ', just before the crash' : ''}), whose state the replay cannot have`;
 }
 
 /**
@@ -344,7 +359,8 @@ export function findUnseenRuns(
     if (start < 0) start = n;
     if (!best || n - start > best[1] - best[0]) best = [start, n];
   }
-  return best ? { count, from: best[0], to: best[1] } : undefined;
+  if (!best) return undefined;
+  return { count, from: best[0], to: best[1], ...(best[1] === crashCount - 1 ? { justBefore: true } : {}) };
 }
 
 function describeEarlierStop(obs: { ename: string; evalue: string; cell: number }): string {
