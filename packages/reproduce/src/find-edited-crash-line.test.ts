@@ -18,7 +18,7 @@ describe('findEditedCrashLine: the saved crashing line the cell no longer holds'
     const ipython8 = [
       `${header}\nKeyError                                  Traceback (most recent call last)`,
       "Cell In[12], line 2\n      1 df = load()\n----> 2 df['price'].mean()\n",
-      "File /usr/lib/python3/dist-packages/pandas/core/frame.py:3761, in DataFrame.__getitem__(self, key)\n-> 3761 indexer = self.columns.get_loc(key)\n",
+      'File /usr/lib/python3/dist-packages/pandas/core/frame.py:3761, in DataFrame.__getitem__(self, key)\n-> 3761 indexer = self.columns.get_loc(key)\n',
     ];
     expect(findEditedCrashLine(ipython8, "df = load()\ndf['cost'].mean()")).toEqual({
       line: 2,
@@ -28,18 +28,12 @@ describe('findEditedCrashLine: the saved crashing line the cell no longer holds'
 
   it('finds nothing when the source still holds the line, spacing aside, or split over lines', () => {
     expect(findEditedCrashLine(ipython7(''), 'x = 1\n\ntrain_x.head( )')).toBeUndefined();
-    const split = [
-      header,
-      '<ipython-input-3-aa> in <module>\n----> 1 model.fit(X,\n      2           y)\n',
-    ];
+    const split = [header, '<ipython-input-3-aa> in <module>\n----> 1 model.fit(X,\n      2           y)\n'];
     expect(findEditedCrashLine(split, 'model.fit(X,\n          y)')).toBeUndefined();
   });
 
   it("ignores a traceback whose first marked frame is not the cell's (a library's module-level code)", () => {
-    const lib = [
-      header,
-      '/usr/lib/python3/dist-packages/foo/__init__.py in <module>\n----> 3 import bar\n',
-    ];
+    const lib = [header, '/usr/lib/python3/dist-packages/foo/__init__.py in <module>\n----> 3 import bar\n'];
     expect(findEditedCrashLine(lib, 'import foo')).toBeUndefined();
     expect(findEditedCrashLine([], 'x')).toBeUndefined();
   });

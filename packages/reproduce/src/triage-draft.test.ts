@@ -204,7 +204,10 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
       'the saved traceback shows line 4 of code cell 4 crashing ("train_x.head()"), and the cell\'s source no longer holds that line: the cell was edited after the crash, so the replay ran to the end without the expected KeyError',
     );
     expect(t?.next).toContain('put the line back into code cell 4');
-    const other = triageDraft(run({ observed: { ename: 'TypeError', evalue: 'bad', cell: 4 } }), { ...none, ...edited });
+    const other = triageDraft(run({ observed: { ename: 'TypeError', evalue: 'bad', cell: 4 } }), {
+      ...none,
+      ...edited,
+    });
     expect(other?.cause).toBe('different-crash');
     expect(other?.detail).toContain('so the replay raised TypeError: bad (code cell 4) instead');
   });
@@ -228,13 +231,13 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
     const t = triageDraft(
       run({
         expected: { ename: 'ValueError', evalue: 'Length mismatch: Expected axis has 8 elements', cell: 6 },
-        observed: { ename: 'KeyError', evalue: "\"['Year'] not found in axis\"", cell: 8 },
+        observed: { ename: 'KeyError', evalue: '"[\'Year\'] not found in axis"', cell: 8 },
       }),
       none,
     );
     expect(t?.cause).toBe('different-crash');
     expect(t?.detail).toContain(
-      'code cell 6, where the saved run crashed, ran without that error on the data given, so what it met differs from the saved run\'s: another version of the data (the saved message: Length mismatch: Expected axis has 8 elements), or of a library',
+      "code cell 6, where the saved run crashed, ran without that error on the data given, so what it met differs from the saved run's: another version of the data (the saved message: Length mismatch: Expected axis has 8 elements), or of a library",
     );
     expect(t?.next).toContain('give the data the saved run read');
   });
