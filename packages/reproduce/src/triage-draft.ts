@@ -64,8 +64,24 @@ const GPU =
 export function triageDraft(run: RunEvidence, found: ReproductionFindings): DraftTriage | undefined {
   if (run.outcome === 'crash-reproduced') return undefined;
   const obs = run.observed;
-  const said = obs ? `${obs.ename}: ${firstLine(obs.evalue)} (code cell ${obs.cell})` : undefined;
-  const observed = obs ? { observed: { ename: obs.ename, evalue: firstLine(obs.evalue), cell: obs.cell } } : {};
+  const ctx: TriageContext = {
+    ...(obs ? { obs } : {}),
+    ...(obs ? { said: `${obs.ename}: ${firstLine(obs.evalue)} (code cell ${obs.cell})` } : {}),
+    observed: obs ? { observed: { ename: obs.ename, evalue: firstLine(obs.evalue), cell: obs.cell } } : {},
+  };
+  return triageEnvironment(run, found, ctx) ?? triageCode(run, found, ctx) ?? triageOutcome(run, found, ctx);
+}
+
+interface TriageContext {
+  obs?: NonNullable<RunEvidence['observed']>;
+  /** The observed exception as the details quote it. */
+  said?: string;
+  observed: { observed?: { ename: string; evalue: string; cell: number } };
+}
+
+/** What the sandbox lacks: a library version, a package, time, the network, a GPU, an input file. */
+function triageEnvironment(run: RunEvidence, found: ReproductionFindings, ctx: TriageContext): DraftTriage | undefined {
+  const { obs, said, observed } = ctx;
   const expectsGpu = GPU.test(run.expected.evalue) || GPU.test(run.expected.ename);
   const removed = obs && !sameCrash(run) ? findRemovedApi(obs) : undefined;
   if (removed) {
@@ -169,6 +185,12 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
       ...observed,
     };
   }
+  return undefined;
+}
+
+/** What the code says: names it lacks, cells that do not parse, a crashing line edited away. */
+function triageCode(run: RunEvidence, found: ReproductionFindings, ctx: TriageContext): DraftTriage | undefined {
+  const { obs, said, observed } = ctx;
   if (obs && /NameError|UnboundLocalError/.test(obs.ename) && found.unbound.length === 0 && !sameCrash(run)) {
     // No cell of the notebook defines it: the session had it from a cell since deleted or edited.
     const name = /name '([^']+)'/.exec(obs.evalue)?.[1] ?? '?';
@@ -206,6 +228,12 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
       ...observed,
     };
   }
+  return undefined;
+}
+
+/** What the run did instead: no crash, a dead kernel, another exception. */
+function triageOutcome(run: RunEvidence, found: ReproductionFindings, ctx: TriageContext): DraftTriage {
+  const { obs, said, observed } = ctx;
   if (run.outcome === 'no-crash') {
     return {
       cause: 'no-crash',
