@@ -80,7 +80,7 @@ export interface DraftReproduction {
   /** `--data` entries: source file → instance-relative path under data/. */
   dataCopies: { from: string; to: string }[];
   /** Runs of the saved session before the crash that no cell holds any more. */
-  unseenRuns?: { count: number; from: number; to: number; justBefore?: boolean };
+  unseenRuns?: { count: number; from: number; to: number; justBefore?: { from: number; to: number } };
   /** The crashing line of the saved traceback, when the crash cell no longer holds it. */
   editedCrashLine?: { line: number; text: string };
   warnings: string[];

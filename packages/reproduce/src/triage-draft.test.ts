@@ -218,7 +218,11 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
         expected: { ename: 'AttributeError', evalue: 'to_array not found', cell: 8 },
         observed: { ename: 'AttributeError', evalue: "'DataFrame' object has no attribute 'to_array'", cell: 8 },
       }),
-      { ...none, synthetic: ['data/x.csv'], unseenRuns: { count: 6, from: 64, to: 69, justBefore: true } },
+      {
+        ...none,
+        synthetic: ['data/x.csv'],
+        unseenRuns: { count: 61, from: 1, to: 55, justBefore: { from: 64, to: 69 } },
+      },
     );
     expect(t?.cause).toBe('different-crash');
     expect(t?.detail).toBe(
@@ -281,9 +285,10 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
 
   it.each<[(number | null)[], number | null, ReproductionFindings['unseenRuns']]>([
     [[1, 2, 3], 4, undefined],
-    [[1, 2, 3, 9], 9, { count: 5, from: 4, to: 8, justBefore: true }],
+    [[1, 2, 3, 9], 9, { count: 5, from: 4, to: 8, justBefore: { from: 4, to: 8 } }],
+    [[5, 6, 9], 9, { count: 6, from: 1, to: 4, justBefore: { from: 7, to: 8 } }],
     [[1, 2, 9, null], 10, { count: 6, from: 3, to: 8 }],
-    [[2, 5], 7, { count: 4, from: 3, to: 4 }],
+    [[2, 5], 7, { count: 4, from: 3, to: 4, justBefore: { from: 6, to: 6 } }],
     [[1], null, undefined],
   ])('findUnseenRuns(%j, %j)', (counts, crash, unseen) => {
     expect(findUnseenRuns(counts, crash)).toEqual(unseen);

@@ -30,7 +30,7 @@ export interface ReproductionFindings {
   gpu: { cell: number; text: string }[];
   unbound: UnboundUse[];
   /** Runs of the saved session before the crash that no cell of the notebook holds any more (deleted or re-run). */
-  unseenRuns?: { count: number; from: number; to: number; justBefore?: boolean };
+  unseenRuns?: { count: number; from: number; to: number; justBefore?: { from: number; to: number } };
   /** The line the saved traceback shows crashing in the crash cell, when the cell's source no longer holds it. */
   editedCrashLine?: { line: number; text: string };
 }
@@ -262,7 +262,7 @@ function triageOutcome(run: RunEvidence, found: ReproductionFindings, ctx: Triag
     };
   }
   const sameKind = obs && obs.ename.split('.').pop() === run.expected.ename && obs.cell === run.expected.cell;
-  const rerun = found.unseenRuns?.justBefore ? found.unseenRuns : undefined;
+  const rerun = found.unseenRuns?.justBefore;
   // The replay went past the cell that crashed, on data that was given, not derived.
   const passed = !!obs && obs.cell > run.expected.cell && found.synthetic.length === 0;
   if (sameKind && rerun) {
@@ -270,7 +270,7 @@ function triageOutcome(run: RunEvidence, found: ReproductionFindings, ctx: Triag
     // state it changed each time (`data = data.toarray()`): the objects it crashed on are not a fresh replay's.
     return {
       cause: 'different-crash',
-      detail: `${said} instead of ${run.expected.ename}: ${run.expected.evalue.split('\n')[0]!.slice(0, 120)} — the same exception in the same cell, with another message; the saved session ran ${rerun.count} cell${rerun.count === 1 ? '' : 's'} just before the crash that the notebook no longer holds (In [${rerun.from}]${rerun.to > rerun.from ? `–In [${rerun.to}]` : ''}), most likely the crashing cell itself run again on a state it had changed, so the objects it crashed on differ from a replay's${found.synthetic.length > 0 ? ` (its data is synthetic too: ${found.synthetic.join('; ')})` : ''}`,
+      detail: `${said} instead of ${run.expected.ename}: ${run.expected.evalue.split('\n')[0]!.slice(0, 120)} — the same exception in the same cell, with another message; the saved session ran ${rerun.to - rerun.from + 1} cell${rerun.to === rerun.from ? '' : 's'} just before the crash that the notebook no longer holds (In [${rerun.from}]${rerun.to > rerun.from ? `–In [${rerun.to}]` : ''}), most likely the crashing cell itself run again on a state it had changed, so the objects it crashed on differ from a replay's${found.synthetic.length > 0 ? ` (its data is synthetic too: ${found.synthetic.join('; ')})` : ''}`,
       next: `replay code cell ${run.expected.cell} as often as the saved session ran it (a repeated index in execution.cells in instance.json), then: junobench verify; or drop the draft`,
       ...observed,
     };
@@ -361,13 +361,13 @@ export function codeNamesIn(evalue: string): Set<string> {
 
 function describeUnseenRuns(u: ReproductionFindings['unseenRuns']): string {
   if (!u || u.count === 0) return '';
-  return `; the saved session also ran ${u.count} cell${u.count === 1 ? '' : 's'} before the crash that the notebook no longer holds (In [${u.from}]${u.to > u.from ? `–In [${u.to}]` : ''}${u.count > u.to - u.from + 1 ? ' and more' : ''}: deleted, or re-run later${u.justBefore ? ', just before the crash' : ''}), whose state the replay cannot have`;
+  return `; the saved session also ran ${u.count} cell${u.count === 1 ? '' : 's'} before the crash that the notebook no longer holds (In [${u.from}]${u.to > u.from ? `–In [${u.to}]` : ''}${u.count > u.to - u.from + 1 ? ' and more' : ''}: deleted, or re-run later), whose state the replay cannot have`;
 }
 
 /**
  * Pure: the runs of a saved session before a crash (its execution count) that no cell holds: each cell keeps only
  * its last count, so a count below the crash's that no cell has was a run since deleted or re-run. The longest such
- * stretch, and how many there are.
+ * stretch, how many there are, and the stretch that ends just before the crash, when one does.
  */
 export function findUnseenRuns(
   counts: readonly (number | null)[],
@@ -388,7 +388,9 @@ export function findUnseenRuns(
     if (!best || n - start > best[1] - best[0]) best = [start, n];
   }
   if (!best) return undefined;
-  return { count, from: best[0], to: best[1], ...(best[1] === crashCount - 1 ? { justBefore: true } : {}) };
+  // `start` is still the beginning of the stretch that reaches the crash, when the last count before it is unseen.
+  const justBefore = start > 0 && !held.has(crashCount - 1) ? { from: start, to: crashCount - 1 } : undefined;
+  return { count, from: best[0], to: best[1], ...(justBefore ? { justBefore } : {}) };
 }
 
 function describeEarlierStop(obs: { ename: string; evalue: string; cell: number }): string {
