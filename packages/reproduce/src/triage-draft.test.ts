@@ -229,6 +229,23 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
       "AttributeError: 'DataFrame' object has no attribute 'to_array' (code cell 8) instead of AttributeError: to_array not found — the same exception in the same cell, with another message; the saved session ran 6 cells just before the crash that the notebook no longer holds (In [64]–In [69]), most likely the crashing cell itself run again on a state it had changed, so the objects it crashed on differ from a replay's (its data is synthetic too: data/x.csv)",
     );
     expect(t?.next).toContain('a repeated index in execution.cells');
+    // A newer wording of the same message, or a single unseen run, is no sign of a re-run.
+    const worded = triageDraft(
+      run({
+        expected: { ename: 'TypeError', evalue: 'only list-like objects are allowed, you passed a [int64]', cell: 8 },
+        observed: { ename: 'TypeError', evalue: 'only list-like objects are allowed, you passed a [int]', cell: 8 },
+      }),
+      { ...none, unseenRuns: { count: 30, from: 341, to: 370, justBefore: { from: 341, to: 370 } } },
+    );
+    expect(worded?.detail).toContain('the same exception in the same cell, with another message: other data');
+    const once = triageDraft(
+      run({
+        expected: { ename: 'KeyError', evalue: "('a', 'c')", cell: 8 },
+        observed: { ename: 'KeyError', evalue: "'key of type tuple not found and not a MultiIndex'", cell: 8 },
+      }),
+      { ...none, unseenRuns: { count: 1, from: 26, to: 26, justBefore: { from: 26, to: 26 } } },
+    );
+    expect(once?.detail).toContain('the same exception in the same cell, with another message: other data');
   });
 
   it('a replay that went past the crash cell on data given: another version of the data', () => {

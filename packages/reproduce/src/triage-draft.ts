@@ -262,7 +262,11 @@ function triageOutcome(run: RunEvidence, found: ReproductionFindings, ctx: Triag
     };
   }
   const sameKind = obs && obs.ename.split('.').pop() === run.expected.ename && obs.cell === run.expected.cell;
-  const rerun = found.unseenRuns?.justBefore;
+  // Two runs or more just before the crash that no cell holds, and a message that shares little with the saved one
+  // (a newer wording keeps most of its words: `[int]` for `[int64]`).
+  const before = found.unseenRuns?.justBefore;
+  const rerun =
+    before && before.to > before.from && obs && sharedWords(run.expected.evalue, obs.evalue) < 0.5 ? before : undefined;
   // The replay went past the cell that crashed, on data that was given, not derived.
   const passed = !!obs && obs.cell > run.expected.cell && found.synthetic.length === 0;
   if (sameKind && rerun) {
@@ -395,6 +399,14 @@ export function findUnseenRuns(
 
 function describeEarlierStop(obs: { ename: string; evalue: string; cell: number }): string {
   return `code cell ${obs.cell} expected something of the data the derivation did not know (${obs.ename}: ${firstLine(obs.evalue).slice(0, 120)})`;
+}
+
+/** Pure: the share of the saved message's words that the observed one holds too. */
+function sharedWords(saved: string, seen: string): number {
+  const words = (t: string) => new Set(t.toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []);
+  const a = words(saved);
+  const b = words(seen);
+  return a.size === 0 ? 1 : [...a].filter((w) => b.has(w)).length / a.size;
 }
 
 function sameCrash(run: RunEvidence): boolean {
