@@ -29,6 +29,7 @@ import {
   type MinedCrash,
   type Notebook,
 } from '@junobench/notebook';
+import type { DefinedAfterCrash } from '@junobench/reproduce';
 import type { CommandRunner } from '@junobench/runtime';
 import type { SuggestInput } from '@junobench/suggest';
 import type {
@@ -83,6 +84,10 @@ export interface DraftReproduction {
   unseenRuns?: { count: number; from: number; to: number; justBefore?: { from: number; to: number } };
   /** The crashing line of the saved traceback, when the crash cell no longer holds it. */
   editedCrashLine?: { line: number; text: string };
+  /** Names the crash cell uses that the notebook's cells define only after the crash. */
+  definedAfterCrash?: DefinedAfterCrash[];
+  /** Code cells of reproduced.ipynb that ran without error in the saved session. */
+  ranInSession: number[];
   warnings: string[];
 }
 
@@ -122,6 +127,8 @@ export async function planDraftReproduction(
     chooseReplayOrder,
     commentOutLines,
     editCells,
+    findCellsThatRan,
+    findDefinedAfterCrash,
     findEditedCrashLine,
     findUnseenRuns,
     planDraftInputs,
@@ -146,12 +153,17 @@ export async function planDraftReproduction(
           .map((ci, i) => ({ ci, at: replay[i]!.executionCount ?? 0 }))
           .sort((a, b) => a.at - b.at)
           .map((x) => x.ci);
+  const counts = new Map(original.map((c) => [c.index, c.executionCount]));
+  const definedAfterCrash = findDefinedAfterCrash(facts, counts, {
+    cell: crash.codeCell,
+    count: crash.executionCount,
+  });
   const choice = chooseReplayOrder(
     { order: planned.order, sequence },
     inFile.keptCells,
     facts,
     { cell: crash.codeCell, ename: crash.ename, evalue: crash.evalue },
-    new Map(original.map((c) => [c.index, c.executionCount])),
+    counts,
   );
   const base = choice.chosen === planned.order ? planned : inFile;
   const reproduced = choice.leftOut ? leaveOutCells(base, choice.leftOut, editCells, commentOutLines) : base;
@@ -209,6 +221,16 @@ export async function planDraftReproduction(
       dataCopies,
       ...(unseenRuns ? { unseenRuns } : {}),
       ...(editedCrashLine ? { editedCrashLine } : {}),
+      ...(definedAfterCrash.length > 0 ? { definedAfterCrash } : {}),
+      ranInSession: findCellsThatRan(
+        reproduced.keptCells.map((ci) => {
+          const c = original.find((o) => o.index === ci);
+          return {
+            executionCount: c?.executionCount ?? null,
+            hasError: (c?.cell.outputs ?? []).some((o) => o.output_type === 'error'),
+          };
+        }),
+      ),
       warnings,
     },
   };
@@ -560,6 +582,8 @@ export async function triageDraftRun(
       unbound: reproduction.choice.unbound,
       ...(reproduction.unseenRuns ? { unseenRuns: reproduction.unseenRuns } : {}),
       ...(reproduction.editedCrashLine ? { editedCrashLine: reproduction.editedCrashLine } : {}),
+      ...(reproduction.definedAfterCrash ? { definedAfterCrash: reproduction.definedAfterCrash } : {}),
+      ranInSession: reproduction.ranInSession,
     },
   );
   const { triage: _old, ...rest } = instance;

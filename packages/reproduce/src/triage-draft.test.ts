@@ -263,6 +263,36 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
     expect(t?.next).toContain('give the data the saved run read');
   });
 
+  it('a name the crash cell uses that only later runs define: the value came from a run the notebook lacks', () => {
+    const t = triageDraft(run({ outcome: 'no-crash' }), {
+      ...none,
+      synthetic: ['data/k.csv'],
+      definedAfterCrash: [{ name: 'temp_df', definers: [{ cell: 9, count: 213 }] }],
+    });
+    expect(t?.cause).toBe('no-crash');
+    expect(t?.names).toEqual(['temp_df']);
+    expect(t?.detail).toBe(
+      "code cell 4 uses temp_df (code cell 9, at In [213]): the notebook's cells that define it ran only after the crash, so the value the crash met came from a run the notebook no longer holds (that cell's earlier run, or a cell since deleted), and the replay's differs: it ran to the end without the expected KeyError (on synthetic data too: data/k.csv)",
+    );
+    expect(t?.next).toContain('recreate temp_df as the saved session had it before code cell 4');
+  });
+
+  it('a cell before the crash that ran in the saved session and raised here: a library version or state', () => {
+    const observedEarly = { ename: 'ValueError', evalue: 'Buffer has wrong number of dimensions', cell: 2 };
+    const t = triageDraft(run({ observed: observedEarly }), { ...none, ranInSession: [0, 1, 2] });
+    expect(t?.detail).toContain(
+      "; code cell 2 ran without error in the saved session, so what it met here differs from what it met then: another version of a library (this runtime's may be newer than the notebook's) or state from runs the notebook no longer holds",
+    );
+    expect(t?.next).toContain("compare code cell 2's saved output with the replay's");
+    // On synthetic data the data is the first suspect, as before.
+    const syn = triageDraft(run({ observed: observedEarly }), {
+      ...none,
+      synthetic: ['data/a.csv'],
+      ranInSession: [2],
+    });
+    expect(syn?.detail).not.toContain('ran without error in the saved session');
+  });
+
   it('a timeout in the crash cell says both ways out; elsewhere, the time limit', () => {
     const inCrash = triageDraft(run({ outcome: 'timeout', reason: 'cell exceeded 120 s', timedOutCell: 4 }), none);
     expect(inCrash?.detail).toBe(

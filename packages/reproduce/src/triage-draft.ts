@@ -2,6 +2,7 @@ import type { DraftTriage, Instance, TriageCause } from '@junobench/core';
 import type { MissingModule } from './plan-packages.js';
 import { findRemovedApi } from './removed-apis.js';
 import type { UnboundUse } from './plan-replay-order.js';
+import type { DefinedAfterCrash } from './find-session-state.js';
 
 /** The fixed vocabulary, in the order the report lists it. */
 export const TRIAGE_CAUSES: readonly TriageCause[] = [
@@ -33,6 +34,10 @@ export interface ReproductionFindings {
   unseenRuns?: { count: number; from: number; to: number; justBefore?: { from: number; to: number } };
   /** The line the saved traceback shows crashing in the crash cell, when the cell's source no longer holds it. */
   editedCrashLine?: { line: number; text: string };
+  /** Names the crash cell uses that every defining cell bound only after the crash (original cell indices). */
+  definedAfterCrash?: DefinedAfterCrash[];
+  /** Code cells of reproduced.ipynb that ran without error in the saved session. */
+  ranInSession?: number[];
 }
 
 /** Modules whose only work in a notebook is to download a dataset: missing, the obstacle is the data, not code. */
@@ -228,6 +233,24 @@ function triageCode(run: RunEvidence, found: ReproductionFindings, ctx: TriageCo
       ...observed,
     };
   }
+  const later = found.definedAfterCrash ?? [];
+  if (later.length > 0 && (run.outcome === 'no-crash' || (run.outcome === 'crash-mismatch' && !sameCrash(run)))) {
+    const names = later.map((l) => l.name);
+    const where = later
+      .map(
+        (l) =>
+          `${l.name} (${l.definers.map((d) => `code cell ${d.cell}${d.count === null ? ', never run' : `, at In [${d.count}]`}`).join('; ')})`,
+      )
+      .join(', ');
+    return {
+      cause: run.outcome === 'no-crash' ? 'no-crash' : 'different-crash',
+      detail: `code cell ${run.expected.cell} uses ${where}: the notebook's cells that define ${names.length === 1 ? 'it' : 'them'} ran only after the crash, so the value the crash met came from a run the notebook no longer holds (that cell's earlier run, or a cell since deleted), and the replay's differs: it ${run.outcome === 'no-crash' ? `ran to the end without the expected ${run.expected.ename}` : `raised ${said ?? 'another outcome'} instead`}${found.synthetic.length > 0 ? ` (on synthetic data too: ${found.synthetic.join('; ')})` : ''}${describeUnseenRuns(found.unseenRuns)}`,
+      next: `recreate ${names.join(', ')} as the saved session had ${names.length === 1 ? 'it' : 'them'} before code cell ${run.expected.cell} (its saved outputs show what ${names.length === 1 ? 'it' : 'they'} held; a hand edit, recorded in instance.json), or drop the draft`,
+      names,
+      ...observed,
+    };
+  }
+
   return undefined;
 }
 
@@ -269,6 +292,12 @@ function triageOutcome(run: RunEvidence, found: ReproductionFindings, ctx: Triag
     before && before.to > before.from && obs && sharedWords(run.expected.evalue, obs.evalue) < 0.5 ? before : undefined;
   // The replay went past the cell that crashed, on data that was given, not derived.
   const passed = !!obs && obs.cell > run.expected.cell && found.synthetic.length === 0;
+  // A cell before the crash that ran without error in the saved session, on data that was given, raised here.
+  const ranThen =
+    !!obs &&
+    obs.cell < run.expected.cell &&
+    found.synthetic.length === 0 &&
+    (found.ranInSession ?? []).includes(obs.cell);
   if (sameKind && rerun) {
     // Runs just before the crash that no cell holds are, most often, the crashing cell run again and again on a
     // state it changed each time (`data = data.toarray()`): the objects it crashed on are not a fresh replay's.
@@ -281,13 +310,15 @@ function triageOutcome(run: RunEvidence, found: ReproductionFindings, ctx: Triag
   }
   return {
     cause: 'different-crash',
-    detail: `${said ?? 'another outcome'} instead of ${run.expected.ename} in code cell ${run.expected.cell}${sameKind ? ' (the same exception in the same cell, with another message: other data, or another version of the library that words it differently)' : ''}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')})${obs && obs.cell < run.expected.cell ? `, which stopped an earlier cell: ${describeEarlierStop(obs)}` : `, which lacks what made the crash: ${describeDerivationGap(run.expected, found.derived ?? [])}`}` : ''}${passed ? `; code cell ${run.expected.cell}, where the saved run crashed, ran without that error on the data given, so what it met differs from the saved run's: another version of the data (the saved message: ${run.expected.evalue.split('\n')[0]!.slice(0, 100)}), or of a library` : ''}${describeUnseenRuns(found.unseenRuns)}`,
+    detail: `${said ?? 'another outcome'} instead of ${run.expected.ename} in code cell ${run.expected.cell}${sameKind ? ' (the same exception in the same cell, with another message: other data, or another version of the library that words it differently)' : ''}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')})${obs && obs.cell < run.expected.cell ? `, which stopped an earlier cell: ${describeEarlierStop(obs)}` : `, which lacks what made the crash: ${describeDerivationGap(run.expected, found.derived ?? [])}`}` : ''}${ranThen ? `; code cell ${obs!.cell} ran without error in the saved session, so what it met here differs from what it met then: another version of a library (this runtime's may be newer than the notebook's) or state from runs the notebook no longer holds` : ''}${passed ? `; code cell ${run.expected.cell}, where the saved run crashed, ran without that error on the data given, so what it met differs from the saved run's: another version of the data (the saved message: ${run.expected.evalue.split('\n')[0]!.slice(0, 100)}), or of a library` : ''}${describeUnseenRuns(found.unseenRuns)}`,
     next:
       found.synthetic.length > 0
         ? 'the derived data lacks what the crash needs: give the real data with --data, or edit the synthetic files'
-        : passed
-          ? `give the data the saved run read (the version of the file it had, or what it downloaded then) with --data, or run it with the library versions it ran with`
-          : 'compare the run with the saved outputs: the code or the library versions may differ',
+        : ranThen
+          ? `compare code cell ${obs!.cell}'s saved output with the replay's: run it with the library versions the notebook ran with, or edit the cell to the current API (a hand edit, recorded in instance.json)`
+          : passed
+            ? `give the data the saved run read (the version of the file it had, or what it downloaded then) with --data, or run it with the library versions it ran with`
+            : 'compare the run with the saved outputs: the code or the library versions may differ',
     ...observed,
   };
 }
