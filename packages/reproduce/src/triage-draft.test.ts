@@ -293,6 +293,23 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
     expect(syn?.detail).not.toContain('ran without error in the saved session');
   });
 
+  it('the same type met in the same cell, another exception: the library version', () => {
+    const t = triageDraft(
+      run({
+        expected: {
+          ename: 'AttributeError',
+          evalue: "'DatetimeIndex' object has no attribute 'to_timestamp'",
+          cell: 32,
+        },
+        observed: { ename: 'TypeError', evalue: 'unsupported Type DatetimeIndex', cell: 32 },
+      }),
+      { ...none, synthetic: ['data/a.csv'] },
+    );
+    expect(t?.detail).toBe(
+      "TypeError: unsupported Type DatetimeIndex (code cell 32) instead of AttributeError: 'DatetimeIndex' object has no attribute 'to_timestamp' — the replay met a DatetimeIndex in code cell 32 as the saved run did, and the library answered with another exception: another version of it (this runtime's is likely newer than the notebook's)",
+    );
+  });
+
   it('a timeout in the crash cell says both ways out; elsewhere, the time limit', () => {
     const inCrash = triageDraft(run({ outcome: 'timeout', reason: 'cell exceeded 120 s', timedOutCell: 4 }), none);
     expect(inCrash?.detail).toBe(

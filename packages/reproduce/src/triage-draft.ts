@@ -298,6 +298,21 @@ function triageOutcome(run: RunEvidence, found: ReproductionFindings, ctx: Triag
     obs.cell < run.expected.cell &&
     found.synthetic.length === 0 &&
     (found.ranInSession ?? []).includes(obs.cell);
+  // The same cell met an object of the same type as the saved run did, and raised another exception: the library
+  // answers otherwise (`'DatetimeIndex' object has no attribute 'to_timestamp'` then, `unsupported Type
+  // DatetimeIndex` now).
+  const sameType =
+    obs && obs.cell === run.expected.cell && !sameKind
+      ? [...codeNamesIn(run.expected.evalue)].filter((n) => /^[A-Z]/.test(n) && codeNamesIn(obs.evalue).has(n))
+      : [];
+  if (sameType.length > 0) {
+    return {
+      cause: 'different-crash',
+      detail: `${said} instead of ${run.expected.ename}: ${run.expected.evalue.split('\n')[0]!.slice(0, 120)} — the replay met a ${sameType.join(', ')} in code cell ${run.expected.cell} as the saved run did, and the library answered with another exception: another version of it (this runtime's is likely newer than the notebook's)${describeUnseenRuns(found.unseenRuns)}`,
+      next: `run it with the library versions the notebook ran with (its saved outputs or imports may name them), or drop the draft`,
+      ...observed,
+    };
+  }
   if (sameKind && rerun) {
     // Runs just before the crash that no cell holds are, most often, the crashing cell run again and again on a
     // state it changed each time (`data = data.toarray()`): the objects it crashed on are not a fresh replay's.
