@@ -272,7 +272,7 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
     expect(t?.cause).toBe('no-crash');
     expect(t?.names).toEqual(['temp_df']);
     expect(t?.detail).toBe(
-      "code cell 4 uses temp_df (code cell 9, at In [213]): the notebook's cells that define it ran only after the crash, so the value the crash met came from a run the notebook no longer holds (that cell's earlier run, or a cell since deleted), and the replay's differs: it ran to the end without the expected KeyError (on synthetic data too: data/k.csv)",
+      "code cell 4 uses temp_df (original code cell 9, at In [213]): the notebook's cells that define it ran only after the crash, so the value the crash met came from a run the notebook no longer holds (that cell's earlier run, or a cell since deleted), and the replay's differs: it ran to the end without the expected KeyError (on synthetic data too: data/k.csv)",
     );
     expect(t?.next).toContain('recreate temp_df as the saved session had it before code cell 4');
   });

@@ -239,7 +239,7 @@ function triageCode(run: RunEvidence, found: ReproductionFindings, ctx: TriageCo
     const where = later
       .map(
         (l) =>
-          `${l.name} (${l.definers.map((d) => `code cell ${d.cell}${d.count === null ? ', never run' : `, at In [${d.count}]`}`).join('; ')})`,
+          `${l.name} (${l.definers.map((d) => `original code cell ${d.cell}${d.count === null ? ', never run' : `, at In [${d.count}]`}`).join('; ')})`,
       )
       .join(', ');
     return {
