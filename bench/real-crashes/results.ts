@@ -106,7 +106,7 @@ export function writeResults(
   lines.push(
     'Written by `npx tsx bench/real-crashes/run.ts` (see README.md for the corpus and how it is fetched); per-entry verdicts on the named causes go in `review.json` (' +
       (Object.keys(review).length === 0 ? 'none so far: the causes below are the tool\'s own' : `${Object.keys(review).length} entries, see "Review of the named causes"`) +
-      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the reproduction machinery as the review of its causes found it, `review` the code after the mechanism changes that review led to (see "Review of the named causes"); a label is whatever `--label` the run was given.',
+      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the reproduction machinery as the review of its causes found it, `review` the code after the mechanism changes that the first round of review led to (see "Review of the named causes"); a label is whatever `--label` the run was given.',
   );
   lines.push('');
   const groups: [string, readonly Entry[]][] = [
@@ -121,7 +121,7 @@ export function writeResults(
     }),
     ((): [string, Entry[]] => {
       const es = corpus.filter((e) => split.get(e.id) === 'held-out' && !SEEN_HELD_OUT.has(e.id));
-      return [`held-out, never read (${es.length})`, es];
+      return [`held-out, not read while the runner was built (${es.length})`, es];
     })(),
     ((): [string, Entry[]] => {
       const es = corpus.filter((e) => e.data === 'gone' && split.get(e.id) === 'held-out');
@@ -256,7 +256,7 @@ function reviewSection(
   out.push(
     `Reviewer: ${reviewers.join(', ')}. ` +
       (reviewers.every((r) => /not a person/.test(r))
-        ? "An automated reviewer read each notebook's saved crash, the draft run and the recorded cause; no person has checked these verdicts yet."
+        ? "An automated reviewer (the same that wrote the mechanisms) read each notebook's saved crash, the draft run and the recorded cause; no person has checked these verdicts yet. The first round's notes covered held-out entries, so the later runs' causes on held-out entries are not judged on unseen data."
         : ''),
   );
   out.push('');
