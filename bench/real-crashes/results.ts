@@ -42,10 +42,30 @@ export interface EntryResult {
  * review.json: a check of each cause named for an entry that did not reproduce (in the label the reviewer read):
  * the cause, agree/disagree, one line why, and who reviewed it (a person, or an automated reviewer that says so).
  */
-export type Review = Record<
-  string,
-  { agree: boolean; note: string; cause?: string; verdict?: 'agree' | 'disagree'; reviewer?: string }
->;
+export interface Verdict {
+  agree: boolean;
+  note: string;
+  cause?: string;
+  verdict?: 'agree' | 'disagree';
+  reviewer?: string;
+  /** The run (`--label`) whose cause was read; `after` when absent (the first round). */
+  label?: string;
+}
+
+/** One verdict per entry, or one per round of review (oldest first). */
+export type Review = Record<string, Verdict | Verdict[]>;
+
+/** Every round's verdict on an entry, oldest first, each with its label. */
+export function verdictsOf(review: Review, id: string): (Verdict & { label: string })[] {
+  const v = review[id];
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).map((x) => ({ ...x, label: x.label ?? 'after' }));
+}
+
+/** The latest verdict on an entry, if any. */
+export function latestVerdict(review: Review, id: string): (Verdict & { label: string }) | undefined {
+  return verdictsOf(review, id).at(-1);
+}
 
 /** Held-out entries read while the runner was built, before the split was computed (README.md, "Split"). */
 export const SEEN_HELD_OUT: ReadonlySet<string> = new Set(['gh-003', 'gh-004', 'gh-005', 'gh-009', 'gh-013', 'gh-014', 'gh-018']);
@@ -86,7 +106,7 @@ export function writeResults(
   lines.push(
     'Written by `npx tsx bench/real-crashes/run.ts` (see README.md for the corpus and how it is fetched); per-entry verdicts on the named causes go in `review.json` (' +
       (Object.keys(review).length === 0 ? 'none so far: the causes below are the tool\'s own' : `${Object.keys(review).length} entries, see "Review of the named causes"`) +
-      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the reproduction machinery as the review of its causes found it, `review` the code after the mechanism changes that review led to (see "Review of the named causes"); a label is whatever `--label` the run was given.',
+      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the reproduction machinery as the review of its causes found it, `review` the code after the mechanism changes that the first round of review led to (see "Review of the named causes"); a label is whatever `--label` the run was given.',
   );
   lines.push('');
   const groups: [string, readonly Entry[]][] = [
@@ -101,7 +121,7 @@ export function writeResults(
     }),
     ((): [string, Entry[]] => {
       const es = corpus.filter((e) => split.get(e.id) === 'held-out' && !SEEN_HELD_OUT.has(e.id));
-      return [`held-out, never read (${es.length})`, es];
+      return [`held-out, not read while the runner was built (${es.length})`, es];
     })(),
     ((): [string, Entry[]] => {
       const es = corpus.filter((e) => e.data === 'gone' && split.get(e.id) === 'held-out');
@@ -176,18 +196,20 @@ export function writeResults(
       `| ${k ?? 'reproduced'} | ${order.map((l) => `${countIn(l, k, 'dev')} / ${countIn(l, k, 'held-out')}`).join(' | ')} |`,
     );
   }
-  const disagree = corpus.filter((e) => review[e.id] && !review[e.id]!.agree);
   const last = order[order.length - 1]!;
-  // The review read the causes of the label the mechanisms were reviewed in (`after`), not those of a later run.
-  const reviewed = labels.after ? 'after' : last;
-  const notRep = corpus.filter(
-    (e) => labels[reviewed]!.has(e.id) && labels[reviewed]!.get(e.id)!.outcome !== 'reproduced',
-  );
+  // Verdicts count only on the cause of the run they read: a verdict on `after` says nothing of a later run's cause.
+  const current = (id: string) => {
+    const v = latestVerdict(review, id);
+    const r = labels[last]!.get(id);
+    return v && r && v.label === last && r.outcome !== 'reproduced' ? v : undefined;
+  };
+  const disagree = corpus.filter((e) => current(e.id) && !current(e.id)!.agree);
+  const notRep = corpus.filter((e) => labels[last]!.has(e.id) && labels[last]!.get(e.id)!.outcome !== 'reproduced');
   lines.push('');
   lines.push(
-    `Reviewed (${reviewed}): ${notRep.filter((e) => review[e.id]).length} of the ${notRep.length} not reproduced have a note in review.json; the cause is disputed for ${notRep.filter((e) => review[e.id] && !review[e.id]!.agree).length}.`,
+    `Reviewed (${last}): ${notRep.filter((e) => current(e.id)).length} of the ${notRep.length} not reproduced have a verdict on this run's cause in review.json; the cause is disputed for ${disagree.length}.`,
   );
-  lines.push(...reviewSection(corpus, labels, review, split, last));
+  lines.push(...reviewSection(corpus, labels, review, split));
   lines.push('');
   lines.push('## Per entry');
   lines.push('');
@@ -204,7 +226,7 @@ export function writeResults(
     };
     const cause = r && r.outcome !== 'reproduced' ? `${r.cause ?? r.outcome}: ${oneLine(r.detail ?? r.error ?? r.verify)}` : '';
     const lib = `${e.library} / ${r?.suggestedLibrary ?? '–'}${r?.suggestedLibrary && !sameLibrary(e.library, r.suggestedLibrary) ? ' ✗' : ''}`;
-    const rv = review[e.id];
+    const rv = current(e.id);
     lines.push(
       `| ${e.id} | ${split.get(e.id)} | ${e.data} | ${e.ename}: ${oneLine(e.evalue, 60)} | ${order.map(out).join(' | ')} | ${cause} | ${lib} | ${rv ? `${rv.agree ? 'agree' : '**disagree**'}: ${oneLine(rv.note, 200)}` : ''} |`,
     );
@@ -213,62 +235,59 @@ export function writeResults(
     lines.push('');
     lines.push('## Where the reviewer disagrees with the cause');
     lines.push('');
-    for (const e of disagree) lines.push(`- ${e.id}: ${review[e.id]!.note}`);
+    for (const e of disagree) lines.push(`- ${e.id}: ${current(e.id)!.note}`);
   }
   lines.push('');
   return lines.join('\n');
 }
 
-/** The review's counts by split, who reviewed, and what became of each reviewed entry in the last label. */
+/** Each round of review: who reviewed, and the counts by split of the verdicts on that run's causes. */
 function reviewSection(
   corpus: readonly Entry[],
   labels: Record<string, Map<string, EntryResult>>,
   review: Review,
   split: ReadonlyMap<string, 'dev' | 'held-out'>,
-  last: string,
 ): string[] {
-  const reviewed = corpus.filter((e) => review[e.id]);
-  if (reviewed.length === 0) return [];
-  const reviewers = [...new Set(reviewed.map((e) => review[e.id]!.reviewer ?? '(not said)'))].sort();
+  const all = corpus.flatMap((e) => verdictsOf(review, e.id).map((v) => ({ e, v })));
+  if (all.length === 0) return [];
+  const rounds = [...new Set(all.map((x) => x.v.label))];
+  const reviewers = [...new Set(all.map((x) => x.v.reviewer ?? '(not said)'))].sort();
   const out = ['', '## Review of the named causes', ''];
   out.push(
     `Reviewer: ${reviewers.join(', ')}. ` +
       (reviewers.every((r) => /not a person/.test(r))
-        ? 'An automated reviewer read each notebook\'s saved crash, the draft run and the recorded cause; no person has checked these verdicts yet, so they do not stand for the person the done-criterion asks for.'
+        ? "An automated reviewer (the same that wrote the mechanisms) read each notebook's saved crash, the draft run and the recorded cause; no person has checked these verdicts yet. The first round's notes covered held-out entries, so the later runs' causes on held-out entries are not judged on unseen data."
         : ''),
   );
   out.push('');
-  out.push('| split | reviewed | agree | disagree |');
-  out.push('|---|---|---|---|');
-  for (const [name, es] of [
-    ['dev', reviewed.filter((e) => split.get(e.id) === 'dev')],
-    ['held-out', reviewed.filter((e) => split.get(e.id) === 'held-out')],
-    ['all', reviewed],
-  ] as const) {
-    const agree = es.filter((e) => review[e.id]!.agree).length;
-    out.push(`| ${name} | ${es.length} | ${agree} | ${es.length - agree} |`);
+  out.push('| round (run read) | split | reviewed | agree | disagree |');
+  out.push('|---|---|---|---|---|');
+  for (const round of rounds) {
+    const inRound = all.filter((x) => x.v.label === round);
+    for (const [name, xs] of [
+      ['dev', inRound.filter((x) => split.get(x.e.id) === 'dev')],
+      ['held-out', inRound.filter((x) => split.get(x.e.id) === 'held-out')],
+      ['all', inRound],
+    ] as const) {
+      const agree = xs.filter((x) => x.v.agree).length;
+      out.push(`| ${round} | ${name} | ${xs.length} | ${agree} | ${xs.length - agree} |`);
+    }
   }
-  const before = labels.after;
-  const changed = reviewed.filter((e) => {
-    const r = labels[last]?.get(e.id);
-    if (r === undefined) return false;
-    if (r.outcome === 'reproduced' || (review[e.id]!.cause !== undefined && r.cause !== review[e.id]!.cause)) return true;
-    // The same cause with another detail (a disputed one made specific).
-    return last !== 'after' && !review[e.id]!.agree && before?.get(e.id)?.detail !== r.detail;
+  // What became, in a later round's run, of each entry an earlier round disputed.
+  const changed = corpus.flatMap((e) => {
+    const vs = verdictsOf(review, e.id);
+    const first = vs[0];
+    if (!first || first.agree) return [];
+    const laterRound = rounds.slice(rounds.indexOf(first.label) + 1).at(-1);
+    const r = laterRound ? labels[laterRound]?.get(e.id) : undefined;
+    if (!r) return [];
+    const now = r.outcome === 'reproduced' ? 'reproduced' : (r.cause ?? r.outcome);
+    const v = vs.find((x) => x.label === laterRound);
+    return [`${e.id} (${first.cause ?? '?'} → ${now}${v ? `, ${v.agree ? 'agreed' : 'still disputed'}` : ''})`];
   });
   if (changed.length > 0) {
     out.push('');
-    out.push(
-      `Since the review (${last}): ${changed
-        .map((e) => {
-          const r = labels[last]!.get(e.id)!;
-          const now = r.outcome === 'reproduced' ? 'reproduced' : (r.cause ?? r.outcome);
-          return now === review[e.id]!.cause
-            ? `${e.id} ${now}, its detail now: ${oneLine(r.detail, 200)}`
-            : `${e.id} ${review[e.id]!.cause ?? '?'} → ${now}`;
-        })
-        .join('; ')}.`,
-    );
+    out.push(`Disputed in an earlier round, in the latest run: ${changed.join('; ')}.`);
   }
   return out;
 }

@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { mineNotebookCrashes, parseNotebook } from '@junobench/notebook';
 import { assignSplit } from '@junobench/suggest';
 import { flag, hasFlag } from '../args.js';
-import { writeResults, type Entry, type EntryResult } from './results.js';
+import { writeResults, type Entry, type EntryResult, type Review } from './results.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
@@ -225,9 +225,7 @@ async function main(): Promise<void> {
         `, or pass --cache <dir> to point at a cache that has runs/.`,
     );
   const reviewFile = path.join(here, 'review.json');
-  const review = existsSync(reviewFile)
-    ? (JSON.parse(await readFile(reviewFile, 'utf8')) as Record<string, { agree: boolean; note: string }>)
-    : {};
+  const review = existsSync(reviewFile) ? (JSON.parse(await readFile(reviewFile, 'utf8')) as Review) : {};
   const split = new Map(corpus.map((e) => [e.id, assignSplit(e.id, CORPUS_SPLIT)]));
   await writeFile(path.join(here, 'results.md'), writeResults(corpus, labels, review, split));
   console.log(`wrote ${path.relative(process.cwd(), path.join(here, 'results.md'))}`);

@@ -29,6 +29,7 @@ import {
   type MinedCrash,
   type Notebook,
 } from '@junobench/notebook';
+import type { DefinedAfterCrash } from '@junobench/reproduce';
 import type { CommandRunner } from '@junobench/runtime';
 import type { SuggestInput } from '@junobench/suggest';
 import type {
@@ -80,7 +81,13 @@ export interface DraftReproduction {
   /** `--data` entries: source file → instance-relative path under data/. */
   dataCopies: { from: string; to: string }[];
   /** Runs of the saved session before the crash that no cell holds any more. */
-  unseenRuns?: { count: number; from: number; to: number };
+  unseenRuns?: { count: number; from: number; to: number; justBefore?: { from: number; to: number } };
+  /** The crashing line of the saved traceback, when the crash cell no longer holds it. */
+  editedCrashLine?: { line: number; text: string };
+  /** Names the crash cell uses that the notebook's cells define only after the crash. */
+  definedAfterCrash?: DefinedAfterCrash[];
+  /** Code cells of reproduced.ipynb that ran without error in the saved session. */
+  ranInSession: number[];
   warnings: string[];
 }
 
@@ -115,8 +122,17 @@ export async function planDraftReproduction(
   collectedFiles: readonly string[],
   options: ReproduceOptions,
 ): Promise<{ reproduced: ReproducedPlan; reproduction: DraftReproduction }> {
-  const { analyzeCells, chooseReplayOrder, commentOutLines, editCells, findUnseenRuns, planDraftInputs } =
-    await import('@junobench/reproduce');
+  const {
+    analyzeCells,
+    chooseReplayOrder,
+    commentOutLines,
+    editCells,
+    findCellsThatRan,
+    findDefinedAfterCrash,
+    findEditedCrashLine,
+    findUnseenRuns,
+    planDraftInputs,
+  } = await import('@junobench/reproduce');
   const analyze = (cells: { index: number; source: string }[]) =>
     analyzeCells(cells, { python: options.python, run: options.run });
   const original = listCodeCells(nb);
@@ -124,6 +140,8 @@ export async function planDraftReproduction(
     original.map((c) => c.executionCount),
     crash.executionCount,
   );
+  const crashSource = original.find((c) => c.index === crash.codeCell)?.source;
+  const editedCrashLine = crashSource !== undefined ? findEditedCrashLine(crash.traceback, crashSource) : undefined;
   const whole = await analyze(original.map((c) => ({ index: c.index, source: c.source })));
   const facts = new Map(whole.cells.map((f) => [f.index, f]));
   const inFile = planReproducedNotebook(withoutCounts(nb), crash, inputs);
@@ -135,11 +153,18 @@ export async function planDraftReproduction(
           .map((ci, i) => ({ ci, at: replay[i]!.executionCount ?? 0 }))
           .sort((a, b) => a.at - b.at)
           .map((x) => x.ci);
-  const choice = chooseReplayOrder({ order: planned.order, sequence }, inFile.keptCells, facts, {
+  const counts = new Map(original.map((c) => [c.index, c.executionCount]));
+  const definedAfterCrash = findDefinedAfterCrash(facts, counts, {
     cell: crash.codeCell,
-    ename: crash.ename,
-    evalue: crash.evalue,
+    count: crash.executionCount,
   });
+  const choice = chooseReplayOrder(
+    { order: planned.order, sequence },
+    inFile.keptCells,
+    facts,
+    { cell: crash.codeCell, ename: crash.ename, evalue: crash.evalue },
+    counts,
+  );
   const base = choice.chosen === planned.order ? planned : inFile;
   const reproduced = choice.leftOut ? leaveOutCells(base, choice.leftOut, editCells, commentOutLines) : base;
   const executionCells =
@@ -173,7 +198,10 @@ export async function planDraftReproduction(
       kind: 'order',
       cell: reproduced.keptCells.indexOf(l.cell),
       from: `code cell ${l.cell} of the original`,
-      why: `left out of the replay: it uses ${l.names.join(', ')}, which ${l.reason === 'undefined' ? `no cell of the notebook defines (the saved session had ${l.names.length === 1 ? 'it' : 'them'} from a cell since deleted or edited)` : 'the saved execution counts define only later'}, and nothing up to the crash depends on it`,
+      why:
+        l.reason === 'never-ran'
+          ? `left out of the replay: it does not parse (${l.names.join(', ')}) and has no execution count, so it never ran in the saved session in this form`
+          : `left out of the replay: it uses ${l.names.join(', ')}, which ${l.reason === 'undefined' ? `no cell of the notebook defines (the saved session had ${l.names.length === 1 ? 'it' : 'them'} from a cell since deleted or edited)` : 'the saved execution counts define only later'}, and nothing up to the crash depends on it`,
     });
   const warnings: string[] = [];
   if (choice.chosen !== planned.order)
@@ -192,6 +220,17 @@ export async function planDraftReproduction(
       inputs: planInputs,
       dataCopies,
       ...(unseenRuns ? { unseenRuns } : {}),
+      ...(editedCrashLine ? { editedCrashLine } : {}),
+      ...(definedAfterCrash.length > 0 ? { definedAfterCrash } : {}),
+      ranInSession: findCellsThatRan(
+        reproduced.keptCells.map((ci) => {
+          const c = original.find((o) => o.index === ci);
+          return {
+            executionCount: c?.executionCount ?? null,
+            hasError: (c?.cell.outputs ?? []).some((o) => o.output_type === 'error'),
+          };
+        }),
+      ),
       warnings,
     },
   };
@@ -200,11 +239,11 @@ export async function planDraftReproduction(
 /** The planned notebook with the given cells (original indices) commented out whole, so the replay skips them. */
 function leaveOutCells(
   planned: ReproducedPlan,
-  leftOut: readonly { cell: number }[],
+  leftOut: readonly { cell: number; reason: string }[],
   editCells: typeof import('@junobench/reproduce').editCells,
   commentOutLines: typeof import('@junobench/reproduce').commentOutLines,
 ): ReproducedPlan {
-  const at = new Set(leftOut.map((l) => planned.keptCells.indexOf(l.cell)));
+  const at = new Map(leftOut.map((l) => [planned.keptCells.indexOf(l.cell), l.reason]));
   const notebook = editCells(planned.notebook, (ci, src) =>
     at.has(ci)
       ? commentOutLines(src, [
@@ -212,7 +251,10 @@ function leaveOutCells(
             cell: ci,
             line: 1,
             endLine: src.split('\n').length,
-            note: 'left out: it uses a name the replay has not defined here, and the crash does not depend on it',
+            note:
+              at.get(ci) === 'never-ran'
+                ? 'left out: it does not parse and has no execution count, so it never ran in this form'
+                : 'left out: it uses a name the replay has not defined here, and the crash does not depend on it',
             whole: true,
           },
         ])
@@ -503,6 +545,11 @@ export async function shimRemovedApis(
   return { instance, verification, changed };
 }
 
+function timedOut(cells: readonly { index: number; status: string }[] | undefined): { timedOutCell?: number } {
+  const c = cells?.find((x) => x.status === 'timeout');
+  return c ? { timedOutCell: c.index } : {};
+}
+
 /** The draft's triage after its run, written into its instance.json (absent when the crash reproduced). */
 export async function triageDraftRun(
   staging: string,
@@ -528,11 +575,15 @@ export async function triageDraftRun(
         ? { observed: { ename: v.observed.ename, evalue: v.observed.evalue, cell: v.observed.cell } }
         : {}),
       expected: { ename: instance.crash.ename, evalue: instance.crash.evalue, cell: instance.crash.cell },
+      ...timedOut(v.cells),
     },
     {
       ...findings,
       unbound: reproduction.choice.unbound,
       ...(reproduction.unseenRuns ? { unseenRuns: reproduction.unseenRuns } : {}),
+      ...(reproduction.editedCrashLine ? { editedCrashLine: reproduction.editedCrashLine } : {}),
+      ...(reproduction.definedAfterCrash ? { definedAfterCrash: reproduction.definedAfterCrash } : {}),
+      ranInSession: reproduction.ranInSession,
     },
   );
   const { triage: _old, ...rest } = instance;

@@ -964,6 +964,34 @@ def mutates_of(tree):
     return sorted(out)
 
 
+# Library calls that fetch a named dataset from the web, and the URL each one reads: the network a replay needs is
+# named even when the code holds no URL literal.
+DATASET_FETCHERS = {
+    "load_dataset": ("seaborn", "https://raw.githubusercontent.com/mwaskom/seaborn-data/master/{}.csv"),
+    "dataset_download": ("kagglehub", "https://www.kaggle.com/datasets/{}"),
+    "competition_download": ("kagglehub", "https://www.kaggle.com/competitions/{}"),
+}
+
+
+def fetched_datasets(tree, consts):
+    """`sns.load_dataset('titanic')`, `kagglehub.dataset_download('owner/name')`: (url, line, call) each."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        name = dotted(node.func) or ""
+        leaf = name.split(".")[-1]
+        fetcher = DATASET_FETCHERS.get(leaf)
+        if not fetcher:
+            continue
+        lib, template = fetcher
+        # seaborn's load_dataset only through its module (datasets' `load_dataset` is Hugging Face's, another host).
+        if lib == "seaborn" and not re.match(r"^(?:sns|seaborn)\.", name):
+            continue
+        arg = consts.eval(node.args[0])
+        if arg and re.fullmatch(r"[\w.\-/]+", arg):
+            yield template.format(arg), node.lineno, "%s.%s" % (lib, leaf)
+
+
 def strings_of(tree):
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -1021,6 +1049,10 @@ def analyze(cells):
                 if v is not None and URL_RE.fullmatch(v) and v not in seen and "get_ipython" not in v:
                     seen.add(v)
                     facts["urls"].append({"url": v.rstrip(".,;"), "line": stmt.lineno, "call": "constant"})
+        for url, line, call in fetched_datasets(tree, consts):
+            if url not in seen:
+                seen.add(url)
+                facts["urls"].append({"url": url, "line": line, "call": call})
         for node in strings_of(tree):
             for u in URL_RE.findall(node.value):
                 if u not in seen and "get_ipython" not in u:

@@ -153,4 +153,24 @@ describe('analyzeCells: URLs the code builds from string constants', () => {
     expect(urls).toContain('https://example.org/book/master/');
     expect(urls.filter((u) => !u.startsWith('https://'))).toEqual([]);
   }, 60_000);
+
+  it("names what a dataset fetcher reads: seaborn's load_dataset, kagglehub; not Hugging Face's load_dataset", async () => {
+    const cells = [
+      "import seaborn as sns\nimport kagglehub\nNAME = 'titanic'\ndf = sns.load_dataset(NAME)\npath = kagglehub.dataset_download('owner/house-prices')",
+      "from datasets import load_dataset\nds = load_dataset('imdb')",
+    ];
+    const f = await analyzeCells(
+      cells.map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    expect(f.cells[0]!.urls).toEqual([
+      {
+        url: 'https://raw.githubusercontent.com/mwaskom/seaborn-data/master/titanic.csv',
+        line: 4,
+        call: 'seaborn.load_dataset',
+      },
+      { url: 'https://www.kaggle.com/datasets/owner/house-prices', line: 5, call: 'kagglehub.dataset_download' },
+    ]);
+    expect(f.cells[1]!.urls).toEqual([]);
+  }, 60_000);
 });

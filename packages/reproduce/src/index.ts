@@ -57,5 +57,8 @@ export {
   TRIAGE_CAUSES,
 } from './triage-draft.js';
 export type { ReproductionFindings, RunEvidence } from './triage-draft.js';
+export { findEditedCrashLine } from './find-edited-crash-line.js';
+export { findDefinedAfterCrash, findCellsThatRan } from './find-session-state.js';
+export type { DefinedAfterCrash } from './find-session-state.js';
 export { matchRecordedCrash, locateCrashCell } from './choose-recorded-crash.js';
 export type { RecordedCrash } from './choose-recorded-crash.js';

@@ -67,6 +67,35 @@ describe('chooseReplayOrder', () => {
   });
 });
 
+describe('chooseReplayOrder: cells that never ran in this form', () => {
+  // Cell 1 is prose kept in a code cell (no count, no output); cell 2 an unfinished exercise that did run once.
+  const facts = new Map([
+    [0, cellFacts(0, { defines: ['df'] })],
+    [1, cellFacts(1, { parsed: false, syntaxError: 'invalid syntax (line 1)' })],
+    [2, cellFacts(2, { parsed: false, syntaxError: "expected an indented block after 'for' (line 3)" })],
+    [3, cellFacts(3, { undefined: ['df'] })],
+  ]);
+  const counts = new Map<number, number | null>([
+    [0, 1],
+    [1, null],
+    [2, 2],
+    [3, 3],
+  ]);
+
+  it('leaves out a cell before the crash that does not parse and has no execution count, and says why', () => {
+    const c = chooseReplayOrder({ order: 'file', sequence: [0, 1, 2, 3] }, [0, 1, 2, 3], facts, crash, counts);
+    expect(c.sequence).toEqual([0, 2, 3]);
+    expect(c.leftOut).toEqual([{ cell: 1, names: ['invalid syntax (line 1)'], reason: 'never-ran' }]);
+    expect(c.why).toContain('code cell 1 does not parse and has no execution count (never ran in this form)');
+  });
+
+  it('keeps every cell when the saved counts are not given', () => {
+    const c = chooseReplayOrder({ order: 'file', sequence: [0, 1, 2, 3] }, [0, 1, 2, 3], facts, crash);
+    expect(c.sequence).toEqual([0, 1, 2, 3]);
+    expect(c.leftOut).toBeUndefined();
+  });
+});
+
 describe('leaveOutIdleUses: the saved order kept when only cells the crash cannot depend on break it', () => {
   // In [1] load, In [2] a cell below the crash drops a column, In [3] shows y (whose defining cell re-ran after the
   // crash), In [4] the crash. File order would lose In [2].

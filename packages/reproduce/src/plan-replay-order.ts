@@ -50,8 +50,11 @@ export function findUnboundUses(
 export interface LeftOutCell {
   cell: number;
   names: string[];
-  /** `unbound`: used before the saved counts define them; `undefined`: no cell of the notebook defines them. */
-  reason: 'unbound' | 'undefined';
+  /**
+   * `unbound`: used before the saved counts define them; `undefined`: no cell of the notebook defines them;
+   * `never-ran`: the cell does not parse and has no execution count (`names` then holds the syntax error).
+   */
+  reason: 'unbound' | 'undefined' | 'never-ran';
 }
 
 export interface ReplayOrderChoice {
@@ -81,8 +84,9 @@ export function chooseReplayOrder(
   fileSequence: readonly number[],
   facts: ReadonlyMap<number, CellFacts>,
   crash: { cell: number; ename: string; evalue: string },
+  counts?: ReadonlyMap<number, number | null>,
 ): ReplayOrderChoice {
-  const choice = chooseOrder(planned, fileSequence, facts, crash);
+  const choice = leaveOutNeverRan(chooseOrder(planned, fileSequence, facts, crash), facts, crash, counts);
   // A name no cell defines stops the replay before the crash: when nothing the crash depends on comes from the cell
   // that uses it (a stray expression left from a deleted cell), that cell goes, not the crash.
   const orphans = leaveOutOrphanUses(choice.sequence, facts, crash);
@@ -93,6 +97,36 @@ export function chooseReplayOrder(
     sequence: orphans.sequence,
     leftOut: [...(choice.leftOut ?? []), ...orphans.leftOut],
     why: `${choice.why}; ${where} ${orphans.leftOut.length === 1 ? 'uses a name' : 'use names'} no cell of the notebook defines, and nothing up to the crash depends on ${orphans.leftOut.length === 1 ? 'it' : 'them'}: left out of the replay`,
+  };
+}
+
+/**
+ * Pure: the choice without the cells before the crash that do not parse and carry no execution count (prose kept
+ * in a code cell, an unfinished exercise): such a cell never ran in the saved session in this form, so its syntax
+ * error is no part of the crash, and replaying it would stop the run there.
+ */
+function leaveOutNeverRan(
+  choice: ReplayOrderChoice,
+  facts: ReadonlyMap<number, CellFacts>,
+  crash: { cell: number },
+  counts: ReadonlyMap<number, number | null> | undefined,
+): ReplayOrderChoice {
+  if (!counts) return choice;
+  const crashAt = choice.sequence.indexOf(crash.cell);
+  const never = choice.sequence
+    .slice(0, crashAt < 0 ? undefined : crashAt)
+    .filter((c) => c !== crash.cell && facts.get(c)?.parsed === false && counts.get(c) === null);
+  if (never.length === 0) return choice;
+  const leftOut: LeftOutCell[] = never.map((cell) => ({
+    cell,
+    names: [facts.get(cell)?.syntaxError ?? 'a syntax error'],
+    reason: 'never-ran',
+  }));
+  return {
+    ...choice,
+    sequence: choice.sequence.filter((c) => !never.includes(c)),
+    leftOut: [...(choice.leftOut ?? []), ...leftOut],
+    why: `${choice.why}; ${never.map((c) => `code cell ${c}`).join(', ')} ${never.length === 1 ? 'does' : 'do'} not parse and ${never.length === 1 ? 'has' : 'have'} no execution count (never ran in this form): left out of the replay`,
   };
 }
 

@@ -2,6 +2,7 @@ import type { DraftTriage, Instance, TriageCause } from '@junobench/core';
 import type { MissingModule } from './plan-packages.js';
 import { findRemovedApi } from './removed-apis.js';
 import type { UnboundUse } from './plan-replay-order.js';
+import type { DefinedAfterCrash } from './find-session-state.js';
 
 /** The fixed vocabulary, in the order the report lists it. */
 export const TRIAGE_CAUSES: readonly TriageCause[] = [
@@ -30,14 +31,25 @@ export interface ReproductionFindings {
   gpu: { cell: number; text: string }[];
   unbound: UnboundUse[];
   /** Runs of the saved session before the crash that no cell of the notebook holds any more (deleted or re-run). */
-  unseenRuns?: { count: number; from: number; to: number };
+  unseenRuns?: { count: number; from: number; to: number; justBefore?: { from: number; to: number } };
+  /** The line the saved traceback shows crashing in the crash cell, when the cell's source no longer holds it. */
+  editedCrashLine?: { line: number; text: string };
+  /** Names the crash cell uses that every defining cell bound only after the crash (original cell indices). */
+  definedAfterCrash?: DefinedAfterCrash[];
+  /** Code cells of reproduced.ipynb that ran without error in the saved session. */
+  ranInSession?: number[];
 }
+
+/** Modules whose only work in a notebook is to download a dataset: missing, the obstacle is the data, not code. */
+const DOWNLOADER_MODULES = new Set(['kagglehub', 'opendatasets', 'gdown', 'kaggle', 'wget', 'kaggle_datasets']);
 
 export interface RunEvidence {
   outcome: 'crash-reproduced' | 'crash-mismatch' | 'no-crash' | 'timeout' | 'kernel-died' | 'skipped-env';
   reason?: string;
   observed?: { ename: string; evalue: string; cell: number };
   expected: { ename: string; evalue: string; cell: number };
+  /** The code cell that ran out of time, when one did. */
+  timedOutCell?: number;
 }
 
 const NETWORK =
@@ -57,8 +69,24 @@ const GPU =
 export function triageDraft(run: RunEvidence, found: ReproductionFindings): DraftTriage | undefined {
   if (run.outcome === 'crash-reproduced') return undefined;
   const obs = run.observed;
-  const said = obs ? `${obs.ename}: ${firstLine(obs.evalue)} (code cell ${obs.cell})` : undefined;
-  const observed = obs ? { observed: { ename: obs.ename, evalue: firstLine(obs.evalue), cell: obs.cell } } : {};
+  const ctx: TriageContext = {
+    ...(obs ? { obs } : {}),
+    ...(obs ? { said: `${obs.ename}: ${firstLine(obs.evalue)} (code cell ${obs.cell})` } : {}),
+    observed: obs ? { observed: { ename: obs.ename, evalue: firstLine(obs.evalue), cell: obs.cell } } : {},
+  };
+  return triageEnvironment(run, found, ctx) ?? triageCode(run, found, ctx) ?? triageOutcome(run, found, ctx);
+}
+
+interface TriageContext {
+  obs?: NonNullable<RunEvidence['observed']>;
+  /** The observed exception as the details quote it. */
+  said?: string;
+  observed: { observed?: { ename: string; evalue: string; cell: number } };
+}
+
+/** What the sandbox lacks: a library version, a package, time, the network, a GPU, an input file. */
+function triageEnvironment(run: RunEvidence, found: ReproductionFindings, ctx: TriageContext): DraftTriage | undefined {
+  const { obs, said, observed } = ctx;
   const expectsGpu = GPU.test(run.expected.evalue) || GPU.test(run.expected.ename);
   const removed = obs && !sameCrash(run) ? findRemovedApi(obs) : undefined;
   if (removed) {
@@ -67,6 +95,16 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
       detail: `the notebook uses ${removed.api}, which ${removed.library} removed in ${removed.removedIn}: this runtime's ${removed.library} is newer than the one the notebook ran with (${said})`,
       next: `run it with a ${removed.library} older than ${removed.removedIn}, or edit code cell ${obs!.cell} of reproduced.ipynb to the current API (a hand edit, recorded in instance.json)`,
       modules: [{ module: removed.library, cell: obs!.cell, usedBeforeCrash: true, profiles: [] }],
+      ...observed,
+    };
+  }
+  const fetcher = missingDownloader(run, found);
+  if (fetcher) {
+    return {
+      cause: 'needs-network',
+      detail: `the notebook fetches its data with ${fetcher}, which is not installed here, from the network, which the sandbox does not have${found.urls.length > 0 ? ` (${found.urls.join(', ')})` : ''}`,
+      next: `download ${found.urls.length > 0 ? found.urls.join(', ') : 'the dataset'} elsewhere, give the files with --data, and replace the ${fetcher} call in reproduced.ipynb by the path of the copy (a hand edit, recorded in instance.json)`,
+      urls: found.urls,
       ...observed,
     };
   }
@@ -102,10 +140,15 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
     };
   }
   if (run.outcome === 'timeout') {
+    // In the crash cell itself, the saved run stopped there with the crash; a replay that runs on past the limit
+    // may have passed the point where it crashed (other data or versions), or may just be slower.
+    const inCrashCell = run.timedOutCell === run.expected.cell;
     return {
       cause: 'timeout',
-      detail: run.reason ?? 'the run ran out of time',
-      next: 'raise execution.cellTimeoutSeconds in instance.json, or subsample the data (junobench subsample)',
+      detail: `${run.reason ?? 'the run ran out of time'}${inCrashCell ? ` in code cell ${run.expected.cell}, where the saved run crashed with ${run.expected.ename}: the replay ran past the time limit without that crash` : ''}`,
+      next: inCrashCell
+        ? `if the saved run crashed late in a long computation, raise execution.cellTimeoutSeconds in instance.json or subsample the data (junobench subsample); if it crashed early (its traceback shows the first call of a loop), the data or the library version differs: give the real data with --data, or run it with the versions it ran with`
+        : 'raise execution.cellTimeoutSeconds in instance.json, or subsample the data (junobench subsample)',
       ...observed,
     };
   }
@@ -147,6 +190,12 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
       ...observed,
     };
   }
+  return undefined;
+}
+
+/** What the code says: names it lacks, cells that do not parse, a crashing line edited away. */
+function triageCode(run: RunEvidence, found: ReproductionFindings, ctx: TriageContext): DraftTriage | undefined {
+  const { obs, said, observed } = ctx;
   if (obs && /NameError|UnboundLocalError/.test(obs.ename) && found.unbound.length === 0 && !sameCrash(run)) {
     // No cell of the notebook defines it: the session had it from a cell since deleted or edited.
     const name = /name '([^']+)'/.exec(obs.evalue)?.[1] ?? '?';
@@ -175,6 +224,39 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
       ...observed,
     };
   }
+  const edited = found.editedCrashLine;
+  if (edited && (run.outcome === 'no-crash' || (run.outcome === 'crash-mismatch' && !sameCrash(run)))) {
+    return {
+      cause: run.outcome === 'no-crash' ? 'no-crash' : 'different-crash',
+      detail: `the saved traceback shows line ${edited.line} of code cell ${run.expected.cell} crashing (${JSON.stringify(edited.text)}), and the cell's source no longer holds that line: the cell was edited after the crash, so the replay ${run.outcome === 'no-crash' ? `ran to the end without the expected ${run.expected.ename}` : `raised ${said ?? 'another outcome'} instead`}${describeUnseenRuns(found.unseenRuns)}`,
+      next: `put the line back into code cell ${run.expected.cell} of reproduced.ipynb as the saved traceback shows it (a hand edit, recorded in instance.json), then: junobench verify`,
+      ...observed,
+    };
+  }
+  const later = found.definedAfterCrash ?? [];
+  if (later.length > 0 && (run.outcome === 'no-crash' || (run.outcome === 'crash-mismatch' && !sameCrash(run)))) {
+    const names = later.map((l) => l.name);
+    const where = later
+      .map(
+        (l) =>
+          `${l.name} (${l.definers.map((d) => `original code cell ${d.cell}${d.count === null ? ', never run' : `, at In [${d.count}]`}`).join('; ')})`,
+      )
+      .join(', ');
+    return {
+      cause: run.outcome === 'no-crash' ? 'no-crash' : 'different-crash',
+      detail: `code cell ${run.expected.cell} uses ${where}: the notebook's cells that define ${names.length === 1 ? 'it' : 'them'} ran only after the crash, so the value the crash met came from a run the notebook no longer holds (that cell's earlier run, or a cell since deleted), and the replay's differs: it ${run.outcome === 'no-crash' ? `ran to the end without the expected ${run.expected.ename}` : `raised ${said ?? 'another outcome'} instead`}${found.synthetic.length > 0 ? ` (on synthetic data too: ${found.synthetic.join('; ')})` : ''}${describeUnseenRuns(found.unseenRuns)}`,
+      next: `recreate ${names.join(', ')} as the saved session had ${names.length === 1 ? 'it' : 'them'} before code cell ${run.expected.cell} (its saved outputs show what ${names.length === 1 ? 'it' : 'they'} held; a hand edit, recorded in instance.json), or drop the draft`,
+      names,
+      ...observed,
+    };
+  }
+
+  return undefined;
+}
+
+/** What the run did instead: no crash, a dead kernel, another exception. */
+function triageOutcome(run: RunEvidence, found: ReproductionFindings, ctx: TriageContext): DraftTriage {
+  const { obs, said, observed } = ctx;
   if (run.outcome === 'no-crash') {
     return {
       cause: 'no-crash',
@@ -203,15 +285,74 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
     };
   }
   const sameKind = obs && obs.ename.split('.').pop() === run.expected.ename && obs.cell === run.expected.cell;
+  // Two runs or more just before the crash that no cell holds, and a message that shares little with the saved one
+  // (a newer wording keeps most of its words: `[int]` for `[int64]`).
+  const before = found.unseenRuns?.justBefore;
+  const rerun =
+    before && before.to > before.from && obs && sharedWords(run.expected.evalue, obs.evalue) < 0.5 ? before : undefined;
+  // The replay went past the cell that crashed, on data that was given, not derived.
+  const passed = !!obs && obs.cell > run.expected.cell && found.synthetic.length === 0;
+  // A cell before the crash that ran without error in the saved session, on data that was given, raised here.
+  const ranThen =
+    !!obs &&
+    obs.cell < run.expected.cell &&
+    found.synthetic.length === 0 &&
+    (found.ranInSession ?? []).includes(obs.cell);
+  // The same cell met an object of the same type as the saved run did, and raised another exception: the library
+  // answers otherwise (`'DatetimeIndex' object has no attribute 'to_timestamp'` then, `unsupported Type
+  // DatetimeIndex` now).
+  const sameType =
+    obs && obs.cell === run.expected.cell && !sameKind
+      ? [...codeNamesIn(run.expected.evalue)].filter((n) => /^[A-Z]/.test(n) && codeNamesIn(obs.evalue).has(n))
+      : [];
+  if (sameType.length > 0) {
+    return {
+      cause: 'different-crash',
+      detail: `${said} instead of ${run.expected.ename}: ${run.expected.evalue.split('\n')[0]!.slice(0, 120)} — the replay met a ${sameType.join(', ')} in code cell ${run.expected.cell} as the saved run did, and the library answered with another exception: another version of it (this runtime's is likely newer than the notebook's)${describeUnseenRuns(found.unseenRuns)}`,
+      next: `run it with the library versions the notebook ran with (its saved outputs or imports may name them), or drop the draft`,
+      ...observed,
+    };
+  }
+  if (sameKind && rerun) {
+    // Runs just before the crash that no cell holds are, most often, the crashing cell run again and again on a
+    // state it changed each time (`data = data.toarray()`): the objects it crashed on are not a fresh replay's.
+    return {
+      cause: 'different-crash',
+      detail: `${said} instead of ${run.expected.ename}: ${run.expected.evalue.split('\n')[0]!.slice(0, 120)} — the same exception in the same cell, with another message; the saved session ran ${rerun.to - rerun.from + 1} cell${rerun.to === rerun.from ? '' : 's'} just before the crash that the notebook no longer holds (In [${rerun.from}]${rerun.to > rerun.from ? `–In [${rerun.to}]` : ''}), most likely the crashing cell itself run again on a state it had changed, so the objects it crashed on differ from a replay's${found.synthetic.length > 0 ? ` (its data is synthetic too: ${found.synthetic.join('; ')})` : ''}`,
+      next: `replay code cell ${run.expected.cell} as often as the saved session ran it (a repeated index in execution.cells in instance.json), then: junobench verify; or drop the draft`,
+      ...observed,
+    };
+  }
   return {
     cause: 'different-crash',
-    detail: `${said ?? 'another outcome'} instead of ${run.expected.ename} in code cell ${run.expected.cell}${sameKind ? ' (the same exception in the same cell, with another message: other data, or another version of the library that words it differently)' : ''}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')})${obs && obs.cell < run.expected.cell ? `, which stopped an earlier cell: ${describeEarlierStop(obs)}` : `, which lacks what made the crash: ${describeDerivationGap(run.expected, found.derived ?? [])}`}` : ''}${describeUnseenRuns(found.unseenRuns)}`,
+    detail: `${said ?? 'another outcome'} instead of ${run.expected.ename} in code cell ${run.expected.cell}${sameKind ? ' (the same exception in the same cell, with another message: other data, or another version of the library that words it differently)' : ''}${found.synthetic.length > 0 ? ` — on synthetic data (${found.synthetic.join('; ')})${obs && obs.cell < run.expected.cell ? `, which stopped an earlier cell: ${describeEarlierStop(obs)}` : `, which lacks what made the crash: ${describeDerivationGap(run.expected, found.derived ?? [])}`}` : ''}${ranThen ? `; code cell ${obs!.cell} ran without error in the saved session, so what it met here differs from what it met then: another version of a library (this runtime's may be newer than the notebook's) or state from runs the notebook no longer holds` : ''}${passed ? `; code cell ${run.expected.cell}, where the saved run crashed, ran without that error on the data given, so what it met differs from the saved run's: another version of the data (the saved message: ${run.expected.evalue.split('\n')[0]!.slice(0, 100)}), or of a library` : ''}${describeUnseenRuns(found.unseenRuns)}`,
     next:
       found.synthetic.length > 0
         ? 'the derived data lacks what the crash needs: give the real data with --data, or edit the synthetic files'
-        : 'compare the run with the saved outputs: the code or the library versions may differ',
+        : ranThen
+          ? `compare code cell ${obs!.cell}'s saved output with the replay's: run it with the library versions the notebook ran with, or edit the cell to the current API (a hand edit, recorded in instance.json)`
+          : passed
+            ? `give the data the saved run read (the version of the file it had, or what it downloaded then) with --data, or run it with the library versions it ran with`
+            : 'compare the run with the saved outputs: the code or the library versions may differ',
     ...observed,
   };
+}
+
+/**
+ * Pure: the download module the run missed, when every missing module the cells up to the crash use only fetches
+ * data (kagglehub, gdown…): the draft then needs the data, which the sandbox could not download anyway.
+ */
+function missingDownloader(run: RunEvidence, found: ReproductionFindings): string | undefined {
+  const obs = run.observed;
+  const missingImport =
+    run.outcome === 'skipped-env' ||
+    (obs && /ModuleNotFoundError|ImportError/.test(obs.ename) && run.expected.ename !== obs.ename);
+  if (!missingImport) return undefined;
+  const named = obs ? /No module named '([^'.]+)/.exec(obs.evalue)?.[1] : undefined;
+  const used = found.missingModules.filter((m) => m.usedBeforeCrash || m.module === named).map((m) => m.module);
+  const modules = used.length > 0 ? used : named ? [named] : [];
+  if (modules.length === 0 || !modules.every((m) => DOWNLOADER_MODULES.has(m.split('.')[0]!))) return undefined;
+  return modules.join(', ');
 }
 
 /**
@@ -220,14 +361,19 @@ export function triageDraft(run: RunEvidence, found: ReproductionFindings): Draf
  */
 export function describeDerivationGap(expected: { ename: string; evalue: string }, derived: readonly string[]): string {
   const text = derived.join('\n');
+  const code = codeNamesIn(expected.evalue);
   const quoted = [...expected.evalue.matchAll(/'([^'\n]{1,60})'|"([^"\n]{1,60})"/g)]
     .map((m) => m[1] ?? m[2]!)
-    .filter((q) => !/^(?:float|int|str|object|bool|NoneType|NAType|list|dict|tuple)$/.test(q));
+    .filter((q) => !/^(?:float|int|str|object|bool|NoneType|NAType|list|dict|tuple)$/.test(q) && !code.has(q));
   const absent = [...new Set(quoted.filter((q) => !text.includes(q)))];
   const out: string[] = [];
+  if (code.size > 0)
+    out.push(
+      `the message names ${[...code].map((q) => JSON.stringify(q)).join(', ')}, a type, attribute or name of Python code, not a value of the data: the crash depends on the types the real data gave (a column's dtype, an index's kind), on earlier state, or on the library's version`,
+    );
   if (absent.length > 0)
     out.push(
-      `the message quotes ${absent.map((q) => JSON.stringify(q)).join(', ')}, which no derived file holds (a value or a name of the real data the code never shows)`,
+      `the message quotes ${absent.map((q) => JSON.stringify(q)).join(', ')}, which no derived file holds (a value or a column of the real data the code never shows)`,
     );
   if (/NAType|<NA>|\bpd\.NA\b/.test(expected.evalue))
     out.push("pandas' nullable missing values (pd.NA), which a derived CSV does not make");
@@ -240,6 +386,29 @@ export function describeDerivationGap(expected: { ename: string; evalue: string 
     : "the message names nothing the derivation can take from the code: the crash depends on the real data's values";
 }
 
+/**
+ * Pure: the words of a message that name code, not data, by the shapes Python and the libraries word them in:
+ * `'DatetimeIndex' object has no attribute 'to_timestamp'`, `name 'x' is not defined`, `unexpected keyword
+ * argument 'y'`, `module 'm' has no attribute 'f'`, `'Series' object is not callable`.
+ */
+export function codeNamesIn(evalue: string): Set<string> {
+  const out = new Set<string>();
+  const shapes = [
+    /'([\w.]+)' object has no attribute '(\w+)'/g,
+    /module '([\w.]+)' has no attribute '(\w+)'/g,
+    /(?:global )?name '(\w+)' is not defined/g,
+    /local variable '(\w+)' referenced/g,
+    /cannot access local variable '(\w+)'/g,
+    /unexpected keyword argument '(\w+)'/g,
+    /cannot import name '(\w+)'/g,
+    /'([\w.]+)' object is not (?:callable|subscriptable|iterable|an iterator)/g,
+    /unsupported operand type\(s\) for [^:]+: '([\w.]+)' and '([\w.]+)'/g,
+    /unsupported [Tt]ype:? ([A-Z]\w+)/g,
+  ];
+  for (const re of shapes) for (const m of evalue.matchAll(re)) for (const g of m.slice(1)) if (g) out.add(g);
+  return out;
+}
+
 function describeUnseenRuns(u: ReproductionFindings['unseenRuns']): string {
   if (!u || u.count === 0) return '';
   return `; the saved session also ran ${u.count} cell${u.count === 1 ? '' : 's'} before the crash that the notebook no longer holds (In [${u.from}]${u.to > u.from ? `–In [${u.to}]` : ''}${u.count > u.to - u.from + 1 ? ' and more' : ''}: deleted, or re-run later), whose state the replay cannot have`;
@@ -248,7 +417,7 @@ function describeUnseenRuns(u: ReproductionFindings['unseenRuns']): string {
 /**
  * Pure: the runs of a saved session before a crash (its execution count) that no cell holds: each cell keeps only
  * its last count, so a count below the crash's that no cell has was a run since deleted or re-run. The longest such
- * stretch, and how many there are.
+ * stretch, how many there are, and the stretch that ends just before the crash, when one does.
  */
 export function findUnseenRuns(
   counts: readonly (number | null)[],
@@ -268,11 +437,22 @@ export function findUnseenRuns(
     if (start < 0) start = n;
     if (!best || n - start > best[1] - best[0]) best = [start, n];
   }
-  return best ? { count, from: best[0], to: best[1] } : undefined;
+  if (!best) return undefined;
+  // `start` is still the beginning of the stretch that reaches the crash, when the last count before it is unseen.
+  const justBefore = start > 0 && !held.has(crashCount - 1) ? { from: start, to: crashCount - 1 } : undefined;
+  return { count, from: best[0], to: best[1], ...(justBefore ? { justBefore } : {}) };
 }
 
 function describeEarlierStop(obs: { ename: string; evalue: string; cell: number }): string {
   return `code cell ${obs.cell} expected something of the data the derivation did not know (${obs.ename}: ${firstLine(obs.evalue).slice(0, 120)})`;
+}
+
+/** Pure: the share of the saved message's words that the observed one holds too. */
+function sharedWords(saved: string, seen: string): number {
+  const words = (t: string) => new Set(t.toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []);
+  const a = words(saved);
+  const b = words(seen);
+  return a.size === 0 ? 1 : [...a].filter((w) => b.has(w)).length / a.size;
 }
 
 function sameCrash(run: RunEvidence): boolean {
