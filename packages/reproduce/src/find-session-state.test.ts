@@ -5,7 +5,10 @@ import { findCellsThatRan, findDefinedAfterCrash } from './find-session-state.js
 describe('findDefinedAfterCrash: names the crash met that only later runs define', () => {
   // Cell 1 builds temp_df but ran at In [213]; the crash (cell 3) ran at In [96]. Cell 0's import re-ran at In [300].
   const facts = new Map([
-    [0, cellFacts(0, { defines: ['pd'], imports: [{ module: 'pandas', alias: 'pd', line: 1, endLine: 1, top: true }] })],
+    [
+      0,
+      cellFacts(0, { defines: ['pd'], imports: [{ module: 'pandas', alias: 'pd', line: 1, endLine: 1, top: true }] }),
+    ],
     [1, cellFacts(1, { defines: ['temp_df'], undefined: ['pd'], undefinedNow: ['pd'] })],
     [2, cellFacts(2, { defines: ['df'] })],
     [3, cellFacts(3, { undefined: ['temp_df', 'df', 'pd'], undefinedNow: ['temp_df', 'df', 'pd'] })],
