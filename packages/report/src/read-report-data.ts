@@ -87,16 +87,8 @@ export interface ReadReportOptions {
 /** Most files listed per instance page: the page weight stays bounded whatever data/ holds. */
 export const MAX_LISTED_FILES = 200;
 
-/**
- * Read what the report shows from curated/ (and raw/ when given). Every file is
- * validated against its schema; instance folders are read through the one
- * rule for untrusted folders (readInstanceTree). A missing benchmark.json is an
- * error naming the command that makes it; other missing parts are left out.
- */
-export async function readReportData(options: ReadReportOptions): Promise<ReportData> {
-  const from = path.resolve(options.from);
-  const out = path.resolve(options.out);
-  const benchmarkFile = path.join(from, 'benchmark.json');
+/** The report's inputs exist: benchmark.json (the command that makes it is named), and --raw when given. */
+async function checkReportInputs(options: ReadReportOptions, benchmarkFile: string): Promise<void> {
   if (!(await exists(benchmarkFile))) {
     throw new JunoError('E_INPUT_NOT_FOUND', `no benchmark.json in ${options.from}`, {
       location: { file: benchmarkFile },
@@ -110,6 +102,38 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
       hint: 'pass --raw with the raw inputs folder (annotations/, instances/), or --no-raw',
     });
   }
+}
+
+/** What raw/ adds: the adjudicated labels, and the deprecations (unless the caller gives them). */
+async function readRawRecords(
+  options: ReadReportOptions,
+): Promise<{ adjudications: Adjudication[]; deprecated: Deprecation[] }> {
+  const raw = options.raw !== undefined ? path.resolve(options.raw) : undefined;
+  const adjudicatedFile = raw ? path.join(raw, 'annotations', 'adjudicated.jsonl') : undefined;
+  const adjudications =
+    adjudicatedFile && (await exists(adjudicatedFile))
+      ? await readJsonlAll<Adjudication>(adjudicatedFile, { schema: 'adjudication' })
+      : [];
+  const deprecatedFile = raw ? path.join(raw, 'deprecated.json') : undefined;
+  const deprecated: Deprecation[] = options.deprecated
+    ? [...options.deprecated]
+    : deprecatedFile && (await exists(deprecatedFile))
+      ? (await readJsonFile<DeprecatedInstances>(deprecatedFile, { schema: 'deprecated' })).instances
+      : [];
+  return { adjudications, deprecated };
+}
+
+/**
+ * Read what the report shows from curated/ (and raw/ when given). Every file is
+ * validated against its schema; instance folders are read through the one
+ * rule for untrusted folders (readInstanceTree). A missing benchmark.json is an
+ * error naming the command that makes it; other missing parts are left out.
+ */
+export async function readReportData(options: ReadReportOptions): Promise<ReportData> {
+  const from = path.resolve(options.from);
+  const out = path.resolve(options.out);
+  const benchmarkFile = path.join(from, 'benchmark.json');
+  await checkReportInputs(options, benchmarkFile);
   const benchmark = await readJsonFile<Benchmark>(benchmarkFile, { schema: 'benchmark' });
   const withdrawn = new Set(options.withdrawn?.instances ?? []);
   const verification = await readOptionalJson<VerificationReport>(path.join(from, 'verification.json'), 'verification');
@@ -125,20 +149,7 @@ export async function readReportData(options: ReadReportOptions): Promise<Report
   const finalLabels = (await exists(finalLabelsFile))
     ? await readJsonlAll<FinalLabels>(finalLabelsFile, { schema: 'final-labels' })
     : [];
-  const adjudicatedFile = options.raw
-    ? path.join(path.resolve(options.raw), 'annotations', 'adjudicated.jsonl')
-    : undefined;
-  const adjudications =
-    adjudicatedFile && (await exists(adjudicatedFile))
-      ? await readJsonlAll<Adjudication>(adjudicatedFile, { schema: 'adjudication' })
-      : [];
-
-  const deprecatedFile = options.raw ? path.join(path.resolve(options.raw), 'deprecated.json') : undefined;
-  const deprecated: Deprecation[] = options.deprecated
-    ? [...options.deprecated]
-    : deprecatedFile && (await exists(deprecatedFile))
-      ? (await readJsonFile<DeprecatedInstances>(deprecatedFile, { schema: 'deprecated' })).instances
-      : [];
+  const { adjudications, deprecated } = await readRawRecords(options);
   const deprecationOf = new Map(deprecated.map((d) => [d.id, d]));
   const gate = options.gate ?? studied?.gate;
 
