@@ -8,18 +8,18 @@ import { defineConfig } from 'vitest/config';
 // loop. kernel: a real Jupyter kernel; container: the engine; redis, registry, browser: those real servers; e2e: the
 // CLI end to end.
 //
-// `npm test` runs three lanes at once (tools/run-test-lanes.mjs): `unit` and `slow` (most e2e files) in one vitest
-// process; `containers` and `slow-paired` (two long e2e files) in a second; `services` (the kernel, Redis and browser
-// files, and the e2e files that read the suite's build of the embedded raw/) in a third. Inside a lane the slow files
-// run one at a time (vitest puts every file of a project that is not file-parallel into one sequence, across
-// projects), so at most three slow files share the machine.
+// `npm test` runs two lanes at once (tools/run-test-lanes.mjs): `unit` and `slow` (the e2e files) in one vitest
+// process, `containers` and `services` (the kernel, Redis and browser files, and the e2e files that read the suite's
+// build of the embedded raw/) in another. Inside a lane the slow files run one at a time (vitest puts every file of
+// a project that is not file-parallel into one sequence, across projects), so at most two slow files share the
+// machine, and their time limits stay meaningful on a 2-core machine.
 //
-// Why three: with two lanes the suite took 27 minutes while the machine's two cores were busy only 57% of the time
-// (the tests wait on kernels, containers and child processes more than they compute). The lanes' lengths, from the
-// files' times in that run: unit + slow about 17 minutes, containers + slow-paired about 17, services about 14.
-// Every file that reads test/suite-build.ts's build is in the services lane, so the lane that makes the build is the
-// one that needs it. No file checks the machine as a whole: the process checks look at a test's own descendants,
-// the Redis files use their own key prefixes (the restart test its own server).
+// Why this split: with every non-container slow file in the first lane, it took 28 minutes while the containers lane
+// was done after 10 and left a core idle. Now the unit files and the e2e files (about 6 + 13 minutes) run beside
+// the containers and the kernel, Redis and browser files (about 10 + 8 minutes). Every file that reads
+// test/suite-build.ts's build is in the second lane, so the lane that makes the build is the one that needs it, and
+// no lane sits idle while the other builds. No file checks the machine as a whole: the process checks look at a
+// test's own descendants, the Redis files use their own key prefixes (the restart test its own server).
 const testDir = fileURLToPath(new URL('./test/', import.meta.url));
 const usesSuiteBuild = readdirSync(testDir)
   .filter(
@@ -27,9 +27,6 @@ const usesSuiteBuild = readdirSync(testDir)
   )
   .map((f) => `test/${f}`);
 const slow = ['**/*.e2e.test.ts'];
-// The e2e files that run beside the container files, in the containers lane: the longest ones that do not read the
-// suite's build, chosen so that the three lanes take about as long.
-const pairedWithContainers = ['test/maintainer-session.e2e.test.ts', 'test/score-cli.e2e.test.ts'];
 const services = ['**/*.kernel.test.ts', '**/*.redis.test.ts', '**/*.browser.test.ts'];
 // The engine's tests, and the registry's (they build and push images).
 const containers = ['**/*.container.test.ts', '**/*.registry.test.ts'];
@@ -60,15 +57,7 @@ export default defineConfig({
         test: {
           name: 'slow',
           include: slow.map(inTree),
-          exclude: [...usesSuiteBuild, ...pairedWithContainers, '**/node_modules/**'],
-          ...slowOptions,
-        },
-      },
-      {
-        test: {
-          name: 'slow-paired',
-          include: pairedWithContainers.filter((f) => !usesSuiteBuild.includes(f)),
-          exclude: ['**/node_modules/**'],
+          exclude: [...usesSuiteBuild, '**/node_modules/**'],
           ...slowOptions,
         },
       },

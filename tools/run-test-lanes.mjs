@@ -1,9 +1,8 @@
-// The whole suite in three lanes at once (`npm test` without arguments): vitest's projects `unit` and `slow` (most e2e
-// files) in one process, `containers` and `slow-paired` (two long e2e files) in a second, `services` (the kernel,
-// Redis and browser files) in a third. vitest runs the files of a project that is not file-parallel one at a time
-// and after everything else, in a single worker, so one process would leave the machine idle for most of the run
-// (the slow files wait on kernels and containers more than they compute); the lanes run three slow files at once
-// instead, and are about as long (vitest.config.ts says why).
+// The whole suite in two lanes at once (`npm test` without arguments): vitest's projects `unit` and `slow` (the e2e
+// files) in one process, `containers` and `services` (the kernel, Redis and browser files) in another. vitest runs
+// the files of a project that is not file-parallel one at a time and after everything else, in a single worker, so
+// one process would leave a core idle for most of the run; two lanes pair two slow files instead. The split keeps
+// the two lanes about as long (vitest.config.ts says why).
 //
 // Each lane's output goes through with its name in front of every line. Their JSON reports are merged into one
 // (the `--report` path), so tools/print-test-summary.mjs reads one run. Exit status: the first lane's non-zero one.
@@ -18,8 +17,7 @@ import { createInterface } from 'node:readline';
 
 export const LANES = [
   { name: 'e2e', projects: ['unit', 'slow'] },
-  { name: 'engines', projects: ['containers', 'slow-paired'] },
-  { name: 'services', projects: ['services'] },
+  { name: 'engines', projects: ['containers', 'services'] },
 ];
 
 /** One report from the lanes' vitest JSON reports: their files together, success only when both succeeded. */
