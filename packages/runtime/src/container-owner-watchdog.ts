@@ -13,7 +13,7 @@ export interface WatchdogEngine {
  * The watchdog, run by `node -e` (no file to find, bundled CLI or sources alike). Its stdin is a pipe from its
  * parent, which never writes to it: end of file means the parent is gone, however it went (a SIGKILL runs none of its
  * own clean-up). It then force-removes every container carrying the parent's owner label, again until the engine
- * lists none (a create in flight when the parent died lands a moment later), and exits. It prints nothing.
+ * lists none (a create in flight when the parent died lands a moment later), and ends. It prints nothing.
  * argv: the engine (JSON), the label filter (`org.junobench.owner=<owner>`).
  */
 export const OWNER_WATCHDOG_SCRIPT = `
@@ -23,7 +23,7 @@ const client = require(engine.protocol === 'https' ? 'node:https' : 'node:http')
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 const ask = (method, path) => new Promise((resolve) => {
   const target = engine.socketPath ? { socketPath: engine.socketPath } : { host: engine.host, port: engine.port };
-  const req = client.request({ ...target, method, path, timeout: 15000 }, (res) => {
+  const req = client.request({ ...target, agent: false, method, path, timeout: 15000 }, (res) => {
     let body = '';
     res.setEncoding('utf8');
     res.on('data', (d) => (body += d));
@@ -46,7 +46,8 @@ const sweep = async () => {
     await Promise.all((ids || []).map((id) => ask('DELETE', '/containers/' + id + '?force=true&v=true')));
     if (quiet < 2) await pause(500);
   }
-  process.exit(0);
+  // Nothing is left to keep it running (no pipe, no pooled connection, no timer): it ends on its own.
+  process.stdin.destroy();
 };
 process.stdin.on('data', () => undefined);
 process.stdin.on('end', sweep);
