@@ -156,3 +156,37 @@ describe('createRunBatcher', () => {
     await expect(p).resolves.toMatchObject({ status: 'failed', reason: 'cancelled' });
   });
 });
+
+describe('createRunBatcher over a runtime that streams', () => {
+  it('gives every run, as it arrives, to one stream opened with the worker’s jobs and signal', async () => {
+    const t = createTimedRuntime(5);
+    const opened: { jobs?: number; signal?: AbortSignal }[] = [];
+    const submitted: string[] = [];
+    const runtime: Runtime = {
+      ...t.runtime,
+      stream(opts = {}) {
+        opened.push(opts);
+        return {
+          submit: async (r) => {
+            submitted.push(r.id);
+            return { id: r.id, status: 'completed', cells: [], durationMs: 1 };
+          },
+          end: async () => undefined,
+          runners: 1,
+        };
+      },
+    };
+    const controller = new AbortController();
+    const b = createRunBatcher(runtime, { jobs: 3, signal: controller.signal });
+    expect(b.batches).toBe(0);
+    const first = await b.submit(run('a'));
+    const rest = await Promise.all([b.submit(run('b')), b.submit(run('c'))]);
+    expect([first, ...rest].map((r) => `${r.id}:${r.status}`)).toEqual(['a:completed', 'b:completed', 'c:completed']);
+    expect(submitted).toEqual(['a', 'b', 'c']);
+    expect(opened).toEqual([{ jobs: 3, signal: controller.signal }]);
+    // No fixed-list call: the stream took them all.
+    expect(t.calls).toEqual([]);
+    expect(b.batches).toBe(1);
+    expect(b.size).toBe(0);
+  });
+});

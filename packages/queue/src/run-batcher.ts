@@ -1,8 +1,11 @@
 import type { RunResult } from '@junobench/core';
-import type { NotebookRun, Runtime } from '@junobench/runtime';
+import type { NotebookRun, RunStream, Runtime } from '@junobench/runtime';
 
 /**
- * Runs submitted one at a time (one per queue job) executed in batches: the
+ * Runs submitted one at a time (one per queue job). A runtime that takes runs
+ * as they arrive (`runtime.stream`, the local runtime) gets each one at once,
+ * on one long-lived stream: its runner, zygotes and started-ahead kernels
+ * serve every job of the worker. Other runtimes get them in batches: the
  * runs waiting when an execution slot is free go into one `runtime.run`
  * call. For the local runtime a batch is one runner process whose kernel
  * zygotes and look-ahead serve all its runs, instead of one process per job.
@@ -14,7 +17,7 @@ export interface RunBatcher {
   submit(run: NotebookRun): Promise<RunResult>;
   /** Runs submitted and not yet answered. */
   readonly size: number;
-  /** Batches started so far (for the worker's statistics and tests). */
+  /** Batches started so far, or the stream's runner processes (for the worker's statistics and tests). */
   readonly batches: number;
 }
 
@@ -23,14 +26,44 @@ interface Batch {
   jobs: number;
 }
 
-export function createRunBatcher(
-  runtime: Runtime,
-  options: {
-    jobs: number;
-    signal?: AbortSignal;
-    /** How long a small batch waits for more runs (default 200 ms). */ gatherMs?: number;
-  },
-): RunBatcher {
+interface BatcherOptions {
+  jobs: number;
+  /** Aborting cancels the runs not answered yet (and, on a stream, those to come). */
+  signal?: AbortSignal;
+  /** How long a small batch waits for more runs (default 200 ms). */ gatherMs?: number;
+}
+
+export function createRunBatcher(runtime: Runtime, options: BatcherOptions): RunBatcher {
+  return runtime.stream ? streamRuns(runtime, options) : batchRuns(runtime, options);
+}
+
+/** Every run straight to one stream, opened at the first run. */
+function streamRuns(runtime: Runtime, options: BatcherOptions): RunBatcher {
+  let stream: RunStream | undefined;
+  let pending = 0;
+  return {
+    async submit(run) {
+      stream ??= runtime.stream!({
+        jobs: Math.max(1, options.jobs),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      pending++;
+      try {
+        return await stream.submit(run);
+      } finally {
+        pending--;
+      }
+    },
+    get size() {
+      return pending;
+    },
+    get batches() {
+      return stream?.runners ?? 0;
+    },
+  };
+}
+
+function batchRuns(runtime: Runtime, options: BatcherOptions): RunBatcher {
   interface Entry {
     run: NotebookRun;
     resolve: (r: RunResult) => void;

@@ -1,4 +1,4 @@
-export type { NotebookRun, RunOptions, Runtime } from './runtime.js';
+export type { NotebookRun, RunOptions, RunStream, Runtime, StreamOptions } from './runtime.js';
 export { RUNNER_PATH, RUNNER_DIR, readRunnerFiles, hashRunnerFiles } from './runner-path.js';
 export type { RunnerFile } from './runner-path.js';
 export { createMessageKey, parseRunnerMessage } from './parse-runner-message.js';

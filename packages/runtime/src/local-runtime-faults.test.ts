@@ -5,14 +5,14 @@
 // process (test-helpers/fake-runner.ts), the file system the real one.
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, existsSync, openSync } from 'node:fs';
-import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '@junobench/core';
 import { writeFakeInstance, writeFakeRunner, type FakeBehaviour } from '../test-helpers/fake-runner.js';
 import { createLocalRuntime, type LocalRuntimeOptions } from './local-runtime.js';
-import type { NotebookRun, Runtime } from './runtime.js';
+import type { NotebookRun, RunStream, Runtime } from './runtime.js';
 
 const BEHAVIOURS: FakeBehaviour[] = [
   'ok',
@@ -70,8 +70,9 @@ async function withRuntime<T>(
 
 const brief = (r: RunResult) => `${r.id} ${r.status}${r.reason ? `: ${r.reason}` : ''}`;
 
+// Concurrent: most of these wait for the watchdog's limits, not for a core.
 describe('local runtime: a runner that misbehaves gives outcomes', () => {
-  it.each([
+  it.concurrent.each([
     ['answers well', ['ok'], 1, [/^ok completed$/]],
     ['answers twice: the first result counts', ['twice', 'ok'], 1, [/^twice completed$/, /^ok completed$/]],
     [
@@ -143,6 +144,66 @@ describe('local runtime: a runner that misbehaves gives outcomes', () => {
     },
     120_000,
   );
+});
+
+describe('local runtime: a stream of runs', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const runnerStarts = async (log: string) =>
+    (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((l) => l.startsWith('runner ')).length;
+
+  it('runs that arrive one at a time, with pauses, are served by one runner', async () => {
+    const log = path.join(dir, `stream-${counter}.log`);
+    await withRuntime(
+      async (rt) => {
+        const stream = rt.stream!({ jobs: 1 });
+        const answers: Promise<RunResult>[] = [];
+        for (const id of ['a', 'b', 'c']) {
+          answers.push(stream.submit(run('ok', id)));
+          // Longer than the runner's silence limit would allow were idling counted as silence.
+          await sleep(1500);
+        }
+        expect((await Promise.all(answers)).map(brief)).toEqual(['a completed', 'b completed', 'c completed']);
+        await sleep(7000);
+        answers.push(stream.submit(run('ok', 'd')));
+        expect(brief(await answers[3]!)).toBe('d completed');
+        await stream.end();
+        expect(stream.runners).toBe(1);
+        expect(await runnerStarts(log)).toBe(1);
+        // Once ended, a stream takes nothing more.
+        expect(brief(await stream.submit(run('ok', 'late')))).toBe('late failed: cancelled');
+      },
+      { env: { ...process.env, FAKE_RUNNER_LOG: log } },
+    );
+  }, 60_000);
+
+  it('a runner that dies on one run: that run is blamed, later runs get a new runner', async () => {
+    const log = path.join(dir, `stream-${counter}.log`);
+    await withRuntime(
+      async (rt) => {
+        const stream = rt.stream!({ jobs: 1 });
+        const first = stream.submit(run('dies', 'dies'));
+        expect(brief(await first)).toMatch(/^dies failed: the runner process ended unexpectedly: fake runner: dying/);
+        expect(brief(await stream.submit(run('ok', 'after')))).toBe('after completed');
+        await stream.end();
+        expect(stream.runners).toBe(2);
+        expect(await runnerStarts(log)).toBe(2);
+      },
+      { env: { ...process.env, FAKE_RUNNER_LOG: log } },
+    );
+  }, 60_000);
+
+  it('closing the runtime ends an open stream: runs not answered yet are not left waiting', async () => {
+    let stream!: RunStream;
+    const { late } = await withRuntime(async (rt) => {
+      stream = rt.stream!({ jobs: 1 });
+      expect(brief(await stream.submit(run('ok', 'a')))).toBe('a completed');
+      // A plan the runner never answers: the run is in flight when the runtime closes.
+      // (In an object: returning the promise itself would wait for it before the runtime closes.)
+      return { late: stream.submit(run('unanswered', 'stuck')) };
+    });
+    expect(brief(await late)).toBe('stuck failed: cancelled');
+    await stream.end();
+  }, 60_000);
 });
 
 describe('local runtime: failures around the runner are outcomes, not hangs', () => {

@@ -44,7 +44,7 @@ beforeAll(async () => {
   // A notebook importing a module that sits beside it, as Kaggle notebooks do with utility scripts.
   await writeFile(path.join(dir, 'helper.py'), 'VALUE = 42\n');
   await notebook('env.ipynb', [
-    "import os, sys, numpy, helper\nstate = dict(helper=helper.VALUE, runner_globals_leak=hasattr(sys.modules['__main__'], 'zygote_main'), cwd_has_marker=os.path.exists('marker.txt'), argv1=sys.argv[1], name=__name__, seed=int(numpy.random.randint(0, 2**31)), path0_is_cwd=bool(sys.path) and sys.path[0] == os.getcwd(), hashseed=os.environ.get('PYTHONHASHSEED'))",
+    "import os, sys, numpy, helper\nstate = dict(helper=helper.VALUE, runner_globals_leak=hasattr(sys.modules['__main__'], 'zygote_main'), cwd_has_marker=os.path.exists('marker.txt'), argv1=sys.argv[1], name=__name__, seed=int(numpy.random.randint(0, 2**31)), path0_is_cwd=bool(sys.path) and sys.path[0] == os.getcwd(), hashseed=os.environ.get('PYTHONHASHSEED'), parent='JPY_PARENT_PID=' + os.environ.get('JPY_PARENT_PID', ''))",
     'raise RuntimeError(repr(sorted(state.items())))',
   ]);
   // pandas is prewarmed but never imported by the notebook: `pd` must not exist.
@@ -194,6 +194,23 @@ describe.each([
     ]);
     expect(results[0]!.reason).toMatch(/runner process ended unexpectedly.*\(while this notebook ran\)/);
   }, 300_000);
+
+  it.runIf(fork)(
+    'a stream: runs that arrive apart are served by one runner, whose idle wait is not silence',
+    async () => {
+      const stream = rt.stream!({ jobs: 1 });
+      const first = await stream.submit(run('s1', 'env.ipynb', [0, 1]));
+      await sleep(2000);
+      const second = await stream.submit(run('s2', 'env.ipynb', [0, 1]));
+      await stream.end();
+      // The kernel's parent (JPY_PARENT_PID) is the runner: the same one for both, and a fresh kernel each time.
+      const parent = (r: RunResult) => /JPY_PARENT_PID=(\d+)/.exec(reported(r))?.[1];
+      expect(parent(first), reported(first)).toBeDefined();
+      expect(parent(second)).toBe(parent(first));
+      expect(stream.runners).toBe(1);
+    },
+    300_000,
+  );
 
   it("returns results in the order of the runs, with the runs' ids", async () => {
     const runs = Array.from({ length: 5 }, (_, i) => run(`r${i}`, 'unbound.ipynb', [0, 1]));

@@ -3,14 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ResultPromise } from 'execa';
 import { JunoError, type RunResult, type RuntimeIdentity } from '@junobench/core';
-import type { NotebookRun, RunOptions, Runtime } from './runtime.js';
+import type { NotebookRun, RunOptions, RunStream, Runtime, StreamOptions } from './runtime.js';
 import { RUNNER_PATH } from './runner-path.js';
 import { execaRunner, findPython, type CommandRunner } from './find-python.js';
 import { createRunFolder, sweepStaleRunFolders, type RunFolder } from './run-folder.js';
 import { omitSecretVariables } from './omit-secret-variables.js';
-import { planNextRunner, type Pending } from './pending-runs.js';
 import { prepareSandbox, type RunnerSettings } from './runner-command.js';
-import { CallerFailure, RunnerDriver, failedResult, type DriverContext } from './runner-driver.js';
+import { RunSession } from './run-session.js';
 
 export interface LocalRuntimeOptions {
   /** Interpreter with ipykernel; else $JUNOBENCH_PYTHON, else found automatically. */
@@ -117,6 +116,29 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
   const run = async (runs: readonly NotebookRun[], opts: RunOptions = {}): Promise<RunResult[]> =>
     runAll(runs, opts, settings, path.join(runFolder().dir, 'box'), live);
 
+  const streams = new Set<RunSession>();
+  const stream = (opts: StreamOptions = {}): RunStream => {
+    const session = new RunSession({
+      settings,
+      box: path.join(runFolder().dir, 'box'),
+      live,
+      jobs: Math.max(1, opts.jobs ?? 1),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    streams.add(session);
+    void session.done.finally(() => streams.delete(session)).catch(() => undefined);
+    return {
+      submit: (r) => session.add(r),
+      end: async () => {
+        session.end();
+        await session.done;
+      },
+      get runners() {
+        return session.runners;
+      },
+    };
+  };
+
   let fingerprintPromise: Promise<string> | undefined;
   const fingerprint = (): Promise<string> => {
     fingerprintPromise ??= (async () => {
@@ -137,7 +159,10 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     describe,
     fingerprint,
     run,
+    stream,
     async close() {
+      // Open streams take no more runs and start no runner; theirs are killed below (runs in flight end as failed).
+      for (const s of streams) s.cancel();
       for (const p of live) p.kill('SIGTERM');
       await Promise.allSettled([...live]);
       live.clear();
@@ -147,12 +172,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
   };
 }
 
-/**
- * Every run through runner processes: one for all jobs while all goes well;
- * when a runner dies with several notebooks executing, the suspects are run
- * one at a time in a runner of their own, so the one that kills it is blamed
- * and the others are not (planNextRunner).
- */
+/** Every run of one run() call: a session given them all at once, then ended. */
 async function runAll(
   runs: readonly NotebookRun[],
   opts: RunOptions,
@@ -160,53 +180,19 @@ async function runAll(
   box: string,
   live: Set<ResultPromise>,
 ): Promise<RunResult[]> {
-  const results: RunResult[] = new Array(runs.length);
-  if (runs.length === 0) return results;
-  const jobs = Math.max(1, Math.min(opts.jobs ?? 1, runs.length));
-  let pending: Pending[] = runs.map((_, run) => ({ run, suspicions: 0, restarts: 0 }));
-  let callerFailure: CallerFailure | undefined;
-  const finish = (run: number, r: RunResult) => {
-    if (results[run]) return;
-    results[run] = r;
-    // Once the caller failed, it is not called again: run() rejects with its first error.
-    if (callerFailure) return;
-    try {
-      opts.onResult?.(r, runs[run]!);
-    } catch (e) {
-      callerFailure = new CallerFailure(e);
-      throw callerFailure;
-    }
-  };
-  const ctx: DriverContext = {
+  if (runs.length === 0) return [];
+  const session = new RunSession({
     settings,
     box,
     live,
-    runOf: (run) => runs[run]!,
-    finish,
+    jobs: Math.max(1, Math.min(opts.jobs ?? 1, runs.length)),
+    ...(opts.onResult ? { onResult: opts.onResult } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
-  };
-  try {
-    while (pending.length > 0) {
-      if (opts.signal?.aborted) {
-        for (const p of pending.splice(0)) finish(p.run, failedResult(runs[p.run]!.id, 'cancelled'));
-        break;
-      }
-      const next = planNextRunner(pending, jobs);
-      pending = pending.filter((p) => !next.take.includes(p));
-      const { back, failure } = await new RunnerDriver(ctx, next.take, next.jobs).run();
-      if (callerFailure) break;
-      if (failure !== undefined) {
-        // What broke the runner (the scratch folder, a stuck file operation) would break the next one too.
-        for (const p of [...back, ...pending]) finish(p.run, failedResult(runs[p.run]!.id, failure));
-        break;
-      }
-      pending = [...back, ...pending];
-    }
-  } catch (e) {
-    if (!(e instanceof CallerFailure)) throw e;
-  }
-  if (callerFailure) throw callerFailure.error;
-  return results;
+  });
+  for (const r of runs) void session.add(r);
+  session.end();
+  await session.done;
+  return session.results;
 }
 
 async function probeRuntime(python: string, modules: string[], run: CommandRunner): Promise<RuntimeIdentity> {

@@ -30,6 +30,8 @@ export interface DriverContext {
   runOf(run: number): NotebookRun;
   /** A run's result; the first one given counts. Throws a CallerFailure when the caller's onResult throws. */
   finish(run: number, result: RunResult): void;
+  /** More runs may still be given to an open driver (`accept`): its runner's input stays open while idle. */
+  moreMayCome?(): boolean;
   signal?: AbortSignal;
 }
 
@@ -77,10 +79,15 @@ export class RunnerDriver {
   private inputClosed = false;
   private over = false;
 
+  /**
+   * `open`: the driver takes runs given to `accept` while its runner lives,
+   * and keeps the runner waiting for them while `ctx.moreMayCome()` says so.
+   */
   constructor(
     private readonly ctx: DriverContext,
     take: readonly Pending[],
     private readonly jobs: number,
+    private readonly open = false,
   ) {
     for (const p of take) {
       this.byRun.set(p.run, p);
@@ -135,6 +142,23 @@ export class RunnerDriver {
     return this.outcome();
   }
 
+  /**
+   * A run that arrived while this runner lives: taken (true) unless the
+   * driver is not open, its runner's input is closed, or it is stopping.
+   */
+  accept(p: Pending): boolean {
+    if (!this.open || this.inputClosed || this.stopping()) return false;
+    this.byRun.set(p.run, p);
+    this.waiting.push(p);
+    this.poke();
+    return true;
+  }
+
+  /** Something changed outside (a run arrived, no more will): send plans or end the input. */
+  poke(): void {
+    if (this.proc && !this.over) this.steps.step(() => this.feed());
+  }
+
   private broken(): boolean {
     return this.failure !== undefined || this.callerFailure !== undefined;
   }
@@ -177,7 +201,8 @@ export class RunnerDriver {
       );
       proc.send(planRunnerPlan(String(p.run), r, dir, this.command!, this.ctx.settings.startupSeconds));
     }
-    if (!this.inputClosed && !this.over && this.tracker.inFlight === 0 && this.waiting.length === 0) {
+    const more = this.open && this.ctx.moreMayCome?.() === true;
+    if (!more && !this.inputClosed && !this.over && this.tracker.inFlight === 0 && this.waiting.length === 0) {
       this.inputClosed = true;
       proc.endInput();
     }

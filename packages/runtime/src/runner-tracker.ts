@@ -69,6 +69,8 @@ export class RunnerTracker {
 
   /** The plan was written to the runner's stdin. */
   sent(plan: TrackedPlan, now: number): void {
+    // A runner with nothing to do was waiting, not silent: its silence counts from now.
+    if (this.plans.size === 0) this.lastMessageAt = now;
     this.plans.set(String(plan.run), { ...plan, state: 'sent', sentAt: now });
   }
 

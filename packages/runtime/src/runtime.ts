@@ -36,6 +36,27 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+export interface StreamOptions {
+  /** How many notebooks run at once. */
+  jobs?: number;
+  /** Aborting cancels every run of the stream, those to come included. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs given one at a time as they arrive (a queue worker's jobs), executed
+ * by one long-lived runner: no runner start, interpreter or zygote import per
+ * run or per batch.
+ */
+export interface RunStream {
+  /** Execute one run; resolves with its result (timeouts, crashes, a cancel: results, never rejections). */
+  submit(run: NotebookRun): Promise<RunResult>;
+  /** No more runs: resolves once every run submitted has its result and the runner is gone. */
+  end(): Promise<void>;
+  /** Runner processes started so far (one while all goes well). */
+  readonly runners: number;
+}
+
 /** A place where notebooks execute in fresh Jupyter kernels: local Python or a container image. */
 export interface Runtime {
   readonly kind: 'local' | 'docker';
@@ -58,6 +79,8 @@ export interface Runtime {
   fingerprint(): Promise<string>;
   /** Execute the runs; results come back in the order of `runs`. Never hangs: timeouts are results. */
   run(runs: readonly NotebookRun[], options?: RunOptions): Promise<RunResult[]>;
+  /** Runs as they arrive, through one long-lived runner, where the runtime has one (the local runtime). */
+  stream?(options?: StreamOptions): RunStream;
   /** Release kernels, processes or containers held between calls. */
   close(): Promise<void>;
 }

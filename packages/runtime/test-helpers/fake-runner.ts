@@ -18,7 +18,8 @@ import path from 'node:path';
  * - `remove-run-folder`: deletes the runtime's run folder (the parent of `--tmp`:
  *   what a temp cleaner does to a long run), then answers `ok`.
  *
- * Each received plan id is appended to `$FAKE_RUNNER_LOG` when set.
+ * When `$FAKE_RUNNER_LOG` is set, the runner appends `runner <pid>` to it as it
+ * starts, then each plan id it receives.
  */
 export type FakeBehaviour =
   | 'ok'
@@ -48,6 +49,9 @@ tmp = args[args.index("--tmp") + 1] if "--tmp" in args else None
 log = os.environ.get("FAKE_RUNNER_LOG")
 # --authenticate: the first stdin line is the key; messages are signed as jbrunner/protocol.py signs them.
 key = bytes.fromhex(sys.stdin.readline().strip()) if "--authenticate" in args else None
+if log:
+    with open(log, "a") as f:
+        f.write("runner %d\n" % os.getpid())
 
 def sign(obj):
     body = json.dumps(obj, separators=(",", ":"))
