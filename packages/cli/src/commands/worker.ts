@@ -151,7 +151,7 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
     }
     const s = handle.stats();
     ctx.out(
-      `worker ${handle.record.name} stopped: ${s.completed} run(s) done in ${s.batches} batch(es), ${s.returned} returned, ${s.errors} error(s); ${s.blobsFetched} file(s) fetched from Redis`,
+      `worker ${handle.record.name} stopped: ${s.completed} run(s) done in ${s.batches} runner start(s) or batch(es), ${s.returned} returned, ${s.errors} error(s); ${s.blobsFetched} file(s) fetched from Redis`,
     );
   });
 }
