@@ -176,6 +176,24 @@ describe('local runtime: a stream of runs', () => {
     );
   }, 60_000);
 
+  it('a runner idle past idleSeconds ends; the next run starts another', async () => {
+    const log = path.join(dir, `stream-${counter}.log`);
+    await withRuntime(
+      async (rt) => {
+        const stream = rt.stream!({ jobs: 1, idleSeconds: 1 });
+        expect(brief(await stream.submit(run('ok', 'before')))).toBe('before completed');
+        // The watchdog looks once a second: after 1 s idle the runner is told to end.
+        await sleep(3500);
+        expect(await runnerStarts(log)).toBe(1);
+        expect(brief(await stream.submit(run('ok', 'after')))).toBe('after completed');
+        await stream.end();
+        expect(stream.runners).toBe(2);
+        expect(await runnerStarts(log)).toBe(2);
+      },
+      { env: { ...process.env, FAKE_RUNNER_LOG: log } },
+    );
+  }, 60_000);
+
   it('a runner that dies on one run: that run is blamed, later runs get a new runner', async () => {
     const log = path.join(dir, `stream-${counter}.log`);
     await withRuntime(

@@ -48,6 +48,9 @@ export interface LocalRuntimeOptions {
   sandbox?: boolean;
 }
 
+/** Seconds a stream's runner waits with nothing to do before it ends (RunStream: the next run starts another). */
+const STREAM_IDLE_SECONDS = 300;
+
 /** Extra seconds, beyond a plan's own limits, before a runner is declared hung. */
 const WATCHDOG_GRACE_SECONDS = 60;
 
@@ -123,6 +126,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
       box: path.join(runFolder().dir, 'box'),
       live,
       jobs: Math.max(1, opts.jobs ?? 1),
+      idleMs: Math.max(0, opts.idleSeconds ?? STREAM_IDLE_SECONDS) * 1000,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
     streams.add(session);

@@ -13,6 +13,8 @@ export interface SessionOptions {
   jobs: number;
   /** Called as each run finishes; a throw stops the session (its runs fail, `done` rejects with the error). */
   onResult?: (result: RunResult, run: NotebookRun) => void;
+  /** A runner with nothing to do for this long ends; the next run starts another (default: it waits until the end). */
+  idleMs?: number;
   signal?: AbortSignal;
 }
 
@@ -56,6 +58,7 @@ export class RunSession {
       runOf: (run) => this.runs[run]!,
       finish: (run, r) => this.finish(run, r),
       moreMayCome: () => !this.ended && !options.signal?.aborted,
+      ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     };
     options.signal?.addEventListener('abort', () => this.poke(), { once: true });

@@ -32,6 +32,8 @@ export interface DriverContext {
   finish(run: number, result: RunResult): void;
   /** More runs may still be given to an open driver (`accept`): its runner's input stays open while idle. */
   moreMayCome?(): boolean;
+  /** An open driver whose runner had nothing to do for this long ends it (default: never); later runs get a new one. */
+  idleMs?: number;
   signal?: AbortSignal;
 }
 
@@ -78,6 +80,10 @@ export class RunnerDriver {
   private readonly failedLatch = new Promise<void>((r) => (this.failed = r));
   private inputClosed = false;
   private over = false;
+  /** Since when the runner has had nothing to do while more runs may come (an open driver). */
+  private idleSince: number | undefined;
+  /** Idle too long: it takes no more runs and its runner ends. */
+  private retired = false;
 
   /**
    * `open`: the driver takes runs given to `accept` while its runner lives,
@@ -147,7 +153,7 @@ export class RunnerDriver {
    * driver is not open, its runner's input is closed, or it is stopping.
    */
   accept(p: Pending): boolean {
-    if (!this.open || this.inputClosed || this.stopping()) return false;
+    if (!this.open || this.retired || this.inputClosed || this.stopping()) return false;
     this.byRun.set(p.run, p);
     this.waiting.push(p);
     this.poke();
@@ -201,8 +207,10 @@ export class RunnerDriver {
       );
       proc.send(planRunnerPlan(String(p.run), r, dir, this.command!, this.ctx.settings.startupSeconds));
     }
-    const more = this.open && this.ctx.moreMayCome?.() === true;
-    if (!more && !this.inputClosed && !this.over && this.tracker.inFlight === 0 && this.waiting.length === 0) {
+    const more = this.open && !this.retired && this.ctx.moreMayCome?.() === true;
+    const idle = this.tracker.inFlight === 0 && this.waiting.length === 0;
+    this.idleSince = idle && more ? (this.idleSince ?? Date.now()) : undefined;
+    if (!more && !this.inputClosed && !this.over && idle) {
       this.inputClosed = true;
       proc.endInput();
     }
@@ -238,6 +246,13 @@ export class RunnerDriver {
 
   /** The watchdog: plans past their limits, a silent runner, a file operation that never ends. */
   private tick(): void {
+    const { idleMs } = this.ctx;
+    if (idleMs !== undefined && this.idleSince !== undefined && Date.now() - this.idleSince >= idleMs) {
+      // Its zygotes hold the imported libraries' memory for nobody: the next run starts a runner again.
+      this.retired = true;
+      this.idleSince = undefined;
+      this.poke();
+    }
     try {
       if (!this.over) this.apply(this.tracker.tick(Date.now()));
     } catch (e) {

@@ -41,6 +41,11 @@ export interface StreamOptions {
   jobs?: number;
   /** Aborting cancels every run of the stream, those to come included. */
   signal?: AbortSignal;
+  /**
+   * Seconds the stream's runner may wait with nothing to do before it ends, releasing its zygotes' memory (default
+   * 300); the next run starts a new one.
+   */
+  idleSeconds?: number;
 }
 
 /**
