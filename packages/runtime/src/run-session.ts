@@ -41,8 +41,6 @@ export class RunSession {
   private readonly waiters = new Map<number, (r: RunResult) => void>();
   private ended = false;
   private cancelled = false;
-  /** Set when the runtime could not go on: later runs fail with it at once. */
-  private failure: string | undefined;
   private callerFailure: CallerFailure | undefined;
   private open: RunnerDriver | undefined;
   private wake: (() => void) | undefined;
@@ -73,7 +71,7 @@ export class RunSession {
     const answered = new Promise<RunResult>((resolve) => this.waiters.set(index, resolve));
     if (this.ended || this.callerFailure || this.options.signal?.aborted) {
       try {
-        this.finish(index, failedResult(run.id, this.failure ?? 'cancelled'));
+        this.finish(index, failedResult(run.id, 'cancelled'));
       } catch (e) {
         // The caller's onResult failed: `done` rejects with its error (the loop sees callerFailure).
         if (!(e instanceof CallerFailure)) throw e;
@@ -147,12 +145,11 @@ export class RunSession {
         if (this.callerFailure) break;
         if (failure !== undefined) {
           // What broke the runner (the scratch folder, a stuck file operation) would break the next one too:
-          // every run it holds, every run waiting and every run that comes later fails with the reason.
+          // every run it holds and every run waiting fails with the reason. A stream goes on: runs that come later
+          // get a runner of their own, which fails them again only if the cause is still there.
           for (const p of [...back, ...this.pending.splice(0)])
             this.finish(p.run, failedResult(this.runs[p.run]!.id, failure));
-          this.failure = failure;
-          this.ended = true;
-          break;
+          continue;
         }
         this.pending = [...back, ...this.pending];
       }
