@@ -1,4 +1,4 @@
-# Spike for issue 32 (docker runtime within 1.3x of local), not used by the toolchain: inside ONE long-lived
+# A spike towards a docker runtime within 1.3x of the local one, not used by the toolchain: inside ONE long-lived
 # container, a zygote that imported the kernel stack and the instance's modules forks each notebook's kernel into a
 # nested sandbox of its own (user, mount, PID, network and IPC namespaces; fresh tmpfs for /work, /tmp, /dev/shm and
 # the runner's folder; its own /proc; the kernel's sockets over ZeroMQ's ipc transport, as it has no network), and
