@@ -195,22 +195,18 @@ describe.each([
     expect(results[0]!.reason).toMatch(/runner process ended unexpectedly.*\(while this notebook ran\)/);
   }, 300_000);
 
-  it.runIf(fork)(
-    'a stream: runs that arrive apart are served by one runner, whose idle wait is not silence',
-    async () => {
-      const stream = rt.stream!({ jobs: 1 });
-      const first = await stream.submit(run('s1', 'env.ipynb', [0, 1]));
-      await sleep(2000);
-      const second = await stream.submit(run('s2', 'env.ipynb', [0, 1]));
-      await stream.end();
-      // The kernel's parent (JPY_PARENT_PID) is the runner: the same one for both, and a fresh kernel each time.
-      const parent = (r: RunResult) => /JPY_PARENT_PID=(\d+)/.exec(reported(r))?.[1];
-      expect(parent(first), reported(first)).toBeDefined();
-      expect(parent(second)).toBe(parent(first));
-      expect(stream.runners).toBe(1);
-    },
-    300_000,
-  );
+  it('a stream: runs that arrive apart are served by one runner, whose idle wait is not silence', async () => {
+    const stream = rt.stream!({ jobs: 1 });
+    const first = await stream.submit(run('s1', 'env.ipynb', [0, 1]));
+    await sleep(2000);
+    const second = await stream.submit(run('s2', 'env.ipynb', [0, 1]));
+    await stream.end();
+    // The kernel's parent (JPY_PARENT_PID) is the runner: the same one for both, and a fresh kernel each time.
+    const parent = (r: RunResult) => /JPY_PARENT_PID=(\d+)/.exec(reported(r))?.[1];
+    expect(parent(first), reported(first)).toBeDefined();
+    expect(parent(second)).toBe(parent(first));
+    expect(stream.runners).toBe(1);
+  }, 300_000);
 
   it("returns results in the order of the runs, with the runs' ids", async () => {
     const runs = Array.from({ length: 5 }, (_, i) => run(`r${i}`, 'unbound.ipynb', [0, 1]));

@@ -190,10 +190,12 @@ async function runAll(
     box,
     live,
     jobs: Math.max(1, Math.min(opts.jobs ?? 1, runs.length)),
+    keepResults: true,
     ...(opts.onResult ? { onResult: opts.onResult } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  for (const r of runs) void session.add(r);
+  // The results are read from the session; a run's own promise is not awaited (nor left to reject unhandled).
+  for (const r of runs) session.add(r).catch(() => undefined);
   session.end();
   await session.done;
   return session.results;

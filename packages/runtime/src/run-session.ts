@@ -15,8 +15,23 @@ export interface SessionOptions {
   onResult?: (result: RunResult, run: NotebookRun) => void;
   /** A runner with nothing to do for this long ends; the next run starts another (default: it waits until the end). */
   idleMs?: number;
+  /**
+   * Keep every result in `results` (run's list). A stream keeps none: each goes to its submitter, and a finished
+   * run keeps only its id, so a worker's session does not grow with every job it ever ran.
+   */
+  keepResults?: boolean;
   signal?: AbortSignal;
 }
+
+/** What a stream keeps of a run once it is answered (its id). */
+const FINISHED: NotebookRun = {
+  id: '',
+  instanceDir: '',
+  notebook: '',
+  cells: [],
+  cellTimeoutSeconds: 0,
+  timeoutSeconds: 0,
+};
 
 /**
  * Every run of the local runtime, through runner processes, whether the runs
@@ -33,12 +48,14 @@ export interface SessionOptions {
  * cost nothing but their memory).
  */
 export class RunSession {
-  readonly runs: NotebookRun[] = [];
+  private readonly runs: NotebookRun[] = [];
+  private readonly answered = new Set<number>();
+  /** Each run's result, in the order added (keepResults). */
   readonly results: RunResult[] = [];
   /** Runner processes started so far. */
   runners = 0;
   private pending: Pending[] = [];
-  private readonly waiters = new Map<number, (r: RunResult) => void>();
+  private readonly waiters = new Map<number, { resolve: (r: RunResult) => void; reject: (e: unknown) => void }>();
   private ended = false;
   private cancelled = false;
   private callerFailure: CallerFailure | undefined;
@@ -60,7 +77,12 @@ export class RunSession {
       ...(options.signal ? { signal: options.signal } : {}),
     };
     options.signal?.addEventListener('abort', () => this.poke(), { once: true });
-    this.done = this.loop();
+    this.done = this.loop().catch((e: unknown) => {
+      // Not a notebook's outcome but the runtime's own failure: every run still waiting hears of it.
+      if (!this.callerFailure) for (const w of this.waiters.values()) w.reject(e);
+      this.waiters.clear();
+      throw e;
+    });
     // A session nobody awaits (a stream whose owner only reads its runs' results) must not reject unhandled.
     this.done.catch(() => undefined);
   }
@@ -68,7 +90,7 @@ export class RunSession {
   /** Add a run; resolves with its result. */
   add(run: NotebookRun): Promise<RunResult> {
     const index = this.runs.push(run) - 1;
-    const answered = new Promise<RunResult>((resolve) => this.waiters.set(index, resolve));
+    const answered = new Promise<RunResult>((resolve, reject) => this.waiters.set(index, { resolve, reject }));
     if (this.ended || this.callerFailure || this.options.signal?.aborted) {
       try {
         this.finish(index, failedResult(run.id, 'cancelled'));
@@ -107,14 +129,18 @@ export class RunSession {
   }
 
   private finish(run: number, r: RunResult): void {
-    if (this.results[run]) return;
-    this.results[run] = r;
-    this.waiters.get(run)?.(r);
+    if (this.answered.has(run)) return;
+    this.answered.add(run);
+    if (this.options.keepResults) this.results[run] = r;
+    this.waiters.get(run)?.resolve(r);
     this.waiters.delete(run);
+    const notebookRun = this.runs[run]!;
+    // The driver may still name a finished run (by its id) while it winds down; nothing else of it is needed.
+    if (!this.options.keepResults) this.runs[run] = { ...FINISHED, id: notebookRun.id };
     // Once the caller failed, it is not called again: the session rejects with its first error.
     if (this.callerFailure) return;
     try {
-      this.options.onResult?.(r, this.runs[run]!);
+      this.options.onResult?.(r, notebookRun);
     } catch (e) {
       this.callerFailure = new CallerFailure(e);
       throw this.callerFailure;
