@@ -165,11 +165,18 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     run,
     stream,
     async close() {
-      // Open streams take no more runs and start no runner; theirs are killed below (runs in flight end as failed).
-      for (const s of streams) s.cancel();
+      // Open streams take no more runs and start no runner; their runs in flight end as cancelled.
+      const open = [...streams];
+      for (const s of open) s.cancel();
       for (const p of live) p.kill('SIGTERM');
       await Promise.allSettled([...live]);
       live.clear();
+      // Their scratch folders go before the run folder does (a removal racing a copy would fail the run for it),
+      // within the grace a file operation gets.
+      await Promise.race([
+        Promise.allSettled(open.map((s) => s.done)),
+        new Promise((resolve) => setTimeout(resolve, settings.graceSeconds * 1000).unref()),
+      ]);
       folder?.remove();
       folder = undefined;
     },

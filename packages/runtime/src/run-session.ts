@@ -73,6 +73,7 @@ export class RunSession {
       runOf: (run) => this.runs[run]!,
       finish: (run, r) => this.finish(run, r),
       moreMayCome: () => !this.ended && !options.signal?.aborted,
+      isCancelled: () => this.cancelled,
       ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     };
@@ -112,6 +113,7 @@ export class RunSession {
   /** The runtime closes: no more runs, and those not sent to a runner yet are cancelled. */
   cancel(): void {
     this.cancelled = true;
+    this.open?.cancel();
     this.end();
   }
 

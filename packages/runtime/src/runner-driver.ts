@@ -34,6 +34,8 @@ export interface DriverContext {
   moreMayCome?(): boolean;
   /** An open driver whose runner had nothing to do for this long ends it (default: never); later runs get a new one. */
   idleMs?: number;
+  /** The session was cancelled (the runtime closes): runs in flight end as `cancelled`, like an aborted signal's. */
+  isCancelled?(): boolean;
   signal?: AbortSignal;
 }
 
@@ -158,6 +160,11 @@ export class RunnerDriver {
     this.waiting.push(p);
     this.poke();
     return true;
+  }
+
+  /** Stop the runner now: its runs in flight end as `cancelled` (ctx.isCancelled says so). */
+  cancel(): void {
+    this.proc?.kill('cancelled');
   }
 
   /** Something changed outside (a run arrived, no more will): send plans or end the input. */
@@ -312,7 +319,8 @@ export class RunnerDriver {
       this.back = [];
       return;
     }
-    this.apply(this.tracker.exited({ stderrTail, cancelled: Boolean(this.ctx.signal?.aborted) }));
+    const cancelled = Boolean(this.ctx.signal?.aborted) || this.ctx.isCancelled?.() === true;
+    this.apply(this.tracker.exited({ stderrTail, cancelled }));
     // Never sent (the runner ended first): back to the queue, no blame.
     this.back.push(...this.waiting.splice(0));
   }
