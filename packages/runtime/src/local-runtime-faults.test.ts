@@ -148,66 +148,59 @@ describe('local runtime: a runner that misbehaves gives outcomes', () => {
 
 describe('local runtime: a stream of runs', () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const runnerStarts = async (log: string) =>
-    (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((l) => l.startsWith('runner ')).length;
+  /** A runtime whose fake runner logs each start; `starts()` counts them so far. */
+  async function withStartLog(fn: (rt: Runtime, starts: () => Promise<number>) => Promise<void>): Promise<void> {
+    const log = path.join(dir, `stream-${counter}.log`);
+    const starts = async () =>
+      (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((l) => l.startsWith('runner ')).length;
+    await withRuntime((rt) => fn(rt, starts), { env: { ...process.env, FAKE_RUNNER_LOG: log } });
+  }
 
   it('runs that arrive one at a time, with pauses, are served by one runner', async () => {
-    const log = path.join(dir, `stream-${counter}.log`);
-    await withRuntime(
-      async (rt) => {
-        const stream = rt.stream!({ jobs: 1 });
-        const answers: Promise<RunResult>[] = [];
-        for (const id of ['a', 'b', 'c']) {
-          answers.push(stream.submit(run('ok', id)));
-          // Longer than the runner's silence limit would allow were idling counted as silence.
-          await sleep(1500);
-        }
-        expect((await Promise.all(answers)).map(brief)).toEqual(['a completed', 'b completed', 'c completed']);
-        await sleep(7000);
-        answers.push(stream.submit(run('ok', 'd')));
-        expect(brief(await answers[3]!)).toBe('d completed');
-        await stream.end();
-        expect(stream.runners).toBe(1);
-        expect(await runnerStarts(log)).toBe(1);
-        // Once ended, a stream takes nothing more.
-        expect(brief(await stream.submit(run('ok', 'late')))).toBe('late failed: cancelled');
-      },
-      { env: { ...process.env, FAKE_RUNNER_LOG: log } },
-    );
+    await withStartLog(async (rt, runnerStarts) => {
+      const stream = rt.stream!({ jobs: 1 });
+      const answers: Promise<RunResult>[] = [];
+      for (const id of ['a', 'b', 'c']) {
+        answers.push(stream.submit(run('ok', id)));
+        // Longer than the runner's silence limit would allow were idling counted as silence.
+        await sleep(1500);
+      }
+      expect((await Promise.all(answers)).map(brief)).toEqual(['a completed', 'b completed', 'c completed']);
+      await sleep(7000);
+      answers.push(stream.submit(run('ok', 'd')));
+      expect(brief(await answers[3]!)).toBe('d completed');
+      await stream.end();
+      expect(stream.runners).toBe(1);
+      expect(await runnerStarts()).toBe(1);
+      // Once ended, a stream takes nothing more.
+      expect(brief(await stream.submit(run('ok', 'late')))).toBe('late failed: cancelled');
+    });
   }, 60_000);
 
   it('a runner idle past idleSeconds ends; the next run starts another', async () => {
-    const log = path.join(dir, `stream-${counter}.log`);
-    await withRuntime(
-      async (rt) => {
-        const stream = rt.stream!({ jobs: 1, idleSeconds: 1 });
-        expect(brief(await stream.submit(run('ok', 'before')))).toBe('before completed');
-        // The watchdog looks once a second: after 1 s idle the runner is told to end.
-        await sleep(3500);
-        expect(await runnerStarts(log)).toBe(1);
-        expect(brief(await stream.submit(run('ok', 'after')))).toBe('after completed');
-        await stream.end();
-        expect(stream.runners).toBe(2);
-        expect(await runnerStarts(log)).toBe(2);
-      },
-      { env: { ...process.env, FAKE_RUNNER_LOG: log } },
-    );
+    await withStartLog(async (rt, runnerStarts) => {
+      const stream = rt.stream!({ jobs: 1, idleSeconds: 1 });
+      expect(brief(await stream.submit(run('ok', 'before')))).toBe('before completed');
+      // The watchdog looks once a second: after 1 s idle the runner is told to end.
+      await sleep(3500);
+      expect(await runnerStarts()).toBe(1);
+      expect(brief(await stream.submit(run('ok', 'after')))).toBe('after completed');
+      await stream.end();
+      expect(stream.runners).toBe(2);
+      expect(await runnerStarts()).toBe(2);
+    });
   }, 60_000);
 
   it('a runner that dies on one run: that run is blamed, later runs get a new runner', async () => {
-    const log = path.join(dir, `stream-${counter}.log`);
-    await withRuntime(
-      async (rt) => {
-        const stream = rt.stream!({ jobs: 1 });
-        const first = stream.submit(run('dies', 'dies'));
-        expect(brief(await first)).toMatch(/^dies failed: the runner process ended unexpectedly: fake runner: dying/);
-        expect(brief(await stream.submit(run('ok', 'after')))).toBe('after completed');
-        await stream.end();
-        expect(stream.runners).toBe(2);
-        expect(await runnerStarts(log)).toBe(2);
-      },
-      { env: { ...process.env, FAKE_RUNNER_LOG: log } },
-    );
+    await withStartLog(async (rt, runnerStarts) => {
+      const stream = rt.stream!({ jobs: 1 });
+      const first = stream.submit(run('dies', 'dies'));
+      expect(brief(await first)).toMatch(/^dies failed: the runner process ended unexpectedly: fake runner: dying/);
+      expect(brief(await stream.submit(run('ok', 'after')))).toBe('after completed');
+      await stream.end();
+      expect(stream.runners).toBe(2);
+      expect(await runnerStarts()).toBe(2);
+    });
   }, 60_000);
 
   it('closing the runtime ends an open stream: runs not answered yet are not left waiting', async () => {
