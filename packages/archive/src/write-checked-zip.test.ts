@@ -99,6 +99,22 @@ describe('writeCheckedZip', () => {
     expect(back[1]!.content.toString()).toBe('content of x/y.txt\n');
   });
 
+  it('orders the copy by rank, keeping the directory order among equal ranks', async () => {
+    const d = await tempDir();
+    const src = path.join(d, 'in.zip');
+    await writeFile(
+      src,
+      makeZip([{ path: 'late-1.txt' }, { path: 'a.txt' }, { path: 'late-2.txt' }, { path: 'b.txt' }]),
+    );
+    const dest = path.join(d, 'out.zip');
+    const rank = (p: string) => (p.startsWith('late') ? 1 : 0);
+    const order = ['a.txt', 'b.txt', 'late-1.txt', 'late-2.txt'];
+    expect((await writeCheckedZip(src, dest, {}, { rank })).map((e) => e.path)).toEqual(order);
+    const out = await readFile(dest);
+    expect(readLocalEntries(out).map((e) => e.path)).toEqual(order);
+    expect((await readCentralEntries(dest)).map((e) => e.path)).toEqual(order);
+  });
+
   it('refuses an entry that inflates past its declared size, naming it, and leaves no copy', async () => {
     const d = await tempDir();
     const src = path.join(d, 'in.zip');

@@ -31,8 +31,8 @@ const MAX_U16 = 0xffff;
  * size, a whole second zip before the first entry. Handing such a file to a
  * streaming reader after checking its directory lets unchecked content
  * through. The copy written here has one local header per directory entry,
- * in directory order, with the same name and size, nothing before, between or
- * after them but the new directory.
+ * in directory order (unless `options.rank` says otherwise), with the same
+ * name and size, nothing before, between or after them but the new directory.
  *
  * Every entry is checked as in listArchiveEntries (paths, links, `limits`
  * including the ratio to the file's size) before anything is read, then read
@@ -46,8 +46,16 @@ const MAX_U16 = 0xffff;
  * by the files' paths, and a link entry would reach a reader as a file whose
  * content is the link's target. `dest` must not exist; it is removed on
  * failure. Returns the files copied, in order.
+ *
+ * `options.rank` reorders the copy for a streaming reader that needs some
+ * entries before others (lower rank first; equal ranks keep directory order).
  */
-export async function writeCheckedZip(file: string, dest: string, limits: ArchiveLimits = {}): Promise<ArchiveEntry[]> {
+export async function writeCheckedZip(
+  file: string,
+  dest: string,
+  limits: ArchiveLimits = {},
+  options: { rank?: (path: string) => number } = {},
+): Promise<ArchiveEntry[]> {
   const archiveBytes = (await stat(file)).size;
   const zip = await openZip(file);
   try {
@@ -58,7 +66,10 @@ export async function writeCheckedZip(file: string, dest: string, limits: Archiv
       limits,
       archiveBytes,
     );
-    const files = entries.filter((e) => e.entry.type === 'file');
+    const rank = options.rank;
+    const listed = entries.filter((e) => e.entry.type === 'file');
+    // Array.prototype.sort is stable: equal ranks keep the directory's order.
+    const files = rank ? [...listed].sort((a, b) => rank(a.entry.path) - rank(b.entry.path)) : listed;
     if (files.length > MAX_U16) throw tooLargeToCopy(file, `${files.length} files`);
     const out = await open(dest, 'wx');
     try {

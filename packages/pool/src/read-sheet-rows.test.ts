@@ -5,7 +5,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openZip, readZipEntries, readZipEntryBuffer } from '@junobench/archive';
-import { XLSX_LIMITS, normalizeXlsxCell, readSheetRows, type SheetRow } from './read-sheet-rows.js';
+import { XLSX_LIMITS, normalizeXlsxCell, readSheetRows, xlsxStreamRank, type SheetRow } from './read-sheet-rows.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -327,6 +327,19 @@ describe('readSheetRows (xlsx whose local headers disagree with its central dire
       { row: 1, values: header },
       { row: 2, values: row },
     ]);
+  });
+
+  it('gives the reader the workbook parts before the worksheets, which exceljs writes the other way round', () => {
+    const names = genuine.map((e) => e.name);
+    expect(names.indexOf(SHEET)).toBeLessThan(names.indexOf('xl/workbook.xml'));
+    const ordered = [...names].sort((a, b) => xlsxStreamRank(a) - xlsxStreamRank(b));
+    expect(ordered.slice(0, 4)).toEqual([
+      '[Content_Types].xml',
+      '_rels/.rels',
+      'xl/_rels/workbook.xml.rels',
+      'xl/workbook.xml',
+    ]);
+    expect(ordered.at(-1)).toBe(SHEET);
   });
 
   it('leaves no copy of the workbook in the temp folder, also when the reading stops early', async () => {
