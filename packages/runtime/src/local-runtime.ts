@@ -10,6 +10,7 @@ import { createRunFolder, sweepStaleRunFolders, type RunFolder } from './run-fol
 import { omitSecretVariables } from './omit-secret-variables.js';
 import { prepareSandbox, type RunnerSettings } from './runner-command.js';
 import { RunSession } from './run-session.js';
+import { ProbeCache, packagesFrom, type ProbeRecord } from './probe-cache.js';
 
 export interface LocalRuntimeOptions {
   /** Interpreter with ipykernel; else $JUNOBENCH_PYTHON, else found automatically. */
@@ -46,6 +47,12 @@ export interface LocalRuntimeOptions {
    * (the CLI's --unsandboxed) runs them unsandboxed.
    */
   sandbox?: boolean;
+  /**
+   * Where probe results are kept between runtimes (probe-cache.ts), keyed by
+   * the interpreter's fingerprint; absent: every runtime probes anew. The CLI
+   * passes a folder under the user's cache ($XDG_CACHE_HOME or ~/.cache).
+   */
+  probeCacheDir?: string;
 }
 
 /** Seconds a stream's runner waits with nothing to do before it ends (RunStream: the next run starts another). */
@@ -101,15 +108,50 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     return folder;
   };
 
+  // The interpreter's state, without this runtime's settings: the key of the probe cache and part of the fingerprint.
+  let pythonFingerprintPromise: Promise<string> | undefined;
+  const pythonFingerprint = (): Promise<string> => {
+    pythonFingerprintPromise ??= (async () => {
+      const r = await commandRunner(python, [RUNNER_PATH, 'fingerprint'], { timeoutMs: 60_000 });
+      if (r.exitCode !== 0)
+        throw new JunoError(
+          'E_ENV_PYTHON',
+          `cannot list the packages of ${python}: ${r.stderr.trim().split('\n').pop() ?? ''}`,
+        );
+      return r.stdout.trim();
+    })();
+    return pythonFingerprintPromise;
+  };
+  const cache = options.probeCacheDir ? new ProbeCache(options.probeCacheDir) : undefined;
+  const identity = (record: ProbeRecord, packages: Record<string, string | null>): RuntimeIdentity => ({
+    kind: 'local',
+    python: record.python,
+    ...(record.pythonVersion ? { pythonVersion: record.pythonVersion } : {}),
+    packages,
+    kernelStart: settings.fork ? 'fork' : 'launch',
+    threads: settings.threads,
+  });
+  const probeModules = async (modules: string[]): Promise<RuntimeIdentity> => {
+    if (!cache) {
+      const r = await probeRuntime(python, modules, commandRunner);
+      return identity(r, r.packages);
+    }
+    // A fingerprint that cannot be read only means no cache (the probe says what is wrong, if anything).
+    const print = await pythonFingerprint().catch(() => undefined);
+    const known = print ? await cache.read(python, print) : undefined;
+    const hit = packagesFrom(known, modules);
+    if (known && hit) return identity(known, hit);
+    const missing = modules.filter((m) => !known || !Object.prototype.hasOwnProperty.call(known.packages, m));
+    const probed = await probeRuntime(python, missing, commandRunner);
+    const record: ProbeRecord = { ...probed, packages: { ...known?.packages, ...probed.packages } };
+    if (print) await cache.write(python, print, record);
+    return identity(record, packagesFrom(record, modules) ?? {});
+  };
   const describe = (modules: readonly string[]): Promise<RuntimeIdentity> => {
     const key = [...new Set(modules)].sort().join(',');
     let p = probes.get(key);
     if (!p) {
-      p = probeRuntime(python, key ? key.split(',') : [], commandRunner).then((id) => ({
-        ...id,
-        kernelStart: settings.fork ? 'fork' : 'launch',
-        threads: settings.threads,
-      }));
+      p = probeModules(key ? key.split(',') : []);
       probes.set(key, p);
     }
     return p;
@@ -145,15 +187,9 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
 
   let fingerprintPromise: Promise<string> | undefined;
   const fingerprint = (): Promise<string> => {
-    fingerprintPromise ??= (async () => {
-      const r = await commandRunner(python, [RUNNER_PATH, 'fingerprint'], { timeoutMs: 60_000 });
-      if (r.exitCode !== 0)
-        throw new JunoError(
-          'E_ENV_PYTHON',
-          `cannot list the packages of ${python}: ${r.stderr.trim().split('\n').pop() ?? ''}`,
-        );
-      return `local:${r.stdout.trim()}:${settings.fork ? 'fork' : 'launch'}:threads=${settings.threads}`;
-    })();
+    fingerprintPromise ??= pythonFingerprint().then(
+      (line) => `local:${line}:${settings.fork ? 'fork' : 'launch'}:threads=${settings.threads}`,
+    );
     return fingerprintPromise;
   };
 
@@ -208,7 +244,7 @@ async function runAll(
   return session.results;
 }
 
-async function probeRuntime(python: string, modules: string[], run: CommandRunner): Promise<RuntimeIdentity> {
+async function probeRuntime(python: string, modules: string[], run: CommandRunner): Promise<ProbeRecord> {
   const r = await run(python, [RUNNER_PATH, 'probe', ...modules], { timeoutMs: 300_000 });
   if (r.exitCode !== 0) {
     throw new JunoError(
@@ -225,7 +261,6 @@ async function probeRuntime(python: string, modules: string[], run: CommandRunne
     packages?: Record<string, string | null>;
   };
   return {
-    kind: 'local',
     python: info.executable ?? python,
     ...(info.version ? { pythonVersion: info.version } : {}),
     packages: info.packages ?? {},

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Runtime } from '@junobench/runtime';
@@ -118,6 +119,7 @@ export async function createRunnerRuntimeFromFlags(
       ...(flags.unsandboxed ? { sandbox: false } : {}),
       ...(flags.threads ? { threads: flags.threads } : {}),
       env: ctx.env,
+      probeCacheDir: userCacheDir(ctx, 'probes'),
     });
   }
   const docker = await connectDockerEngine(ctx.env);
@@ -133,6 +135,16 @@ export async function createRunnerRuntimeFromFlags(
     ...(flags.pidsLimit ? { pidsLimit: flags.pidsLimit } : {}),
     ...(flags.threads ? { threads: flags.threads } : {}),
   });
+}
+
+/**
+ * A folder of the user's cache for what is true of this machine rather than
+ * of a project (an interpreter's modules): $XDG_CACHE_HOME/junobench/<name>,
+ * else ~/.cache/junobench/<name>. Removing it is always safe.
+ */
+export function userCacheDir(ctx: CliContext, name: string): string {
+  const base = ctx.env.XDG_CACHE_HOME || path.join(ctx.env.HOME || os.homedir(), '.cache');
+  return path.resolve(ctx.cwd, base, 'junobench', name);
 }
 
 async function createQueueRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext): Promise<Runtime> {

@@ -35,12 +35,22 @@ def probe(modules, out=None):
 
 
 def fingerprint(out=None):
-    """What the installed packages are, cheaply (no imports): changes when any package changes."""
+    """What the installed packages are, cheaply (no imports): changes when any
+    package changes, or when the import path does (another PYTHONPATH can make
+    other modules importable without any distribution changing)."""
     from importlib.metadata import distributions
 
     items = sorted({"%s==%s" % ((d.metadata.get("Name") or "?").lower(), d.version) for d in distributions()})
     digest = hashlib.sha256("\n".join(items).encode()).hexdigest()
-    line = {"executable": sys.executable, "version": sys.version.split()[0], "distributions": digest, "count": len(items)}
+    # sys.path[0] is this runner's own folder, the same for every interpreter state.
+    paths = hashlib.sha256("\n".join(sys.path[1:]).encode()).hexdigest()
+    line = {
+        "executable": sys.executable,
+        "version": sys.version.split()[0],
+        "distributions": digest,
+        "count": len(items),
+        "paths": paths[:16],
+    }
     print(json.dumps(line, sort_keys=True), file=out or sys.stdout)
 
 
