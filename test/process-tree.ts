@@ -40,12 +40,33 @@ export function stillAlive(pids: readonly number[]): ProcessInfo[] {
 }
 
 /**
- * Whether a notebook's kernel runs under `root`: a kernel the runner launched (ipykernel_launcher) or one forked from
- * a zygote (a child of a process whose arguments name the zygote). Not a mere mention of ipykernel: the runtime's
- * checks of the interpreter name it too.
+ * The kernels under `root`: kernels the runner launched (ipykernel_launcher), and processes forked from a zygote (a
+ * child of a zygote with the zygote's own arguments; a forked module zygote counts too, and forks its kernel at once).
+ * Not a mere mention of ipykernel: the runtime's checks of the interpreter name it too. Not every child of a zygote: a
+ * zygote's imports run short-lived commands of their own (`uname -p`), briefly with the zygote's arguments until
+ * they exec.
  */
-export function runsKernel(root: number): boolean {
+function kernelPids(root: number): Set<number> {
   const tree = descendantsOf(root);
-  const zygotes = new Set(tree.filter((p) => /junobench_runner\.py zygote/.test(p.args)).map((p) => p.pid));
-  return tree.some((p) => /ipykernel_launcher/.test(p.args) || zygotes.has(p.ppid));
+  const zygote = (p: ProcessInfo) => /junobench_runner\.py zygote/.test(p.args);
+  const zygotes = new Set(tree.filter(zygote).map((p) => p.pid));
+  return new Set(
+    tree.filter((p) => /ipykernel_launcher/.test(p.args) || (zygotes.has(p.ppid) && zygote(p))).map((p) => p.pid),
+  );
+}
+
+/**
+ * Waits until a kernel runs under `root`: the same kernel process seen in two looks 0.5 s apart, so that a process
+ * between its fork and its exec is not taken for one. True when found before `timeoutMs`.
+ */
+export async function waitForKernel(root: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let seen = new Set<number>();
+  while (Date.now() < deadline) {
+    const now = kernelPids(root);
+    if ([...now].some((pid) => seen.has(pid))) return true;
+    seen = now;
+    await new Promise((r) => setTimeout(r, now.size > 0 ? 500 : 200));
+  }
+  return false;
 }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema, type Scorecard } from '@junobench/core';
-import { runsKernel } from './process-tree.js';
+import { waitForKernel } from './process-tree.js';
 import { junobenchBin, repoRoot, runJunobench } from './run-cli.js';
 
 let dir: string;
@@ -250,9 +250,7 @@ describe('junobench score interrupted', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const ours = async () => (await readdir(tmp)).filter((n) => n.startsWith('junobench'));
     // Wait until the repair runs: a kernel under the CLI's process (in the sandbox: found by descent).
-    const deadline = Date.now() + 240_000;
-    while (!runsKernel(child.pid!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    expect(runsKernel(child.pid!), stderr).toBe(true);
+    expect(await waitForKernel(child.pid!, 240_000), stderr).toBe(true);
     expect((await ours()).length, stderr).toBeGreaterThanOrEqual(2);
     child.kill('SIGINT');
     const code = await Promise.race([

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema, listInstanceIds, readInstance, type CrashRecord } from '@junobench/core';
-import { descendantsOf, runsKernel, stillAlive } from './process-tree.js';
+import { descendantsOf, waitForKernel, stillAlive } from './process-tree.js';
 import { junobenchBin, repoRoot, runJunobench } from './run-cli.js';
 
 let dir: string;
@@ -160,9 +160,7 @@ describe('junobench verify interrupted', () => {
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       // Wait until a kernel runs the notebook (in the sandbox: found by descent from the CLI's process).
-      const deadline = Date.now() + 120_000;
-      while (!runsKernel(child.pid!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      expect(runsKernel(child.pid!), stderr).toBe(true);
+      expect(await waitForKernel(child.pid!, 120_000), stderr).toBe(true);
       await new Promise((r) => setTimeout(r, 2000));
       const started = descendantsOf(child.pid!).map((p) => p.pid);
       child.kill(signal);
