@@ -43,7 +43,7 @@ export function stillAlive(pids: readonly number[]): ProcessInfo[] {
  * The kernels under `root`: kernels the runner launched (ipykernel_launcher), and processes forked from a zygote (a
  * child of a zygote with the zygote's own arguments; a forked module zygote counts too, and forks its kernel at once).
  * Not a mere mention of ipykernel: the runtime's checks of the interpreter name it too. Not every child of a zygote: a
- * zygote's imports run short-lived commands of their own (`uname -p`), briefly with the zygote's arguments until
+ * zygote's imports run short-lived commands of their own (matplotlib's `fc-list`), with the zygote's arguments until
  * they exec.
  */
 function kernelPids(root: number): Set<number> {
