@@ -139,9 +139,8 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     // A fingerprint that cannot be read only means no cache (the probe says what is wrong, if anything).
     const print = await pythonFingerprint().catch(() => undefined);
     const known = print ? await cache.read(python, print) : undefined;
-    const hit = packagesFrom(known, modules);
-    if (known && hit) return identity(known, hit);
     const missing = modules.filter((m) => !known || !Object.prototype.hasOwnProperty.call(known.packages, m));
+    if (known && missing.length === 0) return identity(known, packagesFrom(known, modules) ?? {});
     const probed = await probeRuntime(python, missing, commandRunner);
     const record: ProbeRecord = { ...probed, packages: { ...known?.packages, ...probed.packages } };
     if (print) await cache.write(python, print, record);

@@ -20,8 +20,11 @@ export interface ProbeRecord {
  * about 0.2 s) names the state a record is true for; installing, removing or
  * upgrading any package, or another PYTHONPATH, gives another fingerprint and
  * so a fresh probe. A record only grows: modules not yet in it are probed and
- * added. An unreadable or foreign file counts as absent, and a write that
- * fails is ignored: the cache saves time, it never decides an outcome.
+ * added. A module that did not import is never kept: what it lacked may be
+ * outside any distribution (a system library installed with apt), so it is
+ * probed again each time, which costs little when there is nothing to import.
+ * An unreadable or foreign file counts as absent, and a write that fails is
+ * ignored: the cache saves time, it never decides an outcome.
  */
 export class ProbeCache {
   constructor(private readonly dir: string) {}
@@ -37,10 +40,11 @@ export class ProbeCache {
     return isRecordFor(parsed, python, fingerprint) ? parsed.record : undefined;
   }
 
-  /** Keeps `record` for this interpreter state (replacing what was there). */
+  /** Keeps `record`'s importable modules for this interpreter state (replacing what was there). */
   async write(python: string, fingerprint: string, record: ProbeRecord): Promise<void> {
+    const packages = Object.fromEntries(Object.entries(record.packages).filter(([, v]) => typeof v === 'string'));
     try {
-      await writeJsonAtomic(this.file(python, fingerprint), { python, fingerprint, record });
+      await writeJsonAtomic(this.file(python, fingerprint), { python, fingerprint, record: { ...record, packages } });
     } catch {
       // A cache that cannot be written (read-only home, full disk) only costs the next probe.
     }
@@ -67,7 +71,7 @@ function isRecordFor(
   if (r.pythonVersion !== undefined && typeof r.pythonVersion !== 'string') return false;
   const p = r.packages;
   if (typeof p !== 'object' || p === null || Array.isArray(p)) return false;
-  return Object.values(p).every((x) => x === null || typeof x === 'string');
+  return Object.values(p).every((x) => typeof x === 'string');
 }
 
 /** The packages of `modules` from `record`, in the probe's order (sorted), or undefined when one was never probed. */
