@@ -80,7 +80,7 @@ async function main() {
     console.log(`  done in ${(first.wallMs / 1000).toFixed(1)} s`);
   }
 
-  const rows: { label: string; command: string; env: NodeJS.ProcessEnv; build?: boolean }[] = [
+  const rows: { label: string; command: string; env: NodeJS.ProcessEnv; build?: boolean; verify?: boolean }[] = [
     { label: 'node -e 0 (the floor)', command: 'node -e 0', env: {} },
     { label: '`node bin --help`, compiled', command: `node ${bin} --help`, env: { JUNOBENCH_CLI: 'compiled' } },
     { label: '`node bin --help`, tsx', command: `node ${bin} --help`, env: { JUNOBENCH_CLI: 'tsx' } },
@@ -113,6 +113,20 @@ async function main() {
         env: { JUNOBENCH_CLI: 'tsx' },
         build: true,
       },
+      // verify with every result cached still asks the interpreter which modules it has (the runtime identity is
+      // part of the cache key): from the probe cache, or by importing them.
+      {
+        label: '`node bin verify` (all cached), probe cache kept',
+        command: `XDG_CACHE_HOME=${path.join(work, 'xdg')} node ${bin} verify --cache-dir cache`,
+        env: { JUNOBENCH_CLI: 'compiled' },
+        verify: true,
+      },
+      {
+        label: '`node bin verify` (all cached), no probe cache',
+        command: `XDG_CACHE_HOME=$(mktemp -d) node ${bin} verify --cache-dir cache`,
+        env: { JUNOBENCH_CLI: 'compiled' },
+        verify: true,
+      },
     );
   }
   const samples = new Map<string, Sample[]>(rows.map((r) => [r.label, []]));
@@ -120,9 +134,15 @@ async function main() {
   const loadStart = os.loadavg();
   for (let r = 0; r < rounds; r++) {
     for (const row of rows) {
-      const s = await measure(row.command, row.env, row.build ? work : root);
+      const s = await measure(row.command, row.env, row.build || row.verify ? work : root);
       if (row.build && !/0 stage\(s\) ran/.test(s.stdout))
         throw new Error(`${row.label}: the build had work to do:\n${s.stdout}`);
+      // Every verified row of the table says "cached" (the skipped one has no time).
+      if (
+        row.verify &&
+        [...s.stdout.matchAll(/^\S+\s+crash-reproduced\s+fixed-ok\s+(\S+)/gm)].some((m) => m[1] !== 'cached')
+      )
+        throw new Error(`${row.label}: verify ran notebooks:\n${s.stdout}`);
       samples.get(row.label)!.push(s);
     }
     loads.push(os.loadavg()[0]!);
@@ -170,6 +190,7 @@ async function main() {
       ['tsx ÷ compiled, `node bin build`', rows[6]!.label, rows[5]!.label],
       ['tsx ÷ compiled, `npx junobench build`', rows[8]!.label, rows[7]!.label],
       ['npx ÷ node, `build` compiled', rows[7]!.label, rows[5]!.label],
+      ['no probe cache ÷ probe cache kept, `node bin verify` (all cached)', rows[10]!.label, rows[9]!.label],
     );
   }
   for (const [label, a, b] of pairs) lines.push(`| ${label} | ${ratio(a, b, 'wallMs')} | ${ratio(a, b, 'cpuMs')} |`);
