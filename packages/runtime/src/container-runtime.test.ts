@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Duplex } from 'node:stream';
@@ -254,6 +254,49 @@ describe('createContainerRuntime (fake engine)', () => {
     });
     await runtime.describe(['numpy', 'tensorflow']);
     expect(probes).toBe(1);
+  });
+
+  it('with a probe cache, a later runtime on the same image id starts no probe container for modules that imported', async () => {
+    const probed: string[][] = [];
+    const fake = fakeDocker(() => ({}), {
+      probe: (cmd) => {
+        const mods = cmd.slice(cmd.indexOf('probe') + 1);
+        probed.push(mods);
+        const known: Record<string, string> = { numpy: '1.24.2', pandas: '1.5.3' };
+        return { stdout: probeLine({ packages: Object.fromEntries(mods.map((m) => [m, known[m] ?? null])) }) };
+      },
+    });
+    const probeCacheDir = mkdtempSync(path.join(os.tmpdir(), 'jb-docker-probes-'));
+    try {
+      const first = createContainerRuntime({ docker: fake.docker, image: 'img', probeCacheDir });
+      const id = await first.describe(['tensorflow', 'numpy']);
+      await first.close();
+      const second = createContainerRuntime({ docker: fake.docker, image: 'img', probeCacheDir });
+      expect(await second.describe(['numpy'])).toEqual({ ...id, packages: { numpy: '1.24.2' } });
+      // tensorflow did not import: asked again; pandas is new: asked; numpy is known.
+      expect((await second.describe(['numpy', 'pandas', 'tensorflow'])).packages).toEqual({
+        numpy: '1.24.2',
+        pandas: '1.5.3',
+        tensorflow: null,
+      });
+      await second.close();
+      expect(probed).toEqual([
+        ['numpy', 'tensorflow'],
+        ['pandas', 'tensorflow'],
+      ]);
+
+      // A record made by another runner is not used: the probe runs (and checks the image's runner) again.
+      const file = readdirSync(probeCacheDir)[0]!;
+      const kept = JSON.parse(readFileSync(path.join(probeCacheDir, file), 'utf8'));
+      kept.record.runner = '0'.repeat(64);
+      writeFileSync(path.join(probeCacheDir, file), JSON.stringify(kept));
+      const third = createContainerRuntime({ docker: fake.docker, image: 'img', probeCacheDir });
+      await third.describe(['numpy']);
+      await third.close();
+      expect(probed).toHaveLength(3);
+    } finally {
+      rmSync(probeCacheDir, { recursive: true, force: true });
+    }
   });
 
   it("refuses an image whose runner is not this toolchain's, before any notebook container (exit 3)", async () => {

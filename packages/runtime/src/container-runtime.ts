@@ -17,6 +17,7 @@ import { startOwnerWatchdog } from './container-owner-watchdog.js';
 import { createRunFolder, currentOwner, isOwnerGone, type RunFolder } from './run-folder.js';
 import { hashRunnerFiles } from './runner-path.js';
 import { createMessageKey } from './parse-runner-message.js';
+import { ProbeCache, packagesFrom, type ProbeRecord } from './probe-cache.js';
 
 export interface ContainerRuntimeOptions {
   /** A dockerode client (see connectDockerEngine); injected, never created here. */
@@ -47,6 +48,12 @@ export interface ContainerRuntimeOptions {
   runnerPath?: string;
   /** The image's notebook user (its home is copied for each run). */
   user?: string;
+  /**
+   * Where probe results are kept between runtimes (probe-cache.ts), keyed by
+   * the image id, which names its content; absent: every runtime probes anew
+   * in a throwaway container.
+   */
+  probeCacheDir?: string;
 }
 
 /** Label naming the process that started a container (`<host>:<pid>:<start time>`): stale ones are removed. */
@@ -92,20 +99,42 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   // Before the first container: what this process creates goes the moment it dies, however it dies.
   const watchOwner = () => startOwnerWatchdog(docker, `${OWNER_LABEL}=${settings.labels![OWNER_LABEL]}`);
 
+  const cache = options.probeCacheDir ? new ProbeCache(options.probeCacheDir) : undefined;
+  const identify = (imageId: string, record: ProbeRecord, mods: string[]): RuntimeIdentity => ({
+    kind: 'docker',
+    image,
+    imageId,
+    python: record.python,
+    ...(record.pythonVersion ? { pythonVersion: record.pythonVersion } : {}),
+    packages: packagesFrom(record, mods) ?? {},
+    kernelStart: 'launch',
+    threads,
+  });
+  const probeModules = async (mods: string[]): Promise<RuntimeIdentity> => {
+    const imageId = await resolveImageId();
+    // The image id names the image's content: what imported in it once always does. A record counts only while
+    // its runner is ours (the probe checks that; a record of it is as good).
+    const known = cache ? await cache.read(settings.python, `docker:${imageId}`) : undefined;
+    const usable = known && known.runner === (await hashRunnerFiles()) ? known : undefined;
+    const missing = mods.filter((m) => !usable || !Object.prototype.hasOwnProperty.call(usable.packages, m));
+    if (usable && missing.length === 0) return identify(imageId, usable, mods);
+    await setup.sweep();
+    await setup.prepareSeccomp();
+    const probed = await probeImage(docker, image, missing, settings);
+    const record: ProbeRecord = { ...probed, packages: { ...usable?.packages, ...probed.packages } };
+    if (cache) await cache.write(settings.python, `docker:${imageId}`, record);
+    return identify(imageId, record, mods);
+  };
   const describe = (modules: readonly string[]): Promise<RuntimeIdentity> => {
     const mods = [...new Set(modules)].sort();
     const key = mods.join(',');
     watchOwner();
     let p = probes.get(key);
     if (!p) {
-      p = setup
-        .sweep()
-        .then(() => setup.prepareSeccomp())
-        .then(() => probeImage(docker, image, mods, settings, resolveImageId))
-        .then((id) => {
-          runnerChecked = true;
-          return { ...id, kernelStart: 'launch' as const, threads };
-        });
+      p = probeModules(mods).then((id) => {
+        runnerChecked = true;
+        return id;
+      });
       probes.set(key, p);
       p.catch(() => probes.delete(key));
     }
@@ -214,9 +243,7 @@ async function probeImage(
   image: string,
   modules: string[],
   settings: ContainerRunSettings,
-  resolveImageId: () => Promise<string>,
-): Promise<RuntimeIdentity> {
-  const id = await resolveImageId();
+): Promise<ProbeRecord> {
   const outcome = await runContainer(docker, {
     image,
     cmd: [settings.python, settings.runnerPath, 'probe', ...modules],
@@ -267,11 +294,9 @@ async function probeImage(
   const packages: Record<string, string | null> = {};
   for (const m of modules) packages[m] = probe.packages?.[m] ?? null;
   return {
-    kind: 'docker',
-    image,
-    imageId: id,
-    ...(probe.executable ? { python: probe.executable } : {}),
+    python: probe.executable ?? settings.python,
     ...(probe.version ? { pythonVersion: probe.version } : {}),
     packages,
+    runner: probe.runner,
   };
 }

@@ -8,6 +8,8 @@ export interface ProbeRecord {
   python: string;
   pythonVersion?: string;
   packages: Record<string, string | null>;
+  /** The runner's hash, where the probe ran another copy of it (an image's). */
+  runner?: string;
 }
 
 /**
@@ -69,6 +71,7 @@ function isRecordFor(
   const r = o.record as Record<string, unknown> | null | undefined;
   if (typeof r !== 'object' || r === null || typeof r.python !== 'string') return false;
   if (r.pythonVersion !== undefined && typeof r.pythonVersion !== 'string') return false;
+  if (r.runner !== undefined && typeof r.runner !== 'string') return false;
   const p = r.packages;
   if (typeof p !== 'object' || p === null || Array.isArray(p)) return false;
   return Object.values(p).every((x) => typeof x === 'string');

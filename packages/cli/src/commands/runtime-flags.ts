@@ -134,6 +134,7 @@ export async function createRunnerRuntimeFromFlags(
     ...(flags.disk ? { disk: flags.disk } : {}),
     ...(flags.pidsLimit ? { pidsLimit: flags.pidsLimit } : {}),
     ...(flags.threads ? { threads: flags.threads } : {}),
+    probeCacheDir: userCacheDir(ctx, 'probes'),
   });
 }
 
