@@ -134,20 +134,6 @@ async function* readXlsxRows(file: string): AsyncGenerator<SheetRow> {
 }
 
 /**
- * A copy of the workbook holding exactly what was checked, open for reading.
- *
- * The checks read the zip's central directory (yauzl); exceljs reads the
- * local headers from the first byte (unzipper). A crafted zip can make the two
- * disagree (hidden local entries, a local header naming another file, a
- * second zip before the first), so exceljs never reads the file itself:
- * writeCheckedZip refuses entries past XLSX_LIMITS from the sizes the central
- * directory declares, then reads each entry once (yauzl stops at the first
- * byte past its declared size, so a header that lies costs no more than an
- * honest one) into a plain zip whose local headers say what its directory
- * says. The copy is unlinked as soon as it is open: nothing is left in the
- * temp folder, however the reading ends.
- */
-/**
  * Where a part goes in the checked copy: the workbook's own parts first,
  * worksheets last.
  *
@@ -176,6 +162,20 @@ const XLSX_WORKBOOK_PARTS = [
   'xl/styles.xml',
 ];
 
+/**
+ * A copy of the workbook holding exactly what was checked, open for reading.
+ *
+ * The checks read the zip's central directory (yauzl); exceljs reads the
+ * local headers from the first byte (unzipper). A crafted zip can make the two
+ * disagree (hidden local entries, a local header naming another file, a
+ * second zip before the first), so exceljs never reads the file itself:
+ * writeCheckedZip refuses entries past XLSX_LIMITS from the sizes the central
+ * directory declares, then reads each entry once (yauzl stops at the first
+ * byte past its declared size, so a header that lies costs no more than an
+ * honest one) into a plain zip whose local headers say what its directory
+ * says. The copy is unlinked as soon as it is open: nothing is left in the
+ * temp folder, however the reading ends.
+ */
 async function openCheckedWorkbook(file: string): Promise<ReadStream> {
   const dir = await mkdtemp(path.join(tmpdir(), 'junobench-workbook-'));
   try {
