@@ -141,11 +141,14 @@ export async function createRunnerRuntimeFromFlags(
 /**
  * A folder of the user's cache for what is true of this machine rather than
  * of a project (an interpreter's modules): $XDG_CACHE_HOME/junobench/<name>,
- * else ~/.cache/junobench/<name>. Removing it is always safe.
+ * else ~/.cache/junobench/<name>. A relative XDG_CACHE_HOME is ignored, as the
+ * XDG base directory specification says (it would name another folder in
+ * every working directory). Removing it is always safe.
  */
 export function userCacheDir(ctx: CliContext, name: string): string {
-  const base = ctx.env.XDG_CACHE_HOME || path.join(ctx.env.HOME || os.homedir(), '.cache');
-  return path.resolve(ctx.cwd, base, 'junobench', name);
+  const xdg = ctx.env.XDG_CACHE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(ctx.env.HOME || os.homedir(), '.cache');
+  return path.join(base, 'junobench', name);
 }
 
 async function createQueueRuntimeFromFlags(flags: RuntimeFlags, ctx: CliContext): Promise<Runtime> {
