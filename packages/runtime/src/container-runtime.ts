@@ -17,7 +17,7 @@ import { startOwnerWatchdog } from './container-owner-watchdog.js';
 import { createRunFolder, currentOwner, isOwnerGone, type RunFolder } from './run-folder.js';
 import { hashRunnerFiles } from './runner-path.js';
 import { createMessageKey } from './parse-runner-message.js';
-import { ProbeCache, packagesFrom, type ProbeRecord } from './probe-cache.js';
+import { ProbeCache, modulesToProbe, packagesFrom, type ProbeRecord } from './probe-cache.js';
 
 export interface ContainerRuntimeOptions {
   /** A dockerode client (see connectDockerEngine); injected, never created here. */
@@ -116,7 +116,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     // its runner is ours (the probe checks that; a record of it is as good).
     const known = cache ? await cache.read(settings.python, `docker:${imageId}`) : undefined;
     const usable = known && known.runner === (await hashRunnerFiles()) ? known : undefined;
-    const missing = mods.filter((m) => !usable || !Object.prototype.hasOwnProperty.call(usable.packages, m));
+    const missing = modulesToProbe(usable, mods);
     if (usable && missing.length === 0) return identify(imageId, usable, mods);
     await setup.sweep();
     await setup.prepareSeccomp();

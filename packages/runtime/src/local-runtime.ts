@@ -10,7 +10,7 @@ import { createRunFolder, sweepStaleRunFolders, type RunFolder } from './run-fol
 import { omitSecretVariables } from './omit-secret-variables.js';
 import { prepareSandbox, type RunnerSettings } from './runner-command.js';
 import { RunSession } from './run-session.js';
-import { ProbeCache, packagesFrom, type ProbeRecord } from './probe-cache.js';
+import { ProbeCache, modulesToProbe, packagesFrom, type ProbeRecord } from './probe-cache.js';
 
 export interface LocalRuntimeOptions {
   /** Interpreter with ipykernel; else $JUNOBENCH_PYTHON, else found automatically. */
@@ -139,7 +139,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     // A fingerprint that cannot be read only means no cache (the probe says what is wrong, if anything).
     const print = await pythonFingerprint().catch(() => undefined);
     const known = print ? await cache.read(python, print) : undefined;
-    const missing = modules.filter((m) => !known || !Object.prototype.hasOwnProperty.call(known.packages, m));
+    const missing = modulesToProbe(known, modules);
     if (known && missing.length === 0) return identity(known, packagesFrom(known, modules) ?? {});
     const probed = await probeRuntime(python, missing, commandRunner);
     const record: ProbeRecord = { ...probed, packages: { ...known?.packages, ...probed.packages } };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandRunner } from './find-python.js';
 import { createLocalRuntime } from './local-runtime.js';
-import { ProbeCache, packagesFrom } from './probe-cache.js';
+import { ProbeCache, modulesToProbe, packagesFrom } from './probe-cache.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -60,6 +60,8 @@ describe('ProbeCache', () => {
     expect(packagesFrom(record, ['numpy', 'torch'])).toBeUndefined();
     expect(packagesFrom(undefined, [])).toBeUndefined();
     expect(packagesFrom(record, [])).toEqual({});
+    expect(modulesToProbe(record, ['numpy', 'tf', 'torch'])).toEqual(['torch']);
+    expect(modulesToProbe(undefined, ['numpy'])).toEqual(['numpy']);
   });
 });
 

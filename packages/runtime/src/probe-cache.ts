@@ -90,3 +90,8 @@ export function packagesFrom(
   }
   return out;
 }
+
+/** Those of `modules` that `record` does not answer for: the ones a probe must still ask about. */
+export function modulesToProbe(record: ProbeRecord | undefined, modules: readonly string[]): string[] {
+  return modules.filter((m) => !record || !Object.prototype.hasOwnProperty.call(record.packages, m));
+}
