@@ -101,7 +101,12 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     if (!folder) {
       // Whatever a killed earlier run left (scratch copies, signing keys, zygote sockets) goes first.
       sweepStaleRunFolders(settings.scratchRoot);
-      folder = createRunFolder(settings.scratchRoot);
+      // At exit, the runners are told to stop before their folder goes (execa's own cleanup comes later).
+      folder = createRunFolder(settings.scratchRoot, {
+        beforeExitRemoval: () => {
+          for (const p of live) p.kill('SIGTERM');
+        },
+      });
       // What the sandbox sees of the run folder (its owner file stays outside).
       for (const dir of ['box', 'box/home', 'box/tmp']) mkdirSync(path.join(folder.dir, dir), { mode: 0o700 });
     }

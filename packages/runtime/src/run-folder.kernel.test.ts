@@ -37,6 +37,10 @@ beforeAll(async () => {
     ],
   };
   await writeFile(path.join(instance, 'loop.ipynb'), JSON.stringify(nb));
+  // A notebook that keeps adding and removing a file in its scratch copy: a removal of the run folder races it.
+  const churn = structuredClone(nb);
+  churn.cells[0]!.source = `import os\nopen('looping', 'w').close()\nwhile True:\n    open('churn', 'w').close()\n    os.remove('churn')`;
+  await writeFile(path.join(instance, 'churn.ipynb'), JSON.stringify(churn));
 });
 
 afterAll(async () => {
@@ -113,4 +117,23 @@ it('after a SIGKILL of the toolchain mid-notebook, no process is left and the ne
     await rt.close();
   }
   expect(await readdir(root)).toEqual([]);
+}, 300_000);
+
+it('a toolchain that exits mid-notebook (Ctrl-C) stops its runner first, and leaves no folder or process', async () => {
+  // The run folder went at exit while the runner was still alive: a kernel writing in its scratch copy made the
+  // removal fail half-way (ENOTEMPTY), and the folder stayed.
+  const exitRoot = await mkdtemp(path.join(tmp, 'exit-root-'));
+  const child = await execa('node', ['--import', 'tsx', FIXTURE, exitRoot, instance, 'churn.ipynb', 'exit'], {
+    reject: false,
+    cwd: path.dirname(FIXTURE),
+    timeout: 240_000,
+  });
+  expect(child.exitCode, child.stderr).toBe(130);
+  expect(await readdir(exitRoot)).toEqual([]);
+  let left = processesUnder(exitRoot);
+  for (let i = 0; i < 150 && left.length > 0; i++) {
+    await sleep(200);
+    left = processesUnder(exitRoot);
+  }
+  expect(left).toEqual([]);
 }, 300_000);

@@ -30,7 +30,14 @@ interface Owner {
  * sandbox may see of a path, e.g. in /proc/self/mountinfo); its owner file
  * still lets a later run sweep it.
  */
-export function createRunFolder(root: string, options: { anonymous?: boolean } = {}): RunFolder {
+export function createRunFolder(
+  root: string,
+  options: {
+    anonymous?: boolean;
+    /** At exit, before the folder goes: stop what still writes in it (a removal racing a writer fails). */
+    beforeExitRemoval?: () => void;
+  } = {},
+): RunFolder {
   const dir = mkdtempSync(
     path.join(root, options.anonymous ? `${RUN_FOLDER_PREFIX}s-` : `${RUN_FOLDER_PREFIX}${process.pid}-`),
   );
@@ -40,11 +47,34 @@ export function createRunFolder(root: string, options: { anonymous?: boolean } =
   const remove = () => {
     if (removed) return;
     removed = true;
-    process.off('exit', remove);
-    rmSync(dir, { recursive: true, force: true });
+    process.off('exit', atExit);
+    removeFolder(dir);
   };
-  process.on('exit', remove);
+  const atExit = () => {
+    try {
+      options.beforeExitRemoval?.();
+    } finally {
+      remove();
+    }
+  };
+  process.on('exit', atExit);
   return { dir, remove };
+}
+
+/**
+ * Remove a run folder: its contents, then its owner file, then the folder. A
+ * process of the run that is still dying may add a file mid-removal
+ * (ENOTEMPTY): each removal is retried a few times, and a folder that still
+ * cannot go keeps its owner file, so the next runtime's sweep takes it.
+ */
+function removeFolder(dir: string): void {
+  const retry = { recursive: true, force: true, maxRetries: 6, retryDelay: 50 } as const;
+  try {
+    for (const name of readdirSync(dir)) if (name !== OWNER_FILE) rmSync(path.join(dir, name), retry);
+    rmSync(dir, retry);
+  } catch {
+    // Left to the sweep (see above); nothing here is worth failing a command that has finished its work.
+  }
 }
 
 /**

@@ -1,15 +1,27 @@
 // Test fixture (run-folder.kernel.test.ts): a toolchain process that runs one
 // notebook through the local runtime and is then killed with SIGKILL, so
-// nothing of its own clean-up runs. argv: scratch root, instance folder.
+// nothing of its own clean-up runs. argv: scratch root, instance folder,
+// notebook, and `exit` to end instead with process.exit(130) (what Ctrl-C
+// does in the CLI) once the notebook has written `looping` in its scratch copy.
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { createLocalRuntime } from '../src/local-runtime.js';
 
-const [scratchRoot = '', instanceDir = ''] = process.argv.slice(2);
+const [scratchRoot = '', instanceDir = '', notebook = 'loop.ipynb', mode = ''] = process.argv.slice(2);
 const rt = await createLocalRuntime({ scratchRoot });
+if (mode === 'exit') {
+  const looping = (): boolean =>
+    readdirSync(scratchRoot, { recursive: true }).some((f) => /box\/scratch-[^/]+\/looping$/.test(String(f)));
+  const timer = setInterval(() => {
+    if (looping()) process.exit(130);
+  }, 50);
+  timer.unref();
+}
 await rt.run([
   {
     id: 'loop',
     instanceDir,
-    notebook: 'loop.ipynb',
+    notebook,
     cells: [0],
     cellTimeoutSeconds: 300,
     timeoutSeconds: 300,
