@@ -59,11 +59,18 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const t of [`${REGISTRY}/junobench/benchmark:0.1.0`, image])
-    await docker
+  // By id: the image pulled by digest keeps that name after its tags go, and would stay behind (one per run).
+  for (const t of [`${REGISTRY}/junobench/benchmark:0.1.0`, image]) {
+    const id = await docker
       ?.getImage(t)
+      .inspect()
+      .then((i) => i.Id)
+      .catch(() => undefined);
+    await docker
+      ?.getImage(id ?? t)
       .remove({ force: true })
       .catch(() => undefined);
+  }
   if (f) await rm(f.root, { recursive: true, force: true });
 });
 
