@@ -11,7 +11,7 @@ import path from 'node:path';
  */
 export interface RunFolder {
   readonly dir: string;
-  /** Remove the folder now (idempotent). */
+  /** Remove the folder now (idempotent); what cannot go now keeps its owner file for the next runtime's sweep. */
   remove(): void;
 }
 

@@ -4,14 +4,19 @@
 // notebook, and `exit` to end instead with process.exit(130) (what Ctrl-C
 // does in the CLI) once the notebook has written `looping` in its scratch copy.
 import { readdirSync } from 'node:fs';
-import path from 'node:path';
 import { createLocalRuntime } from '../src/local-runtime.js';
 
 const [scratchRoot = '', instanceDir = '', notebook = 'loop.ipynb', mode = ''] = process.argv.slice(2);
 const rt = await createLocalRuntime({ scratchRoot });
 if (mode === 'exit') {
-  const looping = (): boolean =>
-    readdirSync(scratchRoot, { recursive: true }).some((f) => /box\/scratch-[^/]+\/looping$/.test(String(f)));
+  // A walk may meet a file the notebook removes meanwhile: that look says no, the next one answers.
+  const looping = (): boolean => {
+    try {
+      return readdirSync(scratchRoot, { recursive: true }).some((f) => /box\/scratch-[^/]+\/looping$/.test(String(f)));
+    } catch {
+      return false;
+    }
+  };
   const timer = setInterval(() => {
     if (looping()) process.exit(130);
   }, 50);
