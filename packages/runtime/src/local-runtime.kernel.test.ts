@@ -208,6 +208,19 @@ describe.each([
     expect(stream.runners).toBe(1);
   }, 300_000);
 
+  it('a notebook cannot read the input history of one run before it: each kernel keeps its own in memory', async () => {
+    // The marker is only ever joined at run time, so the reader's own cell does not contain it.
+    await notebook('history-write.ipynb', ["secret = 'HISTORY' + '_MARKER'", "print('HISTORY_MARKER_WRITTEN')"]);
+    await notebook('history-read.ipynb', [
+      "import io, contextlib\nbuf = io.StringIO()\nwith contextlib.redirect_stdout(buf):\n    get_ipython().run_line_magic('history', '-g ' + 'HISTORY' + '_MARKER_WRITTEN')\nfound = [l for l in buf.getvalue().splitlines() if 'HISTORY' + '_MARKER_WRITTEN' in l]",
+      'raise RuntimeError(repr((found, get_ipython().history_manager.hist_file)))',
+    ]);
+    const [, r] = await rt.run([run('hw', 'history-write.ipynb', [0, 1]), run('hr', 'history-read.ipynb', [0, 1])], {
+      jobs: 1,
+    });
+    expect(reported(r!)).toBe("([], ':memory:')");
+  }, 300_000);
+
   it("returns results in the order of the runs, with the runs' ids", async () => {
     const runs = Array.from({ length: 5 }, (_, i) => run(`r${i}`, 'unbound.ipynb', [0, 1]));
     const results = await rt.run(runs, { jobs: 2 });

@@ -14,6 +14,14 @@ from .protocol import log, now_ms
 # How often a waiting loop checks that the kernel process is still alive.
 POLL = 0.2
 MODULE_RE = re.compile(r"^[A-Za-z_][\w.]*$")
+# Arguments every kernel gets after `-f FILE`, forked or launched alike.
+# Its input history lives in memory: it still backs `In`, `%history` and
+# `%rerun` for the notebook's own session, but nothing is written to the
+# home's history.sqlite. That file is shared by every kernel of a run (the
+# sandbox has one home), so a notebook could read the code of the ones run
+# before it there (`%history -g`: a fixed version, another repair); and its
+# commit at each kernel start is an fsync that costs 0.1-0.2 s on a busy disk.
+KERNEL_ARGS = ("--HistoryManager.hist_file=:memory:",)
 
 
 class KernelDied(Exception):
@@ -79,7 +87,9 @@ class SpawnedProcess:
             self.km.connection_file = _new_connection_file(ctx.tmp_dir)
         # The kernel's own stdout goes to our stderr, as a forked kernel's does:
         # low-level output must never mix with the protocol on our stdout.
-        self.km.start_kernel(cwd=plan["cwd"], env=dict(ctx.env), stdout=sys.stderr.fileno())
+        self.km.start_kernel(
+            cwd=plan["cwd"], env=dict(ctx.env), stdout=sys.stderr.fileno(), extra_arguments=list(KERNEL_ARGS)
+        )
 
     @property
     def pid(self):
@@ -121,7 +131,7 @@ class ForkedProcess:
 
         self.connection_file, _ = write_connection_file(fname=_new_connection_file(ctx.tmp_dir), ip="127.0.0.1")
         try:
-            self.pid = zygote.fork_kernel(self.connection_file, plan["cwd"], unfreeze=uses_gc(plan))
+            self.pid = zygote.fork_kernel(self.connection_file, plan["cwd"], list(KERNEL_ARGS), unfreeze=uses_gc(plan))
         except BaseException:
             self._remove_connection_file()
             raise

@@ -116,7 +116,7 @@ def serve_forks(sock_path, modules):
                     if problems:
                         log("a forked process could not restore:", "; ".join(problems))
                     if op == "fork-kernel":
-                        become_kernel(req["connection_file"], req["cwd"], req.get("unfreeze", True))
+                        become_kernel(req["connection_file"], req["cwd"], req.get("args") or [], req.get("unfreeze", True))
                     else:
                         serve_forks(req["socket"], req["modules"])
                 finally:
@@ -129,11 +129,11 @@ def serve_forks(sock_path, modules):
     os._exit(0)
 
 
-def become_kernel(connection_file, cwd, unfreeze=True):
+def become_kernel(connection_file, cwd, args=(), unfreeze=True):
     """In a forked child: become an IPython kernel exactly as `python -m
-    ipykernel_launcher -f <file>` started by jupyter_client would, with its
-    own session, stdin and working directory. `unfreeze`: give the zygote's
-    objects back to the garbage collector (the notebook uses gc)."""
+    ipykernel_launcher -f <file> <args>` started by jupyter_client would, with
+    its own session, stdin and working directory. `unfreeze`: give the
+    zygote's objects back to the garbage collector (the notebook uses gc)."""
     try:
         if unfreeze:
             gc.unfreeze()
@@ -157,7 +157,7 @@ def become_kernel(connection_file, cwd, unfreeze=True):
         import importlib.util
 
         launcher = importlib.util.find_spec("ipykernel_launcher")
-        sys.argv = [launcher.origin if launcher else "ipykernel_launcher", "-f", connection_file]
+        sys.argv = [launcher.origin if launcher else "ipykernel_launcher", "-f", connection_file, *args]
         from ipykernel.kernelapp import IPKernelApp
 
         # ipykernel read JPY_PARENT_PID when the zygote imported it (unset
@@ -212,8 +212,8 @@ class Zygote:
                     raise TimeoutError("the kernel zygote did not come up in time")
                 time.sleep(0.05)
 
-    def fork_kernel(self, connection_file, cwd, unfreeze=True, timeout=120):
-        req = {"op": "fork-kernel", "connection_file": connection_file, "cwd": cwd, "unfreeze": unfreeze}
+    def fork_kernel(self, connection_file, cwd, args=(), unfreeze=True, timeout=120):
+        req = {"op": "fork-kernel", "connection_file": connection_file, "cwd": cwd, "args": list(args), "unfreeze": unfreeze}
         return self._request(req, timeout)["pid"]
 
     def fork_zygote(self, sock_path, modules, timeout=120):
