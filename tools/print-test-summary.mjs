@@ -63,11 +63,20 @@ function shortName(file) {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
 }
 
-/** The `n` test files that took longest, as `[seconds, file]`, longest first. */
+/**
+ * The `n` test files that took longest, as `[seconds, file]`, longest first: their whole time with hooks
+ * (`durationMs`, from tools/file-durations-reporter.mjs) where the report has it, else first test to last.
+ */
 export function slowestFiles(report, n = 10) {
+  const seconds = (f) =>
+    typeof f.durationMs === 'number'
+      ? f.durationMs / 1000
+      : typeof f.startTime === 'number' && typeof f.endTime === 'number'
+        ? (f.endTime - f.startTime) / 1000
+        : undefined;
   return (report.testResults ?? [])
-    .filter((f) => typeof f.startTime === 'number' && typeof f.endTime === 'number')
-    .map((f) => [(f.endTime - f.startTime) / 1000, shortName(f.name ?? '?')])
+    .filter((f) => seconds(f) !== undefined)
+    .map((f) => [seconds(f), shortName(f.name ?? '?')])
     .sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1))
     .slice(0, n);
 }

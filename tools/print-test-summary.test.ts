@@ -2,13 +2,13 @@
 // beforeAll (vitest marks its tests skipped), a file that fails to load, a
 // failed test, or a missing report all make it non-zero.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error a plain ES module of the tools, without types
-import { mergeVitestReports } from './run-test-lanes.mjs';
+import { addFileDurations, mergeVitestReports } from './run-test-lanes.mjs';
 
 const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'print-test-summary.mjs');
 let dir: string | undefined;
@@ -143,6 +143,65 @@ describe('print-test-summary', () => {
       Array.from({ length: 10 }, (_, k) => `${((12 - k) * 1.5).toFixed(1)} s  /repo/f${11 - k}.test.ts`),
     );
   });
+});
+
+describe('the slowest files, hooks included', () => {
+  it('ranks a file by its whole time where the lanes recorded it, not by its tests alone', async () => {
+    // b's tests are short, its beforeAll is not (a whole build there): its whole time ranks it first.
+    const files = [
+      { ...file('/repo/a.test.ts', 'passed', ['passed']), startTime: 0, endTime: 9000 },
+      { ...file('/repo/b.test.ts', 'passed', ['passed']), startTime: 0, endTime: 500 },
+      { ...file('/repo/c.test.ts', 'passed', ['passed']), startTime: 0, endTime: 2000 },
+    ];
+    const merged = addFileDurations(report(files), { '/repo/a.test.ts': 9100, '/repo/b.test.ts': 274_000 });
+    const lines = (await run(merged)).stdout.trimEnd().split('\n');
+    expect(lines.slice(1, 4).map((l) => l.trim())).toEqual([
+      '274.0 s  /repo/b.test.ts',
+      '9.1 s  /repo/a.test.ts',
+      '2.0 s  /repo/c.test.ts',
+    ]);
+  });
+
+  it("the reporter counts a file's beforeAll, which vitest's JSON report leaves out", async () => {
+    dir ??= await mkdtemp(path.join(tmpdir(), 'junobench-summary-'));
+    const root = await mkdtemp(path.join(dir, 'hooks-'));
+    // Globals: the file imports nothing, so it runs from a folder outside the repository.
+    await writeFile(
+      path.join(root, 'slow-hook.test.js'),
+      "beforeAll(() => new Promise((r) => setTimeout(r, 1500)));\nit('is quick', () => {});\n",
+    );
+    await writeFile(path.join(root, 'vitest.config.mjs'), 'export default {};\n');
+    const durations = path.join(root, 'durations.json');
+    const jsonReport = path.join(root, 'report.json');
+    const vitest = path.join(path.dirname(script), '..', 'node_modules', 'vitest', 'vitest.mjs');
+    const reporter = path.join(path.dirname(script), 'file-durations-reporter.mjs');
+    await new Promise<void>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [
+          vitest,
+          'run',
+          '--root',
+          root,
+          '--config',
+          path.join(root, 'vitest.config.mjs'),
+          '--globals',
+          `--reporter=${reporter}`,
+          '--reporter=json',
+          `--outputFile.json=${jsonReport}`,
+        ],
+        { cwd: root, env: { ...process.env, JUNOBENCH_TEST_DURATIONS: durations } },
+        (error, _stdout, stderr) => (error ? reject(new Error(stderr)) : resolve()),
+      ),
+    );
+    const merged = addFileDurations(
+      JSON.parse(await readFile(jsonReport, 'utf8')),
+      JSON.parse(await readFile(durations, 'utf8')),
+    );
+    const [entry] = merged.testResults as { durationMs: number; startTime: number; endTime: number }[];
+    expect(entry!.endTime - entry!.startTime).toBeLessThan(1000);
+    expect(entry!.durationMs).toBeGreaterThanOrEqual(1500);
+  }, 60_000);
 });
 
 describe('the lanes of a full run', () => {

@@ -34,11 +34,24 @@ export function mergeVitestReports(reports) {
   return merged;
 }
 
+/** Each file's whole time (tools/file-durations-reporter.mjs) on its entry of the report, as `durationMs`. */
+export function addFileDurations(report, durations) {
+  for (const f of report.testResults ?? []) {
+    if (typeof durations[f.name] === 'number') f.durationMs = durations[f.name];
+  }
+  return report;
+}
+
 function runLane(lane, dir, env) {
   const report = path.join(dir, `${lane.name}.json`);
+  const durations = path.join(dir, `${lane.name}.durations.json`);
   const args = ['vitest', 'run', ...lane.projects.flatMap((p) => ['--project', p])];
   args.push('--reporter=default', '--reporter=json', `--outputFile.json=${report}`);
-  const child = spawn('npx', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  args.push(`--reporter=${path.join(path.dirname(new URL(import.meta.url).pathname), 'file-durations-reporter.mjs')}`);
+  const child = spawn('npx', args, {
+    env: { ...env, JUNOBENCH_TEST_DURATIONS: durations },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   for (const [stream, out] of [
     [child.stdout, process.stdout],
     [child.stderr, process.stderr],
@@ -46,7 +59,7 @@ function runLane(lane, dir, env) {
     createInterface({ input: stream }).on('line', (line) => out.write(`[${lane.name}] ${line}\n`));
   }
   return new Promise((resolve) => {
-    child.on('close', (code, signal) => resolve({ lane, report, status: code ?? (signal ? 1 : 0) }));
+    child.on('close', (code, signal) => resolve({ lane, report, durations, status: code ?? (signal ? 1 : 0) }));
   });
 }
 
@@ -66,7 +79,14 @@ async function main() {
   const reports = [];
   for (const r of results) {
     try {
-      reports.push(JSON.parse(readFileSync(r.report, 'utf8')));
+      const report = JSON.parse(readFileSync(r.report, 'utf8'));
+      let durations = {};
+      try {
+        durations = JSON.parse(readFileSync(r.durations, 'utf8'));
+      } catch {
+        // no figures: the slowest files are then timed from the report's own test times
+      }
+      reports.push(addFileDurations(report, durations));
     } catch (e) {
       // A lane without a report did not pass: the merged report says so.
       console.error(`run-test-lanes: lane ${r.lane.name} wrote no readable report (${e.message})`);
