@@ -71,6 +71,9 @@ export default defineConfig({
           include: [...services.map(inTree), ...usesSuiteBuild],
           exclude: ['**/node_modules/**'],
           ...slowOptions,
+          // Before the container files (groupOrder 2), while their image builds. Explicit: a file-serial project
+          // left at 0 goes into vitest's last group, after every numbered one.
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -78,8 +81,13 @@ export default defineConfig({
           name: 'containers',
           include: containers.map(inTree),
           exclude: ['**/node_modules/**'],
-          // One image for every container test of the run (the benchmark image of the embedded instances).
+          // One image for every container test of the run (the benchmark image of the embedded instances), built in
+          // the background while the `services` files run (they need no image, and run first: groupOrder); each
+          // container file waits for it before it starts. The build takes six or seven minutes on a fresh machine,
+          // which the lane used to spend waiting in globalSetup before its first test.
           globalSetup: ['test/containers-global-setup.ts'],
+          setupFiles: ['test/containers-wait-image.ts'],
+          sequence: { groupOrder: 2 },
           ...slowOptions,
         },
       },
