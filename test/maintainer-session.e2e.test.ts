@@ -63,7 +63,9 @@ async function step(starts: string): Promise<CliRun> {
           ? path.join(work, 'inputs', 'sales.csv')
           : a === '127.0.0.1:5117'
             ? REGISTRY!
-            : a,
+            : a === '<id>'
+              ? draftId
+              : a,
     );
   return runJunobench(args, { cwd: project, env });
 }
@@ -237,14 +239,19 @@ describe("the maintainer's path, as README.md walks it", { timeout: 900_000 }, (
     const file = path.join(project, 'raw', 'instances', draftId, 'instance.json');
     const instance = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
     await writeFile(file, formatJson({ ...instance, status: 'ready', labels: final.labels }));
-    // checks.py as add drafted it, mutation-tested with the two embedded instances' own.
+    // checks.py as add drafted it, mutation-tested alone: the two embedded instances' records in
+    // raw/checks-report.json stand, their files unchanged (release prepare below requires all three).
     expect(await readFile(path.join(project, 'raw', 'instances', draftId, 'checks.py'), 'utf8')).toMatch(
       /^def check_/m,
     );
-    const checks = await step('checks test --record');
+    const checks = await step('checks test <id> --record');
     expect(checks.code, checks.stdout + checks.stderr).toBe(0);
-    expect(checks.stdout).toMatch(/mutants rejected \(100\.0%\); 3\/3 instances complete/);
+    expect(checks.stdout).toMatch(/mutants rejected \(100\.0%\); 1\/1 instances complete/);
     expect(checks.stdout).toContain('recorded in raw/checks-report.json');
+    const record = JSON.parse(await readFile(path.join(project, 'raw', 'checks-report.json'), 'utf8')) as {
+      instances: { instance: string }[];
+    };
+    expect(record.instances.map((i) => i.instance).sort()).toEqual(expect.arrayContaining([...KEPT, draftId]));
     git('add', '-A');
     git('commit', '-q', '-m', `${draftId}: fixed, labelled, ready`);
   });

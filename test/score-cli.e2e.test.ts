@@ -49,6 +49,10 @@ describe('junobench tasks export / baseline oracle / score', () => {
     expect(card.runtime!.kind).toBe('local');
     expect(card.repair!.excluded.map((e) => e.instance)).toContain('tensorflow_1');
     expect(r.stderr).toMatch(/run in the local runtime's bubblewrap sandbox/);
+    // Repairs of one run share the sandbox's folder and home: the note says so, and what isolates them.
+    expect(r.stderr).toMatch(
+      /share its folder and home, so one could change what a later one sees: .*--runtime docker/,
+    );
     expect(card.runtime!.sandboxed).toBe(true);
     expect((await readdir(out)).sort()).toEqual([
       'detect.svg',

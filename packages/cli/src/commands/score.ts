@@ -167,7 +167,10 @@ export function registerScoreCommands(program: Command, ctx: CliContext): void {
       if (runtime.kind !== 'local') return;
       if (runtime.sandboxed) {
         ctx.err(
-          `note: the ${runs} repaired notebook${runs > 1 ? 's run' : ' runs'} in the local runtime's bubblewrap sandbox (no network, none of your files${chosen?.why ? `; ${chosen.why}` : ''}).`,
+          `note: the ${runs} repaired notebook${runs > 1 ? 's run' : ' runs'} in the local runtime's bubblewrap sandbox (no network, none of your files${chosen?.why ? `; ${chosen.why}` : ''}).` +
+            (runs > 1
+              ? ' They share its folder and home, so one could change what a later one sees: for repairs you did not write, use --runtime docker (docs/security.md).'
+              : ''),
         );
         return;
       }
