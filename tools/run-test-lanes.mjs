@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, renameSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 export const LANES = [
   { name: 'e2e', projects: ['unit', 'slow'] },
@@ -47,7 +48,7 @@ function runLane(lane, dir, env) {
   const durations = path.join(dir, `${lane.name}.durations.json`);
   const args = ['vitest', 'run', ...lane.projects.flatMap((p) => ['--project', p])];
   args.push('--reporter=default', '--reporter=json', `--outputFile.json=${report}`);
-  args.push(`--reporter=${path.join(path.dirname(new URL(import.meta.url).pathname), 'file-durations-reporter.mjs')}`);
+  args.push(`--reporter=${fileURLToPath(new URL('./file-durations-reporter.mjs', import.meta.url))}`);
   const child = spawn('npx', args, {
     env: { ...env, JUNOBENCH_TEST_DURATIONS: durations },
     stdio: ['ignore', 'pipe', 'pipe'],
