@@ -551,7 +551,13 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
           const nb = parseNotebook(await readFile(path.join(staging, 'reproduced.ipynb'), 'utf8'), 'reproduced.ipynb');
           await writeFile(path.join(staging, 'fixed.ipynb'), `${JSON.stringify(planDraftFix(nb), null, 1)}\n`);
         }
-        const again = await matchNewerWording(staging, plan.instance, verification, options.verify);
+        const again = await matchNewerWording(
+          staging,
+          plan.instance,
+          verification,
+          options.verify,
+          plan.reproduction.savedTraceback,
+        );
         plan.instance = again.instance;
         verification = again.verification;
         const t = await triageDraftRun(staging, plan.instance, plan.reproduction, materialized, verification);

@@ -4,8 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Instance, InstanceVerification } from '@junobench/core';
 import type { DerivedTable } from '@junobench/reproduce';
-import { writeDerivedTable } from './add-reproduction.js';
+import { matchNewerWording, writeDerivedTable } from './add-reproduction.js';
 
 const table = (over: Partial<DerivedTable>): DerivedTable => ({
   rows: 5,
@@ -71,5 +72,62 @@ describe('writeDerivedTable', () => {
     const sheet = book.worksheets[0]!;
     expect(sheet.rowCount).toBe(6);
     expect(sheet.getRow(1).values).toEqual([undefined, 'day', 'x']);
+  });
+});
+
+describe('matchNewerWording: the same failure site, another wording', () => {
+  const savedMsg = 'only list-like objects are allowed to be passed to isin(), you passed a [int64]';
+  const nowMsg = 'only list-like objects are allowed to be passed to isin(), you passed a [int]';
+  const stmt = "df[df['period'].isin(df.period.max())]";
+  const savedTraceback = [
+    'TypeError                                 Traceback (most recent call last)',
+    `<ipython-input-7-ab12> in <module>()\n----> 1 ${stmt}\n`,
+    '/usr/local/lib/python2.7/dist-packages/pandas/core/algorithms.pyc in isin(comps, values)\n--> 393         raise TypeError(msg)\n',
+    `TypeError: ${savedMsg}`,
+  ];
+  const runTraceback = [
+    'TypeError                                 Traceback (most recent call last)',
+    `Cell In[2], line 1\n----> 1 ${stmt}\n`,
+    'File /usr/lib/python3/dist-packages/pandas/core/algorithms.py:457, in isin(comps, values)\n--> 457     raise TypeError(\n',
+    `TypeError: ${nowMsg}`,
+  ];
+  const version = (outcome: 'crash-mismatch' | 'crash-reproduced') =>
+    ({
+      version: 'reproduced',
+      outcome,
+      observed: { ename: 'TypeError', evalue: nowMsg, cell: 1 },
+      cells: [
+        { index: 0, status: 'ok', durationMs: 1 },
+        { index: 1, status: 'error', ename: 'TypeError', evalue: nowMsg, traceback: runTraceback, durationMs: 1 },
+      ],
+      durationMs: 2,
+      runtime: { kind: 'local' },
+    }) as unknown as InstanceVerification['reproduced'];
+  const verification = (outcome: 'crash-mismatch' | 'crash-reproduced') =>
+    ({ instance: 'd', status: 'not-verified', reproduced: version(outcome) }) as unknown as InstanceVerification;
+
+  it('matches either wording, records why, and runs the draft again; without the saved traceback it does not', async () => {
+    const staging = await mkdtemp(path.join(dir, 'site-'));
+    const instance = {
+      id: 'd',
+      status: 'draft',
+      crash: { ename: 'TypeError', evalue: savedMsg, match: 'exact', cell: 1 },
+      execution: { order: 'file' },
+    } as unknown as Instance;
+    // The run again: what the draft's instance.json now expects, against what the runtime said.
+    const verify = async (at: string) => {
+      const { crash } = JSON.parse(await readFile(path.join(at, 'instance.json'), 'utf8')) as Instance;
+      const ok = crash.match === 'regex' && new RegExp(crash.evalue).test(nowMsg);
+      return verification(ok ? 'crash-reproduced' : 'crash-mismatch');
+    };
+    const none = await matchNewerWording(staging, instance, verification('crash-mismatch'), verify);
+    expect(none.verification.reproduced.outcome).toBe('crash-mismatch');
+    const got = await matchNewerWording(staging, instance, verification('crash-mismatch'), verify, savedTraceback);
+    expect(got.verification.reproduced.outcome).toBe('crash-reproduced');
+    expect(new RegExp(got.instance.crash.evalue).test(savedMsg)).toBe(true);
+    expect(got.instance.reproduction?.edits?.at(-1)).toMatchObject({ kind: 'match', from: savedMsg });
+    expect(got.instance.reproduction?.edits?.at(-1)?.why).toMatch(
+      /the same statement .*pandas's code raising TypeError/,
+    );
   });
 });

@@ -84,6 +84,8 @@ export interface DraftReproduction {
   unseenRuns?: { count: number; from: number; to: number; justBefore?: { from: number; to: number } };
   /** The crashing line of the saved traceback, when the crash cell no longer holds it. */
   editedCrashLine?: { line: number; text: string };
+  /** The saved crash's traceback: where the saved run's exception came from, compared with the replay's. */
+  savedTraceback: readonly string[];
   /** Names the crash cell uses that the notebook's cells define only after the crash. */
   definedAfterCrash?: DefinedAfterCrash[];
   /** Code cells of reproduced.ipynb that ran without error in the saved session. */
@@ -221,6 +223,7 @@ export async function planDraftReproduction(
       dataCopies,
       ...(unseenRuns ? { unseenRuns } : {}),
       ...(editedCrashLine ? { editedCrashLine } : {}),
+      savedTraceback: crash.traceback,
       ...(definedAfterCrash.length > 0 ? { definedAfterCrash } : {}),
       ranInSession: findCellsThatRan(
         reproduced.keptCells.map((ci) => {
@@ -435,17 +438,21 @@ async function copyInto(from: string, to: string): Promise<void> {
 }
 
 /**
- * A run that raised the saved exception in the saved cell with a message that holds every word of the saved one and
- * a little more (a newer library words it with more detail): the draft matches the message on its words, records
- * that edit with why, and is run again.
+ * A run that raised the saved exception in the saved cell with another wording of the same failure: a message that
+ * holds every word of the saved one and a little more (a newer library words it with more detail), a known rewording
+ * of a library, or — with the saved traceback — the same statement of the notebook failing in the same library's code
+ * with a message that says the same (matchSameFailureSite). The draft matches either wording, records that edit with
+ * why, and is run again.
  */
 export async function matchNewerWording(
   staging: string,
   instance: Instance,
   verification: InstanceVerification,
   verify: (dir: string) => Promise<InstanceVerification>,
+  savedTraceback: readonly string[] = [],
 ): Promise<{ instance: Instance; verification: InstanceVerification }> {
-  const { relaxMessageWording, matchRewording, matchNarrowerException } = await import('@junobench/reproduce');
+  const { relaxMessageWording, matchRewording, matchNarrowerException, matchSameFailureSite } =
+    await import('@junobench/reproduce');
   const v = verification.reproduced;
   const o = v.observed;
   if (v.outcome !== 'crash-mismatch' || !o) return { instance, verification };
@@ -477,7 +484,15 @@ export async function matchNewerWording(
     words || saved === undefined
       ? null
       : matchRewording({ ...(instance.crash as ExpectedCrash), evalue: saved, match: 'exact' }, o.evalue);
-  const relaxed = words ?? known?.crash;
+  const site =
+    words || known || saved === undefined
+      ? null
+      : matchSameFailureSite(
+          instance.crash as ExpectedCrash,
+          { evalue: saved, traceback: savedTraceback },
+          { ...o, traceback: v.cells.find((c) => c.index === o.cell)?.traceback ?? [] },
+        );
+  const relaxed = words ?? known?.crash ?? site?.crash;
   if (!relaxed) return { instance, verification };
   const said = o.evalue.split('\n')[0]!.slice(0, 160);
   const edit = {
@@ -486,7 +501,9 @@ export async function matchNewerWording(
     to: relaxed.evalue,
     why: known
       ? `${known.library} words this failure differently in the version this runtime has (${said}): ${known.what}; either wording matches, the exception and the cell stay exact`
-      : `this runtime's library words the message with more detail (${said}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
+      : site
+        ? `the run failed where the saved one did — the same statement (${site.statement}), ${site.library}'s code raising ${o.ename.split('.').pop()} — and this runtime's ${site.library} words it otherwise (${said}); either wording matches, the exception and the cell stay exact`
+        : `this runtime's library words the message with more detail (${said}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
   };
   const next: Instance = {
     ...instance,

@@ -18,6 +18,8 @@ export { deriveTable, namesTheCrashLacks } from './derive-table.js';
 export type { DerivedColumn, DerivedTable } from './derive-table.js';
 export { generalizeSizeNumbers, matchNarrowerException, relaxMessageWording } from './generalize-crash.js';
 export { matchRewording } from './library-rewordings.js';
+export { matchSameFailureSite } from './match-failure-site.js';
+export type { SameFailureSite, SiteObservation } from './match-failure-site.js';
 export { shimForFailure, insertShim } from './api-shims.js';
 export type { ApiShim } from './api-shims.js';
 export { crashSlice, cellsOutsideSlice } from './plan-crash-slice.js';
