@@ -38,6 +38,20 @@ describe('readInstanceTree / copyInstanceTree (the link rule)', () => {
     expect(await readFile(path.join(inst, 'notes.txt'), 'utf8')).toBe('notes');
   });
 
+  it('into an existing folder (existingDest): copies, and never makes the folder or its parents again when gone', async () => {
+    const { root, inst } = await makeInstance();
+    const dest = await mkdtemp(path.join(root, 'scratch-'));
+    await copyInstanceTree(inst, dest, { existingDest: true });
+    expect(await readFile(path.join(dest, 'data', 'a.csv'), 'utf8')).toBe('x\n1\n');
+    // A temp cleaner removed the run folder the scratch folder was made in.
+    const gone = path.join(root, 'run-folder', 'scratch-1');
+    await expect(copyInstanceTree(inst, gone, { existingDest: true })).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(lstat(path.join(root, 'run-folder'))).rejects.toMatchObject({ code: 'ENOENT' });
+    // Without it, a destination that does not exist is made with its parents.
+    await copyInstanceTree(inst, gone);
+    expect(await readFile(path.join(gone, 'notes.txt'), 'utf8')).toBe('notes');
+  });
+
   it.each([
     [
       'an absolute link out of the folder',

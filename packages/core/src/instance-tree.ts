@@ -120,18 +120,35 @@ function refuse(root: string, rel: string, what: string): JunoError {
  * refused before a byte is written. Files get the umask's default modes (plus
  * the executable bit where the source had it); `dest` must not exist yet or be
  * an empty folder.
+ *
+ * With `existingDest` (a folder the caller made, such as a runtime's scratch
+ * folder in its private run folder), `dest` is never made: when it is gone (a
+ * temp cleaner removed the run folder) the copy fails with ENOENT instead of
+ * making the path again with default modes, which would leave a run folder
+ * readable by other users, with the connection files made in it later. Folders
+ * inside `dest` are made one level at a time for the same reason.
  */
-export async function copyInstanceTree(src: string, dest: string, options: ReadTreeOptions = {}): Promise<TreeFile[]> {
+export async function copyInstanceTree(
+  src: string,
+  dest: string,
+  options: ReadTreeOptions & { existingDest?: boolean } = {},
+): Promise<TreeFile[]> {
   const files = await readInstanceTree(src, options);
-  await mkdir(dest, { recursive: true });
-  const made = new Set<string>();
+  if (!options.existingDest) await mkdir(dest, { recursive: true });
+  else if (!(await stat(dest)).isDirectory()) throw new JunoError('E_INTERNAL', `${dest} is not a folder`);
+  const root = path.resolve(dest);
+  const made = new Set<string>([root]);
+  const makeDir = async (dir: string): Promise<void> => {
+    if (made.has(dir) || dir === path.dirname(dir)) return;
+    await makeDir(path.dirname(dir));
+    await mkdir(dir).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+    });
+    made.add(dir);
+  };
   for (const f of files) {
-    const to = path.join(dest, ...f.rel.split('/'));
-    const dir = path.dirname(to);
-    if (!made.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      made.add(dir);
-    }
+    const to = path.join(root, ...f.rel.split('/'));
+    await makeDir(path.dirname(to));
     // The mode a new file gets here (0666 less the umask): copyFile would
     // carry the source's mode over, and a private raw file must not make a
     // published copy private.

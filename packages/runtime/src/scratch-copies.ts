@@ -22,7 +22,8 @@ export class ScratchCopies {
    * or anything outside it.
    */
   async fill(dir: string, instanceDir: string): Promise<void> {
-    await copyInstanceTree(instanceDir, dir);
+    // `dir` was made by create(): if a temp cleaner removed the run folder since, fail rather than make it again.
+    await copyInstanceTree(instanceDir, dir, { existingDest: true });
   }
 
   /** `dir` is `run`'s until released. */

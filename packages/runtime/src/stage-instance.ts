@@ -15,14 +15,20 @@ export async function stageInstance(instanceDir: string, root: string): Promise<
   const dir = await mkdtemp(path.join(root, 'i-'));
   // Readable as an instance folder is (mkdtemp makes it private): the notebook's uid lists /instance.
   await chmod(dir, 0o755);
+  // Folders one level at a time, never with their parents: if a temp cleaner removed the run folder meanwhile, the
+  // staging fails instead of making it again with default modes (copyInstanceTree's existingDest says more).
   const made = new Set<string>([dir]);
+  const makeDir = async (d: string): Promise<void> => {
+    if (made.has(d) || d === path.dirname(d)) return;
+    await makeDir(path.dirname(d));
+    await mkdir(d).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+    });
+    made.add(d);
+  };
   for (const f of await readInstanceTree(instanceDir)) {
     const to = path.join(dir, ...f.rel.split('/'));
-    const parent = path.dirname(to);
-    if (!made.has(parent)) {
-      await mkdir(parent, { recursive: true });
-      made.add(parent);
-    }
+    await makeDir(path.dirname(to));
     await link(f.abs, to).catch(() => copyFile(f.abs, to));
   }
   return dir;
