@@ -9,10 +9,14 @@
 # point junobench at it with --python <interpreter> or JUNOBENCH_PYTHON.
 set -eu
 
-PACKAGES="python3-ipykernel python3-nbclient python3-numpy python3-pandas python3-sklearn python3-matplotlib python3-seaborn python3-statsmodels python3-torch python3-torchvision python3-pyflakes"
+# The kernel stack, the libraries of the embedded instances, and those of the published benchmark's requirements
+# that Debian packages in a few MB (tqdm, nltk, xgboost, OpenCV, plotly, imbalanced-learn): real crash notebooks
+# that `add` drafts import them. Not here: TensorFlow/Keras, LightGBM and CatBoost (not in Debian), wordcloud (it
+# brings about 500 MB of dependencies).
+PACKAGES="python3-ipykernel python3-nbclient python3-numpy python3-pandas python3-sklearn python3-matplotlib python3-seaborn python3-statsmodels python3-torch python3-torchvision python3-pyflakes python3-tqdm python3-nltk python3-xgboost python3-opencv python3-plotly python3-imblearn"
 PY=${JUNOBENCH_PYTHON:-/usr/bin/python3}
 
-if "$PY" -c "import ipykernel, jupyter_client, nbclient, numpy, pandas, sklearn, matplotlib, seaborn, statsmodels, torch, torchvision, pyflakes" >/dev/null 2>&1; then
+if "$PY" -c "import ipykernel, jupyter_client, nbclient, numpy, pandas, sklearn, matplotlib, seaborn, statsmodels, torch, torchvision, pyflakes, tqdm, nltk, xgboost, cv2, plotly, imblearn" >/dev/null 2>&1; then
   echo "setup-python: kernel stack present ($PY)"
   exit 0
 fi
@@ -35,7 +39,7 @@ fi
 
 cat >&2 <<MSG
 setup-python: not a Debian system with apt; install the stack yourself:
-  python3 -m pip install ipykernel jupyter_client nbclient numpy pandas scikit-learn matplotlib seaborn statsmodels torch torchvision
+  python3 -m pip install ipykernel jupyter_client nbclient numpy pandas scikit-learn matplotlib seaborn statsmodels torch torchvision tqdm nltk xgboost opencv-python plotly imbalanced-learn
 then run junobench with --python \$(which python3) or export JUNOBENCH_PYTHON=\$(which python3)
 MSG
 exit 3

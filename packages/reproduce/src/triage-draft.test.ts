@@ -115,6 +115,40 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
     expect(t?.next).toContain('download https://example.org/data/housing.tgz into');
   });
 
+  it("a library's own words for a failed download are the network; its own wording of another failure is not", () => {
+    const downloads: [string, string][] = [
+      ['RuntimeError', 'Error downloading train-images-idx3-ubyte.gz'],
+      ['Exception', 'URL fetch failure on https://example.org/mnist.npz: None -- [Errno -3] Temporary failure'],
+      ['OSError', "We couldn't connect to 'https://huggingface.co' to load this model"],
+    ];
+    for (const [ename, evalue] of downloads)
+      expect(triageDraft(run({ observed: { ename, evalue, cell: 1 } }), none)?.cause, evalue).toBe('needs-network');
+    for (const evalue of ['could not convert string to float: abc', 'Unable to parse string "x" at position 3'])
+      expect(triageDraft(run({ observed: { ename: 'ValueError', evalue, cell: 1 } }), none)?.cause).toBe(
+        'different-crash',
+      );
+  });
+
+  it("NLTK's data missing: the network its nltk.download needs, the resource named; the message's first words quoted", () => {
+    const evalue = [
+      '',
+      '**********************************************************************',
+      '  Resource stopwords not found.',
+      '  Please use the NLTK Downloader to obtain the resource:',
+      '',
+      '  >>> import nltk',
+      "  >>> nltk.download('stopwords')",
+      '  ',
+      '  Searched in:',
+      "    - '/run/junobench/home/nltk_data'",
+      '**********************************************************************',
+    ].join('\n');
+    const t = triageDraft(run({ observed: { ename: 'LookupError', evalue, cell: 5 } }), none);
+    expect(t).toMatchObject({ cause: 'needs-network', observed: { evalue: 'Resource stopwords not found.' } });
+    expect(t?.detail).toContain("NLTK's data 'stopwords' is not here (LookupError in code cell 5)");
+    expect(t?.next).toContain('python -m nltk.downloader stopwords');
+  });
+
   it('gives no triage when the crash reproduced', () => {
     expect(triageDraft(run({ outcome: 'crash-reproduced' }), none)).toBeUndefined();
   });

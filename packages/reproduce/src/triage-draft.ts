@@ -54,6 +54,18 @@ export interface RunEvidence {
 
 const NETWORK =
   /URLError|ConnectionError|ConnectTimeout|MaxRetryError|NewConnectionError|gaierror|HTTPError|SSLError|RemoteDisconnected|Temporary failure in name resolution|Name or service not known|Network is unreachable|nodename nor servname|getaddrinfo|Failed to establish a new connection|Connection refused/;
+/**
+ * A library's own words for a download that failed, when it caught the network error and raised its own:
+ * torchvision's datasets (`Error downloading train-images-idx3-ubyte.gz`, after printing the URLError), Keras'
+ * `URL fetch failure on …`, Hugging Face's `couldn't connect to …`.
+ */
+const DOWNLOAD_FAILED =
+  /\b(?:error|errors|failed|failure|unable|could ?n[o']t|cannot|can't)\b[^\n.]{0,30}?\b(?:download(?:ing)?|connect(?:ing)?|fetch(?:ing)?|reach)\b|\b(?:download|fetch)\w* (?:error|failed|failure)\b/i;
+/**
+ * NLTK's data (stop words, tokenizer models, WordNet) missing: `nltk.download(...)` fetches it from the network and,
+ * offline, only prints an error; the LookupError comes later, where the data is used.
+ */
+const NLTK_RESOURCE = /Resource\s+\S*?(\w+)\S*\s+not found[\s\S]*nltk\.download\(['"]?([\w/.-]+)?/;
 const DATA =
   /No such file or directory|does not exist|not found|FileNotFound|cannot identify image file|Could not find|!_src\.empty\(\)|Unable to open file|is not a valid file|File .* does not exist/i;
 const GPU =
@@ -152,7 +164,24 @@ function triageEnvironment(run: RunEvidence, found: ReproductionFindings, ctx: T
       ...observed,
     };
   }
-  if (obs && (NETWORK.test(obs.ename) || NETWORK.test(obs.evalue)) && !NETWORK.test(run.expected.ename)) {
+  const nltk = obs && /LookupError$/.test(obs.ename) && !sameCrash(run) ? NLTK_RESOURCE.exec(obs.evalue) : null;
+  if (nltk) {
+    const resource = nltk[2] ?? nltk[1]!;
+    return {
+      cause: 'needs-network',
+      detail: `NLTK's data '${resource}' is not here (LookupError in code cell ${obs!.cell}): nltk.download('${resource}') fetches it from the network, which the sandbox does not have`,
+      next: `download it elsewhere (python -m nltk.downloader ${resource} -d <draft>/data/nltk_data), and add nltk.data.path.append('data/nltk_data') on top of code cell ${obs!.cell} of reproduced.ipynb (a hand edit, recorded in instance.json)`,
+      urls: found.urls,
+      ...observed,
+    };
+  }
+  const downloadFailed =
+    !!obs && DOWNLOAD_FAILED.test(obs.evalue) && !DOWNLOAD_FAILED.test(run.expected.evalue) && !sameCrash(run);
+  if (
+    obs &&
+    (NETWORK.test(obs.ename) || NETWORK.test(obs.evalue) || downloadFailed) &&
+    !NETWORK.test(run.expected.ename)
+  ) {
     return {
       cause: 'needs-network',
       detail: `the notebook reaches the network${found.urls.length > 0 ? ` (${found.urls.join(', ')})` : ''}, which the sandbox does not have: ${said}`,
@@ -460,8 +489,13 @@ function sameCrash(run: RunEvidence): boolean {
   return !!o && o.ename.split('.').pop() === run.expected.ename && o.cell === run.expected.cell;
 }
 
+/** The message's first line that says something: a message may open with blank lines or a rule of asterisks (NLTK's). */
 function firstLine(s: string): string {
-  const l = s.split('\n')[0]!;
+  const l =
+    s
+      .split('\n')
+      .find((x) => /[A-Za-z0-9]/.test(x))
+      ?.trim() ?? s.split('\n')[0]!;
   return l.length > 200 ? `${l.slice(0, 197)}…` : l;
 }
 
