@@ -164,17 +164,8 @@ function triageEnvironment(run: RunEvidence, found: ReproductionFindings, ctx: T
       ...observed,
     };
   }
-  const nltk = obs && /LookupError$/.test(obs.ename) && !sameCrash(run) ? NLTK_RESOURCE.exec(obs.evalue) : null;
-  if (nltk) {
-    const resource = nltk[2] ?? nltk[1]!;
-    return {
-      cause: 'needs-network',
-      detail: `NLTK's data '${resource}' is not here (LookupError in code cell ${obs!.cell}): nltk.download('${resource}') fetches it from the network, which the sandbox does not have`,
-      next: `download it elsewhere (python -m nltk.downloader ${resource} -d <draft>/data/nltk_data), and add nltk.data.path.append('data/nltk_data') on top of code cell ${obs!.cell} of reproduced.ipynb (a hand edit, recorded in instance.json)`,
-      urls: found.urls,
-      ...observed,
-    };
-  }
+  const nltk = triageNltkData(run, found, ctx);
+  if (nltk) return nltk;
   const downloadFailed =
     !!obs && DOWNLOAD_FAILED.test(obs.evalue) && !DOWNLOAD_FAILED.test(run.expected.evalue) && !sameCrash(run);
   if (
@@ -220,6 +211,21 @@ function triageEnvironment(run: RunEvidence, found: ReproductionFindings, ctx: T
     };
   }
   return undefined;
+}
+
+/** NLTK's data missing where it is used: the network that its `nltk.download(...)` needed. */
+function triageNltkData(run: RunEvidence, found: ReproductionFindings, ctx: TriageContext): DraftTriage | undefined {
+  const { obs, observed } = ctx;
+  const m = obs && /LookupError$/.test(obs.ename) && !sameCrash(run) ? NLTK_RESOURCE.exec(obs.evalue) : null;
+  if (!m) return undefined;
+  const resource = m[2] ?? m[1]!;
+  return {
+    cause: 'needs-network',
+    detail: `NLTK's data '${resource}' is not here (LookupError in code cell ${obs!.cell}): nltk.download('${resource}') fetches it from the network, which the sandbox does not have`,
+    next: `download it elsewhere (python -m nltk.downloader ${resource} -d <draft>/data/nltk_data), and add nltk.data.path.append('data/nltk_data') on top of code cell ${obs!.cell} of reproduced.ipynb (a hand edit, recorded in instance.json)`,
+    urls: found.urls,
+    ...observed,
+  };
 }
 
 /** What the code says: names it lacks, cells that do not parse, a crashing line edited away. */
