@@ -26,6 +26,7 @@ export { sha256, stableStringify, hashValue, hashFile, listTree, compareCodePoin
 export {
   readInstanceTree,
   copyInstanceTree,
+  folderMaker,
   hashInstanceTree,
   hashInstanceTree as hashTree,
   validateInstanceId,

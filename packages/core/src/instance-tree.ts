@@ -137,15 +137,7 @@ export async function copyInstanceTree(
   if (!options.existingDest) await mkdir(dest, { recursive: true });
   else if (!(await stat(dest)).isDirectory()) throw new JunoError('E_INTERNAL', `${dest} is not a folder`);
   const root = path.resolve(dest);
-  const made = new Set<string>([root]);
-  const makeDir = async (dir: string): Promise<void> => {
-    if (made.has(dir) || dir === path.dirname(dir)) return;
-    await makeDir(path.dirname(dir));
-    await mkdir(dir).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EEXIST') throw e;
-    });
-    made.add(dir);
-  };
+  const makeDir = folderMaker(root);
   for (const f of files) {
     const to = path.join(root, ...f.rel.split('/'));
     await makeDir(path.dirname(to));
@@ -160,6 +152,24 @@ export async function copyInstanceTree(
     await chmod(to, (f.executable ? mode | ((mode & 0o444) >> 2) : mode) & 0o777);
   }
   return files;
+}
+
+/**
+ * Makes folders under `root` (which must exist) one level at a time, never `root` or its parents: when `root` is
+ * removed meanwhile (a temp cleaner), making a folder in it fails with ENOENT instead of making the path again with
+ * default modes. Remembers what it made.
+ */
+export function folderMaker(root: string): (dir: string) => Promise<void> {
+  const made = new Set<string>([path.resolve(root)]);
+  const makeDir = async (dir: string): Promise<void> => {
+    if (made.has(dir) || dir === path.dirname(dir)) return;
+    await makeDir(path.dirname(dir));
+    await mkdir(dir).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+    });
+    made.add(dir);
+  };
+  return (dir) => makeDir(path.resolve(dir));
 }
 
 /**

@@ -1,6 +1,6 @@
-import { chmod, copyFile, link, mkdir, mkdtemp } from 'node:fs/promises';
+import { chmod, copyFile, link, mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
-import { readInstanceTree } from '@junobench/core';
+import { folderMaker, readInstanceTree } from '@junobench/core';
 
 /**
  * A view of the instance folder under `root` (an anonymous run folder) for a
@@ -16,16 +16,8 @@ export async function stageInstance(instanceDir: string, root: string): Promise<
   // Readable as an instance folder is (mkdtemp makes it private): the notebook's uid lists /instance.
   await chmod(dir, 0o755);
   // Folders one level at a time, never with their parents: if a temp cleaner removed the run folder meanwhile, the
-  // staging fails instead of making it again with default modes (copyInstanceTree's existingDest says more).
-  const made = new Set<string>([dir]);
-  const makeDir = async (d: string): Promise<void> => {
-    if (made.has(d) || d === path.dirname(d)) return;
-    await makeDir(path.dirname(d));
-    await mkdir(d).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EEXIST') throw e;
-    });
-    made.add(d);
-  };
+  // staging fails instead of making it again with default modes (folderMaker, as copyInstanceTree's existingDest).
+  const makeDir = folderMaker(dir);
   for (const f of await readInstanceTree(instanceDir)) {
     const to = path.join(dir, ...f.rel.split('/'));
     await makeDir(path.dirname(to));
