@@ -56,6 +56,20 @@ describe('writeDerivedTable', () => {
     expect(days).toEqual([...days].sort());
   });
 
+  it('dates at a regular step: the sequence from the first, month by month', async () => {
+    const t = table({});
+    Object.assign(t.columns[0]!, { min: '1949-01-01', every: { months: 1 } });
+    await writeDerivedTable(t, path.join(dir, 'm.csv'), 'seed');
+    const lines = (await readFile(path.join(dir, 'm.csv'), 'utf8')).trim().split('\n');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual([
+      '1949-01-01',
+      '1949-02-01',
+      '1949-03-01',
+      '1949-04-01',
+      '1949-05-01',
+    ]);
+  });
+
   it('JSON records with numbers as numbers, and JSON lines', async () => {
     await writeDerivedTable(table({ format: 'json' }), path.join(dir, 'a.json'), 'seed');
     const records = JSON.parse(await readFile(path.join(dir, 'a.json'), 'utf8')) as Record<string, unknown>[];
@@ -129,5 +143,57 @@ describe('matchNewerWording: the same failure site, another wording', () => {
     expect(got.instance.reproduction?.edits?.at(-1)?.why).toMatch(
       /the same statement .*pandas's code raising TypeError/,
     );
+  });
+});
+
+describe('matchNewerWording: a conversion that met another value of synthetic data', () => {
+  const saved = "could not convert string to float: 'Semiurban'";
+  const seen = "could not convert string to float: 'Urban'";
+  const verification = (outcome: 'crash-mismatch' | 'crash-reproduced') =>
+    ({
+      instance: 'd',
+      status: 'not-verified',
+      reproduced: {
+        version: 'reproduced',
+        outcome,
+        observed: { ename: 'ValueError', evalue: seen, cell: 3 },
+        cells: [{ index: 3, status: 'error', ename: 'ValueError', evalue: seen, traceback: [], durationMs: 1 }],
+        durationMs: 1,
+        runtime: { kind: 'local' },
+      },
+    }) as unknown as InstanceVerification;
+  const instance = (synthetic: boolean) =>
+    ({
+      id: 'd',
+      status: 'draft',
+      crash: { ename: 'ValueError', evalue: saved, match: 'exact', cell: 3 },
+      execution: { order: 'file' },
+      ...(synthetic ? { data: { synthetic: { reason: 'gone', files: ['data/t.csv'], derived: [] } } } : {}),
+    }) as unknown as Instance;
+  const verify = async (at: string) => {
+    const { crash } = JSON.parse(await readFile(path.join(at, 'instance.json'), 'utf8')) as Instance;
+    return verification(
+      crash.match === 'regex' && new RegExp(crash.evalue).test(seen) ? 'crash-reproduced' : 'crash-mismatch',
+    );
+  };
+
+  it('matches any quoted value when the data is synthetic, and records why; not on the real data', async () => {
+    const got = await matchNewerWording(
+      await mkdtemp(path.join(dir, 'value-')),
+      instance(true),
+      verification('crash-mismatch'),
+      verify,
+    );
+    expect(got.verification.reproduced.outcome).toBe('crash-reproduced');
+    expect(got.instance.reproduction?.edits?.at(-1)?.why).toMatch(
+      /the data is synthetic and the conversion met another of its values/,
+    );
+    const real = await matchNewerWording(
+      await mkdtemp(path.join(dir, 'value-')),
+      instance(false),
+      verification('crash-mismatch'),
+      verify,
+    );
+    expect(real.verification.reproduced.outcome).toBe('crash-mismatch');
   });
 });

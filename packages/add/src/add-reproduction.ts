@@ -135,8 +135,7 @@ export async function planDraftReproduction(
     findUnseenRuns,
     planDraftInputs,
   } = await import('@junobench/reproduce');
-  const analyze = (cells: { index: number; source: string }[]) =>
-    analyzeCells(cells, { python: options.python, run: options.run });
+  const analyze = (cells: { index: number; source: string }[]) => analyzeCells(cells, options);
   const original = listCodeCells(nb);
   const unseenRuns = findUnseenRuns(
     original.map((c) => c.executionCount),
@@ -192,6 +191,7 @@ export async function planDraftReproduction(
     ...(options.profiles ? { profiles: options.profiles } : {}),
     // Which imports the cells up to the crash use follows the order the replay runs them in.
     runOrder: choice.sequence.map((ci) => reproduced.keptCells.indexOf(ci)).filter((i) => i >= 0),
+    savedOutputs: (ci) => original.find((o) => o.index === reproduced.keptCells[ci])?.cell.outputs,
   });
   if (choice.chosen !== planned.order)
     planInputs.edits.push({ kind: 'order', from: planned.order, to: choice.chosen, why: choice.why });
@@ -318,9 +318,20 @@ export async function writeDerivedTable(table: DerivedTable, file: string, seed:
   }
 }
 
-// Columns the derivation wants in order (a time series' date index) are sorted down the file.
+// Columns the derivation wants in order (a time series' date index) are sorted down the file; dates at a regular
+// step (what the saved outputs showed) are that sequence, so that pandas infers the series' frequency.
 function orderRows(table: DerivedTable, rows: string[][]): string[][] {
   table.columns.forEach((c, i) => {
+    if (c.every && c.min && /^\d{4}-\d{2}-\d{2}$/.test(c.min)) {
+      const [y, m, d] = c.min.split('-').map(Number) as [number, number, number];
+      rows.forEach((r, k) => {
+        const at = c.every!.months
+          ? new Date(Date.UTC(y, m - 1 + k * c.every!.months, d))
+          : new Date(Date.UTC(y, m - 1, d + k * (c.every!.days ?? 1)));
+        r[i] = at.toISOString().slice(0, 10);
+      });
+      return;
+    }
     if (!c.ordered) return;
     const values = rows.map((r) => r[i]!).sort(compareCodePoints);
     rows.forEach((r, k) => (r[i] = values[k]!));
@@ -451,7 +462,7 @@ export async function matchNewerWording(
   verify: (dir: string) => Promise<InstanceVerification>,
   savedTraceback: readonly string[] = [],
 ): Promise<{ instance: Instance; verification: InstanceVerification }> {
-  const { relaxMessageWording, matchRewording, matchNarrowerException, matchSameFailureSite } =
+  const { relaxMessageWording, matchRewording, matchNarrowerException, matchSameFailureSite, matchQuotedDataValue } =
     await import('@junobench/reproduce');
   const v = verification.reproduced;
   const o = v.observed;
@@ -492,7 +503,12 @@ export async function matchNewerWording(
           { evalue: saved, traceback: savedTraceback },
           { ...o, traceback: v.cells.find((c) => c.index === o.cell)?.traceback ?? [] },
         );
-  const relaxed = words ?? known?.crash ?? site?.crash;
+  // With synthetic data, the value a conversion quotes is the derived data's: any value, the same conversion.
+  const value =
+    words || known || site || saved === undefined || !instance.data?.synthetic
+      ? null
+      : matchQuotedDataValue({ ...(instance.crash as ExpectedCrash), evalue: saved, match: 'exact' }, o.evalue);
+  const relaxed = words ?? known?.crash ?? site?.crash ?? value;
   if (!relaxed) return { instance, verification };
   const said = o.evalue.split('\n')[0]!.slice(0, 160);
   const edit = {
@@ -503,7 +519,9 @@ export async function matchNewerWording(
       ? `${known.library} words this failure differently in the version this runtime has (${said}): ${known.what}; either wording matches, the exception and the cell stay exact`
       : site
         ? `the run failed where the saved one did — the same statement (${site.statement}), ${site.library}'s code raising ${o.ename.split('.').pop()} — and this runtime's ${site.library} words it otherwise (${said}); either wording matches, the exception and the cell stay exact`
-        : `this runtime's library words the message with more detail (${said}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
+        : value
+          ? `the data is synthetic and the conversion met another of its values (${said}): the value a conversion quotes is the first the real file had, which derived data cannot know; any quoted value matches, the message's words, the exception and the cell stay exact`
+          : `this runtime's library words the message with more detail (${said}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
   };
   const next: Instance = {
     ...instance,
@@ -549,7 +567,9 @@ export async function shimRemovedApis(
       cell: o.cell,
       from: shim.api,
       to: 'a shim on top of the cell',
-      why: `${shim.library} removed ${shim.api} in ${shim.removedIn} and this runtime's is newer (${o.ename}: ${o.evalue.split('\n')[0]!.slice(0, 120)}): the shim defines it again on the current API, as it behaved`,
+      why: shim.behaviour
+        ? `${shim.behaviour} (${o.ename}: ${o.evalue.split('\n')[0]!.slice(0, 120)}): this runtime's is newer`
+        : `${shim.library} removed ${shim.api} in ${shim.removedIn} and this runtime's is newer (${o.ename}: ${o.evalue.split('\n')[0]!.slice(0, 120)}): the shim defines it again on the current API, as it behaved`,
     };
     instance = {
       ...instance,

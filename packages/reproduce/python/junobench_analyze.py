@@ -279,6 +279,8 @@ class Tables:
         self.direct = {}  # variable -> read id, for a variable that holds the frame a read returned (not one made from it)
         self.dummies = set()  # variables holding one-hot columns of one column (pd.get_dummies(df.col)), or frames made with them
         self.via = "plain"
+        self.changed = set()  # read ids whose frame the code changed in place (what it shows after is not the file)
+        self.shown_in = {}  # (cell, output type) -> displays counted so far, to pair them with the saved outputs
 
     def usage(self, rid):
         return self.reads.setdefault(rid, {"columns": {}, "minRows": 0, "columnCount": 0})
@@ -341,11 +343,53 @@ class CellAnalyzer(ast.NodeVisitor):
         for parent in ast.walk(tree):
             for child in ast.iter_child_nodes(parent):
                 self.parents[child] = parent
+        last = tree.body[-1] if tree.body else None
         for stmt in tree.body:
             self.visit_statement(stmt)
+            self.note_displays(stmt, stmt is last)
             one = ast.Module(body=[stmt], type_ignores=[])
             self.consts.learn(one)
             learn_series_and_models(one, self.tables, self.facts)
+
+    # --- what the saved outputs show of a read's frame ---------------------
+    def note_displays(self, stmt, last):
+        """Saved outputs that show a read's own frame before the code changed it: the cell's last expression
+        (Jupyter shows its value), `display(x)` calls and `x.info()` (printed). Recorded per read as
+        {cell, kind, output, nth, column?}; the planner parses those outputs (saved-frames.ts)."""
+        shown = []
+        if isinstance(stmt, ast.Expr):
+            value = stmt.value
+            if last:
+                shown.append((value, "result"))
+            if isinstance(value, ast.Call) and call_name(value) == "display" and value.args and isinstance(value.func, ast.Name):
+                shown.extend((a, "display") for a in value.args)
+            for node in ast.walk(value):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "info":
+                    shown.append((node, "stream"))
+            # print(df.shape): a line of the cell's printed text.
+            if isinstance(value, ast.Call) and call_name(value) == "print" and isinstance(value.func, ast.Name) and len(value.args) == 1:
+                if display_kind(value.args[0])[0] == "shape":
+                    shown.append((value.args[0], "stream"))
+        for node, output in shown:
+            kind, column, receiver = display_kind(node)
+            if kind is None or output == "stream" and kind not in ("info", "shape") or output != "stream" and kind == "info":
+                continue
+            rid = self.tables.direct.get(receiver)
+            if rid is None or rid in self.tables.changed:
+                continue
+            # Printed text is read by kind (info() blocks, shape lines); results and displays in order.
+            counter = (self.index, output, kind if output == "stream" else "")
+            nth = self.tables.shown_in.get(counter, 0)
+            self.tables.shown_in[counter] = nth + 1
+            entry = {"cell": self.index, "kind": kind, "output": output, "nth": nth}
+            if column is not None:
+                entry["column"] = column
+            self.tables.usage(rid).setdefault("displays", []).append(entry)
+        # After the code changes a frame in place, what it shows is no longer the file.
+        for name in changed_in_place(stmt):
+            rid = self.tables.direct.get(name)
+            if rid is not None:
+                self.tables.changed.add(rid)
 
     # --- tables -----------------------------------------------------------
     def table_reads_of(self, node):
@@ -936,6 +980,66 @@ def loads_of(tree):
 
 # Calls that change their first argument in place (`np.random.shuffle(X)`): that argument is mutated.
 IN_PLACE_FUNCS = {"shuffle", "fill_diagonal", "put", "place", "putmask", "copyto", "exec", "setattr", "delattr"}
+
+
+# What a saved output shows of a frame, by the expression shown: (kind, column or None, the frame's variable).
+FRAME_SHOWS = {"head": "rows", "tail": "rows", "sample": "rows", "info": "info", "describe": "describe"}
+COLUMN_SHOWS = {"value_counts": "values", "unique": "values"}
+FRAME_ATTR_SHOWS = {"shape": "shape", "columns": "columns", "dtypes": "dtypes"}
+
+
+def display_kind(node):
+    if isinstance(node, ast.Name):
+        return "frame", None, node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in FRAME_ATTR_SHOWS:
+        return FRAME_ATTR_SHOWS[node.attr], None, node.value.id
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None, None, None
+    attr, recv = node.func.attr, node.func.value
+    if isinstance(recv, ast.Name) and attr in FRAME_SHOWS:
+        # describe(include=...) shows other rows than the numeric summary: not parsed.
+        if attr == "describe" and node.keywords:
+            return None, None, None
+        return FRAME_SHOWS[attr], None, recv.id
+    if attr == "sum" and isinstance(recv, ast.Call) and isinstance(recv.func, ast.Attribute) and recv.func.attr in ("isnull", "isna") and isinstance(recv.func.value, ast.Name):
+        return "missing", None, recv.func.value.id
+    if attr in COLUMN_SHOWS and not node.args and not any(k.arg == "normalize" for k in node.keywords):
+        col = None
+        if isinstance(recv, ast.Subscript) and isinstance(recv.value, ast.Name):
+            key = recv.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                col, frame = key.value, recv.value.id
+        elif isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) and recv.attr not in FRAME_ATTRS:
+            col, frame = recv.attr, recv.value.id
+        if col is not None:
+            return COLUMN_SHOWS[attr], col, frame
+    return None, None, None
+
+
+# Methods that change a frame in place whatever their arguments.
+IN_PLACE_METHODS = {"insert", "pop", "update", "__setitem__", "__delitem__"}
+
+
+def changed_in_place(stmt):
+    """Names whose frame the statement changes without rebinding them: stored into (`df['x'] = …`,
+    `df.columns = …`, `del df['x']`), augmented, or the receiver of an in-place call (`inplace=True`, `insert`)."""
+    out = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            r = root_name(node.value)
+            if r:
+                out.add(r)
+        elif isinstance(node, ast.AugAssign):
+            r = root_name(node.target)
+            if r:
+                out.add(r)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            inplace = any(k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False) for k in node.keywords)
+            if inplace or node.func.attr in IN_PLACE_METHODS:
+                r = root_name(node.func.value)
+                if r:
+                    out.add(r)
+    return out
 
 
 def mutates_of(tree):

@@ -138,6 +138,35 @@ describe('analyzeCells: what the code does with a table, through names and estim
   }, 60_000);
 });
 
+describe('analyzeCells: saved outputs that show a read frame', () => {
+  it("records the frame's own displays, in order per output, until the code changes it in place", async () => {
+    const cells = [
+      "import pandas as pd\ntrain = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\ntrain.info()\ntest.info()\ntrain.head()",
+      "display(test.describe())\ntrain['Sex'].value_counts()",
+      'print(test.shape)\nprint(train.shape)\ntrain.shape',
+      "train['Sex'] = train['Sex'].map({'male': 0})\ntrain.head()",
+      'test = test.dropna()\ntest.head()',
+    ];
+    const f = await analyzeCells(
+      cells.map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    const [train, test] = Object.values(f.tables);
+    expect(train!.displays).toEqual([
+      { cell: 0, kind: 'info', output: 'stream', nth: 0 },
+      { cell: 0, kind: 'rows', output: 'result', nth: 0 },
+      { cell: 1, kind: 'values', output: 'result', nth: 0, column: 'Sex' },
+      { cell: 2, kind: 'shape', output: 'stream', nth: 1 },
+      { cell: 2, kind: 'shape', output: 'result', nth: 0 },
+    ]);
+    expect(test!.displays).toEqual([
+      { cell: 0, kind: 'info', output: 'stream', nth: 1 },
+      { cell: 1, kind: 'describe', output: 'display', nth: 0 },
+      { cell: 2, kind: 'shape', output: 'stream', nth: 0 },
+    ]);
+  }, 60_000);
+});
+
 describe('analyzeCells: URLs the code builds from string constants', () => {
   it('names the URL a constant is built to (a root plus a path), handed to a function as a default', async () => {
     const cells = [

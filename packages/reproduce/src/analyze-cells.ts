@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JunoError } from '@junobench/core';
 import type { CommandRunner } from '@junobench/runtime';
+import type { SavedDisplay } from './saved-frames.js';
 
 /** The analyser script: parses cells with Python's own `ast` and pyflakes; never executes them. */
 export const ANALYZER_PATH = path.resolve(
@@ -91,6 +92,8 @@ export interface TableUsage {
   indexValues?: string[];
   /** `df.columns = [...]`: the names the code gives the file's columns. */
   renamed?: string[];
+  /** Saved outputs that show the read's own frame before the code changed it (readSavedTable reads them). */
+  displays?: SavedDisplay[];
 }
 
 export interface NotebookFacts {

@@ -14,6 +14,8 @@ export interface ApiShim {
   removedIn: string;
   /** Python put at the top of the cell that first used it: defines the API again on the current library. */
   code: string;
+  /** A behaviour the library changed (not an API it removed): what the shim gives back. */
+  behaviour?: string;
 }
 
 // ix: label-based first (.loc), positional (.iloc) when the key is made of integers and .loc refused it, as ix did.
@@ -115,8 +117,60 @@ function shimCode(api: string): string[] | undefined {
   return PANDAS[api] ?? SKLEARN[api];
 }
 
-/** Pure: the shim for the removed API a run's failure names, when it has a faithful one. */
+/**
+ * Behaviours a library changed that an older version's notebook relied on, each with the older behaviour's exact
+ * equivalent: numpy made an object array of ragged nested sequences (with a VisibleDeprecationWarning since 1.20)
+ * until 1.24 made it an error; code that went on to index that array crashed otherwise, or not at all.
+ */
+const CHANGED: readonly {
+  library: string;
+  ename: string;
+  pattern: RegExp;
+  api: string;
+  removedIn: string;
+  behaviour: string;
+  code: string[];
+}[] = [
+  {
+    library: 'numpy',
+    ename: 'ValueError',
+    pattern: /setting an array element with a sequence\. The requested array has an inhomogeneous shape/,
+    api: 'numpy object arrays of ragged sequences',
+    removedIn: '1.24',
+    behaviour:
+      'numpy 1.24 made an array of ragged nested sequences an error; before, it was an array of objects (with a VisibleDeprecationWarning since 1.20), as the shim makes it again',
+    code: [
+      'import numpy as _jb_np, warnings as _jb_warnings',
+      "if not getattr(_jb_np, '_jb_ragged', False):",
+      "    _jb_VDW = getattr(_jb_np, 'VisibleDeprecationWarning', None) or _jb_np.exceptions.VisibleDeprecationWarning",
+      '    def _jb_ragged(f):',
+      '        def g(obj, *args, **kw):',
+      '            try: return f(obj, *args, **kw)',
+      '            except ValueError as e:',
+      "                if 'inhomogeneous' not in str(e) or args or kw.get('dtype') is not None: raise",
+      "                _jb_warnings.warn('Creating an ndarray from ragged nested sequences is deprecated', _jb_VDW, stacklevel=2)",
+      "                kw['dtype'] = object",
+      '                return f(obj, **kw)',
+      '        return g',
+      '    _jb_np.array, _jb_np.asarray, _jb_np._jb_ragged = _jb_ragged(_jb_np.array), _jb_ragged(_jb_np.asarray), True',
+    ],
+  },
+];
+
+/** Pure: the shim for the removed API (or changed behaviour) a run's failure names, when it has a faithful one. */
 export function shimForFailure(observed: { ename: string; evalue: string }): ApiShim | undefined {
+  const changed = CHANGED.find((c) => c.ename === observed.ename.split('.').pop() && c.pattern.test(observed.evalue));
+  if (changed)
+    return {
+      library: changed.library,
+      api: changed.api,
+      removedIn: changed.removedIn,
+      behaviour: changed.behaviour,
+      code: [
+        `# junobench: ${changed.api} again (removed in ${changed.library} ${changed.removedIn})`,
+        ...changed.code,
+      ].join('\n'),
+    };
   const removed = findRemovedApi(observed);
   const code = removed ? shimCode(removed.api) : undefined;
   if (!removed || !code) return undefined;

@@ -1,5 +1,7 @@
 import { compareCodePoints } from '@junobench/core';
 import type { TableUsage } from './analyze-cells.js';
+import { fitSavedColumns, mergeSavedNames, savedRows } from './fit-saved-table.js';
+import type { SavedTable } from './saved-frames.js';
 
 /**
  * One column of a derived table, in the shape of the synthetic-table
@@ -20,6 +22,12 @@ export interface DerivedColumn {
   unique: boolean;
   /** Values in increasing order down the file (a time series' date index). */
   ordered?: boolean;
+  /** Numbers strictly increasing down the file (row ids the saved outputs show). */
+  increasing?: boolean;
+  /** Dates at a regular step from min (a time series' index the saved outputs show): what infers a frequency. */
+  every?: { months?: number; days?: number };
+  /** The saved outputs give pandas' dtype for it, a number type: it held no text then. */
+  numericAsSaved?: boolean;
 }
 
 /** How a derived table is written: the file type the code reads. */
@@ -34,12 +42,15 @@ export interface DerivedTable {
   delimiter: string;
   /** Whether the first line names the columns (false for header=None). */
   header: boolean;
+  /** The column the read takes as the frame's index (index_col), by name. */
+  index?: string;
   columns: DerivedColumn[];
   /** What was taken from the code, for the draft's record. */
   derived: string[];
 }
 
 const ROWS = 200;
+const ID_NAME = /(?:^|[_\s.])(?:id|Id|ID)$|[a-z](?:Id|ID)$/;
 const DATE_NAME = /(?:^|[_ ])(?:date|time|timestamp|datetime|dt)(?:$|[_ ])|_at$|^(?:date|time)/i;
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
 
@@ -58,6 +69,8 @@ export interface DeriveContext {
   /** The crashing cell's source: columns it names get what the crash message says the data had (NaN). */
   crashSource?: string;
   format?: TableFormat;
+  /** What the notebook's saved outputs show of the file (readSavedTable): its columns, dtypes, values and size. */
+  saved?: SavedTable;
 }
 
 export function deriveTable(
@@ -77,25 +90,7 @@ export function deriveTable(
   // A column cells before the crash used without failing was in the file: what the crash lacks is a frame made from it.
   const usedBefore = (n: string) => crash.cell !== undefined && (used[n]?.cells ?? []).some((c) => c < crash.cell!);
   const absent = new Set(namesTheCrashLacks(crash).filter((n) => !usedBefore(n)));
-  let names: string[];
-  if (usage?.renamed && usage.renamed.length > 0) {
-    names = [...usage.renamed];
-    derived.push(`columns renamed by the code (df.columns = [...]): ${names.length}`);
-  } else if (Array.isArray(opts.names) && opts.names.every((n) => typeof n === 'string')) {
-    names = [...(opts.names as string[])];
-    derived.push(`columns named by the read (names=): ${names.join(', ')}`);
-    // Positions then name those columns: index_col=0 is the first named one, not one more.
-    if (typeof opts.index_col === 'number') opts.index_col = names[opts.index_col] ?? opts.index_col;
-    if (Array.isArray(opts.parse_dates))
-      opts.parse_dates = (opts.parse_dates as unknown[]).map((d) => (typeof d === 'number' ? (names[d] ?? d) : d));
-  } else {
-    const fromOpts = [opts.usecols, opts.parse_dates].flatMap((v) =>
-      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [],
-    );
-    const named = usage?.order ?? Object.keys(used);
-    names = [...new Set([...named, ...fromOpts])].filter((n) => !absent.has(n) && !made.has(n));
-    if (typeof opts.index_col === 'string' && !names.includes(opts.index_col)) names.unshift(opts.index_col);
-  }
+  let names = chooseNames(usage, opts, absent, made, context.saved, derived);
   const oneHot = oneHotValues(used, made);
   if (oneHot) {
     names = names.filter((n) => !oneHot.values.includes(n));
@@ -116,7 +111,7 @@ export function deriveTable(
   const plain = names.filter((n) => n !== opts.index_col).length;
   const width = Math.max(need, plain === 0 ? names.length + 3 : 0);
   for (let i = names.length; i < width; i++) names.push(`col_${i}`);
-  const rows = Math.max(ROWS, (usage?.minRows ?? 0) + 1);
+  const rows = Math.max(context.saved ? savedRows(context.saved, ROWS, derived) : ROWS, (usage?.minRows ?? 0) + 1);
   const dates = new Set(Array.isArray(opts.parse_dates) ? (opts.parse_dates as unknown[]).map(String) : []);
   // parse_dates=True parses the index.
   if ((opts.parse_dates === true || opts.parse_dates === 'True') && typeof opts.index_col === 'string')
@@ -134,6 +129,7 @@ export function deriveTable(
       span,
     ),
   );
+  if (context.saved) fitSavedColumns(columns, context.saved, opts.index_col, rows, used, derived);
   const ix = columns.find((c) => c.name === opts.index_col);
   if (ix?.kind === 'date') {
     // A date index is a time series: in order, so that slicing it by dates works.
@@ -183,7 +179,53 @@ export function deriveTable(
     derived.push(
       `written as ${context.format === 'excel' ? 'an Excel workbook' : opts.lines === true ? 'JSON lines' : 'JSON records'}`,
     );
-  return { rows, delimiter, header, columns, derived, ...(opts.lines === true ? { lines: true } : {}) };
+  return {
+    rows,
+    delimiter,
+    header,
+    columns,
+    derived,
+    ...(opts.lines === true ? { lines: true } : {}),
+    ...(typeof opts.index_col === 'string' ? { index: opts.index_col } : {}),
+  };
+}
+
+// The file's columns: as the code renames them, as the read names them, or as the saved outputs and the code name
+// them (those the crash lacks and those the code makes left out). Positions in `opts` become names.
+function chooseNames(
+  usage: TableUsage | undefined,
+  opts: Record<string, unknown>,
+  absent: ReadonlySet<string>,
+  made: ReadonlySet<string>,
+  saved: SavedTable | undefined,
+  derived: string[],
+): string[] {
+  let names: string[];
+  if (usage?.renamed && usage.renamed.length > 0) {
+    names = [...usage.renamed];
+    derived.push(`columns renamed by the code (df.columns = [...]): ${names.length}`);
+  } else if (Array.isArray(opts.names) && opts.names.every((n) => typeof n === 'string')) {
+    names = [...(opts.names as string[])];
+    derived.push(`columns named by the read (names=): ${names.join(', ')}`);
+    // Positions then name those columns: index_col=0 is the first named one, not one more.
+    if (typeof opts.index_col === 'number') opts.index_col = names[opts.index_col] ?? opts.index_col;
+    if (Array.isArray(opts.parse_dates))
+      opts.parse_dates = (opts.parse_dates as unknown[]).map((d) => (typeof d === 'number' ? (names[d] ?? d) : d));
+  } else {
+    const fromOpts = [opts.usecols, opts.parse_dates].flatMap((v) =>
+      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [],
+    );
+    const named = usage?.order ?? Object.keys(usage?.columns ?? {});
+    names = mergeSavedNames(
+      saved,
+      [...new Set([...named, ...fromOpts])].filter((n) => !absent.has(n) && !made.has(n)),
+      opts,
+      new Set([...made, ...absent]),
+      derived,
+    );
+    if (typeof opts.index_col === 'string' && !names.includes(opts.index_col)) names.unshift(opts.index_col);
+  }
+  return names;
 }
 
 function deriveColumn(
@@ -363,9 +405,13 @@ function placeQuotedValues(
     const at = usage?.columns[c.name]?.hintCells?.[h];
     return crash.cell === undefined || at === undefined || at < crash.cell;
   };
+  // Nor a column whose dtype the saved outputs give as numbers (shown values alone do not tell: ' ' hides among numbers
+  // in an object column), nor an id (a quoted label is not a row's key).
   const free = (c: DerivedColumn) =>
     c.kind !== 'date' &&
     c.kind !== 'bool' &&
+    !c.numericAsSaved &&
+    !ID_NAME.test(c.name) &&
     !(usage?.columns[c.name]?.hints ?? []).some(
       (h) => h.startsWith('target') || ((h === 'number' || h === 'int' || h === 'date') && before(c, h)),
     );

@@ -1,5 +1,11 @@
+import { compileLinearRegExp } from '@junobench/core';
 import { describe, expect, it } from 'vitest';
-import { generalizeSizeNumbers, matchNarrowerException, relaxMessageWording } from './generalize-crash.js';
+import {
+  generalizeSizeNumbers,
+  matchNarrowerException,
+  matchQuotedDataValue,
+  relaxMessageWording,
+} from './generalize-crash.js';
 import { recoverHiddenMessage } from './recover-hidden-message.js';
 
 describe('generalizeSizeNumbers: data-size numbers match any number on synthetic data', () => {
@@ -107,5 +113,38 @@ describe('matchNarrowerException: a more specific class, the same message', () =
     expect(
       matchNarrowerException({ ...saved, evalue: "'age'" }, { ename: 'UnsortedIndexError', evalue: "'age'", cell: 34 }),
     ).toBeNull();
+  });
+});
+
+describe('matchQuotedDataValue: the value a conversion met, in synthetic data', () => {
+  const crash = (evalue: string) => ({ ename: 'ValueError', evalue, match: 'exact' as const, cell: 25 });
+
+  it('matches the same conversion on any quoted value, and nothing else', () => {
+    const m = matchQuotedDataValue(
+      crash("could not convert string to float: 'Semiurban'"),
+      "could not convert string to float: 'Urban'",
+    );
+    expect(m?.match).toBe('regex');
+    const re = compileLinearRegExp(m!.evalue, false, { dotAll: true });
+    expect(re.test("could not convert string to float: 'Semiurban'")).toBe(true);
+    expect(re.test("could not convert string to float: ' '")).toBe(true);
+    expect(re.test("could not convert string to int: 'Urban'")).toBe(false);
+    expect(re.test("could not convert string to float: 'a'\nmore")).toBe(false);
+    expect(
+      matchQuotedDataValue(
+        crash("invalid literal for int() with base 10: 'x'"),
+        "invalid literal for int() with base 10: '3.5'",
+      )?.evalue,
+    ).toBe('^invalid literal for int\\(\\) with base 10: (?:\'[^\'\\n]*\'|"[^"\\n]*")$');
+  });
+
+  it('not for another message, the same value, or a message of another kind', () => {
+    expect(
+      matchQuotedDataValue(crash("could not convert string to float: 'a'"), "could not convert string to int: 'b'"),
+    ).toBeNull();
+    expect(
+      matchQuotedDataValue(crash("could not convert string to float: 'a'"), "could not convert string to float: 'a'"),
+    ).toBeNull();
+    expect(matchQuotedDataValue(crash("'Age'"), "'Sex'")).toBeNull();
   });
 });

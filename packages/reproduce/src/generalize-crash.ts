@@ -87,3 +87,29 @@ export function matchNarrowerException(
   const words = (expected.match === 'exact' ? expected.evalue : seen).split(/\s+/).filter(Boolean).length;
   return same && words >= 4 ? { ...expected, ename } : null;
 }
+
+// Messages whose quoted text is a value of the data a conversion met (the first that failed).
+const DATA_VALUE_MESSAGES: readonly RegExp[] = [
+  /^(could not convert string to float: )(?:'[^'\n]*'|"[^"\n]*")$/,
+  /^(could not convert string to int: )(?:'[^'\n]*'|"[^"\n]*")$/,
+  /^(invalid literal for int\(\) with base 10: )(?:'[^'\n]*'|"[^"\n]*")$/,
+];
+
+/**
+ * Pure: for a draft whose data is synthetic, the expected crash matched on any quoted value when the run raised the
+ * saved conversion error in the saved cell on another value of the data (`could not convert string to float:
+ * 'Urban'` for the saved `'Semiurban'`): the value is the first the conversion met in the real file, which derived
+ * data cannot know. Null when the message is not such a conversion, or the run's is another message.
+ */
+export function matchQuotedDataValue(expected: ExpectedCrash, observed: string): ExpectedCrash | null {
+  if (expected.match === 'regex') return null;
+  const saved = expected.evalue.trim();
+  const seen = observed.trim();
+  for (const re of DATA_VALUE_MESSAGES) {
+    const a = re.exec(saved);
+    const b = re.exec(seen);
+    if (a && b && a[1] === b[1] && saved !== seen)
+      return { ...expected, evalue: `^${escapeRegExp(a[1]!)}(?:'[^'\\n]*'|"[^"\\n]*")$`, match: 'regex' };
+  }
+  return null;
+}

@@ -16,7 +16,14 @@ export type {
 } from './analyze-cells.js';
 export { deriveTable, namesTheCrashLacks } from './derive-table.js';
 export type { DerivedColumn, DerivedTable } from './derive-table.js';
-export { generalizeSizeNumbers, matchNarrowerException, relaxMessageWording } from './generalize-crash.js';
+export { parseHtmlFrame, parseInfo, parseIndexList, parseSeries, readSavedTable } from './saved-frames.js';
+export type { SavedColumn, SavedDisplay, SavedTable } from './saved-frames.js';
+export {
+  generalizeSizeNumbers,
+  matchNarrowerException,
+  matchQuotedDataValue,
+  relaxMessageWording,
+} from './generalize-crash.js';
 export { matchRewording } from './library-rewordings.js';
 export { matchSameFailureSite } from './match-failure-site.js';
 export type { SameFailureSite, SiteObservation } from './match-failure-site.js';

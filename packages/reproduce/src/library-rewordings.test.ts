@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compileLinearRegExp } from '@junobench/core';
 import { matchRewording } from './library-rewordings.js';
 
 const expected = (evalue: string) => ({ ename: 'ValueError', evalue, match: 'exact' as const, cell: 7 });
@@ -32,5 +33,27 @@ describe('matchRewording: one failure, two versions of a library', () => {
     expect(
       matchRewording({ ...expected('^x'), match: 'regex' }, 'cannot reindex on an axis with duplicate labels'),
     ).toBeNull();
+  });
+});
+
+describe('matchRewording: a failure a newer version reports inside its own message', () => {
+  // scikit-learn 1.x, cross_val_score on a column of text (abridged: one fit's traceback of each kind).
+  const wrapped = (value: string) =>
+    `\nAll the 5 fits failed.\nIt is very likely that your model is misconfigured.\nYou can try to debug the error by setting error_score='raise'.\n\nBelow are more details about the failures:\n${'-'.repeat(80)}\n5 fits failed with the following error:\nTraceback (most recent call last):\n  File "/usr/lib/python3/dist-packages/sklearn/utils/_array_api.py", line 185, in _asarray_with_order\n    array = numpy.asarray(array, order=order, dtype=dtype)\nValueError: could not convert string to float: '${value}'\n`;
+  const saved = "could not convert string to float: 'Mr'";
+
+  it('matches the saved error in the details of scikit-learn\'s "All the N fits failed", and the saved wording', () => {
+    const m = matchRewording(expected(saved), wrapped('Mr'));
+    expect(m?.library).toBe('sklearn');
+    const re = compileLinearRegExp(m!.crash.evalue, false, { dotAll: true });
+    expect(re.test(wrapped('Mr'))).toBe(true);
+    expect(re.test(saved)).toBe(true);
+    expect(re.test(wrapped('Mrs'))).toBe(false);
+    expect(re.test(`x ${saved}`)).toBe(false);
+  });
+
+  it('not when the details hold another error, or another exception class', () => {
+    expect(matchRewording(expected(saved), wrapped('Miss'))).toBeNull();
+    expect(matchRewording({ ...expected(saved), ename: 'TypeError' }, wrapped('Mr'))).toBeNull();
   });
 });

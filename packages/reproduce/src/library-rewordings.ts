@@ -54,6 +54,8 @@ export function matchRewording(
   if (expected.match === 'regex') return null;
   const saved = expected.evalue.trim();
   const seen = observed.trim();
+  const wrapped = matchWrapped(expected, saved, seen);
+  if (wrapped) return wrapped;
   const r = REWORDINGS.find((x) => x.saved.test(saved) && x.now.test(seen));
   if (!r) return null;
   const pattern = `(?:${r.saved.source.replace(/^\^|\$$/g, '')})|(?:${r.now.source.replace(/^\^|\$$/g, '')})`;
@@ -62,4 +64,43 @@ export function matchRewording(
     library: r.library,
     what: r.what,
   };
+}
+
+/**
+ * Failures a newer library version reports inside a message of its own, the original quoted in its details:
+ * scikit-learn's searches and cross-validation (error_score=nan since 0.22, then "All the N fits failed" since 1.0)
+ * instead of raising the first fit's error itself.
+ */
+const WRAPPERS: readonly { library: string; what: string; head: RegExp }[] = [
+  {
+    library: 'sklearn',
+    what: "every fit of a search or cross-validation failing (scikit-learn 1.0 reports it so, each fit's error in its details)",
+    head: /^All the \d+ fits failed\./,
+  },
+];
+
+function matchWrapped(
+  expected: ExpectedCrash,
+  saved: string,
+  seen: string,
+): { crash: ExpectedCrash; library: string; what: string } | null {
+  const w = WRAPPERS.find((x) => x.head.test(seen));
+  if (!w) return null;
+  const ename = expected.ename.split('.').pop()!;
+  const line = `${ename}: ${saved}`;
+  if (!seen.split('\n').some((l) => l.trim() === line || l.trim().endsWith(`.${line}`))) return null;
+  const quoted = escapeRegExp(saved);
+  return {
+    crash: {
+      ...expected,
+      evalue: `(?:^${quoted}$)|(?:^\\s*${w.head.source.slice(1)}.*\\n\\s*(?:[\\w.]+\\.)?${escapeRegExp(ename)}: ${quoted}\\s*(?:\\n|$))`,
+      match: 'regex',
+    },
+    library: w.library,
+    what: w.what,
+  };
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -124,3 +124,58 @@ describe('a header kept in its own text file', () => {
     });
   });
 });
+
+describe('one file read twice, the second time as a time series', () => {
+  it('derives it as the read that took more: the index and the labels the code looks up in it', () => {
+    const frame = (cell: number) => [
+      {
+        output_type: 'execute_result' as const,
+        execution_count: cell,
+        metadata: {},
+        data: {
+          'text/html': `<table class="dataframe"><thead><tr><th></th><th>Date</th><th>Close</th></tr></thead><tbody><tr><th>0</th><td>2023-04-03</td><td>1.5</td></tr><tr><th>1</th><td>2023-04-04</td><td>2.5</td></tr></tbody></table>`,
+        },
+      },
+    ];
+    const read = (cell: number, options?: Record<string, unknown>) =>
+      cellFacts(cell, {
+        reads: [
+          {
+            id: `${cell}:1:5`,
+            path: 'AAPL.csv',
+            call: 'pd.read_csv',
+            kind: 'csv',
+            line: 1,
+            ...(options ? { options } : {}),
+          },
+        ],
+        literals: ['AAPL.csv'],
+      });
+    const facts: NotebookFacts = {
+      checker: 'pyflakes',
+      cells: [read(0), read(1, { index_col: 'Date', parse_dates: ['Date'] }), cellFacts(2, {})],
+      tables: {
+        '0:1:5': {
+          columns: {},
+          minRows: 0,
+          columnCount: 0,
+          displays: [{ cell: 0, kind: 'frame', output: 'result', nth: 0 }],
+        },
+        '1:1:5': {
+          columns: { Close: { hints: ['number'], values: [], cells: [2] } },
+          order: ['Close'],
+          indexValues: ['2024-03-28'],
+          minRows: 0,
+          columnCount: 0,
+        },
+      },
+    };
+    const needs = planDataNeeds(facts, 2, [], NO_SHELL, { ename: 'ValueError', evalue: 'x' }, [], (c) =>
+      c === 0 ? frame(0) : undefined,
+    );
+    const t = needs[0]!.derive?.type === 'table' ? needs[0]!.derive.table : undefined;
+    expect(t?.index).toBe('Date');
+    expect(t?.columns.map((c) => c.name).sort()).toEqual(['Close', 'Date']);
+    expect(t?.columns.find((c) => c.name === 'Date')!.categories?.map(([v]) => v)).toContain('2024-03-28');
+  });
+});

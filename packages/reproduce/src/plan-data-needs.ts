@@ -8,6 +8,8 @@ import {
   type TableFormat,
 } from './derive-table.js';
 import { isUrl, mapDataPath } from './plan-data-paths.js';
+import { readSavedTable } from './saved-frames.js';
+import type { CellOutput } from '@junobench/notebook';
 import { baseName, type ShellPlan } from './plan-packages.js';
 
 /** Synthetic stand-ins other than tables: a few lines of text, small images, a folder of them, numeric arrays. */
@@ -58,6 +60,7 @@ export function planDataNeeds(
   shell: ShellPlan,
   crash: { ename: string; evalue: string },
   sources: readonly string[] = [],
+  savedOutputs?: (cell: number) => readonly CellOutput[] | undefined,
 ): DataNeed[] {
   const files = new Set(dataFiles);
   const byBase = new Map<string, string[]>();
@@ -123,10 +126,18 @@ export function planDataNeeds(
       };
       if (!present) {
         const extra = TABLE_KINDS.has(r.kind) && r.id === tableReads[0]?.id ? fromData : [];
+        const displays = facts.tables[r.id]?.displays ?? [];
+        const saved = savedOutputs && displays.length > 0 ? readSavedTable(displays, savedOutputs) : undefined;
         Object.assign(
           need,
           planDerivation(
-            { dateLayout, extraColumns: extra, dates, ...(crashSource !== undefined ? { crashSource } : {}) },
+            {
+              dateLayout,
+              extraColumns: extra,
+              dates,
+              ...(crashSource !== undefined ? { crashSource } : {}),
+              ...(saved ? { saved } : {}),
+            },
             r,
             facts.tables[r.id],
             { ...crash, cell: crashCell },
@@ -162,9 +173,12 @@ function addNeed(needs: Map<string, DataNeed>, need: DataNeed): void {
     for (const c of need.cells) if (!had.cells.includes(c)) had.cells.push(c);
     if (need.read !== had.read && !(had.aliases ?? []).includes(need.read))
       had.aliases = [...(had.aliases ?? []), need.read];
-    // Two reads of one file: the derivation that knows more columns wins.
+    // Two reads of one file: the derivation that knows more columns wins; with as many, one that reads the file as
+    // indexed (a later read with index_col: the labels the code looks up go through that index).
     if (need.derive?.type === 'table' && had.derive?.type === 'table') {
-      if (need.derive.table.columns.length > had.derive.table.columns.length) had.derive = need.derive;
+      const [a, b] = [need.derive.table, had.derive.table];
+      if (a.columns.length > b.columns.length || (a.columns.length === b.columns.length && a.index && !b.index))
+        had.derive = need.derive;
     }
     return;
   }

@@ -1,5 +1,5 @@
 import type { ExpectedCrash, ReproductionEdit } from '@junobench/core';
-import { listCodeCells, type CodeCell, type Notebook } from '@junobench/notebook';
+import { listCodeCells, type CellOutput, type CodeCell, type Notebook } from '@junobench/notebook';
 import type { CellFacts, NotebookFacts } from './analyze-cells.js';
 import { generalizeSizeNumbers } from './generalize-crash.js';
 import { pathsTheCrashLacks, planDataNeeds, type DataNeed } from './plan-data-needs.js';
@@ -47,6 +47,8 @@ export interface PlanDraftInputsOptions {
   profiles?: readonly ModuleProfile[];
   /** Code cells of the notebook in the order the replay runs them (by saved counts); absent = file order. */
   runOrder?: readonly number[];
+  /** A code cell's saved outputs (of the notebook as it was saved): what they show of a file is derived as shown. */
+  savedOutputs?: (cell: number) => readonly CellOutput[] | undefined;
 }
 
 /**
@@ -71,7 +73,15 @@ export function planDraftInputs(options: PlanDraftInputsOptions): DraftInputsPla
       )
     : { drop: [], missing: [], edits: [] };
   const shell = planShellLines(facts.cells, options.crashCell);
-  const needs = planDataNeeds(facts, options.crashCell, options.dataFiles, shell, options.crash, sources);
+  const needs = planDataNeeds(
+    facts,
+    options.crashCell,
+    options.dataFiles,
+    shell,
+    options.crash,
+    sources,
+    options.savedOutputs,
+  );
   const drops = [...packages.drop, ...shell.drop];
   const notebook = editCells(options.notebook, (ci, src) => {
     const mine = drops.filter((d) => d.cell === ci);

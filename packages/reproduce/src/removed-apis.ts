@@ -57,6 +57,13 @@ const REMOVED: readonly RemovedApi[] = [
     removedIn: '0.20',
   },
   {
+    // statsmodels 0.13 kept the module, its classes raising NotImplementedError.
+    library: 'statsmodels',
+    pattern: /statsmodels\.tsa\.arima_model\.ARMA and statsmodels\.tsa\.arima_model\.ARIMA have been removed/,
+    api: 'statsmodels.tsa.arima_model.ARMA and ARIMA',
+    removedIn: '0.13',
+  },
+  {
     library: 'seaborn',
     pattern: /module 'seaborn' has no attribute 'tsplot'/,
     api: 'seaborn.tsplot',
@@ -69,7 +76,11 @@ export function findRemovedApi(observed: {
   ename: string;
   evalue: string;
 }): { library: string; api: string; removedIn: string } | undefined {
-  if (!/^(?:AttributeError|ImportError|ModuleNotFoundError)$/.test(observed.ename.split('.').pop() ?? ''))
+  if (
+    !/^(?:AttributeError|ImportError|ModuleNotFoundError|NotImplementedError)$/.test(
+      observed.ename.split('.').pop() ?? '',
+    )
+  )
     return undefined;
   const hit = REMOVED.find((r) => r.pattern.test(observed.evalue));
   return hit ? { library: hit.library, api: hit.api, removedIn: hit.removedIn } : undefined;

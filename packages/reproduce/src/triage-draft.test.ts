@@ -53,6 +53,19 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
       'needs-package',
     ],
     [
+      "an API its library removed, kept as a stub that raises (statsmodels' ARIMA since 0.13)",
+      run({
+        observed: {
+          ename: 'NotImplementedError',
+          evalue:
+            'statsmodels.tsa.arima_model.ARMA and statsmodels.tsa.arima_model.ARIMA have been removed in favor of statsmodels.tsa.arima.model.ARIMA (note: this is no longer the model-fitting API).',
+          cell: 13,
+        },
+      }),
+      {},
+      'needs-package',
+    ],
+    [
       'a CUDA-only crash',
       run({
         expected: { ename: 'RuntimeError', evalue: 'CUDA out of memory. Tried to allocate 2 GiB', cell: 3 },
