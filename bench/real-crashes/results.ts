@@ -67,6 +67,12 @@ export function latestVerdict(review: Review, id: string): (Verdict & { label: s
   return verdictsOf(review, id).at(-1);
 }
 
+const BATCHES: readonly [string, RegExp][] = [
+  ['first batch, gh-0xx', /^gh-0\d\d$/],
+  ['second batch, gh-1xx', /^gh-1\d\d$/],
+  ['third batch, gh-2xx', /^gh-2\d\d$/],
+];
+
 /** Held-out entries read while the runner was built, before the split was computed (README.md, "Split"). */
 export const SEEN_HELD_OUT: ReadonlySet<string> = new Set(['gh-003', 'gh-004', 'gh-005', 'gh-009', 'gh-013', 'gh-014', 'gh-018']);
 
@@ -127,6 +133,11 @@ export function writeResults(
       const es = corpus.filter((e) => e.data === 'gone' && split.get(e.id) === 'held-out');
       return [`data gone, held-out (${es.length})`, es];
     })(),
+    // Batches by id (README.md, "How it was chosen"): each was measured unseen when it was added.
+    ...BATCHES.map(([name, re]): [string, Entry[]] => {
+      const es = corpus.filter((e) => re.test(e.id));
+      return [`${name} (${es.length})`, es];
+    }).filter(([, es]) => es.length > 0),
   ];
   lines.push('## Reproduced without hand edits');
   lines.push('');

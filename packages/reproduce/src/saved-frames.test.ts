@@ -87,6 +87,10 @@ describe('the parsers of saved outputs', () => {
       shape: [5, 81],
     });
     expect(parseHtmlFrame('<p>not a frame</p>')).toBeUndefined();
+    // A long frame shown whole: its first and last rows, and a row of "..." between them that is no row.
+    const long = parseHtmlFrame(htmlFrame(['a'], [['1'], ['...'], ['9']]).replace('<th>1</th>', '<th>...</th>'));
+    expect(long?.index).toEqual(['0', '2']);
+    expect(long?.rows).toEqual([['1'], ['9']]);
   });
 
   it('reads df.columns, dtypes and value_counts reprs, and refuses truncated ones', () => {

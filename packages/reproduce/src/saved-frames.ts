@@ -259,6 +259,8 @@ export function parseHtmlFrame(html: string): HtmlFrame | undefined {
   const rows: string[][] = [];
   const index: string[] = [];
   for (const r of rowsOf(body)) {
+    // The row that stands for the rows a long frame does not show.
+    if (r.every((c) => c === '...')) continue;
     if (r.length === columns.length + 1) {
       index.push(r[0]!);
       rows.push(r.slice(1));
