@@ -1023,17 +1023,9 @@ IN_PLACE_METHODS = {"insert", "pop", "update", "__setitem__", "__delitem__"}
 def changed_in_place(stmt):
     """Names whose frame the statement changes without rebinding them: stored into (`df['x'] = …`,
     `df.columns = …`, `del df['x']`), augmented, or the receiver of an in-place call (`inplace=True`, `insert`)."""
-    out = set()
+    out = set(stored_into(stmt))
     for node in ast.walk(stmt):
-        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            r = root_name(node.value)
-            if r:
-                out.add(r)
-        elif isinstance(node, ast.AugAssign):
-            r = root_name(node.target)
-            if r:
-                out.add(r)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             inplace = any(k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False) for k in node.keywords)
             if inplace or node.func.attr in IN_PLACE_METHODS:
                 r = root_name(node.func.value)
@@ -1042,21 +1034,26 @@ def changed_in_place(stmt):
     return out
 
 
+def stored_into(tree):
+    """Names stored into without being rebound (`df['x'] = …`, `df.x = …`, `del df['x']`) or augmented (`n += 1`)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            r = root_name(node.value)
+        elif isinstance(node, ast.AugAssign):
+            r = root_name(node.target)
+        else:
+            continue
+        if r:
+            yield r
+
+
 def mutates_of(tree):
     """Names a cell may change without rebinding them: stored into (`df['x'] = …`, `df.x = …`, `del df['x']`,
     `n += 1`), the receiver of a method call (`df.drop(…, inplace=True)`, `rows.append(r)`, `model.fit(X, y)`), or
     the first argument of an in-place function (`np.random.shuffle(X)`)."""
-    out = set()
+    out = set(stored_into(tree))
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            r = root_name(node.value)
-            if r:
-                out.add(r)
-        elif isinstance(node, ast.AugAssign):
-            r = root_name(node.target)
-            if r:
-                out.add(r)
-        elif isinstance(node, ast.Call):
+        if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Attribute):
                 r = root_name(node.func.value)
                 if r:

@@ -121,8 +121,13 @@ export function fitSavedColumn(
     column.kind = kind;
     if (kind === 'int' || kind === 'float') fitNumbers(column, saved, values);
     else if (kind === 'date') fitDates(column, values);
-    else if (kind === 'bool') column.categories = spread(['False', 'True'], rows);
-    else {
+    else if (kind === 'bool') {
+      const half = Math.max(1, Math.floor(rows / 2));
+      column.categories = [
+        ['False', half],
+        ['True', half],
+      ];
+    } else {
       const counts = saved.counts && saved.counts.length > 0 ? saved.counts : undefined;
       const mentioned = codeValues.map(String).filter((v) => !(counts ?? []).some(([c]) => c === v));
       const base: [string, number][] = counts
@@ -235,9 +240,4 @@ function scale(counts: readonly [string, number][], n: number): [string, number]
   return [...counts]
     .map(([v, c]) => [v, Math.max(1, Math.round((c / total) * n))] as [string, number])
     .sort((a, b) => compareCodePoints(a[0], b[0]));
-}
-
-function spread(values: readonly string[], n: number): [string, number][] {
-  const each = Math.max(1, Math.floor(n / Math.max(1, values.length)));
-  return values.map((v) => [v, each]);
 }
