@@ -52,6 +52,8 @@ GPU_RE = re.compile(r"\.cuda\(|['\"]cuda(?::\d+)?['\"]|device\s*=\s*['\"]cuda|li
 URL_RE = re.compile(r"(?:https?|ftp)://[^\s'\"<>()\[\]{}]+")
 PATH_EXT_RE = re.compile(r"\.(csv|tsv|txt|json|xlsx?|parquet|feather|npy|npz|pkl|pickle|h5|hdf5|jpe?g|png|gif|bmp|tiff?|zip|gz|tar|mat|data|dat|arff|xml|sav|dta|wav|mp3|pt|pth|model|css|html?|ya?ml|cfg|ini|sql|names)$", re.I)
 COLUMN_KEYWORDS = {"columns", "subset", "by", "on", "left_on", "right_on", "x", "y", "hue", "index", "values", "id_vars", "value_vars", "column", "col", "row", "size", "style", "usecols", "parse_dates", "index_col", "names", "stratify_col", "target"}
+# Module functions (pandas) whose first argument is the frame their column keywords name columns of.
+FRAME_FIRST_FUNCS = {"get_dummies", "melt", "pivot_table", "pivot", "wide_to_long"}
 POSITIONAL_COLUMN_METHODS = {"groupby", "sort_values", "set_index", "pivot_table", "pivot", "nlargest", "nsmallest", "explode", "melt", "value_counts", "boxplot", "hist"}
 NUMERIC_METHODS = {"mean", "sum", "std", "var", "median", "min", "max", "quantile", "cumsum", "round", "clip", "diff", "pct_change", "corr", "cov", "skew", "kurt", "abs", "prod", "idxmax", "idxmin", "rolling", "ewm", "interpolate", "between"}
 CATEGORY_METHODS = {"value_counts", "unique", "nunique", "mode", "factorize", "cat"}
@@ -280,6 +282,7 @@ class Tables:
         self.dummies = set()  # variables holding one-hot columns of one column (pd.get_dummies(df.col)), or frames made with them
         self.via = "plain"
         self.changed = set()  # read ids whose frame the code changed in place (what it shows after is not the file)
+        self.subset = set()  # variables of `direct` holding some of the read's rows (dropna, a mask): its columns, not its size
         self.shown_in = {}  # (cell, output type) -> displays counted so far, to pair them with the saved outputs
 
     def usage(self, rid):
@@ -377,6 +380,9 @@ class CellAnalyzer(ast.NodeVisitor):
             rid = self.tables.direct.get(receiver)
             if rid is None or rid in self.tables.changed:
                 continue
+            # Some of the file's rows (dropna, a mask): the file's columns, kinds and values, not its size or gaps.
+            if receiver in self.tables.subset and kind in ("shape", "missing"):
+                continue
             # Printed text is read by kind (info() blocks, shape lines); results and displays in order.
             counter = (self.index, output, kind if output == "stream" else "")
             nth = self.tables.shown_in.get(counter, 0)
@@ -384,12 +390,19 @@ class CellAnalyzer(ast.NodeVisitor):
             entry = {"cell": self.index, "kind": kind, "output": output, "nth": nth}
             if column is not None:
                 entry["column"] = column
+            if kind == "columns" and isinstance(node, ast.Attribute) and selected_kind(node.value) is not None:
+                entry["select"] = selected_kind(node.value)
+            if receiver in self.tables.subset:
+                entry["subset"] = True
             self.tables.usage(rid).setdefault("displays", []).append(entry)
         # After the code changes a frame in place, what it shows is no longer the file.
         for name in changed_in_place(stmt):
             rid = self.tables.direct.get(name)
             if rid is not None:
                 self.tables.changed.add(rid)
+        for name in rows_dropped_in_place(stmt):
+            if name in self.tables.direct:
+                self.tables.subset.add(name)
 
     # --- tables -----------------------------------------------------------
     def table_reads_of(self, node):
@@ -503,11 +516,15 @@ class CellAnalyzer(ast.NodeVisitor):
                             made.append(key.value)
                 continue
             if isinstance(t, ast.Name):
-                rid = self.direct_read(value)
+                rid, subset = self.direct_view(value)
                 if rid is not None:
                     self.tables.direct[t.id] = rid
                 else:
                     self.tables.direct.pop(t.id, None)
+                if rid is not None and subset:
+                    self.tables.subset.add(t.id)
+                else:
+                    self.tables.subset.discard(t.id)
             names = [t] if isinstance(t, ast.Name) else [e for e in getattr(t, "elts", []) if isinstance(e, ast.Name)]
             vals = getattr(value, "elts", None) if isinstance(t, ast.Tuple) and isinstance(value, ast.Tuple) else None
             for i, n in enumerate(names):
@@ -519,13 +536,31 @@ class CellAnalyzer(ast.NodeVisitor):
 
     def direct_read(self, value):
         """The read whose frame `value` is itself: the read call, a copy of it, or a variable holding it."""
-        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("copy", "reset_index") and id(value) not in self.facts["_read_ids"]:
-            value = value.func.value
+        return self.direct_view(value)[0]
+
+    def direct_view(self, value):
+        """(the read whose columns `value` has as the file has them, or None; whether it holds only some of the
+        file's rows): the read call, a copy of it, a variable holding it, or any of those with rows dropped,
+        sorted or masked (`df.dropna()`, `df[df.x > 0]`, `df.iloc[:100]`)."""
+        subset = False
+        while id(value) not in self.facts["_read_ids"]:
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("copy", "reset_index"):
+                value = value.func.value
+            elif isinstance(value, ast.Call) and drops_rows(value):
+                value, subset = value.func.value, True
+            elif isinstance(value, ast.Subscript) and row_mask(value):
+                value = value.value
+                if isinstance(value, ast.Attribute) and value.attr in ("loc", "iloc"):
+                    value = value.value
+                subset = True
+            else:
+                break
         if isinstance(value, ast.Call) and id(value) in self.facts["_read_ids"]:
-            return self.facts["_read_ids"][id(value)]
+            return self.facts["_read_ids"][id(value)], subset
         if isinstance(value, ast.Name):
-            return self.tables.direct.get(value.id)
-        return None
+            rid = self.tables.direct.get(value.id)
+            return rid, rid is not None and (subset or value.id in self.tables.subset)
+        return None, False
 
     def reads_of_value(self, value):
         out = set()
@@ -785,6 +820,9 @@ class CellAnalyzer(ast.NodeVisitor):
         data_kw = next((k.value for k in node.keywords if k.arg in ("data", "data_frame")), None)
         if data_kw is not None:
             reads = reads | self.table_reads_of(data_kw)
+        # pd.get_dummies(df, columns=[...]), pd.melt(df, id_vars=...): the frame is the first argument.
+        if fname in FRAME_FIRST_FUNCS and node.args and not reads:
+            reads = self.table_reads_of(node.args[0])
         if reads:
             axis_cols = any(
                 k.arg == "axis" and isinstance(k.value, ast.Constant) and k.value.value in (1, "columns") for k in node.keywords
@@ -991,6 +1029,9 @@ FRAME_ATTR_SHOWS = {"shape": "shape", "columns": "columns", "dtypes": "dtypes"}
 def display_kind(node):
     if isinstance(node, ast.Name):
         return "frame", None, node.id
+    # df.select_dtypes(include='number').columns: some of the columns, exactly spelled, of one kind.
+    if isinstance(node, ast.Attribute) and node.attr == "columns" and selected_kind(node.value) is not None:
+        return "columns", None, node.value.func.value.id
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in FRAME_ATTR_SHOWS:
         return FRAME_ATTR_SHOWS[node.attr], None, node.value.id
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
@@ -1016,8 +1057,67 @@ def display_kind(node):
     return None, None, None
 
 
+def selected_kind(node):
+    """`df.select_dtypes(include='number')` (or 'object', np.number, [...] of one of them): 'number' or 'object'."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "select_dtypes" and isinstance(node.func.value, ast.Name)):
+        return None
+    if len(node.keywords) != 1 or node.keywords[0].arg != "include" or node.args:
+        return None
+    value = node.keywords[0].value
+    items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+    kinds = set()
+    for item in items:
+        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+            name = item.value
+        elif isinstance(item, ast.Attribute):
+            name = item.attr
+        elif isinstance(item, ast.Name):
+            name = item.id
+        else:
+            return None
+        if name in ("number", "float", "int", "float64", "int64", "numeric"):
+            kinds.add("number")
+        elif name in ("object", "O", "str", "category", "string"):
+            kinds.add("object")
+        else:
+            return None
+    return kinds.pop() if len(kinds) == 1 else None
+
+
 # Methods that change a frame in place whatever their arguments.
 IN_PLACE_METHODS = {"insert", "pop", "update", "__setitem__", "__delitem__"}
+# Methods that keep a frame's columns and drop or reorder its rows (dropna only along rows).
+ROW_METHODS = {"dropna", "drop_duplicates", "sort_values", "sort_index", "head", "tail", "sample", "query", "nlargest", "nsmallest"}
+
+
+def drops_rows(call):
+    """`x.dropna()`, `x.sort_values('a')`, `x.query('a > 1')`: the same columns, some of the rows."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in ROW_METHODS):
+        return False
+    axis = next((k.value for k in call.keywords if k.arg == "axis"), None)
+    return axis is None or isinstance(axis, ast.Constant) and axis.value in (0, "index", "rows")
+
+
+def row_mask(sub):
+    """`df[df.a > 0]`, `df[~df.a.isna()]`, `df[:100]`, `df.loc[mask]`, `df.iloc[10:]`: rows, not columns."""
+    key = sub.slice
+    if isinstance(sub.value, ast.Attribute) and sub.value.attr in ("loc", "iloc"):
+        if isinstance(key, ast.Tuple):
+            # df.loc[mask, :] keeps every column; df.loc[mask, 'a'] does not.
+            if len(key.elts) != 2 or not (isinstance(key.elts[1], ast.Slice) and key.elts[1].lower is None and key.elts[1].upper is None):
+                return False
+            key = key.elts[0]
+        return isinstance(key, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Slice)) or isinstance(key, ast.BinOp) and isinstance(key.op, (ast.BitAnd, ast.BitOr))
+    return isinstance(key, (ast.Compare, ast.BoolOp, ast.Slice)) or isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.Invert) or isinstance(key, ast.BinOp) and isinstance(key.op, (ast.BitAnd, ast.BitOr))
+
+
+def rows_dropped_in_place(stmt):
+    """Names whose frame an in-place row method changes (`df.dropna(inplace=True)`): some of its rows remain."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Call) and drops_rows(node) and any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords):
+            r = node.func.value
+            if isinstance(r, ast.Name):
+                yield r.id
 
 
 def changed_in_place(stmt):
@@ -1027,7 +1127,10 @@ def changed_in_place(stmt):
     for node in ast.walk(stmt):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             inplace = any(k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False) for k in node.keywords)
-            if inplace or node.func.attr in IN_PLACE_METHODS:
+            # Rows dropped in place on the frame itself keep its columns (rows_dropped_in_place).
+            rows_only = inplace and drops_rows(node) and isinstance(node.func.value, ast.Name) and all(
+                isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords if k.arg == "inplace")
+            if (inplace and not rows_only) or node.func.attr in IN_PLACE_METHODS:
                 r = root_name(node.func.value)
                 if r:
                     out.add(r)

@@ -163,7 +163,29 @@ describe('analyzeCells: saved outputs that show a read frame', () => {
       { cell: 0, kind: 'info', output: 'stream', nth: 1 },
       { cell: 1, kind: 'describe', output: 'display', nth: 0 },
       { cell: 2, kind: 'shape', output: 'stream', nth: 0 },
+      // Rows dropped: still the file's columns, not its size.
+      { cell: 4, kind: 'rows', output: 'result', nth: 0, subset: true },
     ]);
+  }, 60_000);
+
+  it('follows a frame through dropped rows (reassigned, masked, in place) but not dropped columns; select_dtypes', async () => {
+    const cells = [
+      "import pandas as pd\ndf = pd.read_csv('d.csv')\ndf.select_dtypes(include='number').columns",
+      'df.dropna(inplace=True)\ndf.info()',
+      "df = df[df['Year'] > 2000]\nprint(df.shape)\ndf.isnull().sum()",
+      "df.sort_values('Year', inplace=True)\ndf.loc[df.Year > 2001, :].head()",
+      "d = pd.get_dummies(df, columns=['Status'])\ndf = df.dropna(axis=1)\ndf.head()",
+    ];
+    const f = await analyzeCells(
+      cells.map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    const [t] = Object.values(f.tables);
+    expect(t!.displays).toEqual([
+      { cell: 0, kind: 'columns', output: 'result', nth: 0, select: 'number' },
+      { cell: 1, kind: 'info', output: 'stream', nth: 0, subset: true },
+    ]);
+    expect(t!.columns.Status!.hints).toContain('category');
   }, 60_000);
 });
 

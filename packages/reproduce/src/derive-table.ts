@@ -1,6 +1,6 @@
 import { compareCodePoints } from '@junobench/core';
 import type { TableUsage } from './analyze-cells.js';
-import { fitSavedColumns, mergeSavedNames, savedRows } from './fit-saved-table.js';
+import { fitSavedColumns, mergeSavedNames, respellSavedNames, savedRows } from './fit-saved-table.js';
 import type { SavedTable } from './saved-frames.js';
 
 /**
@@ -90,7 +90,10 @@ export function deriveTable(
   // A column cells before the crash used without failing was in the file: what the crash lacks is a frame made from it.
   const usedBefore = (n: string) => crash.cell !== undefined && (used[n]?.cells ?? []).some((c) => c < crash.cell!);
   const absent = new Set(namesTheCrashLacks(crash).filter((n) => !usedBefore(n)));
-  let names = chooseNames(usage, opts, absent, made, context.saved, derived);
+  const saved =
+    context.saved &&
+    respellSavedNames(context.saved, usage?.order ?? Object.keys(used), new Set([...made, ...absent]), derived);
+  let names = chooseNames(usage, opts, absent, made, saved, derived);
   const oneHot = oneHotValues(used, made);
   if (oneHot) {
     names = names.filter((n) => !oneHot.values.includes(n));
@@ -111,7 +114,7 @@ export function deriveTable(
   const plain = names.filter((n) => n !== opts.index_col).length;
   const width = Math.max(need, plain === 0 ? names.length + 3 : 0);
   for (let i = names.length; i < width; i++) names.push(`col_${i}`);
-  const rows = Math.max(context.saved ? savedRows(context.saved, ROWS, derived) : ROWS, (usage?.minRows ?? 0) + 1);
+  const rows = Math.max(saved ? savedRows(saved, ROWS, derived) : ROWS, (usage?.minRows ?? 0) + 1);
   const dates = new Set(Array.isArray(opts.parse_dates) ? (opts.parse_dates as unknown[]).map(String) : []);
   // parse_dates=True parses the index.
   if ((opts.parse_dates === true || opts.parse_dates === 'True') && typeof opts.index_col === 'string')
@@ -129,7 +132,7 @@ export function deriveTable(
       span,
     ),
   );
-  if (context.saved) fitSavedColumns(columns, context.saved, opts.index_col, rows, used, derived);
+  if (saved) fitSavedColumns(columns, saved, opts.index_col, rows, used, derived);
   const ix = columns.find((c) => c.name === opts.index_col);
   if (ix?.kind === 'date') {
     // A date index is a time series: in order, so that slicing it by dates works.

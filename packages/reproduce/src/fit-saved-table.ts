@@ -1,7 +1,7 @@
 import { compareCodePoints } from '@junobench/core';
 import type { TableUsage } from './analyze-cells.js';
 import type { DerivedColumn } from './derive-table.js';
-import type { SavedColumn, SavedTable } from './saved-frames.js';
+import { looseName, type SavedColumn, type SavedTable } from './saved-frames.js';
 
 /** Rows a derived table gets at most when the saved outputs give the file's size: enough for its shape, quick to run. */
 export const MAX_SAVED_ROWS = 2000;
@@ -56,6 +56,35 @@ export function mergeSavedNames(
     `columns as the saved outputs show the file (${saved.from.join('; ')}): ${shown.length}${onlyCode.length === 0 ? '' : saved.complete ? `; not the file's (it has no other): ${onlyCode.join(', ')}` : `; named only by the code: ${onlyCode.join(', ')}`}`,
   );
   return names;
+}
+
+/**
+ * Pure: the saved table with each name an output trimmed spelled as the code spells it, when the two differ only by
+ * spaces and the code has one spelling of it (names left out are not taken).
+ */
+export function respellSavedNames(
+  saved: SavedTable,
+  codeNames: readonly string[],
+  leftOut: ReadonlySet<string>,
+  derived: string[],
+): SavedTable {
+  const byKey = new Map<string, string | null>();
+  for (const n of codeNames) {
+    if (leftOut.has(n)) continue;
+    const k = looseName(n);
+    // Two spellings in the code: which one the file has is not known.
+    byKey.set(k, byKey.has(k) && byKey.get(k) !== n ? null : n);
+  }
+  const respelled: string[] = [];
+  const columns = saved.columns.map((c) => {
+    const spelled = c.exact ? undefined : byKey.get(looseName(c.name));
+    if (!spelled || spelled === c.name) return c;
+    respelled.push(JSON.stringify(spelled));
+    return { ...c, name: spelled, exact: true };
+  });
+  if (respelled.length === 0) return saved;
+  derived.push(`spelled as the code spells them (the outputs trim a name's spaces): ${respelled.join(', ')}`);
+  return { ...saved, columns };
 }
 
 /** Pure: the rows to generate — the file's own count when an output gives it (at most MAX_SAVED_ROWS), else `fallback`. */
@@ -159,6 +188,7 @@ export function fitSavedColumn(
 }
 
 function savedKind(dtype: string | undefined, values: readonly string[]): DerivedColumn['kind'] | undefined {
+  if (dtype === 'number') return values.length > 0 && values.every((v) => INT.test(v)) ? 'int' : 'float';
   if (dtype) {
     if (/^u?int\d*$|^U?Int\d+$/.test(dtype)) return 'int';
     if (/^float\d*$|^Float\d+$/.test(dtype)) return 'float';

@@ -270,3 +270,67 @@ describe('deriveTable with saved outputs: indexes, sizes, crash values, pairs', 
     expect(t.columns[0]!.categories?.map(([v]) => v)).toEqual(['No', 'Yes']);
   });
 });
+
+describe('readSavedTable and deriveTable: names with spaces, a kind of columns, rows dropped first', () => {
+  // Real files have names with outer spaces ('Life expectancy '): frames and info() trim them, df.columns quotes them.
+  const outputs: Record<number, CellOutput[]> = {
+    0: [result(htmlFrame(['Country', 'Life expectancy', 'Measles'], [['Chad', '59.2', '12']]))],
+    1: [result('', "Index(['Life expectancy ', 'Measles '], dtype='object')")],
+    2: [stream(INFO_NEW)],
+  };
+  const displays: SavedDisplay[] = [
+    { cell: 0, kind: 'rows', output: 'result', nth: 0 },
+    { cell: 1, kind: 'columns', output: 'result', nth: 0, select: 'number' },
+  ];
+
+  it('one column per name up to spaces, spelled as quoted; a select_dtypes listing gives kinds, not completeness', () => {
+    const saved = readSavedTable(displays, (c) => outputs[c])!;
+    expect(saved.columns.map((c) => [c.name, c.exact ?? false])).toEqual([
+      ['Country', false],
+      ['Life expectancy ', true],
+      ['Measles ', true],
+    ]);
+    expect(saved.complete).toBe(true); // the frame shown had no '...' column
+    const only = readSavedTable([displays[1]!], (c) => outputs[c])!;
+    expect(only.complete).toBe(false);
+    expect(only.columns[0]!.dtype).toBe('number');
+  });
+
+  it('a trimmed name is spelled as the code spells it, unless the crash is its absence', () => {
+    const saved = readSavedTable([displays[0]!], (c) => outputs[c])!;
+    const usage = (names: string[]) => ({
+      columns: Object.fromEntries(names.map((n) => [n, { hints: [], values: [], cells: [3] }])),
+      order: names,
+      minRows: 0,
+      columnCount: 0,
+    });
+    const t = deriveTable(usage(['Life expectancy ']), undefined, { ename: 'ValueError', evalue: 'x' }, { saved });
+    expect(t.columns.map((c) => c.name)).toEqual(['Country', 'Life expectancy ', 'Measles']);
+    expect(t.columns[1]).toMatchObject({ kind: 'float' });
+    expect(t.derived.join('\n')).toMatch(/spelled as the code spells them .*"Life expectancy "/);
+    // KeyError: 'Measles ' — the file had no such spelling: the saved one stays.
+    const k = deriveTable(
+      usage(['Measles ']),
+      undefined,
+      { ename: 'KeyError', evalue: "'Measles '", cell: 3 },
+      { saved },
+    );
+    expect(k.columns.map((c) => c.name)).toContain('Measles');
+    expect(k.columns.map((c) => c.name)).not.toContain('Measles ');
+  });
+
+  it('shown after rows were dropped: the columns and kinds, not the size or the missing counts', () => {
+    const saved = readSavedTable(
+      [{ cell: 2, kind: 'info', output: 'stream', nth: 0, subset: true }],
+      (c) => outputs[c],
+    )!;
+    expect(saved.rows).toBeUndefined();
+    expect(saved.columns[2]).toMatchObject({ name: 'Age', dtype: 'float64' });
+    expect(saved.columns[2]!.nonNull).toBeUndefined();
+    expect(
+      readSavedTable([{ cell: 2, kind: 'shape', output: 'result', nth: 0, subset: true }], () => [
+        result('', '(3, 2)'),
+      ]),
+    ).toBeUndefined();
+  });
+});

@@ -13,12 +13,16 @@ export interface SavedDisplay {
   nth: number;
   /** `df['x'].value_counts()`: the column shown. */
   column?: string;
+  /** `df.select_dtypes(include=…).columns`: the columns of that kind only, not every column. */
+  select?: 'number' | 'object';
+  /** Shown after rows were dropped or masked (`df = df.dropna()`): the file's columns and values, not its size or gaps. */
+  subset?: boolean;
 }
 
 /** What the saved outputs say of one column of the file. */
 export interface SavedColumn {
   name: string;
-  /** pandas' dtype as shown (`int64`, `float64`, `object`, `bool`, `datetime64[ns]`). */
+  /** pandas' dtype as shown (`int64`, `float64`, `object`, `bool`, `datetime64[ns]`), or `number` (select_dtypes). */
   dtype?: string;
   /** Present values of `rows` (df.info()). */
   nonNull?: number;
@@ -31,6 +35,11 @@ export interface SavedColumn {
   /** describe()'s min and max. */
   min?: number;
   max?: number;
+  /**
+   * The name is spelled as the file spells it: an output quoted it (`df.columns`) or the code named it. Frames,
+   * info() and printed series lose a name's outer spaces, which real files have ('Life expectancy ').
+   */
+  exact?: boolean;
 }
 
 export interface SavedTable {
@@ -58,14 +67,17 @@ export function readSavedTable(
   outputsOf: (cell: number) => readonly CellOutput[] | undefined,
 ): SavedTable | undefined {
   const table: SavedTable = { columns: [], complete: false, from: [] };
+  // One column per name up to spaces: the outputs that trim a name and those that quote it meet.
   const byName = new Map<string, SavedColumn>();
-  const column = (name: string): SavedColumn => {
-    let c = byName.get(name);
+  const column = (name: string, exact = false): SavedColumn => {
+    const key = looseName(name);
+    let c = byName.get(key);
     if (!c) {
       c = { name, samples: [] };
-      byName.set(name, c);
+      byName.set(key, c);
       table.columns.push(c);
     }
+    if (exact && !c.exact) Object.assign(c, { name, exact: true });
     return c;
   };
   for (const d of displays) {
@@ -80,18 +92,24 @@ export function readSavedTable(
   return table;
 }
 
+/** A column name up to its outer spaces and runs of spaces: how outputs that trim names still match. */
+export function looseName(name: string): string {
+  return name.trim().replace(/\s+/g, ' ');
+}
+
 function readDisplay(
   d: SavedDisplay,
   text: { html?: string; plain?: string },
   table: SavedTable,
-  column: (name: string) => SavedColumn,
+  column: (name: string, exact?: boolean) => SavedColumn,
 ): string | undefined {
   switch (d.kind) {
     case 'info': {
       const info = parseInfo(text.plain ?? '', d.nth);
       if (!info) return undefined;
-      for (const c of info.columns) Object.assign(column(c.name), { nonNull: c.nonNull, dtype: c.dtype });
-      if (info.rows !== undefined) table.rows = info.rows;
+      for (const c of info.columns)
+        Object.assign(column(c.name), d.subset ? { dtype: c.dtype } : { nonNull: c.nonNull, dtype: c.dtype });
+      if (info.rows !== undefined && !d.subset) table.rows = info.rows;
       if (info.complete) table.complete = true;
       if (info.dateIndex) table.index = { ...(table.index ?? { samples: [] }), dates: true };
       return `info() (${info.columns.length} columns${info.rows !== undefined ? `, ${info.rows} rows` : ''})`;
@@ -112,7 +130,7 @@ function readDisplay(
           samples: frame.index,
         };
       // The size under a truncated frame is the shown frame's: the file's rows only when the frame itself was shown.
-      if (frame.shape && d.kind === 'frame') table.rows = frame.shape[0];
+      if (frame.shape && d.kind === 'frame' && !d.subset) table.rows = frame.shape[0];
       if (!frame.columns.includes('...')) table.complete = true;
       return `a frame shown (${frame.columns.filter((n) => n !== '...').length} columns, ${frame.rows.length} rows)`;
     }
@@ -131,6 +149,7 @@ function readDisplay(
       return 'describe()';
     }
     case 'shape': {
+      if (d.subset) return undefined;
       // Printed (`print(df.shape)`): the nth line of the cell's text that is a shape.
       const line =
         d.output === 'stream'
@@ -144,9 +163,13 @@ function readDisplay(
     case 'columns': {
       const names = parseIndexList(text.plain ?? '');
       if (!names) return undefined;
-      for (const n of names) column(n);
-      table.complete = true;
-      return `columns (${names.length})`;
+      for (const n of names) {
+        const c = column(n, true);
+        // Only the kind: info() or dtypes give the exact dtype.
+        if (d.select && !c.dtype) c.dtype = d.select;
+      }
+      if (!d.select) table.complete = true;
+      return d.select ? `${d.select} columns (${names.length})` : `columns (${names.length})`;
     }
     case 'dtypes': {
       const series = parseSeries(text.plain ?? '');
@@ -156,6 +179,7 @@ function readDisplay(
       return `dtypes (${series.items.length})`;
     }
     case 'missing': {
+      if (d.subset) return undefined;
       const series = parseSeries(text.plain ?? '');
       if (!series) return undefined;
       for (const [name, n] of series.items) if (/^\d+$/.test(n)) column(name).missing = Number(n);
@@ -165,7 +189,7 @@ function readDisplay(
       if (!d.column) return undefined;
       const series = parseSeries(text.plain ?? '');
       if (!series) return undefined;
-      const c = column(d.column);
+      const c = column(d.column, true);
       c.counts = series.items.filter(([, n]) => /^\d+$/.test(n)).map(([v, n]) => [v, Number(n)]);
       return `${d.column}.value_counts()`;
     }
