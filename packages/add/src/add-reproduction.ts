@@ -535,7 +535,9 @@ export async function matchNewerWording(
 /**
  * A run that stopped on an API its library removed, where a faithful equivalent exists (`DataFrame.ix`, `np.float`,
  * `pandas.tools.plotting`): the shim goes on top of the cell that failed, the edit is recorded with why, and the
- * draft runs again (at most three times). Not when the saved crash is that removed API itself.
+ * draft runs again (at most three times). Not when the saved crash is that removed API itself. A run that went past
+ * the crash cell without the saved crash gets the behaviour of the newer library the notebook ran with, when the saved
+ * crash depends on one (shimForNewerVersion: an API it removed, a default it changed), and runs once more.
  */
 export async function shimRemovedApis(
   staging: string,
@@ -543,7 +545,7 @@ export async function shimRemovedApis(
   verification: InstanceVerification,
   verify: (dir: string) => Promise<InstanceVerification>,
 ): Promise<{ instance: Instance; verification: InstanceVerification; changed: boolean }> {
-  const { shimForFailure, insertShim, editCells } = await import('@junobench/reproduce');
+  const { shimForFailure, shimForNewerVersion, insertShim, editCells } = await import('@junobench/reproduce');
   const saved = shimForFailure(instance.crash);
   let changed = false;
   for (let round = 0; round < 3; round++) {
@@ -578,6 +580,38 @@ export async function shimRemovedApis(
     await writeFile(path.join(staging, 'instance.json'), formatJson(instance));
     changed = true;
     verification = await verify(staging);
+  }
+  // Past the crash cell without the saved crash: the notebook's library may have been newer than the runtime's and
+  // the crash its removal or changed default; that version's behaviour goes on top of the crash cell, once.
+  const v = verification.reproduced;
+  const cell = instance.crash.cell;
+  if (v.outcome === 'no-crash' || (v.outcome === 'crash-mismatch' && v.observed && v.observed.cell > cell)) {
+    const file = path.join(staging, 'reproduced.ipynb');
+    const nb = parseNotebook(await readFile(file, 'utf8'), 'reproduced.ipynb');
+    let shim: ReturnType<typeof shimForNewerVersion>;
+    const next = editCells(nb, (ci, src) => {
+      if (ci !== cell) return src;
+      shim = shimForNewerVersion(instance.crash, src);
+      return shim ? insertShim(src, shim) : src;
+    });
+    if (shim) {
+      await writeFile(file, `${JSON.stringify(next, null, 1)}\n`);
+      const passed = v.outcome === 'no-crash' ? 'ran to the end' : `ran past code cell ${cell}`;
+      const edit = {
+        kind: 'api' as const,
+        cell,
+        from: shim.api,
+        to: 'a shim on top of the cell',
+        why: `${shim.behaviour ?? `${shim.library} removed ${shim.api} in ${shim.removedIn}`}; the run ${passed} without the saved ${instance.crash.ename}: the notebook ran with a newer ${shim.library || 'library'} than this runtime's, whose behaviour the shim gives it`,
+      };
+      instance = {
+        ...instance,
+        reproduction: { ...(instance.reproduction ?? {}), edits: [...(instance.reproduction?.edits ?? []), edit] },
+      };
+      await writeFile(path.join(staging, 'instance.json'), formatJson(instance));
+      changed = true;
+      verification = await verify(staging);
+    }
   }
   return { instance, verification, changed };
 }

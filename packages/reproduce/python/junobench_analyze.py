@@ -369,13 +369,13 @@ class CellAnalyzer(ast.NodeVisitor):
             for node in ast.walk(value):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "info":
                     shown.append((node, "stream"))
-            # print(df.shape): a line of the cell's printed text.
+            # print(df.shape), print(df.columns): printed text of the cell, read by kind.
             if isinstance(value, ast.Call) and call_name(value) == "print" and isinstance(value.func, ast.Name) and len(value.args) == 1:
-                if display_kind(value.args[0])[0] == "shape":
+                if display_kind(value.args[0])[0] in ("shape", "columns", "frame", "rows", "describe"):
                     shown.append((value.args[0], "stream"))
         for node, output in shown:
             kind, column, receiver = display_kind(node)
-            if kind is None or output == "stream" and kind not in ("info", "shape") or output != "stream" and kind == "info":
+            if kind is None or output == "stream" and kind not in ("info", "shape", "columns", "frame", "rows", "describe") or output != "stream" and kind == "info":
                 continue
             rid = self.tables.direct.get(receiver)
             if rid is None or rid in self.tables.changed:
@@ -757,10 +757,18 @@ class CellAnalyzer(ast.NodeVisitor):
                 kind = "model"
         if fname in WRITERS:
             self.note_write(node)
+        # sns.load_dataset('tips'): a CSV that seaborn downloads (and then reads from its cache folder, data_home).
+        fetched = None
+        if fname == "load_dataset" and re.match(r"^(?:sns|seaborn)\.", full) and node.args and not any(k.arg in ("data_home", "cache") for k in node.keywords):
+            name = self.consts.eval(node.args[0])
+            if isinstance(name, str) and re.fullmatch(r"[\w.\-]+", name):
+                kind, fetched = "csv", DATASET_FETCHERS["load_dataset"][1].format(name)
         if kind is not None:
             recv_path = self.consts.eval(node.func.value) if isinstance(node.func, ast.Attribute) else None
             target = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("filepath_or_buffer", "path", "fname", "file", "filename", "io", "url", "directory", "root", "pathname", "path_or_buf", "top")), None)
             path = self.consts.eval(target) if target is not None else None
+            if fetched is not None:
+                path = fetched
             # pathlib: base.glob("*/*.jpg") lists under base; base.open() / Image.open(base) read base itself.
             if fname in ("glob", "rglob", "iglob") and recv_path is not None and not recv_path.endswith(("glob", "os.path")):
                 path = recv_path.rstrip("/") + "/" + (path or "*")
@@ -778,6 +786,8 @@ class CellAnalyzer(ast.NodeVisitor):
             if path is not None:
                 rid = "%d:%d:%d" % (self.index, line, getattr(node, "col_offset", 0))
                 entry = {"id": rid, "path": path, "call": full, "kind": kind, "line": line}
+                if fetched is not None:
+                    entry["fetcher"] = "seaborn.load_dataset"
                 opts = {}
                 for k in node.keywords:
                     if k.arg in ("sep", "delimiter", "header", "index_col", "names", "usecols", "parse_dates", "skiprows", "encoding", "sheet_name", "dtype", "nrows", "na_values", "decimal", "thousands", "compression", "lines", "orient", "delim_whitespace"):
@@ -1029,6 +1039,10 @@ FRAME_ATTR_SHOWS = {"shape": "shape", "columns": "columns", "dtypes": "dtypes"}
 def display_kind(node):
     if isinstance(node, ast.Name):
         return "frame", None, node.id
+    # df.columns.tolist(), list(df.columns), list(df), df.columns.values, df.keys(): every column, as a list.
+    listed = columns_listed(node)
+    if listed is not None:
+        return "columns", None, listed
     # df.select_dtypes(include='number').columns: some of the columns, exactly spelled, of one kind.
     if isinstance(node, ast.Attribute) and node.attr == "columns" and selected_kind(node.value) is not None:
         return "columns", None, node.value.func.value.id
@@ -1055,6 +1069,30 @@ def display_kind(node):
         if col is not None:
             return COLUMN_SHOWS[attr], col, frame
     return None, None, None
+
+
+def columns_listed(node):
+    """The frame variable whose columns `node` lists whole: df.columns.tolist(), list(df.columns), list(df),
+    df.columns.values, df.keys()."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "list" and len(node.args) == 1 and not node.keywords:
+        arg = node.args[0]
+        if isinstance(arg, ast.Name):
+            return arg.id
+        node = arg
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args and not node.keywords:
+        if node.func.attr == "keys" and isinstance(node.func.value, ast.Name):
+            return node.func.value.id
+        if node.func.attr in ("tolist", "to_list"):
+            node = node.func.value
+        else:
+            return None
+    elif isinstance(node, ast.Attribute) and node.attr == "values":
+        node = node.value
+    else:
+        return None
+    if isinstance(node, ast.Attribute) and node.attr == "columns" and isinstance(node.value, ast.Name):
+        return node.value.id
+    return None
 
 
 def selected_kind(node):

@@ -186,6 +186,21 @@ describe('analyzeCells: saved outputs that show a read frame', () => {
       { cell: 1, kind: 'info', output: 'stream', nth: 0, subset: true },
     ]);
     expect(t!.columns.Status!.hints).toContain('category');
+    const g = await analyzeCells(
+      [
+        "import pandas as pd\ndf = pd.read_csv('d.csv')\nprint(df.columns)\nprint(list(df))\ndf.columns.tolist()",
+        'display(df.columns.values, df.keys())\nlist(df.columns)',
+      ].map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    expect(Object.values(g.tables)[0]!.displays).toEqual([
+      { cell: 0, kind: 'columns', output: 'stream', nth: 0 },
+      { cell: 0, kind: 'columns', output: 'stream', nth: 1 },
+      { cell: 0, kind: 'columns', output: 'result', nth: 0 },
+      { cell: 1, kind: 'columns', output: 'display', nth: 0 },
+      { cell: 1, kind: 'columns', output: 'display', nth: 1 },
+      { cell: 1, kind: 'columns', output: 'result', nth: 0 },
+    ]);
   }, 60_000);
 });
 
@@ -223,5 +238,15 @@ describe('analyzeCells: URLs the code builds from string constants', () => {
       { url: 'https://www.kaggle.com/datasets/owner/house-prices', line: 5, call: 'kagglehub.dataset_download' },
     ]);
     expect(f.cells[1]!.urls).toEqual([]);
+    // seaborn's is a CSV read too (its URL): derived like any table when the network is out of reach.
+    expect(f.cells[0]!.reads).toEqual([
+      expect.objectContaining({
+        path: 'https://raw.githubusercontent.com/mwaskom/seaborn-data/master/titanic.csv',
+        kind: 'csv',
+        line: 4,
+        fetcher: 'seaborn.load_dataset',
+      }),
+    ]);
+    expect(f.cells[1]!.reads).toEqual([]);
   }, 60_000);
 });

@@ -31,6 +31,8 @@ export interface CellRead {
   kind: string;
   line: number;
   options?: Record<string, unknown>;
+  /** A library call that downloads the file itself (`sns.load_dataset('tips')`, read as its URL). */
+  fetcher?: 'seaborn.load_dataset';
 }
 
 export interface CellFacts {

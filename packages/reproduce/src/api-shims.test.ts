@@ -1,7 +1,7 @@
 // The shims run under Debian's python3 (pandas, numpy, scikit-learn installed by tools/setup-python.sh).
 import { execaRunner } from '@junobench/runtime';
 import { describe, expect, it } from 'vitest';
-import { insertShim, shimForFailure } from './api-shims.js';
+import { insertShim, shimForFailure, shimForNewerVersion } from './api-shims.js';
 
 async function python(code: string): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   return execaRunner('/usr/bin/python3', ['-c', code], { timeoutMs: 60_000 });
@@ -74,6 +74,97 @@ describe('shimForFailure', () => {
       'object (2,) VisibleDeprecationWarning int64',
       'IndexError tuple index out of range',
       'ValueError',
+    ]);
+  }, 60_000);
+});
+
+describe('shimForNewerVersion: the newer library the notebook ran with', () => {
+  it('only for a saved crash that depends on it, and the default only where the crash cell calls a statistic', () => {
+    const corr = { ename: 'ValueError', evalue: "could not convert string to float: 'male'" };
+    expect(shimForNewerVersion(corr, 'df.corr()')?.api).toMatch(/numeric_only=False/);
+    // A model fitted on text says the same, and no pandas default is at stake.
+    expect(shimForNewerVersion(corr, 'model.fit(X, y)')).toBeUndefined();
+    const append = { ename: 'AttributeError', evalue: "'DataFrame' object has no attribute 'append'" };
+    expect(shimForNewerVersion(append, 'df = df.append(row)')).toMatchObject({ api: 'DataFrame.append', newer: true });
+    expect(shimForNewerVersion({ ename: 'KeyError', evalue: "'append'" }, 'x')).toBeUndefined();
+  });
+
+  it("gives Debian's pandas 1.x pandas 2's removals and numeric_only default; a pandas 2 would be left alone", async () => {
+    const corr = shimForNewerVersion(
+      { ename: 'ValueError', evalue: "could not convert string to float: 'x'" },
+      'df.corr()',
+    )!;
+    const append = shimForNewerVersion(
+      { ename: 'AttributeError', evalue: "'Series' object has no attribute 'iteritems'" },
+      'x',
+    )!;
+    const code = [
+      'import pandas as pd, warnings',
+      "warnings.simplefilter('ignore', FutureWarning)",
+      "df = pd.DataFrame({'a': [1, 2, 3], 'b': [2.0, 1.0, 0.5], 's': ['male', 'female', 'male']})",
+      "print(pd.__version__.split('.')[0], df.corr().shape, hasattr(df, 'iteritems'))",
+      corr.code,
+      append.code,
+      "print(df[['a', 'b']].corr().shape, df[['a', 'b']].mean().round(2).tolist(), df.corr(numeric_only=True).shape)",
+      "for call in (lambda: df.corr(), lambda: df.mean(), lambda: df['a'].iteritems(), lambda: df.iteritems()):\n    try:\n        call()\n    except Exception as e:\n        print(type(e).__name__, e)",
+    ].join('\n');
+    const r = await python(code);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.trim().split('\n');
+    // This check is about pandas 1.x (Debian bookworm's): the shims do nothing on a pandas that has these already.
+    expect(lines[0]).toBe('1 (2, 2) True');
+    expect(lines.slice(1)).toEqual([
+      '(2, 2) [2.0, 1.17] (2, 2)',
+      "ValueError could not convert string to float: 'male'",
+      "TypeError Could not convert ['malefemalemale'] to numeric",
+      "AttributeError 'Series' object has no attribute 'iteritems'",
+      "AttributeError 'DataFrame' object has no attribute 'iteritems'",
+    ]);
+    // A pandas that says it is 2.0 already: both shims leave it as it is.
+    const as2 = await python(
+      [
+        'import pandas as pd, warnings',
+        "warnings.simplefilter('ignore', FutureWarning)",
+        "pd.__version__ = '2.0.3'",
+        corr.code,
+        append.code,
+        "df = pd.DataFrame({'a': [1, 2], 's': ['x', 'y']})",
+        "print(df.corr().shape, hasattr(df, 'iteritems'))",
+      ].join('\n'),
+    );
+    expect(as2.stdout.trim()).toBe('(1, 1) True');
+  }, 60_000);
+});
+
+describe('shimForNewerVersion: a keyword the newer library dropped', () => {
+  it('refuses it with the saved message where the runtime still takes it, through the name the notebook uses', async () => {
+    const enc = shimForNewerVersion(
+      { ename: 'TypeError', evalue: "OneHotEncoder.__init__() got an unexpected keyword argument 'sparse'" },
+      'x',
+    )!;
+    const csv = shimForNewerVersion(
+      { ename: 'TypeError', evalue: "read_csv() got an unexpected keyword argument 'error_bad_lines'" },
+      'x',
+    )!;
+    expect(
+      shimForNewerVersion({ ename: 'TypeError', evalue: "__init__() got an unexpected keyword argument 'x'" }, 'x'),
+    ).toBeUndefined();
+    const code = [
+      'import io, warnings',
+      "warnings.simplefilter('ignore')",
+      'import pandas as pd',
+      'from sklearn.preprocessing import OneHotEncoder',
+      enc.code,
+      csv.code,
+      "print(OneHotEncoder(handle_unknown='ignore').fit([[1], [2]]).transform([[2]]).toarray().tolist(), len(pd.read_csv(io.StringIO('a\\n1'))))",
+      "for call in (lambda: OneHotEncoder(sparse=False), lambda: pd.read_csv(io.StringIO('a\\n1'), error_bad_lines=False)):\n    try:\n        call()\n    except TypeError as e:\n        print(e)",
+    ].join('\n');
+    const r = await python(code);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual([
+      '[[0.0, 1.0]] 1',
+      "OneHotEncoder.__init__() got an unexpected keyword argument 'sparse'",
+      "read_csv() got an unexpected keyword argument 'error_bad_lines'",
     ]);
   }, 60_000);
 });

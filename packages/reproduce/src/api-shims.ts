@@ -16,6 +16,8 @@ export interface ApiShim {
   code: string;
   /** A behaviour the library changed (not an API it removed): what the shim gives back. */
   behaviour?: string;
+  /** The shim gives an older library the newer version's removal or behaviour (shimForNewerVersion); `library` may then be '' (not known). */
+  newer?: boolean;
 }
 
 // ix: label-based first (.loc), positional (.iloc) when the key is made of integers and .loc refused it, as ix did.
@@ -187,4 +189,166 @@ export function insertShim(source: string, shim: ApiShim): string {
   const first = shim.code.split('\n')[0]!;
   if (source.includes(first)) return source;
   return `${shim.code}\n${source}`;
+}
+
+/**
+ * Behaviours a newer library version has that the runtime's older one lacks, which a saved crash can depend on
+ * (the notebook ran with the newer one): pandas 2.0 made `numeric_only=False` the default of a frame's statistics,
+ * so `df.corr()` on a frame with text fails where pandas 1.x left the text out.
+ */
+const NEWER: readonly {
+  library: string;
+  ename: RegExp;
+  pattern: RegExp;
+  /** The crash cell calls one of these. */
+  calls: RegExp;
+  api: string;
+  since: string;
+  behaviour: string;
+  code: (guard: string) => string[];
+}[] = [
+  {
+    library: 'pandas',
+    ename: /^(?:ValueError|TypeError)$/,
+    pattern: /could not convert string to float|Could not convert .* to numeric/,
+    calls: /\.(?:corr|cov|mean|median|std|var|sem|skew|kurt|quantile)\(/,
+    api: "numeric_only=False as the frame statistics' default",
+    since: '2.0',
+    behaviour:
+      "pandas 2.0 made numeric_only=False the default of a frame's statistics (corr, cov, mean, median, std, var…): text columns fail them instead of being left out, as the shim makes them do",
+    code: (guard) => [
+      'import pandas as _jb_pd, functools as _jb_ft',
+      `if ${guard} and not getattr(_jb_pd.DataFrame, '_jb_numeric_only', False):`,
+      '    def _jb_strict(f):',
+      '        @_jb_ft.wraps(f)',
+      '        def g(self, *args, **kw):',
+      "            kw.setdefault('numeric_only', False)",
+      '            return f(self, *args, **kw)',
+      '        return g',
+      "    for _jb_m in ('corr', 'cov', 'mean', 'median', 'std', 'var', 'sem', 'skew', 'kurt', 'quantile'):",
+      '        setattr(_jb_pd.DataFrame, _jb_m, _jb_strict(getattr(_jb_pd.DataFrame, _jb_m)))',
+      '    _jb_pd.DataFrame._jb_numeric_only = True',
+    ],
+  },
+];
+
+/** Python: whether `module`'s version is older than `version` (major.minor). */
+function olderThan(alias: string, version: string): string {
+  const [major, minor] = version.split('.').map(Number);
+  return `tuple(int(x) for x in __import__('re').findall(r'\\d+', ${alias}.__version__)[:2]) < (${major}, ${minor ?? 0})`;
+}
+
+/**
+ * Pure: a shim that gives the runtime's older library the behaviour of the newer one the notebook ran with, when the
+ * saved crash depends on it: an API the newer version removed (the saved crash names it: `'DataFrame' object has no
+ * attribute 'append'`) is removed again, or a changed default (NEWER) is taken. The shim checks the version itself:
+ * on a library as new as the notebook's it does nothing. Meant for a run that went past the crash cell without the
+ * saved crash; `crashSource` is that cell's code.
+ */
+export function shimForNewerVersion(
+  crash: { ename: string; evalue: string },
+  crashSource: string,
+): ApiShim | undefined {
+  const ename = crash.ename.split('.').pop() ?? '';
+  const newer = NEWER.find((n) => n.ename.test(ename) && n.pattern.test(crash.evalue) && n.calls.test(crashSource));
+  if (newer) {
+    return {
+      library: newer.library,
+      api: newer.api,
+      removedIn: newer.since,
+      behaviour: newer.behaviour,
+      newer: true,
+      code: [
+        `# junobench: ${newer.api}, as in ${newer.library} ${newer.since} (the notebook's)`,
+        ...newer.code(olderThan('_jb_pd', newer.since)),
+      ].join('\n'),
+    };
+  }
+  const keyword = ename === 'TypeError' ? rejectedKeywordShim(crash.evalue) : undefined;
+  if (keyword) return keyword;
+  const removed = findRemovedApi(crash);
+  if (!removed || ename !== 'AttributeError') return undefined;
+  const frame = /'(?:DataFrame|Series)' object has no attribute '(\w+)'/.exec(crash.evalue);
+  const mod = /^module '([\w.]+)' has no attribute '(\w+)'/.exec(crash.evalue);
+  let code: string[];
+  if (frame && removed.library === 'pandas') {
+    code = [
+      'import pandas as _jb_pd',
+      `if ${olderThan('_jb_pd', removed.removedIn)}:`,
+      '    for _jb_c in (_jb_pd.DataFrame, _jb_pd.Series):',
+      '        for _jb_k in _jb_c.__mro__:',
+      `            if ${JSON.stringify(frame[1])} in vars(_jb_k):`,
+      `                delattr(_jb_k, ${JSON.stringify(frame[1])})`,
+    ];
+  } else if (mod && mod[1] === removed.library) {
+    code = [
+      `import ${mod[1]} as _jb_m`,
+      `if ${olderThan('_jb_m', removed.removedIn)} and hasattr(_jb_m, ${JSON.stringify(mod[2])}):`,
+      `    delattr(_jb_m, ${JSON.stringify(mod[2])})`,
+    ];
+  } else return undefined;
+  return {
+    ...removed,
+    newer: true,
+    code: [
+      `# junobench: ${removed.api} removed, as in ${removed.library} ${removed.removedIn} (the notebook's)`,
+      ...code,
+    ].join('\n'),
+  };
+}
+
+/**
+ * `OneHotEncoder.__init__() got an unexpected keyword argument 'sparse'`, `read_csv() got an unexpected keyword
+ * argument 'error_bad_lines'`: the notebook's newer library dropped a keyword that the runtime's still takes. The
+ * shim finds the class or function by its name (in the notebook's namespace or one of its modules) and, where it
+ * takes the keyword, makes it refuse it with the saved message.
+ */
+function rejectedKeywordShim(evalue: string): ApiShim | undefined {
+  const m = /^(?:([A-Za-z_]\w*)\.)?([A-Za-z_]\w*)\(\) got an unexpected keyword argument '(\w+)'$/.exec(evalue.trim());
+  if (!m || (m[2] === '__init__' && !m[1])) return undefined;
+  const [, owner, fn, kw] = m;
+  const target = owner ?? fn!;
+  const api = `${owner ? `${owner}(${kw}=…)` : `${fn}(${kw}=…)`}`;
+  return {
+    library: '',
+    api,
+    removedIn: 'a newer version',
+    behaviour: `the notebook's library no longer took the keyword ${kw} of ${owner ?? fn}, which this runtime's older one still takes; the shim refuses it as that version did`,
+    newer: true,
+    code: [
+      `# junobench: ${api} refused, as the notebook's newer library did`,
+      'def _jb_refuse(target, method, kw, message):',
+      '    import functools, inspect, types',
+      '    ns = globals()',
+      '    found = [ns.get(target)] + [getattr(m, target, None) for m in list(ns.values()) if isinstance(m, types.ModuleType)]',
+      '    for obj in {id(o): o for o in found if o is not None}.values():',
+      '        holder, name = (obj, method) if method == "__init__" and isinstance(obj, type) else (None, None)',
+      '        f = getattr(obj, "__init__") if holder is not None else obj',
+      '        if not callable(f) or getattr(f, "_jb_refused", None) == kw:',
+      '            continue',
+      '        try:',
+      '            if kw not in inspect.signature(f).parameters:',
+      '                continue',
+      '        except (TypeError, ValueError):',
+      '            continue',
+      '        def wrap(f):',
+      '            @functools.wraps(f)',
+      '            def g(*args, **kwargs):',
+      '                if kw in kwargs:',
+      '                    raise TypeError(message)',
+      '                return f(*args, **kwargs)',
+      '            g._jb_refused = kw',
+      '            return g',
+      '        if holder is not None:',
+      '            holder.__init__ = wrap(f)',
+      '            continue',
+      '        w = wrap(f)',
+      '        for m in [ns] + [m.__dict__ for m in list(ns.values()) if isinstance(m, types.ModuleType)]:',
+      '            for k, v in list(m.items()):',
+      '                if v is f:',
+      '                    m[k] = w',
+      `_jb_refuse(${JSON.stringify(target)}, ${JSON.stringify(owner ? fn : '')}, ${JSON.stringify(kw)}, ${JSON.stringify(evalue.trim())})`,
+      'del _jb_refuse',
+    ].join('\n'),
+  };
 }

@@ -27,7 +27,7 @@ export {
 export { matchRewording } from './library-rewordings.js';
 export { matchSameFailureSite } from './match-failure-site.js';
 export type { SameFailureSite, SiteObservation } from './match-failure-site.js';
-export { shimForFailure, insertShim } from './api-shims.js';
+export { shimForFailure, shimForNewerVersion, insertShim } from './api-shims.js';
 export type { ApiShim } from './api-shims.js';
 export { crashSlice, cellsOutsideSlice } from './plan-crash-slice.js';
 export { recoverHiddenMessage } from './recover-hidden-message.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyLiteralRewrites, mapDataPath, planLiteralRewrites } from './plan-data-paths.js';
+import { applyLiteralRewrites, mapDataPath, planLiteralRewrites, pointFetcherAt } from './plan-data-paths.js';
 
 describe('mapDataPath: every input the draft reads lives under data/', () => {
   it.each([
@@ -43,5 +43,22 @@ describe('planLiteralRewrites and applyLiteralRewrites', () => {
     const rewrites = planLiteralRewrites(['C:\\Users\\b\\loans.csv'], ['C:\\Users\\b\\loans.csv'], chosen);
     const { source } = applyLiteralRewrites("pd.read_csv('C:\\\\Users\\\\b\\\\loans.csv')", rewrites);
     expect(source).toBe("pd.read_csv('data/bank/loans.csv')");
+  });
+});
+
+describe('pointFetcherAt: a library download pointed at the draft copy', () => {
+  it("gives seaborn's load_dataset data_home on the call's line, keeping its arguments and the rest of the line", () => {
+    const src = "import seaborn as sns\ntips = sns.load_dataset('tips', sep=',')  # (a comment)\ntips.head()";
+    expect(pointFetcherAt(src, 2, 'data')).toEqual({
+      source: "import seaborn as sns\ntips = sns.load_dataset('tips', sep=',', data_home='data')  # (a comment)\ntips.head()",
+      from: "sns.load_dataset('tips', sep=',')",
+      to: "sns.load_dataset('tips', sep=',', data_home='data')",
+    });
+    expect(pointFetcherAt("x = seaborn.load_dataset(\n  'tips')", 1, 'data')).toBeUndefined();
+    expect(pointFetcherAt("x = sns.load_dataset('ti)ps',)", 1, 'data')?.to).toBe(
+      "sns.load_dataset('ti)ps', data_home='data')",
+    );
+    expect(pointFetcherAt('x = 1', 1, 'data')).toBeUndefined();
+    expect(pointFetcherAt('x = 1', 5, 'data')).toBeUndefined();
   });
 });

@@ -129,3 +129,37 @@ function isFolder(p: string): boolean {
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/**
+ * Pure: the dataset fetcher called on `line` (1-based) of `source` (`sns.load_dataset('tips')`) given
+ * `data_home='<folder>'`, where seaborn looks for its cached copy before it downloads. Undefined when the call does
+ * not open and close on that line.
+ */
+export function pointFetcherAt(
+  source: string,
+  line: number,
+  folder: string,
+): { source: string; from: string; to: string } | undefined {
+  const lines = source.split('\n');
+  const text = lines[line - 1];
+  const m = text === undefined ? null : /((?:[A-Za-z_][\w.]*\.)?load_dataset)\s*\(/.exec(text);
+  if (!text || !m) return undefined;
+  const open = m.index + m[0].length - 1;
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = open; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = undefined;
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '(') depth++;
+    else if (ch === ')' && --depth === 0) {
+      const inner = text.slice(open + 1, i).trimEnd();
+      const to = `${text.slice(m.index, open + 1)}${inner}${inner.endsWith(',') ? ' ' : ', '}data_home='${folder.replace(/[\\']/g, '\\$&')}')`;
+      lines[line - 1] = text.slice(0, m.index) + to + text.slice(i + 1);
+      return { source: lines.join('\n'), from: text.slice(m.index, i + 1), to };
+    }
+  }
+  return undefined;
+}

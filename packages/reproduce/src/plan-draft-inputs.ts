@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ExpectedCrash, ReproductionEdit } from '@junobench/core';
 import { listCodeCells, type CellOutput, type CodeCell, type Notebook } from '@junobench/notebook';
 import type { CellFacts, NotebookFacts } from './analyze-cells.js';
@@ -8,6 +9,7 @@ import {
   isUrl,
   mapDataPath,
   planLiteralRewrites,
+  pointFetcherAt,
   type LiteralRewrite,
 } from './plan-data-paths.js';
 import {
@@ -156,7 +158,7 @@ export function finishDraftInputs(
           : 'the draft holds its inputs in data/ (its folder is the working directory)',
       });
     }
-    return source;
+    return pointFetchers(ci, source, plan.facts, resolved, edits);
   });
   const synth = resolved.filter((r) => r.status === 'synthetic');
   let exp = renameLackedPaths(expected, resolved, appliedIn.get(plan.crashCell) ?? []);
@@ -233,6 +235,35 @@ function renameLackedPaths(
 }
 
 /** Pure: the notebook with each code cell's source replaced by `edit(codeIndex, source)`. */
+// A library call that downloads a named dataset itself (sns.load_dataset('tips')) is pointed at the folder that holds
+// the draft's copy: seaborn reads its cache there (data_home) and post-processes it as after a download.
+function pointFetchers(
+  ci: number,
+  source: string,
+  facts: NotebookFacts,
+  resolved: readonly ResolvedNeed[],
+  edits: ReproductionEdit[],
+): string {
+  let out = source;
+  for (const read of facts.cells.find((f) => f.index === ci)?.reads ?? []) {
+    if (!read.fetcher) continue;
+    const r = resolved.find((x) => x.need.read === read.path && x.status !== 'missing');
+    if (!r) continue;
+    const folder = path.posix.dirname(r.need.file);
+    const edit = pointFetcherAt(out, read.line, folder);
+    if (!edit) continue;
+    out = edit.source;
+    edits.push({
+      kind: 'url',
+      cell: ci,
+      from: edit.from,
+      to: edit.to,
+      why: `the sandbox has no network: ${read.fetcher} reads ${r.status === 'synthetic' ? 'a synthetic stand-in' : r.status === 'present' ? 'the copy given with --data' : 'the downloaded copy'} in ${r.need.file}, its cache, instead of downloading ${read.path}`,
+    });
+  }
+  return out;
+}
+
 export function editCells(nb: Notebook, edit: (codeIndex: number, source: string) => string): Notebook {
   let ci = -1;
   return {

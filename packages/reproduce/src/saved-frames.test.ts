@@ -7,6 +7,8 @@ import {
   parseIndexList,
   parseInfo,
   parseSeries,
+  parseTextFrame,
+  printedIndexList,
   readSavedTable,
   type SavedDisplay,
 } from './saved-frames.js';
@@ -283,6 +285,18 @@ describe('readSavedTable and deriveTable: names with spaces, a kind of columns, 
     { cell: 1, kind: 'columns', output: 'result', nth: 0, select: 'number' },
   ];
 
+  it('reads listings of columns: Index, list and object-array reprs, printed or shown; nothing else', () => {
+    expect(parseIndexList("['a', 'b c', \"d'e\"]")).toEqual(['a', 'b c', "d'e"]);
+    expect(parseIndexList("array(['x', 'y'], dtype=object)")).toEqual(['x', 'y']);
+    expect(parseIndexList('[1, 2, 3]')).toBeUndefined();
+    expect(parseIndexList("['a', ...]")).toBeUndefined();
+    expect(parseIndexList('[]')).toBeUndefined();
+    const printed = "(3, 2)\nIndex(['a', 'b'], dtype='object')\n['a', 'b']\nsome text [1]\n";
+    expect(printedIndexList(printed, 0)).toEqual(['a', 'b']);
+    expect(printedIndexList(printed, 1)).toEqual(['a', 'b']);
+    expect(printedIndexList(printed, 2)).toBeUndefined();
+  });
+
   it('one column per name up to spaces, spelled as quoted; a select_dtypes listing gives kinds, not completeness', () => {
     const saved = readSavedTable(displays, (c) => outputs[c])!;
     expect(saved.columns.map((c) => [c.name, c.exact ?? false])).toEqual([
@@ -332,5 +346,71 @@ describe('readSavedTable and deriveTable: names with spaces, a kind of columns, 
         result('', '(3, 2)'),
       ]),
     ).toBeUndefined();
+  });
+});
+
+describe('parseTextFrame: a frame saved as text (printed, or a result without HTML), as pandas 1.5 writes it', () => {
+  it('a wide frame wrapped in blocks, a name with outer and inner spaces, NaN', () => {
+    const wrapped =
+      '   survived     sex   age  Life expectancy   \\\n0         0    male  22.0              65.0   \n1         1  female   NaN              59.9   \n\n   embark_town  alone  \n0  Southampton  False  \n1    Cherbourg   True  ';
+    expect(parseTextFrame(wrapped)).toEqual({
+      columns: ['survived', 'sex', 'age', 'Life expectancy', 'embark_town', 'alone'],
+      rows: [
+        ['0', 'male', '22.0', '65.0', 'Southampton', 'False'],
+        ['1', 'female', 'NaN', '59.9', 'Cherbourg', 'True'],
+      ],
+      index: ['0', '1'],
+    });
+  });
+
+  it("columns left out ('...'), a long frame's rows left out, its size; the index's name; a date-time index", () => {
+    const cut =
+      '   survived  pclass     sex  ...   thinness  1-19 years  embark_town  alone\n0         0       3    male  ...                   17.2  Southampton  False\n1         1       1  female  ...                   17.5    Cherbourg  False\n\n[3 rows x 8 columns]';
+    expect(parseTextFrame(cut)).toMatchObject({
+      columns: ['survived', 'pclass', 'sex', '...', 'thinness  1-19 years', 'embark_town', 'alone'],
+      shape: [3, 8],
+    });
+    const long =
+      '     a    b\n0    0   x0\n1    1   x1\n..  ..  ...\n98  98  x98\n99  99  x99\n\n[100 rows x 2 columns]';
+    expect(parseTextFrame(long)).toMatchObject({ index: ['0', '1', '98', '99'], shape: [100, 2] });
+    const named = '            #Passengers\nMonth                  \n1949-01-01          112\n1949-02-01          118';
+    expect(parseTextFrame(named)).toEqual({
+      columns: ['#Passengers'],
+      rows: [['112'], ['118']],
+      index: ['1949-01-01', '1949-02-01'],
+      indexName: 'Month',
+    });
+    const times = '                     v\n2020-01-01 10:00:00  1\n2020-01-01 11:00:00  2';
+    expect(parseTextFrame(times)?.index).toEqual(['2020-01-01 10:00:00', '2020-01-01 11:00:00']);
+  });
+
+  it('not a frame: a Series, a sentence, nothing', () => {
+    expect(parseTextFrame('0    22.0\n1    38.0\nName: age, dtype: float64')).toBeUndefined();
+    expect(parseTextFrame('Accuracy: 0.91')).toBeUndefined();
+    expect(parseTextFrame('')).toBeUndefined();
+  });
+
+  it('printed after other text, through readSavedTable; describe() as text gives the range', () => {
+    const printed =
+      'Shape of data (589, 3)\n  order_purchase_date product_category_name    price\n0          2016-09-05    ferramentas_jardim    49.90\n1          2016-10-04    ferramentas_jardim   461.80\n';
+    const describe =
+      '       survived    pclass\ncount  3.000000  3.000000\nmean   0.666667  2.333333\nmin    0.000000  1.000000\nmax    1.000000  3.000000';
+    const saved = readSavedTable(
+      [
+        { cell: 0, kind: 'rows', output: 'stream', nth: 0 },
+        { cell: 1, kind: 'describe', output: 'result', nth: 0 },
+      ],
+      // A result saved without its HTML (the helper's empty HTML does not parse): its text is read.
+      (c) => (c === 0 ? [stream(printed)] : [result('', describe)]),
+    );
+    expect(saved?.columns.map((c) => c.name)).toEqual([
+      'order_purchase_date',
+      'product_category_name',
+      'price',
+      'survived',
+      'pclass',
+    ]);
+    expect(saved?.columns[0]!.samples).toEqual(['2016-09-05', '2016-10-04']);
+    expect(saved?.columns[4]).toMatchObject({ min: 1, max: 3 });
   });
 });

@@ -116,7 +116,7 @@ function readDisplay(
     }
     case 'frame':
     case 'rows': {
-      const frame = text.html !== undefined ? parseHtmlFrame(text.html) : undefined;
+      const frame = frameOf(d, text);
       if (!frame) return undefined;
       frame.columns.forEach((name, i) => {
         if (name === '...') return;
@@ -135,7 +135,7 @@ function readDisplay(
       return `a frame shown (${frame.columns.filter((n) => n !== '...').length} columns, ${frame.rows.length} rows)`;
     }
     case 'describe': {
-      const frame = text.html !== undefined ? parseHtmlFrame(text.html) : undefined;
+      const frame = frameOf(d, text);
       if (!frame) return undefined;
       const at = (label: string) => frame.index.indexOf(label);
       const [min, max] = [at('min'), at('max')];
@@ -161,7 +161,8 @@ function readDisplay(
       return `shape ${m[0]}`;
     }
     case 'columns': {
-      const names = parseIndexList(text.plain ?? '');
+      const names =
+        d.output === 'stream' ? printedIndexList(text.plain ?? '', d.nth) : parseIndexList(text.plain ?? '');
       if (!names) return undefined;
       for (const n of names) {
         const c = column(n, true);
@@ -193,6 +194,20 @@ function readDisplay(
       c.counts = series.items.filter(([, n]) => /^\d+$/.test(n)).map(([v, n]) => [v, Number(n)]);
       return `${d.column}.value_counts()`;
     }
+  }
+  return undefined;
+}
+
+// A frame as saved: its HTML, else its text (printed, the frame may follow a few lines of other text).
+function frameOf(d: SavedDisplay, text: { html?: string; plain?: string }): HtmlFrame | undefined {
+  const html = text.html !== undefined ? parseHtmlFrame(text.html) : undefined;
+  if (html || text.plain === undefined) return html;
+  if (d.output !== 'stream') return parseTextFrame(text.plain);
+  if (d.nth > 0) return undefined;
+  const lines = text.plain.split('\n');
+  for (let k = 0; k < Math.min(lines.length, 6); k++) {
+    const frame = parseTextFrame(lines.slice(k).join('\n'));
+    if (frame) return frame;
   }
   return undefined;
 }
@@ -300,6 +315,101 @@ export function parseHtmlFrame(html: string): HtmlFrame | undefined {
   };
 }
 
+/**
+ * Pure: a DataFrame's plain text repr (`print(df.head())`, a result saved without HTML): its header, index and rows,
+ * in the blocks pandas wraps a wide frame into, and the `[N rows x M columns]` footer of a long one. Columns are
+ * found by alignment (a position blank in every line separates two), as pandas right-aligns names and values; the
+ * parts of a name with a wide gap join the part the values sit under. Undefined for anything else (a Series, a
+ * MultiIndex header, a line that fits no column).
+ */
+export function parseTextFrame(text: string): HtmlFrame | undefined {
+  if (text.length > MAX_TEXT) return undefined;
+  const lines = text.replace(/\r/g, '').split('\n');
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+  const foot = lines.length > 0 ? /^\[(\d+) rows x (\d+) columns\]$/.exec(lines[lines.length - 1]!.trim()) : null;
+  if (foot) lines.pop();
+  if (lines.some((l) => /^(?:Name: |dtype: |Length: )/.test(l))) return undefined;
+  const blocks: string[][] = [];
+  let current: string[] = [];
+  for (const l of lines) {
+    if (l.trim() !== '') current.push(l);
+    else if (current.length > 0) {
+      blocks.push(current);
+      current = [];
+    }
+  }
+  if (current.length > 0) blocks.push(current);
+  if (blocks.length === 0 || blocks.length > 64) return undefined;
+  let frame: HtmlFrame | undefined;
+  for (const b of blocks) {
+    const part = parseTextBlock(b);
+    if (!part) return undefined;
+    if (!frame) frame = part;
+    else {
+      // A wrapped frame's next block repeats the index.
+      if (part.rows.length !== frame.rows.length || part.index.some((x, i) => x !== frame!.index[i])) return undefined;
+      frame.columns.push(...part.columns);
+      frame.rows = frame.rows.map((r, i) => [...r, ...part.rows[i]!]);
+    }
+  }
+  if (!frame) return undefined;
+  if (foot) frame.shape = [Number(foot[1]), Number(foot[2])];
+  return frame;
+}
+
+function parseTextBlock(block: readonly string[]): HtmlFrame | undefined {
+  const header = block[0]!.replace(/\s*\\\s*$/, '');
+  let body = block.slice(1).map((l) => l.replace(/\s+$/, ''));
+  if (body.length === 0 || header.trim() === '') return undefined;
+  // A line under the header with only the index's name (`Month`), where the header is blank.
+  let indexName: string | undefined;
+  const named = /^(\S+(?: \S+)*)$/.exec(body[0]!);
+  if (named && header.slice(0, named[1]!.length).trim() === '' && body.length > 1) {
+    indexName = named[1];
+    body = body.slice(1);
+  }
+  const all = [header, ...body];
+  const width = Math.max(...all.map((l) => l.length));
+  const filled = (p: number) => all.some((l) => p < l.length && l[p] !== ' ');
+  const segments: [number, number][] = [];
+  for (let p = 0; p < width; p++) {
+    if (!filled(p)) continue;
+    const start = p;
+    while (p < width && filled(p)) p++;
+    segments.push([start, p]);
+  }
+  const cut = (l: string, [a, b]: [number, number]) => l.slice(a, b).trim();
+  // The index: the leading segments with a blank header (a date and a time are two).
+  let first = 0;
+  while (first < segments.length && cut(header, segments[first]!) === '') first++;
+  const index = first > 0 ? body.map((l) => l.slice(segments[0]![0], segments[first - 1]![1]).trim()) : [];
+  // A name with a wide gap (' thinness  1-19 years'): a part with no value under it joins the next part.
+  const columns: [number, number][] = [];
+  let open: number | undefined;
+  for (const seg of segments.slice(first)) {
+    const start = open ?? seg[0];
+    if (body.every((l) => cut(l, seg) === '')) open = start;
+    else {
+      columns.push([start, seg[1]]);
+      open = undefined;
+    }
+  }
+  if (open !== undefined || columns.length === 0) return undefined;
+  const names = columns.map((c) => cut(header, c));
+  if (names.some((n) => n === '')) return undefined;
+  const rows: string[][] = [];
+  const labels: string[] = [];
+  body.forEach((l, i) => {
+    const row = columns.map((c) => cut(l, c));
+    // The row that stands for the rows a long frame does not show (`..  ..  ...`).
+    if (row.every((v) => /^\.{2,3}$/.test(v))) return;
+    rows.push(row);
+    if (index.length > 0) labels.push(index[i]!);
+  });
+  if (rows.length === 0) return undefined;
+  return { columns: names, rows, index: labels, ...(indexName ? { indexName } : {}) };
+}
+
 function rowsOf(html: string): string[][] {
   return [...html.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((tr) =>
     [...tr[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((cell) => decodeHtml(cell[1]!).trim()),
@@ -315,14 +425,35 @@ function decodeHtml(s: string): string {
   });
 }
 
-/** Pure: the names of an `Index([...], dtype='object')` repr (df.columns); undefined when it is not one. */
+const QUOTED = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"/g;
+const NAME_LISTS = [
+  /^Index\(\[([\s\S]*)\],\s*dtype='object'(?:, length=\d+)?\)$/,
+  /^array\(\[([\s\S]*)\],\s*dtype=object\)$/,
+  /^\[([\s\S]*)\]$/,
+];
+
+/**
+ * Pure: the names of a listing of columns — an `Index([...], dtype='object')` repr (df.columns), a list
+ * (`df.columns.tolist()`, `list(df)`) or an object array (`df.columns.values`) of quoted names; undefined when it
+ * is none of those, is truncated, or lists anything but names.
+ */
 export function parseIndexList(text: string): string[] | undefined {
-  const m = /^Index\(\[([\s\S]*)\],\s*dtype='object'(?:, length=\d+)?\)$/.exec(text.trim());
-  if (!m || m[1]!.includes('...')) return undefined;
-  const names = [...m[1]!.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)].map((q) =>
-    (q[1] ?? q[2]!).replace(/\\(.)/g, '$1'),
-  );
+  const body = NAME_LISTS.map((re) => re.exec(text.trim())).find((m) => m)?.[1];
+  if (body === undefined || body.trim() === '') return undefined;
+  // Only quoted names between the commas: numbers, `...` or anything else is not a listing of columns.
+  if (body.replace(QUOTED, '').replace(/[\s,]/g, '') !== '') return undefined;
+  const names = [...body.matchAll(QUOTED)].map((q) => (q[1] ?? q[2]!).replace(/\\(.)/g, '$1'));
   return names.length > 0 ? names : undefined;
+}
+
+/** Pure: the nth listing of columns printed in a cell's text (`print(df.columns)`), read as parseIndexList reads one. */
+export function printedIndexList(text: string, nth: number): string[] | undefined {
+  const found = [
+    ...text.matchAll(
+      /Index\(\[[^\]]*\],\s*dtype='object'(?:, length=\d+)?\)|array\(\[[^\]]*\],\s*dtype=object\)|^\[[^\]\n]*\]$/gm,
+    ),
+  ];
+  return found[nth] ? parseIndexList(found[nth]![0]) : undefined;
 }
 
 /**
