@@ -50,7 +50,8 @@ describe('pointFetcherAt: a library download pointed at the draft copy', () => {
   it("gives seaborn's load_dataset data_home on the call's line, keeping its arguments and the rest of the line", () => {
     const src = "import seaborn as sns\ntips = sns.load_dataset('tips', sep=',')  # (a comment)\ntips.head()";
     expect(pointFetcherAt(src, 2, 'data')).toEqual({
-      source: "import seaborn as sns\ntips = sns.load_dataset('tips', sep=',', data_home='data')  # (a comment)\ntips.head()",
+      source:
+        "import seaborn as sns\ntips = sns.load_dataset('tips', sep=',', data_home='data')  # (a comment)\ntips.head()",
       from: "sns.load_dataset('tips', sep=',')",
       to: "sns.load_dataset('tips', sep=',', data_home='data')",
     });
