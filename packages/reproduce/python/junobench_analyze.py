@@ -763,6 +763,9 @@ class CellAnalyzer(ast.NodeVisitor):
             name = self.consts.eval(node.args[0])
             if isinstance(name, str) and re.fullmatch(r"[\w.\-]+", name):
                 kind, fetched = "csv", DATASET_FETCHERS["load_dataset"][1].format(name)
+        # torchvision.datasets.MNIST(root, download=True): a folder it fills with IDX files, then reads.
+        if kind is None and fname in IDX_DATASETS:
+            kind = "idx-dataset"
         if kind is not None:
             recv_path = self.consts.eval(node.func.value) if isinstance(node.func, ast.Attribute) else None
             target = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("filepath_or_buffer", "path", "fname", "file", "filename", "io", "url", "directory", "root", "pathname", "path_or_buf", "top")), None)
@@ -788,6 +791,8 @@ class CellAnalyzer(ast.NodeVisitor):
                 entry = {"id": rid, "path": path, "call": full, "kind": kind, "line": line}
                 if fetched is not None:
                     entry["fetcher"] = "seaborn.load_dataset"
+                if kind == "idx-dataset":
+                    entry["dataset"] = fname
                 opts = {}
                 for k in node.keywords:
                     if k.arg in ("sep", "delimiter", "header", "index_col", "names", "usecols", "parse_dates", "skiprows", "encoding", "sheet_name", "dtype", "nrows", "na_values", "decimal", "thousands", "compression", "lines", "orient", "delim_whitespace"):
@@ -1204,6 +1209,10 @@ def mutates_of(tree):
                 if r:
                     out.add(r)
     return sorted(out)
+
+
+# torchvision's datasets kept as IDX files (the same four names each) in <root>/<class name>/raw.
+IDX_DATASETS = {"MNIST", "FashionMNIST", "KMNIST"}
 
 
 # Library calls that fetch a named dataset from the web, and the URL each one reads: the network a replay needs is

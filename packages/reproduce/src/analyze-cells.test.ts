@@ -248,5 +248,18 @@ describe('analyzeCells: URLs the code builds from string constants', () => {
       }),
     ]);
     expect(f.cells[1]!.reads).toEqual([]);
+    const t = await analyzeCells(
+      [
+        {
+          index: 0,
+          source:
+            "from torchvision import datasets\ntrain = datasets.MNIST(root='./mnist/', train=True, download=True)",
+        },
+      ],
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    expect(t.cells[0]!.reads).toEqual([
+      expect.objectContaining({ path: './mnist/', kind: 'idx-dataset', dataset: 'MNIST' }),
+    ]);
   }, 60_000);
 });

@@ -33,6 +33,8 @@ export interface CellRead {
   options?: Record<string, unknown>;
   /** A library call that downloads the file itself (`sns.load_dataset('tips')`, read as its URL). */
   fetcher?: 'seaborn.load_dataset';
+  /** kind `idx-dataset`: the torchvision dataset (`MNIST`) whose IDX files the root folder holds. */
+  dataset?: string;
 }
 
 export interface CellFacts {

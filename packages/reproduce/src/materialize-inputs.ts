@@ -33,7 +33,9 @@ export async function materializeInputs(
       continue;
     }
     const target = path.join(dir, ...need.file.split('/'));
-    if (!target.startsWith(path.join(dir, 'data') + path.sep)) {
+    // A dataset root may be data/ itself (MNIST(root='data')): its files go below it.
+    const below = need.derive?.type === 'idx' ? path.join(target, 'x') : target;
+    if (!below.startsWith(path.join(dir, 'data') + path.sep)) {
       out.push({ need, status: 'missing', reason: `${need.file} is outside data/` });
       continue;
     }
@@ -107,6 +109,21 @@ async function writeDerived(need: DataNeed, target: string, options: Materialize
       `a ${d.rows}×${d.columns} array of numbers (${d.format === 'npy' ? '.npy' : d.format === 'raw' ? 'raw float64' : `text, ${JSON.stringify(d.delimiter)}-separated`})`,
     ];
   }
+  if (d.type === 'idx') {
+    const folder = path.join(target, d.dataset, 'raw');
+    await mkdir(folder, { recursive: true });
+    for (const [split, n] of [
+      ['train', d.train],
+      ['t10k', d.test],
+    ] as const) {
+      const { images, labels } = encodeIdx(n, `${seed}\u0000${split}`);
+      await writeFile(path.join(folder, `${split}-images-idx3-ubyte`), images);
+      await writeFile(path.join(folder, `${split}-labels-idx1-ubyte`), labels);
+    }
+    return [
+      `${d.dataset} as torchvision keeps it (${d.dataset}/raw, IDX files): ${d.train} training and ${d.test} test images of 28×28 noise, labels 0–9`,
+    ];
+  }
   if (d.type === 'image') {
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, encodePng(d.width, d.height, seed));
@@ -124,6 +141,22 @@ async function writeDerived(need: DataNeed, target: string, options: Materialize
     }
   }
   return [`${d.classes.length} class folders (${d.classes.join(', ')}) of ${d.perClass} images each`];
+}
+
+/** Seeded IDX files (the MNIST format): `n` 28×28 grey images of noise and their labels, 0–9 in turn. */
+export function encodeIdx(n: number, seed: string): { images: Buffer; labels: Buffer } {
+  const rng = createRng(seed);
+  const images = Buffer.alloc(16 + n * 28 * 28);
+  images.writeUInt32BE(0x803, 0);
+  images.writeUInt32BE(n, 4);
+  images.writeUInt32BE(28, 8);
+  images.writeUInt32BE(28, 12);
+  for (let i = 16; i < images.length; i++) images[i] = rng.int(256);
+  const labels = Buffer.alloc(8 + n);
+  labels.writeUInt32BE(0x801, 0);
+  labels.writeUInt32BE(n, 4);
+  for (let i = 0; i < n; i++) labels[8 + i] = i % 10;
+  return { images, labels };
 }
 
 /** Seeded numbers from 1 to 100 (two decimals) as NumPy reads them: a .npy file, raw float64, or delimited text. */

@@ -18,7 +18,9 @@ export type DerivedFile =
   | { type: 'array'; rows: number; columns: number; format: 'npy' | 'text' | 'raw'; delimiter: string }
   | { type: 'text'; lines: number; words?: string[] }
   | { type: 'image'; width: number; height: number }
-  | { type: 'images'; classes: string[]; perClass: number; extension: string };
+  | { type: 'images'; classes: string[]; perClass: number; extension: string }
+  /** torchvision's MNIST-like datasets: `<folder>/<dataset>/raw/` with the four IDX files, fewer images. */
+  | { type: 'idx'; dataset: string; train: number; test: number };
 
 export interface DataNeed {
   /** The path or URL as the code builds it. */
@@ -108,8 +110,11 @@ export function planDataNeeds(
       const mapped = url ? `data/${baseName(url)}` : mapDataPath(r.path);
       if (mapped === null) continue;
       let file: string = mapped;
-      let present = files.has(file) || [...files].some((x) => x.startsWith(`${file.replace(/\/$/, '')}/`));
-      if (!present && !url) {
+      let present =
+        r.kind === 'idx-dataset'
+          ? [...files].some((x) => x.startsWith(`${idxFolder(file, r.dataset!)}/`))
+          : files.has(file) || [...files].some((x) => x.startsWith(`${file.replace(/\/$/, '')}/`));
+      if (!present && !url && r.kind !== 'idx-dataset') {
         const same = byBase.get(baseName(r.path)) ?? [];
         if (same.length === 1) {
           file = same[0]!;
@@ -207,6 +212,9 @@ function planDerivation(
     const format = ext === 'npy' || /\.load$/.test(read.call) ? 'npy' : /fromfile$/.test(read.call) ? 'raw' : 'text';
     return { derive: { type: 'array', rows: 200, columns: 4, format, delimiter } };
   }
+  // 600 training and 100 test images of noise, labels 0–9: the shapes and types a notebook's model meets.
+  if (kind === 'idx-dataset' && read.dataset)
+    return { derive: { type: 'idx', dataset: read.dataset, train: 600, test: 100 } };
   if (kind === 'image' || (kind === 'file' && IMAGE_EXT.test(name)))
     return { derive: { type: 'image', width: 64, height: 64 } };
   if (kind === 'file' && TEXT_EXT.test(name)) return { derive: { type: 'text', lines: 50 } };
@@ -220,6 +228,11 @@ function planDerivation(
   return {
     underivable: `${kind === 'file' ? 'a file' : `a ${kind === 'csv' ? 'table' : kind} file`}${ext ? ` of type .${ext}` : ''} cannot be derived from the code`,
   };
+}
+
+/** Where torchvision keeps a dataset's IDX files under its root folder (instance-relative). */
+export function idxFolder(root: string, dataset: string): string {
+  return `${root.replace(/\/+$/, '')}/${dataset}/raw`;
 }
 
 /**
