@@ -73,7 +73,13 @@ async function helpOf(): Promise<string> {
 
 /** `--crash n` when the notebook saved several errors: the one the entry names (its cell, class and message). */
 function crashNumber(entry: Entry, nbText: string): number | undefined {
-  const nb = parseNotebook(nbText, `${entry.id}.ipynb`);
+  let nb: ReturnType<typeof parseNotebook>;
+  try {
+    nb = parseNotebook(nbText, `${entry.id}.ipynb`);
+  } catch {
+    // A notebook the toolchain refuses: `add` says why (exit 2), which is the entry's outcome.
+    return undefined;
+  }
   const crashes = mineNotebookCrashes(nb);
   if (crashes.length <= 1) return undefined;
   // crashCell counts every cell; a mined crash names its code cell.

@@ -43,6 +43,7 @@ import {
   type DataInputs,
   type ReproducedPlan,
 } from './add-instance-plan.js';
+import { standInNltkData } from './add-nltk-data.js';
 import {
   chooseRecordedCrash,
   collectedSources,
@@ -547,7 +548,12 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
         const shimmed = await shimRemovedApis(staging, plan.instance, verification, options.verify);
         plan.instance = shimmed.instance;
         verification = shimmed.verification;
-        if (shimmed.changed) {
+        const stood = options.reproduce
+          ? await standInNltkData(staging, plan.instance, verification, options.verify, options.reproduce)
+          : { instance: plan.instance, verification, changed: false };
+        plan.instance = stood.instance;
+        verification = stood.verification;
+        if (shimmed.changed || stood.changed) {
           const nb = parseNotebook(await readFile(path.join(staging, 'reproduced.ipynb'), 'utf8'), 'reproduced.ipynb');
           await writeFile(path.join(staging, 'fixed.ipynb'), `${JSON.stringify(planDraftFix(nb), null, 1)}\n`);
         }

@@ -48,7 +48,8 @@ READERS_OTHER = {
     "read_text": "file", "read_bytes": "file",
 }
 WRITERS = {"to_csv", "to_excel", "to_json", "to_parquet", "to_pickle", "savefig", "save", "savez", "savetxt", "imwrite", "dump", "to_feather", "makedirs", "mkdir", "save_model", "save_weights"}
-GPU_RE = re.compile(r"\.cuda\(|['\"]cuda(?::\d+)?['\"]|device\s*=\s*['\"]cuda|list_physical_devices\(\s*['\"]GPU|gpu_device_name|tf\.test\.is_gpu_available|cupy|\.to\(\s*['\"]cuda")
+# CUDA, and Apple's GPU (torch's 'mps' device).
+GPU_RE = re.compile(r"\.cuda\(|['\"](?:cuda(?::\d+)?|mps)['\"]|device\s*=\s*['\"](?:cuda|mps)|list_physical_devices\(\s*['\"]GPU|gpu_device_name|tf\.test\.is_gpu_available|cupy|\.to\(\s*['\"](?:cuda|mps)")
 URL_RE = re.compile(r"(?:https?|ftp)://[^\s'\"<>()\[\]{}]+")
 PATH_EXT_RE = re.compile(r"\.(csv|tsv|txt|json|xlsx?|parquet|feather|npy|npz|pkl|pickle|h5|hdf5|jpe?g|png|gif|bmp|tiff?|zip|gz|tar|mat|data|dat|arff|xml|sav|dta|wav|mp3|pt|pth|model|css|html?|ya?ml|cfg|ini|sql|names)$", re.I)
 COLUMN_KEYWORDS = {"columns", "subset", "by", "on", "left_on", "right_on", "x", "y", "hue", "index", "values", "id_vars", "value_vars", "column", "col", "row", "size", "style", "usecols", "parse_dates", "index_col", "names", "stratify_col", "target"}

@@ -71,3 +71,5 @@ export { findDefinedAfterCrash, findCellsThatRan } from './find-session-state.js
 export type { DefinedAfterCrash } from './find-session-state.js';
 export { matchRecordedCrash, locateCrashCell } from './choose-recorded-crash.js';
 export type { RecordedCrash } from './choose-recorded-crash.js';
+export { nltkStandInFor, NLTK_DATA_DIR, NLTK_PATH_LINE, PUNKT_PICKLE_CODE } from './nltk-stand-ins.js';
+export type { NltkStandIn, NltkStandInFile } from './nltk-stand-ins.js';

@@ -81,6 +81,14 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
       'needs-gpu',
     ],
     [
+      "Apple's GPU (torch's mps device) the run asks for",
+      run({
+        observed: { ename: 'RuntimeError', evalue: 'PyTorch is not linked with support for mps devices', cell: 13 },
+      }),
+      { gpu: [{ cell: 13, text: "device = torch.device('mps')" }] },
+      'needs-gpu',
+    ],
+    [
       'a name used before its definition',
       run({ observed: { ename: 'NameError', evalue: "name 'df' is not defined", cell: 1 } }),
       { unbound: [{ name: 'df', usedIn: 1, definedIn: [3] }] },

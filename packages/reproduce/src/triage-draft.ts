@@ -69,7 +69,7 @@ const NLTK_RESOURCE = /Resource\s+\S*?(\w+)\S*\s+not found[\s\S]*nltk\.download\
 const DATA =
   /No such file or directory|does not exist|not found|FileNotFound|cannot identify image file|Could not find|!_src\.empty\(\)|Unable to open file|is not a valid file|File .* does not exist/i;
 const GPU =
-  /CUDA|cuda|cuDNN|NVIDIA|GPU|nvml|Torch not compiled with CUDA|no CUDA-capable device|device-side assert|NCCL|XLA/;
+  /CUDA|cuda|cuDNN|NVIDIA|GPU|nvml|Torch not compiled with CUDA|no CUDA-capable device|device-side assert|NCCL|XLA|support for mps devices|MPS backend/;
 
 /**
  * Pure: one cause from the fixed vocabulary for a draft whose crash did not
