@@ -75,7 +75,7 @@ async function helpOf(): Promise<string> {
 function crashNumber(entry: Entry, nbText: string): number | undefined {
   let nb: ReturnType<typeof parseNotebook>;
   try {
-    nb = parseNotebook(nbText, `${entry.id}.ipynb`);
+    nb = parseNotebook(nbText, `${entry.id}.ipynb`, { repairIds: { repaired: 0 } });
   } catch {
     // A notebook the toolchain refuses: `add` says why (exit 2), which is the entry's outcome.
     return undefined;

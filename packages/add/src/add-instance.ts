@@ -183,8 +183,10 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
       },
     );
   }
-  let nb: Notebook = parseNotebook(original.toString('utf8'), options.input);
-  let originalBytes = original;
+  // A notebook whose cells lack the ids its format requires is taken as Jupyter opens it: ids added, and so kept.
+  const ids = { repaired: 0 };
+  let nb: Notebook = parseNotebook(original.toString('utf8'), options.input, { repairIds: ids });
+  let originalBytes = ids.repaired > 0 ? Buffer.from(`${JSON.stringify(nb, null, 1)}\n`) : original;
   let originalName = options.input;
   if (options.notebook !== undefined) {
     if (!record) {
@@ -200,7 +202,9 @@ export async function planAddInstance(options: AddInstanceOptions): Promise<AddI
     originalBytes = await readFile(path.resolve(options.notebook)).catch((e: unknown) => {
       throw new JunoError('E_INPUT_NOT_FOUND', 'no such notebook', { location: { file: options.notebook! }, cause: e });
     });
-    const saved = parseNotebook(originalBytes.toString('utf8'), options.notebook);
+    const savedIds = { repaired: 0 };
+    const saved = parseNotebook(originalBytes.toString('utf8'), options.notebook, { repairIds: savedIds });
+    if (savedIds.repaired > 0) originalBytes = Buffer.from(`${JSON.stringify(saved, null, 1)}\n`);
     const differs = planSameCode(nb, saved);
     if (differs !== null) {
       throw new JunoError(

@@ -32,6 +32,23 @@ describe('parseNotebook', () => {
     expect(parseNotebook(JSON.stringify(nb)).nbformat_minor).toBe(4);
   });
 
+  it('refuses a 4.5 notebook whose cells lack ids, unless asked to add them as Jupyter does (cell-<index>, unique)', () => {
+    const nb = {
+      ...valid,
+      cells: [{ ...valid.cells[0], id: 'cell-1' }, valid.cells[1], valid.cells[1]].map((c, i) =>
+        i === 0 ? c : (({ id: _id, ...rest }) => rest)(c),
+      ),
+    };
+    expect(() => parseNotebook(JSON.stringify(nb), 'n.ipynb')).toThrow(/must have required property 'id'/);
+    const repairIds = { repaired: 0 };
+    const fixed = parseNotebook(JSON.stringify(nb), 'n.ipynb', { repairIds });
+    expect(fixed.cells.map((c) => c.id)).toEqual(['cell-1', 'cell-1-1', 'cell-2']);
+    expect(repairIds.repaired).toBe(2);
+    const intact = { repaired: 0 };
+    parseNotebook(JSON.stringify(valid), 'v.ipynb', { repairIds: intact });
+    expect(intact.repaired).toBe(0);
+  });
+
   it.each([
     ['invalid JSON', '{"cells": [', /invalid JSON/],
     ['empty file', '', /empty/],

@@ -70,7 +70,16 @@ export async function readNotebook(file: string): Promise<Notebook> {
 /** The largest notebook file read whole (bytes). */
 export const MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024;
 
-export function parseNotebook(text: string, file = '<notebook>'): Notebook {
+export interface ParseNotebookOptions {
+  /**
+   * A notebook of nbformat 4.5 or later whose cells lack their `id` (the schema requires one; some editors leave
+   * it out): give each such cell one, as Jupyter does when it opens one (nbformat's normalize), deterministically
+   * (`cell-<index>`), instead of refusing the notebook. `repaired` counts them.
+   */
+  repairIds?: { repaired: number };
+}
+
+export function parseNotebook(text: string, file = '<notebook>', options: ParseNotebookOptions = {}): Notebook {
   if (text.trim() === '') {
     throw new JunoError('E_NOTEBOOK', 'the notebook file is empty', { location: { file } });
   }
@@ -84,7 +93,27 @@ export function parseNotebook(text: string, file = '<notebook>'): Notebook {
       cause: e,
     });
   }
+  if (options.repairIds) options.repairIds.repaired = addMissingCellIds(value);
   return validateNotebook(value, file);
+}
+
+// Cells of an nbformat ≥ 4.5 notebook without an id get `cell-<index>` (another, if a cell already has that one).
+function addMissingCellIds(value: unknown): number {
+  const nb = value as { nbformat?: unknown; nbformat_minor?: unknown; cells?: unknown };
+  if (!value || typeof value !== 'object' || nb.nbformat !== 4 || typeof nb.nbformat_minor !== 'number') return 0;
+  if (nb.nbformat_minor < 5 || !Array.isArray(nb.cells)) return 0;
+  const cells = nb.cells.filter((c): c is Record<string, unknown> => !!c && typeof c === 'object' && !Array.isArray(c));
+  const taken = new Set(cells.map((c) => c.id).filter((id): id is string => typeof id === 'string'));
+  let repaired = 0;
+  cells.forEach((c, i) => {
+    if (c.id !== undefined) return;
+    let id = `cell-${i}`;
+    for (let k = 1; taken.has(id); k++) id = `cell-${i}-${k}`;
+    taken.add(id);
+    c.id = id;
+    repaired++;
+  });
+  return repaired;
 }
 
 export function validateNotebook(value: unknown, file = '<notebook>'): Notebook {

@@ -223,9 +223,11 @@ export async function collectGithubNotebooks(
     options.onProgress?.({ task: 'collect github', done: i, total: parsed.length, item: formatGithubRef(ref) });
     const fetched = await fetchGithubNotebook(options.client, ref, options.env);
     // A file named .ipynb that is not a notebook is refused before anything is written.
+    // Kept as fetched; cells without the ids nbformat 4.5 requires are given them when the draft is made (add).
     const notebook = parseNotebook(
       fetched.content.toString('utf8'),
       `${formatGithubRef(ref)} (${fetched.path} at ${fetched.commit.slice(0, 12)})`,
+      { repairIds: { repaired: 0 } },
     );
     // As collect kaggle does for a kernel in another language: its draft could only fail in a Python kernel.
     const meta = notebook.metadata as { kernelspec?: { language?: unknown }; language_info?: { name?: unknown } };

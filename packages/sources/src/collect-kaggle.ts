@@ -153,7 +153,8 @@ async function collectOne(
       { cause: e },
     );
   });
-  const nb = parseNotebook(nbBytes.toString('utf8'), `${refText}: ${meta.code_file}`);
+  // Kept as pulled; cells without the ids nbformat 4.5 requires are given them when the draft is made (add).
+  const nb = parseNotebook(nbBytes.toString('utf8'), `${refText}: ${meta.code_file}`, { repairIds: { repaired: 0 } });
 
   const files: RecordFile[] = [
     { path: meta.code_file, content: nbBytes },
