@@ -529,7 +529,11 @@ class CellAnalyzer(ast.NodeVisitor):
             names = [t] if isinstance(t, ast.Name) else [e for e in getattr(t, "elts", []) if isinstance(e, ast.Name)]
             vals = getattr(value, "elts", None) if isinstance(t, ast.Tuple) and isinstance(value, ast.Tuple) else None
             for i, n in enumerate(names):
+                v = vals[i] if vals is not None and i < len(vals) else value
                 r = self.reads_of_value(vals[i]) if vals is not None and i < len(vals) else reads
+                # A model, a fit or a test result made from the frame is not a frame: its attributes are not columns.
+                if r and makes_result_object(v):
+                    r = set()
                 if r:
                     self.tables.links[n.id] = set(r)
                 elif isinstance(stmt, ast.Assign):
@@ -1126,6 +1130,26 @@ def selected_kind(node):
         else:
             return None
     return kinds.pop() if len(kinds) == 1 else None
+
+
+# Functions whose result is a statistical result object, not a frame (statsmodels, scipy.stats).
+RESULT_FUNCS = {
+    "seasonal_decompose", "adfuller", "kpss", "acf", "pacf", "ols", "logit", "glm", "ttest_ind", "ttest_rel",
+    "ttest_1samp", "pearsonr", "spearmanr", "kendalltau", "chi2_contingency", "f_oneway", "shapiro", "normaltest",
+    "linregress", "mannwhitneyu", "wilcoxon", "kruskal",
+}
+# Classes whose instances are frames (or frame parts): made with them, a value stays linked to its read.
+FRAME_CLASSES = {"DataFrame", "Series", "Index", "MultiIndex", "Categorical", "DatetimeIndex", "Timestamp"}
+
+
+def makes_result_object(value):
+    """`ARIMA(train, …)`, `model.fit()`, `seasonal_decompose(df.x)`: a model, a fit or a result, not a frame."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = call_name(value) or ""
+    if name == "fit" or name in RESULT_FUNCS:
+        return True
+    return bool(re.match(r"^[A-Z]", name)) and name not in FRAME_CLASSES
 
 
 # Methods that change a frame in place whatever their arguments.

@@ -204,6 +204,19 @@ describe('analyzeCells: saved outputs that show a read frame', () => {
   }, 60_000);
 });
 
+describe('analyzeCells: what is made from a frame and is not one', () => {
+  it("a model, its fit and a test's result are not frames: their attributes are not the file's columns", async () => {
+    const f = await analyzeCells(
+      [
+        "import pandas as pd\ndf = pd.read_csv('air.csv', index_col='Month')\nd = seasonal_decompose(df['Passengers'])\nd.trend.plot(); d.resid.mean()",
+        'model = ARIMA(df, order=(1, 1, 1))\nfit = model.fit()\nfit.resid.plot()\nkm = KMeans(3).fit(df)\nkm.labels_\nframe = pd.DataFrame(df)\nframe.Other',
+      ].map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    expect(Object.keys(Object.values(f.tables)[0]!.columns).sort()).toEqual(['Other', 'Passengers']);
+  }, 60_000);
+});
+
 describe('analyzeCells: URLs the code builds from string constants', () => {
   it('names the URL a constant is built to (a root plus a path), handed to a function as a default', async () => {
     const cells = [

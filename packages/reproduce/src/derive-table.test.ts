@@ -56,6 +56,19 @@ describe('deriveTable: what the read options and the code say of dates, levels a
     ]);
   });
 
+  it("a date index whose every date the code names is a month's first day is monthly; any other day is not", () => {
+    const opts = () => ({ names: ['Month', 'Passengers'], index_col: 0, parse_dates: [0], header: 0 });
+    const t = deriveTable({ columns: {}, minRows: 0, columnCount: 0 }, opts(), crash, {
+      dates: ['1949-01-01', '1957-12-01', '1958-01'],
+    });
+    expect(t.columns[0]).toMatchObject({ name: 'Month', every: { months: 1 }, min: '1949-01-01' });
+    expect(t.derived.join('\n')).toMatch(/one a month/);
+    for (const dates of [['1949-01-01', '1957-12-15'], ['1949-01-01'], ['1949-01-01', '1951']])
+      expect(
+        deriveTable({ columns: {}, minRows: 0, columnCount: 0 }, opts(), crash, { dates }).columns[0]!.every,
+      ).toBeUndefined();
+  });
+
   it('parse_dates=True parses the index column', () => {
     const t = deriveTable(
       { columns: {}, minRows: 0, columnCount: 0 },

@@ -140,6 +140,11 @@ export function deriveTable(
     derived.push(
       `index ${ix.name}: dates in order${span ? ` from ${span[0]} to ${span[1]} (the dates the code names)` : ''}`,
     );
+    // Every date the code names is a month's first day: a monthly series (pandas then infers its frequency).
+    if (!ix.every && monthly(context.dates ?? []) && /^\d{4}-\d{2}-\d{2}$/.test(ix.min ?? '')) {
+      ix.every = { months: 1 };
+      derived.push(`index ${ix.name}: one a month (every date the code names is a month's first day)`);
+    }
   }
   markMissingTheCrashSaw(columns, crash, context.crashSource, derived, rows);
   const labels = usage?.indexValues ?? [];
@@ -307,6 +312,17 @@ function oneHotValues(
     return n !== encoded[0] && !made.has(n) && via.includes('dummies') && !via.includes('plain');
   });
   return values.length > 0 ? { column: encoded[0]!, values } : undefined;
+}
+
+/** Pure: whether the dates the code names are two or more distinct months' first days (`1958-01-01`, `1958-02`). */
+export function monthly(dates: readonly string[]): boolean {
+  const months = new Set<string>();
+  for (const d of dates) {
+    const m = /^(\d{4}-\d{2})(?:-(\d{2}))?$/.exec(d.trim());
+    if (!m || (m[2] !== undefined && m[2] !== '01')) return false;
+    months.add(m[1]!);
+  }
+  return months.size >= 2;
 }
 
 /** Pure: the first and last day of the dates the code names (a year names its whole year), or undefined. */
