@@ -450,7 +450,8 @@ async function copyInto(from: string, to: string): Promise<void> {
 
 /**
  * A run that raised the saved exception in the saved cell with another wording of the same failure: a message that
- * holds every word of the saved one and a little more (a newer library words it with more detail), a known rewording
+ * holds every word of the saved one and a little more (a newer library words it with more detail) or all but one plain
+ * word (relaxDroppedWord), a known rewording
  * of a library, or — with the saved traceback — the same statement of the notebook failing in the same library's code
  * with a message that says the same (matchSameFailureSite). The draft matches either wording, records that edit with
  * why, and is run again.
@@ -462,8 +463,14 @@ export async function matchNewerWording(
   verify: (dir: string) => Promise<InstanceVerification>,
   savedTraceback: readonly string[] = [],
 ): Promise<{ instance: Instance; verification: InstanceVerification }> {
-  const { relaxMessageWording, matchRewording, matchNarrowerException, matchSameFailureSite, matchQuotedDataValue } =
-    await import('@junobench/reproduce');
+  const {
+    relaxMessageWording,
+    relaxDroppedWord,
+    matchRewording,
+    matchNarrowerException,
+    matchSameFailureSite,
+    matchQuotedDataValue,
+  } = await import('@junobench/reproduce');
   const v = verification.reproduced;
   const o = v.observed;
   if (v.outcome !== 'crash-mismatch' || !o) return { instance, verification };
@@ -485,7 +492,10 @@ export async function matchNewerWording(
   }
   if (o.ename.split('.').pop() !== instance.crash.ename || o.cell !== instance.crash.cell)
     return { instance, verification };
-  const words = relaxMessageWording(instance.crash as ExpectedCrash, o.evalue);
+  const words =
+    relaxMessageWording(instance.crash as ExpectedCrash, o.evalue) ??
+    relaxDroppedWord(instance.crash as ExpectedCrash, o.evalue);
+  const shorter = words !== null && o.evalue.trim().length < instance.crash.evalue.trim().length;
   // The saved text, before synthetic data generalised its numbers (a match edit recorded it).
   const saved =
     instance.crash.match === 'regex'
@@ -521,7 +531,9 @@ export async function matchNewerWording(
         ? `the run failed where the saved one did — the same statement (${site.statement}), ${site.library}'s code raising ${o.ename.split('.').pop()} — and this runtime's ${site.library} words it otherwise (${said}); either wording matches, the exception and the cell stay exact`
         : value
           ? `the data is synthetic and the conversion met another of its values (${said}): the value a conversion quotes is the first the real file had, which derived data cannot know; any quoted value matches, the message's words, the exception and the cell stay exact`
-          : `this runtime's library words the message with more detail (${said}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
+          : shorter
+            ? `this runtime's library words the message one word shorter (${said}): either wording matches, the exception and the cell stay exact`
+            : `this runtime's library words the message with more detail (${said}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
   };
   const next: Instance = {
     ...instance,

@@ -35,8 +35,8 @@ describe('parseNotebook', () => {
   it('refuses a 4.5 notebook whose cells lack ids, unless asked to add them as Jupyter does (cell-<index>, unique)', () => {
     const nb = {
       ...valid,
-      cells: [{ ...valid.cells[0], id: 'cell-1' }, valid.cells[1], valid.cells[1]].map((c, i) =>
-        i === 0 ? c : (({ id: _id, ...rest }) => rest)(c),
+      cells: [{ ...valid.cells[0]!, id: 'cell-1' }, valid.cells[1]!, valid.cells[1]!].map(
+        ({ id, ...rest }, i): Record<string, unknown> => (i === 0 ? { id, ...rest } : rest),
       ),
     };
     expect(() => parseNotebook(JSON.stringify(nb), 'n.ipynb')).toThrow(/must have required property 'id'/);

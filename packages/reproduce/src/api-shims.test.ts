@@ -168,3 +168,29 @@ describe('shimForNewerVersion: a keyword the newer library dropped', () => {
     ]);
   }, 60_000);
 });
+
+describe("shimForFailure: seaborn's size= of its figure-level plots", () => {
+  it('passes size= on as height=, on the module and on names imported from it', async () => {
+    const shim = shimForFailure({
+      ename: 'TypeError',
+      evalue: "FacetGrid.__init__() got an unexpected keyword argument 'size'",
+    })!;
+    expect(shim.removedIn).toBe('0.12');
+    const code = [
+      'import matplotlib',
+      "matplotlib.use('Agg')",
+      'import warnings',
+      "warnings.simplefilter('ignore')",
+      'import pandas as pd, seaborn as sns',
+      'from seaborn import pairplot',
+      shim.code,
+      "df = pd.DataFrame({'a': [1, 2, 3], 'b': [3, 1, 2], 'c': ['x', 'y', 'x']})",
+      "g = sns.FacetGrid(df, col='c', size=2)",
+      'p = pairplot(df, size=1.5)',
+      'print(g.fig.get_size_inches()[1], p.fig.get_size_inches()[1])',
+    ].join('\n');
+    const r = await python(code);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('2.0 3.0');
+  }, 60_000);
+});

@@ -157,6 +157,37 @@ const CHANGED: readonly {
       '    _jb_np.array, _jb_np.asarray, _jb_np._jb_ragged = _jb_ragged(_jb_np.array), _jb_ragged(_jb_np.asarray), True',
     ],
   },
+  {
+    library: 'seaborn',
+    ename: 'TypeError',
+    pattern:
+      /(?:FacetGrid\.__init__|PairGrid\.__init__|JointGrid\.__init__|pairplot|lmplot|jointplot|factorplot)\(\) got an unexpected keyword argument 'size'/,
+    api: "seaborn's size= of its figure-level plots",
+    removedIn: '0.12',
+    behaviour:
+      "seaborn renamed the figure-level plots' size= to height= in 0.9 and took size= away in 0.12; the shim passes size= on as height=, as the older versions did",
+    code: [
+      'import seaborn as _jb_sns, functools as _jb_ft',
+      "if not getattr(_jb_sns, '_jb_size', False):",
+      '    def _jb_height(f):',
+      '        @_jb_ft.wraps(f)',
+      '        def g(*args, **kw):',
+      "            if 'size' in kw and 'height' not in kw:",
+      "                kw['height'] = kw.pop('size')",
+      '            return f(*args, **kw)',
+      '        return g',
+      "    for _jb_n in ('pairplot', 'lmplot', 'jointplot'):",
+      '        _jb_f = getattr(_jb_sns, _jb_n)',
+      '        _jb_w = _jb_height(_jb_f)',
+      '        setattr(_jb_sns, _jb_n, _jb_w)',
+      '        for _jb_k, _jb_v in list(globals().items()):',
+      '            if _jb_v is _jb_f:',
+      '                globals()[_jb_k] = _jb_w',
+      '    for _jb_c in (_jb_sns.FacetGrid, _jb_sns.PairGrid, _jb_sns.JointGrid):',
+      '        _jb_c.__init__ = _jb_height(_jb_c.__init__)',
+      '    _jb_sns._jb_size = True',
+    ],
+  },
 ];
 
 /** Pure: the shim for the removed API (or changed behaviour) a run's failure names, when it has a faithful one. */

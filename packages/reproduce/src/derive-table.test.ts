@@ -141,6 +141,19 @@ describe('deriveTable: what the read options and the code say of dates, levels a
   });
 });
 
+describe('deriveTable: a column the crash names that no code does', () => {
+  const usage = { columns: { a: { hints: [], values: [], cells: [1] } }, order: ['a'], minRows: 0, columnCount: 0 };
+  const lacks = { ename: 'AttributeError', evalue: "'Series' object has no attribute 'astyle'", cell: 5 };
+  it("is the data's, unless the saved outputs list every column or the crashing code calls it as a method", () => {
+    const names = (context: Parameters<typeof deriveTable>[3]) =>
+      deriveTable(usage, undefined, lacks, { extraColumns: ['astyle'], ...context }).columns.map((c) => c.name);
+    expect(names({})).toContain('astyle');
+    expect(names({ crashSource: "df['a'].astyle(int)" })).not.toContain('astyle');
+    const saved = { columns: [{ name: 'a', samples: [] }], complete: true, from: ['info()'] };
+    expect(names({ saved })).not.toContain('astyle');
+  });
+});
+
 describe('deriveTable: names and absences', () => {
   it('names= without header=: the file has no header line; a column earlier cells used is in the file even if the crash lacks it', () => {
     const t = deriveTable(

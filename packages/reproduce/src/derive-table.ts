@@ -105,6 +105,9 @@ export function deriveTable(
   if (skipped.length > 0) derived.push(`left out (the crash is their absence): ${skipped.join(', ')}`);
   const need = usage?.columnCount ?? 0;
   for (const x of context.extraColumns ?? []) {
+    // Not when the saved outputs list every column of the file, nor a name the crashing code calls (`.astyle(`): a
+    // misspelt method, not a column.
+    if (saved?.complete || (context.crashSource ?? '').includes(`.${x}(`)) continue;
     if (!names.includes(x)) {
       names.push(x);
       derived.push(`${x} (which the crash names and the code does not) is in this table only: it came from the data`);

@@ -65,6 +65,36 @@ export function relaxMessageWording(expected: ExpectedCrash, observed: string): 
   return { ...expected, evalue: pattern, match: 'regex' };
 }
 
+/** Words whose absence changes what a message says: never the one a wording may drop. */
+const MEANINGFUL = /^(?:not|no|never|cannot|can't|non|without|only|must|except)$/i;
+
+/**
+ * Pure: the expected crash matched on its words but one, when a run raised the same exception in the same cell with
+ * the saved message less one word (a library's version words it a little shorter: `… floating point or complex. Got
+ * Long` for `… floating point or complex dtypes. Got Long`). The saved message must have six words or more; the
+ * word dropped may not be a negation or the like, a number or a quoted name. The pattern matches both wordings.
+ */
+export function relaxDroppedWord(expected: ExpectedCrash, observed: string): ExpectedCrash | null {
+  if (expected.match === 'regex') return null;
+  const saved = expected.evalue.trim();
+  const seen = observed.trim();
+  const extra = saved.length - seen.length;
+  if (saved.split(/\s+/).length < 6 || extra < 2) return null;
+  let p = 0;
+  while (p < seen.length && saved[p] === seen[p]) p++;
+  // The saved message is the run's with one word (and its space) put in: where, when letters repeat, is found by
+  // moving back from the first difference.
+  for (let at = p; at >= Math.max(0, p - extra); at--) {
+    const word = saved.slice(at, at + extra);
+    if (saved.slice(0, at) !== seen.slice(0, at) || saved.slice(at + extra) !== seen.slice(at)) continue;
+    const m = /^\s+([A-Za-z][\w-]*)$|^([A-Za-z][\w-]*)\s+$/.exec(word);
+    if (!m || MEANINGFUL.test(m[1] ?? m[2]!)) return null;
+    const pattern = `^${escapeRegExp(saved.slice(0, at))}(?:${escapeRegExp(word)})?${escapeRegExp(saved.slice(at + extra))}$`;
+    return { ...expected, evalue: pattern, match: 'regex' };
+  }
+  return null;
+}
+
 /**
  * Pure: the expected crash with the run's exception class, when the run raised another class in the saved cell with
  * the saved message itself (a library that now raises a more specific class for the same failure: pandas'

@@ -23,6 +23,7 @@ export {
   matchNarrowerException,
   matchQuotedDataValue,
   relaxMessageWording,
+  relaxDroppedWord,
 } from './generalize-crash.js';
 export { matchRewording } from './library-rewordings.js';
 export { matchSameFailureSite } from './match-failure-site.js';

@@ -121,7 +121,7 @@ async function writeDerived(need: DataNeed, target: string, options: Materialize
       await writeFile(path.join(folder, `${split}-labels-idx1-ubyte`), labels);
     }
     return [
-      `${d.dataset} as torchvision keeps it (${d.dataset}/raw, IDX files): ${d.train} training and ${d.test} test images of 28×28 noise, labels 0–9`,
+      `${d.dataset} as torchvision keeps it (${d.dataset}/raw, IDX files): ${d.train} training and ${d.test} test images (the real counts, which code splits by) of 28×28 noise, labels 0–9`,
     ];
   }
   if (d.type === 'image') {
@@ -143,15 +143,22 @@ async function writeDerived(need: DataNeed, target: string, options: Materialize
   return [`${d.classes.length} class folders (${d.classes.join(', ')}) of ${d.perClass} images each`];
 }
 
-/** Seeded IDX files (the MNIST format): `n` 28×28 grey images of noise and their labels, 0–9 in turn. */
+/**
+ * Seeded IDX files (the MNIST format): `n` 28×28 grey images of noise (a few hundred seeded ones, repeated: the full
+ * size is written quickly) and their labels, 0–9 in turn.
+ */
 export function encodeIdx(n: number, seed: string): { images: Buffer; labels: Buffer } {
   const rng = createRng(seed);
-  const images = Buffer.alloc(16 + n * 28 * 28);
+  const pixels = 28 * 28;
+  const pool = Buffer.alloc(Math.min(n, 256) * pixels);
+  for (let i = 0; i < pool.length; i++) pool[i] = rng.int(256);
+  const images = Buffer.alloc(16 + n * pixels);
   images.writeUInt32BE(0x803, 0);
   images.writeUInt32BE(n, 4);
   images.writeUInt32BE(28, 8);
   images.writeUInt32BE(28, 12);
-  for (let i = 16; i < images.length; i++) images[i] = rng.int(256);
+  const kept = pool.length / pixels;
+  for (let i = 0; i < n; i++) pool.copy(images, 16 + i * pixels, (i % kept) * pixels, ((i % kept) + 1) * pixels);
   const labels = Buffer.alloc(8 + n);
   labels.writeUInt32BE(0x801, 0);
   labels.writeUInt32BE(n, 4);

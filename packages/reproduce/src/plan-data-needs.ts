@@ -212,9 +212,10 @@ function planDerivation(
     const format = ext === 'npy' || /\.load$/.test(read.call) ? 'npy' : /fromfile$/.test(read.call) ? 'raw' : 'text';
     return { derive: { type: 'array', rows: 200, columns: 4, format, delimiter } };
   }
-  // 600 training and 100 test images of noise, labels 0–9: the shapes and types a notebook's model meets.
+  // As many training and test images as the real one (code splits it by those counts: random_split(d, [50000, 10000])),
+  // of noise, labels 0–9: the shapes, types and sizes a notebook's model meets.
   if (kind === 'idx-dataset' && read.dataset)
-    return { derive: { type: 'idx', dataset: read.dataset, train: 600, test: 100 } };
+    return { derive: { type: 'idx', dataset: read.dataset, train: 60_000, test: 10_000 } };
   if (kind === 'image' || (kind === 'file' && IMAGE_EXT.test(name)))
     return { derive: { type: 'image', width: 64, height: 64 } };
   if (kind === 'file' && TEXT_EXT.test(name)) return { derive: { type: 'text', lines: 50 } };
