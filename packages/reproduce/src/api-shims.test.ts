@@ -194,3 +194,25 @@ describe("shimForFailure: seaborn's size= of its figure-level plots", () => {
     expect(r.stdout.trim()).toBe('2.0 3.0');
   }, 60_000);
 });
+
+describe("shimForFailure: matplotlib 3.9's boxplot(tick_labels=) on an older matplotlib", () => {
+  it('passes tick_labels= on as labels=, through pyplot and through an Axes', async () => {
+    const shim = shimForFailure({
+      ename: 'TypeError',
+      evalue: "Axes.boxplot() got an unexpected keyword argument 'tick_labels'",
+    })!;
+    const code = [
+      'import matplotlib',
+      "matplotlib.use('Agg')",
+      'import matplotlib.pyplot as plt',
+      shim.code,
+      "plt.boxplot([[1, 2, 3], [2, 3, 4]], tick_labels=['a', 'b'])",
+      'fig, ax = plt.subplots()',
+      "ax.boxplot([[1, 2], [3, 4]], tick_labels=['c', 'd'])",
+      'print([t.get_text() for t in plt.figure(1).axes[0].get_xticklabels()], [t.get_text() for t in ax.get_xticklabels()])',
+    ].join('\n');
+    const r = await python(code);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe("['a', 'b'] ['c', 'd']");
+  }, 60_000);
+});

@@ -188,6 +188,30 @@ const CHANGED: readonly {
       '    _jb_sns._jb_size = True',
     ],
   },
+  {
+    // The other way round: a keyword a newer matplotlib added for one the runtime's has (the notebook's is newer).
+    library: 'matplotlib',
+    ename: 'TypeError',
+    pattern: /boxplot\(\) got an unexpected keyword argument 'tick_labels'/,
+    api: "matplotlib's boxplot(tick_labels=) on an older matplotlib",
+    removedIn: '3.9',
+    behaviour:
+      "matplotlib 3.9 renamed boxplot's labels= to tick_labels=, which this runtime's older matplotlib does not take; the shim passes tick_labels= on as labels=, as 3.9 does",
+    code: [
+      'import matplotlib.axes as _jb_axes, matplotlib.pyplot as _jb_plt, functools as _jb_ft',
+      "if not getattr(_jb_axes.Axes.boxplot, '_jb_tick_labels', False):",
+      '    def _jb_labels(f):',
+      '        @_jb_ft.wraps(f)',
+      '        def g(*args, **kw):',
+      "            if 'tick_labels' in kw and 'labels' not in kw:",
+      "                kw['labels'] = kw.pop('tick_labels')",
+      '            return f(*args, **kw)',
+      '        g._jb_tick_labels = True',
+      '        return g',
+      '    _jb_axes.Axes.boxplot = _jb_labels(_jb_axes.Axes.boxplot)',
+      '    _jb_plt.boxplot = _jb_labels(_jb_plt.boxplot)',
+    ],
+  },
 ];
 
 /** Pure: the shim for the removed API (or changed behaviour) a run's failure names, when it has a faithful one. */
