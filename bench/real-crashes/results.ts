@@ -71,6 +71,7 @@ const BATCHES: readonly [string, RegExp][] = [
   ['first batch, gh-0xx', /^gh-0\d\d$/],
   ['second batch, gh-1xx', /^gh-1\d\d$/],
   ['third batch, gh-2xx', /^gh-2\d\d$/],
+  ['fourth batch, gh-3xx', /^gh-3\d\d$/],
 ];
 
 /** Held-out entries read while the runner was built, before the split was computed (README.md, "Split"). */
