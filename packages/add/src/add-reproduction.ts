@@ -17,6 +17,7 @@ import {
   type InstanceVerification,
   type LockedDownload,
   type OrderCheck,
+  type ReproductionEdit,
   type SourceDataset,
   type SourceRecord,
 } from '@junobench/core';
@@ -29,7 +30,7 @@ import {
   type MinedCrash,
   type Notebook,
 } from '@junobench/notebook';
-import type { DefinedAfterCrash } from '@junobench/reproduce';
+import type { ApiShim, DefinedAfterCrash } from '@junobench/reproduce';
 import type { CommandRunner } from '@junobench/runtime';
 import type { SuggestInput } from '@junobench/suggest';
 import type {
@@ -557,39 +558,26 @@ export async function shimRemovedApis(
   verification: InstanceVerification,
   verify: (dir: string) => Promise<InstanceVerification>,
 ): Promise<{ instance: Instance; verification: InstanceVerification; changed: boolean }> {
-  const { shimForFailure, shimForNewerVersion, insertShim, editCells } = await import('@junobench/reproduce');
+  const { shimForFailure, shimForNewerVersion } = await import('@junobench/reproduce');
   const saved = shimForFailure(instance.crash);
   let changed = false;
+  const firstLine = (o: { ename: string; evalue: string }) => `${o.ename}: ${o.evalue.split('\n')[0]!.slice(0, 120)}`;
   for (let round = 0; round < 3; round++) {
     const v = verification.reproduced;
     const o = v.observed;
-    const shim = v.outcome === 'crash-mismatch' && o ? shimForFailure(o) : undefined;
-    if (!shim || !o || shim.api === saved?.api) break;
-    const file = path.join(staging, 'reproduced.ipynb');
-    const nb = parseNotebook(await readFile(file, 'utf8'), 'reproduced.ipynb');
-    let edited = false;
-    const next = editCells(nb, (ci, src) => {
-      if (ci !== o.cell) return src;
-      const out = insertShim(src, shim);
-      edited = out !== src;
-      return out;
-    });
-    if (!edited) break;
-    await writeFile(file, `${JSON.stringify(next, null, 1)}\n`);
-    const edit = {
-      kind: 'api' as const,
+    const found = v.outcome === 'crash-mismatch' && o ? shimForFailure(o) : undefined;
+    if (!found || !o || found.api === saved?.api) break;
+    const shim = await shimCell(staging, o.cell, () => found);
+    if (!shim) break;
+    instance = await recordEdit(staging, instance, {
+      kind: 'api',
       cell: o.cell,
       from: shim.api,
       to: 'a shim on top of the cell',
       why: shim.behaviour
-        ? `${shim.behaviour} (${o.ename}: ${o.evalue.split('\n')[0]!.slice(0, 120)}): this runtime's is newer`
-        : `${shim.library} removed ${shim.api} in ${shim.removedIn} and this runtime's is newer (${o.ename}: ${o.evalue.split('\n')[0]!.slice(0, 120)}): the shim defines it again on the current API, as it behaved`,
-    };
-    instance = {
-      ...instance,
-      reproduction: { ...(instance.reproduction ?? {}), edits: [...(instance.reproduction?.edits ?? []), edit] },
-    };
-    await writeFile(path.join(staging, 'instance.json'), formatJson(instance));
+        ? `${shim.behaviour} (${firstLine(o)}): this runtime's is newer`
+        : `${shim.library} removed ${shim.api} in ${shim.removedIn} and this runtime's is newer (${firstLine(o)}): the shim defines it again on the current API, as it behaved`,
+    });
     changed = true;
     verification = await verify(staging);
   }
@@ -598,34 +586,54 @@ export async function shimRemovedApis(
   const v = verification.reproduced;
   const cell = instance.crash.cell;
   if (v.outcome === 'no-crash' || (v.outcome === 'crash-mismatch' && v.observed && v.observed.cell > cell)) {
-    const file = path.join(staging, 'reproduced.ipynb');
-    const nb = parseNotebook(await readFile(file, 'utf8'), 'reproduced.ipynb');
-    let shim: ReturnType<typeof shimForNewerVersion>;
-    const next = editCells(nb, (ci, src) => {
-      if (ci !== cell) return src;
-      shim = shimForNewerVersion(instance.crash, src);
-      return shim ? insertShim(src, shim) : src;
-    });
+    const crash = instance.crash;
+    const shim = await shimCell(staging, cell, (src) => shimForNewerVersion(crash, src));
     if (shim) {
-      await writeFile(file, `${JSON.stringify(next, null, 1)}\n`);
       const passed = v.outcome === 'no-crash' ? 'ran to the end' : `ran past code cell ${cell}`;
-      const edit = {
-        kind: 'api' as const,
+      instance = await recordEdit(staging, instance, {
+        kind: 'api',
         cell,
         from: shim.api,
         to: 'a shim on top of the cell',
-        why: `${shim.behaviour ?? `${shim.library} removed ${shim.api} in ${shim.removedIn}`}; the run ${passed} without the saved ${instance.crash.ename}: the notebook ran with a newer ${shim.library || 'library'} than this runtime's, whose behaviour the shim gives it`,
-      };
-      instance = {
-        ...instance,
-        reproduction: { ...(instance.reproduction ?? {}), edits: [...(instance.reproduction?.edits ?? []), edit] },
-      };
-      await writeFile(path.join(staging, 'instance.json'), formatJson(instance));
+        why: `${shim.behaviour ?? `${shim.library} removed ${shim.api} in ${shim.removedIn}`}; the run ${passed} without the saved ${crash.ename}: the notebook ran with a newer ${shim.library || 'library'} than this runtime's, whose behaviour the shim gives it`,
+      });
       changed = true;
       verification = await verify(staging);
     }
   }
   return { instance, verification, changed };
+}
+
+// The shim `pick` chooses for a code cell of the draft's reproduced.ipynb, put on top of it (once); undefined when
+// there is none or the cell has it already.
+async function shimCell(
+  staging: string,
+  cell: number,
+  pick: (source: string) => ApiShim | undefined,
+): Promise<ApiShim | undefined> {
+  const { insertShim, editCells } = await import('@junobench/reproduce');
+  const file = path.join(staging, 'reproduced.ipynb');
+  const nb = parseNotebook(await readFile(file, 'utf8'), 'reproduced.ipynb');
+  let shim: ApiShim | undefined;
+  const next = editCells(nb, (ci, src) => {
+    if (ci !== cell) return src;
+    const found = pick(src);
+    const out = found ? insertShim(src, found) : src;
+    if (out !== src) shim = found;
+    return out;
+  });
+  if (shim) await writeFile(file, `${JSON.stringify(next, null, 1)}\n`);
+  return shim;
+}
+
+/** The draft's instance.json with one more reproduction edit, written. */
+export async function recordEdit(staging: string, instance: Instance, edit: ReproductionEdit): Promise<Instance> {
+  const next: Instance = {
+    ...instance,
+    reproduction: { ...(instance.reproduction ?? {}), edits: [...(instance.reproduction?.edits ?? []), edit] },
+  };
+  await writeFile(path.join(staging, 'instance.json'), formatJson(next));
+  return next;
 }
 
 function timedOut(cells: readonly { index: number; status: string }[] | undefined): { timedOutCell?: number } {

@@ -388,6 +388,9 @@ describe('parseTextFrame: a frame saved as text (printed, or a result without HT
     expect(parseTextFrame('0    22.0\n1    38.0\nName: age, dtype: float64')).toBeUndefined();
     expect(parseTextFrame('Accuracy: 0.91')).toBeUndefined();
     expect(parseTextFrame('')).toBeUndefined();
+    // Hostile text: a line far wider than any frame pandas prints is refused before the width × lines scan.
+    const wide = ['   a', `0  ${'x'.repeat(30_000)}`, ...Array.from({ length: 3_000 }, (_, i) => `${i}  y`)].join('\n');
+    expect(parseTextFrame(wide)).toBeUndefined();
   });
 
   it('printed after other text, through readSavedTable; describe() as text gives the range', () => {

@@ -370,6 +370,8 @@ function parseTextBlock(block: readonly string[]): HtmlFrame | undefined {
   }
   const all = [header, ...body];
   const width = Math.max(...all.map((l) => l.length));
+  // The alignment scan is width × lines: a frame pandas prints is far below both (hostile text is not read).
+  if (width > 20_000 || all.length > 5_000) return undefined;
   const filled = (p: number) => all.some((l) => p < l.length && l[p] !== ' ');
   const segments: [number, number][] = [];
   for (let p = 0; p < width; p++) {
