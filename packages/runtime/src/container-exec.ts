@@ -47,6 +47,8 @@ export interface ContainerSpec {
   wallClockSeconds: number;
   /** Output kept per stream (the tail); default 4 MiB. */
   maxOutputBytes?: number;
+  /** More security options for the engine (e.g. `unmask=/proc/*`, so a nested sandbox can mount its own /proc). */
+  securityOpt?: string[];
 }
 
 export interface ContainerOutcome {
@@ -80,6 +82,16 @@ export interface LaunchedContainer {
   exited: Promise<ContainerOutcome>;
   /** Its outcome, once it has ended and the engine no longer knows it. Rejects with a JunoError on engine failures. */
   done: Promise<ContainerOutcome>;
+  /** Its stdin after `go()` (waitForGo): more lines for its command; ending it closes the container's stdin. */
+  stdin?: NodeJS.WritableStream;
+  /** Kill it now (SIGKILL); its outcome follows as for any kill. */
+  kill(): void;
+}
+
+/** Where a container's output goes as it arrives, besides the tails kept for its outcome. */
+export interface ContainerOutputTaps {
+  stdout?: Writable;
+  stderr?: Writable;
 }
 
 /**
@@ -93,7 +105,7 @@ export interface LaunchedContainer {
 export async function launchContainer(
   docker: Docker,
   spec: ContainerSpec,
-  options: { signal?: AbortSignal; onContainer?: (id: string) => void } = {},
+  options: { signal?: AbortSignal; onContainer?: (id: string) => void; taps?: ContainerOutputTaps } = {},
 ): Promise<LaunchedContainer> {
   if (!(spec.wallClockSeconds > 0)) {
     throw new JunoError('E_USAGE', `invalid wall-clock limit for a container: ${spec.wallClockSeconds} s`, {
@@ -129,7 +141,7 @@ export async function launchContainer(
   let waited: Promise<number | null>;
   let drained: Promise<void>;
   try {
-    ({ stream, drained, waited } = await attachAndWait(docker, container, stdin, stdout, stderr));
+    ({ stream, drained, waited } = await attachAndWait(docker, container, stdin, stdout, stderr, options.taps));
     if (options.signal?.aborted) aborted = true;
     else {
       await container.start();
@@ -209,7 +221,17 @@ export async function launchContainer(
   // Handled here too: a container started ahead may never be asked for its outcome.
   exitedOrFailed.catch(() => undefined);
   done.catch(() => undefined);
-  return { id: container.id, go, exited: exitedOrFailed, done };
+  return {
+    id: container.id,
+    go,
+    exited: exitedOrFailed,
+    done,
+    ...(stdin ? { stdin: stream } : {}),
+    kill: () => {
+      aborted = true;
+      killAndWatch();
+    },
+  };
 }
 
 /**
@@ -225,6 +247,7 @@ async function attachAndWait(
   stdin: boolean,
   stdout: TailBuffer,
   stderr: TailBuffer,
+  taps: ContainerOutputTaps = {},
 ): Promise<{ stream: NodeJS.ReadWriteStream; drained: Promise<void>; waited: Promise<number | null> }> {
   const stream = (await container.attach({
     stream: true,
@@ -237,7 +260,11 @@ async function attachAndWait(
     stream.on('close', resolve);
     stream.on('error', () => resolve());
   });
-  docker.modem.demuxStream(stream, stdout.writable(), stderr.writable());
+  docker.modem.demuxStream(stream, stdout.writable(taps.stdout), stderr.writable(taps.stderr));
+  if (taps.stdout || taps.stderr) {
+    // The taps end with the container's output (a reader of lines sees its last one).
+    void drained.then(() => endTaps(taps));
+  }
   const waited = (container.wait({ condition: 'next-exit' }) as Promise<{ StatusCode?: number }>).then(
     (r) => (typeof r?.StatusCode === 'number' ? r.StatusCode : null),
     () => null,
@@ -286,7 +313,11 @@ export function planCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOp
           }
         : {}),
       ...(spec.shmBytes ? { ShmSize: spec.shmBytes } : {}),
-      SecurityOpt: ['no-new-privileges', ...(spec.seccomp ? [`seccomp=${spec.seccomp}`] : [])],
+      SecurityOpt: [
+        'no-new-privileges',
+        ...(spec.seccomp ? [`seccomp=${spec.seccomp}`] : []),
+        ...(spec.securityOpt ?? []),
+      ],
     },
   };
 }
@@ -419,6 +450,11 @@ function engineError(e: unknown, image: string, what: string): JunoError {
   });
 }
 
+/** End the taps (once: a container whose stream the engine leaves open is ended by its outcome instead). */
+export function endTaps(taps: ContainerOutputTaps): void {
+  for (const t of [taps.stdout, taps.stderr]) if (t && !t.writableEnded) t.end();
+}
+
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref?.());
 }
@@ -437,10 +473,13 @@ class TailBuffer {
     }
   }
 
-  writable(): Writable {
+  /** A stream into the tail; `tap` gets every chunk too, as it arrives. */
+  writable(tap?: Writable): Writable {
     return new Writable({
       write: (chunk: Buffer, _enc, cb) => {
-        this.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+        const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+        this.push(b);
+        if (tap && !tap.writableEnded) tap.write(b);
         cb();
       },
     });

@@ -23,10 +23,10 @@ const FORGE_AND_KILL = [
   'os.kill(runner(), signal.SIGKILL)',
 ].join('\n');
 
-describe("container runtime: the wrapper's report", () => {
+describe("container runtime: the wrapper's report (fresh containers, --no-fork)", () => {
   it('a notebook that forges it on its output and kills its runner is a kernel death of its own, not a toolchain failure', async () => {
     const dir = await writeCodeNotebook(path.join(sandbox.tmp, 'forge'), [FORGE_AND_KILL, 'print("not reached")']);
-    const [r] = await sandbox.runtime().run([
+    const [r] = await sandbox.runtime({ fork: false }).run([
       {
         id: 'forgery',
         instanceDir: dir,
@@ -61,22 +61,30 @@ describe("container runtime: the runner's result", () => {
 
   // As verify and score see them: a fixed notebook that raises 1/0 after forging "completed"
   // (fixed-ok, or a repair resolved), a reproduced one that never crashes forging a KeyError
-  // (crash-reproduced). The forged line never counts; the killed runner is a kernel death.
+  // (crash-reproduced). The forged line never counts. In a fresh container the killed runner is a
+  // kernel death; in a slot container the notebook finds no runner to write to or kill (its
+  // sandbox holds only its init and itself), so the forging cell fails on its own.
   it.each([
     ['completed', ['print("forging")', '1/0']],
     ['error', ['print("forging")', 'x = 1']],
   ] as const)(
-    'a notebook that forges a result saying %s and kills its runner is a kernel death',
+    'a notebook that forges a result saying %s and kills its runner: a kernel death, or a failure of its own in a slot',
     async (status, cells) => {
       const dir = await writeCodeNotebook(path.join(sandbox.tmp, `forge-${status}`), [
         cells[0],
         forgeResultCell(status),
         cells[1],
       ]);
-      const [r] = await sandbox.runtime().run([runOf(`forge-${status}`, dir, [0, 1, 2])]);
-      expect(r!.status).toBe('kernel-died');
-      expect(r!.cells.find((c) => c.ename === 'KeyError')).toBeUndefined();
-      expect(r!.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
+      const [fresh] = await sandbox.runtime({ fork: false }).run([runOf(`forge-${status}`, dir, [0, 1, 2])]);
+      expect(fresh!.status).toBe('kernel-died');
+      expect(fresh!.cells.find((c) => c.ename === 'KeyError')).toBeUndefined();
+      expect(fresh!.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
+      const [slot] = await sandbox.runtime().run([runOf(`forge-${status}-slot`, dir, [0, 1, 2])]);
+      expect(slot!.status, JSON.stringify(slot)).toBe('error');
+      expect(slot!.cells.map((c) => c.status)).toEqual(['ok', 'error', 'not-run']);
+      // runner() found nothing to reach: pidfd_open(None).
+      expect(slot!.cells[1]).toMatchObject({ ename: 'TypeError' });
+      expect(slot!.cells.find((c) => c.ename === 'KeyError')).toBeUndefined();
     },
     600_000,
   );

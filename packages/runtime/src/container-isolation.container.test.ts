@@ -7,6 +7,7 @@
 // Whatever the runtime's design (a container per notebook today, or notebooks
 // forked into nested sandboxes of a long-lived container), this must hold.
 import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -153,6 +154,19 @@ interface Report {
   others?: number[];
 }
 
+/** Processes of this machine whose command line holds `text` (a container's processes are visible from the host). */
+function hostProcessesWith(text: string): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)) found.push(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
 function reportOf(r: RunResult): Report {
   const evalue = r.cells.find((c) => c.evalue?.startsWith('REPORT '))?.evalue;
   if (!evalue) throw new Error(`${r.id}: no report (${r.status}: ${r.reason ?? ''} ${JSON.stringify(r.cells)})`);
@@ -176,5 +190,44 @@ describe('docker runtime: notebooks of one run cannot reach each other', () => {
     expect(p.found).toEqual([]);
     expect(p.others).toEqual([]);
     expect(o.problems).toEqual([]);
+  }, 300_000);
+});
+
+// What one notebook leaves behind in a slot container (docs/verify.md, "Runtimes": kernels forked into
+// sandboxes of their own, one notebook after another): files in every writable place, a daemon detached
+// from its kernel (a new session, a double fork), memory. The next notebook of the same slot finds none of it.
+const LEAVER = [
+  `import os, subprocess, sys, time
+MARK = ${JSON.stringify(marker)}
+for d in ${JSON.stringify(WRITABLE)}:
+    with open(os.path.join(d, 'secret.txt'), 'w') as f:
+        f.write(MARK + ' leaver')
+held = bytearray((MARK + ' in memory ').encode() * 1000)
+daemon = subprocess.Popen([sys.executable, '-c', 'import os, time\\nif os.fork() == 0:\\n    time.sleep(300)', MARK + '-daemon'], start_new_session=True)
+daemon.wait()
+print('left')`,
+];
+
+describe('docker runtime: a notebook after another in the same slot', () => {
+  it('finds nothing the one before it left: no file, no process it detached, no memory', async () => {
+    const leaver = await writeCodeNotebook(path.join(tmp, 'leaver'), LEAVER);
+    const prober = await writeCodeNotebook(path.join(tmp, 'prober-after'), PROBER);
+    const slot = createContainerRuntime({ docker, image, memory: '1g', cpus: 1, jobs: 1 });
+    try {
+      const [left, after] = await slot.run(
+        [run('leaver', leaver, LEAVER.length), run('after', prober, PROBER.length)],
+        {
+          jobs: 1,
+        },
+      );
+      expect(left!.status, JSON.stringify(left)).toBe('completed');
+      const p = reportOf(after!);
+      expect(p.found).toEqual([]);
+      expect(p.others).toEqual([]);
+      // Not merely out of sight: seen from this machine, the daemon is gone with its sandbox.
+      expect(hostProcessesWith(`${marker}-daemon`)).toEqual([]);
+    } finally {
+      await slot.close();
+    }
   }, 300_000);
 });

@@ -60,12 +60,11 @@ function runOf(name: string, dir: string, cells: number, extra: Partial<Notebook
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Thread counts of the IPython kernels on this host (a container's processes are visible from the host). */
-function kernelThreadCounts(): number[] {
+/** Thread counts of the processes on this host (a container's processes are visible from the host). */
+function threadCounts(): number[] {
   const counts: number[] = [];
   for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
     try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('ipykernel_launcher')) continue;
       counts.push(Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0));
     } catch {
       // gone meanwhile
@@ -216,26 +215,35 @@ describe('container runtime sandbox (real engine)', () => {
     expect(await leftovers(r!.id)).toEqual([]);
   });
 
-  it('a run past the wall-clock limit has its container killed: timeout, and no container behind', async () => {
+  it('fresh containers (--no-fork): a run past the wall-clock limit has its container killed: timeout, and no container behind', async () => {
     // The runner's own limits are far away (300 s): only the container kill can end this run.
     const dir = await instance('wall', [
       'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.1)',
     ]);
-    const rt = runtime({ wallClockSeconds: () => 12 });
+    const rt = runtime({ fork: false, wallClockSeconds: () => 12 });
     const [r] = await rt.run([runOf('wall', dir, 1, { cellTimeoutSeconds: 300, timeoutSeconds: 300 })]);
     expect(r!.status).toBe('timeout');
     expect(r!.reason).toBe('the container ran past its 12 s wall-clock limit and was killed');
     expect(await leftovers(r!.id)).toEqual([]);
   });
 
-  it('a container whose runner dies is reported as kernel-died with the reason', async () => {
+  it('fresh containers (--no-fork): a container whose runner dies is reported as kernel-died with the reason', async () => {
     const dir = await instance('dies', [
       'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(30)',
     ]);
-    const [r] = await runtime().run([runOf('dies', dir, 1)]);
+    const [r] = await runtime({ fork: false }).run([runOf('dies', dir, 1)]);
     expect(r!.status).toBe('kernel-died');
     expect(r!.reason).toMatch(/^the runner exited with code 137 \(killed by signal 9\) before printing a result/);
     expect(await leftovers(r!.id)).toEqual([]);
+  });
+
+  it("slot containers: a kernel's parent is its sandbox's init, which it cannot kill; the runner is out of its reach", async () => {
+    const dir = await instance('parent', [
+      'import os, signal\nassert os.getppid() == 1, os.getppid()\nos.kill(os.getppid(), signal.SIGKILL)\nos.kill(1, signal.SIGTERM)',
+      'import os\nprint(os.getpid())',
+    ]);
+    const [r] = await runtime().run([runOf('parent', dir, 2)]);
+    expect(r!.status, JSON.stringify(r)).toBe('completed');
   });
 
   it('the scratch disk is bounded (--disk): writing past it fails in the notebook and the reason names the limit; nothing else is writable', async () => {
@@ -301,9 +309,9 @@ describe('container runtime sandbox (real engine)', () => {
         'ev = threading.Event()',
         'ts = [threading.Thread(target=ev.wait) for _ in range(900)]',
         'for t in ts:\n    t.start()',
-        // The container sees a staged view of the instance made of hard links: the host's write into this very
-        // file (in place, same inode) is what it waits for; 120 s at most where the view is a copy.
-        'end = time.time() + 120',
+        // A fresh container sees a staged view of the instance made of hard links: the host's write into this very
+        // file (in place, same inode) is what it waits for; 30 s at most where the view is a copy (a slot's).
+        'end = time.time() + 30',
         "while open('/instance/stop').read() != 'stop' and time.time() < end:\n    time.sleep(0.1)",
         'ev.set()',
         'for t in ts:\n    t.join()',
@@ -319,7 +327,7 @@ describe('container runtime sandbox (real engine)', () => {
       // The hog's kernel holds its threads (seen from the host) before the other notebook starts.
       let held = false;
       for (let i = 0; i < 1200 && !held; i++) {
-        held = kernelThreadCounts().some((n) => n >= 900);
+        held = threadCounts().some((n) => n >= 900);
         if (!held) await sleep(100);
       }
       expect(held).toBe(true);

@@ -12,6 +12,7 @@ import {
   type ContainerRunSettings,
 } from './container-sandbox.js';
 import { ContainerBatch } from './container-batch.js';
+import { SlotSessions, runInSlots } from './container-slots.js';
 import { ContainerSetup } from './container-setup.js';
 import { startOwnerWatchdog } from './container-owner-watchdog.js';
 import { createRunFolder, currentOwner, isOwnerGone, type RunFolder } from './run-folder.js';
@@ -54,6 +55,15 @@ export interface ContainerRuntimeOptions {
    * in a throwaway container.
    */
   probeCacheDir?: string;
+  /**
+   * Fork kernels (default): one long-lived slot container per job forks every
+   * notebook's kernel from a zygote into a sandbox of its own
+   * (container-slots.ts). False: every notebook in a fresh container of its
+   * own, whose kernel is launched there (container-batch.ts).
+   */
+  fork?: boolean;
+  /** Seconds beyond a run's limits before a slot's runner is taken for hung and killed (slots). Default 60. */
+  watchdogGraceSeconds?: number;
 }
 
 /** Label naming the process that started a container (`<host>:<pid>:<start time>`): stale ones are removed. */
@@ -84,6 +94,7 @@ const UID_RANGE = [200_000, 1_200_000] as const;
  */
 export function createContainerRuntime(options: ContainerRuntimeOptions): Runtime {
   const { docker, image } = options;
+  const forked = options.fork !== false;
   const { settings, session } = planRuntimeSettings(options);
   const { threads } = settings;
   let uid = randomInt(UID_RANGE[0], UID_RANGE[1]);
@@ -107,7 +118,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     python: record.python,
     ...(record.pythonVersion ? { pythonVersion: record.pythonVersion } : {}),
     packages: packagesFrom(record, mods) ?? {},
-    kernelStart: 'launch',
+    kernelStart: forked ? 'fork' : 'launch',
     threads,
   });
   const probeModules = async (mods: string[]): Promise<RuntimeIdentity> => {
@@ -152,6 +163,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     // A probe checks the image's runner against ours (see probeImage); callers usually describe() first.
     if (!runnerChecked) await describe([]);
     const jobs = Math.max(1, Math.min(opts.jobs ?? options.jobs ?? 1, runs.length));
+    if (forked) return runInSlots(runs, opts, jobs, () => slots.session(opts.signal));
     const batch = new ContainerBatch(
       { docker, settings, stagingDir, nextUid, live, closing: closing.signal },
       runs,
@@ -160,8 +172,14 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     return batch.run(jobs);
   };
 
+  const slots = new SlotSessions(
+    { docker, settings, nextUid, live, signal: closing.signal },
+    options.watchdogGraceSeconds ?? 60,
+  );
+
   const close = async (): Promise<void> => {
     closing.abort();
+    await slots.close();
     // Anything still known to the engine from this runtime goes (e.g. after a crash mid-run).
     let leftovers: Docker.ContainerInfo[] = [];
     try {
@@ -181,7 +199,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   };
 
   // The image id is the whole environment: interpreter, packages and runner; threads can change results.
-  const fingerprint = async (): Promise<string> => `docker:${await resolveImageId()}:threads=${threads}`;
+  const fingerprint = async (): Promise<string> =>
+    `docker:${await resolveImageId()}:threads=${threads}${forked ? ':fork' : ''}`;
 
   return { kind: 'docker', sandboxed: true, describe, fingerprint, run, close };
 }

@@ -95,6 +95,10 @@ export interface ContainerRunSettings {
   labels?: Record<string, string>;
   /** The `seccomp=` option's value for the engine (ContainerSpec.seccomp): the runtime resolves it before the first container. */
   seccomp?: string;
+  /** The same for slot containers, whose runner makes each kernel's namespaces (seccomp-profile.ts, `nesting`). */
+  seccompNesting?: string;
+  /** The engine (resolved with the profiles): how a nested /proc is allowed differs. */
+  engine?: 'docker' | 'podman';
 }
 
 /** Default wall-clock limit: the notebook's own limit, kernel start-up, and a grace for copying and teardown. */

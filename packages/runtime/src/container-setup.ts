@@ -7,7 +7,7 @@ import { engineMessage, statusOf } from './container-exec.js';
 import { readEngineKind } from './container-engine.js';
 import type { ContainerRunSettings } from './container-sandbox.js';
 import { createRunFolder, sweepStaleRunFolders, type RunFolder } from './run-folder.js';
-import { formatSeccompProfile } from './seccomp-profile.js';
+import { formatSeccompProfile, planSeccompProfile } from './seccomp-profile.js';
 
 /**
  * What a container runtime makes ready once, before its first container: the
@@ -51,9 +51,12 @@ export class ContainerSetup {
   /** Every container gets our seccomp profile (seccomp-profile.ts: no namespaces), in the form its engine takes. */
   prepareSeccomp(): Promise<void> {
     this.seccompReady ??= readEngineKind(this.docker).then((kind) => {
+      this.settings.engine = kind;
+      const nesting = formatSeccompProfile(planSeccompProfile({ nesting: true }));
       if (kind === 'docker') {
         // Docker's API takes the profile itself (its CLI reads the file and sends the text).
         this.settings.seccomp = formatSeccompProfile();
+        this.settings.seccompNesting = nesting;
         return;
       }
       // Podman's (4.x and later) takes a path on the engine's host, read when the container is created:
@@ -63,6 +66,9 @@ export class ContainerSetup {
       const file = path.join(this.profileFolder.dir, 'seccomp.json');
       writeFileSync(file, formatSeccompProfile(), { mode: 0o644 });
       this.settings.seccomp = file;
+      const nestingFile = path.join(this.profileFolder.dir, 'seccomp-nesting.json');
+      writeFileSync(nestingFile, nesting, { mode: 0o644 });
+      this.settings.seccompNesting = nestingFile;
     });
     this.seccompReady.catch(() => (this.seccompReady = undefined));
     return this.seccompReady;

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ResultPromise } from 'execa';
+import type { LiveRunner } from './runner-process.js';
 import { JunoError, type RunResult, type RuntimeIdentity } from '@junobench/core';
 import type { NotebookRun, RunOptions, RunStream, Runtime, StreamOptions } from './runtime.js';
 import { RUNNER_PATH } from './runner-path.js';
@@ -95,7 +95,7 @@ export async function createLocalRuntime(options: LocalRuntimeOptions = {}): Pro
     scratchRoot: options.scratchRoot ?? os.tmpdir(),
   };
   const probes = new Map<string, Promise<RuntimeIdentity>>();
-  const live = new Set<ResultPromise>();
+  const live = new Set<LiveRunner>();
   let folder: RunFolder | undefined;
   const runFolder = (): RunFolder => {
     if (!folder) {
@@ -229,7 +229,7 @@ async function runAll(
   opts: RunOptions,
   settings: RunnerSettings,
   box: string,
-  live: Set<ResultPromise>,
+  live: Set<LiveRunner>,
 ): Promise<RunResult[]> {
   if (runs.length === 0) return [];
   const session = new RunSession({

@@ -14,6 +14,7 @@ function decide(program: BpfInstruction[], call: { arch: number; nr: number; arg
     else if (ins.code === 0x06) return ins.k;
     else if (ins.code === 0x15) pc += a === ins.k ? ins.jt : ins.jf;
     else if (ins.code === 0x35) pc += a >= ins.k ? ins.jt : ins.jf;
+    else if (ins.code === 0x45) pc += (a & ins.k) !== 0 ? ins.jt : ins.jf;
     else throw new Error(`unknown opcode ${ins.code}`);
   }
   throw new Error('the program ran off its end');
@@ -58,6 +59,23 @@ describe('the local sandbox seccomp filter', () => {
     expect(decide(arm, { arch: 0xc00000b7, nr: 101 })).toBe(ALLOW);
     expect(decide(arm, { arch: 0xc00000b7, nr: 198, arg0: 40n })).toBe(ERRNO(97));
     expect(planLocalSeccompProgram('riscv64')).toBeUndefined();
+  });
+
+  it('for a nested kernel (namespaces: false): no unshare, setns, clone3, nor clone with a namespace flag', () => {
+    const nested = planLocalSeccompProgram('x64', { namespaces: false })!;
+    expect(decide(nested, { arch: X64, nr: 272 })).toBe(ERRNO(1));
+    expect(decide(nested, { arch: X64, nr: 308 })).toBe(ERRNO(1));
+    expect(decide(nested, { arch: X64, nr: 435 })).toBe(ERRNO(38));
+    for (const flag of [0x10000000n, 0x20000000n, 0x40000000n, 0x00020000n, 0x08000000n])
+      expect(decide(nested, { arch: X64, nr: 56, arg0: flag | 0x11n })).toBe(ERRNO(1));
+    // Threads (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD…), fork, posix_spawn: allowed.
+    expect(decide(nested, { arch: X64, nr: 56, arg0: 0x3d0f00n })).toBe(ALLOW);
+    expect(decide(nested, { arch: X64, nr: 56, arg0: 0x11n })).toBe(ALLOW);
+    expect(decide(nested, { arch: X64, nr: 101 })).toBe(ERRNO(1));
+    expect(decide(nested, { arch: X64, nr: 41, arg0: 40n })).toBe(ERRNO(97));
+    expect(decide(nested, { arch: X64, nr: 0 })).toBe(ALLOW);
+    // The local sandbox's own program is unchanged: bubblewrap's --disable-userns does this there.
+    expect(decide(program, { arch: X64, nr: 272 })).toBe(ALLOW);
   });
 
   it('is written as struct sock_filter, 8 bytes each, little-endian', () => {

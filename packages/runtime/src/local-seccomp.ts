@@ -26,17 +26,27 @@ const ARCHES = {
     x32: true,
     calls: { ptrace: 101, process_vm_readv: 310, process_vm_writev: 311, add_key: 248, request_key: 249, keyctl: 250 },
     socket: 41,
+    namespaces: { clone: 56, unshare: 272, setns: 308 },
   },
   arm64: {
     audit: 0xc00000b7,
     x32: false,
     calls: { ptrace: 117, process_vm_readv: 270, process_vm_writev: 271, add_key: 217, request_key: 218, keyctl: 219 },
     socket: 198,
+    namespaces: { clone: 220, unshare: 97, setns: 268 },
   },
 } as const;
 
 /** Numbers shared by every architecture (system calls added since Linux 5.1). */
-const COMMON = { io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427, pidfd_getfd: 438 } as const;
+const COMMON = {
+  io_uring_setup: 425,
+  io_uring_enter: 426,
+  io_uring_register: 427,
+  clone3: 435,
+  pidfd_getfd: 438,
+} as const;
+/** clone's flags that make a namespace (linux/sched.h): NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET. */
+const CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
 
 const EPERM = 1;
 const ENOSYS = 38;
@@ -48,6 +58,7 @@ const X32_SYSCALL_BIT = 0x40000000;
 const LD_W_ABS = 0x20;
 const JEQ_K = 0x15;
 const JGE_K = 0x35;
+const JSET_K = 0x45;
 const RET_K = 0x06;
 const RET_ALLOW = 0x7fff0000;
 const RET_ERRNO = 0x00050000;
@@ -67,8 +78,17 @@ const ld = (offset: number): BpfInstruction => ({ code: LD_W_ABS, jt: 0, jf: 0, 
 const ret = (k: number): BpfInstruction => ({ code: RET_K, jt: 0, jf: 0, k });
 const errno = (e: number) => RET_ERRNO | e;
 
-/** The program for `arch` (Node's `process.arch`), as instructions; undefined for an architecture it does not know. */
-export function planLocalSeccompProgram(arch: string): BpfInstruction[] | undefined {
+/**
+ * The program for `arch` (Node's `process.arch`), as instructions; undefined for an architecture it does not know.
+ *
+ * `namespaces: false` (a kernel in a slot container's nested sandbox, nest.py, which has no `--disable-userns`
+ * of bubblewrap's): unshare and setns are refused (EPERM), clone with a namespace flag too, and clone3, whose
+ * flags no filter can read, is "not implemented", so the C library falls back to clone.
+ */
+export function planLocalSeccompProgram(
+  arch: string,
+  { namespaces = true }: { namespaces?: boolean } = {},
+): BpfInstruction[] | undefined {
   const a = (ARCHES as Record<string, (typeof ARCHES)[keyof typeof ARCHES]>)[arch];
   if (!a) return undefined;
   const refused: [number, number][] = [
@@ -77,10 +97,27 @@ export function planLocalSeccompProgram(arch: string): BpfInstruction[] | undefi
     [COMMON.io_uring_setup, ENOSYS],
     [COMMON.io_uring_enter, ENOSYS],
     [COMMON.io_uring_register, ENOSYS],
+    ...(namespaces
+      ? []
+      : ([
+          [a.namespaces.unshare, EPERM],
+          [a.namespaces.setns, EPERM],
+          [COMMON.clone3, ENOSYS],
+        ] as [number, number][])),
   ];
   const program: BpfInstruction[] = [ld(ARCH), { code: JEQ_K, jt: 1, jf: 0, k: a.audit }, ret(errno(ENOSYS)), ld(NR)];
   if (a.x32) program.push({ code: JGE_K, jt: 0, jf: 1, k: X32_SYSCALL_BIT }, ret(errno(ENOSYS)));
   for (const [nr, e] of refused) program.push({ code: JEQ_K, jt: 0, jf: 1, k: nr }, ret(errno(e)));
+  if (!namespaces) {
+    // clone(): any namespace flag in its first argument → refused; otherwise allowed (threads, fork, posix_spawn).
+    program.push(
+      { code: JEQ_K, jt: 0, jf: 4, k: a.namespaces.clone },
+      ld(ARG0_LOW),
+      { code: JSET_K, jt: 0, jf: 1, k: CLONE_NAMESPACES },
+      ret(errno(EPERM)),
+      ret(RET_ALLOW),
+    );
+  }
   // socket(): not socket → allow; socket of AF_VSOCK → refused; any other family → allow.
   program.push(
     { code: JEQ_K, jt: 0, jf: 3, k: a.socket },

@@ -1,7 +1,7 @@
-import type { ResultPromise } from 'execa';
 import type { RunResult } from '@junobench/core';
 import { planNextRunner, type Pending } from './pending-runs.js';
 import type { RunnerSettings } from './runner-command.js';
+import type { LiveRunner } from './runner-process.js';
 import { CallerFailure, RunnerDriver, failedResult, type DriverContext } from './runner-driver.js';
 import type { NotebookRun } from './runtime.js';
 
@@ -9,7 +9,7 @@ export interface SessionOptions {
   settings: RunnerSettings;
   /** The run folder's part the sandbox sees. */
   box: string;
-  live: Set<ResultPromise>;
+  live: Set<LiveRunner>;
   jobs: number;
   /** Called as each run finishes; a throw stops the session (its runs fail, `done` rejects with the error). */
   onResult?: (result: RunResult, run: NotebookRun) => void;

@@ -13,6 +13,7 @@ import {
 import { formatBpfProgram, planLocalSeccompProgram } from './local-seccomp.js';
 import { RUNNER_DIR } from './runner-path.js';
 import type { NotebookRun } from './runtime.js';
+import type { LiveRunner, RunnerChannel } from './runner-process.js';
 
 /** What every runner process of one local runtime is started with. */
 export interface RunnerSettings {
@@ -25,6 +26,16 @@ export interface RunnerSettings {
   fork: boolean;
   threads: number;
   scratchRoot: string;
+  /** Set: runners start elsewhere than as a local process (a slot container: container-slots.ts). */
+  launcher?: RunnerLauncher;
+}
+
+/** Where and how a runner starts, when not as a local process. */
+export interface RunnerLauncher {
+  plan(settings: RunnerSettings, jobs: number, runnerTmp: string, box: string): RunnerCommand;
+  start(command: RunnerCommand, live: Set<LiveRunner>): RunnerChannel;
+  /** After a run's scratch copy is made, before its plan is sent: make it what the runner needs (e.g. readable by its uid). */
+  prepareScratch?(dir: string): Promise<void>;
 }
 
 export interface PreparedSandbox {

@@ -1,6 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ResultPromise } from 'execa';
 import type { RunResult } from '@junobench/core';
 import { FileSteps, within } from './file-steps.js';
 import { parseRunnerMessage } from './parse-runner-message.js';
@@ -12,7 +11,7 @@ import {
   type RunnerCommand,
   type RunnerSettings,
 } from './runner-command.js';
-import { RunnerProcess } from './runner-process.js';
+import { RunnerProcess, type LiveRunner, type RunnerChannel } from './runner-process.js';
 import { RunnerTracker, type TrackerOutcome } from './runner-tracker.js';
 import type { NotebookRun } from './runtime.js';
 import { ScratchCopies } from './scratch-copies.js';
@@ -26,7 +25,7 @@ export interface DriverContext {
   /** The run folder's part the sandbox sees (scratch copies, the runner's own folder). */
   box: string;
   /** Runner processes alive: the runtime's close kills them. */
-  live: Set<ResultPromise>;
+  live: Set<LiveRunner>;
   runOf(run: number): NotebookRun;
   /** A run's result; the first one given counts. Throws a CallerFailure when the caller's onResult throws. */
   finish(run: number, result: RunResult): void;
@@ -74,7 +73,7 @@ export class RunnerDriver {
   private readonly scratch: ScratchCopies;
   private readonly tracker: RunnerTracker;
   private readonly stepMs: number;
-  private proc: RunnerProcess | undefined;
+  private proc: RunnerChannel | undefined;
   private command: RunnerCommand | undefined;
   private failure: string | undefined;
   private callerFailure: CallerFailure | undefined;
@@ -125,8 +124,10 @@ export class RunnerDriver {
       for (const p of this.byRun.values()) this.ctx.finish(p.run, failedResult(this.ctx.runOf(p.run).id, failure));
       return { back: [], failure };
     }
-    this.command = planRunnerCommand(this.ctx.settings, this.jobs, runnerTmp, this.ctx.box);
-    const proc = RunnerProcess.start(this.command, this.ctx.settings.env, this.ctx.live);
+    const { settings, live } = this.ctx;
+    const launcher = settings.launcher;
+    this.command = (launcher?.plan ?? planRunnerCommand)(settings, this.jobs, runnerTmp, this.ctx.box);
+    const proc = launcher ? launcher.start(this.command, live) : RunnerProcess.start(this.command, settings.env, live);
     this.proc = proc;
     proc.onLine((line) => this.onLine(line));
     const watchdog = setInterval(() => this.tick(), 1000);
@@ -227,6 +228,7 @@ export class RunnerDriver {
   private async fill(p: Pending, r: NotebookRun, dir: string): Promise<boolean> {
     try {
       await this.scratch.fill(dir, r.instanceDir);
+      await this.ctx.settings.launcher?.prepareScratch?.(dir);
       return true;
     } catch (e) {
       await this.scratch.discard(dir);

@@ -9,13 +9,32 @@ const FORCE_KILL_MS = 15_000;
 /** How long a runner killed (or ended) may take to close its output before it is given up on. */
 const END_WAIT_MS = 10_000;
 
+/** What a RunnerDriver needs of its runner, wherever it runs (a process here, a slot container: container-slots.ts). */
+export interface RunnerChannel {
+  /** The key the runner signs its messages with. */
+  readonly key: Buffer;
+  onLine(handler: (line: string) => void): void;
+  readonly stderrTail: string;
+  readonly killed: boolean;
+  send(plan: RunPlan): void;
+  endInput(): void;
+  kill(reason: string): void;
+  waitForEnd(): Promise<void>;
+  dispose(): void;
+}
+
+/** A runner alive, as the runtime's close sees it: killed, then awaited. */
+export interface LiveRunner extends PromiseLike<unknown> {
+  kill(signal?: NodeJS.Signals): unknown;
+}
+
 /**
  * One runner process (`junobench_runner.py serve`, through the reaper, in the
  * sandbox when there is one): its stdin takes the message key and then one
  * plan per line, its stdout gives signed message lines, its stderr's tail
  * says why it ended. Only I/O: what the lines mean is the tracker's business.
  */
-export class RunnerProcess {
+export class RunnerProcess implements RunnerChannel {
   /** The key the runner signs its messages with: its stdin's first line, where no kernel can read it. */
   readonly key = createMessageKey();
   private stderr = '';
@@ -28,7 +47,7 @@ export class RunnerProcess {
 
   private constructor(
     private readonly proc: ResultPromise,
-    private readonly live: Set<ResultPromise>,
+    private readonly live: Set<LiveRunner>,
   ) {
     this.stoppedOrKilled = new Promise<void>((r) => (this.stopped = r));
     proc.once('exit', () => this.stopped());
@@ -43,7 +62,7 @@ export class RunnerProcess {
   }
 
   /** Start the runner; `live` holds it until it is disposed (the runtime's close kills what is there). */
-  static start(command: RunnerCommand, env: NodeJS.ProcessEnv, live: Set<ResultPromise>): RunnerProcess {
+  static start(command: RunnerCommand, env: NodeJS.ProcessEnv, live: Set<LiveRunner>): RunnerProcess {
     // Through the reaper (junobench_reaper.py): what the notebooks detach from their kernels
     // (a new session, a double fork) is killed when the runner ends, however it ends. It is
     // stopped with SIGTERM (it then SIGKILLs the runner and everything below it); SIGKILL

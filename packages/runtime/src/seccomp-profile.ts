@@ -600,8 +600,17 @@ function flagRules(name: string, flags: Record<string, number>, comment: string)
   return rules;
 }
 
-/** The profile (see the top of this file). Pure: the same object every call. */
-export function planSeccompProfile(): SeccompProfile {
+/**
+ * The profile (see the top of this file). Pure: the same object every call.
+ *
+ * `nesting`: the profile of a slot container (container-slots.ts), whose
+ * runner forks every kernel into namespaces of its own (nest.py): it may
+ * unshare and mount. Its kernels may not: inside their sandbox they have no
+ * capability, may make no user namespace and run under the local runtime's
+ * seccomp program, which refuses what this profile refuses between
+ * processes (ptrace, process_vm_*, pidfd_getfd, io_uring, key rings, vsock).
+ */
+export function planSeccompProfile({ nesting = false }: { nesting?: boolean } = {}): SeccompProfile {
   const eq = (index: number, value: number, op: SeccompArg['op'] = 'SCMP_CMP_EQ'): SeccompArg => ({
     index,
     value,
@@ -653,48 +662,94 @@ export function planSeccompProfile(): SeccompProfile {
         comment: "a notebook may not reach into another process (its runner's memory or result channel)",
       },
       ...socketRules(),
-      // Namespaces: threads, fork, vfork and posix_spawn are clone without these flags.
-      ...flagRules(
-        'clone',
-        NAMESPACE_FLAGS,
-        "a notebook may not make namespaces (a user namespace gives it root's powers over them)",
-      ),
-      ...flagRules(
-        'unshare',
-        { ...NAMESPACE_FLAGS, CLONE_NEWTIME },
-        "a notebook may not make namespaces (a user namespace gives it root's powers over them)",
-      ),
-      // clone3 passes its flags in memory, which seccomp cannot read: "not
-      // implemented" makes the C library (glibc ≥ 2.34 threads) fall back to
-      // clone, whose flags the rules above check (Docker does the same).
-      {
-        names: ['clone3'],
-        action: 'SCMP_ACT_ERRNO',
-        errnoRet: ENOSYS,
-        comment: 'falls back to clone, whose flags can be checked',
-      },
-      // Joining another process's namespaces: nothing in the container has CAP_SYS_ADMIN, and nothing needs it.
-      { names: ['setns'], action: 'SCMP_ACT_ERRNO', errnoRet: EPERM, comment: 'a notebook may not join namespaces' },
-      {
-        names: [
-          'mount',
-          'umount',
-          'umount2',
-          'pivot_root',
-          'fsopen',
-          'fsconfig',
-          'fsmount',
-          'fspick',
-          'move_mount',
-          'open_tree',
-          'mount_setattr',
-        ],
-        action: 'SCMP_ACT_ERRNO',
-        errnoRet: EPERM,
-        comment: 'mounting needs CAP_SYS_ADMIN, which nothing in the container has',
-      },
+      ...(nesting ? nestingRules() : namespaceRules()),
     ],
   };
+}
+
+/** What a slot container's runner needs to set up each kernel's sandbox (nest.py); the rest of the mount family stays out. */
+function nestingRules(): SeccompRule[] {
+  return [
+    {
+      names: ['clone', 'unshare'],
+      action: 'SCMP_ACT_ALLOW',
+      comment: "the runner makes each kernel's namespaces; inside them a kernel can make no user namespace",
+    },
+    {
+      names: ['mount', 'umount2'],
+      action: 'SCMP_ACT_ALLOW',
+      comment: "the runner mounts each kernel's file systems in the kernel's own namespaces",
+    },
+    {
+      names: [
+        'umount',
+        'pivot_root',
+        'fsopen',
+        'fsconfig',
+        'fsmount',
+        'fspick',
+        'move_mount',
+        'open_tree',
+        'mount_setattr',
+      ],
+      action: 'SCMP_ACT_ERRNO',
+      errnoRet: EPERM,
+      comment: "not needed by the runner's sandboxes",
+    },
+    { names: ['setns'], action: 'SCMP_ACT_ERRNO', errnoRet: EPERM, comment: 'nothing joins another namespace' },
+    {
+      names: ['clone3'],
+      action: 'SCMP_ACT_ERRNO',
+      errnoRet: ENOSYS,
+      comment: 'falls back to clone, as in the profile without nesting',
+    },
+  ];
+}
+
+/** No namespaces, no mounts (see the top of this file). */
+function namespaceRules(): SeccompRule[] {
+  return [
+    // Namespaces: threads, fork, vfork and posix_spawn are clone without these flags.
+    ...flagRules(
+      'clone',
+      NAMESPACE_FLAGS,
+      "a notebook may not make namespaces (a user namespace gives it root's powers over them)",
+    ),
+    ...flagRules(
+      'unshare',
+      { ...NAMESPACE_FLAGS, CLONE_NEWTIME },
+      "a notebook may not make namespaces (a user namespace gives it root's powers over them)",
+    ),
+    // clone3 passes its flags in memory, which seccomp cannot read: "not
+    // implemented" makes the C library (glibc ≥ 2.34 threads) fall back to
+    // clone, whose flags the rules above check (Docker does the same).
+    {
+      names: ['clone3'],
+      action: 'SCMP_ACT_ERRNO',
+      errnoRet: ENOSYS,
+      comment: 'falls back to clone, whose flags can be checked',
+    },
+    // Joining another process's namespaces: nothing in the container has CAP_SYS_ADMIN, and nothing needs it.
+    { names: ['setns'], action: 'SCMP_ACT_ERRNO', errnoRet: EPERM, comment: 'a notebook may not join namespaces' },
+    {
+      names: [
+        'mount',
+        'umount',
+        'umount2',
+        'pivot_root',
+        'fsopen',
+        'fsconfig',
+        'fsmount',
+        'fspick',
+        'move_mount',
+        'open_tree',
+        'mount_setattr',
+      ],
+      action: 'SCMP_ACT_ERRNO',
+      errnoRet: EPERM,
+      comment: 'mounting needs CAP_SYS_ADMIN, which nothing in the container has',
+    },
+  ];
 }
 
 /** The profile as the engines read it: sorted-key JSON, byte-identical on every machine. */

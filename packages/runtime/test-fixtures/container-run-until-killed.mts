@@ -9,7 +9,8 @@ import { currentOwner } from '../src/run-folder.js';
 
 const [image = '', instanceDir = '', id = ''] = process.argv.slice(2);
 const docker = await connectDockerEngine(process.env);
-const rt = createContainerRuntime({ docker, image, memory: '512m' });
+// Fresh containers: each notebook's container is what is left behind (a slot's goes the same way, by the same watchdog).
+const rt = createContainerRuntime({ docker, image, memory: '512m', fork: false });
 const running = rt.run([
   { id, instanceDir, notebook: 'notebook.ipynb', cells: [0], cellTimeoutSeconds: 600, timeoutSeconds: 600 },
 ]);

@@ -38,7 +38,7 @@ export function addRunnerOptions(cmd: Command): Command {
     )
     .option(
       '--no-fork',
-      'local runtime: start each kernel as a new interpreter instead of forking it from a process with the imports done',
+      'start each kernel as a new interpreter (docker runtime: in a fresh container of its own) instead of forking it from a process with the imports done',
     )
     .option(
       '--unsandboxed',
@@ -134,6 +134,7 @@ export async function createRunnerRuntimeFromFlags(
     ...(flags.disk ? { disk: flags.disk } : {}),
     ...(flags.pidsLimit ? { pidsLimit: flags.pidsLimit } : {}),
     ...(flags.threads ? { threads: flags.threads } : {}),
+    ...(flags.fork === false ? { fork: false } : {}),
     probeCacheDir: userCacheDir(ctx, 'probes'),
   });
 }

@@ -41,6 +41,11 @@ def main(argv=None, entry=None):
     sv = sub.add_parser("serve", parents=[common], help="plans on stdin, messages on stdout")
     sv.add_argument("--no-fork", action="store_true", help="start every kernel as a new interpreter instead of forking it from a zygote")
     sv.add_argument("--jobs", type=int, default=1, help="notebooks executed at once")
+    sv.add_argument(
+        "--nest-json",
+        default=None,
+        help="fork every kernel into a sandbox of its own (nest.py): JSON with hide, home, home_from, disk, seccomp (a file)",
+    )
     z = sub.add_parser("zygote", help=argparse.SUPPRESS)
     z.add_argument("socket")
     p = sub.add_parser("probe", help="module versions")
@@ -55,10 +60,19 @@ def main(argv=None, entry=None):
         set_dumpable(False)
         emit = Emitter(take_stdout())
         if args.authenticate and not (args.cmd == "run" and args.wait_go):
-            try:
-                emit.key = parse_key(sys.stdin.readline())
-            except ValueError as e:
-                print("junobench_runner: %s" % e, file=sys.stderr)
+            # A container's attachment may first deliver an empty line or the engine's own
+            # attach request (Podman); the key is the first line that is one.
+            for _ in range(3):
+                line = sys.stdin.readline()
+                try:
+                    emit.key = parse_key(line)
+                    break
+                except ValueError as e:
+                    error = e
+                if not line:
+                    break
+            if emit.key is None:
+                print("junobench_runner: %s" % error, file=sys.stderr)
                 return 2
 
     if args.cmd == "run":
@@ -84,7 +98,20 @@ def main(argv=None, entry=None):
     if args.cmd == "serve":
         from .serve import serve
 
-        serve(emit, sys.stdin, entry, kernel_env(os.environ, args.threads), fork=not args.no_fork, jobs=args.jobs, tmp_dir=args.tmp)
+        nest = None
+        if args.nest_json is not None:
+            from .nest import parse_nest_options
+
+            if args.no_fork:
+                print("junobench_runner: --nest-json needs forked kernels (not --no-fork)", file=sys.stderr)
+                return 2
+            try:
+                nest = parse_nest_options(args.nest_json)
+            except (OSError, ValueError) as e:
+                print("junobench_runner: invalid --nest-json: %s" % e, file=sys.stderr)
+                return 2
+        env = kernel_env(os.environ, args.threads)
+        serve(emit, sys.stdin, entry, env, fork=not args.no_fork, jobs=args.jobs, tmp_dir=args.tmp, nest=nest)
         return 0
     if args.cmd == "zygote":
         from .zygote import zygote_main

@@ -141,6 +141,7 @@ def run_plan(plan, ctx, kernel=None, on_started=None, waited_ms=0.0):
     startup = float(plan.get("startupTimeoutSeconds") or 60)
     cells = [{"index": i, "status": "not-run", "durationMs": 0.0} for i in order]
     result["cells"] = cells
+    oom_before = None
     try:
         # A kernel can die before it is ready for reasons unrelated to the
         # notebook (another process took one of its randomly chosen ports
@@ -173,6 +174,10 @@ def run_plan(plan, ctx, kernel=None, on_started=None, waited_ms=0.0):
             result["probe"] = {"setup": run_probe_step(kernel, probe["setup"], min(cell_timeout, startup))}
         c_start = now_ms()
         times_start = process_times(kernel.pid) if kernel.pid else None
+        if ctx.nest is not None:
+            from .nest import oom_kills
+
+            oom_before = oom_kills()
         for step, index in enumerate(order):
             remaining = total_deadline - time.monotonic()
             if remaining <= 0:
@@ -207,6 +212,13 @@ def run_plan(plan, ctx, kernel=None, on_started=None, waited_ms=0.0):
         result["status"] = "failed"
         result["reason"] = "runner error: %s: %s" % (type(e).__name__, e)
     finally:
+        if kernel is not None and ctx.nest is not None and oom_before is not None:
+            from .nest import explain
+
+            try:
+                explain(result, kernel.pid, dict(ctx.nest, cwd=plan.get("cwd")), oom_before)
+            except Exception as e:  # noqa: BLE001 - the result stands without it
+                log("could not read the container's limits:", e)
         if kernel is not None:
             k0 = now_ms()
             kernel.shutdown()

@@ -32,12 +32,14 @@ class KernelDied(Exception):
 class KernelContext:
     """What every kernel of one runner shares: the kernels' environment, the
     folder for connection files (they hold the kernel's signing key), and the
-    zygotes (None: launch every kernel)."""
+    zygotes (None: launch every kernel), and the nested sandbox's options
+    (nest.py; None: kernels are not nested)."""
 
-    def __init__(self, env, tmp_dir=None, zygotes=None):
+    def __init__(self, env, tmp_dir=None, zygotes=None, nest=None):
         self.env = env
         self.tmp_dir = tmp_dir
         self.zygotes = zygotes
+        self.nest = nest
 
 
 # The gc module named in code: `import gc`, `gc.collect()`, `from gc import …`, `__import__("gc")`.
@@ -130,12 +132,36 @@ class ForkedProcess:
     def __init__(self, plan, zygote, ctx):
         from jupyter_client.connect import write_connection_file
 
-        self.connection_file, _ = write_connection_file(fname=_new_connection_file(ctx.tmp_dir), ip="127.0.0.1")
+        self.nested = ctx.nest is not None
+        self.conn_dir = None
+        if self.nested:
+            # A folder of its own, the only one of the runner's the kernel sees (its sockets are
+            # files there: ZeroMQ's ipc transport, as the kernel has no network of the runner's).
+            self.conn_dir = tempfile.mkdtemp(prefix="kernel-", dir=ctx.tmp_dir)
+            fname = os.path.join(self.conn_dir, "kernel.json")
+            self.connection_file, _ = write_connection_file(fname=fname, transport="ipc", ip=os.path.join(self.conn_dir, "k"))
+        else:
+            self.connection_file, _ = write_connection_file(fname=_new_connection_file(ctx.tmp_dir), ip="127.0.0.1")
+        nest = dict(ctx.nest, cwd=plan["cwd"], conn_dir=self.conn_dir) if self.nested else None
+        # Nested, the kernel works in its own copy of the scratch folder (nest.py: `workdir`).
+        cwd = (ctx.nest.get("workdir") or plan["cwd"]) if self.nested else plan["cwd"]
         try:
-            self.pid = zygote.fork_kernel(self.connection_file, plan["cwd"], list(KERNEL_ARGS), unfreeze=uses_gc(plan))
+            self.pid = zygote.fork_kernel(self.connection_file, cwd, list(KERNEL_ARGS), unfreeze=uses_gc(plan), nest=nest)
         except BaseException:
             self._remove_connection_file()
             raise
+        self._kernel_pid = None
+
+    @property
+    def kernel_pid(self):
+        """The kernel itself: in a nested sandbox, `pid` is its keeper (nest.py)."""
+        if not self.nested:
+            return self.pid
+        if self._kernel_pid is None:
+            from .nest import kernel_pid
+
+            self._kernel_pid = kernel_pid(self.pid)
+        return self._kernel_pid
 
     def client(self):
         from jupyter_client.blocking import BlockingKernelClient
@@ -158,10 +184,13 @@ class ForkedProcess:
             return True
 
     def interrupt(self):
-        os.kill(self.pid, signal.SIGINT)
+        pid = self.kernel_pid
+        if pid is not None:
+            os.kill(pid, signal.SIGINT)
 
     def kill(self):
-        # The kernel leads its own session: kill it and whatever it started.
+        # Nested: the keeper's death ends the sandbox's namespace and every process in it.
+        # Otherwise the kernel leads its own session: kill it and whatever it started.
         for kill in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
             try:
                 kill()
@@ -175,6 +204,10 @@ class ForkedProcess:
             os.unlink(self.connection_file)
         except OSError:
             pass
+        if self.conn_dir:
+            import shutil
+
+            shutil.rmtree(self.conn_dir, ignore_errors=True)
 
 
 class Kernel:
@@ -199,7 +232,12 @@ class Kernel:
                         proc = ForkedProcess(plan, zygote, ctx)
                         self.kind = "forked"
                 except Exception as e:  # noqa: BLE001 - the ordinary way still works
+                    if ctx.nest is not None:
+                        raise KernelDied("could not fork a kernel into its sandbox: %s" % e)
                     log("could not fork a kernel for", plan.get("id"), "-", e, "- launching one")
+        if proc is None and ctx.nest is not None:
+            # A launched kernel would run outside any sandbox of its own: never in a nested runtime.
+            raise KernelDied("the kernel zygote is gone: no kernel can be forked into its sandbox")
         if proc is None:
             proc = SpawnedProcess(plan, ctx)
         self.proc = proc
@@ -222,7 +260,8 @@ class Kernel:
 
     @property
     def pid(self):
-        return getattr(self.proc, "pid", None)
+        """The kernel process (what its CPU time is read from)."""
+        return getattr(self.proc, "kernel_pid", None) or getattr(self.proc, "pid", None)
 
     def wait_ready(self, timeout):
         """Until the kernel answered, its prewarm imports are done and its iopub

@@ -68,7 +68,7 @@ def watch_parent(on_gone, interval=1.0):
     threading.Thread(target=watch, name="junobench-parent-watch", daemon=True).start()
 
 
-def serve(emit, stdin, entry, env, fork=True, jobs=1, tmp_dir=None):
+def serve(emit, stdin, entry, env, fork=True, jobs=1, tmp_dir=None, nest=None):
     plans = queue.Queue()
     threading.Thread(target=read_plans, args=(stdin, plans, emit), daemon=True).start()
     zygotes = None
@@ -79,7 +79,7 @@ def serve(emit, stdin, entry, env, fork=True, jobs=1, tmp_dir=None):
             zygotes = Zygotes(entry, env, tmp_dir)
         except Exception as e:  # noqa: BLE001
             log("kernel zygote unavailable, starting kernels the ordinary way:", e)
-    ctx = KernelContext(env, tmp_dir, zygotes)
+    ctx = KernelContext(env, tmp_dir, zygotes, nest)
     if fork and zygotes is None:
         ctx.zygotes = BrokenZygotes()
 

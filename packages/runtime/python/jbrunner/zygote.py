@@ -116,7 +116,16 @@ def serve_forks(sock_path, modules):
                     if problems:
                         log("a forked process could not restore:", "; ".join(problems))
                     if op == "fork-kernel":
-                        become_kernel(req["connection_file"], req["cwd"], req.get("args") or [], req.get("unfreeze", True))
+                        nested = req.get("nest") is not None
+                        if nested:
+                            from .nest import enter, nest_spec
+
+                            try:
+                                enter(nest_spec(req["nest"], RUNNER_PID))
+                            except Exception as e:  # noqa: BLE001 - the runner sees the kernel gone and says so
+                                log("the kernel's sandbox could not be made:", e)
+                                raise
+                        become_kernel(req["connection_file"], req["cwd"], req.get("args") or [], req.get("unfreeze", True), nested)
                     else:
                         serve_forks(req["socket"], req["modules"])
                 finally:
@@ -129,7 +138,7 @@ def serve_forks(sock_path, modules):
     os._exit(0)
 
 
-def become_kernel(connection_file, cwd, args=(), unfreeze=True):
+def become_kernel(connection_file, cwd, args=(), unfreeze=True, nested=False):
     """In a forked child: become an IPython kernel exactly as `python -m
     ipykernel_launcher -f <file> <args>` started by jupyter_client would, with
     its own session, stdin and working directory. `unfreeze`: give the
@@ -152,7 +161,9 @@ def become_kernel(connection_file, cwd, args=(), unfreeze=True):
             del sys.modules[name]
         # Exit with the runner, not with the zygote: a notebook that kills its
         # parent process must not take the kernels forked next to it along.
-        threading.Thread(target=_watch_runner, name="junobench-runner-watch", daemon=True).start()
+        # Nested, the runner is not in the kernel's PID namespace: its keeper watches it (nest.py).
+        if not nested:
+            threading.Thread(target=_watch_runner, name="junobench-runner-watch", daemon=True).start()
         reseed_like_fresh_import(sys.modules)
         import importlib.util
 
@@ -212,8 +223,10 @@ class Zygote:
                     raise TimeoutError("the kernel zygote did not come up in time")
                 time.sleep(0.05)
 
-    def fork_kernel(self, connection_file, cwd, args=(), unfreeze=True, timeout=120):
+    def fork_kernel(self, connection_file, cwd, args=(), unfreeze=True, timeout=120, nest=None):
         req = {"op": "fork-kernel", "connection_file": connection_file, "cwd": cwd, "args": list(args), "unfreeze": unfreeze}
+        if nest is not None:
+            req["nest"] = nest
         return self._request(req, timeout)["pid"]
 
     def fork_zygote(self, sock_path, modules, timeout=120):

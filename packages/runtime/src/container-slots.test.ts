@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { planCreateOptions } from './container-exec.js';
+import type { ContainerRunSettings } from './container-sandbox.js';
+import { KERNEL_SECCOMP_FILE, planNestOptions, planSlotContainer } from './container-slots.js';
+
+const settings: ContainerRunSettings = {
+  image: 'junobench/benchmark:t',
+  memoryBytes: 2 * 1024 ** 3,
+  diskBytes: 512 * 1024 ** 2,
+  nanoCpus: 1e9,
+  pidsLimit: 512,
+  threads: 1,
+  python: 'python3',
+  runnerPath: '/opt/junobench/junobench_runner.py',
+  user: 'junobench',
+  startupTimeoutSeconds: 60,
+  wallClockSeconds: () => 100,
+  labels: { 'org.junobench.runtime.session': 's1' },
+  seccompNesting: '/tmp/p/seccomp-nesting.json',
+  engine: 'podman',
+};
+
+describe('slot containers', () => {
+  const spec = planSlotContainer(settings, 1, '/tmp/run/box/runner-abc', '/tmp/run/box', 200_123, true);
+
+  it('run the runner as a uid of their own, with no capability, no network and the nesting profile', () => {
+    expect(spec.user).toBe('200123:200123');
+    expect(spec.capDrop).toEqual(['ALL']);
+    expect(spec.capAdd).toBeUndefined();
+    expect(spec.seccomp).toBe('/tmp/p/seccomp-nesting.json');
+    expect(spec.securityOpt).toEqual(['unmask=/proc/*']);
+    expect(
+      planSlotContainer({ ...settings, engine: 'docker' }, 1, '/tmp/run/box/r', '/tmp/run/box', 1, true).securityOpt,
+    ).toEqual(['systempaths=unconfined']);
+    const create = planCreateOptions(spec);
+    expect(create.NetworkDisabled).toBe(true);
+    expect(create.HostConfig?.NetworkMode).toBe('none');
+    expect(create.HostConfig?.ReadonlyRootfs).toBe(true);
+    expect(create.HostConfig?.SecurityOpt).toEqual([
+      'no-new-privileges',
+      'seccomp=/tmp/p/seccomp-nesting.json',
+      'unmask=/proc/*',
+    ]);
+  });
+
+  it('see the run folder read-only and nothing else of the host; their writable places are in memory and sized', () => {
+    expect(spec.mounts).toEqual([{ source: '/tmp/run/box', target: '/run/junobench', readOnly: true }]);
+    expect(spec.tmpfs).toEqual({
+      '/tmp': 512 * 1024 ** 2,
+      '/var/tmp': 512 * 1024 ** 2,
+      '/run/junobench/runner-abc': 64 * 1024 ** 2,
+      '/work': 1024 ** 2,
+      '/instance': 1024 ** 2,
+    });
+    expect(spec.memoryBytes).toBe(2 * 1024 ** 3);
+    expect(spec.pidsLimit).toBe(512);
+    expect(spec.env).toContain('HOME=/tmp/home');
+  });
+
+  it('start the runner as `serve` with each kernel nested: the run folder hidden, /work and /instance its own', () => {
+    const at = spec.cmd.indexOf('--nest-json');
+    expect(spec.cmd.slice(0, 3)).toEqual(['python3', '/opt/junobench/junobench_runner.py', 'serve']);
+    expect(spec.cmd).toContain('--authenticate');
+    expect(spec.cmd[spec.cmd.indexOf('--tmp') + 1]).toBe('/run/junobench/runner-abc');
+    expect(JSON.parse(spec.cmd[at + 1]!)).toEqual({
+      hide: ['/run/junobench'],
+      workdir: '/work',
+      instance: '/instance',
+      home: '/tmp/home',
+      home_from: '/home/junobench',
+      disk: 512 * 1024 ** 2,
+      seccomp: `/run/junobench/${KERNEL_SECCOMP_FILE}`,
+    });
+    expect(planNestOptions(settings, false)).not.toHaveProperty('seccomp');
+  });
+});
