@@ -107,6 +107,11 @@ async function main() {
             `junobench verify --runtime docker --jobs ${jobs}`,
             ['--runtime', 'docker', '--jobs', String(jobs), ...(image ? ['--image', image] : [])],
           ],
+          // Fresh containers, one per notebook: what the slot containers replace.
+          [
+            `junobench verify --runtime docker --jobs ${jobs} --no-fork`,
+            ['--runtime', 'docker', '--jobs', String(jobs), '--no-fork', ...(image ? ['--image', image] : [])],
+          ],
         ] as [string, string[]][])
       : []),
   ];
@@ -242,9 +247,12 @@ async function main() {
     );
   }
   if (withDocker) {
-    const docker = measures[`junobench verify --runtime docker --jobs ${jobs}`]!;
+    const ratio = (label: string): string => {
+      const r = measures[label]!.map((m, i) => m.wallMs / localJobs[i]!.wallMs);
+      return `median ${median(r).toFixed(2)}× [${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)}]`;
+    };
     lines.push(
-      `- docker ≤ 1.3× local at \`--jobs ${jobs}\`: median ${median(docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}× [${Math.min(...docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}–${Math.max(...docker.map((m, i) => m.wallMs / localJobs[i]!.wallMs)).toFixed(2)}].`,
+      `- docker ≤ 1.3× local at \`--jobs ${jobs}\`: ${ratio(`junobench verify --runtime docker --jobs ${jobs}`)} (slot containers, kernels forked into sandboxes of their own); fresh containers (\`--no-fork\`) ${ratio(`junobench verify --runtime docker --jobs ${jobs} --no-fork`)}.`,
     );
   }
   const text = lines.join('\n') + '\n';

@@ -46,15 +46,28 @@ describe('container runtime: the instance mount', () => {
     600_000,
   );
 
-  it('refuses a folder path with a comma before any container starts (Podman cannot mount it), naming the folder', async () => {
+  it('fresh containers refuse a folder path with a comma before any container starts (Podman cannot mount it), naming the folder; slot containers, which copy the instance, run it', async () => {
     const dir = path.join(sandbox.tmp, 'a,b', 'inst');
     await mkdir(dir, { recursive: true });
     await writeFile(
       path.join(dir, 'notebook.ipynb'),
       JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [] }),
     );
+    const [slot] = await sandbox
+      .runtime()
+      .run([
+        {
+          id: 'mounts-comma-slot',
+          instanceDir: dir,
+          notebook: 'notebook.ipynb',
+          cells: [],
+          cellTimeoutSeconds: 60,
+          timeoutSeconds: 60,
+        },
+      ]);
+    expect(slot!.status, JSON.stringify(slot)).toBe('completed');
     await expect(
-      sandbox.runtime().run([
+      sandbox.runtime({ fork: false }).run([
         {
           id: 'mounts-comma',
           instanceDir: dir,

@@ -172,13 +172,13 @@ const okResult = (cmd: string[], key: Buffer) => {
   return `${signMessage({ type: 'result', id, result: { id, status: 'completed', cells: [{ index: 0, status: 'ok', durationMs: 1 }], durationMs: 3 } }, key)}\n`;
 };
 
-describe('createContainerRuntime (fake engine)', () => {
+describe('createContainerRuntime (fake engine, fresh containers)', () => {
   it('runs `jobs` containers at once, returns results in the order of the runs and leaves no container', async () => {
     const fake = fakeDocker((cmd, key) => ({
       stdout: `${okResult(cmd, key)}\njunobench-container: exit=0 oom_kill=0\n`,
       ms: planOf(cmd).id === 'a' ? 400 : 10,
     }));
-    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', memory: '1g', cpus: 0.5 });
+    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', fork: false, memory: '1g', cpus: 0.5 });
     const seen: string[] = [];
     const results = await runtime.run([runOf('a'), runOf('b'), runOf('c'), runOf('d')], {
       jobs: 2,
@@ -217,7 +217,7 @@ describe('createContainerRuntime (fake engine)', () => {
 
   it('kills a container at its wall-clock limit and reports a timeout', async () => {
     const fake = fakeDocker(() => ({ ms: 60_000 }));
-    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', wallClockSeconds: () => 0.05 });
+    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', fork: false, wallClockSeconds: () => 0.05 });
     const [r] = await runtime.run([runOf('loop')]);
     expect(r).toMatchObject({ id: 'loop', status: 'timeout' });
     expect(fake.live.size).toBe(0);
@@ -240,7 +240,7 @@ describe('createContainerRuntime (fake engine)', () => {
         return { stdout: probeLine({ packages: { numpy: '1.24.2', tensorflow: null } }) };
       },
     });
-    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
+    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', fork: false });
     const id = await runtime.describe(['tensorflow', 'numpy']);
     expect(id).toEqual({
       kind: 'docker',
@@ -268,10 +268,10 @@ describe('createContainerRuntime (fake engine)', () => {
     });
     const probeCacheDir = mkdtempSync(path.join(os.tmpdir(), 'jb-docker-probes-'));
     try {
-      const first = createContainerRuntime({ docker: fake.docker, image: 'img', probeCacheDir });
+      const first = createContainerRuntime({ docker: fake.docker, image: 'img', fork: false, probeCacheDir });
       const id = await first.describe(['tensorflow', 'numpy']);
       await first.close();
-      const second = createContainerRuntime({ docker: fake.docker, image: 'img', probeCacheDir });
+      const second = createContainerRuntime({ docker: fake.docker, image: 'img', fork: false, probeCacheDir });
       expect(await second.describe(['numpy'])).toEqual({ ...id, packages: { numpy: '1.24.2' } });
       // tensorflow did not import: asked again; pandas is new: asked; numpy is known.
       expect((await second.describe(['numpy', 'pandas', 'tensorflow'])).packages).toEqual({
@@ -290,7 +290,7 @@ describe('createContainerRuntime (fake engine)', () => {
       const kept = JSON.parse(readFileSync(path.join(probeCacheDir, file), 'utf8'));
       kept.record.runner = '0'.repeat(64);
       writeFileSync(path.join(probeCacheDir, file), JSON.stringify(kept));
-      const third = createContainerRuntime({ docker: fake.docker, image: 'img', probeCacheDir });
+      const third = createContainerRuntime({ docker: fake.docker, image: 'img', fork: false, probeCacheDir });
       await third.describe(['numpy']);
       await third.close();
       expect(probed).toHaveLength(3);
@@ -302,7 +302,7 @@ describe('createContainerRuntime (fake engine)', () => {
   it("refuses an image whose runner is not this toolchain's, before any notebook container (exit 3)", async () => {
     for (const runner of ['0'.repeat(64), undefined]) {
       const fake = fakeDocker(() => ({}), { probe: () => ({ stdout: probeLine({ runner }) }) });
-      const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
+      const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', fork: false });
       const refused = { code: 'E_ENV_IMAGE', exitCode: 3, hint: expect.stringContaining('junobench image build') };
       await expect(runtime.run([runOf('a')])).rejects.toMatchObject(refused);
       await expect(runtime.describe(['numpy'])).rejects.toMatchObject(refused);
@@ -315,7 +315,7 @@ describe('createContainerRuntime (fake engine)', () => {
     const profile = formatSeccompProfile();
     for (const engine of ['podman', 'docker'] as const) {
       const fake = fakeDocker((cmd, key) => ({ stdout: okResult(cmd, key) }), { engine });
-      const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
+      const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', fork: false });
       await runtime.run([runOf('a')]);
       expect(fake.created).toHaveLength(2);
       const options = fake.created.map((c) =>
@@ -334,7 +334,7 @@ describe('createContainerRuntime (fake engine)', () => {
 
   it('a cancelled run kills its container and reports "cancelled"', async () => {
     const fake = fakeDocker(() => ({ ms: 60_000 }));
-    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img' });
+    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', fork: false });
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(), 30);
     const results = await runtime.run([runOf('a'), runOf('b')], { signal: ctl.signal });

@@ -2,17 +2,18 @@ import { randomBytes, randomInt } from 'node:crypto';
 import os from 'node:os';
 import type Docker from 'dockerode';
 import { JunoError, type RunResult, type RuntimeIdentity } from '@junobench/core';
-import type { NotebookRun, RunOptions, Runtime } from './runtime.js';
+import type { NotebookRun, RunOptions, RunStream, Runtime, StreamOptions } from './runtime.js';
 import { CONTAINER_LABEL, ensureRemoved, runContainer } from './container-exec.js';
 import {
   CONTAINER_LAYOUT,
+  checkNotebookPath,
   defaultWallClockSeconds,
   parseMemorySize,
   planContainerRun,
   type ContainerRunSettings,
 } from './container-sandbox.js';
 import { ContainerBatch } from './container-batch.js';
-import { SlotSessions, runInSlots } from './container-slots.js';
+import { SlotPool, SlotSessions, runInSlots } from './container-slots.js';
 import { ContainerSetup } from './container-setup.js';
 import { startOwnerWatchdog } from './container-owner-watchdog.js';
 import { createRunFolder, currentOwner, isOwnerGone, type RunFolder } from './run-folder.js';
@@ -65,6 +66,9 @@ export interface ContainerRuntimeOptions {
   /** Seconds beyond a run's limits before a slot's runner is taken for hung and killed (slots). Default 60. */
   watchdogGraceSeconds?: number;
 }
+
+/** Seconds a stream's slot may wait with nothing to do before its container ends (the local runtime's default too). */
+const STREAM_IDLE_SECONDS = 300;
 
 /** Label naming the process that started a container (`<host>:<pid>:<start time>`): stale ones are removed. */
 export const OWNER_LABEL = 'org.junobench.owner';
@@ -152,16 +156,26 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     return p;
   };
 
-  const run = async (runs: readonly NotebookRun[], opts: RunOptions = {}): Promise<RunResult[]> => {
-    if (runs.length === 0) return new Array<RunResult>(0);
+  const checkRun = (r: NotebookRun): void => {
+    if (forked) checkNotebookPath(r);
+    else planContainerRun(r, settings, createMessageKey());
+  };
+
+  /** What comes before the first container: the image, stale containers swept, the seccomp profiles, the runner checked. */
+  const prepare = async (): Promise<void> => {
     watchOwner();
-    // A run the sandbox cannot take is refused before any container starts.
-    for (const r of runs) planContainerRun(r, settings, createMessageKey());
     await resolveImageId();
     await setup.sweep();
     await setup.prepareSeccomp();
     // A probe checks the image's runner against ours (see probeImage); callers usually describe() first.
     if (!runnerChecked) await describe([]);
+  };
+
+  const run = async (runs: readonly NotebookRun[], opts: RunOptions = {}): Promise<RunResult[]> => {
+    if (runs.length === 0) return new Array<RunResult>(0);
+    // A run the sandbox cannot take is refused before any container starts (a slot copies the instance: any path).
+    for (const r of runs) checkRun(r);
+    await prepare();
     const jobs = Math.max(1, Math.min(opts.jobs ?? options.jobs ?? 1, runs.length));
     if (forked) return runInSlots(runs, opts, jobs, () => slots.session(opts.signal));
     const batch = new ContainerBatch(
@@ -177,8 +191,33 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     options.watchdogGraceSeconds ?? 60,
   );
 
+  const pools = new Set<SlotPool>();
+  // Runs as they arrive (a queue worker's jobs), on slot containers that outlive each run: forked kernels only.
+  const stream = (sopts: StreamOptions = {}): RunStream => {
+    const idleMs = Math.max(0, sopts.idleSeconds ?? STREAM_IDLE_SECONDS) * 1000;
+    const pool = new SlotPool(Math.max(1, sopts.jobs ?? 1), () => slots.session(sopts.signal, idleMs));
+    pools.add(pool);
+    let prepared: Promise<void> | undefined;
+    return {
+      submit: async (r) => {
+        checkRun(r);
+        await (prepared ??= prepare());
+        return pool.submit(r);
+      },
+      end: async () => {
+        await pool.end();
+        pools.delete(pool);
+      },
+      get runners() {
+        return pool.runners;
+      },
+    };
+  };
+
   const close = async (): Promise<void> => {
     closing.abort();
+    for (const p of pools) p.cancel();
+    pools.clear();
     await slots.close();
     // Anything still known to the engine from this runtime goes (e.g. after a crash mid-run).
     let leftovers: Docker.ContainerInfo[] = [];
@@ -202,7 +241,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
   const fingerprint = async (): Promise<string> =>
     `docker:${await resolveImageId()}:threads=${threads}${forked ? ':fork' : ''}`;
 
-  return { kind: 'docker', sandboxed: true, describe, fingerprint, run, close };
+  return { kind: 'docker', sandboxed: true, describe, fingerprint, run, ...(forked ? { stream } : {}), close };
 }
 
 /** The runtime's container settings from its options (bad limits are E_USAGE), and its session label. */

@@ -136,6 +136,21 @@ export function formatMemorySize(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** The run's notebook path, relative to its instance folder and without "..": E_USAGE otherwise. */
+export function checkNotebookPath(run: Pick<NotebookRun, 'notebook' | 'instanceDir'>): string {
+  const notebook = run.notebook.replace(/\\/g, '/');
+  if (path.posix.isAbsolute(notebook) || notebook.split('/').includes('..')) {
+    throw new JunoError(
+      'E_USAGE',
+      `notebook path ${JSON.stringify(run.notebook)} must be relative to the instance folder, without ".."`,
+      {
+        location: { file: run.instanceDir },
+      },
+    );
+  }
+  return notebook;
+}
+
 /**
  * The RunPlan the runner gets (paths as the container sees them) and the
  * container to run it in. Pure: no engine, no file system. `key` signs the
@@ -149,16 +164,7 @@ export function planContainerRun(
   key: Buffer,
   uid: number = CONTAINER_LAYOUT.uid,
 ): { plan: RunPlan; spec: ContainerSpec } {
-  const notebook = run.notebook.replace(/\\/g, '/');
-  if (path.posix.isAbsolute(notebook) || notebook.split('/').includes('..')) {
-    throw new JunoError(
-      'E_USAGE',
-      `notebook path ${JSON.stringify(run.notebook)} must be relative to the instance folder, without ".."`,
-      {
-        location: { file: run.instanceDir },
-      },
-    );
-  }
+  const notebook = checkNotebookPath(run);
   const instanceDir = path.resolve(run.instanceDir);
   if (instanceDir.includes(',')) {
     // Podman turns the API's Mounts into its --mount option syntax, where a comma cannot be escaped.

@@ -19,6 +19,7 @@ import { createMessageKey } from './parse-runner-message.js';
 import type { RunnerCommand, RunnerLauncher, RunnerSettings } from './runner-command.js';
 import type { LiveRunner, RunnerChannel } from './runner-process.js';
 import { RunSession } from './run-session.js';
+import { failedResult } from './runner-driver.js';
 import { createRunFolder, type RunFolder } from './run-folder.js';
 import { formatBpfProgram, planLocalSeccompProgram } from './local-seccomp.js';
 import type { NotebookRun, RunOptions } from './runtime.js';
@@ -274,52 +275,110 @@ async function makeReadable(dir: string): Promise<void> {
 /** Plans in flight per slot: one executing, one whose kernel is forked meanwhile. */
 const IN_FLIGHT_PER_SLOT = 2;
 
+interface Waiting {
+  run: NotebookRun;
+  resolve: (r: RunResult) => void;
+  reject: (e: unknown) => void;
+}
+
 /**
- * Every run of one run() call over `jobs` slots: each slot is a session of
- * its own (one runner, so one slot container, at a time), given the next run
- * whenever it has fewer than two in flight. Results in the order of the runs.
+ * Runs over `jobs` slots, as they arrive: each slot is a session of its own
+ * (one runner, so one slot container, at a time), given the next waiting run
+ * whenever it has fewer than two in flight, so no run waits behind a long one
+ * while another slot is free. Slots open at their first run.
  */
+export class SlotPool {
+  private readonly waiting: Waiting[] = [];
+  private readonly slots: { session: RunSession; inFlight: number }[] = [];
+  private ended = false;
+
+  constructor(
+    private readonly jobs: number,
+    private readonly newSession: () => RunSession,
+  ) {}
+
+  /** Resolves with the run's result; rejects only when its slot's runtime failed (not for a notebook's outcome). */
+  submit(run: NotebookRun): Promise<RunResult> {
+    return new Promise<RunResult>((resolve, reject) => {
+      this.waiting.push({ run, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** No more runs: resolves once every run has its result and every slot's runner is gone. */
+  async end(): Promise<void> {
+    this.ended = true;
+    this.dispatch();
+    await Promise.all(this.slots.map((s) => s.session.done.catch(() => undefined)));
+  }
+
+  /** Stop: runs waiting and in flight end as `cancelled` (their runners are killed), none is taken any more. */
+  cancel(): void {
+    this.ended = true;
+    for (const w of this.waiting.splice(0)) w.resolve(failedResult(w.run.id, 'cancelled'));
+    for (const s of this.slots) s.session.cancel();
+  }
+
+  /** Runner processes (slot containers) started so far. */
+  get runners(): number {
+    return this.slots.reduce((n, s) => n + s.session.runners, 0);
+  }
+
+  private dispatch(): void {
+    while (this.waiting.length > 0) {
+      let slot = this.slots.find((s) => s.inFlight < IN_FLIGHT_PER_SLOT);
+      if (!slot && this.slots.length < this.jobs) {
+        slot = { session: this.newSession(), inFlight: 0 };
+        this.slots.push(slot);
+      }
+      if (!slot) break;
+      const w = this.waiting.shift()!;
+      const s = slot;
+      s.inFlight++;
+      s.session.add(w.run).then(
+        (r) => {
+          s.inFlight--;
+          w.resolve(r);
+          this.dispatch();
+        },
+        (e: unknown) => {
+          s.inFlight--;
+          w.reject(e);
+          this.dispatch();
+        },
+      );
+    }
+    if (this.ended && this.waiting.length === 0) for (const s of this.slots) s.session.end();
+  }
+}
+
+/** Every run of one run() call over `jobs` slots (a SlotPool given them all); results in the order of the runs. */
 export async function runInSlots(
   runs: readonly NotebookRun[],
   opts: RunOptions,
   jobs: number,
   newSession: () => RunSession,
 ): Promise<RunResult[]> {
-  const results = new Array<RunResult>(runs.length);
-  let next = 0;
+  const pool = new SlotPool(Math.max(1, Math.min(jobs, runs.length)), newSession);
   let failure: { error: unknown } | undefined;
-  const slot = async (): Promise<void> => {
-    const session = newSession();
-    const inFlight = new Set<Promise<void>>();
-    const take = (): boolean => {
-      if (failure || next >= runs.length) return false;
-      const i = next++;
-      const p = session
-        .add(runs[i]!)
-        .then((r) => {
-          results[i] = r;
-          opts.onResult?.(r, runs[i]!);
-        })
-        .catch((e: unknown) => {
-          failure ??= { error: e };
-        })
-        .finally(() => inFlight.delete(p));
-      inFlight.add(p);
-      return true;
-    };
-    while (inFlight.size < IN_FLIGHT_PER_SLOT && take());
-    while (inFlight.size > 0) {
-      await Promise.race(inFlight);
-      while (inFlight.size < IN_FLIGHT_PER_SLOT && take());
-    }
-    session.end();
-    await session.done.catch((e: unknown) => {
-      failure ??= { error: e };
-    });
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, runs.length)) }, slot));
+  const results = runs.map((run) =>
+    pool.submit(run).then((r) => {
+      if (failure) return r;
+      try {
+        opts.onResult?.(r, run);
+      } catch (e) {
+        // A caller whose onResult throws stops the run (the other notebooks are cancelled): run() rejects with its error.
+        failure = { error: e };
+        pool.cancel();
+      }
+      return r;
+    }),
+  );
+  const settled = await Promise.allSettled(results);
+  await pool.end();
+  for (const s of settled) if (s.status === 'rejected') failure ??= { error: s.reason };
   if (failure) throw failure.error;
-  return results;
+  return settled.map((s) => (s as PromiseFulfilledResult<RunResult>).value);
 }
 
 /**
@@ -338,7 +397,7 @@ export class SlotSessions {
   ) {}
 
   /** A session for one slot: its runner runs in a slot container. */
-  session(signal?: AbortSignal): RunSession {
+  session(signal?: AbortSignal, idleMs?: number): RunSession {
     const box = this.box();
     const { settings } = this.slot;
     const runnerSettings: RunnerSettings = {
@@ -356,6 +415,7 @@ export class SlotSessions {
       box,
       live: this.runners,
       jobs: 1,
+      ...(idleMs !== undefined ? { idleMs } : {}),
       ...(signal ? { signal } : {}),
     });
   }

@@ -100,7 +100,7 @@ def main(argv=None, entry=None):
 
         nest = None
         if args.nest_json is not None:
-            from .nest import parse_nest_options
+            from .nest import parse_nest_options, prepare_runner_home
 
             if args.no_fork:
                 print("junobench_runner: --nest-json needs forked kernels (not --no-fork)", file=sys.stderr)
@@ -110,6 +110,7 @@ def main(argv=None, entry=None):
             except (OSError, ValueError) as e:
                 print("junobench_runner: invalid --nest-json: %s" % e, file=sys.stderr)
                 return 2
+            prepare_runner_home(nest)
         env = kernel_env(os.environ, args.threads)
         serve(emit, sys.stdin, entry, env, fork=not args.no_fork, jobs=args.jobs, tmp_dir=args.tmp, nest=nest)
         return 0

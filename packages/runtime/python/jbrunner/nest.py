@@ -439,3 +439,18 @@ def explain(result, kernel_pid, options, oom_before):
         return
     if disk:
         result["reason"] = "%s; %s" % (result["reason"], disk) if result.get("reason") else disk
+
+
+def prepare_runner_home(options):
+    """The runner's (and so its zygotes') home: a copy of the image user's, whose caches (matplotlib's font list) the
+    image build warmed, so a zygote's imports do not rebuild them. Caches only: a copy that fails is no error."""
+    home, source = options.get("home"), options.get("home_from")
+    if not home or os.path.exists(home):
+        return
+    try:
+        if source and os.path.isdir(source):
+            shutil.copytree(source, home, symlinks=True)
+        else:
+            os.makedirs(home)
+    except (OSError, shutil.Error):
+        pass
