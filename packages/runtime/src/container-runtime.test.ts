@@ -217,7 +217,12 @@ describe('createContainerRuntime (fake engine, fresh containers)', () => {
 
   it('kills a container at its wall-clock limit and reports a timeout', async () => {
     const fake = fakeDocker(() => ({ ms: 60_000 }));
-    const runtime = createContainerRuntime({ docker: fake.docker, image: 'img', fork: false, wallClockSeconds: () => 0.05 });
+    const runtime = createContainerRuntime({
+      docker: fake.docker,
+      image: 'img',
+      fork: false,
+      wallClockSeconds: () => 0.05,
+    });
     const [r] = await runtime.run([runOf('loop')]);
     expect(r).toMatchObject({ id: 'loop', status: 'timeout' });
     expect(fake.live.size).toBe(0);
