@@ -264,7 +264,38 @@ def _set_up(spec):
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     # No user namespace in the sandbox: the kernel cannot get capabilities back.
     _write("/proc/sys/user/max_user_namespaces", "0")
+    _mask_proc()
     _loopback_up()
+
+
+# What container engines hide of /proc (runc's defaults): the slot container shows its /proc whole so that a kernel
+# can mount one of its own (a masked /proc cannot be mounted again in a user namespace), so each kernel hides them
+# again in its own. Files about the machine and every process on it (sched_debug names them), keys, kernel memory.
+PROC_MASKED = (
+    "/proc/acpi",
+    "/proc/asound",
+    "/proc/interrupts",
+    "/proc/kcore",
+    "/proc/keys",
+    "/proc/latency_stats",
+    "/proc/sched_debug",
+    "/proc/scsi",
+    "/proc/timer_list",
+    "/proc/timer_stats",
+)
+PROC_READ_ONLY = ("/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger")
+
+
+def _mask_proc():
+    for p in PROC_MASKED:
+        if os.path.isdir(p):
+            _mount("tmpfs", p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0")
+        elif os.path.exists(p):
+            _mount("/dev/null", p, None, MS_BIND)
+    for p in PROC_READ_ONLY:
+        if os.path.exists(p):
+            _mount(p, p, None, MS_BIND | MS_REC)
+            _mount(None, p, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
 
 def _loopback_up():

@@ -134,6 +134,18 @@ class SandboxTest(unittest.TestCase):
             with open("/proc/self/oom_score_adj") as f:
                 out["oom"] = f.read().strip()
             out["errno"] = {"EROFS": errno.EROFS, "ENOSPC": errno.ENOSPC}
+            masked = {}
+            for p in ("/proc/sched_debug", "/proc/timer_list", "/proc/keys", "/proc/kcore"):
+                if os.path.exists(p):
+                    with open(p, "rb") as f:
+                        masked[p] = len(f.read(4096))
+            out["masked"] = masked
+            try:
+                with open("/proc/sys/kernel/hostname", "w") as f:
+                    f.write("x")
+                out["proc_sys"] = "written"
+            except OSError as e:
+                out["proc_sys"] = e.errno
             return out
 
         out = self.in_sandbox(code)
@@ -148,6 +160,10 @@ class SandboxTest(unittest.TestCase):
         self.assertEqual(out["unshare"], out["errno"]["ENOSPC"])
         self.assertEqual(out["caps"], "0000000000000000")
         self.assertEqual(out["oom"], "1000")
+        # What engines mask of /proc is masked again in its own: no list of the machine's processes, /proc/sys read-only.
+        self.assertTrue(out["masked"])
+        self.assertEqual({p: 0 for p in out["masked"]}, out["masked"])
+        self.assertEqual(out["proc_sys"], out["errno"]["EROFS"])
         # What it wrote: its connection folder is the runner's; its working directory was its own copy.
         self.assertTrue(os.path.exists(os.path.join(self.conn, "sock")))
         self.assertFalse(os.path.exists(os.path.join(self.scratch, "out.txt")))
