@@ -289,7 +289,7 @@ interface Waiting {
  */
 export class SlotPool {
   private readonly waiting: Waiting[] = [];
-  private readonly slots: { session: RunSession; inFlight: number }[] = [];
+  private readonly slots: { session: RunSession; inFlight: number; modules: Set<string> }[] = [];
   private ended = false;
 
   constructor(
@@ -326,14 +326,22 @@ export class SlotPool {
 
   private dispatch(): void {
     while (this.waiting.length > 0) {
-      let slot = this.slots.find((s) => s.inFlight < IN_FLIGHT_PER_SLOT);
+      const w = this.waiting[0]!;
+      const key = moduleSetOf(w.run);
+      // A slot imports each set of modules once, in a zygote of its own: a run goes where its set was imported
+      // already, else to a slot yet to open, else to the free slot that imported the fewest sets. It never waits
+      // for a busy slot while another is free.
+      const free = this.slots.filter((s) => s.inFlight < IN_FLIGHT_PER_SLOT);
+      let slot = free.find((s) => s.modules.has(key));
       if (!slot && this.slots.length < this.jobs) {
-        slot = { session: this.newSession(), inFlight: 0 };
+        slot = { session: this.newSession(), inFlight: 0, modules: new Set() };
         this.slots.push(slot);
       }
+      slot ??= free.sort((a, b) => a.modules.size - b.modules.size)[0];
       if (!slot) break;
-      const w = this.waiting.shift()!;
+      this.waiting.shift();
       const s = slot;
+      s.modules.add(key);
       s.inFlight++;
       s.session.add(w.run).then(
         (r) => {
@@ -350,6 +358,11 @@ export class SlotPool {
     }
     if (this.ended && this.waiting.length === 0) for (const s of this.slots) s.session.end();
   }
+}
+
+/** The modules a run's kernel is forked with (its zygote's key in the runner: jbrunner/zygote.py). */
+function moduleSetOf(run: NotebookRun): string {
+  return [...new Set(run.prewarm ?? [])].sort().join(',');
 }
 
 /** Every run of one run() call over `jobs` slots (a SlotPool given them all); results in the order of the runs. */
