@@ -53,18 +53,16 @@ describe('container runtime: the instance mount', () => {
       path.join(dir, 'notebook.ipynb'),
       JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [] }),
     );
-    const [slot] = await sandbox
-      .runtime()
-      .run([
-        {
-          id: 'mounts-comma-slot',
-          instanceDir: dir,
-          notebook: 'notebook.ipynb',
-          cells: [],
-          cellTimeoutSeconds: 60,
-          timeoutSeconds: 60,
-        },
-      ]);
+    const [slot] = await sandbox.runtime().run([
+      {
+        id: 'mounts-comma-slot',
+        instanceDir: dir,
+        notebook: 'notebook.ipynb',
+        cells: [],
+        cellTimeoutSeconds: 60,
+        timeoutSeconds: 60,
+      },
+    ]);
     expect(slot!.status, JSON.stringify(slot)).toBe('completed');
     await expect(
       sandbox.runtime({ fork: false }).run([
