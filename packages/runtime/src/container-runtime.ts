@@ -40,9 +40,9 @@ export interface ContainerRuntimeOptions {
   threads?: number;
   /** Seconds a kernel may take to start. Default 60. */
   startupTimeoutSeconds?: number;
-  /** Seconds beyond timeoutSeconds + start-up before the container is killed. Default 30. */
+  /** Seconds beyond timeoutSeconds + start-up before the container is killed (slots: its runner taken for hung). Default 30. */
   graceSeconds?: number;
-  /** Replaces the wall-clock limit computed from the run's timeouts (tests of the kill path). */
+  /** Replaces the wall-clock limit computed from the run's timeouts (tests of the kill path); fresh containers only. */
   wallClockSeconds?: (run: NotebookRun) => number;
   /** Interpreter inside the image. Default `python3`. */
   python?: string;
@@ -63,8 +63,6 @@ export interface ContainerRuntimeOptions {
    * own, whose kernel is launched there (container-batch.ts).
    */
   fork?: boolean;
-  /** Seconds beyond a run's limits before a slot's runner is taken for hung and killed (slots). Default 60. */
-  watchdogGraceSeconds?: number;
 }
 
 /** Seconds a stream's slot may wait with nothing to do before its container ends (the local runtime's default too). */
@@ -188,7 +186,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
 
   const slots = new SlotSessions(
     { docker, settings, nextUid, live, signal: closing.signal },
-    options.watchdogGraceSeconds ?? 60,
+    options.graceSeconds ?? 30,
   );
 
   const pools = new Set<SlotPool>();

@@ -667,6 +667,21 @@ export function planSeccompProfile({ nesting = false }: { nesting?: boolean } = 
   };
 }
 
+/** The system calls that mount, unmount or change the mount tree. */
+const MOUNT_FAMILY = [
+  'mount',
+  'umount',
+  'umount2',
+  'pivot_root',
+  'fsopen',
+  'fsconfig',
+  'fsmount',
+  'fspick',
+  'move_mount',
+  'open_tree',
+  'mount_setattr',
+] as const;
+
 /** What a slot container's runner needs to set up each kernel's sandbox (nest.py); the rest of the mount family stays out. */
 function nestingRules(): SeccompRule[] {
   return [
@@ -681,17 +696,7 @@ function nestingRules(): SeccompRule[] {
       comment: "the runner mounts each kernel's file systems in the kernel's own namespaces",
     },
     {
-      names: [
-        'umount',
-        'pivot_root',
-        'fsopen',
-        'fsconfig',
-        'fsmount',
-        'fspick',
-        'move_mount',
-        'open_tree',
-        'mount_setattr',
-      ],
+      names: MOUNT_FAMILY.filter((n) => n !== 'mount' && n !== 'umount2'),
       action: 'SCMP_ACT_ERRNO',
       errnoRet: EPERM,
       comment: "not needed by the runner's sandboxes",
@@ -732,19 +737,7 @@ function namespaceRules(): SeccompRule[] {
     // Joining another process's namespaces: nothing in the container has CAP_SYS_ADMIN, and nothing needs it.
     { names: ['setns'], action: 'SCMP_ACT_ERRNO', errnoRet: EPERM, comment: 'a notebook may not join namespaces' },
     {
-      names: [
-        'mount',
-        'umount',
-        'umount2',
-        'pivot_root',
-        'fsopen',
-        'fsconfig',
-        'fsmount',
-        'fspick',
-        'move_mount',
-        'open_tree',
-        'mount_setattr',
-      ],
+      names: [...MOUNT_FAMILY],
       action: 'SCMP_ACT_ERRNO',
       errnoRet: EPERM,
       comment: 'mounting needs CAP_SYS_ADMIN, which nothing in the container has',
