@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { planCreateOptions } from './container-exec.js';
 import type { ContainerRunSettings } from './container-sandbox.js';
-import { KERNEL_SECCOMP_FILE, planNestOptions, planSlotContainer } from './container-slots.js';
+import { KERNEL_SECCOMP_FILE, SlotPool, planNestOptions, planSlotContainer } from './container-slots.js';
+import type { RunSession } from './run-session.js';
+import type { NotebookRun } from './runtime.js';
 
 const settings: ContainerRunSettings = {
   image: 'junobench/benchmark:t',
@@ -72,5 +74,83 @@ describe('slot containers', () => {
       seccomp: `/run/junobench/${KERNEL_SECCOMP_FILE}`,
     });
     expect(planNestOptions(settings, false)).not.toHaveProperty('seccomp');
+  });
+});
+
+describe('the slot pool', () => {
+  /** Slots that record the runs they were given and finish them when the test says so. */
+  function fakeSlots() {
+    const slots: { runs: string[]; pending: (() => void)[] }[] = [];
+    const newSession = () => {
+      const slot = { runs: [] as string[], pending: [] as (() => void)[] };
+      slots.push(slot);
+      return {
+        runners: 1,
+        done: Promise.resolve(),
+        end: () => undefined,
+        cancel: () => undefined,
+        add(run: NotebookRun) {
+          slot.runs.push(run.id);
+          return new Promise((resolve) =>
+            slot.pending.push(() => resolve({ id: run.id, outcome: 'ok', cells: [] } as never)),
+          );
+        },
+      } as unknown as RunSession;
+    };
+    return { slots, newSession };
+  }
+  const run = (id: string, prewarm: string[]): NotebookRun => ({
+    id,
+    instanceDir: `/i/${id}`,
+    notebook: 'n.ipynb',
+    cells: [0],
+    cellTimeoutSeconds: 10,
+    timeoutSeconds: 10,
+    prewarm,
+  });
+  const finishFirst = async (slot: { pending: (() => void)[] }) => {
+    slot.pending.shift()!();
+    await new Promise((r) => setImmediate(r));
+  };
+
+  it("keeps a set of modules in the slot that imported it: an instance's fixed notebook follows its reproduced one", async () => {
+    const { slots, newSession } = fakeSlots();
+    const pool = new SlotPool(2, newSession);
+    const sets = [['pandas'], ['torch'], ['sklearn'], ['seaborn']];
+    for (const [i, set] of sets.entries()) {
+      void pool.submit(run(`r${i}`, set));
+      void pool.submit(run(`f${i}`, set));
+    }
+    // Two in flight per slot: the first two instances, each in a slot of its own.
+    expect(slots.map((s) => s.runs)).toEqual([
+      ['r0', 'f0'],
+      ['r1', 'f1'],
+    ]);
+    // The second slot frees first and takes the next instance; its fixed notebook waits for the same slot rather
+    // than going to the first one to import the same modules again.
+    await finishFirst(slots[1]!);
+    await finishFirst(slots[0]!);
+    expect(slots.map((s) => s.runs)).toEqual([
+      ['r0', 'f0', 'r3'],
+      ['r1', 'f1', 'r2'],
+    ]);
+    await finishFirst(slots[0]!);
+    await finishFirst(slots[1]!);
+    expect(slots.map((s) => s.runs)).toEqual([
+      ['r0', 'f0', 'r3', 'f3'],
+      ['r1', 'f1', 'r2', 'f2'],
+    ]);
+  });
+
+  it('never leaves a slot idle while a run waits, even when only another slot imported its set', async () => {
+    const { slots, newSession } = fakeSlots();
+    const pool = new SlotPool(2, newSession);
+    const results = ['a', 'b', 'c', 'd'].map((id) => pool.submit(run(id, ['pandas'])));
+    expect(slots.map((s) => s.runs)).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+    for (const s of slots) while (s.pending.length > 0) await finishFirst(s);
+    expect((await Promise.all(results)).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
   });
 });

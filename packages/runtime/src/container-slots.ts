@@ -275,6 +275,12 @@ async function makeReadable(dir: string): Promise<void> {
 /** Plans in flight per slot: one executing, one whose kernel is forked meanwhile. */
 const IN_FLIGHT_PER_SLOT = 2;
 
+interface Slot {
+  session: RunSession;
+  inFlight: number;
+  modules: Set<string>;
+}
+
 interface Waiting {
   run: NotebookRun;
   resolve: (r: RunResult) => void;
@@ -289,7 +295,7 @@ interface Waiting {
  */
 export class SlotPool {
   private readonly waiting: Waiting[] = [];
-  private readonly slots: { session: RunSession; inFlight: number; modules: Set<string> }[] = [];
+  private readonly slots: Slot[] = [];
   private ended = false;
 
   constructor(
@@ -325,38 +331,53 @@ export class SlotPool {
   }
 
   private dispatch(): void {
-    while (this.waiting.length > 0) {
-      const w = this.waiting[0]!;
-      const key = moduleSetOf(w.run);
-      // A slot imports each set of modules once, in a zygote of its own: a run goes where its set was imported
-      // already, else to a slot yet to open, else to the free slot that imported the fewest sets. It never waits
-      // for a busy slot while another is free.
-      const free = this.slots.filter((s) => s.inFlight < IN_FLIGHT_PER_SLOT);
-      let slot = free.find((s) => s.modules.has(key));
-      if (!slot && this.slots.length < this.jobs) {
-        slot = { session: this.newSession(), inFlight: 0, modules: new Set() };
-        this.slots.push(slot);
-      }
-      slot ??= free.sort((a, b) => a.modules.size - b.modules.size)[0];
-      if (!slot) break;
-      this.waiting.shift();
-      const s = slot;
-      s.modules.add(key);
+    for (let next = this.pick(); next; next = this.pick()) {
+      const [w] = this.waiting.splice(next.index, 1);
+      const s = next.slot;
+      s.modules.add(moduleSetOf(w!.run));
       s.inFlight++;
-      s.session.add(w.run).then(
+      s.session.add(w!.run).then(
         (r) => {
           s.inFlight--;
-          w.resolve(r);
+          w!.resolve(r);
           this.dispatch();
         },
         (e: unknown) => {
           s.inFlight--;
-          w.reject(e);
+          w!.reject(e);
           this.dispatch();
         },
       );
     }
     if (this.ended && this.waiting.length === 0) for (const s of this.slots) s.session.end();
+  }
+
+  /**
+   * The next run to start and its slot. A slot imports each set of modules once, in a zygote of its own, and an
+   * import is seconds of CPU that the other slot's notebook needs on a small machine; so a free slot first takes the
+   * earliest waiting run whose set it imported already, even ahead of runs that came before (a notebook's reproduced
+   * and fixed versions share a set, and the fixed one would otherwise go to the other slot as soon as it is free and
+   * import the set a second time). Then a slot yet to open takes the first run; then a free slot takes the earliest
+   * run whose set no slot imported (it is imported once either way), else the first. A slot never idles while a run
+   * waits; results go to each run's own promise, so the order they are taken in changes no outcome.
+   */
+  private pick(): { slot: Slot; index: number } | undefined {
+    if (this.waiting.length === 0) return undefined;
+    const free = this.slots.filter((s) => s.inFlight < IN_FLIGHT_PER_SLOT);
+    const keys = this.waiting.map((w) => moduleSetOf(w.run));
+    for (let index = 0; index < keys.length; index++) {
+      const slot = free.find((s) => s.modules.has(keys[index]!));
+      if (slot) return { slot, index };
+    }
+    if (this.slots.length < this.jobs) {
+      const slot: Slot = { session: this.newSession(), inFlight: 0, modules: new Set() };
+      this.slots.push(slot);
+      return { slot, index: 0 };
+    }
+    const slot = free.sort((a, b) => a.modules.size - b.modules.size)[0];
+    if (!slot) return undefined;
+    const fresh = keys.findIndex((k) => !this.slots.some((s) => s.modules.has(k)));
+    return { slot, index: Math.max(0, fresh) };
   }
 }
 
