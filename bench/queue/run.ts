@@ -23,6 +23,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const url = flag('--redis', process.env.JUNOBENCH_TEST_REDIS ?? 'redis://127.0.0.1:6417');
 const instancesDir = path.resolve(root, flag('--instances', 'raw/instances'));
 const noopJobs = Number(flag('--noop', '3000'));
+// --docker: two more rows, the docker runtime (slot containers) and one --jobs 2 worker running it, so the queue's
+// overhead is measured with docker too; --image names the benchmark image (default: curated/image.json's).
+const withDocker = hasFlag('--docker');
+const image = flag('--image', '');
+const dockerArgs = ['--runtime', 'docker', ...(image ? ['--image', image] : [])];
 const python = process.env.JUNOBENCH_PYTHON ?? '/usr/bin/python3';
 const bin = path.join(root, 'packages/cli/bin/junobench.js');
 const prefix = `jbbench-${randomBytes(4).toString('hex')}`;
@@ -260,6 +265,26 @@ async function main() {
     ];
     rows.push(await verify('queue, 1 worker --jobs 2', ids, ['--queue', url], scratch));
     await stop(w);
+    if (withDocker) {
+      rows.push(await verify('docker runtime, --jobs 2', ids, ['--jobs', '2', ...dockerArgs], scratch));
+      w = [
+        await startWorker([
+          bin,
+          'worker',
+          '--queue',
+          url,
+          '--name',
+          'bench-docker',
+          '--jobs',
+          '2',
+          ...dockerArgs,
+          '--cache-dir',
+          path.join(scratch, 'wd'),
+        ]),
+      ];
+      rows.push(await verify('queue, 1 docker worker --jobs 2', ids, ['--queue', url], scratch));
+      await stop(w);
+    }
 
     const ceilings = [
       await noopCeiling(1, 8, scratch),
@@ -272,16 +297,18 @@ async function main() {
       '# bench/queue',
       '',
       `${ids.length} embedded instances (${ids.length * 2} notebooks), ${os.availableParallelism()} CPUs, Redis ${await redisVersion()} on loopback, one round, ${new Date().toISOString().slice(0, 10)}.`,
-      'Every row runs the same notebooks with `verify --no-cache`; the queue rows start their workers on this machine first (not timed). "overhead/notebook" = (wall − local wall with the same parallelism) / notebooks.',
+      'Every row runs the same notebooks with `verify --no-cache`; the queue rows start their workers on this machine first (not timed). "overhead/notebook" = (wall − wall of the same runtime with the same parallelism, without the queue) / notebooks.',
       '',
       '| runner | wall | notebooks/min | in cells | overhead/notebook vs local |',
       '|---|---:|---:|---:|---:|',
       ...rows.map((r) => {
         const base = r.label.includes('1 worker --jobs 1')
           ? local1
-          : r.label.startsWith('queue')
-            ? rows[2]!
-            : undefined;
+          : r.label.includes('docker worker')
+            ? rows.find((x) => x.label.startsWith('docker runtime'))
+            : r.label.startsWith('queue')
+              ? rows[2]!
+              : undefined;
         const over = base ? `${((r.wallMs - base.wallMs) / r.notebooks / 1000).toFixed(2)} s` : '—';
         return `| ${r.label} | ${(r.wallMs / 1000).toFixed(1)} s | ${((r.notebooks / r.wallMs) * 60_000).toFixed(1)} | ${(r.cellsMs / 1000).toFixed(1)} s | ${over} |`;
       }),
