@@ -282,7 +282,7 @@ async function main() {
           path.join(scratch, 'wd'),
         ]),
       ];
-      rows.push(await verify('queue, 1 docker worker --jobs 2', ids, ['--queue', url], scratch));
+      rows.push(await verify('queue, 1 docker worker --jobs 2', ids, ['--queue', url, ...dockerArgs], scratch));
       await stop(w);
     }
 
