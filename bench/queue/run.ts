@@ -299,7 +299,7 @@ async function main() {
       `${ids.length} embedded instances (${ids.length * 2} notebooks), ${os.availableParallelism()} CPUs, Redis ${await redisVersion()} on loopback, one round, ${new Date().toISOString().slice(0, 10)}.`,
       'Every row runs the same notebooks with `verify --no-cache`; the queue rows start their workers on this machine first (not timed). "overhead/notebook" = (wall − wall of the same runtime with the same parallelism, without the queue) / notebooks.',
       '',
-      '| runner | wall | notebooks/min | in cells | overhead/notebook vs local |',
+      '| runner | wall | notebooks/min | in cells | overhead/notebook vs the runtime without the queue |',
       '|---|---:|---:|---:|---:|',
       ...rows.map((r) => {
         const base = r.label.includes('1 worker --jobs 1')

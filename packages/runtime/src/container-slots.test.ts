@@ -142,6 +142,27 @@ describe('the slot pool', () => {
     ]);
   });
 
+  it('passes over a waiting run only so often: a stream of runs of the imported sets does not hold it back', async () => {
+    const { slots, newSession } = fakeSlots();
+    const pool = new SlotPool(2, newSession);
+    for (let i = 1; i <= 4; i++) void pool.submit(run(`a${i}`, ['pandas']));
+    void pool.submit(run('late', ['sklearn']));
+    for (let i = 5; i <= 12; i++) void pool.submit(run(`a${i}`, ['pandas']));
+    // Both slots imported pandas.
+    expect(slots.map((s) => s.runs)).toEqual([
+      ['a1', 'a2'],
+      ['a3', 'a4'],
+    ]);
+    const before: string[] = [];
+    for (let i = 0; i < 8 && !slots.some((s) => s.runs.includes('late')); i++) {
+      await finishFirst(slots[i % 2]!);
+      before.push(...slots.flatMap((s) => s.runs).filter((id) => !['a1', 'a2', 'a3', 'a4', 'late'].includes(id)));
+    }
+    expect(slots.flatMap((s) => s.runs)).toContain('late');
+    // Four later runs went before it, then it went next.
+    expect(new Set(before)).toEqual(new Set(['a5', 'a6', 'a7', 'a8']));
+  });
+
   it('never leaves a slot idle while a run waits, even when only another slot imported its set', async () => {
     const { slots, newSession } = fakeSlots();
     const pool = new SlotPool(2, newSession);

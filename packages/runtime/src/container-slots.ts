@@ -281,7 +281,12 @@ interface Slot {
   modules: Set<string>;
 }
 
+/** Times a waiting run may be passed over by later ones whose modules a free slot imported already. */
+const MAX_PASSED = 4;
+
 interface Waiting {
+  /** Later runs taken before it (SlotPool.pick). */
+  passed: number;
   run: NotebookRun;
   resolve: (r: RunResult) => void;
   reject: (e: unknown) => void;
@@ -306,7 +311,7 @@ export class SlotPool {
   /** Resolves with the run's result; rejects only when its slot's runtime failed (not for a notebook's outcome). */
   submit(run: NotebookRun): Promise<RunResult> {
     return new Promise<RunResult>((resolve, reject) => {
-      this.waiting.push({ run, resolve, reject });
+      this.waiting.push({ run, resolve, reject, passed: 0 });
       this.dispatch();
     });
   }
@@ -332,6 +337,7 @@ export class SlotPool {
 
   private dispatch(): void {
     for (let next = this.pick(); next; next = this.pick()) {
+      for (const earlier of this.waiting.slice(0, next.index)) earlier.passed++;
       const [w] = this.waiting.splice(next.index, 1);
       const s = next.slot;
       s.modules.add(moduleSetOf(w!.run));
@@ -365,6 +371,13 @@ export class SlotPool {
     if (this.waiting.length === 0) return undefined;
     const free = this.slots.filter((s) => s.inFlight < IN_FLIGHT_PER_SLOT);
     const keys = this.waiting.map((w) => moduleSetOf(w.run));
+    // A run passed over this often goes next, wherever: a stream of runs of the sets that both slots imported must
+    // not hold back a run of another set for ever.
+    if (this.waiting[0]!.passed >= MAX_PASSED && free.length > 0) {
+      const slot =
+        free.find((s) => s.modules.has(keys[0]!)) ?? free.sort((a, b) => a.modules.size - b.modules.size)[0]!;
+      return { slot, index: 0 };
+    }
     for (let index = 0; index < keys.length; index++) {
       const slot = free.find((s) => s.modules.has(keys[index]!));
       if (slot) return { slot, index };
