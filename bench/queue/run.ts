@@ -204,84 +204,34 @@ async function main() {
   const rows: Row[] = [];
   try {
     rows.push(await verify('local runtime, --jobs 1', ids, ['--jobs', '1'], scratch));
-    let w = [
-      await startWorker([
+    // A `junobench worker` of this bench: its name, its --jobs, a cache folder of its own, and any other flags.
+    const cliWorker = (name: string, jobs: number, extra: string[] = []) =>
+      startWorker([
         bin,
         'worker',
         '--queue',
         url,
         '--name',
-        'bench-1',
+        name,
         '--jobs',
-        '1',
+        String(jobs),
+        ...extra,
         '--cache-dir',
-        path.join(scratch, 'w1'),
-      ]),
-    ];
+        path.join(scratch, name),
+      ]);
+    let w = [await cliWorker('bench-1', 1)];
     rows.push(await verify('queue, 1 worker --jobs 1', ids, ['--queue', url], scratch));
     await stop(w);
     rows.push(await verify(`local runtime, --jobs 2`, ids, ['--jobs', '2'], scratch));
-    w = [
-      await startWorker([
-        bin,
-        'worker',
-        '--queue',
-        url,
-        '--name',
-        'bench-2a',
-        '--jobs',
-        '1',
-        '--cache-dir',
-        path.join(scratch, 'w2a'),
-      ]),
-      await startWorker([
-        bin,
-        'worker',
-        '--queue',
-        url,
-        '--name',
-        'bench-2b',
-        '--jobs',
-        '1',
-        '--cache-dir',
-        path.join(scratch, 'w2b'),
-      ]),
-    ];
+    w = [await cliWorker('bench-2a', 1), await cliWorker('bench-2b', 1)];
     rows.push(await verify('queue, 2 workers --jobs 1', ids, ['--queue', url], scratch));
     await stop(w);
-    w = [
-      await startWorker([
-        bin,
-        'worker',
-        '--queue',
-        url,
-        '--name',
-        'bench-1x2',
-        '--jobs',
-        '2',
-        '--cache-dir',
-        path.join(scratch, 'w1x2'),
-      ]),
-    ];
+    w = [await cliWorker('bench-1x2', 2)];
     rows.push(await verify('queue, 1 worker --jobs 2', ids, ['--queue', url], scratch));
     await stop(w);
     if (withDocker) {
       rows.push(await verify('docker runtime, --jobs 2', ids, ['--jobs', '2', ...dockerArgs], scratch));
-      w = [
-        await startWorker([
-          bin,
-          'worker',
-          '--queue',
-          url,
-          '--name',
-          'bench-docker',
-          '--jobs',
-          '2',
-          ...dockerArgs,
-          '--cache-dir',
-          path.join(scratch, 'wd'),
-        ]),
-      ];
+      w = [await cliWorker('bench-docker', 2, dockerArgs)];
       rows.push(await verify('queue, 1 docker worker --jobs 2', ids, ['--queue', url, ...dockerArgs], scratch));
       await stop(w);
     }
