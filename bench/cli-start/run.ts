@@ -127,6 +127,20 @@ async function main() {
         env: { JUNOBENCH_CLI: 'compiled' },
         verify: true,
       },
+      // The JSON Schema validators (instance, notebook, results …) compiled by each process instead of loaded as the
+      // code tools/build-cli.mjs compiled (packages/core/src/compiled-code.ts).
+      {
+        label: '`node bin verify` (all cached), probe cache kept, validators compiled at run time',
+        command: `XDG_CACHE_HOME=${path.join(work, 'xdg')} node ${bin} verify --cache-dir cache`,
+        env: { JUNOBENCH_CLI: 'compiled', JUNOBENCH_COMPILED_CODE: '0' },
+        verify: true,
+      },
+      {
+        label: '`node bin build` (nothing to do), compiled, validators compiled at run time',
+        command: `node ${bin} build --cache-dir cache`,
+        env: { JUNOBENCH_CLI: 'compiled', JUNOBENCH_COMPILED_CODE: '0' },
+        build: true,
+      },
     );
   }
   const samples = new Map<string, Sample[]>(rows.map((r) => [r.label, []]));
@@ -191,6 +205,8 @@ async function main() {
       ['tsx ÷ compiled, `npx junobench build`', rows[8]!.label, rows[7]!.label],
       ['npx ÷ node, `build` compiled', rows[7]!.label, rows[5]!.label],
       ['no probe cache ÷ probe cache kept, `node bin verify` (all cached)', rows[10]!.label, rows[9]!.label],
+      ['validators compiled at run time ÷ at build, `node bin verify` (all cached)', rows[11]!.label, rows[9]!.label],
+      ['validators compiled at run time ÷ at build, `node bin build`', rows[12]!.label, rows[5]!.label],
     );
   }
   for (const [label, a, b] of pairs) lines.push(`| ${label} | ${ratio(a, b, 'wallMs')} | ${ratio(a, b, 'cpuMs')} |`);

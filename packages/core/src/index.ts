@@ -12,7 +12,17 @@ export {
   isLibraryName,
 } from './taxonomy.js';
 export type { LabelDimension } from './taxonomy.js';
-export { SCHEMAS_DIR, checkSchema, validateOrThrow, formatIssue, pointerToField } from './validate.js';
+export {
+  SCHEMAS_DIR,
+  checkSchema,
+  validateOrThrow,
+  formatIssue,
+  pointerToField,
+  validatorsKey,
+  compiledValidatorsDir,
+} from './validate.js';
+export { compileValidatorSources, writeCompiledValidators } from './compiled-validators.js';
+export { compiledCodeDir, compiledCodeLoader, writeCompiledCode } from './compiled-code.js';
 export type { SchemaName, SchemaIssue } from './validate.js';
 export { stripAnsi, editDistance, suggestClosest } from './text.js';
 export { formatBytes } from './format-bytes.js';

@@ -1,12 +1,24 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, _, type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { compiledCodeDir, compiledCodeLoader } from './compiled-code.js';
 import { JunoError, type ErrorCode, type ErrorLocation } from './errors.js';
 
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
 /** Where the project's JSON Schemas live: the single source of truth for every format. */
-export const SCHEMAS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../schemas');
+export const SCHEMAS_DIR = path.resolve(HERE, '../../../schemas');
+
+/**
+ * Where `tools/build-cli.mjs` puts each schema's validator as compiled code (compiled-validators.ts), in a folder
+ * named after validatorsKey(): compiling the schemas at run time costs every process that validates about half a
+ * second (the instance schema alone 0.4 s); loading the compiled code of one, a few milliseconds.
+ */
+export const COMPILED_VALIDATORS_ROOT = path.resolve(HERE, '../dist');
 
 /** Schema names are file names without `.schema.json` (e.g. `crash-record`). */
 export type SchemaName = string;
@@ -17,26 +29,69 @@ export interface SchemaIssue {
   message: string;
 }
 
+const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true } as const satisfies Options;
+const requireHere = createRequire(import.meta.url);
+
 let ajvSingleton: Ajv2020 | undefined;
 const compiled = new Map<SchemaName, ValidateFunction>();
 
-function getAjv(): Ajv2020 {
-  if (ajvSingleton) return ajvSingleton;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+function schemaFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.schema.json'))
+    .sort();
+}
+
+/**
+ * Every schema of `dir` loaded into one ajv (schemas refer to each other by $id). `source`: keep each validator's
+ * code, for compiled-validators.ts.
+ */
+export function newAjv(options: { dir?: string; source?: boolean } = {}): Ajv2020 {
+  const dir = options.dir ?? SCHEMAS_DIR;
+  // The formats' code names ajv-formats' module: set here, with this ajv's own code builder (ajv-formats would use
+  // that of its own copy of ajv, which this one writes out as an object instead of code).
+  const code = options.source ? { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } : {};
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, code });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-  for (const file of readdirSync(SCHEMAS_DIR).sort()) {
-    if (!file.endsWith('.schema.json')) continue;
-    ajv.addSchema(JSON.parse(readFileSync(path.join(SCHEMAS_DIR, file), 'utf8')) as object);
+  for (const file of schemaFiles(dir)) {
+    ajv.addSchema(JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as object);
   }
-  ajvSingleton = ajv;
   return ajv;
+}
+
+/**
+ * What compiled validators are made from: ajv's and ajv-formats' versions (the code requires their run-time
+ * helpers), the options and the code that compiles them, and every schema's name and bytes. Compiled code is used only under the same key, so a
+ * changed schema is never checked by a stale validator.
+ */
+export function validatorsKey(dir: string = SCHEMAS_DIR): string {
+  const h = createHash('sha256');
+  const version = (pkg: string) => (requireHere(`${pkg}/package.json`) as { version: string }).version;
+  h.update(JSON.stringify([version('ajv'), version('ajv-formats'), AJV_OPTIONS]));
+  // And how they are made: this file (the options, the formats' code) and the one that writes them.
+  for (const file of ['validate.ts', 'compiled-validators.ts']) h.update(readFileSync(path.join(HERE, file)));
+  for (const file of schemaFiles(dir)) h.update(`\0${file}\0`).update(readFileSync(path.join(dir, file)));
+  return h.digest('hex').slice(0, 16);
+}
+
+/** The folder compiled-validators.ts writes for `key`. */
+export function compiledValidatorsDir(key: string, root: string = COMPILED_VALIDATORS_ROOT): string {
+  return compiledCodeDir(root, 'validators', key);
+}
+
+const loadCompiled = compiledCodeLoader(COMPILED_VALIDATORS_ROOT, 'validators', () => validatorsKey());
+
+function getAjv(): Ajv2020 {
+  ajvSingleton ??= newAjv();
+  return ajvSingleton;
 }
 
 function getValidator(name: SchemaName): ValidateFunction {
   let v = compiled.get(name);
   if (!v) {
-    const ajv = getAjv();
-    v = ajv.getSchema(`https://junobench.dev/schemas/${name}.schema.json`);
+    v =
+      (loadCompiled(`${name}.cjs`) as ValidateFunction | undefined) ??
+      getAjv().getSchema(`https://junobench.dev/schemas/${name}.schema.json`) ??
+      undefined;
     if (!v) throw new JunoError('E_INTERNAL', `no JSON Schema named "${name}" in ${SCHEMAS_DIR}`);
     compiled.set(name, v);
   }

@@ -8,6 +8,7 @@ export type {
   IndexedCodeCell,
 } from './notebook-types.js';
 export { readNotebook, parseNotebook, validateNotebook } from './read-notebook.js';
+export { compileNbformatSources, writeCompiledNbformat } from './compiled-nbformat.js';
 export type { ParseNotebookOptions } from './read-notebook.js';
 export { readNotebookLean, LeanNotebookScanner } from './read-notebook-lean.js';
 export { listCodeCells, planExecution, cellSource } from './code-cells.js';

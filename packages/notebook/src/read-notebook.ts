@@ -1,33 +1,24 @@
-import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
-import AjvDraft04, { type ValidateFunction } from 'ajv-draft-04';
+import type { ValidateFunction } from 'ajv-draft-04';
 import {
   JunoError,
   MAX_JSON_DEPTH,
-  SCHEMAS_DIR,
   assertReadableFile,
   findTooDeep,
   formatBytes,
   locateInvalidUtf8,
 } from '@junobench/core';
 import type { Notebook } from './notebook-types.js';
+import { LATEST_MINOR, compileNbformatValidator } from './compiled-nbformat.js';
 
-// The official nbformat schemas (draft-04), one per minor version, as
-// nbformat itself validates: a notebook is checked against the schema of its
-// own nbformat_minor (4.5 added cell ids; an older file must not need them).
-const NBFORMAT_DIR = path.join(SCHEMAS_DIR, 'vendor/nbformat');
-const LATEST_MINOR = 5;
 const validators = new Map<number, ValidateFunction>();
 
 function validatorFor(minor: number): ValidateFunction {
   const m = Math.min(Math.max(minor, 0), LATEST_MINOR);
   let v = validators.get(m);
   if (!v) {
-    const schema = JSON.parse(readFileSync(path.join(NBFORMAT_DIR, `nbformat.v4.${m}.schema.json`), 'utf8')) as object;
-    const compiledV = new AjvDraft04.default({ allErrors: false, strict: false }).compile(schema);
-    validators.set(m, compiledV);
-    v = compiledV;
+    v = compileNbformatValidator(m);
+    validators.set(m, v);
   }
   return v;
 }

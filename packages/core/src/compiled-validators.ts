@@ -1,0 +1,39 @@
+import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+import { writeCompiledCode } from './compiled-code.js';
+import { COMPILED_VALIDATORS_ROOT, SCHEMAS_DIR, newAjv, validatorsKey } from './validate.js';
+
+// A CommonJS module whose function is its default export.
+const standaloneCode = standaloneCodeModule as unknown as typeof standaloneCodeModule.default;
+
+/**
+ * Each schema's validator as the standalone code ajv would compile for it at run time (its referenced schemas
+ * included), by schema name: the same functions, the same errors, without the compilation.
+ */
+export function compileValidatorSources(dir: string = SCHEMAS_DIR): Map<string, string> {
+  const ajv = newAjv({ dir, source: true });
+  const out = new Map<string, string>();
+  for (const name of Object.keys(ajv.schemas)
+    .map((id) => /\/schemas\/([^/]+)\.schema\.json$/.exec(id)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .sort()) {
+    const validate = ajv.getSchema(`https://junobench.dev/schemas/${name}.schema.json`);
+    if (validate) out.set(name, standaloneCode(ajv, validate));
+  }
+  return out;
+}
+
+/**
+ * Writes the compiled validators of the project's schemas where validate.ts looks for them, unless they are there
+ * already (compiled-code.ts). Run by tools/build-cli.mjs.
+ */
+export async function writeCompiledValidators(
+  options: { schemasDir?: string; root?: string } = {},
+): Promise<{ dir: string; written: number }> {
+  const schemasDir = options.schemasDir ?? SCHEMAS_DIR;
+  return writeCompiledCode({
+    root: options.root ?? COMPILED_VALIDATORS_ROOT,
+    prefix: 'validators',
+    key: validatorsKey(schemasDir),
+    files: () => new Map([...compileValidatorSources(schemasDir)].map(([name, code]) => [`${name}.cjs`, code])),
+  });
+}
