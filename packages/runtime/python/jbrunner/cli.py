@@ -48,6 +48,7 @@ def main(argv=None, entry=None):
     )
     z = sub.add_parser("zygote", help=argparse.SUPPRESS)
     z.add_argument("socket")
+    z.add_argument("--nested", action="store_true")
     p = sub.add_parser("probe", help="module versions")
     p.add_argument("modules", nargs="*")
     sub.add_parser("fingerprint", help="hash of the installed distributions")
@@ -117,7 +118,7 @@ def main(argv=None, entry=None):
     if args.cmd == "zygote":
         from .zygote import zygote_main
 
-        zygote_main(args.socket, os.path.dirname(entry))
+        zygote_main(args.socket, os.path.dirname(entry), nested=args.nested)
         return 0
     if args.cmd == "probe":
         from .probe import probe

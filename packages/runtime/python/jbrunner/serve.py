@@ -76,7 +76,7 @@ def serve(emit, stdin, entry, env, fork=True, jobs=1, tmp_dir=None, nest=None):
         from .zygote import Zygotes
 
         try:
-            zygotes = Zygotes(entry, env, tmp_dir)
+            zygotes = Zygotes(entry, env, tmp_dir, nested=nest is not None)
         except Exception as e:  # noqa: BLE001
             log("kernel zygote unavailable, starting kernels the ordinary way:", e)
     ctx = KernelContext(env, tmp_dir, zygotes, nest)

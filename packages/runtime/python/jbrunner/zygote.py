@@ -48,7 +48,7 @@ def _watch_runner():
     os._exit(0)
 
 
-def zygote_main(sock_path, runner_dir):
+def zygote_main(sock_path, runner_dir, nested=False):
     global RUNNER_PID
     RUNNER_PID = os.getppid()
     # The kernels are its children and their code is the notebooks': none may
@@ -59,6 +59,13 @@ def zygote_main(sock_path, runner_dir):
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != runner_dir]
     # The expensive import every kernel shares.
     importlib.import_module("ipykernel.kernelapp")
+    if not nested:
+        # Every kernel asks which addresses are this machine's as it loads its
+        # connection file (jupyter_client runs `ip addr` once per process: about
+        # 20 ms of CPU): asked once here, on the network the kernels are on, the
+        # answer is what each of them would get. A nested kernel has a network
+        # of its own, so it asks itself.
+        importlib.import_module("jupyter_client.localinterfaces").localhost()
 
     serve_forks(sock_path, [])
 
@@ -245,7 +252,7 @@ class Zygotes:
     the same set: a notebook's reproduced and fixed versions, repeats, other
     instances with the same requirements)."""
 
-    def __init__(self, entry, env, tmp_root=None):
+    def __init__(self, entry, env, tmp_root=None, nested=False):
         import subprocess
         import tempfile
 
@@ -253,7 +260,7 @@ class Zygotes:
         base_sock = os.path.join(self.dir, "base.sock")
         # stdout goes to our stderr: kernels' low-level output must never mix with the protocol.
         self.proc = subprocess.Popen(
-            [sys.executable, entry, "zygote", base_sock],
+            [sys.executable, entry, "zygote", base_sock] + (["--nested"] if nested else []),
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=sys.stderr,
