@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flag, hasFlag } from '../args.js';
+import { writeResults } from '../results-file.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'packages/cli/bin/junobench.js');
@@ -223,7 +224,7 @@ async function main() {
     '',
   );
   const text = lines.join('\n');
-  await writeFile(path.join(root, 'bench/cli-start/results.md'), text);
+  await writeResults(path.join(root, 'bench/cli-start/results.md'), text);
   console.log(text);
   if (scratch) await rm(scratch, { recursive: true, force: true });
 }

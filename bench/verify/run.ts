@@ -19,6 +19,7 @@ import {
 } from '@junobench/core';
 import { planExecution, readNotebook } from '@junobench/notebook';
 import { planPrewarm } from '@junobench/verify';
+import { writeResults } from '../results-file.js';
 import { flag, hasFlag } from '../args.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -258,14 +259,9 @@ async function main() {
   const text = lines.join('\n') + '\n';
   console.log(text);
   // Readings written by hand (spikes, what a run means) follow the marker and outlive a new run.
-  const file = path.join(root, 'bench/verify/results.md');
-  const old = await readFile(file, 'utf8').catch(() => '');
-  const kept = old.includes(HAND_MARK) ? old.slice(old.indexOf(HAND_MARK)) : `${HAND_MARK}\n`;
-  await writeFile(file, `${text}\n${kept}`);
+  await writeResults(path.join(root, 'bench/verify/results.md'), text);
   await rm(scratch, { recursive: true, force: true });
 }
-
-const HAND_MARK = '<!-- readings by hand below: kept when run.ts rewrites the tables above -->';
 
 function sum(xs: number[]): number {
   return xs.reduce((a, b) => a + b, 0);
