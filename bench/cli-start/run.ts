@@ -11,7 +11,7 @@
 //   npx tsx bench/cli-start/run.ts [--rounds 7] [--no-build]
 // (the first full build of a copy of raw/ takes a few minutes, with kernels.)
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -5,7 +5,7 @@
 // shows the median over rounds and the spread (min–max), because the machine
 // may be shared. Usage:
 //   npx tsx bench/verify/run.ts [--instances raw/instances] [--rounds 3] [--docker [--image <tag>]] [--jobs 2] [--ids a,b]
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
