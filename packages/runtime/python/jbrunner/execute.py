@@ -63,10 +63,16 @@ def execute_cell(kc, proc, code, timeout, clock=time.monotonic, silent=False, st
             return "timeout", None, "cell exceeded %.0f s; the kernel did not respond to an interrupt and was killed" % timeout
         if not proc.is_alive():
             return "kernel-died", None, "the kernel process died while running the cell"
-        try:
-            msg = kc.get_iopub_msg(timeout=POLL)
-        except queue.Empty:
-            msg = None
+        msg = None
+        # Once the kernel said idle, only the reply is missing: wait for it on
+        # its own channel. The two channels are not ordered with each other, and
+        # the idle status often comes first: waiting on the quiet iopub channel
+        # then cost a whole POLL (a cell of `x = 1` took 18 ms instead of 6).
+        if not got_idle:
+            try:
+                msg = kc.get_iopub_msg(timeout=POLL)
+            except queue.Empty:
+                msg = None
         if msg is not None and msg.get("parent_header", {}).get("msg_id") == msg_id:
             mtype = msg.get("msg_type")
             content = msg.get("content", {})
@@ -78,7 +84,7 @@ def execute_cell(kc, proc, code, timeout, clock=time.monotonic, silent=False, st
                 got_idle = True
         if not got_reply:
             try:
-                reply = kc.get_shell_msg(timeout=0 if msg is not None else 0.01)
+                reply = kc.get_shell_msg(timeout=POLL if got_idle else 0 if msg is not None else 0.01)
                 if reply.get("parent_header", {}).get("msg_id") == msg_id:
                     got_reply = True
                     reply_status = reply.get("content", {}).get("status")
