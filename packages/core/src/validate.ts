@@ -60,8 +60,8 @@ export function newAjv(options: { dir?: string; source?: boolean } = {}): Ajv202
 
 /**
  * What compiled validators are made from: ajv's and ajv-formats' versions (the code requires their run-time
- * helpers), the options and the code that compiles them, and every schema's name and bytes. Compiled code is used only under the same key, so a
- * changed schema is never checked by a stale validator.
+ * helpers), the options and the code that compiles them, and every schema's name and bytes. Compiled code is used
+ * only under the same key, so a changed schema is never checked by a stale validator.
  */
 export function validatorsKey(dir: string = SCHEMAS_DIR): string {
   const h = createHash('sha256');
