@@ -84,7 +84,12 @@ function outcomes(v: InstanceVerification) {
 }
 
 describe('verify --queue with two workers', () => {
-  it('verifies every embedded instance with the outcomes of a local run (and the same cache keys)', async () => {
+  // Instances of six libraries, not all sixteen: what the queue carries differs by instance only in its files (one
+  // CSV, two, binary arrays, a name another instance's file has too) and its runtime fate (TensorFlow is skipped).
+  // The local runtime verifies every one in the suite's build; the docker build verifies every one in containers.
+  const some = ['NBspecific_1', 'matplotlib_1', 'pandas_2', 'sklearn_2', 'tensorflow_1', 'torch_1'];
+
+  it('verifies embedded instances of six libraries with the outcomes of a local run (and the same cache keys)', async () => {
     const p = prefix('all');
     const a = worker(url, 'all-a', p, ['--jobs', '1']);
     const b = worker(url, 'all-b', p, ['--jobs', '1']);
@@ -98,6 +103,7 @@ describe('verify --queue with two workers', () => {
     const queued = await runJunobench(
       [
         'verify',
+        ...some,
         '--instances',
         instances,
         '--no-cache',
@@ -114,13 +120,23 @@ describe('verify --queue with two workers', () => {
     expect(queued.stderr).toMatch(/queue: 2 live local worker\(s\) of identity [0-9a-f]{16}: all-a, all-b/);
 
     const [l, q] = [await readReport(localJson), await readReport(queueJson)];
-    expect(q.instances.map(outcomes)).toEqual(l.instances.map(outcomes));
-    expect(q.summary).toEqual(l.summary);
+    const expected = l.instances.filter((v) => some.includes(v.instance));
+    expect(expected.map((v) => v.instance)).toEqual(some);
+    expect(q.instances.map(outcomes)).toEqual(expected.map(outcomes));
+    const count = (status: string) => expected.filter((v) => v.status === status).length;
+    expect(q.summary).toEqual({
+      total: some.length,
+      verified: count('verified'),
+      notVerified: count('not-verified'),
+      skipped: count('skipped'),
+      flaky: count('flaky'),
+    });
+    expect(q.summary.skipped).toBe(1);
     // Both workers took part, and every run was answered by one of them.
     const done = (w: WorkerProcess) => (w.stdout().match(/^\S+\/(reproduced|fixed)\/0 \w+/gm) ?? []).length;
     expect(done(a)).toBeGreaterThan(0);
     expect(done(b)).toBeGreaterThan(0);
-    const ran = l.instances.filter((v) => v.status !== 'skipped').length * 2;
+    const ran = expected.filter((v) => v.status !== 'skipped').length * 2;
     expect(done(a) + done(b)).toBe(ran);
     // Each file went through Redis once.
     const sent = Number(queued.stderr.match(/files: (\d+) blob\(s\) sent/)?.[1]);
@@ -128,7 +144,7 @@ describe('verify --queue with two workers', () => {
     const again = await runJunobench(
       [
         'verify',
-        'numpy_1',
+        'pandas_2',
         '--instances',
         instances,
         '--no-cache',
