@@ -64,11 +64,15 @@ export function createRunFolder(
 /**
  * Remove a run folder: its contents, then its owner file, then the folder. A
  * process of the run that is still dying may add a file mid-removal
- * (ENOTEMPTY): each removal is retried a few times, and a folder that still
- * cannot go keeps its owner file, so the next runtime's sweep takes it.
+ * (ENOTEMPTY): each removal is retried, and a folder that still cannot go
+ * keeps its owner file, so the next runtime's sweep takes it.
+ *
+ * The retries wait 50, 100, … 600 ms (about 4 s in all, and only while files
+ * keep appearing): at Ctrl-C on a loaded machine a runner told to stop took
+ * longer than the 1 s that 6 retries gave it, and its folder stayed behind.
  */
 function removeFolder(dir: string): void {
-  const retry = { recursive: true, force: true, maxRetries: 6, retryDelay: 50 } as const;
+  const retry = { recursive: true, force: true, maxRetries: 12, retryDelay: 50 } as const;
   try {
     for (const name of readdirSync(dir)) if (name !== OWNER_FILE) rmSync(path.join(dir, name), retry);
     rmSync(dir, retry);
