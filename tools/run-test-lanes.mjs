@@ -1,5 +1,6 @@
 // The whole suite in two lanes at once (`npm test` without arguments): vitest's projects `unit` and `slow` (the e2e
-// files) in one process, `containers` and `services` (the kernel, Redis and browser files) in another. vitest runs
+// files, and the kernel files of vitest.config.ts's `firstLane`) in one process, `containers` and `services` (the
+// other kernel, Redis and browser files) in another. vitest runs
 // the files of a project that is not file-parallel one at a time and after everything else, in a single worker, so
 // one process would leave a core idle for most of the run; two lanes pair two slow files instead. The split keeps
 // the two lanes about as long (vitest.config.ts says why).
