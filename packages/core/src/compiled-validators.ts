@@ -1,9 +1,11 @@
-import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+import { createRequire } from 'node:module';
 import { writeCompiledCode } from './compiled-code.js';
 import { COMPILED_VALIDATORS_ROOT, SCHEMAS_DIR, newAjv, validatorsKey } from './validate.js';
 
-// A CommonJS module whose function is its default export.
-const standaloneCode = standaloneCodeModule as unknown as typeof standaloneCodeModule.default;
+const requireHere = createRequire(import.meta.url);
+// Loaded when code is written (the build), not by every process that imports this package (validate.ts says why).
+const standaloneCode = (): typeof import('ajv/dist/standalone/index.js').default =>
+  requireHere('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js').default;
 
 /**
  * Each schema's validator as the standalone code ajv would compile for it at run time (its referenced schemas
@@ -11,13 +13,14 @@ const standaloneCode = standaloneCodeModule as unknown as typeof standaloneCodeM
  */
 export function compileValidatorSources(dir: string = SCHEMAS_DIR): Map<string, string> {
   const ajv = newAjv({ dir, source: true });
+  const toCode = standaloneCode();
   const out = new Map<string, string>();
   for (const name of Object.keys(ajv.schemas)
     .map((id) => /\/schemas\/([^/]+)\.schema\.json$/.exec(id)?.[1])
     .filter((n): n is string => n !== undefined)
     .sort()) {
     const validate = ajv.getSchema(`https://junobench.dev/schemas/${name}.schema.json`);
-    if (validate) out.set(name, standaloneCode(ajv, validate));
+    if (validate) out.set(name, toCode(ajv, validate));
   }
   return out;
 }

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import AjvDraft04, { type Options } from 'ajv-draft-04';
-import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+import type AjvDraft04 from 'ajv-draft-04';
+import type { Options } from 'ajv-draft-04';
 import { SCHEMAS_DIR, compiledCodeLoader, writeCompiledCode } from '@junobench/core';
 
 // The official nbformat schemas (draft-04), one per minor version, as nbformat itself validates: a notebook is
@@ -17,8 +17,10 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** Where tools/build-cli.mjs writes the compiled validators (core's compiled-code.ts). */
 const COMPILED_ROOT = path.resolve(HERE, '../dist');
 const requireHere = createRequire(import.meta.url);
-// A CommonJS module whose function is its default export.
-const standaloneCode = standaloneCodeModule as unknown as typeof standaloneCodeModule.default;
+// ajv is loaded only where a validator is compiled here (no compiled code, or the build writing it): a process that
+// loads the compiled validators never loads ajv's compiler (core's validate.ts says what that saves).
+const standaloneCode = (): typeof import('ajv/dist/standalone/index.js').default =>
+  requireHere('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js').default;
 
 function schemaFile(minor: number): string {
   return path.join(NBFORMAT_DIR, `nbformat.v4.${minor}.schema.json`);
@@ -35,7 +37,8 @@ export function nbformatValidatorsKey(): string {
 }
 
 function newAjv(source: boolean): AjvDraft04.default {
-  return new AjvDraft04.default({ ...OPTIONS, ...(source ? { code: { source: true } } : {}) });
+  const { default: Ajv } = requireHere('ajv-draft-04') as typeof import('ajv-draft-04');
+  return new Ajv({ ...OPTIONS, ...(source ? { code: { source: true } } : {}) });
 }
 
 const loadCompiled = compiledCodeLoader(COMPILED_ROOT, 'nbformat', nbformatValidatorsKey);
@@ -49,10 +52,11 @@ export function compileNbformatValidator(minor: number): AjvDraft04.ValidateFunc
 /** Each minor version's validator as standalone code (file name → code). */
 export function compileNbformatSources(): Map<string, string> {
   const out = new Map<string, string>();
+  const toCode = standaloneCode();
   for (let m = 0; m <= LATEST_MINOR; m++) {
     const ajv = newAjv(true);
     const validate = ajv.compile(JSON.parse(readFileSync(schemaFile(m), 'utf8')) as object);
-    out.set(`v4.${m}.cjs`, standaloneCode(ajv, validate));
+    out.set(`v4.${m}.cjs`, toCode(ajv, validate));
   }
   return out;
 }
