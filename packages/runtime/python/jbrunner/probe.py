@@ -38,9 +38,7 @@ def fingerprint(out=None):
     """What the installed packages are, cheaply (no imports): changes when any
     package changes, or when the import path does (another PYTHONPATH can make
     other modules importable without any distribution changing)."""
-    from importlib.metadata import distributions
-
-    items = sorted({"%s==%s" % ((d.metadata.get("Name") or "?").lower(), d.version) for d in distributions()})
+    items = sorted(_distribution_entries())
     digest = hashlib.sha256("\n".join(items).encode()).hexdigest()
     # sys.path[0] is this runner's own folder, the same for every interpreter state.
     paths = hashlib.sha256("\n".join(sys.path[1:]).encode()).hexdigest()
@@ -52,6 +50,45 @@ def fingerprint(out=None):
         "paths": paths[:16],
     }
     print(json.dumps(line, sort_keys=True), file=out or sys.stdout)
+
+
+def _distribution_entries():
+    """Every distribution on the import path, by the name of its metadata
+    folder: `name-version.dist-info` or `.egg-info`, so a package installed,
+    removed or upgraded changes the set. Reading and parsing each one's
+    METADATA (importlib.metadata) took about 0.1 s of every command's start
+    (2026-12-07: 146 folders listed in 0.5 ms, against 57 ms plus the imports).
+    A folder whose name has no version (an .egg-info some Debian packages
+    install) gets the version from its metadata file."""
+    items = set()
+    for entry in sys.path[1:]:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            if "-" not in name.rsplit(".", 1)[0]:
+                name += "==" + _metadata_version(os.path.join(entry, name))
+            items.add(name)
+    return items
+
+
+def _metadata_version(path):
+    """The Version header of a metadata folder's (or file's) METADATA or PKG-INFO; '?' when unreadable."""
+    files = [os.path.join(path, "METADATA"), os.path.join(path, "PKG-INFO")] if os.path.isdir(path) else [path]
+    for f in files:
+        try:
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    if line.startswith("Version:"):
+                        return line.split(":", 1)[1].strip()
+                    if not line.strip():
+                        break
+        except OSError:
+            continue
+    return "?"
 
 
 def runner_hash(root=None):
