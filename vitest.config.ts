@@ -42,8 +42,14 @@ const containers = ['**/*.container.test.ts', '**/*.registry.test.ts'];
 const inTree = (g: string) => g.replace('**/', '{packages/*/src,test}/**/');
 // Kernel files that run in the first lane (project `slow`) so that the lanes end together: once the unit files
 // shared their workers (below), the first lane ended about 3 minutes before the second (1146 s against 1329 s,
-// 2026-12-07), and a core then idled. This file reads no suite build and starts no engine.
-const firstLane = ['packages/score/src/score-repairs.kernel.test.ts'];
+// 2026-12-07), and a core then idled; the first file here closed that gap. Once container runtimes stopped asking
+// Podman for its version (container-engine.ts, readEngineKind), the second lane still ended a minute after the first
+// (1111 s against 1052 s), hence the other two. None reads a suite build or starts an engine.
+const firstLane = [
+  'packages/score/src/score-repairs.kernel.test.ts',
+  'packages/verify/src/verify-instances.kernel.test.ts',
+  'packages/runtime/src/fork-fidelity.kernel.test.ts',
+];
 
 const slowOptions = {
   testTimeout: 600_000,
