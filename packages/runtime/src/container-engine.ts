@@ -104,7 +104,7 @@ export type EngineKind = 'podman' | 'docker';
  * engine that answers no such ping is asked; but Podman makes that answer by asking the package manager which
  * package each of its helpers came from: three `dpkg-query` runs, about 0.5 s of CPU and up to seconds on a busy
  * machine, for every container runtime (2026-12-07: 2.2–3.6 s for the version answer and 0.03–0.1 s for the ping,
- * while the test suite ran). Its calls were 401 of the suite's processes.
+ * while the test suite ran; one suite run started 401 `dpkg-query` processes that way).
  */
 export async function readEngineKind(docker: Docker): Promise<EngineKind> {
   const headers = await pingHeaders(docker).catch(() => undefined);
