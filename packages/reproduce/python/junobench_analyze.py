@@ -23,12 +23,34 @@ try:
 except Exception:  # pragma: no cover - the fallback is coarser, not wrong
     _pyflakes_checker = None
 
-try:
-    from IPython.core.inputtransformer2 import TransformerManager
 
-    _TRANSFORM = TransformerManager().transform_cell
-except Exception:  # pragma: no cover
-    _TRANSFORM = None
+
+def _load_transformer():
+    """IPython's cell transformer (magics and shell lines to Python), loaded from its own file: the module needs only
+    the standard library, while importing it through the package runs IPython's __init__, which imports the
+    terminal, jedi and prompt_toolkit (about 0.3 s of the script's 0.4 s). The package import is the fallback for an
+    IPython whose transformer needs more."""
+    import importlib.util
+    import os
+
+    try:
+        spec = importlib.util.find_spec("IPython")
+        where = os.path.join(spec.submodule_search_locations[0], "core", "inputtransformer2.py")
+        own = importlib.util.spec_from_file_location("_junobench_inputtransformer2", where)
+        module = importlib.util.module_from_spec(own)
+        own.loader.exec_module(module)
+        return module.TransformerManager().transform_cell
+    except Exception:
+        pass
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        return TransformerManager().transform_cell
+    except Exception:  # pragma: no cover
+        return None
+
+
+_TRANSFORM = _load_transformer()
 
 IPYTHON_NAMES = {"get_ipython", "display", "In", "Out", "exit", "quit", "_", "__", "___", "_i", "_ii", "_iii", "_oh", "_ih", "_dh"}
 BUILTINS = set(dir(builtins)) | IPYTHON_NAMES
@@ -65,21 +87,44 @@ ENCODER_RE = re.compile(r"Encoder|Binarizer|Vectorizer|Tokenizer|Hasher", re.I)
 IMPUTER_RE = re.compile(r"Imputer", re.I)
 CLASSIFIER_RE = re.compile(r"Classifier|Logistic|SVC|NaiveBayes|NB$|KNeighborsClassifier|Perceptron", re.I)
 
-try:
-    import pandas as _pd
-
-    FRAME_ATTRS = set(dir(_pd.DataFrame)) | set(dir(_pd.Series))
-except Exception:  # pragma: no cover
-    FRAME_ATTRS = {
-        "shape", "columns", "index", "values", "dtypes", "head", "tail", "info", "describe", "loc", "iloc", "T", "size",
-        "plot", "str", "dt", "cat", "empty", "ndim", "name", "at", "iat", "axes", "style", "sparse", "attrs", "flags",
-    } | NUMERIC_METHODS | CATEGORY_METHODS
+# The public attributes of pandas' DataFrame and Series: `df.mean` is a method, `df.price` a column. Listed here, not
+# read from an imported pandas: the import took 0.35 s of every run of this script, and the facts no longer depend on
+# which pandas is installed. The list is pandas 1.5.3's (Debian bookworm's), with what pandas 2.2 added (`case_when`,
+# the `list` and `struct` accessors); older versions' API follows below. A name starting with `_` is never
+# taken for a column either (frame_attr).
+FRAME_ATTRS = set(
+    """
+T abs add add_prefix add_suffix agg aggregate align all any append apply applymap argmax argmin argsort array
+asfreq asof assign astype at at_time attrs autocorr axes backfill between between_time bfill bool boxplot cat
+clip columns combine combine_first compare convert_dtypes copy corr corrwith count cov cummax cummin cumprod
+cumsum describe diff div divide divmod dot drop drop_duplicates droplevel dropna dt dtype dtypes duplicated
+empty eq equals eval ewm expanding explode factorize ffill fillna filter first first_valid_index flags floordiv
+from_dict from_records ge get groupby gt hasnans head hist iat idxmax idxmin iloc index infer_objects info
+insert interpolate is_monotonic is_monotonic_decreasing is_monotonic_increasing is_unique isetitem isin isna
+isnull item items iteritems iterrows itertuples join keys kurt kurtosis last last_valid_index le loc lookup lt
+mad map mask max mean median melt memory_usage merge min mod mode mul multiply name nbytes ndim ne nlargest
+notna notnull nsmallest nunique pad pct_change pipe pivot pivot_table plot pop pow prod product quantile query
+radd rank ravel rdiv rdivmod reindex reindex_like rename rename_axis reorder_levels repeat replace resample
+reset_index rfloordiv rmod rmul rolling round rpow rsub rtruediv sample searchsorted select_dtypes sem set_axis
+set_flags set_index shape shift size skew slice_shift sort_index sort_values sparse squeeze stack std str style
+sub subtract sum swapaxes swaplevel tail take to_clipboard to_csv to_dict to_excel to_feather to_frame to_gbq
+to_hdf to_html to_json to_latex to_list to_markdown to_numpy to_orc to_parquet to_period to_pickle to_records
+to_sql to_stata to_string to_timestamp to_xarray to_xml tolist transform transpose truediv truncate tshift
+tz_convert tz_localize unique unstack update value_counts values var view where xs
+case_when list struct
+""".split()
+)
 # DataFrame and Series API of older pandas versions (removed since): a notebook's `df.ix[...]` is not a column.
 FRAME_ATTRS = FRAME_ATTRS | {
     "ix", "as_matrix", "get_value", "set_value", "sortlevel", "sort", "convert_objects", "consolidate", "irow", "icol",
     "get_dtype_counts", "ftypes", "to_panel", "select", "reindex_axis", "from_csv", "append", "iteritems", "swapaxes",
     "lookup", "tshift", "mad", "bool", "is_copy", "get_ftype_counts", "as_blocks", "blocks", "clip_lower", "clip_upper",
 }
+
+
+def frame_attr(name):
+    """Whether `frame.<name>` is pandas' own attribute rather than a column: a listed one, or a private one."""
+    return name in FRAME_ATTRS or name.startswith("_")
 
 
 def transform(source):
@@ -285,6 +330,14 @@ class Tables:
         self.changed = set()  # read ids whose frame the code changed in place (what it shows after is not the file)
         self.subset = set()  # variables of `direct` holding some of the read's rows (dropna, a mask): its columns, not its size
         self.shown_in = {}  # (cell, output type) -> displays counted so far, to pair them with the saved outputs
+
+    def read_with(self, rids, name):
+        """Of the reads a variable holds (a merge holds both), the one a column most likely comes from: the first that
+        the code already named it on, else the first. Chosen by position, never by a set's order, which changes with
+        the hash seed from run to run: the facts, and the drafts made from them, are the same every time."""
+        ordered = sorted(rids, key=lambda rid: [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in rid.split(":")])
+        named = [rid for rid in ordered if name in self.reads.get(rid, {}).get("columns", {})]
+        return (named or ordered or [None])[0]
 
     def usage(self, rid):
         return self.reads.setdefault(rid, {"columns": {}, "minRows": 0, "columnCount": 0})
@@ -643,7 +696,7 @@ class CellAnalyzer(ast.NodeVisitor):
         if not isinstance(node.value, ast.Name) or not isinstance(node.ctx, ast.Load):
             return
         reads = self.table_reads_of(node.value)
-        if not reads or node.attr in FRAME_ATTRS or node.attr.startswith("_"):
+        if not reads or frame_attr(node.attr):
             return
         parent = self.parents.get(node)
         if isinstance(parent, ast.Call) and parent.func is node:
@@ -894,8 +947,8 @@ class CellAnalyzer(ast.NodeVisitor):
         col = self.facts["_series"].get(root_name(t) or "")
         if col is None and isinstance(t, ast.Subscript):
             names = str_list(t.slice)
-            rid = next(iter(self.table_reads_of(t.value)), None)
-            col = (rid, names[0]) if rid and names else None
+            rid = self.tables.read_with(self.table_reads_of(t.value), names[0]) if names else None
+            col = (rid, names[0]) if rid else None
         if col is None:
             return
         rid, name = col
@@ -950,9 +1003,9 @@ def learn_series_and_models(tree, tables, facts):
             if isinstance(v, (ast.Subscript, ast.Attribute)):
                 base = v.value
                 if isinstance(base, ast.Name) and base.id in tables.links:
-                    names = str_list(v.slice) if isinstance(v, ast.Subscript) else ([v.attr] if v.attr not in FRAME_ATTRS else [])
+                    names = str_list(v.slice) if isinstance(v, ast.Subscript) else ([v.attr] if not frame_attr(v.attr) else [])
                     if len(names) == 1:
-                        facts["_series"][name] = (next(iter(tables.links[base.id])), names[0])
+                        facts["_series"][name] = (tables.read_with(tables.links[base.id], names[0]), names[0])
                         continue
             facts["_series"].pop(name, None)
 
@@ -1074,7 +1127,7 @@ def display_kind(node):
             key = recv.slice
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 col, frame = key.value, recv.value.id
-        elif isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) and recv.attr not in FRAME_ATTRS:
+        elif isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) and not frame_attr(recv.attr):
             col, frame = recv.attr, recv.value.id
         if col is not None:
             return COLUMN_SHOWS[attr], col, frame

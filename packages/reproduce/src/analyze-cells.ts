@@ -127,7 +127,11 @@ export async function analyzeCells(
   try {
     const input = path.join(dir, 'cells.json');
     await writeFile(input, JSON.stringify({ cells }));
-    const r = await options.run(options.python, [ANALYZER_PATH, input], { timeoutMs: options.timeoutMs ?? 60_000 });
+    // A fixed hash seed: the same cells give byte-identical facts on every run, whatever the script iterates.
+    const r = await options.run(options.python, [ANALYZER_PATH, input], {
+      timeoutMs: options.timeoutMs ?? 60_000,
+      env: { PYTHONHASHSEED: '0' },
+    });
     if (r.exitCode !== 0) {
       throw new JunoError(
         'E_ENV_PYTHON',
