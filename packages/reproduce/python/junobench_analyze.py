@@ -24,7 +24,6 @@ except Exception:  # pragma: no cover - the fallback is coarser, not wrong
     _pyflakes_checker = None
 
 
-
 def _load_transformer():
     """IPython's cell transformer (magics and shell lines to Python), loaded from its own file: the module needs only
     the standard library, while importing it through the package runs IPython's __init__, which imports the
