@@ -447,6 +447,32 @@ describe('chooseCrash', () => {
       /1: code cell 0 \(In \[1\]\): KeyboardInterrupt \(the user stopped the cell: not a crash\)\n {2}2: code cell 2/,
     );
   });
+  it("refuses a notebook whose only error outputs name no exception (a front end's messages), saying what they were", () => {
+    const failed = validateNotebook({
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: {},
+      cells: [0, 1].map((i) => ({
+        cell_type: 'code',
+        id: `c${i}`,
+        metadata: {},
+        execution_count: null,
+        source: '',
+        outputs: [
+          {
+            output_type: 'error',
+            ename: '',
+            evalue: '',
+            traceback: ['\u001b[1;31mFailed to start the Kernel. \n', 'Kernel Python 3.9.6 is not usable.'],
+          },
+        ],
+      })),
+    });
+    // mineNotebookCrashes leaves them out (packages/notebook), so add sees no crash.
+    expect(() => chooseCrash([], undefined, 'x.ipynb', failed)).toThrow(
+      /only error outputs \(2\) name no exception: a message its front end saved \(code cell 0: "Failed to start the Kernel\."\), not an exception its code raised/,
+    );
+  });
   it('refuses a notebook without error outputs, and a number out of range', () => {
     expect(() => chooseCrash([], undefined, 'x.ipynb')).toThrow(/no saved error output/);
     // Ran without error vs saved without any outputs: each needs something else from the user.

@@ -6,7 +6,14 @@ import {
   type SourceDataset,
   type InstanceSource,
 } from '@junobench/core';
-import { listCodeCells, type CodeCell, type MinedCrash, type Notebook, type NotebookCell } from '@junobench/notebook';
+import {
+  listCodeCells,
+  mineNamelessErrors,
+  type CodeCell,
+  type MinedCrash,
+  type Notebook,
+  type NotebookCell,
+} from '@junobench/notebook';
 
 export interface ReproducedPlan {
   notebook: Notebook;
@@ -364,6 +371,20 @@ export function chooseCrash(
   nb?: Notebook,
 ): { crash: MinedCrash; index: number } {
   if (crashes.length === 0) {
+    // Error outputs without an exception name are a front end's messages (the kernel did not start, or died): no
+    // exception of the code to reproduce. Say what they were, not that there were none.
+    const nameless = nb !== undefined ? mineNamelessErrors(nb) : [];
+    if (nameless.length > 0) {
+      const first = nameless[0]!;
+      throw new JunoError(
+        'E_INPUT_EMPTY',
+        `the notebook's only error output${nameless.length > 1 ? `s (${nameless.length}) name` : ' names'} no exception: a message its front end saved (code cell ${first.codeCell}: ${JSON.stringify(first.text)}), not an exception its code raised: there is no crash to reproduce`,
+        {
+          location: { file },
+          hint: 'add takes a notebook saved with the outputs of a run that crashed (an error output with the exception, e.g. "KeyError")',
+        },
+      );
+    }
     const stripped = nb !== undefined && hasNoSavedRun(nb);
     throw new JunoError(
       'E_INPUT_EMPTY',

@@ -17,8 +17,14 @@ export type { ExecutionOrder } from './code-cells.js';
 export { DEFAULT_CELL_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS } from './execution-limits.js';
 export { parseTraceback, classifyFile } from './parse-traceback.js';
 export type { ParsedTraceback, TracebackFrame } from './parse-traceback.js';
-export { mineNotebookCrashes, mineImports, mineImportAliases, parseImports } from './mine-crashes.js';
-export type { MinedCrash, ParsedImport } from './mine-crashes.js';
+export {
+  mineNotebookCrashes,
+  mineNamelessErrors,
+  mineImports,
+  mineImportAliases,
+  parseImports,
+} from './mine-crashes.js';
+export type { MinedCrash, NamelessError, ParsedImport } from './mine-crashes.js';
 // Python source: tokens, comments, cells matched across versions
 export { tokenizePython, stripComments, significantTokens, PYTHON_BODY_CELL_MAGICS } from './python-tokens.js';
 export type { PyToken, PyTokenKind } from './python-tokens.js';

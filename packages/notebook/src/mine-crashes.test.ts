@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { mineImportAliases, mineImports, mineNotebookCrashes, parseImports } from './mine-crashes.js';
+import {
+  mineImportAliases,
+  mineImports,
+  mineNamelessErrors,
+  mineNotebookCrashes,
+  parseImports,
+} from './mine-crashes.js';
 import type { Notebook } from './notebook-types.js';
 
 const notebook: Notebook = {
@@ -46,6 +52,26 @@ describe('mining notebooks', () => {
     expect(mineNotebookCrashes(notebook)).toEqual([
       { codeCell: 1, executionCount: 2, ename: 'KeyError', evalue: "'price'", traceback: ["KeyError: 'price'"] },
     ]);
+  });
+
+  it("leaves out error outputs that name no exception (a front end's messages), and reports them apart", () => {
+    // As VS Code saves them when the kernel did not start: no ename, the message in the traceback.
+    const failed = {
+      output_type: 'error' as const,
+      ename: '',
+      evalue: '',
+      traceback: ['\u001b[1;31mFailed to start the Kernel. \n', '\u001b[1;31mKernel Python 3.9.6 is not usable.'],
+    };
+    const nb: Notebook = {
+      ...notebook,
+      cells: [
+        ...notebook.cells,
+        { cell_type: 'code', metadata: {}, execution_count: null, outputs: [failed], source: '' },
+      ],
+    };
+    expect(mineNotebookCrashes(nb).map((c) => c.ename)).toEqual(['KeyError']);
+    expect(mineNamelessErrors(nb)).toEqual([{ codeCell: 3, text: 'Failed to start the Kernel.' }]);
+    expect(mineNamelessErrors(notebook)).toEqual([]);
   });
 
   it('lists top-level imported modules from code cells only', () => {

@@ -12,12 +12,16 @@ export interface MinedCrash {
   traceback: string[];
 }
 
-/** Every saved `error` output of the notebook, in file order. */
+/**
+ * Every saved `error` output of the notebook that names an exception, in file order. An error output without an
+ * exception name is not one the code raised: a front end saved its own message there (VS Code's "Failed to start the
+ * Kernel", "The Kernel crashed while executing code in the current cell"); see mineNamelessErrors.
+ */
 export function mineNotebookCrashes(nb: Notebook): MinedCrash[] {
   const out: MinedCrash[] = [];
   for (const c of listCodeCells(nb)) {
     for (const o of c.cell.outputs ?? []) {
-      if (o.output_type !== 'error') continue;
+      if (o.output_type !== 'error' || isNameless(o.ename)) continue;
       out.push({
         codeCell: c.index,
         executionCount: c.executionCount,
@@ -28,6 +32,31 @@ export function mineNotebookCrashes(nb: Notebook): MinedCrash[] {
     }
   }
   return out;
+}
+
+export interface NamelessError {
+  /** Index among code cells. */
+  codeCell: number;
+  /** The output's first line of text (its traceback's, as a front end writes its message there). */
+  text: string;
+}
+
+/** The saved `error` outputs without an exception name (front ends' messages), in file order. */
+export function mineNamelessErrors(nb: Notebook): NamelessError[] {
+  const out: NamelessError[] = [];
+  for (const c of listCodeCells(nb)) {
+    for (const o of c.cell.outputs ?? []) {
+      if (o.output_type !== 'error' || !isNameless(o.ename)) continue;
+      const lines = [o.evalue, ...(o.traceback ?? [])].map((l) => stripAnsi(String(l ?? '')).trim());
+      const text = lines.find((l) => l !== '') ?? '';
+      out.push({ codeCell: c.index, text: text.length > 120 ? `${text.slice(0, 117)}…` : text });
+    }
+  }
+  return out;
+}
+
+function isNameless(ename: unknown): boolean {
+  return typeof ename !== 'string' || stripAnsi(ename).trim() === '';
 }
 
 /** Top-level modules imported anywhere in the notebook's code cells, sorted and unique. */
