@@ -329,6 +329,7 @@ class Tables:
         self.changed = set()  # read ids whose frame the code changed in place (what it shows after is not the file)
         self.subset = set()  # variables of `direct` holding some of the read's rows (dropna, a mask): its columns, not its size
         self.shown_in = {}  # (cell, output type) -> displays counted so far, to pair them with the saved outputs
+        self.merged = {}  # variable -> (its reads, the left frame's first; the merge's `on` keys), for a merge's result
 
     def read_with(self, rids, name):
         """Of the reads a variable holds (a merge holds both), the one a column most likely comes from: the first that
@@ -337,6 +338,16 @@ class Tables:
         ordered = sorted(rids, key=lambda rid: [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in rid.split(":")])
         named = [rid for rid in ordered if name in self.reads.get(rid, {}).get("columns", {})]
         return (named or ordered or [None])[0]
+
+    def merged_read(self, var, name):
+        """The one read a column named on a merge's result comes from, or None to give it to every read the variable
+        holds. A column both frames had would be suffixed by the merge (`x_x`, `x_y`): only the `on` keys are in
+        both. The read is the first (left frame first) that the code already named it on, else the left one."""
+        m = self.merged.get(var)
+        if m is None or name in m[1]:
+            return None
+        rids, _ = m
+        return next((rid for rid in rids if name in self.reads.get(rid, {}).get("columns", {})), rids[0])
 
     def usage(self, rid):
         return self.reads.setdefault(rid, {"columns": {}, "minRows": 0, "columnCount": 0})
@@ -385,6 +396,20 @@ def groupby_columns(node, groupers):
             return groupers.get(node.id, [])
         else:
             return []
+
+
+def merge_sides(node):
+    """(left frame, right frame, keywords) of `pd.merge(left, right, …)` or `left.merge(right, …)`; else None."""
+    if not isinstance(node, ast.Call) or call_name(node) != "merge":
+        return None
+    kw = {k.arg: k.value for k in node.keywords if k.arg}
+    if len(node.args) >= 2 or "left" in kw:
+        left = node.args[0] if node.args else kw.get("left")
+        right = node.args[1] if len(node.args) > 1 else kw.get("right")
+    else:
+        left = node.func.value if isinstance(node.func, ast.Attribute) else None
+        right = node.args[0] if node.args else kw.get("right")
+    return left, right, kw
 
 
 class CellAnalyzer(ast.NodeVisitor):
@@ -590,6 +615,13 @@ class CellAnalyzer(ast.NodeVisitor):
                     self.tables.links[n.id] = set(r)
                 elif isinstance(stmt, ast.Assign):
                     self.tables.links.pop(n.id, None)
+                self.tables.merged.pop(n.id, None)
+                sides = merge_sides(v)
+                if sides is not None:
+                    order = lambda x: sorted(self.table_reads_of(x) if x is not None else (), key=str)  # noqa: E731
+                    rids = list(dict.fromkeys(order(sides[0]) + order(sides[1])))
+                    if len(rids) > 1:
+                        self.tables.merged[n.id] = (rids, set(str_list(sides[2].get("on"))))
 
     def direct_read(self, value):
         """The read whose frame `value` is itself: the read call, a copy of it, or a variable holding it."""
@@ -686,8 +718,9 @@ class CellAnalyzer(ast.NodeVisitor):
         names = str_list(key)
         if isinstance(node.ctx, ast.Store):
             return
-        for rid in reads:
-            for name in names:
+        for name in names:
+            one = self.tables.merged_read(node.value.id, name)
+            for rid in [one] if one is not None else reads:
                 self.hint_column(rid, name, node)
             # df[df['c'] == 'x']: handled through the inner subscript's Compare parent.
 
@@ -700,7 +733,8 @@ class CellAnalyzer(ast.NodeVisitor):
         parent = self.parents.get(node)
         if isinstance(parent, ast.Call) and parent.func is node:
             return
-        for rid in reads:
+        one = self.tables.merged_read(node.value.id, node.attr)
+        for rid in [one] if one is not None else reads:
             self.hint_column(rid, node.attr, node)
 
     def hint_column(self, rid, name, node):
@@ -886,6 +920,17 @@ class CellAnalyzer(ast.NodeVisitor):
                         made.append(n)
         if fname == "get_group" and node.args and isinstance(node.func, ast.Attribute):
             self.group_values(node.func.value, node.args[0])
+        # A merge's keys: `on` names columns both frames have, `left_on` the left one's, `right_on` the right one's
+        # (`pd.merge(left, right, …)` or `left.merge(right, …)`). The keyword pass below gives keywords to the
+        # receiver only: the right frame's file lacked its key, and the merge failed before the crash.
+        merge_keys = fname == "merge" and any(k.arg in ("on", "left_on", "right_on") for k in node.keywords)
+        if merge_keys:
+            left, right, kw = merge_sides(node)
+            for arg, sides in (("on", (left, right)), ("left_on", (left,)), ("right_on", (right,))):
+                for side in sides if arg in kw else ():
+                    for rid in self.table_reads_of(side) if side is not None else ():
+                        for n in str_list(kw[arg]):
+                            self.tables.column(rid, n, self.index)
         # Columns named as arguments of methods and plotting calls.
         recv = node.func.value if isinstance(node.func, ast.Attribute) else None
         reads = self.table_reads_of(recv) if recv is not None else set()
@@ -900,6 +945,8 @@ class CellAnalyzer(ast.NodeVisitor):
                 k.arg == "axis" and isinstance(k.value, ast.Constant) and k.value.value in (1, "columns") for k in node.keywords
             ) or (fname == "drop" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value == 1)
             for k in node.keywords:
+                if merge_keys and k.arg in ("on", "left_on", "right_on"):
+                    continue
                 if k.arg in COLUMN_KEYWORDS or (k.arg == "labels" and axis_cols):
                     if fname == "rename" and k.arg == "columns" and isinstance(k.value, ast.Dict):
                         names = [kk.value for kk in k.value.keys if isinstance(kk, ast.Constant) and isinstance(kk.value, str)]

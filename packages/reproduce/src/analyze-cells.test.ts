@@ -240,6 +240,25 @@ describe('analyzeCells: the same facts on every run', () => {
   }, 60_000);
 });
 
+describe('analyzeCells: a merge of two reads', () => {
+  it("its keys are both frames' columns; a column named on its result is one frame's only", async () => {
+    const f = await analyzeCells(
+      [
+        "import pandas as pd\nschools = pd.read_csv('schools.csv')\nstudents = pd.read_csv('students.csv')",
+        "total = pd.merge(students, schools, how='left', on=['school_name'])\ntotal['math_score'].mean()\ntotal.budget.sum()",
+        "schools['size'].sum()\nboth = students.merge(schools, left_on='school', right_on='name')\nboth['size'].max()",
+      ].map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    const [schools, students] = f.cells[0]!.reads.map((r) => Object.keys(f.tables[r.id]!.columns).sort());
+    // A column both files had would come out of the merge as `x_x` and `x_y`, and `total['x']` would fail: only the
+    // `on` keys are in both. A column is given to the left frame (pd.merge's first, or the receiver) unless the code
+    // named it on the other one.
+    expect(students).toEqual(['budget', 'math_score', 'school', 'school_name']);
+    expect(schools).toEqual(['name', 'school_name', 'size']);
+  }, 60_000);
+});
+
 describe('analyzeCells: URLs the code builds from string constants', () => {
   it('names the URL a constant is built to (a root plus a path), handed to a function as a default', async () => {
     const cells = [
