@@ -452,6 +452,31 @@ describe('bad input to add', () => {
     expect([inst.requires, inst.crash.cell]).toEqual([['numpy'], 0]);
   }, 600_000);
 
+  it("a script's sys.argv, saved from VS Code's kernel: reproduced, any kernel argument matching the one it quoted", async () => {
+    // VS Code starts kernels with --stdin=… --control=… --f=<file>; the runtime's kernel gets -f <connection file>.
+    await writeFile(
+      path.join(proj, 'argv.ipynb'),
+      JSON.stringify(
+        makeNotebook([
+          {
+            source: 'import sys\ninfile = sys.argv[1]\nMIN_SCORE = float(sys.argv[2])',
+            error: { ename: 'ValueError', evalue: "could not convert string to float: '--stdin=9013'" },
+          },
+        ]),
+      ),
+    );
+    const r = await run(['add', 'argv.ipynb', '--runtime', 'local', '--id', 'NBspecific_83']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/verify {5}crash reproduced as mined/);
+    const inst = JSON.parse(
+      await readFile(path.join(proj, 'raw/instances/NBspecific_83/instance.json'), 'utf8'),
+    ) as Instance;
+    expect(inst.crash.match).toBe('regex');
+    expect(inst.reproduction?.edits?.find((e) => e.kind === 'match')?.why).toMatch(
+      /the kernel's command line \(sys\.argv\)/,
+    );
+  }, 600_000);
+
   it('a file that is not a notebook, or no file at all: exit 2', async () => {
     const r = await unchanged(['add', 'not-a-notebook.ipynb', '--no-verify']);
     expect(r.code).toBe(2);

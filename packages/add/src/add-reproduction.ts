@@ -471,6 +471,7 @@ export async function matchNewerWording(
     matchNarrowerException,
     matchSameFailureSite,
     matchQuotedDataValue,
+    matchKernelArgument,
   } = await import('@junobench/reproduce');
   const v = verification.reproduced;
   const o = v.observed;
@@ -514,12 +515,17 @@ export async function matchNewerWording(
           { evalue: saved, traceback: savedTraceback },
           { ...o, traceback: v.cells.find((c) => c.index === o.cell)?.traceback ?? [] },
         );
+  // Code that reads sys.argv gets the kernel's command line, which the front end that started the kernel chose.
+  const argv =
+    words || known || site || saved === undefined
+      ? null
+      : matchKernelArgument({ ...(instance.crash as ExpectedCrash), evalue: saved, match: 'exact' }, o.evalue);
   // With synthetic data, the value a conversion quotes is the derived data's: any value, the same conversion.
   const value =
-    words || known || site || saved === undefined || !instance.data?.synthetic
+    words || known || site || argv || saved === undefined || !instance.data?.synthetic
       ? null
       : matchQuotedDataValue({ ...(instance.crash as ExpectedCrash), evalue: saved, match: 'exact' }, o.evalue);
-  const relaxed = words ?? known?.crash ?? site?.crash ?? value;
+  const relaxed = words ?? known?.crash ?? site?.crash ?? argv ?? value;
   if (!relaxed) return { instance, verification };
   const said = o.evalue.split('\n')[0]!.slice(0, 160);
   const edit = {
@@ -530,11 +536,13 @@ export async function matchNewerWording(
       ? `${known.library} words this failure differently in the version this runtime has (${said}): ${known.what}; either wording matches, the exception and the cell stay exact`
       : site
         ? `the run failed where the saved one did — the same statement (${site.statement}), ${site.library}'s code raising ${o.ename.split('.').pop()} — and this runtime's ${site.library} words it otherwise (${said}); either wording matches, the exception and the cell stay exact`
-        : value
-          ? `the data is synthetic and the conversion met another of its values (${said}): the value a conversion quotes is the first the real file had, which derived data cannot know; any quoted value matches, the message's words, the exception and the cell stay exact`
-          : shorter
-            ? `this runtime's library words the message one word shorter (${said}): either wording matches, the exception and the cell stay exact`
-            : `this runtime's library words the message with more detail (${said}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
+        : argv
+          ? `the message quotes the kernel's command line (sys.argv), which the front end that started the kernel chose, not the notebook (${said}): any kernel argument matches where the saved message quotes one; the rest of the message, the exception and the cell stay exact`
+          : value
+            ? `the data is synthetic and the conversion met another of its values (${said}): the value a conversion quotes is the first the real file had, which derived data cannot know; any quoted value matches, the message's words, the exception and the cell stay exact`
+            : shorter
+              ? `this runtime's library words the message one word shorter (${said}): either wording matches, the exception and the cell stay exact`
+              : `this runtime's library words the message with more detail (${said}): every word of the saved message must appear, in order; the exception and the cell stay exact`,
   };
   const next: Instance = {
     ...instance,

@@ -2,6 +2,7 @@ import { compileLinearRegExp, type ExpectedCrash } from '@junobench/core';
 import { describe, expect, it } from 'vitest';
 import {
   generalizeSizeNumbers,
+  matchKernelArgument,
   matchNarrowerException,
   matchQuotedDataValue,
   relaxDroppedWord,
@@ -147,6 +148,49 @@ describe('matchQuotedDataValue: the value a conversion met, in synthetic data', 
       matchQuotedDataValue(crash("could not convert string to float: 'a'"), "could not convert string to float: 'a'"),
     ).toBeNull();
     expect(matchQuotedDataValue(crash("'Age'"), "'Sex'")).toBeNull();
+  });
+});
+
+describe("matchKernelArgument: sys.argv is the kernel's command line, which the front end chose", () => {
+  const crash = (evalue: string): ExpectedCrash => ({ ename: 'ValueError', evalue, cell: 0, match: 'exact' });
+  const here = "could not convert string to float: '/run/junobench/runner-oMn0mq/kernel-wjtr_iis.json'";
+
+  it("matches another front end's argument where the saved message quotes one, and only a kernel argument", () => {
+    // VS Code starts kernels with --stdin=… --control=… --f=<file>; Jupyter with -f <file>.
+    const m = matchKernelArgument(crash("could not convert string to float: '--stdin=9013'"), here);
+    expect(m?.match).toBe('regex');
+    const re = compileLinearRegExp(m!.evalue, false, { dotAll: true });
+    for (const arg of [
+      '--stdin=9013',
+      '-f',
+      '/root/.local/share/jupyter/runtime/kernel-3f2a.json',
+      here.split(': ')[1]!.slice(1, -1),
+    ])
+      expect(re.test(`could not convert string to float: '${arg}'`), arg).toBe(true);
+    expect(re.test("could not convert string to float: 'abc'")).toBe(false);
+    expect(re.test("could not convert string to int: '-f'")).toBe(false);
+    // Other quoted text stays exact; the quote character too.
+    const open = matchKernelArgument(
+      { ...crash("[Errno 2] No such file or directory: '-f'"), ename: 'FileNotFoundError' },
+      "[Errno 2] No such file or directory: '/run/junobench/runner-x/kernel-y.json'",
+    );
+    expect(open?.evalue).toMatch(/^\^\\\[Errno 2\\\] No such file or directory: '\(\?:-f\|/);
+  });
+
+  it('not when the saved message quotes no kernel argument, the run quotes something else, or nothing changed', () => {
+    expect(matchKernelArgument(crash("could not convert string to float: 'abc'"), here)).toBeNull();
+    expect(
+      matchKernelArgument(crash("could not convert string to float: '-f'"), "could not convert string to float: 'x'"),
+    ).toBeNull();
+    expect(
+      matchKernelArgument(crash("could not convert string to float: '-f'"), "could not convert string to float: '-f'"),
+    ).toBeNull();
+    expect(
+      matchKernelArgument(
+        crash("could not convert string to float: '-f'"),
+        "invalid literal for int() with base 10: '-f'",
+      ),
+    ).toBeNull();
   });
 });
 

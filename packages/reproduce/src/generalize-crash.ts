@@ -143,3 +143,46 @@ export function matchQuotedDataValue(expected: ExpectedCrash, observed: string):
   }
   return null;
 }
+
+// An argument of a kernel's command line, as the front end that started it wrote it: Jupyter's `-f <connection
+// file>`, VS Code's `--stdin=9013 --control=… --f=<file>`, Colab's and Kaggle's runtime files, traitlets options.
+const KERNEL_ARGUMENT =
+  /^(?:-f|--f=\S*|--(?:stdin|control|hb|shell|iopub)=\d+|--ip=\S*|--transport=\S+|--(?:Session|HistoryManager|IPKernelApp|KernelApp)\.\S+|\S*kernel-[\w.-]*\.json|\S*\/jupyter\/runtime\/\S+\.json|\S*ipykernel_launcher\.py)$/;
+const QUOTED = /'([^'\n]*)'|"([^"\n]*)"/g;
+
+/**
+ * Pure: the expected crash matched on any kernel argument where the saved message quotes one, when the run raised the
+ * saved exception in the saved cell with the same message quoting this runtime's (`could not convert string to float:
+ * '--stdin=9013'` from VS Code's kernel, `'/run/…/kernel-x.json'` here): code that reads `sys.argv` as a script would
+ * gets the kernel's command line, which the front end chose. The rest of the message stays exact. Null when the
+ * saved message quotes no kernel argument, or the run's differs elsewhere.
+ */
+export function matchKernelArgument(expected: ExpectedCrash, observed: string): ExpectedCrash | null {
+  if (expected.match === 'regex') return null;
+  const saved = expected.evalue.trim();
+  let pattern = '';
+  let at = 0;
+  let found = false;
+  for (const m of saved.matchAll(QUOTED)) {
+    const inner = m[1] ?? m[2] ?? '';
+    pattern += escapeRegExp(saved.slice(at, m.index));
+    if (KERNEL_ARGUMENT.test(inner)) {
+      const q = m[0][0]!;
+      pattern += `${q}([^${q}\\n]*)${q}`;
+      found = true;
+    } else pattern += escapeRegExp(m[0]);
+    at = m.index + m[0].length;
+  }
+  pattern += escapeRegExp(saved.slice(at));
+  if (!found) return null;
+  const seen = new RegExp(`^${pattern}$`).exec(observed.trim());
+  if (!seen || observed.trim() === saved || !seen.slice(1).every((a) => KERNEL_ARGUMENT.test(a ?? ''))) return null;
+  // The final pattern takes any kernel argument there (an option, or a file the kernel was given: the connection
+  // file's name changes with every run), not any text.
+  const any = (q: string) => `(?:-f|--[^${q}\\n]*|[^${q}\\n]*\\.json|[^${q}\\n]*ipykernel_launcher\\.py)`;
+  return {
+    ...expected,
+    evalue: `^${pattern.replace(/\(\[\^(['"])\\n\]\*\)/g, (_m, q: string) => any(q))}$`,
+    match: 'regex',
+  };
+}

@@ -21,6 +21,7 @@ export type { SavedColumn, SavedDisplay, SavedTable } from './saved-frames.js';
 export {
   generalizeSizeNumbers,
   matchNarrowerException,
+  matchKernelArgument,
   matchQuotedDataValue,
   relaxMessageWording,
   relaxDroppedWord,
