@@ -365,6 +365,33 @@ describe('triageDraft: one cause from the fixed vocabulary, with the next step',
     );
   });
 
+  it('a cell that asks for typed input: no one types in a benchmark run; what the user typed, when the crash quotes it', () => {
+    const stdin = {
+      ename: 'StdinNotImplementedError',
+      evalue: 'raw_input was called, but this frontend does not support input requests.',
+      cell: 0,
+    };
+    const typed = triageDraft(
+      run({
+        expected: { ename: 'ValueError', evalue: "could not convert string to float: ''", cell: 0 },
+        observed: stdin,
+      }),
+      none,
+    );
+    expect(typed).toMatchObject({ cause: 'different-crash' });
+    expect(typed?.detail).toMatch(
+      /^code cell 0 asks for typed input \(input\(\)\), and a benchmark run has no one to type: /,
+    );
+    expect(typed?.detail).toMatch(
+      /the saved ValueError came from what the notebook's user typed \(its message quotes it: ''\)$/,
+    );
+    expect(typed?.next).toMatch(
+      /^put what the user typed in place of the input\(\) call in code cell 0 of reproduced\.ipynb \(''\)/,
+    );
+    const other = triageDraft(run({ expected: { ename: 'KeyError', evalue: "'x'", cell: 0 }, observed: stdin }), none);
+    expect(other?.detail).toMatch(/came from what the notebook's user typed$/);
+  });
+
   it('a timeout in the crash cell says both ways out; elsewhere, the time limit', () => {
     const inCrash = triageDraft(run({ outcome: 'timeout', reason: 'cell exceeded 120 s', timedOutCell: 4 }), none);
     expect(inCrash?.detail).toBe(

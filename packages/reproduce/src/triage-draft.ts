@@ -319,6 +319,20 @@ function triageOutcome(run: RunEvidence, found: ReproductionFindings, ctx: Triag
       ...observed,
     };
   }
+  // input(): the cell waits for someone to type, which no benchmark run has (the kernel answers that its front end
+  // takes no input). What the saved session met came from what its user typed, and the saved crash may quote it.
+  if (obs && obs.ename.split('.').pop() === 'StdinNotImplementedError') {
+    const typed =
+      /^(?:could not convert string to (?:float|int)|invalid literal for int\(\) with base \d+): ('[^'\n]*'|"[^"\n]*")$/.exec(
+        run.expected.evalue.trim(),
+      );
+    return {
+      cause: 'different-crash',
+      detail: `code cell ${obs.cell} asks for typed input (input()), and a benchmark run has no one to type: ${said}; the saved ${run.expected.ename} came from what the notebook's user typed${typed ? ` (its message quotes it: ${typed[1]})` : ''}`,
+      next: `put what the user typed in place of the input() call in code cell ${obs.cell} of reproduced.ipynb${typed ? ` (${typed[1]})` : ''} (a hand edit, recorded in instance.json), then: junobench verify; or drop the draft`,
+      ...observed,
+    };
+  }
   const sameKind = obs && obs.ename.split('.').pop() === run.expected.ename && obs.cell === run.expected.cell;
   // Two runs or more just before the crash that no cell holds, and a message that shares little with the saved one
   // (a newer wording keeps most of its words: `[int]` for `[int64]`).
