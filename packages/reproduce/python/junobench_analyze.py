@@ -487,6 +487,11 @@ class CellAnalyzer(ast.NodeVisitor):
         r = root_name(node)
         return self.tables.links.get(r, set()) if r else set()
 
+    def reads_for(self, recv, reads, name):
+        """The reads a column named on `recv` goes to: one of a merge's (Tables.merged_read), else all of them."""
+        one = self.tables.merged_read(recv.id, name) if isinstance(recv, ast.Name) else None
+        return [one] if one is not None else reads
+
     def visit_statement(self, stmt):
         self.learn_text_sources(stmt)
         # `for d in [train, test]:` makes d each of them in the body.
@@ -615,13 +620,23 @@ class CellAnalyzer(ast.NodeVisitor):
                     self.tables.links[n.id] = set(r)
                 elif isinstance(stmt, ast.Assign):
                     self.tables.links.pop(n.id, None)
-                self.tables.merged.pop(n.id, None)
+                # A merge's result, or a frame made from one and nothing else (`train = train.fillna(0)`,
+                # `X = train.drop(...)`): its columns come from one read each (Tables.merged_read).
                 sides = merge_sides(v)
+                carried = None
+                if sides is None:
+                    froms = {x.id for x in ast.walk(v) if isinstance(x, ast.Name) and x.id in self.tables.merged}
+                    merges = {tuple(self.tables.merged[x][0]): self.tables.merged[x] for x in froms}
+                    if len(merges) == 1 and set(r) == set(next(iter(merges))):
+                        carried = next(iter(merges.values()))
+                self.tables.merged.pop(n.id, None)
                 if sides is not None:
                     order = lambda x: sorted(self.table_reads_of(x) if x is not None else (), key=str)  # noqa: E731
                     rids = list(dict.fromkeys(order(sides[0]) + order(sides[1])))
                     if len(rids) > 1:
                         self.tables.merged[n.id] = (rids, set(str_list(sides[2].get("on"))))
+                elif carried is not None:
+                    self.tables.merged[n.id] = carried
 
     def direct_read(self, value):
         """The read whose frame `value` is itself: the read call, a copy of it, or a variable holding it."""
@@ -952,8 +967,8 @@ class CellAnalyzer(ast.NodeVisitor):
                         names = [kk.value for kk in k.value.keys if isinstance(kk, ast.Constant) and isinstance(kk.value, str)]
                     else:
                         names = str_list(k.value)
-                    for rid in reads:
-                        for n in names:
+                    for n in names:
+                        for rid in self.reads_for(recv, reads, n):
                             c = self.tables.column(rid, n, self.index)
                             if k.arg == "hue" or fname in ("groupby", "countplot", "get_dummies", "crosstab", "pivot_table"):
                                 if "category" not in c["hints"]:
@@ -964,8 +979,8 @@ class CellAnalyzer(ast.NodeVisitor):
                                     c["hints"].append("two-levels")
             if fname in POSITIONAL_COLUMN_METHODS or (fname == "drop" and axis_cols):
                 for a in node.args[:1] if fname not in ("nlargest", "nsmallest") else node.args[1:2]:
-                    for rid in reads:
-                        for n in str_list(a):
+                    for n in str_list(a):
+                        for rid in self.reads_for(recv, reads, n):
                             c = self.tables.column(rid, n, self.index)
                             if fname == "groupby" and "category" not in c["hints"]:
                                 c["hints"].append("category")
@@ -973,7 +988,7 @@ class CellAnalyzer(ast.NodeVisitor):
             if fname in ("agg", "aggregate") and node.args and isinstance(node.args[0], ast.Dict):
                 for k in node.args[0].keys:
                     if isinstance(k, ast.Constant) and isinstance(k.value, str):
-                        for rid in reads:
+                        for rid in self.reads_for(recv, reads, k.value):
                             c = self.tables.column(rid, k.value, self.index)
                             if "number" not in c["hints"]:
                                 c["hints"].append("number")

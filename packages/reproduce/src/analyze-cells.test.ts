@@ -247,6 +247,8 @@ describe('analyzeCells: a merge of two reads', () => {
         "import pandas as pd\nschools = pd.read_csv('schools.csv')\nstudents = pd.read_csv('students.csv')",
         "total = pd.merge(students, schools, how='left', on=['school_name'])\ntotal['math_score'].mean()\ntotal.budget.sum()",
         "schools['size'].sum()\nboth = students.merge(schools, left_on='school', right_on='name')\nboth['size'].max()",
+        // Frames made from the merge alone are the merge's too.
+        "total = total.fillna(0)\nX = total.drop('passed', axis=1)\nX.groupby('grade').count()",
       ].map((source, index) => ({ index, source })),
       { python: '/usr/bin/python3', run: execaRunner },
     );
@@ -254,7 +256,7 @@ describe('analyzeCells: a merge of two reads', () => {
     // A column both files had would come out of the merge as `x_x` and `x_y`, and `total['x']` would fail: only the
     // `on` keys are in both. A column is given to the left frame (pd.merge's first, or the receiver) unless the code
     // named it on the other one.
-    expect(students).toEqual(['budget', 'math_score', 'school', 'school_name']);
+    expect(students).toEqual(['budget', 'grade', 'math_score', 'passed', 'school', 'school_name']);
     expect(schools).toEqual(['name', 'school_name', 'size']);
   }, 60_000);
 });

@@ -19,6 +19,13 @@ describe('shimForFailure', () => {
       shimForFailure({ ename: 'ImportError', evalue: "cannot import name 'load_boston' from 'sklearn.datasets'" }),
     ).toBeUndefined();
     expect(shimForFailure({ ename: 'KeyError', evalue: "'ix'" })).toBeUndefined();
+    expect(
+      shimForFailure({
+        ename: 'ImportError',
+        evalue:
+          "cannot import name 'joblib' from 'sklearn.externals' (/usr/lib/python3/dist-packages/sklearn/externals/__init__.py)",
+      })?.api,
+    ).toBe('sklearn.externals.joblib');
     // A behaviour numpy changed: ragged rows made an object array until 1.24.
     expect(
       shimForFailure({
@@ -47,6 +54,8 @@ describe('shimForFailure', () => {
       shim("'DataFrame' object has no attribute 'as_matrix'"),
       shim("No module named 'pandas.tools'", 'ModuleNotFoundError'),
       shim("No module named 'sklearn.cross_validation'", 'ModuleNotFoundError'),
+      shim("cannot import name 'joblib' from 'sklearn.externals' (/x/sklearn/externals/__init__.py)", 'ImportError'),
+      shim("No module named 'sklearn.externals.six'", 'ModuleNotFoundError'),
       shim(
         'setting an array element with a sequence. The requested array has an inhomogeneous shape after 1 dimensions. The detected shape was (2,) + inhomogeneous part.',
         'ValueError',
@@ -60,6 +69,7 @@ describe('shimForFailure', () => {
       "print(df.ix['y', 'b'], df.ix[0, 1], list(df.ix[df['a'] > 1, 'a']), np.float is float, df.as_matrix(['a']).shape)",
       'from pandas.tools.plotting import scatter_matrix',
       'from sklearn.cross_validation import train_test_split',
+      'from sklearn.externals import joblib\nimport sklearn.externals.six as six\nprint(joblib.dump.__module__, six.PY3)',
       "try:\n    df.ix['q', 'a']\nexcept KeyError as e:\n    print('KeyError', e)",
       // As numpy < 1.24: an object array of the ragged rows, with a warning, and its missing second axis the crash.
       "import warnings\nwith warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n    r = np.array([[1, 2], [3]])\nprint(r.dtype, r.shape, w[0].category.__name__, np.array([[1, 2], [3, 4]]).dtype)",
@@ -70,6 +80,7 @@ describe('shimForFailure', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout.trim().split('\n')).toEqual([
       '5 4 [2, 3] True (3, 1)',
+      'joblib.numpy_pickle True',
       "KeyError 'q'",
       'object (2,) VisibleDeprecationWarning int64',
       'IndexError tuple index out of range',

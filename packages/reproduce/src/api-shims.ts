@@ -102,10 +102,20 @@ const SKLEARN: Readonly<Record<string, string[]>> = {
     '_jb_cv.cross_val_predict = _jb_ms.cross_val_predict',
     "_jb_sys.modules['sklearn.cross_validation'] = _jb_cv",
   ],
+  // The packages themselves, as sklearn 0.21 and 0.22 gave them (a deprecation alias of each).
+  'sklearn.externals.joblib': externalsShim('joblib'),
+  'sklearn.externals.six': externalsShim('six'),
   "sklearn's plot_confusion_matrix": displayShim('plot_confusion_matrix', 'ConfusionMatrixDisplay'),
   "sklearn's plot_roc_curve": displayShim('plot_roc_curve', 'RocCurveDisplay'),
   "sklearn's plot_precision_recall_curve": displayShim('plot_precision_recall_curve', 'PrecisionRecallDisplay'),
 };
+
+function externalsShim(module: string): string[] {
+  return [
+    `import sys as _jb_sys, sklearn.externals as _jb_ext, ${module} as _jb_${module}`,
+    `_jb_ext.${module} = _jb_${module}; _jb_sys.modules['sklearn.externals.${module}'] = _jb_${module}`,
+  ];
+}
 
 function displayShim(name: string, display: string): string[] {
   return [

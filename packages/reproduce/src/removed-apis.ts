@@ -56,6 +56,16 @@ const REMOVED: readonly RemovedApi[] = [
     api: 'sklearn.cross_validation',
     removedIn: '0.20',
   },
+  // sklearn.externals held vendored copies of joblib and six; 0.21 made them aliases of the packages, 0.23
+  // took them away.
+  ...['joblib', 'six'].map((m): RemovedApi => ({
+    library: 'sklearn',
+    pattern: new RegExp(
+      `cannot import name '${m}' from 'sklearn\\.externals'|No module named 'sklearn\\.externals\\.${m}'`,
+    ),
+    api: `sklearn.externals.${m}`,
+    removedIn: '0.23',
+  })),
   {
     // statsmodels 0.13 kept the module, its classes raising NotImplementedError.
     library: 'statsmodels',
