@@ -69,8 +69,15 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
       'Examples:\n  junobench worker --queue redis://127.0.0.1:6417\n  junobench worker --queue redis://10.0.0.5:6379 --runtime docker --jobs 4 --name gpu-box-1',
   );
   cmd.action(async (flags: WorkerFlags) => {
+    const launcher = followLauncher(ctx);
     const { runWorker } = await import('@junobench/queue');
-    const runtime = await createRunnerRuntimeFromFlags(flags, ctx);
+    let runtime: Awaited<ReturnType<typeof createRunnerRuntimeFromFlags>>;
+    try {
+      runtime = await createRunnerRuntimeFromFlags(flags, ctx);
+    } catch (e) {
+      launcher.close();
+      throw e;
+    }
     let handle: Awaited<ReturnType<typeof runWorker>>;
     try {
       handle = await runWorker({
@@ -129,6 +136,7 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
         },
       });
     } catch (e) {
+      launcher.close();
       await runtime.close();
       throw e;
     }
@@ -136,16 +144,14 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
     const stopHandling = handleSignals(
       () => void handle.stop(signals++ === 0 ? 'finish' : 'return', flags.drain * 1000),
     );
-    // `npx junobench worker`: SIGTERM to npx ends npx alone. A worker ends with what started it, as on SIGTERM.
-    const stopWatching = watchLauncher((launcher) => {
-      ctx.err(`worker: the process that started it ended (${launcher.comm}, pid ${launcher.pid}): stopping`);
+    launcher.onGone(() => {
       signals++;
       void handle.stop('finish', flags.drain * 1000);
     });
     try {
       await handle.stopped;
     } finally {
-      stopWatching();
+      launcher.close();
       stopHandling();
       await runtime.close();
     }
@@ -154,4 +160,27 @@ export function registerWorkerCommands(program: Command, ctx: CliContext): void 
       `worker ${handle.record.name} stopped: ${s.completed} run(s) done in ${s.batches} runner start(s) or batch(es), ${s.returned} returned, ${s.errors} error(s); ${s.blobsFetched} file(s) fetched from Redis`,
     );
   });
+}
+
+/**
+ * `npx junobench worker`: SIGTERM to npx ends npx alone, and a worker must end with what started it, as on SIGTERM.
+ * The processes it lives for are read when this is called, before anything waits: read after the worker said
+ * `ready`, a launcher ended in between (SIGTERM right after `ready`) was gone already, and the orphaned worker kept
+ * taking jobs. `onGone` is what ending them does, once the worker runs (at once if they ended before).
+ */
+function followLauncher(ctx: CliContext): { onGone(stop: () => void): void; close(): void } {
+  let stop: (() => void) | undefined;
+  let gone = false;
+  const close = watchLauncher((launcher) => {
+    ctx.err(`worker: the process that started it ended (${launcher.comm}, pid ${launcher.pid}): stopping`);
+    gone = true;
+    stop?.();
+  });
+  return {
+    onGone(s) {
+      stop = s;
+      if (gone) s();
+    },
+    close,
+  };
 }
