@@ -160,29 +160,28 @@ const QUOTED = /'([^'\n]*)'|"([^"\n]*)"/g;
 export function matchKernelArgument(expected: ExpectedCrash, observed: string): ExpectedCrash | null {
   if (expected.match === 'regex') return null;
   const saved = expected.evalue.trim();
-  let pattern = '';
+  const seen = observed.trim();
+  // Two patterns from the same pieces: `check` captures what the run quoted there (it must be a kernel argument
+  // too); `final`, recorded, takes any kernel argument there (an option, or a file the kernel was given: the
+  // connection file's name changes with every run), not any text.
+  let check = '';
+  let final = '';
   let at = 0;
-  let found = false;
   for (const m of saved.matchAll(QUOTED)) {
-    const inner = m[1] ?? m[2] ?? '';
-    pattern += escapeRegExp(saved.slice(at, m.index));
-    if (KERNEL_ARGUMENT.test(inner)) {
-      const q = m[0][0]!;
-      pattern += `${q}([^${q}\\n]*)${q}`;
-      found = true;
-    } else pattern += escapeRegExp(m[0]);
+    const text = escapeRegExp(saved.slice(at, m.index));
     at = m.index + m[0].length;
+    if (!KERNEL_ARGUMENT.test(m[1] ?? m[2] ?? '')) {
+      check += text + escapeRegExp(m[0]);
+      final += text + escapeRegExp(m[0]);
+      continue;
+    }
+    const q = m[0][0]!;
+    check += `${text}${q}([^${q}\\n]*)${q}`;
+    final += `${text}${q}(?:-f|--[^${q}\\n]*|[^${q}\\n]*\\.json|[^${q}\\n]*ipykernel_launcher\\.py)${q}`;
   }
-  pattern += escapeRegExp(saved.slice(at));
-  if (!found) return null;
-  const seen = new RegExp(`^${pattern}$`).exec(observed.trim());
-  if (!seen || observed.trim() === saved || !seen.slice(1).every((a) => KERNEL_ARGUMENT.test(a ?? ''))) return null;
-  // The final pattern takes any kernel argument there (an option, or a file the kernel was given: the connection
-  // file's name changes with every run), not any text.
-  const any = (q: string) => `(?:-f|--[^${q}\\n]*|[^${q}\\n]*\\.json|[^${q}\\n]*ipykernel_launcher\\.py)`;
-  return {
-    ...expected,
-    evalue: `^${pattern.replace(/\(\[\^(['"])\\n\]\*\)/g, (_m, q: string) => any(q))}$`,
-    match: 'regex',
-  };
+  if (check === final) return null; // no kernel argument quoted
+  const rest = escapeRegExp(saved.slice(at));
+  const m = new RegExp(`^${check}${rest}$`).exec(seen);
+  if (!m || seen === saved || !m.slice(1).every((a) => KERNEL_ARGUMENT.test(a ?? ''))) return null;
+  return { ...expected, evalue: `^${final}${rest}$`, match: 'regex' };
 }
