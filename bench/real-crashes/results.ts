@@ -72,6 +72,7 @@ const BATCHES: readonly [string, RegExp][] = [
   ['second batch, gh-1xx', /^gh-1\d\d$/],
   ['third batch, gh-2xx', /^gh-2\d\d$/],
   ['fourth batch, gh-3xx', /^gh-3\d\d$/],
+  ['fifth batch, gh-4xx', /^gh-4\d\d$/],
 ];
 
 /** Held-out entries read while the runner was built, before the split was computed (README.md, "Split"). */
@@ -113,7 +114,7 @@ export function writeResults(
   lines.push(
     'Written by `npx tsx bench/real-crashes/run.ts` (see README.md for the corpus and how it is fetched); per-entry verdicts on the named causes go in `review.json` (' +
       (Object.keys(review).length === 0 ? 'none so far: the causes below are the tool\'s own' : `${Object.keys(review).length} entries, see "Review of the named causes"`) +
-      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. `before` is the landed code at commit f8d6ce5 (no reproduction machinery), `after` the reproduction machinery as the review of its causes found it, `review` the code after the mechanism changes that the first round of review led to (see "Review of the named causes"); a label is whatever `--label` the run was given.',
+      '). Local runtime (bubblewrap sandbox, Debian\'s Python stack); this machine has no internet, so a download fails and `add` falls back to derived data. In-repo data is given with `--data` (when the binary has it); data that is gone is withheld. A label is whatever `--label` the run was given; each label\'s results are committed in `runs/<label>.json`. The labels measured before those files existed (`before`, `after`, `review` and later ones, each described in README.md) are in `results-2026-12-07.md`, which is kept as it was written.',
   );
   lines.push('');
   const groups: [string, readonly Entry[]][] = [

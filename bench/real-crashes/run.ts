@@ -13,13 +13,17 @@
 //   --cache <dir>      where fetch.ts put the corpus (default .junobench-bench/real-crashes); results go to
 //                      <cache>/runs/<label>/<id>.json, one per entry: a rerun skips entries that have one (resumable)
 //
+// After a pass, the label's results are also written to bench/real-crashes/runs/<label>.json, which is committed:
+// results.md is written from those files and the cache's runs, so it can be written again on another machine (the
+// cache, with the notebooks and each entry's output, is never committed). A rerun skips entries found in either.
+//
 // Each entry runs in a fresh temporary project (raw/instances, a cache of its own). In-repo data is given with
 // --data, under the file name the notebook reads (when the binary has --data); data that is gone is withheld.
 // The figures go to bench/real-crashes/results.md, with both labels side by side when both were measured; what a
 // person checking the causes found is in review.json and is merged into the report.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +34,8 @@ import { writeResults, type Entry, type EntryResult, type Review } from './resul
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
+/** Each label's results, committed (a label per file): the report is written from these and the local cache. */
+const COMMITTED = path.join(here, 'runs');
 const CACHE = path.resolve(repoRoot, flag('--cache', '.junobench-bench/real-crashes'));
 const LABEL = flag('--label', 'after');
 const BIN = path.resolve(flag('--bin', path.join(repoRoot, 'packages/cli/bin/junobench.js')));
@@ -181,6 +187,38 @@ async function runEntry(entry: Entry, features: { data: boolean }, resultsDir: s
   }
 }
 
+/**
+ * Every label's results: the committed summaries (runs/<label>.json, one array per label, so that results.md can be
+ * written again on any machine) with this machine's cache (<cache>/runs/<label>/<id>.json) over them, entry by entry.
+ */
+async function readLabels(cacheRuns: string): Promise<Record<string, Map<string, EntryResult>>> {
+  const labels: Record<string, Map<string, EntryResult>> = {};
+  for (const f of existsSync(COMMITTED) ? await readdir(COMMITTED) : []) {
+    if (!f.endsWith('.json')) continue;
+    const rows = JSON.parse(await readFile(path.join(COMMITTED, f), 'utf8')) as EntryResult[];
+    labels[f.slice(0, -'.json'.length)] = new Map(rows.map((r) => [r.id, r]));
+  }
+  for (const label of existsSync(cacheRuns) ? await readdir(cacheRuns) : []) {
+    const m = (labels[label] ??= new Map());
+    for (const f of await readdir(path.join(cacheRuns, label))) {
+      if (f.endsWith('.json')) {
+        const r = JSON.parse(await readFile(path.join(cacheRuns, label, f), 'utf8')) as EntryResult;
+        m.set(r.id, r);
+      }
+    }
+  }
+  return labels;
+}
+
+/** runs/<label>.json: the label's results sorted by id, written whole (a temporary file renamed over the old one). */
+async function writeCommittedRun(label: string, results: Map<string, EntryResult>): Promise<void> {
+  await mkdir(COMMITTED, { recursive: true });
+  const rows = [...results.values()].sort((a, b) => a.id.localeCompare(b.id));
+  const file = path.join(COMMITTED, `${label}.json`);
+  await writeFile(`${file}.tmp`, `${JSON.stringify(rows, null, 1)}\n`);
+  await rename(`${file}.tmp`, file);
+}
+
 async function main(): Promise<void> {
   const corpus = JSON.parse(await readFile(path.join(here, 'corpus.json'), 'utf8')) as Entry[];
   if (!hasFlag('--report-only')) {
@@ -190,10 +228,11 @@ async function main(): Promise<void> {
     await mkdir(resultsDir, { recursive: true });
     const help = await helpOf();
     const features = { data: help.includes('--data') };
+    const committed = (await readLabels(path.join(CACHE, 'runs')))[LABEL];
     const todo = corpus.filter(
       (e) =>
         (ONLY.size === 0 || ONLY.has(e.id)) &&
-        (hasFlag('--redo') || !existsSync(path.join(resultsDir, `${e.id}.json`))),
+        (hasFlag('--redo') || (!existsSync(path.join(resultsDir, `${e.id}.json`)) && !committed?.has(e.id))),
     );
     console.log(
       `${LABEL}: ${todo.length} entries to run with ${BIN} (${JOBS} at once; --data ${features.data ? 'given' : 'not supported by this binary'})`,
@@ -211,25 +250,15 @@ async function main(): Promise<void> {
     };
     await Promise.all(Array.from({ length: JOBS }, worker));
   }
-  const labels: Record<string, Map<string, EntryResult>> = {};
-  const runs = path.join(CACHE, 'runs');
-  for (const label of existsSync(runs) ? await readdir(runs) : []) {
-    const m = new Map<string, EntryResult>();
-    for (const f of await readdir(path.join(runs, label))) {
-      if (f.endsWith('.json')) {
-        const r = JSON.parse(await readFile(path.join(runs, label, f), 'utf8')) as EntryResult;
-        m.set(r.id, r);
-      }
-    }
-    labels[label] = m;
-  }
+  const labels = await readLabels(path.join(CACHE, 'runs'));
   if (Object.values(labels).every((m) => m.size === 0))
     // Without a single measured entry there is nothing to report (and writing results.md would erase the last one).
     throw new Error(
-      `no results under ${runs}: nothing to report. Run the corpus first with \`npx tsx bench/real-crashes/run.ts --jobs 2\`` +
-        ` (writes ${path.join(runs, LABEL)}/<id>.json; the notebooks come from bench/real-crashes/fetch.ts)` +
-        `, or pass --cache <dir> to point at a cache that has runs/.`,
+      `no results under ${COMMITTED} or ${path.join(CACHE, 'runs')}: nothing to report. Run the corpus first with` +
+        ` \`npx tsx bench/real-crashes/run.ts --jobs 2\` (writes ${path.join(CACHE, 'runs', LABEL)}/<id>.json; the` +
+        ` notebooks come from bench/real-crashes/fetch.ts), or pass --cache <dir> to point at a cache that has runs/.`,
     );
+  if (!hasFlag('--report-only') && labels[LABEL]) await writeCommittedRun(LABEL, labels[LABEL]);
   const reviewFile = path.join(here, 'review.json');
   const review = existsSync(reviewFile) ? (JSON.parse(await readFile(reviewFile, 'utf8')) as Review) : {};
   const split = new Map(corpus.map((e) => [e.id, assignSplit(e.id, CORPUS_SPLIT)]));
