@@ -567,13 +567,14 @@ export async function shimRemovedApis(
   verify: (dir: string) => Promise<InstanceVerification>,
 ): Promise<{ instance: Instance; verification: InstanceVerification; changed: boolean }> {
   const { shimForFailure, shimForNewerVersion } = await import('@junobench/reproduce');
-  const saved = shimForFailure(instance.crash);
+  const saved = shimForFailure(instance.crash, await codeCellSource(staging, instance.crash.cell));
   let changed = false;
   const firstLine = (o: { ename: string; evalue: string }) => `${o.ename}: ${o.evalue.split('\n')[0]!.slice(0, 120)}`;
   for (let round = 0; round < 3; round++) {
     const v = verification.reproduced;
     const o = v.observed;
-    const found = v.outcome === 'crash-mismatch' && o ? shimForFailure(o) : undefined;
+    const found =
+      v.outcome === 'crash-mismatch' && o ? shimForFailure(o, await codeCellSource(staging, o.cell)) : undefined;
     if (!found || !o || found.api === saved?.api) break;
     const shim = await shimCell(staging, o.cell, () => found);
     if (!shim) break;
@@ -610,6 +611,13 @@ export async function shimRemovedApis(
     }
   }
   return { instance, verification, changed };
+}
+
+// A code cell's source in the draft's reproduced.ipynb ('' when there is no such cell).
+async function codeCellSource(staging: string, cell: number): Promise<string> {
+  const nb = parseNotebook(await readFile(path.join(staging, 'reproduced.ipynb'), 'utf8'), 'reproduced.ipynb');
+  const code = nb.cells.filter((c) => c.cell_type === 'code')[cell];
+  return code ? (Array.isArray(code.source) ? code.source.join('') : code.source) : '';
 }
 
 // The shim `pick` chooses for a code cell of the draft's reproduced.ipynb, put on top of it (once); undefined when

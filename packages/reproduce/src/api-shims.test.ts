@@ -227,3 +227,78 @@ describe("shimForFailure: matplotlib 3.9's boxplot(tick_labels=) on an older mat
     expect(r.stdout.trim()).toBe("['a', 'b'] ['c', 'd']");
   }, 60_000);
 });
+
+describe("shimForFailure: seaborn's x and y by position (before 0.12)", () => {
+  it('only where the failing cell passes them by position to a seaborn plot', () => {
+    const column = { ename: 'ValueError', evalue: "could not convert string to float: 'Petrol'" };
+    expect(shimForFailure(column, "sns.countplot(df['Fuel_Type'])\nplt.show()")?.api).toBe(
+      "seaborn's x and y by position",
+    );
+    expect(shimForFailure(column, 'sns.countplot(df.Gender)')?.removedIn).toBe('0.12');
+    // The message alone, a keyword call, or matplotlib's own boxplot: not this change.
+    expect(shimForFailure(column)).toBeUndefined();
+    expect(shimForFailure(column, "sns.countplot(x=df['Fuel_Type'])")).toBeUndefined();
+    expect(shimForFailure(column, "plt.boxplot(df['Fuel_Type'])")).toBeUndefined();
+    const two = {
+      ename: 'TypeError',
+      evalue:
+        'boxplot() takes from 0 to 1 positional arguments but 2 positional arguments (and 1 keyword-only argument) were given',
+    };
+    expect(shimForFailure(two, "sns.boxplot('Fuel_Type','Selling_Price',data=df)")?.api).toBe(
+      "seaborn's x and y by position",
+    );
+    expect(shimForFailure(two, "plt.boxplot('a', 'b')")).toBeUndefined();
+  });
+
+  it('maps positions as seaborn 0.11 did: a frame to data, the others to x, y and hue', async () => {
+    const shim = shimForFailure(
+      { ename: 'TypeError', evalue: "countplot() got multiple values for argument 'data'" },
+      "sns.countplot('c', data=df)",
+    )!;
+    const code = [
+      'import matplotlib',
+      "matplotlib.use('Agg')",
+      'import warnings',
+      "warnings.simplefilter('ignore')",
+      'import pandas as pd, seaborn as sns',
+      'from seaborn import boxplot',
+      shim.code,
+      "df = pd.DataFrame({'a': [1, 2, 3, 4], 'b': [3.0, 1.0, 2.0, 5.0], 'c': ['x', 'y', 'x', 'y']})",
+      "print(len(sns.countplot(df['c']).patches))",
+      "print(len(sns.countplot('c', data=df).patches))",
+      "print(boxplot('c', 'b', data=df).get_xlabel(), sns.scatterplot('a', 'b', 'c', df).get_ylabel())",
+      "print(sns.regplot('a', 'b', df).get_xlabel(), len(sns.histplot(df['b']).patches) > 0)",
+      // A call it cannot map goes through unchanged, and fails as seaborn 0.12 fails it.
+      'try:',
+      "    sns.regplot('a', 'b', 'c', df)",
+      'except TypeError as e:',
+      "    print('TypeError', 'positional' in str(e))",
+    ].join('\n');
+    const r = await python(code);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual(['2', '4', 'c b', 'a True', 'TypeError True']);
+  }, 60_000);
+});
+
+describe('shimForFailure: a random_state for folds that are not shuffled (before scikit-learn 0.24)', () => {
+  it('keeps the random_state without effect, as 0.23 did, and still splits in order', async () => {
+    const shim = shimForFailure({
+      ename: 'ValueError',
+      evalue:
+        'Setting a random_state has no effect since shuffle is False. You should leave random_state to its default (None), or set shuffle=True.',
+    })!;
+    expect(shim.removedIn).toBe('0.24');
+    const code = [
+      'import warnings',
+      "warnings.simplefilter('ignore')",
+      'from sklearn.model_selection import KFold, StratifiedKFold',
+      shim.code,
+      'k = KFold(n_splits=3, random_state=7)',
+      'print(k.random_state, [list(t) for _, t in k.split(list(range(6)))])',
+      'print(StratifiedKFold(n_splits=2, random_state=1).get_n_splits(), KFold(3, shuffle=True, random_state=2).shuffle)',
+    ].join('\n');
+    const r = await python(code);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual(['7 [[0, 1], [2, 3], [4, 5]]', '2 True']);
+  }, 60_000);
+});

@@ -129,6 +129,71 @@ function shimCode(api: string): string[] | undefined {
   return PANDAS[api] ?? SKLEARN[api];
 }
 
+// seaborn 0.12 made every argument but `data` keyword-only; 0.11 took x and y (and hue) by position, with a warning,
+// and 0.10 without one. A notebook of that time that passes them by position now fails: two positions are a
+// TypeError, a name and `data=` are two values for `data`, and a single column (`sns.countplot(df.Gender)`) is taken
+// for wide-form data, whose text then fails as numbers. The shim maps positions as 0.11 did: a frame (or a dict) is
+// `data`, the others x, y and hue in turn; a call it cannot map is passed on unchanged.
+const SEABORN_HUE =
+  'boxplot|violinplot|boxenplot|stripplot|swarmplot|barplot|pointplot|countplot|catplot|scatterplot|lineplot|relplot|lmplot';
+const SEABORN_XY = 'regplot|residplot|jointplot|kdeplot|rugplot';
+const SEABORN_CALL = `(?<![\\w.])(?:sns|sb|seaborn)\\.(?:${SEABORN_HUE}|${SEABORN_XY})\\(`;
+const SEABORN_POSITIONAL_CODE = [
+  'import seaborn as _jb_sns, functools as _jb_ft',
+  "if not getattr(_jb_sns, '_jb_positional', False):",
+  '    def _jb_by_position(f, names):',
+  '        @_jb_ft.wraps(f)',
+  '        def g(*args, **kw):',
+  '            if args:',
+  '                mapped, free = {}, [n for n in names if n not in kw]',
+  '                for a in args:',
+  "                    if (hasattr(a, 'columns') or isinstance(a, dict)) and 'data' not in kw and 'data' not in mapped:",
+  "                        mapped['data'] = a",
+  '                    elif free:',
+  '                        mapped[free.pop(0)] = a',
+  '                    else:',
+  '                        return f(*args, **kw)',
+  '                args, kw = (), {**kw, **mapped}',
+  '            return f(*args, **kw)',
+  '        return g',
+  `    for _jb_n in ${JSON.stringify(SEABORN_HUE)}.split('|') + ${JSON.stringify(SEABORN_XY)}.split('|'):`,
+  '        _jb_f = getattr(_jb_sns, _jb_n, None)',
+  '        if _jb_f is None:',
+  '            continue',
+  `        _jb_w = _jb_by_position(_jb_f, ('x', 'y', 'hue') if _jb_n in ${JSON.stringify(SEABORN_HUE)}.split('|') else ('x', 'y'))`,
+  '        setattr(_jb_sns, _jb_n, _jb_w)',
+  '        for _jb_k, _jb_v in list(globals().items()):',
+  '            if _jb_v is _jb_f:',
+  '                globals()[_jb_k] = _jb_w',
+  '    _jb_sns._jb_positional = True',
+];
+const SEABORN_POSITIONAL_ENTRY = {
+  library: 'seaborn',
+  api: "seaborn's x and y by position",
+  removedIn: '0.12',
+  behaviour:
+    'seaborn 0.12 made every argument of its plots but data keyword-only; before, x, y and hue could be given by position (0.11 warned), as the shim makes them again',
+  code: SEABORN_POSITIONAL_CODE,
+};
+const SEABORN_POSITIONAL = [
+  {
+    ...SEABORN_POSITIONAL_ENTRY,
+    ename: 'TypeError',
+    pattern: new RegExp(
+      `^(?:${SEABORN_HUE}|${SEABORN_XY})\\(\\) (?:takes from 0 to 1 positional arguments? but \\d+|got multiple values for argument 'data')`,
+    ),
+    source: new RegExp(SEABORN_CALL),
+  },
+  // A single column by position: wide-form data to 0.12, whose values then fail (text as numbers). Only where the
+  // cell passes a frame's column (`df.x`, `df['x']`) by position to one of these plots.
+  ...['ValueError', 'TypeError'].map((ename) => ({
+    ...SEABORN_POSITIONAL_ENTRY,
+    ename,
+    pattern: /./,
+    source: new RegExp(`${SEABORN_CALL}\\s*[A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*|\\[[^\\]]+\\])\\s*[,)]`),
+  })),
+];
+
 /**
  * Behaviours a library changed that an older version's notebook relied on, each with the older behaviour's exact
  * equivalent: numpy made an object array of ragged nested sequences (with a VisibleDeprecationWarning since 1.20)
@@ -138,6 +203,8 @@ const CHANGED: readonly {
   library: string;
   ename: string;
   pattern: RegExp;
+  /** The failing cell's code must match too (a message alone does not tell the change from another failure). */
+  source?: RegExp;
   api: string;
   removedIn: string;
   behaviour: string;
@@ -199,6 +266,31 @@ const CHANGED: readonly {
     ],
   },
   {
+    library: 'scikit-learn',
+    ename: 'ValueError',
+    pattern: /^Setting a random_state has no effect since shuffle is False/,
+    api: 'a random_state for folds that are not shuffled',
+    removedIn: '0.24',
+    behaviour:
+      'scikit-learn 0.24 made a random_state given to KFold or StratifiedKFold without shuffle=True an error; before, it was kept and had no effect (0.22 and 0.23 warned), as the shim makes it again',
+    code: [
+      'import sklearn.model_selection._split as _jb_split, warnings as _jb_warnings',
+      "if not getattr(_jb_split._BaseKFold, '_jb_random_state', False):",
+      '    _jb_kfold_init = _jb_split._BaseKFold.__init__',
+      '    def _jb_unshuffled(self, n_splits, *, shuffle, random_state):',
+      '        if not shuffle and random_state is not None:',
+      "            _jb_warnings.warn('Setting a random_state has no effect since shuffle is False. You should leave '",
+      "                              'random_state to its default (None), or set shuffle=True.', FutureWarning)",
+      '            _jb_kfold_init(self, n_splits, shuffle=shuffle, random_state=None)',
+      '            self.random_state = random_state',
+      '        else:',
+      '            _jb_kfold_init(self, n_splits, shuffle=shuffle, random_state=random_state)',
+      '    _jb_split._BaseKFold.__init__ = _jb_unshuffled',
+      '    _jb_split._BaseKFold._jb_random_state = True',
+    ],
+  },
+  ...SEABORN_POSITIONAL,
+  {
     // The other way round: a keyword a newer matplotlib added for one the runtime's has (the notebook's is newer).
     library: 'matplotlib',
     ename: 'TypeError',
@@ -224,9 +316,18 @@ const CHANGED: readonly {
   },
 ];
 
-/** Pure: the shim for the removed API (or changed behaviour) a run's failure names, when it has a faithful one. */
-export function shimForFailure(observed: { ename: string; evalue: string }): ApiShim | undefined {
-  const changed = CHANGED.find((c) => c.ename === observed.ename.split('.').pop() && c.pattern.test(observed.evalue));
+/**
+ * Pure: the shim for the removed API (or changed behaviour) a run's failure names, when it has a faithful one.
+ * `source`: the failing cell's code, which some changes need to be told from other failures (without it, none of
+ * those is found).
+ */
+export function shimForFailure(observed: { ename: string; evalue: string }, source?: string): ApiShim | undefined {
+  const changed = CHANGED.find(
+    (c) =>
+      c.ename === observed.ename.split('.').pop() &&
+      c.pattern.test(observed.evalue) &&
+      (!c.source || (source !== undefined && c.source.test(source))),
+  );
   if (changed)
     return {
       library: changed.library,
