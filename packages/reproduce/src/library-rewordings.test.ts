@@ -19,11 +19,21 @@ describe('matchRewording: one failure, two versions of a library', () => {
       "Input contains NaN, infinity or a value too large for dtype('float64').",
       'Input X contains NaN.\nLinearRegression does not accept missing values encoded as NaN natively.',
     ],
+    ["'PathCollection' object has no property 'hue'", "PathCollection.set() got an unexpected keyword argument 'hue'"],
   ])('%s', (saved, now) => {
     const m = matchRewording(expected(saved), now)!;
     expect(m.crash).toMatchObject({ ename: 'ValueError', cell: 7, match: 'regex' });
     expect(new RegExp(m.crash.evalue).test(now)).toBe(true);
     expect(new RegExp(m.crash.evalue).test(saved)).toBe(true);
+  });
+
+  it("matplotlib's two wordings only for the same artist and the same property, and only those two messages", () => {
+    const saved = expected("'PathCollection' object has no property 'hue'");
+    expect(matchRewording(saved, "PathCollection.set() got an unexpected keyword argument 'size'")).toBeNull();
+    expect(matchRewording(saved, "Line2D.set() got an unexpected keyword argument 'hue'")).toBeNull();
+    const m = matchRewording(saved, "PathCollection.set() got an unexpected keyword argument 'hue'")!;
+    expect(new RegExp(m.crash.evalue).test("Line2D.set() got an unexpected keyword argument 'hue'")).toBe(false);
+    expect(m.library).toBe('matplotlib');
   });
 
   it('gives nothing for another failure, or a message already matched by a pattern', () => {

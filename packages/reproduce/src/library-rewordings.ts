@@ -1,4 +1,5 @@
 import type { ExpectedCrash } from '@junobench/core';
+import { escapeRegExp } from './plan-data-paths.js';
 
 /**
  * Messages a library words differently in another version, for the same
@@ -12,6 +13,11 @@ interface Rewording {
   what: string;
   saved: RegExp;
   now: RegExp;
+  /**
+   * Both wordings quote the same names (their groups, in order), which must then be equal: the match is on these two
+   * messages exactly, not on the wording for any name.
+   */
+  sameNames?: boolean;
 }
 
 const REWORDINGS: readonly Rewording[] = [
@@ -40,6 +46,13 @@ const REWORDINGS: readonly Rewording[] = [
     saved: /^Input contains NaN, infinity or a value too large for dtype\('float(?:64|32)'\)\.$/,
     now: /^Input (?:\w+ )?contains (?:NaN|infinity or a value too large for dtype\('float(?:64|32)'\))\.?/,
   },
+  {
+    library: 'matplotlib',
+    what: "a property an artist does not have, given as a keyword (matplotlib 3.6 words it as set()'s keyword)",
+    saved: /^'(\w+)' object has no property '(\w+)'$/,
+    now: /^(\w+)\.set\(\) got an unexpected keyword argument '(\w+)'$/,
+    sameNames: true,
+  },
 ];
 
 /**
@@ -56,9 +69,13 @@ export function matchRewording(
   const seen = observed.trim();
   const wrapped = matchWrapped(expected, saved, seen);
   if (wrapped) return wrapped;
-  const r = REWORDINGS.find((x) => x.saved.test(saved) && x.now.test(seen));
+  const r = REWORDINGS.find(
+    (x) => x.saved.test(saved) && x.now.test(seen) && (!x.sameNames || sameNames(x, saved, seen)),
+  );
   if (!r) return null;
-  const pattern = `(?:${r.saved.source.replace(/^\^|\$$/g, '')})|(?:${r.now.source.replace(/^\^|\$$/g, '')})`;
+  const pattern = r.sameNames
+    ? `(?:${escapeRegExp(saved)})|(?:${escapeRegExp(seen)})`
+    : `(?:${r.saved.source.replace(/^\^|\$$/g, '')})|(?:${r.now.source.replace(/^\^|\$$/g, '')})`;
   return {
     crash: { ...expected, evalue: `^(?:${pattern})`, match: 'regex' },
     library: r.library,
@@ -101,6 +118,8 @@ function matchWrapped(
   };
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function sameNames(r: Rewording, saved: string, seen: string): boolean {
+  const a = r.saved.exec(saved)!.slice(1);
+  const b = r.now.exec(seen)!.slice(1);
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
