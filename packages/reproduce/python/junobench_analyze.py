@@ -881,6 +881,10 @@ class CellAnalyzer(ast.NodeVisitor):
             # pathlib: base.glob("*/*.jpg") lists under base; base.open() / Image.open(base) read base itself.
             if fname in ("glob", "rglob", "iglob") and recv_path is not None and not recv_path.endswith(("glob", "os.path")):
                 path = recv_path.rstrip("/") + "/" + (path or "*")
+            elif fname in ("glob", "rglob") and isinstance(node.func, ast.Attribute) and recv_path is None and not re.match(r"^(?:glob|os\.path)$", dotted(node.func.value) or ""):
+                # A folder's own glob (Path(folder).glob("*/*.jpg")) under a folder the code passes in: the pattern
+                # is relative to that folder, not a path of its own, and is read (and rewritten) as part of no path.
+                path = None
             elif fname in ("open", "read_text", "read_bytes") and not node.args and recv_path is not None:
                 path = recv_path
             if fname == "urlretrieve" and path is not None:

@@ -217,6 +217,21 @@ describe('analyzeCells: what is made from a frame and is not one', () => {
   }, 60_000);
 });
 
+describe('analyzeCells: globs', () => {
+  it("a folder's own glob under a folder passed in is no path of its own; the glob module's and a known folder's are", async () => {
+    const f = await analyzeCells(
+      [
+        "import glob, pathlib\nfiles = glob.glob('imgs/*.png')\nq = pathlib.Path('data/pics').glob('*/*.jpg')",
+        'class Images:\n    def __init__(self, targ_dir):\n        self.paths = list(pathlib.Path(targ_dir).glob("*/*.jpg"))',
+      ].map((source, index) => ({ index, source })),
+      { python: '/usr/bin/python3', run: execaRunner },
+    );
+    expect(f.cells[0]!.reads.map((r) => r.path)).toEqual(['imgs/*.png', 'data/pics/*/*.jpg']);
+    // Read as a path of its own, it was rewritten into data/ (`glob("data/*/*.jpg")` under the folder: nothing found).
+    expect(f.cells[1]!.reads).toEqual([]);
+  }, 60_000);
+});
+
 describe('analyzeCells: the same facts on every run', () => {
   it("a merged frame's target goes to the read that named the column, whatever Python's hash seed", async () => {
     const cells = [
