@@ -43,6 +43,7 @@ import {
   type DataInputs,
   type ReproducedPlan,
 } from './add-instance-plan.js';
+import { leaveOutIndependentFailures } from './add-independent-failures.js';
 import { standInNltkData } from './add-nltk-data.js';
 import {
   chooseRecordedCrash,
@@ -549,15 +550,10 @@ export async function addInstance(options: AddInstanceOptions): Promise<AddInsta
       progress?.({ task: 'add', done: 0, message: `running ${plan.id}'s reproduced notebook` });
       verification = await options.verify(staging);
       if (plan.reproduction) {
-        const shimmed = await shimRemovedApis(staging, plan.instance, verification, options.verify);
-        plan.instance = shimmed.instance;
-        verification = shimmed.verification;
-        const stood = options.reproduce
-          ? await standInNltkData(staging, plan.instance, verification, options.verify, options.reproduce)
-          : { instance: plan.instance, verification, changed: false };
-        plan.instance = stood.instance;
-        verification = stood.verification;
-        if (shimmed.changed || stood.changed) {
+        const reached = await reachTheCrash(staging, plan.instance, verification, options.verify, options.reproduce);
+        plan.instance = reached.instance;
+        verification = reached.verification;
+        if (reached.changed) {
           const nb = parseNotebook(await readFile(path.join(staging, 'reproduced.ipynb'), 'utf8'), 'reproduced.ipynb');
           await writeFile(path.join(staging, 'fixed.ipynb'), `${JSON.stringify(planDraftFix(nb), null, 1)}\n`);
         }
@@ -632,4 +628,31 @@ function describeReproduced(v: InstanceVerification): string {
     ? `${r.observed.ename}: ${r.observed.evalue.split('\n')[0]} (code cell ${r.observed.cell})`
     : undefined;
   return [r.outcome, seen, r.reason].filter(Boolean).join(' — ');
+}
+
+/**
+ * After a draft's first run: shims, NLTK's stand-ins, then the failing cells the crash does not need, in turn — what a
+ * cell left out kept from running may need a shim or a stand-in of its own. At most three passes.
+ */
+async function reachTheCrash(
+  staging: string,
+  instance: Instance,
+  verification: InstanceVerification,
+  verify: (dir: string) => Promise<InstanceVerification>,
+  reproduce: ReproduceOptions | undefined,
+): Promise<{ instance: Instance; verification: InstanceVerification; changed: boolean }> {
+  let changed = false;
+  for (let pass = 0; pass < 3; pass++) {
+    const shimmed = await shimRemovedApis(staging, instance, verification, verify);
+    const stood = reproduce
+      ? await standInNltkData(staging, shimmed.instance, shimmed.verification, verify, reproduce)
+      : { ...shimmed, changed: false };
+    const independent = reproduce
+      ? await leaveOutIndependentFailures(staging, stood.instance, stood.verification, verify, reproduce)
+      : { ...stood, changed: false };
+    ({ instance, verification } = independent);
+    changed ||= shimmed.changed || stood.changed || independent.changed;
+    if (!independent.changed) break;
+  }
+  return { instance, verification, changed };
 }

@@ -65,6 +65,7 @@ export {
   findingsOfInstance,
   findUnseenRuns,
   describeDerivationGap,
+  isNetworkFailure,
   TRIAGE_CAUSES,
 } from './triage-draft.js';
 export type { ReproductionFindings, RunEvidence } from './triage-draft.js';

@@ -61,6 +61,11 @@ const NETWORK =
  */
 const DOWNLOAD_FAILED =
   /\b(?:error|errors|failed|failure|unable|could ?n[o']t|cannot|can't)\b[^\n.]{0,30}?\b(?:download(?:ing)?|connect(?:ing)?|fetch(?:ing)?|reach)\b|\b(?:download|fetch)\w* (?:error|failed|failure)\b/i;
+/** Pure: whether a run's failure is the network's (a connection or name lookup that failed, a download that did). */
+export function isNetworkFailure(observed: { ename: string; evalue: string }): boolean {
+  return NETWORK.test(observed.ename) || NETWORK.test(observed.evalue) || DOWNLOAD_FAILED.test(observed.evalue);
+}
+
 /**
  * NLTK's data (stop words, tokenizer models, WordNet) missing: `nltk.download(...)` fetches it from the network and,
  * offline, only prints an error; the LookupError comes later, where the data is used.
