@@ -12,7 +12,7 @@ import { recordEdit } from './add-reproduction.js';
 /**
  * A run that stopped in a code cell before the crash cell, when the crash's backward slice (name analysis of the
  * cells up to the crash: what binds or may change a name the crash needs, in turn) does not hold that cell: the cell
- * is commented out whole, with the cells that use a name only it binds (a `order` edit each, with why), and the
+ * is commented out whole, with the cells that use a name only it binds (an `order` edit each, with why), and the
  * draft runs again — at most three times. Not when a shim stands in for the failure (`shimForFailure`), nor when
  * the cell, or one left out with it, writes a file, nor when its failure is the network's (a later cell may read what
  * it writes or downloads: name analysis does not follow files), nor when the slice holds one of them.
