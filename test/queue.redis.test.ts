@@ -191,14 +191,25 @@ describe('faults', () => {
         env: { JUNOBENCH_QUEUE_PREFIX: p },
       },
     );
-    // Kill worker a while Redis says it holds a job.
+    // Kill worker a while Redis says it holds a job. Seen holding one, it may still finish it before a kill lands
+    // (then nothing is taken over): it is stopped first (SIGSTOP: it can report nothing more), and killed only when
+    // Redis still says so a moment later; otherwise it goes on (SIGCONT) and the next job it takes is tried.
     const redis = new Redis(url);
+    const holds = async () => {
+      for (const id of await redis.lrange(`${p}:run-${group}:active`, 0, -1))
+        if ((await redis.hget(`${p}:run-${group}:${id}`, 'pb')) === 'kill-a') return true;
+      return false;
+    };
     try {
       const deadline = Date.now() + 300_000;
       let holding = false;
       while (!holding && Date.now() < deadline) {
-        const active = await redis.lrange(`${p}:run-${group}:active`, 0, -1);
-        for (const id of active) if ((await redis.hget(`${p}:run-${group}:${id}`, 'pb')) === 'kill-a') holding = true;
+        if (await holds()) {
+          a.proc.kill('SIGSTOP');
+          await new Promise((r) => setTimeout(r, 200));
+          holding = await holds();
+          if (!holding) a.proc.kill('SIGCONT');
+        }
         if (!holding) await new Promise((r) => setTimeout(r, 50));
       }
       expect(holding).toBe(true);
